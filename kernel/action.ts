@@ -1,0 +1,81 @@
+import type { BusScope } from './bus-scope'
+import type { DispatchReport } from './dispatch-report'
+import { isSmError, reasonOf } from './errors'
+import type { EventName, PayloadOf } from './maps'
+
+/** The `result` every `after_*` event carries. */
+export interface ActionResult {
+  readonly status: 'success' | 'error' | 'cancelled'
+  readonly message?: string
+  readonly [field: string]: unknown
+}
+
+/** What a `before_*` listener returns to stop the action. */
+export interface Veto {
+  readonly cancel: true
+  readonly reason?: string
+}
+
+export function isVeto(value: unknown): value is Veto {
+  return (value as Veto | null)?.cancel === true
+}
+
+export type ActionOutcome<T> =
+  | { readonly status: 'success'; readonly value: T; readonly result: ActionResult }
+  | { readonly status: 'cancelled'; readonly by: string; readonly reason: string; readonly result: ActionResult }
+  | { readonly status: 'error'; readonly error: unknown; readonly result: ActionResult }
+
+type BeforeName = EventName & `before_${string}`
+type AfterName = EventName & `after_${string}`
+
+export interface ActionSpec<B extends BeforeName, A extends AfterName, T> {
+  readonly before: B
+  readonly after: A
+  readonly payload: PayloadOf<B>
+  /** Does the work; its value's fields (a plain object's) are merged into a successful result. */
+  readonly perform: () => Promise<T>
+  /** The success message. */
+  readonly message?: (value: T) => string
+}
+
+/**
+ * Runs one action under the hook protocol: emit `before_*` (any listener may veto with
+ * `{ cancel: true, reason }`), perform it unless vetoed, then emit `after_*` with the payload and
+ * a `result` whatever happened (success, error, cancelled). The `after_*` emit is where a fact is
+ * recorded, so the outcome is in the event log before any after-listener runs.
+ */
+export async function performAction<B extends BeforeName, A extends AfterName, T>(
+  bus: BusScope,
+  spec: ActionSpec<B, A, T>,
+): Promise<ActionOutcome<T>> {
+  const before = await bus.emit(spec.before, spec.payload)
+  const veto = findVeto(before)
+  let outcome: ActionOutcome<T>
+  if (veto) {
+    const result = { status: 'cancelled', message: `Cancelled by ${veto.by}: ${veto.reason}` } as const
+    outcome = { status: 'cancelled', ...veto, result }
+  } else {
+    try {
+      const value = await spec.perform()
+      const fields = value && typeof value === 'object' && !Array.isArray(value) ? value : {}
+      const result: ActionResult = { ...fields, status: 'success', message: spec.message?.(value) }
+      outcome = { status: 'success', value, result }
+    } catch (error) {
+      const result: ActionResult = {
+        status: 'error',
+        message: reasonOf(error),
+        code: isSmError(error) ? error.code : undefined,
+      }
+      outcome = { status: 'error', error, result }
+    }
+  }
+  await bus.emit(spec.after, { ...(spec.payload as object), result: outcome.result } as PayloadOf<A>)
+  return outcome
+}
+
+function findVeto(report: DispatchReport): { by: string; reason: string } | undefined {
+  for (const { owner, value } of report.successes) {
+    if (isVeto(value)) return { by: owner, reason: value.reason ?? 'no reason given' }
+  }
+  return undefined
+}

@@ -1,0 +1,64 @@
+import type { Bus, CommandHandler, EmitOptions, Listener, Recorder, RequestOptions } from './bus'
+import type { DispatchReport } from './dispatch-report'
+import { type Disposable, DisposableStack } from './disposable'
+import type { CommandName, CommandPayload, CommandReply, CustomEventName, EventName, PayloadOf } from './maps'
+
+/**
+ * The bus as one owner (a service or a plugin) sees it: everything it registers is attributed
+ * to it and released by one `dispose()`, so stopping a service or unloading a plugin can never
+ * leave a listener behind.
+ */
+export class BusScope implements Disposable {
+  readonly owner: string
+  readonly #bus: Bus
+  readonly #registrations = new DisposableStack()
+
+  constructor(bus: Bus, owner: string) {
+    this.#bus = bus
+    this.owner = owner
+  }
+
+  on<K extends EventName>(name: K, listener: Listener<PayloadOf<K>>, options?: { timeoutMs?: number }): Disposable
+  on(name: CustomEventName | '*' | '**', listener: Listener, options?: { timeoutMs?: number }): Disposable
+  on(name: string, listener: Listener<never>, options?: { timeoutMs?: number }): Disposable {
+    const listenOptions = { owner: this.owner, ...options }
+    return this.#registrations.add(this.#bus.on(name as CustomEventName, listener as Listener, listenOptions))
+  }
+
+  handle<K extends CommandName>(name: K, handler: CommandHandler<K>): Disposable {
+    return this.#registrations.add(this.#bus.handle(name, handler, { owner: this.owner }))
+  }
+
+  /** Installs the bus's fact recorder until this scope is disposed. */
+  setRecorder(recorder: Recorder): Disposable {
+    this.#bus.setRecorder(recorder)
+    return this.#registrations.add({ dispose: () => this.#bus.setRecorder(undefined) })
+  }
+
+  emit<K extends EventName>(name: K, payload: PayloadOf<K>, options?: EmitOptions): Promise<DispatchReport>
+  emit(name: CustomEventName, payload: unknown, options?: EmitOptions): Promise<DispatchReport>
+  emit(name: string, payload: unknown, options?: EmitOptions): Promise<DispatchReport> {
+    return this.#bus.emit(name as CustomEventName, payload, options)
+  }
+
+  request<K extends CommandName>(
+    name: K,
+    payload: CommandPayload<K>,
+    options?: RequestOptions,
+  ): Promise<CommandReply<K>> {
+    return this.#bus.request(name, payload, options)
+  }
+
+  hasListeners(name: string): boolean {
+    return this.#bus.hasListeners(name)
+  }
+
+  /** How many registrations this owner still holds. */
+  get registrations(): number {
+    return this.#registrations.size
+  }
+
+  dispose(): void {
+    this.#registrations.dispose()
+  }
+}

@@ -1,0 +1,247 @@
+import { EventEmitter2 } from 'eventemitter2'
+import { currentContext, runInContext } from './context'
+import { DispatchReport } from './dispatch-report'
+import type { Disposable } from './disposable'
+import { reasonOf, SmError, toSmError } from './errors'
+import type { CommandName, CommandPayload, CommandReply, CustomEventName, EventName, PayloadOf } from './maps'
+import { isThenable, timeBox } from './time-box'
+
+/** What a listener learns about the event besides its payload. */
+export interface EventMeta {
+  readonly event: string
+  /** Who started the causal chain: `core`, `cli:<user>`, `http:<user>`, `plugin:<name>`. */
+  readonly actor: string
+  /** The event's sequence number in the event log, when it is a recorded fact. */
+  readonly seq: number | undefined
+}
+
+export type Listener<P = unknown> = (payload: P, meta: EventMeta) => unknown
+
+export interface ListenOptions {
+  /** Who registered the listener; failures are attributed to it. */
+  readonly owner: string
+  /** How long an async listener may take before it is abandoned (default: the bus's). */
+  readonly timeoutMs?: number
+}
+
+export interface EmitOptions {
+  readonly actor?: string
+  readonly timeoutMs?: number
+}
+
+/** Persists facts before listeners see them (the event log registers one). */
+export interface Recorder {
+  accepts(event: string): boolean
+  /** Appends the fact and returns its sequence number; a rejection aborts the emit. */
+  record(event: string, payload: unknown, actor: string): Promise<number>
+}
+
+export interface RequestMeta {
+  readonly command: string
+  readonly actor: string
+}
+
+export interface RequestOptions {
+  readonly actor?: string
+  readonly timeoutMs?: number
+}
+
+export type CommandHandler<K extends CommandName> = (
+  payload: CommandPayload<K>,
+  meta: RequestMeta,
+) => CommandReply<K> | Promise<CommandReply<K>>
+
+interface Entry {
+  readonly owner: string
+  readonly timeoutMs: number | undefined
+  readonly fn: Listener<never>
+}
+
+interface HandlerEntry {
+  readonly owner: string
+  readonly fn: (payload: unknown, meta: RequestMeta) => unknown
+}
+
+type Token = () => void
+
+/** The listeners an event name resolves to, cached until a registration changes. */
+interface Resolved {
+  readonly entries: readonly Entry[]
+  readonly owners: readonly string[]
+}
+
+/**
+ * The kernel bus. Events (`emit`) go to any number of listeners, one after another in
+ * registration order; async listeners are awaited with a timeout, and every failure is
+ * reported with its owner instead of thrown. Commands (`request`) go to exactly one handler
+ * and return its reply. Both ride on EventEmitter2 (delimiter `:`, wildcards on); the bus keeps
+ * a table of resolved listeners per name so dispatch never walks the wildcard tree twice.
+ */
+export class Bus {
+  readonly #events = new EventEmitter2({ wildcard: true, delimiter: ':', maxListeners: 0 })
+  readonly #commands = new EventEmitter2({ wildcard: false, maxListeners: 0 })
+  readonly #entries = new WeakMap<Token, Entry>()
+  readonly #handlers = new WeakMap<Token, HandlerEntry>()
+  readonly #table = new Map<string, Resolved>()
+  readonly #timeoutMs: number
+  #recorder: Recorder | undefined
+
+  constructor(options: { listenerTimeoutMs?: number } = {}) {
+    this.#timeoutMs = options.listenerTimeoutMs ?? 10_000
+  }
+
+  /** Listens to an event (a name from the EventMap, a custom `ns:event`, or a wildcard pattern). */
+  on<K extends EventName>(name: K, listener: Listener<PayloadOf<K>>, options: ListenOptions): Disposable
+  on(name: CustomEventName | '*' | '**', listener: Listener, options: ListenOptions): Disposable
+  on(name: string, listener: Listener<never>, options: ListenOptions): Disposable {
+    const token: Token = () => {}
+    this.#entries.set(token, { owner: options.owner, timeoutMs: options.timeoutMs, fn: listener })
+    this.#events.on(name, token)
+    this.#table.clear()
+    let live = true
+    return {
+      dispose: () => {
+        if (!live) return
+        live = false
+        this.#events.off(name, token)
+        this.#table.clear()
+      },
+    }
+  }
+
+  /** Registers the one handler of a command. */
+  handle<K extends CommandName>(name: K, handler: CommandHandler<K>, options: { owner: string }): Disposable {
+    const existing = this.#handlerOf(name)
+    if (existing) {
+      throw new SmError('SM_ERR_KERNEL_DUPLICATE_HANDLER', {
+        command: name,
+        owner: options.owner,
+        existing: existing.owner,
+      })
+    }
+    const token: Token = () => {}
+    this.#handlers.set(token, { owner: options.owner, fn: handler as HandlerEntry['fn'] })
+    this.#commands.on(name, token)
+    return { dispose: () => void this.#commands.off(name, token) }
+  }
+
+  /** Installs the recorder that persists facts before dispatch (one at a time). */
+  setRecorder(recorder: Recorder | undefined): void {
+    this.#recorder = recorder
+  }
+
+  hasListeners(name: string): boolean {
+    return this.#resolve(name).entries.length > 0
+  }
+
+  hasHandler(name: string): boolean {
+    return this.#handlerOf(name) !== undefined
+  }
+
+  /**
+   * Emits an event. A fact is recorded first (a recording failure rejects the emit: nothing
+   * was stored and no listener ran); then each listener runs in turn. Resolves to the report.
+   */
+  emit<K extends EventName>(name: K, payload: PayloadOf<K>, options?: EmitOptions): Promise<DispatchReport>
+  emit(name: CustomEventName, payload: unknown, options?: EmitOptions): Promise<DispatchReport>
+  emit(name: string, payload: unknown, options?: EmitOptions): Promise<DispatchReport> {
+    const actor = options?.actor ?? currentContext().actor
+    if (this.#recorder?.accepts(name)) {
+      return this.#recorder
+        .record(name, payload, actor)
+        .then((seq) => this.#dispatch(name, payload, { event: name, actor, seq }, options))
+    }
+    return this.#dispatch(name, payload, { event: name, actor, seq: undefined }, options)
+  }
+
+  // Runs synchronously until a listener returns a promise, so an emit to synchronous
+  // listeners costs one loop and no timer; the rest continues in #dispatchAsync.
+  #dispatch(name: string, payload: unknown, meta: EventMeta, options?: EmitOptions): Promise<DispatchReport> {
+    const { entries, owners } = this.#resolve(name)
+    const report = new DispatchReport(name, meta.seq, owners)
+    for (let index = 0; index < entries.length; index++) {
+      const entry = entries[index] as Entry
+      try {
+        const value = (entry.fn as Listener)(payload, meta)
+        if (isThenable(value)) return this.#dispatchAsync(entries, index, value, payload, meta, report, options)
+        report.succeeded(index, value)
+      } catch (error) {
+        report.failed(index, listenerError(entry.owner, name, error))
+      }
+    }
+    return Promise.resolve(report)
+  }
+
+  async #dispatchAsync(
+    entries: readonly Entry[],
+    from: number,
+    pending: PromiseLike<unknown>,
+    payload: unknown,
+    meta: EventMeta,
+    report: DispatchReport,
+    options?: EmitOptions,
+  ): Promise<DispatchReport> {
+    let value: unknown = pending
+    for (let index = from; index < entries.length; index++) {
+      const entry = entries[index] as Entry
+      try {
+        if (index > from) value = (entry.fn as Listener)(payload, meta)
+        if (isThenable(value)) {
+          const ms = entry.timeoutMs ?? options?.timeoutMs ?? this.#timeoutMs
+          const timeout = () =>
+            new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', { owner: entry.owner, event: meta.event, ms })
+          value = await timeBox(value, ms, timeout)
+        }
+        report.succeeded(index, value)
+      } catch (error) {
+        report.failed(index, listenerError(entry.owner, meta.event, error))
+      }
+    }
+    return report
+  }
+
+  /** Sends a command to its one handler and resolves to the reply. Handler errors reject as SmError. */
+  async request<K extends CommandName>(
+    name: K,
+    payload: CommandPayload<K>,
+    options?: RequestOptions,
+  ): Promise<CommandReply<K>> {
+    const handler = this.#handlerOf(name)
+    if (!handler) throw new SmError('SM_ERR_KERNEL_NO_HANDLER', { command: name })
+    const actor = options?.actor ?? currentContext().actor
+    const call = () => handler.fn(payload, { command: name, actor })
+    try {
+      const reply = options?.actor ? runInContext({ actor }, call) : call()
+      const ms = options?.timeoutMs
+      if (ms === undefined || !isThenable(reply)) return (await reply) as CommandReply<K>
+      return (await timeBox(
+        reply,
+        ms,
+        () => new SmError('SM_ERR_KERNEL_REQUEST_TIMEOUT', { command: name, ms }),
+      )) as CommandReply<K>
+    } catch (error) {
+      throw toSmError(error)
+    }
+  }
+
+  #resolve(name: string): Resolved {
+    let resolved = this.#table.get(name)
+    if (!resolved) {
+      const tokens = this.#events.listeners(name) as Token[]
+      const entries = tokens.flatMap((token) => this.#entries.get(token) ?? [])
+      resolved = { entries, owners: entries.map((entry) => entry.owner) }
+      this.#table.set(name, resolved)
+    }
+    return resolved
+  }
+
+  #handlerOf(name: string): HandlerEntry | undefined {
+    const token = this.#commands.listeners(name)[0] as Token | undefined
+    return token ? this.#handlers.get(token) : undefined
+  }
+}
+
+function listenerError(owner: string, event: string, error: unknown): SmError {
+  if (error instanceof SmError && error.code === 'SM_ERR_KERNEL_LISTENER_TIMEOUT') return error
+  return new SmError('SM_ERR_KERNEL_LISTENER_FAILED', { owner, event, reason: reasonOf(error) }, { cause: error })
+}

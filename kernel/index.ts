@@ -1,0 +1,41 @@
+export { type ActionOutcome, type ActionResult, type ActionSpec, isVeto, performAction, type Veto } from './action'
+export type {
+  CommandHandler,
+  EmitOptions,
+  EventMeta,
+  Listener,
+  ListenOptions,
+  Recorder,
+  RequestMeta,
+  RequestOptions,
+} from './bus'
+export { Bus } from './bus'
+export { BusScope } from './bus-scope'
+export { type CallContext, currentContext, runInContext } from './context'
+export { type DispatchFailure, DispatchReport, type DispatchSuccess } from './dispatch-report'
+export { type Disposable, DisposableStack } from './disposable'
+export { type ErrorCode, type ErrorParams, errorCatalogue } from './error-catalogue'
+export { isSmError, reasonOf, SmError, toSmError } from './errors'
+export {
+  BusToken,
+  ConfigToken,
+  createKernel,
+  type Kernel,
+  type KernelOptions,
+  type KernelState,
+  LoggerToken,
+} from './kernel'
+export { type LogFields, type Logger, silentLogger } from './logger'
+export type {
+  CommandMap,
+  CommandName,
+  CommandPayload,
+  CommandReply,
+  CustomEventName,
+  EventMap,
+  EventName,
+  KernelConfig,
+  PayloadOf,
+} from './maps'
+export { createToken, Registry, type Token } from './registry'
+export type { Service, ServiceContext, ServiceReport } from './service'

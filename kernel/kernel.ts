@@ -1,0 +1,146 @@
+import { Bus } from './bus'
+import { BusScope } from './bus-scope'
+import { reasonOf, SmError } from './errors'
+import { type Logger, silentLogger } from './logger'
+import type { KernelConfig } from './maps'
+import { createToken, Registry } from './registry'
+import type { Service, ServiceContext, ServiceReport } from './service'
+import { startOrder } from './start-order'
+import { timeBox } from './time-box'
+
+export const BusToken = createToken<Bus>('kernel:bus')
+export const LoggerToken = createToken<Logger>('kernel:logger')
+export const ConfigToken = createToken<Readonly<KernelConfig>>('kernel:config')
+
+export interface KernelOptions {
+  readonly config?: Partial<KernelConfig>
+  readonly logger?: Logger
+  /** Default timeout for async event listeners (ms). */
+  readonly listenerTimeoutMs?: number
+  /** Timeout for each service's start and stop (ms). */
+  readonly serviceTimeoutMs?: number
+}
+
+export type KernelState = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped'
+
+export interface Kernel {
+  readonly bus: Bus
+  readonly registry: Registry
+  readonly logger: Logger
+  readonly config: Readonly<KernelConfig>
+  readonly state: KernelState
+  /** Registers services; they start in dependency order on `start()`. */
+  use(...services: Service[]): Kernel
+  /** Starts every service; on a failure, stops those already started and rejects. */
+  start(): Promise<ServiceReport[]>
+  /** Stops the started services in reverse order. Never rejects; failures are in the report. */
+  stop(): Promise<ServiceReport[]>
+}
+
+interface Running {
+  readonly service: Service
+  readonly ctx: ServiceContext & { readonly bus: BusScope }
+}
+
+/** Creates a kernel: a bus, a registry and the lifecycle of the services given to it. */
+export function createKernel(options: KernelOptions = {}): Kernel {
+  const bus = new Bus({ listenerTimeoutMs: options.listenerTimeoutMs })
+  const registry = new Registry()
+  const logger = options.logger ?? silentLogger
+  const config = Object.freeze({ ...options.config }) as Readonly<KernelConfig>
+  const serviceTimeoutMs = options.serviceTimeoutMs ?? 30_000
+  const services: Service[] = []
+  const running: Running[] = []
+  let state: KernelState = 'idle'
+
+  registry.provide(BusToken, bus)
+  registry.provide(LoggerToken, logger)
+  registry.provide(ConfigToken, config)
+
+  const timed = async (service: Service, phase: 'start' | 'stop', run: () => unknown): Promise<ServiceReport> => {
+    const began = performance.now()
+    try {
+      await timeBox(
+        Promise.resolve().then(run),
+        serviceTimeoutMs,
+        () => new Error(`timed out after ${serviceTimeoutMs} ms`),
+      )
+      return { service: service.name, phase, ms: performance.now() - began, ok: true }
+    } catch (cause) {
+      const error = cause instanceof SmError ? cause : failure(service.name, phase, cause)
+      return { service: service.name, phase, ms: performance.now() - began, ok: false, error }
+    }
+  }
+
+  const stopRunning = async (): Promise<ServiceReport[]> => {
+    const reports: ServiceReport[] = []
+    for (let entry = running.pop(); entry; entry = running.pop()) {
+      const { service, ctx } = entry
+      const report = await timed(service, 'stop', () => service.stop?.(ctx))
+      ctx.bus.dispose()
+      if (!report.ok) logger.error(`service ${service.name} failed to stop`, { error: report.error?.message })
+      reports.push(report)
+    }
+    return reports
+  }
+
+  const kernel: Kernel = {
+    bus,
+    registry,
+    logger,
+    config,
+    get state() {
+      return state
+    },
+    use(...added) {
+      for (const service of added) {
+        if (services.some((s) => s.name === service.name)) {
+          throw new SmError('SM_ERR_KERNEL_DUPLICATE_SERVICE', { service: service.name })
+        }
+        services.push(service)
+      }
+      return kernel
+    },
+    async start() {
+      if (state !== 'idle') throw new SmError('SM_ERR_KERNEL_NOT_RUNNING', { state })
+      state = 'starting'
+      const reports: ServiceReport[] = []
+      try {
+        for (const service of startOrder(services)) {
+          const ctx = { bus: new BusScope(bus, service.name), registry, logger: logger.child(service.name), config }
+          const report = await timed(service, 'start', () => service.start(ctx))
+          reports.push(report)
+          if (!report.ok) {
+            ctx.bus.dispose()
+            throw report.error
+          }
+          running.push({ service, ctx })
+          logger.debug(`service ${service.name} started`, { ms: Math.round(report.ms) })
+        }
+      } catch (error) {
+        await stopRunning()
+        state = 'stopped'
+        throw error
+      }
+      state = 'running'
+      const total = reports.reduce((sum, r) => sum + r.ms, 0)
+      logger.info(`started ${reports.length} services in ${total.toFixed(0)} ms`, {
+        services: Object.fromEntries(reports.map((r) => [r.service, Math.round(r.ms)])),
+      })
+      return reports
+    },
+    async stop() {
+      if (state !== 'running') return []
+      state = 'stopping'
+      const reports = await stopRunning()
+      registry.clear()
+      state = 'stopped'
+      return reports
+    },
+  }
+  return kernel
+}
+
+function failure(service: string, phase: string, cause: unknown): SmError {
+  return new SmError('SM_ERR_KERNEL_SERVICE_FAILED', { service, phase, reason: reasonOf(cause) }, { cause })
+}

@@ -1,0 +1,35 @@
+import type { BusScope } from './bus-scope'
+import type { SmError } from './errors'
+import type { Logger } from './logger'
+import type { KernelConfig } from './maps'
+import type { Registry } from './registry'
+
+/**
+ * A unit of the system (event log, settings, CLI, web, ...). It registers its commands and
+ * listeners in `start` through `ctx.bus`; the kernel releases them after `stop`.
+ */
+export interface Service {
+  readonly name: string
+  /** Names of the services that must be started first. */
+  readonly dependsOn?: readonly string[]
+  start(ctx: ServiceContext): void | Promise<void>
+  stop?(ctx: ServiceContext): void | Promise<void>
+}
+
+export interface ServiceContext {
+  /** The bus, scoped to this service: registrations are attributed to it and released on stop. */
+  readonly bus: BusScope
+  readonly registry: Registry
+  /** A child logger named after the service. */
+  readonly logger: Logger
+  readonly config: Readonly<KernelConfig>
+}
+
+/** One line of the boot (or shutdown) report. */
+export interface ServiceReport {
+  readonly service: string
+  readonly phase: 'start' | 'stop'
+  readonly ms: number
+  readonly ok: boolean
+  readonly error?: SmError
+}

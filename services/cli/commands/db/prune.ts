@@ -1,0 +1,23 @@
+import { Flags } from '@oclif/core'
+import { ManagerCommand } from '../../manager-command'
+
+export default class DbPrune extends ManagerCommand {
+  static override summary = 'Apply the event-log retention now (settings events.retention_days and events.max_events)'
+  static override description =
+    'Writes a snapshot of every projection first, so state and `db rebuild` are unaffected; only history is deleted.'
+  static override flags = { json: Flags.boolean({ description: 'print the result as JSON' }) }
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(DbPrune)
+    const days = await this.request('settings:get', { key: 'events.retention_days' })
+    const max = await this.request('settings:get', { key: 'events.max_events' })
+    const result = await this.request('events:prune', {
+      maxAgeDays: days.value as number,
+      maxEvents: max.value as number,
+    })
+    if (flags.json) return this.printJson(result)
+    this.log(
+      result.deleted ? `Deleted ${result.deleted} events (snapshot at #${result.snapshotSeq}).` : 'Nothing to prune.',
+    )
+  }
+}

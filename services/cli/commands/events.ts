@@ -1,0 +1,82 @@
+import { Flags } from '@oclif/core'
+import type { EventQuery, StoredEvent } from '../../events/contract'
+import { formatEvent } from '../format'
+import { ManagerCommand } from '../manager-command'
+
+export default class Events extends ManagerCommand {
+  static override summary = 'Read the event log'
+  static override description =
+    'Prints the newest events (oldest first). With --follow, keeps printing new events from any process until interrupted.'
+  static override examples = [
+    '<%= config.bin %> events',
+    '<%= config.bin %> events --type after_setting_update --since 2h',
+    "<%= config.bin %> events --type 'after_*' --follow --json",
+  ]
+  static override flags = {
+    type: Flags.string({
+      description: "event type; a trailing * matches a prefix ('after_*'); repeatable",
+      multiple: true,
+    }),
+    since: Flags.string({
+      description: 'only events at or after: an ISO date or a duration back from now (15m, 2h, 7d)',
+    }),
+    until: Flags.string({ description: 'only events before: an ISO date or a duration back from now' }),
+    after: Flags.integer({ description: 'only events with a sequence number greater than this', min: 0 }),
+    limit: Flags.integer({ description: 'at most this many events', default: 50, min: 1, max: 10_000 }),
+    follow: Flags.boolean({ char: 'f', description: 'keep printing new events until interrupted' }),
+    json: Flags.boolean({ description: 'print JSON (one object per line with --follow)' }),
+  }
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Events)
+    const filter: EventQuery = { types: flags.type, since: flags.since, until: flags.until }
+    const backlog = await this.request('events:read', {
+      ...filter,
+      afterSeq: flags.after,
+      limit: flags.limit,
+      tail: flags.after === undefined,
+    })
+    if (flags.json && !flags.follow) return this.printJson(backlog)
+    this.#print(backlog, Boolean(flags.json))
+    if (flags.follow)
+      await this.#follow(
+        filter,
+        backlog.at(-1)?.seq ?? (await this.request('events:head', {})).seq,
+        Boolean(flags.json),
+      )
+  }
+
+  /** Re-reads with the same filter whenever the log grows, until SIGINT or SIGTERM. */
+  async #follow(filter: EventQuery, afterSeq: number, json: boolean): Promise<void> {
+    const manager = await this.manager()
+    let cursor = afterSeq
+    let pending = Promise.resolve()
+    const drain = async () => {
+      for (;;) {
+        const events = await this.request('events:read', {
+          ...filter,
+          until: undefined,
+          afterSeq: cursor,
+          limit: 1_000,
+        })
+        this.#print(events, json)
+        cursor = events.at(-1)?.seq ?? cursor
+        if (events.length < 1_000) return
+      }
+    }
+    const onAppended = () => {
+      pending = pending.then(drain)
+    }
+    manager.bus.on('events:appended', onAppended, { owner: 'cli:events' })
+    await this.request('events:watch', { afterSeq: cursor })
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
+    await pending
+  }
+
+  #print(events: readonly StoredEvent[], json: boolean): void {
+    for (const event of events) this.log(json ? JSON.stringify(event) : formatEvent(event))
+  }
+}

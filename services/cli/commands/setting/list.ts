@@ -1,0 +1,13 @@
+import { Flags } from '@oclif/core'
+import { ManagerCommand } from '../../manager-command'
+
+export default class SettingList extends ManagerCommand {
+  static override summary = 'Print every global setting (defaults merged with stored values)'
+  static override flags = { json: Flags.boolean({ description: 'print compact JSON' }) }
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(SettingList)
+    const all = await this.request('settings:get_all', {})
+    this.log(flags.json ? JSON.stringify(all) : JSON.stringify(all, null, 2))
+  }
+}

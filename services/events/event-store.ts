@@ -1,0 +1,257 @@
+import { reasonOf, SmError } from '../../kernel'
+import type {
+  CheckResult,
+  EventQuery,
+  NewEvent,
+  Projection,
+  PruneResult,
+  RebuildResult,
+  Sql,
+  StoredEvent,
+} from './contract'
+import type { SqliteDatabase } from './database'
+import { queryToSql } from './event-query'
+import { SCHEMA, verifySchema } from './schema'
+
+interface EventRow {
+  seq: number
+  time: number
+  type: string
+  actor: string
+  payload: string
+}
+
+const INSERT_CHUNK = 200
+const REPLAY_PAGE = 5_000
+
+/**
+ * The event log and the projections derived from it, over one SQLite database. Appends are
+ * batched into multi-row inserts and fold into every projection inside the same transaction.
+ */
+export class EventStore {
+  readonly #db: SqliteDatabase
+  readonly #projections = new Map<string, Projection>()
+
+  private constructor(db: SqliteDatabase) {
+    this.#db = db
+  }
+
+  static async create(db: SqliteDatabase): Promise<EventStore> {
+    await db.transaction(async (sql) => {
+      await verifySchema(sql, db.path)
+      for (const statement of SCHEMA) await sql.exec(statement)
+    })
+    return new EventStore(db)
+  }
+
+  get database(): SqliteDatabase {
+    return this.#db
+  }
+
+  /** Appends events atomically, applying them to every projection; returns them with their sequence numbers. */
+  append(events: readonly NewEvent[]): Promise<StoredEvent[]> {
+    const rows = events.map(toRow)
+    if (rows.length === 0) return Promise.resolve([])
+    return this.#db.transaction(async (sql) => {
+      const time = Date.now()
+      const stored: StoredEvent[] = []
+      for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+        const chunk = rows.slice(start, start + INSERT_CHUNK)
+        const params = chunk.flatMap((row) => [time, row.type, row.actor, row.payload])
+        const values = chunk.map(() => '(?,?,?,?)').join(',')
+        const { lastId } = await sql.run(`INSERT INTO events (time, type, actor, payload) VALUES ${values}`, params)
+        // One statement under the write lock gets consecutive sequence numbers.
+        chunk.forEach((row, i) => {
+          stored.push(toStored({ seq: lastId - chunk.length + 1 + i, time, ...row }, row.value))
+        })
+      }
+      await this.#applyAll(sql, stored)
+      return stored
+    })
+  }
+
+  read(query: EventQuery): Promise<StoredEvent[]> {
+    const { text, params, reverse } = queryToSql(query)
+    return this.#db.read(async (sql) => {
+      const rows = await sql.all<EventRow>(text, params)
+      const events = rows.map((row) => toStored(row))
+      return reverse ? events.reverse() : events
+    })
+  }
+
+  head(): Promise<number> {
+    return this.#db.read(async (sql) => (await sql.get<{ seq: number }>(HEAD))?.seq ?? 0)
+  }
+
+  /** Registers a projection, creating its tables; rebuilds it when it is new or its version changed. */
+  register(projection: Projection): Promise<boolean> {
+    this.#projections.set(projection.name, projection)
+    return this.#db.transaction(async (sql) => {
+      for (const statement of projection.schema) await sql.exec(statement)
+      const row = await sql.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [metaKey(projection)])
+      if (row?.value === String(projection.version)) return false
+      await this.#rebuild(sql, [projection])
+      return true
+    })
+  }
+
+  /** Runs a read against a registered projection's tables. */
+  readProjection(name: string, read: (sql: Sql) => Promise<unknown>): Promise<unknown> {
+    if (!this.#projections.has(name)) throw new SmError('SM_ERR_EVENTS_UNKNOWN_PROJECTION', { projection: name })
+    return this.#db.read(read)
+  }
+
+  /** Replays the log into fresh projections, starting from the newest snapshot. */
+  rebuild(): Promise<RebuildResult> {
+    return this.#db.transaction((sql) => this.#rebuild(sql, [...this.#projections.values()]))
+  }
+
+  /** Checks the file's integrity and that every projection equals a replay of the log (changes nothing). */
+  async check(): Promise<CheckResult> {
+    const integrity = await this.#db.read(async (sql) => {
+      const rows = await sql.all<{ integrity_check: string }>('PRAGMA integrity_check')
+      return rows.map((row) => row.integrity_check).join('; ')
+    })
+    const projections = [...this.#projections.values()]
+    const drifted = await this.#db.transaction(
+      async (sql) => {
+        const live = await Promise.all(projections.map((p) => p.snapshot(sql)))
+        await this.#rebuild(sql, projections)
+        const replayed = await Promise.all(projections.map((p) => p.snapshot(sql)))
+        return projections.filter((_, i) => JSON.stringify(live[i]) !== JSON.stringify(replayed[i])).map((p) => p.name)
+      },
+      { dryRun: true },
+    )
+    const events = await this.#db.read(
+      async (sql) => (await sql.get<{ n: number }>('SELECT count(*) AS n FROM events'))?.n ?? 0,
+    )
+    return { integrity, drifted, events }
+  }
+
+  /**
+   * Deletes events older than `maxAgeDays` or beyond the newest `maxEvents`. A snapshot of every
+   * projection at the head is written first, so a later rebuild still reaches the same state.
+   */
+  prune(limits: { maxAgeDays?: number; maxEvents?: number }): Promise<PruneResult> {
+    return this.#db.transaction(async (sql) => {
+      const head = (await sql.get<{ seq: number }>(HEAD))?.seq ?? 0
+      let cutoff = 0
+      if (limits.maxEvents !== undefined) cutoff = Math.max(cutoff, head - limits.maxEvents)
+      if (limits.maxAgeDays !== undefined) {
+        const before = Date.now() - limits.maxAgeDays * 86_400_000
+        const old = await sql.get<{ seq: number | null }>('SELECT max(seq) AS seq FROM events WHERE time < ?', [before])
+        cutoff = Math.max(cutoff, old?.seq ?? 0)
+      }
+      const oldest = (await sql.get<{ seq: number | null }>('SELECT min(seq) AS seq FROM events'))?.seq
+      if (oldest == null || cutoff < oldest) return { deleted: 0, snapshotSeq: undefined }
+      const state: Record<string, unknown> = {}
+      for (const projection of this.#projections.values()) state[projection.name] = await projection.snapshot(sql)
+      await sql.run('INSERT OR REPLACE INTO snapshots (seq, time, state) VALUES (?, ?, ?)', [
+        head,
+        Date.now(),
+        JSON.stringify(state),
+      ])
+      await sql.run('DELETE FROM snapshots WHERE seq < ?', [head])
+      const { changes } = await sql.run('DELETE FROM events WHERE seq <= ?', [cutoff])
+      return { deleted: changes, snapshotSeq: head }
+    })
+  }
+
+  close(): Promise<void> {
+    return this.#db.close()
+  }
+
+  async #applyAll(sql: Sql, events: readonly StoredEvent[]): Promise<void> {
+    for (const projection of this.#projections.values()) await applyTo(sql, projection, events)
+  }
+
+  async #rebuild(sql: Sql, projections: readonly Projection[]): Promise<RebuildResult> {
+    const began = performance.now()
+    const snapshot = await sql.get<{ seq: number; state: string }>(
+      'SELECT seq, state FROM snapshots ORDER BY seq DESC LIMIT 1',
+    )
+    const state = snapshot ? (JSON.parse(snapshot.state) as Record<string, unknown>) : {}
+    for (const projection of projections) {
+      await projection.reset(sql)
+      if (snapshot && projection.name in state) await projection.restore(sql, state[projection.name])
+    }
+    let replayed = 0
+    for (let after = snapshot?.seq ?? 0; ; ) {
+      const rows = await sql.all<EventRow>('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?', [
+        after,
+        REPLAY_PAGE,
+      ])
+      if (rows.length === 0) break
+      const events = rows.map((row) => toStored(row))
+      for (const projection of projections) await applyTo(sql, projection, events)
+      replayed += rows.length
+      after = rows[rows.length - 1]?.seq ?? after
+    }
+    for (const projection of projections) {
+      await sql.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [
+        metaKey(projection),
+        String(projection.version),
+      ])
+    }
+    return {
+      projections: projections.map((p) => p.name),
+      replayed,
+      fromSnapshot: snapshot?.seq,
+      ms: performance.now() - began,
+    }
+  }
+}
+
+const HEAD = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS seq"
+
+async function applyTo(sql: Sql, projection: Projection, events: readonly StoredEvent[]): Promise<void> {
+  const relevant = events.filter((event) => projection.types.includes(event.type))
+  if (relevant.length === 0) return
+  try {
+    await projection.apply(sql, relevant)
+  } catch (error) {
+    const first = relevant[0] as StoredEvent
+    throw new SmError(
+      'SM_ERR_EVENTS_PROJECTION_FAILED',
+      { projection: projection.name, seq: first.seq, type: first.type, reason: reasonOf(error) },
+      { cause: error },
+    )
+  }
+}
+
+function metaKey(projection: Projection): string {
+  return `projection:${projection.name}`
+}
+
+interface Row {
+  readonly type: string
+  readonly actor: string
+  readonly payload: string
+  readonly value: unknown
+}
+
+function toRow(event: NewEvent): Row {
+  const invalid = (reason: string) => new SmError('SM_ERR_EVENTS_INVALID_EVENT', { reason })
+  if (typeof event?.type !== 'string' || event.type.trim() === '' || event.type.length > 200) {
+    throw invalid('its type must be a non-empty string of at most 200 characters')
+  }
+  if (typeof event.actor !== 'string' || event.actor.trim() === '') throw invalid(`'${event.type}' has no actor`)
+  let payload: string | undefined
+  try {
+    payload = JSON.stringify(event.payload ?? null)
+  } catch (error) {
+    throw invalid(`the payload of '${event.type}' is not JSON (${reasonOf(error)})`)
+  }
+  if (payload === undefined) throw invalid(`the payload of '${event.type}' is not JSON`)
+  return { type: event.type, actor: event.actor, payload, value: JSON.parse(payload) }
+}
+
+function toStored(row: EventRow, value?: unknown): StoredEvent {
+  return {
+    seq: row.seq,
+    time: new Date(row.time).toISOString(),
+    type: row.type,
+    actor: row.actor,
+    payload: value !== undefined ? value : JSON.parse(row.payload),
+  }
+}

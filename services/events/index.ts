@@ -1,0 +1,82 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { reasonOf, type Service, type ServiceContext, SmError } from '../../kernel'
+import { SqliteDatabase } from './database'
+import { EventStore } from './event-store'
+import { Follower } from './follower'
+
+export type * from './contract'
+
+/** The database file inside a data directory. */
+export function databasePath(dataDir: string): string {
+  return join(dataDir, 'server-manager.db')
+}
+
+/**
+ * The event log service: owns `<data dir>/server-manager.db`, records every fact emitted on the
+ * bus (every `after_*` event and declared fact types) before listeners run, keeps projections
+ * in the same transaction, and answers the `events:*` commands.
+ */
+export function eventsService(): Service {
+  let store: EventStore | undefined
+  let follower: Follower | undefined
+
+  return {
+    name: 'events',
+    async start({ bus, config, logger }: ServiceContext) {
+      const path = databasePath(config.dataDir)
+      ensureDirectory(config.dataDir)
+      const opened = await EventStore.create(await SqliteDatabase.open({ path }))
+      store = opened
+      const facts = new Set<string>()
+      const follow = new Follower(opened, bus, logger)
+      follower = follow
+
+      bus.handle('events:append', async ({ events }) => {
+        const stored = await opened.append(events)
+        follow.wake()
+        return stored
+      })
+      bus.handle('events:read', (query) => opened.read(query))
+      bus.handle('events:head', async () => ({ seq: await opened.head() }))
+      bus.handle('events:register_projection', async ({ projection }) => ({
+        rebuilt: await opened.register(projection),
+      }))
+      bus.handle('events:read_projection', ({ projection, read }) => opened.readProjection(projection, read))
+      bus.handle('events:declare_facts', ({ types }) => {
+        for (const type of types) facts.add(type)
+        return undefined
+      })
+      bus.handle('events:rebuild', () => opened.rebuild())
+      bus.handle('events:check', () => opened.check())
+      bus.handle('events:prune', (limits) => opened.prune(limits))
+      bus.handle('events:watch', ({ afterSeq }) => {
+        follow.watch(afterSeq)
+        return undefined
+      })
+
+      bus.setRecorder({
+        accepts: (type) => type.startsWith('after_') || facts.has(type),
+        record: async (type, payload, actor) => {
+          const [event] = await opened.append([{ type, actor, payload }])
+          follow.wake()
+          return event?.seq ?? 0
+        },
+      })
+      logger.debug('event log open', { path })
+    },
+    async stop() {
+      follower?.stop()
+      await store?.close()
+      store = undefined
+    },
+  }
+}
+
+function ensureDirectory(path: string): void {
+  try {
+    mkdirSync(path, { recursive: true })
+  } catch (error) {
+    throw new SmError('SM_ERR_DATA_DIR_UNUSABLE', { path, reason: reasonOf(error) }, { cause: error })
+  }
+}

@@ -1,0 +1,16 @@
+import type { Service } from '../../kernel'
+import type { RootLogger } from './logger'
+
+export { createLogger, isLogLevel, type LoggerOptions, type LogLevel, type RootLogger } from './logger'
+
+/**
+ * Owns the root logger's file: registered first, so it stops last and every other service can
+ * log while it shuts down.
+ */
+export function logService(logger: RootLogger): Service {
+  return {
+    name: 'log',
+    start() {},
+    stop: () => logger.close(),
+  }
+}

@@ -1,0 +1,76 @@
+import type { LogFields, Logger } from '../../kernel'
+import { FileSink } from './file-sink'
+import { redact } from './redact'
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 }
+
+export function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === 'string' && value in RANK
+}
+
+export interface LoggerOptions {
+  /** JSON-lines log file; none when omitted. */
+  readonly file?: string
+  readonly fileLevel?: LogLevel
+  readonly consoleLevel?: LogLevel
+  /** Where human-readable lines go (default: stderr, so command output stays clean). */
+  readonly console?: { write(text: string): unknown }
+}
+
+export interface RootLogger extends Logger {
+  /** Closes the log file. */
+  close(): void
+}
+
+/**
+ * The structured logger: human-readable lines on the console, JSON lines in the data
+ * directory's log file, one child per service or plugin. Secret-looking fields are redacted.
+ */
+export function createLogger(options: LoggerOptions = {}): RootLogger {
+  const sink = options.file ? new FileSink({ path: options.file }) : undefined
+  const fileRank = RANK[options.fileLevel ?? 'info']
+  const consoleRank = RANK[options.consoleLevel ?? 'info']
+  const out = options.console ?? process.stderr
+  let warnedBroken = false
+
+  const write = (level: Exclude<LogLevel, 'silent'>, name: string, message: string, fields?: LogFields): void => {
+    const rank = RANK[level]
+    if (rank < fileRank && rank < consoleRank) return
+    const time = new Date()
+    const safe = fields ? (redact(fields) as LogFields) : undefined
+    if (sink && rank >= fileRank) {
+      sink.write(JSON.stringify({ time: time.toISOString(), level, name, message, ...safe }))
+      if (sink.broken && !warnedBroken) {
+        warnedBroken = true
+        out.write(
+          `${clock(time)} WARN  [log] the log file cannot be written (${sink.broken}); logging to the console only\n`,
+        )
+      }
+    }
+    if (rank >= consoleRank)
+      out.write(`${clock(time)} ${level.toUpperCase().padEnd(5)} [${name}] ${message}${format(safe)}\n`)
+  }
+
+  const make = (name: string): Logger => ({
+    debug: (message, fields) => write('debug', name, message, fields),
+    info: (message, fields) => write('info', name, message, fields),
+    warn: (message, fields) => write('warn', name, message, fields),
+    error: (message, fields) => write('error', name, message, fields),
+    child: (child) => make(`${name}:${child}`),
+  })
+
+  const root = make('manager')
+  return { ...root, child: (name) => make(name), close: () => sink?.close() }
+}
+
+function clock(time: Date): string {
+  return time.toISOString().slice(11, 23)
+}
+
+function format(fields: LogFields | undefined): string {
+  if (!fields) return ''
+  const parts = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+  return parts.length ? ` ${parts.join(' ')}` : ''
+}
