@@ -150,12 +150,12 @@ export const errorCatalogue = {
     when: 'A filter for reading the event log is malformed.',
     message: (p) => `The event query is invalid: ${p.reason}.`,
   }),
-  SM_ERR_EVENTS_PROJECTION_FAILED: spec<{ projection: string; seq: number; type: string; reason: string }>({
+  SM_ERR_EVENTS_PROJECTION_FAILED: spec<{ projection: string; events: string; reason: string }>({
     status: 500,
     exit: 70,
     when: 'A projection could not apply an event; the whole append was rolled back.',
     message: (p) =>
-      `The projection '${p.projection}' could not apply event #${p.seq} (${p.type}): ${p.reason}. The append was rolled back, so nothing was written.`,
+      `The projection '${p.projection}' could not apply the events ${p.events}: ${p.reason}. The append was rolled back, so nothing was written.`,
   }),
   SM_ERR_EVENTS_UNKNOWN_PROJECTION: spec<{ projection: string }>({
     status: 500,

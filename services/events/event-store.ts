@@ -211,9 +211,11 @@ async function applyTo(sql: Sql, projection: Projection, events: readonly Stored
     await projection.apply(sql, relevant)
   } catch (error) {
     const first = relevant[0] as StoredEvent
+    const last = relevant[relevant.length - 1] as StoredEvent
+    const events = first === last ? `#${first.seq} (${first.type})` : `#${first.seq} to #${last.seq}`
     throw new SmError(
       'SM_ERR_EVENTS_PROJECTION_FAILED',
-      { projection: projection.name, seq: first.seq, type: first.type, reason: reasonOf(error) },
+      { projection: projection.name, events, reason: reasonOf(error) },
       { cause: error },
     )
   }

@@ -1,0 +1,26 @@
+import { createManager, type Kernel, type Service, silentLogger } from '../../index'
+import { tempDir } from './temp-dir'
+
+/** A started manager on a fresh data directory (or the one given), with a silent logger. */
+export async function startManager(options: { dataDir?: string; services?: Service[] } = {}): Promise<Kernel> {
+  const manager = createManager({
+    dataDir: options.dataDir ?? tempDir(),
+    logger: silentLogger,
+    services: options.services,
+  })
+  await manager.start()
+  return manager
+}
+
+/** Runs `fn` against a started manager and always stops it. */
+export async function withManager<T>(
+  fn: (manager: Kernel) => Promise<T>,
+  options: { dataDir?: string; services?: Service[] } = {},
+): Promise<T> {
+  const manager = await startManager(options)
+  try {
+    return await fn(manager)
+  } finally {
+    await manager.stop()
+  }
+}

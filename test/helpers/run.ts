@@ -1,0 +1,72 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { join } from 'node:path'
+
+/** The project root (tests run from dist/test/...). */
+export const ROOT = join(__dirname, '..', '..', '..')
+export const CLI = join(ROOT, 'bin', 'run.js')
+
+export interface RunResult {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs a command to completion (bounded by `timeoutMs`), as a user would from a shell. */
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
+}
+
+/** Runs `server-manager <args>` with the given data directory. */
+export function cli(dataDir: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  return run(process.execPath, [CLI, ...args], { env: { SM_DATA_DIR: dataDir, ...env } })
+}
+
+/** Resolves with the first stdout line matching `pattern` of a running child. */
+export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffer = ''
+    const timer = setTimeout(
+      () => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; got:\n${buffer}`)),
+      timeoutMs,
+    )
+    const onData = (chunk: Buffer) => {
+      buffer += chunk
+      const line = buffer.split('\n').find((l) => pattern.test(l))
+      if (line !== undefined) {
+        clearTimeout(timer)
+        child.stdout?.off('data', onData)
+        resolve(line)
+      }
+    }
+    child.stdout?.on('data', onData)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`exited with ${code} before printing ${pattern}; got:\n${buffer}`))
+    })
+  })
+}

@@ -1,0 +1,297 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { open } from 'sqlite'
+import sqlite3 from 'sqlite3'
+import type { SmError } from '../../../kernel'
+import type { Projection, StoredEvent } from '../../../services/events'
+import { databasePath } from '../../../services/events'
+import { startManager, withManager } from '../../helpers/manager'
+import { tempDir } from '../../helpers/temp-dir'
+
+const fails = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.fail('expected a rejection'),
+    (error: unknown) => error as SmError,
+  )
+
+/** A projection that counts events per type, to exercise the store without the settings service. */
+const counter = (version = 1, failOn?: string): Projection => ({
+  name: 'counter',
+  version,
+  types: ['test_a', 'test_b', 'test_fail'],
+  schema: ['CREATE TABLE IF NOT EXISTS counter (type TEXT PRIMARY KEY, n INTEGER NOT NULL)'],
+  async apply(sql, events) {
+    for (const event of events) {
+      if (event.type === failOn) throw new Error('cannot fold this one')
+      await sql.run('INSERT INTO counter (type, n) VALUES (?, 1) ON CONFLICT (type) DO UPDATE SET n = n + 1', [
+        event.type,
+      ])
+    }
+  },
+  async reset(sql) {
+    await sql.run('DELETE FROM counter')
+  },
+  async snapshot(sql) {
+    return Object.fromEntries(
+      (await sql.all<{ type: string; n: number }>('SELECT * FROM counter ORDER BY type')).map((r) => [r.type, r.n]),
+    )
+  },
+  async restore(sql, state) {
+    for (const [type, n] of Object.entries(state as Record<string, number>)) {
+      await sql.run('INSERT INTO counter (type, n) VALUES (?, ?)', [type, n])
+    }
+  },
+})
+
+const event = (type: string, payload: unknown = {}, actor = 'core') => ({ type, actor, payload })
+
+describe('services/events: the event log', () => {
+  it('appends a batch atomically with consecutive sequence numbers, time and actor', () =>
+    withManager(async ({ bus }) => {
+      const before = Date.now()
+      const stored = await bus.request('events:append', {
+        events: Array.from({ length: 450 }, (_, i) => event('test_a', { i }, 'cli:alice')),
+      })
+      expect(stored.map((e) => e.seq)).to.deep.equal(Array.from({ length: 450 }, (_, i) => i + 1))
+      const first = stored[0] as StoredEvent
+      expect(first.actor).to.equal('cli:alice')
+      expect(Date.parse(first.time)).to.be.within(before - 1, Date.now() + 1)
+      const read = await bus.request('events:read', { limit: 10_000 })
+      expect(read).to.deep.equal(stored)
+    }))
+
+  it('reads by sequence, type (with prefix patterns), time and tail', () =>
+    withManager(async ({ bus }) => {
+      await bus.request('events:append', {
+        events: [event('after_x'), event('after_y'), event('plugin_loaded'), event('after_x')],
+      })
+      const types = async (query: Parameters<typeof bus.request<'events:read'>>[1]) =>
+        (await bus.request('events:read', query)).map((e) => `${e.seq}:${e.type}`)
+      expect(await types({ afterSeq: 2 })).to.deep.equal(['3:plugin_loaded', '4:after_x'])
+      expect(await types({ types: ['after_*'] })).to.deep.equal(['1:after_x', '2:after_y', '4:after_x'])
+      expect(await types({ types: ['after_y', 'plugin_loaded'] })).to.deep.equal(['2:after_y', '3:plugin_loaded'])
+      expect(await types({ tail: true, limit: 2 })).to.deep.equal(['3:plugin_loaded', '4:after_x'])
+      expect(await types({ since: '1h' })).to.have.length(4)
+      expect(await types({ until: '1h' })).to.deep.equal([])
+      expect(await types({ since: new Date(Date.now() + 60_000).toISOString() })).to.deep.equal([])
+    }))
+
+  it('treats % and _ in a type pattern literally', () =>
+    withManager(async ({ bus }) => {
+      await bus.request('events:append', { events: [event('a_b'), event('axb')] })
+      const read = await bus.request('events:read', { types: ['a_*'] })
+      expect(read.map((e) => e.type)).to.deep.equal(['a_b'])
+    }))
+
+  it('refuses malformed queries with a coded error', () =>
+    withManager(async ({ bus }) => {
+      for (const query of [
+        { since: 'yesterday-ish' },
+        { limit: 0 },
+        { limit: 20_000 },
+        { afterSeq: -1 },
+        { types: [''] },
+      ]) {
+        const error = await fails(bus.request('events:read', query))
+        expect(error.code, JSON.stringify(query)).to.equal('SM_ERR_EVENTS_INVALID_QUERY')
+      }
+    }))
+
+  it('refuses invalid events and appends none of the batch', () =>
+    withManager(async ({ bus }) => {
+      const cyclic: Record<string, unknown> = {}
+      cyclic.self = cyclic
+      for (const bad of [event(''), { type: 'x', actor: '', payload: {} }, event('x', cyclic), event('x', 10n)]) {
+        const error = await fails(bus.request('events:append', { events: [event('ok'), bad] }))
+        expect(error.code).to.equal('SM_ERR_EVENTS_INVALID_EVENT')
+      }
+      expect(await bus.request('events:read', {})).to.deep.equal([])
+    }))
+
+  it('stores payloads as JSON: what a listener of a fact sees equals what a replay sees', () =>
+    withManager(async ({ bus }) => {
+      const [stored] = await bus.request('events:append', {
+        events: [event('x', { when: new Date(0), gone: undefined })],
+      })
+      expect(stored?.payload).to.deep.equal({ when: '1970-01-01T00:00:00.000Z' })
+    }))
+
+  it('records every after_* fact and declared fact types, but no intent', () =>
+    withManager(async ({ bus }) => {
+      await bus.request('events:declare_facts', { types: ['plugin_loaded'] })
+      const seen: (number | undefined)[] = []
+      bus.on('after_setting_update', (_p, meta) => seen.push(meta.seq), { owner: 'test' })
+      await bus.emit('before_setting_update', { key: 'custom.a', value: 1 })
+      await bus.emit('after_setting_update', { key: 'custom.a', value: 1, result: { status: 'cancelled' } })
+      await bus.emit('plugin_loaded' as 'test:x', { name: 'p' })
+      await bus.emit('test:not_a_fact', {})
+      const log = await bus.request('events:read', {})
+      expect(log.map((e) => e.type)).to.deep.equal(['after_setting_update', 'plugin_loaded'])
+      expect(seen).to.deep.equal([1])
+    }))
+
+  describe('projections', () => {
+    it('folds appends into a projection in the same transaction and rolls both back on failure', () =>
+      withManager(async ({ bus }) => {
+        await bus.request('events:register_projection', { projection: counter(1, 'test_fail') })
+        await bus.request('events:append', { events: [event('test_a'), event('test_a'), event('test_b')] })
+        const error = await fails(bus.request('events:append', { events: [event('test_a'), event('test_fail')] }))
+        expect(error.code).to.equal('SM_ERR_EVENTS_PROJECTION_FAILED')
+        expect(error.message).to.contain(
+          "projection 'counter' could not apply the events #4 to #5: cannot fold this one",
+        )
+        const state = await bus.request('events:read_projection', {
+          projection: 'counter',
+          read: (sql) => counter().snapshot(sql),
+        })
+        expect(state).to.deep.equal({ test_a: 2, test_b: 1 })
+        expect((await bus.request('events:head', {})).seq).to.equal(3)
+      }))
+
+    it('rebuilds to the live state, and rebuilds automatically when the version changes', async () => {
+      const dataDir = tempDir()
+      await withManager(
+        async ({ bus }) => {
+          expect((await bus.request('events:register_projection', { projection: counter() })).rebuilt).to.equal(true)
+          await bus.request('events:append', { events: [event('test_a'), event('test_b'), event('test_b')] })
+          const rebuilt = await bus.request('events:rebuild', {})
+          expect(rebuilt.replayed).to.equal(3)
+          const check = await bus.request('events:check', {})
+          expect(check).to.deep.equal({ integrity: 'ok', drifted: [], events: 3 })
+        },
+        { dataDir },
+      )
+      await withManager(
+        async ({ bus }) => {
+          expect((await bus.request('events:register_projection', { projection: counter(1) })).rebuilt).to.equal(false)
+          expect((await bus.request('events:register_projection', { projection: counter(2) })).rebuilt).to.equal(true)
+          const state = await bus.request('events:read_projection', {
+            projection: 'counter',
+            read: (sql) => counter().snapshot(sql),
+          })
+          expect(state).to.deep.equal({ test_a: 1, test_b: 2 })
+        },
+        { dataDir },
+      )
+    })
+
+    it('finds a projection that drifted from the log, and rebuild repairs it', () =>
+      withManager(async ({ bus, config }) => {
+        await bus.request('events:register_projection', { projection: counter() })
+        await bus.request('events:append', { events: [event('test_a')] })
+        const db = await open({ filename: databasePath(config.dataDir), driver: sqlite3.Database })
+        await db.run("UPDATE counter SET n = 99 WHERE type = 'test_a'")
+        await db.close()
+        expect((await bus.request('events:check', {})).drifted).to.deep.equal(['counter'])
+        await bus.request('events:rebuild', {})
+        expect((await bus.request('events:check', {})).drifted).to.deep.equal([])
+      }))
+
+    it('rejects reading a projection nobody registered', () =>
+      withManager(async ({ bus }) => {
+        const error = await fails(bus.request('events:read_projection', { projection: 'nope', read: async () => 1 }))
+        expect(error.code).to.equal('SM_ERR_EVENTS_UNKNOWN_PROJECTION')
+      }))
+  })
+
+  describe('retention', () => {
+    it('deletes old history but a snapshot keeps the rebuilt state equal to the live one', () =>
+      withManager(async ({ bus }) => {
+        await bus.request('events:register_projection', { projection: counter() })
+        await bus.request('events:append', {
+          events: Array.from({ length: 2_500 }, (_, i) => event(i % 3 ? 'test_a' : 'test_b')),
+        })
+        const pruned = await bus.request('events:prune', { maxEvents: 1_000 })
+        expect(pruned).to.deep.equal({ deleted: 1_500, snapshotSeq: 2_500 })
+        await bus.request('events:append', { events: [event('test_b')] })
+        const log = await bus.request('events:read', { limit: 10_000 })
+        expect(log[0]?.seq).to.equal(1_501)
+        expect(log).to.have.length(1_001)
+        const check = await bus.request('events:check', {})
+        expect(check.drifted).to.deep.equal([])
+        const rebuilt = await bus.request('events:rebuild', {})
+        expect(rebuilt).to.include({ replayed: 1, fromSnapshot: 2_500 })
+        const state = await bus.request('events:read_projection', {
+          projection: 'counter',
+          read: (sql) => counter().snapshot(sql),
+        })
+        expect(state).to.deep.equal({ test_a: 1_666, test_b: 835 })
+        expect(await bus.request('events:prune', { maxAgeDays: 1 })).to.deep.equal({
+          deleted: 0,
+          snapshotSeq: undefined,
+        })
+      }))
+
+    it('never reuses a sequence number after deleting history', () =>
+      withManager(async ({ bus }) => {
+        await bus.request('events:append', { events: Array.from({ length: 2_000 }, () => event('x')) })
+        await bus.request('events:prune', { maxEvents: 1_000 })
+        await bus.request('events:prune', { maxEvents: 1_000 })
+        const [next] = await bus.request('events:append', { events: [event('x')] })
+        expect(next?.seq).to.equal(2_001)
+      }))
+  })
+
+  describe('following', () => {
+    it('emits events:appended in sequence order for appends from this and another process', async () => {
+      const dataDir = tempDir()
+      const follower = await startManager({ dataDir })
+      const writer = await startManager({ dataDir })
+      try {
+        const seen: number[] = []
+        follower.bus.on('events:appended', ({ events }) => seen.push(...events.map((e) => e.seq)), { owner: 'test' })
+        await follower.bus.request('events:watch', { afterSeq: 0 })
+        await writer.bus.request('events:append', { events: [event('a'), event('b')] })
+        await follower.bus.request('events:append', { events: [event('c')] })
+        await writer.bus.request('events:append', { events: [event('d')] })
+        const deadline = Date.now() + 5_000
+        while (seen.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+        expect(seen).to.deep.equal([1, 2, 3, 4])
+      } finally {
+        await follower.stop()
+        await writer.stop()
+      }
+    })
+  })
+
+  describe('bad files', () => {
+    it('refuses a file that is not SQLite, leaving it untouched', async () => {
+      const dataDir = tempDir()
+      const garbage = 'this is not a database, it is a shopping list\n'.repeat(100)
+      writeFileSync(databasePath(dataDir), garbage)
+      const error = await fails(startManager({ dataDir }))
+      expect(error.code).to.equal('SM_ERR_DB_CORRUPT')
+      const { readFileSync, readdirSync } = await import('node:fs')
+      expect(readFileSync(databasePath(dataDir), 'utf8')).to.equal(garbage)
+      expect(readdirSync(dataDir).filter((f) => f.startsWith('server-manager.db'))).to.deep.equal(['server-manager.db'])
+    })
+
+    it('refuses a SQLite file of another application', async () => {
+      const dataDir = tempDir()
+      const db = await open({ filename: databasePath(dataDir), driver: sqlite3.Database })
+      await db.exec('CREATE TABLE recipes (name TEXT)')
+      await db.close()
+      const error = await fails(startManager({ dataDir }))
+      expect(error.code).to.equal('SM_ERR_DB_CORRUPT')
+      expect(error.message).to.contain('another application')
+    })
+
+    it('refuses a database written by a newer version', async () => {
+      const dataDir = tempDir()
+      await (await startManager({ dataDir })).stop()
+      const db = await open({ filename: databasePath(dataDir), driver: sqlite3.Database })
+      await db.run("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+      await db.close()
+      const error = await fails(startManager({ dataDir }))
+      expect(error.code).to.equal('SM_ERR_DB_NEWER_SCHEMA')
+    })
+
+    it('reports a data directory that cannot be created', async () => {
+      const file = join(tempDir(), 'a-file')
+      writeFileSync(file, '')
+      const error = await fails(startManager({ dataDir: join(file, 'data') }))
+      expect(error.code).to.equal('SM_ERR_DATA_DIR_UNUSABLE')
+    })
+  })
+})
