@@ -3,17 +3,11 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { open } from 'sqlite'
 import sqlite3 from 'sqlite3'
-import type { SmError } from '../../../kernel'
 import type { Projection, StoredEvent } from '../../../services/events'
 import { databasePath } from '../../../services/events'
 import { startManager, withManager } from '../../helpers/manager'
+import { rejection } from '../../helpers/rejection'
 import { tempDir } from '../../helpers/temp-dir'
-
-const fails = (promise: Promise<unknown>) =>
-  promise.then(
-    () => expect.fail('expected a rejection'),
-    (error: unknown) => error as SmError,
-  )
 
 /** A projection that counts events per type, to exercise the store without the settings service. */
 const counter = (version = 1, failOn?: string): Projection => ({
@@ -93,7 +87,7 @@ describe('services/events: the event log', () => {
         { afterSeq: -1 },
         { types: [''] },
       ]) {
-        const error = await fails(bus.request('events:read', query))
+        const error = await rejection(bus.request('events:read', query))
         expect(error.code, JSON.stringify(query)).to.equal('SM_ERR_EVENTS_INVALID_QUERY')
       }
     }))
@@ -103,7 +97,7 @@ describe('services/events: the event log', () => {
       const cyclic: Record<string, unknown> = {}
       cyclic.self = cyclic
       for (const bad of [event(''), { type: 'x', actor: '', payload: {} }, event('x', cyclic), event('x', 10n)]) {
-        const error = await fails(bus.request('events:append', { events: [event('ok'), bad] }))
+        const error = await rejection(bus.request('events:append', { events: [event('ok'), bad] }))
         expect(error.code).to.equal('SM_ERR_EVENTS_INVALID_EVENT')
       }
       expect(await bus.request('events:read', {})).to.deep.equal([])
@@ -136,7 +130,7 @@ describe('services/events: the event log', () => {
       withManager(async ({ bus }) => {
         await bus.request('events:register_projection', { projection: counter(1, 'test_fail') })
         await bus.request('events:append', { events: [event('test_a'), event('test_a'), event('test_b')] })
-        const error = await fails(bus.request('events:append', { events: [event('test_a'), event('test_fail')] }))
+        const error = await rejection(bus.request('events:append', { events: [event('test_a'), event('test_fail')] }))
         expect(error.code).to.equal('SM_ERR_EVENTS_PROJECTION_FAILED')
         expect(error.message).to.contain(
           "projection 'counter' could not apply the events #4 to #5: cannot fold this one",
@@ -190,7 +184,9 @@ describe('services/events: the event log', () => {
 
     it('rejects reading a projection nobody registered', () =>
       withManager(async ({ bus }) => {
-        const error = await fails(bus.request('events:read_projection', { projection: 'nope', read: async () => 1 }))
+        const error = await rejection(
+          bus.request('events:read_projection', { projection: 'nope', read: async () => 1 }),
+        )
         expect(error.code).to.equal('SM_ERR_EVENTS_UNKNOWN_PROJECTION')
       }))
   })
@@ -260,7 +256,7 @@ describe('services/events: the event log', () => {
       const dataDir = tempDir()
       const garbage = 'this is not a database, it is a shopping list\n'.repeat(100)
       writeFileSync(databasePath(dataDir), garbage)
-      const error = await fails(startManager({ dataDir }))
+      const error = await rejection(startManager({ dataDir }))
       expect(error.code).to.equal('SM_ERR_DB_CORRUPT')
       const { readFileSync, readdirSync } = await import('node:fs')
       expect(readFileSync(databasePath(dataDir), 'utf8')).to.equal(garbage)
@@ -272,7 +268,7 @@ describe('services/events: the event log', () => {
       const db = await open({ filename: databasePath(dataDir), driver: sqlite3.Database })
       await db.exec('CREATE TABLE recipes (name TEXT)')
       await db.close()
-      const error = await fails(startManager({ dataDir }))
+      const error = await rejection(startManager({ dataDir }))
       expect(error.code).to.equal('SM_ERR_DB_CORRUPT')
       expect(error.message).to.contain('another application')
     })
@@ -283,14 +279,14 @@ describe('services/events: the event log', () => {
       const db = await open({ filename: databasePath(dataDir), driver: sqlite3.Database })
       await db.run("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
       await db.close()
-      const error = await fails(startManager({ dataDir }))
+      const error = await rejection(startManager({ dataDir }))
       expect(error.code).to.equal('SM_ERR_DB_NEWER_SCHEMA')
     })
 
     it('reports a data directory that cannot be created', async () => {
       const file = join(tempDir(), 'a-file')
       writeFileSync(file, '')
-      const error = await fails(startManager({ dataDir: join(file, 'data') }))
+      const error = await rejection(startManager({ dataDir: join(file, 'data') }))
       expect(error.code).to.equal('SM_ERR_DATA_DIR_UNUSABLE')
     })
   })

@@ -1,0 +1,85 @@
+import { expect } from 'chai'
+import { Bus, BusScope, performAction, SmError } from '../../kernel'
+
+declare module '../../kernel/maps' {
+  interface EventMap {
+    before_test_action: { readonly target: string }
+    after_test_action: { readonly target: string; readonly result: import('../../kernel').ActionResult }
+  }
+}
+
+function setup() {
+  const bus = new Bus()
+  const afters: unknown[] = []
+  bus.on('after_test_action', (payload) => afters.push(payload), { owner: 'observer' })
+  return { bus, scope: new BusScope(bus, 'service'), afters }
+}
+
+describe('kernel/action: the before/after hook protocol', () => {
+  it('performs the action and reports success with its fields and message', async () => {
+    const { scope, afters } = setup()
+    const outcome = await performAction(scope, {
+      before: 'before_test_action',
+      after: 'after_test_action',
+      payload: { target: 's1' },
+      perform: async () => ({ pid: 42 }),
+      message: () => 'started',
+    })
+    expect(outcome.status).to.equal('success')
+    expect(afters).to.deep.equal([{ target: 's1', result: { pid: 42, status: 'success', message: 'started' } }])
+  })
+
+  it('does not perform a vetoed action and still fires after_* as cancelled', async () => {
+    const { bus, scope, afters } = setup()
+    bus.on('before_test_action', () => undefined, { owner: 'plugin:indifferent' })
+    bus.on('before_test_action', async () => ({ cancel: true, reason: 'maintenance' }), { owner: 'plugin:guard' })
+    let performed = false
+    const outcome = await performAction(scope, {
+      before: 'before_test_action',
+      after: 'after_test_action',
+      payload: { target: 's1' },
+      perform: async () => {
+        performed = true
+      },
+    })
+    expect(performed).to.equal(false)
+    expect(outcome).to.include({ status: 'cancelled', by: 'plugin:guard', reason: 'maintenance' })
+    expect(afters).to.deep.equal([
+      { target: 's1', result: { status: 'cancelled', message: 'Cancelled by plugin:guard: maintenance' } },
+    ])
+  })
+
+  it('fires after_* with the error when the action throws, and hands the error back', async () => {
+    const { scope, afters } = setup()
+    const outcome = await performAction(scope, {
+      before: 'before_test_action',
+      after: 'after_test_action',
+      payload: { target: 's1' },
+      perform: () => Promise.reject(new SmError('SM_ERR_DB_BUSY', { path: 'db', ms: 5 })),
+    })
+    expect(outcome.status).to.equal('error')
+    expect((afters[0] as { result: { status: string; code: string } }).result).to.include({
+      status: 'error',
+      code: 'SM_ERR_DB_BUSY',
+    })
+  })
+
+  it('carries on when a before_* hook throws or hangs', async () => {
+    const bus = new Bus({ listenerTimeoutMs: 30 })
+    bus.on(
+      'before_test_action',
+      () => {
+        throw new Error('hook bug')
+      },
+      { owner: 'plugin:buggy' },
+    )
+    bus.on('before_test_action', () => new Promise(() => {}), { owner: 'plugin:stuck' })
+    const outcome = await performAction(new BusScope(bus, 'service'), {
+      before: 'before_test_action',
+      after: 'after_test_action',
+      payload: { target: 's1' },
+      perform: async () => 'done',
+    })
+    expect(outcome.status).to.equal('success')
+  })
+})
