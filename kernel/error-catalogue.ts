@@ -88,7 +88,7 @@ export const errorCatalogue = {
     status: 500,
     exit: 70,
     when: 'A service failed to start or stop, or took longer than its timeout.',
-    message: (p) => `The service '${p.service}' failed to ${p.phase}: ${p.reason}`,
+    message: (p) => `The service '${p.service}' failed to ${p.phase}: ${p.reason}. The log has the details.`,
   }),
   SM_ERR_KERNEL_NOT_REGISTERED: spec<{ token: string }>({
     status: 500,

@@ -73,7 +73,7 @@ describe('kernel/lifecycle', () => {
     )
     const error = await rejection(kernel.start())
     expect(error.code).to.equal('SM_ERR_KERNEL_SERVICE_FAILED')
-    expect(error.message).to.equal("The service 'broken' failed to start: no disk")
+    expect(error.message).to.contain("The service 'broken' failed to start: no disk.")
     expect(log).to.deep.equal(['start first', 'stop first'])
     expect(kernel.bus.hasListeners('test:x')).to.equal(false)
     expect(kernel.state).to.equal('stopped')
@@ -119,7 +119,16 @@ describe('kernel/lifecycle', () => {
 
   it('gives each service a child logger and the shared config', async () => {
     const names: string[] = []
-    const logger = { debug() {}, info() {}, warn() {}, error() {}, child: (name: string) => (names.push(name), logger) }
+    const logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error() {},
+      child: (name: string) => {
+        names.push(name)
+        return logger
+      },
+    }
     let seenDir = ''
     const kernel = createKernel({ logger, config: { dataDir: '/data' } }).use({
       name: 'svc',

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import type { EventQuery, StoredEvent } from '../../events/contract'
 import { formatEvent } from '../format'
 import { ManagerCommand } from '../manager-command'
+import { waitForSignal } from '../wait-for-signal'
 
 export default class Events extends ManagerCommand {
   static override summary = 'Read the event log'
@@ -69,10 +70,7 @@ export default class Events extends ManagerCommand {
     }
     manager.bus.on('events:appended', onAppended, { owner: 'cli:events' })
     await this.request('events:watch', { afterSeq: cursor })
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve)
-      process.once('SIGTERM', resolve)
-    })
+    await waitForSignal()
     await pending
   }
 

@@ -1,5 +1,6 @@
 import type { ServiceReport } from '../../../kernel'
 import { ManagerCommand } from '../manager-command'
+import { waitForSignal } from '../wait-for-signal'
 
 export default class Start extends ManagerCommand {
   static override summary = 'Run the manager in the foreground until interrupted'
@@ -18,10 +19,7 @@ export default class Start extends ManagerCommand {
     this.log(`server-manager ${this.config.version}, data directory ${manager.config.dataDir}`)
     for (const line of this.bootReport) this.log(reportLine(line))
     this.log(`ready in ${(performance.now() - began).toFixed(0)} ms; press Ctrl-C to stop`)
-    const signal = await new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'))
-      process.once('SIGTERM', () => resolve('SIGTERM'))
-    })
+    const signal = await waitForSignal()
     this.log(`${signal}: stopping`)
     for (const line of await manager.stop()) this.log(reportLine(line))
     this.log('stopped')

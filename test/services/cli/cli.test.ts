@@ -1,0 +1,188 @@
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { databasePath } from '../../../services/events'
+import { makeReadOnly } from '../../helpers/read-only'
+import { CLI, cli, ROOT, run, waitForLine } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+
+const hashDir = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => statSync(join(dir, name)).isFile())
+    .sort()
+    .map(
+      (name) =>
+        `${name}:${createHash('sha256')
+          .update(readFileSync(join(dir, name)))
+          .digest('hex')}`,
+    )
+
+describe('services/cli: server-manager as a user runs it', function () {
+  this.timeout(60_000)
+
+  it('sets and gets a custom setting with npx, and lists the change in the event log', async () => {
+    const env = { SM_DATA_DIR: tempDir() }
+    const set = await run('npx', ['server-manager', 'setting', 'set', 'custom.greeting', 'hello'], { env })
+    expect(set.code, set.stderr).to.equal(0)
+    const get = await run('npx', ['server-manager', 'setting', 'get', 'custom.greeting'], { env })
+    expect(get.stdout).to.equal('hello\n')
+    const events = await run('npx', ['server-manager', 'events', '--json'], { env })
+    const [change] = JSON.parse(events.stdout) as {
+      seq: number
+      time: string
+      actor: string
+      type: string
+      payload: unknown
+    }[]
+    expect(change?.seq).to.equal(1)
+    expect(change?.type).to.equal('after_setting_update')
+    expect(change?.actor).to.match(/^cli:.+/)
+    expect(Date.now() - Date.parse(change?.time ?? '')).to.be.within(0, 60_000)
+    expect(change?.payload).to.deep.include({ key: 'custom.greeting', value: 'hello' })
+  })
+
+  it('parses values as JSON when they are JSON, else keeps the text', async () => {
+    const dir = tempDir()
+    await cli(dir, ['setting', 'set', 'custom.n', '8080'])
+    await cli(dir, ['setting', 'set', 'custom.obj', '{"a":[1,true]}'])
+    await cli(dir, ['setting', 'set', 'custom.text', 'not json'])
+    await cli(dir, ['setting', 'set', 'custom.quoted', '"8080"'])
+    const get = async (key: string) => (await cli(dir, ['setting', 'get', key, '--json'])).stdout.trim()
+    expect(await get('custom.n')).to.equal('8080')
+    expect(await get('custom.obj')).to.equal('{"a":[1,true]}')
+    expect(await get('custom.text')).to.equal('"not json"')
+    expect(await get('custom.quoted')).to.equal('"8080"')
+    const list = JSON.parse((await cli(dir, ['setting', 'list', '--json'])).stdout) as { web: { port: number } }
+    expect(list.web.port).to.equal(11325)
+  })
+
+  describe('bad input gives a coded error, a non-zero exit code, and writes nothing', () => {
+    const cases: [string, string[], string, number][] = [
+      ['an empty key', ['setting', 'set', '', 'x'], 'SM_ERR_SETTINGS_INVALID_KEY', 64],
+      ['a malformed key', ['setting', 'set', 'a..b', 'x'], 'SM_ERR_SETTINGS_INVALID_KEY', 64],
+      ['an unknown key', ['setting', 'set', 'nope.x', '1'], 'SM_ERR_SETTINGS_INVALID_KEY', 64],
+      ['a value of the wrong type', ['setting', 'set', 'web.port', 'eighty'], 'SM_ERR_SETTINGS_INVALID_VALUE', 64],
+      ['a missing argument', ['setting', 'set', 'custom.x'], 'SM_ERR_CLI_INVALID_ARGUMENT', 64],
+      ['an unknown flag', ['events', '--colour'], 'SM_ERR_CLI_INVALID_ARGUMENT', 64],
+      ['a bad --since', ['events', '--since', 'last tuesday'], 'SM_ERR_EVENTS_INVALID_QUERY', 64],
+      ['a key with no value', ['setting', 'get', 'custom.never'], 'SM_ERR_SETTINGS_NOT_FOUND', 1],
+    ]
+    for (const [what, args, code, exit] of cases) {
+      it(what, async () => {
+        const dir = tempDir()
+        const result = await cli(dir, args)
+        expect(result.stderr).to.match(new RegExp(`^Error \\[${code}\\]: `))
+        expect(result.code).to.equal(exit)
+        const events = await cli(dir, ['events', '--json'])
+        expect(JSON.parse(events.stdout)).to.deep.equal([])
+      })
+    }
+  })
+
+  it('refuses a corrupt database file, leaving it and its folder untouched', async () => {
+    const dir = tempDir()
+    writeFileSync(databasePath(dir), Buffer.alloc(8192, 7))
+    const before = hashDir(dir)
+    const result = await cli(dir, ['setting', 'set', 'custom.x', '1'])
+    expect(result.stderr).to.match(/^Error \[SM_ERR_DB_CORRUPT\]: .*left untouched/)
+    expect(result.code).to.equal(65)
+    expect(hashDir(dir).filter((entry) => !entry.startsWith('logs'))).to.deep.equal(before)
+  })
+
+  it('refuses a read-only data directory with a coded error and changes nothing', async () => {
+    const fresh = tempDir()
+    const restoreFresh = makeReadOnly(fresh)
+    try {
+      const result = await cli(fresh, ['setting', 'set', 'custom.x', '1'])
+      expect(result.stderr).to.match(/^Error \[SM_ERR_(DATA_DIR_UNUSABLE|DB_READONLY)\]: /)
+      expect(result.code).to.be.oneOf([73, 74])
+      expect(readdirSync(fresh)).to.deep.equal([])
+    } finally {
+      restoreFresh()
+    }
+
+    const used = tempDir()
+    await cli(used, ['setting', 'set', 'custom.x', '1'])
+    const before = hashDir(used).filter((entry) => !entry.startsWith('logs'))
+    const restoreUsed = makeReadOnly(used)
+    try {
+      const result = await cli(used, ['setting', 'set', 'custom.x', '2'])
+      expect(result.stderr).to.match(/^Error \[SM_ERR_(DATA_DIR_UNUSABLE|DB_READONLY)\]: /)
+      expect(result.code).to.be.oneOf([73, 74])
+    } finally {
+      restoreUsed()
+    }
+    expect(hashDir(used).filter((entry) => !entry.startsWith('logs'))).to.deep.equal(before)
+    expect((await cli(used, ['setting', 'get', 'custom.x'])).stdout).to.equal('1\n')
+  })
+
+  it('follows the event log live, seeing changes made by another process', async () => {
+    const dir = tempDir()
+    await cli(dir, ['setting', 'set', 'custom.before', '1'])
+    const follower = spawn(process.execPath, [CLI, 'events', '--follow', '--type', 'after_*'], {
+      cwd: ROOT,
+      env: { ...process.env, SM_DATA_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    try {
+      await waitForLine(follower, /custom\.before/)
+      const seen = waitForLine(follower, /custom\.after/)
+      await cli(dir, ['setting', 'set', 'custom.after', '2'])
+      expect(await seen).to.match(/^#2 .* after_setting_update /)
+    } finally {
+      follower.kill('SIGINT')
+    }
+    const code = await new Promise((resolve) => follower.on('exit', resolve))
+    expect(code).to.equal(0)
+  })
+
+  it('runs the manager in the foreground, reporting each service, and stops cleanly on SIGTERM', async () => {
+    const dir = tempDir()
+    const manager = spawn(process.execPath, [CLI, 'start'], {
+      cwd: ROOT,
+      env: { ...process.env, SM_DATA_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    manager.stdout.on('data', (chunk: Buffer) => {
+      output += chunk
+    })
+    await waitForLine(manager, /^ready in \d+ ms/)
+    manager.kill('SIGTERM')
+    const code = await new Promise((resolve) => manager.on('exit', resolve))
+    expect(code).to.equal(0)
+    for (const service of ['log', 'events', 'settings']) expect(output).to.match(new RegExp(`✔ ${service} +[\\d.]+ ms`))
+    expect(output).to.contain('SIGTERM: stopping')
+    expect(output).to.contain('stopped')
+    const log = readFileSync(join(dir, 'logs', 'server-manager.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { message: string })
+    expect(log.some((line) => line.message.startsWith('started 3 services'))).to.equal(true)
+  })
+
+  it('rebuilds, checks and prunes the database', async () => {
+    const dir = tempDir()
+    await cli(dir, ['setting', 'set', 'custom.a', '1'])
+    await cli(dir, ['setting', 'set', 'custom.b', '2'])
+    const rebuild = await cli(dir, ['db', 'rebuild', '--json'])
+    expect(JSON.parse(rebuild.stdout)).to.deep.include({ projections: ['settings'], replayed: 2 })
+    const check = await cli(dir, ['db', 'check'])
+    expect(check.code).to.equal(0)
+    expect(check.stdout).to.contain('integrity: ok').and.to.contain('equal to a replay')
+    const prune = await cli(dir, ['db', 'prune'])
+    expect(prune.stdout).to.equal('Nothing to prune.\n')
+    expect((await cli(dir, ['setting', 'get', 'custom.b'])).stdout).to.equal('2\n')
+  })
+
+  it('prints help and the version without touching the data directory', async () => {
+    const dir = join(tempDir(), 'never-created')
+    const help = await cli(dir, ['--help'])
+    expect(help.stdout).to.contain('setting').and.to.contain('events').and.to.contain('db')
+    const version = await cli(dir, ['--version'])
+    expect(version.stdout).to.match(/^server-manager\/\d+\.\d+\.\d+ /)
+    expect(() => readdirSync(dir)).to.throw()
+  })
+})
