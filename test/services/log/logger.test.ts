@@ -1,0 +1,63 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { createLogger } from '../../../services/log'
+import { redact } from '../../../services/log/redact'
+import { tempDir } from '../../helpers/temp-dir'
+
+const capture = () => {
+  const lines: string[] = []
+  return { lines, console: { write: (text: string) => lines.push(text) } }
+}
+
+describe('services/log', () => {
+  it('writes JSON lines to the file and readable lines to the console, tagged per child', () => {
+    const file = join(tempDir(), 'logs', 'server-manager.log')
+    const out = capture()
+    const logger = createLogger({ file, console: out.console, consoleLevel: 'warn', fileLevel: 'info' })
+    logger.child('events').info('opened', { path: '/x' })
+    logger.child('plugin:greeter').warn('slow hook', { ms: 12 })
+    logger.debug('dropped everywhere')
+    logger.close()
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(lines.map(({ time: _t, ...rest }) => rest)).to.deep.equal([
+      { level: 'info', name: 'events', message: 'opened', path: '/x' },
+      { level: 'warn', name: 'plugin:greeter', message: 'slow hook', ms: 12 },
+    ])
+    expect(out.lines).to.have.length(1)
+    expect(out.lines[0]).to.match(/^\d\d:\d\d:\d\d\.\d{3} WARN {2}\[plugin:greeter\] slow hook ms=12\n$/)
+  })
+
+  it('never writes a secret-looking field, at any depth', () => {
+    const file = join(tempDir(), 'sm.log')
+    const out = capture()
+    const logger = createLogger({ file, console: out.console, consoleLevel: 'info' })
+    logger.info('login', { user: 'alice', password: 'hunter2', nested: { jwt_secret_key: 'abc', apiKey: 'k', ok: 1 } })
+    logger.close()
+    const text = readFileSync(file, 'utf8') + out.lines.join('')
+    for (const secret of ['hunter2', '"abc"', '"k"']) expect(text).to.not.contain(secret)
+    expect(redact({ list: [{ token: 't' }] })).to.deep.equal({ list: [{ token: '[redacted]' }] })
+  })
+
+  it('falls back to the console, once, when the file cannot be written', () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'blocker'), '')
+    const out = capture()
+    const logger = createLogger({ file: join(dir, 'blocker', 'sm.log'), console: out.console, consoleLevel: 'info' })
+    logger.info('one')
+    logger.info('two')
+    expect(out.lines.filter((line) => line.includes('cannot be written'))).to.have.length(1)
+    expect(out.lines.filter((line) => / (one|two)\n$/.test(line))).to.have.length(2)
+  })
+
+  it('rotates a file that grew past its limit when it is opened', () => {
+    const dir = tempDir()
+    const file = join(dir, 'sm.log')
+    writeFileSync(file, 'x'.repeat(11 * 1024 * 1024))
+    const logger = createLogger({ file, console: capture().console })
+    logger.info('fresh')
+    logger.close()
+    expect(readFileSync(`${file}.1`, 'utf8')).to.have.length(11 * 1024 * 1024)
+    expect(readFileSync(file, 'utf8')).to.contain('"fresh"')
+  })
+})
