@@ -53,6 +53,10 @@ export class BusScope implements Disposable {
     return this.#bus.hasListeners(name)
   }
 
+  hasHandler(name: string): boolean {
+    return this.#bus.hasHandler(name)
+  }
+
   /** How many registrations this owner still holds. */
   get registrations(): number {
     return this.#registrations.size

@@ -4,6 +4,7 @@ import { reasonOf, type Service, type ServiceContext, SmError } from '../../kern
 import { SqliteDatabase } from './database'
 import { EventStore } from './event-store'
 import { Follower } from './follower'
+import { type RetentionOptions, scheduleRetention } from './retention'
 
 export type * from './contract'
 
@@ -17,9 +18,10 @@ export function databasePath(dataDir: string): string {
  * bus (every `after_*` event and declared fact types) before listeners run, keeps projections
  * in the same transaction, and answers the `events:*` commands.
  */
-export function eventsService(): Service {
+export function eventsService(options: { retention?: RetentionOptions } = {}): Service {
   let store: EventStore | undefined
   let follower: Follower | undefined
+  let stopRetention: (() => void) | undefined
 
   return {
     name: 'events',
@@ -63,9 +65,11 @@ export function eventsService(): Service {
           return event?.seq ?? 0
         },
       })
+      stopRetention = scheduleRetention(opened, bus, logger, options.retention)
       logger.debug('event log open', { path })
     },
     async stop() {
+      stopRetention?.()
       follower?.stop()
       await store?.close()
       store = undefined

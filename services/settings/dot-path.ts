@@ -36,12 +36,19 @@ export function getPath(tree: unknown, segments: readonly string[]): unknown {
   return node
 }
 
-/** A copy of `tree` with `value` at `segments`, creating intermediate objects. */
-export function setPath(tree: Tree, segments: readonly string[], value: unknown): Tree {
-  const [head, ...rest] = segments
-  if (head === undefined) return isTree(value) ? value : tree
-  const child = isTree(tree[head]) ? (tree[head] as Tree) : {}
-  return { ...tree, [head]: rest.length ? setPath(child, rest, value) : value }
+/**
+ * Puts `value` at `segments` inside `tree`, creating intermediate objects. Mutates `tree` (the
+ * caller owns it: it was just parsed) but never aliases `value`, so later changes at deeper
+ * paths cannot reach back into the caller's object.
+ */
+export function assignPath(tree: Tree, segments: readonly string[], value: unknown): void {
+  let node = tree
+  for (const segment of segments.slice(0, -1)) {
+    if (!isTree(node[segment])) node[segment] = {}
+    node = node[segment] as Tree
+  }
+  const last = segments[segments.length - 1] as string
+  node[last] = value !== null && typeof value === 'object' ? structuredClone(value) : value
 }
 
 /** `over` laid over `base`, objects merged key by key, everything else replaced. */

@@ -1,5 +1,5 @@
 import type { Projection, Sql, StoredEvent } from '../events/contract'
-import { isTree, setPath, type Tree } from './dot-path'
+import { assignPath, isTree, type Tree } from './dot-path'
 
 interface Row {
   key: string
@@ -23,11 +23,8 @@ export const settingsProjection: Projection = {
       if (!change) continue
       const [top, ...rest] = change.segments as [string, ...string[]]
       if (!sections.has(top)) sections.set(top, await readSection(sql, top))
-      const current = sections.get(top) as Tree
-      sections.set(
-        top,
-        rest.length ? setPath(current, rest, change.value) : isTree(change.value) ? change.value : current,
-      )
+      if (rest.length) assignPath(sections.get(top) as Tree, rest, change.value)
+      else if (isTree(change.value)) sections.set(top, structuredClone(change.value))
     }
     for (const [key, value] of sections) {
       await sql.run('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)', [key, JSON.stringify(value)])

@@ -5,11 +5,21 @@ import { errorCatalogue } from '../../kernel'
 import { ROOT } from '../helpers/run'
 
 /** The table rows docs/errors.md must contain, one per code, in catalogue order. */
-function catalogueRows(): string[] {
-  return Object.entries(errorCatalogue).map(
-    ([code, spec]) => `| \`${code}\` | ${spec.status} | ${spec.exit} | ${spec.when} |`,
-  )
+function catalogueRows(): string[][] {
+  return Object.entries(errorCatalogue).map(([code, spec]) => [
+    `\`${code}\``,
+    String(spec.status),
+    String(spec.exit),
+    spec.when,
+  ])
 }
+
+/** The cells of a Markdown table row, whatever its padding. */
+const cells = (row: string) =>
+  row
+    .split('|')
+    .slice(1, -1)
+    .map((cell) => cell.trim())
 
 describe('kernel/error-catalogue', () => {
   it('is documented in docs/errors.md, row for row', () => {

@@ -30,25 +30,24 @@ export default class Events extends ManagerCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Events)
+    // Listen for Ctrl-C from the start, so an early one still ends the command cleanly.
+    const stop = flags.follow ? waitForSignal() : undefined
     const filter: EventQuery = { types: flags.type, since: flags.since, until: flags.until }
-    const backlog = await this.request('events:read', {
-      ...filter,
-      afterSeq: flags.after,
-      limit: flags.limit,
-      tail: flags.after === undefined,
-    })
+    const head = (await this.request('events:head', {})).seq
+    const tail = flags.after === undefined
+    const backlog = await this.request('events:read', { ...filter, afterSeq: flags.after, limit: flags.limit, tail })
     if (flags.json && !flags.follow) return this.printJson(backlog)
     this.#print(backlog, Boolean(flags.json))
-    if (flags.follow)
-      await this.#follow(
-        filter,
-        backlog.at(-1)?.seq ?? (await this.request('events:head', {})).seq,
-        Boolean(flags.json),
-      )
+    if (!stop) return
+    // A tail holds the newest matches, so following goes on from the head seen before reading
+    // it; a page read from --after goes on from its last event.
+    const last = backlog.at(-1)?.seq
+    const cursor = tail ? Math.max(head, last ?? 0) : (last ?? flags.after ?? 0)
+    await this.#follow(filter, cursor, Boolean(flags.json), stop)
   }
 
   /** Re-reads with the same filter whenever the log grows, until SIGINT or SIGTERM. */
-  async #follow(filter: EventQuery, afterSeq: number, json: boolean): Promise<void> {
+  async #follow(filter: EventQuery, afterSeq: number, json: boolean, stop: Promise<unknown>): Promise<void> {
     const manager = await this.manager()
     let cursor = afterSeq
     let pending = Promise.resolve()
@@ -70,7 +69,7 @@ export default class Events extends ManagerCommand {
     }
     manager.bus.on('events:appended', onAppended, { owner: 'cli:events' })
     await this.request('events:watch', { afterSeq: cursor })
-    await waitForSignal()
+    await stop
     await pending
   }
 

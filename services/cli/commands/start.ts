@@ -16,10 +16,12 @@ export default class Start extends ManagerCommand {
       this.log('server-manager failed to start:')
       throw error
     })
+    // Listen before announcing readiness: a signal sent on "ready" must find the handler.
+    const stopSignal = waitForSignal()
     this.log(`server-manager ${this.config.version}, data directory ${manager.config.dataDir}`)
     for (const line of this.bootReport) this.log(reportLine(line))
     this.log(`ready in ${(performance.now() - began).toFixed(0)} ms; press Ctrl-C to stop`)
-    const signal = await waitForSignal()
+    const signal = await stopSignal
     this.log(`${signal}: stopping`)
     for (const line of await manager.stop()) this.log(reportLine(line))
     this.log('stopped')

@@ -19,7 +19,10 @@ describe('services/log', () => {
     logger.child('plugin:greeter').warn('slow hook', { ms: 12 })
     logger.debug('dropped everywhere')
     logger.close()
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines.map(({ time: _t, ...rest }) => rest)).to.deep.equal([
       { level: 'info', name: 'events', message: 'opened', path: '/x' },
       { level: 'warn', name: 'plugin:greeter', message: 'slow hook', ms: 12 },

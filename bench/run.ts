@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { appendBench } from './append.bench'
+import { dispatchBench } from './dispatch.bench'
+import { type Comparison, formatNs } from './harness'
+import { replayBench } from './replay.bench'
+
+/**
+ * `npm run bench [-- dispatch|append|replay] [--events N]`: every figure is a ratio against a
+ * baseline measured in the same run, because these machines are shared and noisy.
+ */
+async function main(): Promise<void> {
+  const args = process.argv.slice(2)
+  const only = args.filter((arg) => !arg.startsWith('--') && !/^\d+$/.test(arg))
+  const eventsFlag = args.indexOf('--events')
+  const replayEvents = eventsFlag >= 0 ? Number(args[eventsFlag + 1]) : 1_000_000
+  const wanted = (name: string) => only.length === 0 || only.includes(name)
+  const dir = mkdtempSync(join(tmpdir(), 'sm-bench-'))
+  let failed = false
+  const verdict = (ok: boolean) => {
+    failed ||= !ok
+    return ok ? 'meets goal' : 'MISSES GOAL'
+  }
+  try {
+    if (wanted('dispatch')) {
+      for (const result of await dispatchBench()) {
+        print(result)
+        console.log(`  goal: at most 1.5x → ${result.ratio.toFixed(2)}x, ${verdict(result.ratio <= 1.5)}\n`)
+      }
+    }
+    if (wanted('append')) {
+      const result = await appendBench(dir)
+      print(result)
+      const throughput = 1 / result.ratio
+      console.log(
+        `  throughput ratio (ours/bare): ${throughput.toFixed(2)}x; goal at least 0.8x → ${verdict(throughput >= 0.8)}\n`,
+      )
+    }
+    if (wanted('replay')) {
+      const result = await replayBench(dir, replayEvents)
+      console.log(`replay of ${result.events.toLocaleString('en')} setting changes into the settings projection`)
+      console.log(`  append (batches of 10 000): ${Math.round(result.appendPerSecond).toLocaleString('en')} events/s`)
+      console.log(`  replay (db rebuild):        ${Math.round(result.replayPerSecond).toLocaleString('en')} events/s`)
+      console.log(`  bare scan + JSON.parse:     ${Math.round(result.scanPerSecond).toLocaleString('en')} events/s`)
+      console.log(
+        `  replay / bare scan: ${(result.replayPerSecond / result.scanPerSecond).toFixed(2)}x of the read floor\n`,
+      )
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  if (failed) process.exitCode = 1
+}
+
+function print(result: Comparison): void {
+  console.log(`${result.name}`)
+  console.log(`  baseline  ${result.baseline.padEnd(36)} ${formatNs(result.baselineNs).padStart(10)} per op`)
+  console.log(`  candidate ${result.candidate.padEnd(36)} ${formatNs(result.candidateNs).padStart(10)} per op`)
+  console.log(`  time ratio (candidate/baseline): ${result.ratio.toFixed(2)}x`)
+}
+
+void main()

@@ -1,0 +1,41 @@
+import type { BusScope, Logger } from '../../kernel'
+import type { EventStore } from './event-store'
+
+export interface RetentionOptions {
+  /** Delay before the first pass (ms): one-shot CLI processes end long before it. */
+  readonly firstAfterMs?: number
+  readonly everyMs?: number
+}
+
+/**
+ * Applies the retention settings (`events.retention_days`, `events.max_events`) on a timer in
+ * long-running processes. The timers are unref'd, so they never keep a process alive. Without
+ * a settings service nothing is pruned.
+ */
+export function scheduleRetention(
+  store: EventStore,
+  bus: BusScope,
+  logger: Logger,
+  options: RetentionOptions = {},
+): () => void {
+  const pass = async () => {
+    if (!bus.hasHandler('settings:get')) return
+    const days = await bus.request('settings:get', { key: 'events.retention_days' })
+    const max = await bus.request('settings:get', { key: 'events.max_events' })
+    const result = await store.prune({ maxAgeDays: days.value as number, maxEvents: max.value as number })
+    if (result.deleted)
+      logger.info('pruned the event log', { deleted: result.deleted, snapshotSeq: result.snapshotSeq })
+  }
+  const run = () => void pass().catch((error: unknown) => logger.warn('event-log retention failed', { error }))
+  let every: NodeJS.Timeout | undefined
+  const first = setTimeout(() => {
+    run()
+    every = setInterval(run, options.everyMs ?? 6 * 3_600_000)
+    every.unref()
+  }, options.firstAfterMs ?? 60_000)
+  first.unref()
+  return () => {
+    clearTimeout(first)
+    clearInterval(every)
+  }
+}
