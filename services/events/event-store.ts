@@ -84,15 +84,17 @@ export class EventStore {
   }
 
   /** Registers a projection, creating its tables; rebuilds it when it is new or its version changed. */
-  register(projection: Projection): Promise<boolean> {
-    this.#projections.set(projection.name, projection)
-    return this.#db.transaction(async (sql) => {
+  async register(projection: Projection): Promise<boolean> {
+    const rebuilt = await this.#db.transaction(async (sql) => {
       for (const statement of projection.schema) await sql.exec(statement)
       const row = await sql.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [metaKey(projection)])
       if (row?.value === String(projection.version)) return false
       await this.#rebuild(sql, [projection])
       return true
     })
+    // Only a projection whose tables exist takes part in appends.
+    this.#projections.set(projection.name, projection)
+    return rebuilt
   }
 
   /** Runs a read against a registered projection's tables. */
