@@ -1,4 +1,4 @@
-import type { Bus, CommandHandler, EmitOptions, Listener, Recorder, RequestOptions } from './bus'
+import type { Bus, CommandHandler, EmitOptions, Identifier, Listener, Recorder, RequestOptions } from './bus'
 import type { DispatchReport } from './dispatch-report'
 import { type Disposable, DisposableStack } from './disposable'
 import type { CommandName, CommandPayload, CommandReply, CustomEventName, EventName, PayloadOf } from './maps'
@@ -18,9 +18,9 @@ export class BusScope implements Disposable {
     this.owner = owner
   }
 
-  on<K extends EventName>(name: K, listener: Listener<PayloadOf<K>>, options?: { timeoutMs?: number }): Disposable
-  on(name: CustomEventName | '*' | '**', listener: Listener, options?: { timeoutMs?: number }): Disposable
-  on(name: string, listener: Listener<never>, options?: { timeoutMs?: number }): Disposable {
+  on<K extends EventName>(name: K, listener: Listener<PayloadOf<K>>, options?: { timeoutMs?: number; guarded?: boolean }): Disposable
+  on(name: CustomEventName | '*' | '**', listener: Listener, options?: { timeoutMs?: number; guarded?: boolean }): Disposable
+  on(name: string, listener: Listener<never>, options?: { timeoutMs?: number; guarded?: boolean }): Disposable {
     const listenOptions = { owner: this.owner, ...options }
     return this.#registrations.add(this.#bus.on(name as CustomEventName, listener as Listener, listenOptions))
   }
@@ -33,6 +33,12 @@ export class BusScope implements Disposable {
   setRecorder(recorder: Recorder): Disposable {
     this.#bus.setRecorder(recorder)
     return this.#registrations.add({ dispose: () => this.#bus.setRecorder(undefined) })
+  }
+
+  /** Installs the bus's identity function for the re-entrancy guard until this scope is disposed. */
+  setIdentifier(identify: Identifier): Disposable {
+    this.#bus.setIdentifier(identify)
+    return this.#registrations.add({ dispose: () => this.#bus.setIdentifier(undefined) })
   }
 
   emit<K extends EventName>(name: K, payload: PayloadOf<K>, options?: EmitOptions): Promise<DispatchReport>

@@ -13,7 +13,15 @@ export interface EventMeta {
   readonly actor: string
   /** The event's sequence number in the event log, when it is a recorded fact. */
   readonly seq: number | undefined
+  /**
+   * True when an event with the same identity (see `setIdentifier`) is already being dispatched
+   * further up this causal chain: a listener that does not want loops skips it.
+   */
+  readonly reentrant?: boolean
 }
+
+/** Names one occurrence of an event, e.g. `before_server_start|s1` (default: the event name). */
+export type Identifier = (event: string, payload: unknown) => string
 
 export type Listener<P = unknown> = (payload: P, meta: EventMeta) => unknown
 
@@ -22,6 +30,11 @@ export interface ListenOptions {
   readonly owner: string
   /** How long an async listener may take before it is abandoned (default: the bus's). */
   readonly timeoutMs?: number
+  /**
+   * Wants to know about loops (`meta.reentrant`). Only events with such listeners pay for
+   * tracking the causal chain.
+   */
+  readonly guarded?: boolean
 }
 
 export interface EmitOptions {
@@ -54,6 +67,7 @@ export type CommandHandler<K extends CommandName> = (
 interface Entry {
   readonly owner: string
   readonly timeoutMs: number | undefined
+  readonly guarded: boolean
   readonly fn: Listener<never>
 }
 
@@ -68,6 +82,7 @@ type Token = () => void
 interface Resolved {
   readonly entries: readonly Entry[]
   readonly owners: readonly string[]
+  readonly guarded: boolean
 }
 
 /**
@@ -85,6 +100,7 @@ export class Bus {
   readonly #table = new Map<string, Resolved>()
   readonly #timeoutMs: number
   #recorder: Recorder | undefined
+  #identify: Identifier = (event) => event
 
   constructor(options: { listenerTimeoutMs?: number } = {}) {
     this.#timeoutMs = options.listenerTimeoutMs ?? 10_000
@@ -95,7 +111,12 @@ export class Bus {
   on(name: CustomEventName | '*' | '**', listener: Listener, options: ListenOptions): Disposable
   on(name: string, listener: Listener<never>, options: ListenOptions): Disposable {
     const token: Token = () => {}
-    this.#entries.set(token, { owner: options.owner, timeoutMs: options.timeoutMs, fn: listener })
+    this.#entries.set(token, {
+      owner: options.owner,
+      timeoutMs: options.timeoutMs,
+      guarded: options.guarded ?? false,
+      fn: listener,
+    })
     this.#events.on(name, token)
     this.#table.clear()
     let live = true
@@ -130,6 +151,11 @@ export class Bus {
     this.#recorder = recorder
   }
 
+  /** Installs how event identities are computed for the re-entrancy guard. */
+  setIdentifier(identify: Identifier | undefined): void {
+    this.#identify = identify ?? ((event) => event)
+  }
+
   hasListeners(name: string): boolean {
     return this.#resolve(name).entries.length > 0
   }
@@ -147,11 +173,23 @@ export class Bus {
   emit(name: string, payload: unknown, options?: EmitOptions): Promise<DispatchReport> {
     const actor = options?.actor ?? currentContext().actor
     if (this.#recorder?.accepts(name)) {
-      return this.#recorder
-        .record(name, payload, actor)
-        .then((seq) => this.#dispatch(name, payload, { event: name, actor, seq }, options))
+      return this.#recorder.record(name, payload, actor).then((seq) => this.#guarded(name, payload, actor, seq, options))
     }
-    return this.#dispatch(name, payload, { event: name, actor, seq: undefined }, options)
+    return this.#guarded(name, payload, actor, undefined, options)
+  }
+
+  // Runs the dispatch in a causal context that contains this event's identity, so anything the
+  // listeners cause can tell it is re-entering this very event.
+  #guarded(name: string, payload: unknown, actor: string, seq: number | undefined, options?: EmitOptions) {
+    if (!this.#resolve(name).guarded) {
+      const meta: EventMeta = { event: name, actor, seq }
+      const dispatch = () => this.#dispatch(name, payload, meta, options)
+      return options?.actor ? runInContext({ actor }, dispatch) : dispatch()
+    }
+    const identity = this.#identify(name, payload)
+    const { chain } = currentContext()
+    const meta: EventMeta = { event: name, actor, seq, reentrant: chain.has(identity) }
+    return runInContext({ actor, chain: new Set(chain).add(identity) }, () => this.#dispatch(name, payload, meta, options))
   }
 
   // Runs synchronously until a listener returns a promise, so an emit to synchronous
@@ -229,7 +267,7 @@ export class Bus {
     if (!resolved) {
       const tokens = this.#events.listeners(name) as Token[]
       const entries = tokens.flatMap((token) => this.#entries.get(token) ?? [])
-      resolved = { entries, owners: entries.map((entry) => entry.owner) }
+      resolved = { entries, owners: entries.map((entry) => entry.owner), guarded: entries.some((entry) => entry.guarded) }
       this.#table.set(name, resolved)
     }
     return resolved

@@ -3,6 +3,7 @@ export type {
   CommandHandler,
   EmitOptions,
   EventMeta,
+  Identifier,
   Listener,
   ListenOptions,
   Recorder,
