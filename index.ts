@@ -6,11 +6,25 @@ import { join } from 'node:path'
 import { createKernel, type Kernel, type Logger, type Service } from './kernel'
 import { eventsService } from './services/events'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
+import { pluginsService } from './services/plugins'
 import { resolveDataDir, settingsService } from './services/settings'
 
 export * from './kernel'
 export { eventsService } from './services/events'
 export { createLogger, type LogLevel, logService, type RootLogger } from './services/log'
+export { pluginsService } from './services/plugins'
+export type * from './services/plugins/contract'
+export type {
+  ActionName,
+  ActionPayloads,
+  AfterPayload,
+  BeforeHookResult,
+  BeforePayload,
+  StandardHooks,
+} from './services/plugins/hook-catalogue'
+export type { ApiDescription, CustomEventListener, PluginApi } from './services/plugins/plugin-api'
+export { type CheckedPlugin, PluginBase, type PluginContext } from './services/plugins/plugin-base'
+export { PLUGIN_API_VERSION } from './services/plugins/plugin-module'
 export { resolveDataDir, settingsService } from './services/settings'
 
 export interface ManagerOptions {
@@ -26,7 +40,7 @@ export interface ManagerOptions {
 
 /** The built-in services, in the order they are registered. */
 export function builtinServices(): Service[] {
-  return [eventsService(), settingsService()]
+  return [eventsService(), settingsService(), pluginsService()]
 }
 
 /** A kernel with the built-in services registered (not started). */

@@ -18,8 +18,16 @@ export class BusScope implements Disposable {
     this.owner = owner
   }
 
-  on<K extends EventName>(name: K, listener: Listener<PayloadOf<K>>, options?: { timeoutMs?: number; guarded?: boolean }): Disposable
-  on(name: CustomEventName | '*' | '**', listener: Listener, options?: { timeoutMs?: number; guarded?: boolean }): Disposable
+  on<K extends EventName>(
+    name: K,
+    listener: Listener<PayloadOf<K>>,
+    options?: { timeoutMs?: number; guarded?: boolean },
+  ): Disposable
+  on(
+    name: CustomEventName | '*' | '**',
+    listener: Listener,
+    options?: { timeoutMs?: number; guarded?: boolean },
+  ): Disposable
   on(name: string, listener: Listener<never>, options?: { timeoutMs?: number; guarded?: boolean }): Disposable {
     const listenOptions = { owner: this.owner, ...options }
     return this.#registrations.add(this.#bus.on(name as CustomEventName, listener as Listener, listenOptions))

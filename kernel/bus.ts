@@ -173,7 +173,9 @@ export class Bus {
   emit(name: string, payload: unknown, options?: EmitOptions): Promise<DispatchReport> {
     const actor = options?.actor ?? currentContext().actor
     if (this.#recorder?.accepts(name)) {
-      return this.#recorder.record(name, payload, actor).then((seq) => this.#guarded(name, payload, actor, seq, options))
+      return this.#recorder
+        .record(name, payload, actor)
+        .then((seq) => this.#guarded(name, payload, actor, seq, options))
     }
     return this.#guarded(name, payload, actor, undefined, options)
   }
@@ -189,7 +191,9 @@ export class Bus {
     const identity = this.#identify(name, payload)
     const { chain } = currentContext()
     const meta: EventMeta = { event: name, actor, seq, reentrant: chain.has(identity) }
-    return runInContext({ actor, chain: new Set(chain).add(identity) }, () => this.#dispatch(name, payload, meta, options))
+    return runInContext({ actor, chain: new Set(chain).add(identity) }, () =>
+      this.#dispatch(name, payload, meta, options),
+    )
   }
 
   // Runs synchronously until a listener returns a promise, so an emit to synchronous
@@ -267,7 +271,11 @@ export class Bus {
     if (!resolved) {
       const tokens = this.#events.listeners(name) as Token[]
       const entries = tokens.flatMap((token) => this.#entries.get(token) ?? [])
-      resolved = { entries, owners: entries.map((entry) => entry.owner), guarded: entries.some((entry) => entry.guarded) }
+      resolved = {
+        entries,
+        owners: entries.map((entry) => entry.owner),
+        guarded: entries.some((entry) => entry.guarded),
+      }
       this.#table.set(name, resolved)
     }
     return resolved

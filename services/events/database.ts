@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type Database, open } from 'sqlite'
 import sqlite3 from 'sqlite3'
-import { SmError } from '../../kernel'
+import { SerialQueue, SmError } from '../../kernel'
 import type { Sql, SqlParams } from './contract'
-import { SerialQueue } from './serial-queue'
 import { isBusy, toDatabaseError } from './sql-error'
 
 export interface DatabaseOptions {

@@ -1,6 +1,5 @@
-import type { LogFields, Logger } from '../../kernel'
+import { type LogFields, type Logger, withoutSecrets } from '../../kernel'
 import { FileSink } from './file-sink'
-import { redact } from './redact'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 
@@ -39,7 +38,7 @@ export function createLogger(options: LoggerOptions = {}): RootLogger {
     const rank = RANK[level]
     if (rank < fileRank && rank < consoleRank) return
     const time = new Date()
-    const safe = fields ? (redact(fields) as LogFields) : undefined
+    const safe = fields ? (withoutSecrets(fields) as LogFields) : undefined
     if (sink && rank >= fileRank) {
       sink.write(JSON.stringify({ time: time.toISOString(), level, name, message, ...safe }))
       if (sink.broken && !warnedBroken) {

@@ -69,7 +69,9 @@ export type BeforeHookResult = void | undefined | { readonly cancel: true; reado
 
 /** Every standard hook method with its payload, as a plugin class may declare them. */
 export type StandardHooks = {
-  [A in ActionName as `before${Capitalize<Camel<A>>}`]: (payload: BeforePayload<A>) => BeforeHookResult | Promise<BeforeHookResult>
+  [A in ActionName as `before${Capitalize<Camel<A>>}`]: (
+    payload: BeforePayload<A>,
+  ) => BeforeHookResult | Promise<BeforeHookResult>
 } & {
   [A in ActionName as `after${Capitalize<Camel<A>>}`]: (payload: AfterPayload<A>) => unknown
 }

@@ -20,6 +20,7 @@ export default class Start extends ManagerCommand {
     const stopSignal = waitForSignal()
     this.log(`server-manager ${this.config.version}, data directory ${manager.config.dataDir}`)
     for (const line of this.bootReport) this.log(reportLine(line))
+    await manager.bus.emit('manager_started', {})
     this.log(`ready in ${(performance.now() - began).toFixed(0)} ms; press Ctrl-C to stop`)
     const signal = await stopSignal
     this.log(`${signal}: stopping`)

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { withoutSecrets } from '../../../kernel'
 import { createLogger } from '../../../services/log'
-import { redact } from '../../../services/log/redact'
 import { tempDir } from '../../helpers/temp-dir'
 
 const capture = () => {
@@ -39,7 +39,8 @@ describe('services/log', () => {
     logger.close()
     const text = readFileSync(file, 'utf8') + out.lines.join('')
     for (const secret of ['hunter2', '"abc"', '"k"']) expect(text).to.not.contain(secret)
-    expect(redact({ list: [{ token: 't' }] })).to.deep.equal({ list: [{ token: '[redacted]' }] })
+    expect(withoutSecrets({ list: [{ token: 't' }] })).to.deep.equal({ list: [{ token: '[redacted]' }] })
+    expect(withoutSecrets({ web: { port: 1, jwt_secret_key: 'k' } }, 'drop')).to.deep.equal({ web: { port: 1 } })
   })
 
   it('falls back to the console, once, when the file cannot be written', () => {

@@ -1,6 +1,6 @@
 /**
- * Runs async jobs one at a time in arrival order. One SQLite connection must never interleave
- * two transactions, so every statement of this process goes through one queue.
+ * Runs async jobs one at a time in arrival order (one SQLite connection must never interleave
+ * two transactions; two plugin reloads must never interleave either).
  */
 export class SerialQueue {
   #tail: Promise<unknown> = Promise.resolve()

@@ -1,0 +1,50 @@
+import { type BusScope, type DispatchReport, type EmitOptions, SmError } from '../../kernel'
+import type { DeliveryReport } from './contract'
+import { assertCustomEventName, senderOf } from './event-names'
+import { type CallOptions, guardedListener, SKIPPED } from './guarded-call'
+import type { CustomEventListener } from './plugin-api'
+
+/** Registers a plugin's listener for `<namespace>:<event>`: called as `listener(payload, { event, sender })`. */
+export function listenForCustomEvent(
+  scope: BusScope,
+  name: string,
+  listener: CustomEventListener,
+  options: CallOptions,
+): void {
+  assertCustomEventName(name)
+  if (typeof listener !== 'function') throw new TypeError(`the listener for '${name}' is not a function`)
+  const call = guardedListener<Record<string, unknown>>(name, options, (payload, meta) =>
+    listener(payload, { event: name, sender: senderOf(meta.actor) }),
+  )
+  scope.on(name, call as (payload: unknown) => unknown, { timeoutMs: 0, guarded: true })
+}
+
+/** Sends a custom event; the payload is copied, so a listener cannot change what the next one sees. */
+export async function sendCustomEvent(
+  scope: BusScope,
+  name: string,
+  payload: Record<string, unknown> | undefined,
+  options?: EmitOptions,
+): Promise<DeliveryReport> {
+  assertCustomEventName(name)
+  if (payload !== undefined && (payload === null || typeof payload !== 'object' || Array.isArray(payload))) {
+    throw new SmError('SM_ERR_PLUGIN_INVALID_PAYLOAD', { event: name })
+  }
+  const copy = structuredClone(payload ?? {})
+  return toDeliveryReport(await scope.emit(name, Object.freeze(copy), options))
+}
+
+export function toDeliveryReport(report: DispatchReport): DeliveryReport {
+  const successes = report.successes
+  const delivered = successes.filter((success) => success.value !== SKIPPED).length
+  return {
+    event: report.event,
+    listeners: report.listeners,
+    delivered,
+    skipped: delivered === 0 && successes.some((success) => success.value === SKIPPED),
+    failed: report.failures.map((failure) => ({
+      plugin: failure.owner.replace(/^plugin:/, ''),
+      error: failure.error.message,
+    })),
+  }
+}

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { extname, join } from 'node:path'
+import { SmError } from '../../kernel'
+import type { PluginSource } from './contract'
+
+const EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+
+export interface SearchPath {
+  readonly source: PluginSource
+  readonly dir: string
+}
+
+/** A plugin found on disk, not yet imported. */
+export interface Candidate {
+  readonly name: string
+  readonly source: PluginSource
+  /** The module to import: the file, or the package's index. */
+  readonly entry: string
+  /** The file, or the package folder. */
+  readonly root: string
+  /** Changes whenever a file of the plugin changes (size and mtime), so unchanged plugins need no import. */
+  readonly hash: string
+}
+
+export interface Discovery {
+  readonly candidates: Candidate[]
+  /** Plugins that cannot be loaded because of their name or a clash in one search path. */
+  readonly refused: {
+    readonly name: string
+    readonly root: string
+    readonly source: PluginSource
+    readonly error: SmError
+  }[]
+  /** Plugins hidden by one of the same name in an earlier search path (a user plugin overriding a default). */
+  readonly shadowed: Candidate[]
+}
+
+/**
+ * Finds plugins in the search paths, in order: a single file (`greeter.ts`) or a package folder
+ * with an index (`greeter/index.ts`). Names starting with `_` or `.` are ignored. The first path
+ * wins a name clash; two plugins of one name in one path are both refused.
+ */
+export function discover(paths: readonly SearchPath[]): Discovery {
+  const taken = new Map<string, Candidate>()
+  const refused: Discovery['refused'][number][] = []
+  const shadowed: Candidate[] = []
+  for (const { source, dir } of paths) {
+    const local = new Map<string, Candidate>()
+    for (const found of scan(source, dir)) {
+      if ('error' in found) {
+        refused.push(found)
+        continue
+      }
+      const twin = local.get(found.name)
+      if (twin) {
+        const error = new SmError('SM_ERR_PLUGIN_DUPLICATE_NAME', {
+          plugin: found.name,
+          first: twin.root,
+          second: found.root,
+        })
+        refused.push({ name: found.name, root: found.root, source, error })
+        continue
+      }
+      local.set(found.name, found)
+      if (taken.has(found.name)) shadowed.push(found)
+      else taken.set(found.name, found)
+    }
+  }
+  return { candidates: [...taken.values()], refused, shadowed }
+}
+
+function* scan(source: PluginSource, dir: string): Generator<Candidate | Discovery['refused'][number]> {
+  if (!existsSync(dir)) return
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name.startsWith('_') || entry.name.startsWith('.') || entry.name === 'node_modules') continue
+    const root = join(dir, entry.name)
+    let name: string
+    let main: string | undefined
+    if (entry.isDirectory()) {
+      name = entry.name
+      main = EXTENSIONS.map((ext) => join(root, `index${ext}`)).find((file) => existsSync(file))
+      if (!main) continue
+    } else {
+      const ext = extname(entry.name)
+      if (!EXTENSIONS.includes(ext) || entry.name.endsWith('.d.ts')) continue
+      name = entry.name.slice(0, -ext.length)
+      main = root
+    }
+    if (!NAME.test(name)) {
+      yield { name, root, source, error: new SmError('SM_ERR_PLUGIN_INVALID_NAME', { plugin: name }) }
+      continue
+    }
+    yield { name, source, entry: main, root, hash: hashOf(root) }
+  }
+}
+
+function hashOf(root: string): string {
+  const hash = createHash('sha1')
+  const walk = (path: string): void => {
+    const stat = statSync(path)
+    if (stat.isDirectory()) {
+      for (const child of readdirSync(path).sort())
+        if (child !== 'node_modules' && !child.startsWith('.')) walk(join(path, child))
+    } else hash.update(`${path}\0${stat.size}\0${stat.mtimeMs}\n`)
+  }
+  walk(root)
+  return hash.digest('hex').slice(0, 16)
+}

@@ -1,0 +1,91 @@
+import { isAbsolute, join, resolve } from 'node:path'
+import { BusToken, LoggerToken, type Service, SmError } from '../../kernel'
+import { sendCustomEvent } from './custom-events'
+import type { SearchPath } from './discovery'
+import { identifyEvent } from './identity'
+import { PluginManager } from './plugin-manager'
+import { PluginImporter } from './plugin-module'
+import { PLUGIN_FACTS, registryProjection, type StoredRecord } from './registry-projection'
+
+export type * from './contract'
+
+/** The package's root folder (dist/services/plugins → the checkout or the installed package). */
+const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
+
+/**
+ * The plugin system: discovers plugins in `<data dir>/plugins` (user), `plugins/default`
+ * (shipped) and, with `plugins.dev_examples`, `plugins/examples`; loads the enabled ones with
+ * their hooks bound to the bus; answers the `plugins:*` commands.
+ */
+export function pluginsService(options: { packageRoot?: string } = {}): Service {
+  let manager: PluginManager | undefined
+  const packageRoot = options.packageRoot ?? PACKAGE_ROOT
+
+  return {
+    name: 'plugins',
+    dependsOn: ['events', 'settings'],
+    async start({ bus, registry, logger, config }) {
+      await bus.request('events:register_projection', { projection: registryProjection })
+      await bus.request('events:declare_facts', { types: [...PLUGIN_FACTS, 'custom_event_triggered'] })
+      bus.setIdentifier(identifyEvent)
+      const setting = async (key: string) => (await bus.request('settings:get', { key })).value
+      const searchPaths = async (): Promise<SearchPath[]> => {
+        const user = String(await setting('paths.plugins'))
+        const paths: SearchPath[] = [
+          { source: 'user', dir: isAbsolute(user) ? user : resolve(config.dataDir, user) },
+          { source: 'default', dir: join(packageRoot, 'plugins', 'default') },
+        ]
+        if ((await setting('plugins.dev_examples')) === true)
+          paths.push({ source: 'example', dir: join(packageRoot, 'plugins', 'examples') })
+        return paths
+      }
+      // The public module is required lazily: it imports this service, and plugins import it.
+      const publicModule = require('../../index') as object
+      const plugins = new PluginManager({
+        bus: registry.resolve(BusToken),
+        scope: bus,
+        logger,
+        rootLogger: registry.resolve(LoggerToken),
+        importer: new PluginImporter(publicModule, join(config.dataDir, 'cache', 'jiti')),
+        searchPaths,
+        hookTimeoutMs: async () => Number(await setting('plugins.hook_timeout_ms')),
+        registryFile: join(config.dataDir, 'plugins.json'),
+      })
+      manager = plugins
+
+      const find = async (name: string): Promise<StoredRecord> => {
+        const record = (await plugins.records()).find((r) => r.name === name && r.state !== 'missing')
+        if (!record) throw new SmError('SM_ERR_PLUGIN_NOT_FOUND', { plugin: name })
+        return record
+      }
+      bus.handle('plugins:list', async () => (await plugins.records()).map(({ hash: _hash, ...record }) => record))
+      bus.handle('plugins:info', async ({ name }) => {
+        const { hash: _hash, ...record } = await find(name)
+        const loaded = plugins.loaded(name)
+        return { ...record, hooks: [...(loaded?.hooks ?? [])], listeners: loaded?.listeners ?? 0 }
+      })
+      bus.handle('plugins:set_enabled', ({ name, enabled }) => plugins.setEnabled(name, enabled))
+      bus.handle('plugins:reload', () => plugins.reload())
+      bus.handle('plugins:trigger_event', async ({ event, payload }) => {
+        const report = await sendCustomEvent(bus, event, payload)
+        await bus.emit('custom_event_triggered', { event, payload: payload ?? {}, report })
+        return report
+      })
+      bus.on('manager_started', () => plugins.managerStarted())
+      // Another process enabled or disabled a plugin: load or unload it here too.
+      bus.on('events:appended', ({ events }) => {
+        if (events.some((event) => event.type === 'after_set_plugin_status')) {
+          plugins.reconcile().catch((error: unknown) => logger.error('reconciling plugins failed', { error }))
+        }
+      })
+      const report = await plugins.loadAll()
+      logger.info(`plugins: ${report.loaded.length} loaded, ${report.failed.length} failed`, {
+        ms: Math.round(report.ms),
+      })
+    },
+    async stop() {
+      await manager?.unloadAll()
+      manager = undefined
+    },
+  }
+}

@@ -1,0 +1,99 @@
+import type { Logger } from '../../kernel'
+import type { AfterPayload, StandardHooks } from './hook-catalogue'
+import type { PluginApi } from './plugin-api'
+
+/** What the manager hands a plugin's constructor. */
+export interface PluginContext {
+  readonly name: string
+  readonly version: string
+  readonly logger: Logger
+  readonly api: PluginApi
+}
+
+type HookLike<K> = K extends `before${Capitalize<string>}` | `after${Capitalize<string>}` ? K : never
+type KnownHook = keyof StandardHooks | 'beforeStartServer'
+
+/**
+ * The compile-time check behind `class MyPlugin extends PluginBase<MyPlugin>`: a method named
+ * like a hook (`before…`/`after…`) must be one, with the hook's payload type.
+ */
+export type CheckedPlugin<Self> = {
+  [K in keyof Self as HookLike<K> extends never ? never : K extends KnownHook ? never : K]: `'${K &
+    string}' is not a hook: see the hook reference in docs/plugins.md`
+} & { [K in keyof Self & keyof StandardHooks]?: StandardHooks[K] }
+
+/**
+ * The base class of every plugin. Extend it, give it a `static version`, and export it as the
+ * module's default export. Write `extends PluginBase<YourClass>` to have the compiler check
+ * your hook names and payloads.
+ *
+ * ```ts
+ * import { PluginBase } from 'server-manager'
+ *
+ * /** Greets everyone when it loads. *\/
+ * export default class Greeter extends PluginBase<Greeter> {
+ *   static version = '1.0.0'
+ *   override async onLoad() {
+ *     this.logger.info(`hello from ${this.name}`)
+ *   }
+ * }
+ * ```
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the unchecked default keeps `extends PluginBase` valid
+export abstract class PluginBase<Self extends CheckedPlugin<Self> = any> {
+  /** Mandatory: the plugin's version, e.g. `'1.2.3'`. */
+  static version: string
+  static author?: string
+  /** Overrides the description taken from the class's doc comment. */
+  static description?: string
+  /** Plugins that must be loaded first. */
+  static requires?: readonly string[]
+  /** The plugin API versions this plugin works with (a semver range, e.g. `^1.0.0`). */
+  static engines?: string
+  /** For shipped default plugins only: enabled the first time they are discovered. */
+  static enabledByDefault?: boolean
+
+  /** The plugin's name: its file or folder name. */
+  readonly name: string
+  readonly version: string
+  /** A logger named `plugin:<name>`; use it instead of console. */
+  readonly logger: Logger
+  /** The gateway to the manager. */
+  readonly api: PluginApi
+
+  constructor(context: PluginContext) {
+    this.name = context.name
+    this.version = context.version
+    this.logger = context.logger
+    this.api = context.api
+  }
+
+  /** Called after the plugin is loaded: register custom-event listeners here. */
+  onLoad?(): unknown
+  /** Called before the plugin is unloaded (disable, reload, shutdown). */
+  onUnload?(): unknown
+  /** Called once when a long-running manager has started every service. */
+  onManagerStartup?(): unknown
+  /** Called after the specific hook for every standard `before_*`/`after_*` event. */
+  onAnyEvent?(eventName: string, payload: unknown): unknown
+  /** The seed's misnamed hook, kept as an alias of `beforeServerStart`. */
+  beforeStartServer?(payload: StandardHooks['beforeServerStart'] extends (p: infer P) => unknown ? P : never): unknown
+}
+
+// The hook methods, each optional, typed from the catalogue.
+// biome-ignore lint/correctness/noUnusedVariables: declaration merging with the class above
+export interface PluginBase<Self> extends Partial<StandardHooks> {}
+
+/** A plugin class as the loader sees it. */
+export type PluginClass = (new (
+  context: PluginContext,
+) => PluginBase) & {
+  readonly version?: unknown
+  readonly author?: unknown
+  readonly description?: unknown
+  readonly requires?: unknown
+  readonly engines?: unknown
+  readonly enabledByDefault?: unknown
+}
+
+export type { AfterPayload }

@@ -1,0 +1,306 @@
+import { renameSync, writeFileSync } from 'node:fs'
+import {
+  type ActionResult,
+  type Bus,
+  type BusScope,
+  type EventMap,
+  type Logger,
+  performAction,
+  SerialQueue,
+  SmError,
+} from '../../kernel'
+import type { PluginError, PluginRecord, ReloadReport } from './contract'
+import { type Candidate, discover, type SearchPath } from './discovery'
+import { planLoad } from './load-order'
+import { LoadedPlugin } from './loaded-plugin'
+import type { PluginDefinition, PluginImporter } from './plugin-module'
+import { type PLUGIN_FACTS, readAllRecords, registryProjection, type StoredRecord } from './registry-projection'
+
+export interface ManagerOptions {
+  readonly bus: Bus
+  /** The plugins service's own scope: facts and requests go through it. */
+  readonly scope: BusScope
+  readonly logger: Logger
+  /** The root logger, parent of each plugin's `plugin:<name>` logger. */
+  readonly rootLogger: Logger
+  readonly importer: PluginImporter
+  readonly searchPaths: () => Promise<SearchPath[]>
+  readonly hookTimeoutMs: () => Promise<number>
+  /** plugins.json, rewritten after every change of the registry. */
+  readonly registryFile: string
+}
+
+const HOOK_FACT_INTERVAL_MS = 60_000
+
+/**
+ * Discovers, validates, loads and unloads plugins, and keeps the registry (a projection of
+ * plugin facts) in step. Everything runs one operation at a time. The rule is reconciliation:
+ * the plugins loaded are exactly the enabled, valid ones whose requirements load too, so
+ * enable, disable, reload and a change made by another process all end the same way.
+ */
+export class PluginManager {
+  readonly #options: ManagerOptions
+  readonly #queue = new SerialQueue()
+  readonly #loaded = new Map<string, LoadedPlugin>()
+  readonly #definitions = new Map<string, PluginDefinition>()
+  readonly #candidates = new Map<string, Candidate>()
+  readonly #hookFailures = new Map<string, { count: number; last: number }>()
+
+  constructor(options: ManagerOptions) {
+    this.#options = options
+  }
+
+  /** Discovers plugins and loads the enabled ones. */
+  loadAll(): Promise<ReloadReport> {
+    return this.#queue.run(() => this.#timed(() => this.#sync().then(() => this.#reconcile())))
+  }
+
+  /** Unloads every plugin, then discovers and loads again, running changed code. */
+  reload(): Promise<ReloadReport> {
+    return this.#queue.run(() =>
+      this.#timed(async () => {
+        await this.#unloadAll()
+        this.#definitions.clear()
+        await this.#sync()
+        await this.#reconcile()
+      }),
+    )
+  }
+
+  /** Brings the loaded plugins in line with the registry (after another process changed it). */
+  reconcile(): Promise<void> {
+    return this.#queue.run(() => this.#reconcile())
+  }
+
+  unloadAll(): Promise<void> {
+    return this.#queue.run(() => this.#unloadAll())
+  }
+
+  /** The set_plugin_status action, then load or unload at once. */
+  setEnabled(name: string, enabled: boolean): Promise<ActionResult> {
+    return this.#queue.run(async () => {
+      const record = (await this.records()).find((r) => r.name === name && r.state !== 'missing')
+      if (!record) throw new SmError('SM_ERR_PLUGIN_NOT_FOUND', { plugin: name })
+      const outcome = await performAction(this.#options.scope, {
+        before: 'before_set_plugin_status',
+        after: 'after_set_plugin_status',
+        payload: { pluginName: name, enabled },
+        // The after_set_plugin_status fact is the change; reconciling applies it.
+        perform: async () => undefined,
+        message: () => `Plugin '${name}' ${enabled ? 'enabled' : 'disabled'}.`,
+      })
+      if (outcome.status === 'success') await this.#reconcile()
+      return outcome.result
+    })
+  }
+
+  records(): Promise<StoredRecord[]> {
+    return this.#options.scope.request('events:read_projection', {
+      projection: registryProjection.name,
+      read: readAllRecords,
+    }) as Promise<StoredRecord[]>
+  }
+
+  /** Runs `onManagerStartup` on every loaded plugin, in load order. */
+  managerStarted(): Promise<void> {
+    return this.#queue.run(async () => {
+      for (const plugin of this.#loaded.values()) await plugin.call('onManagerStartup')
+    })
+  }
+
+  loaded(name: string): LoadedPlugin | undefined {
+    return this.#loaded.get(name)
+  }
+
+  // Discovery: record what is on disk. Unchanged, disabled plugins are not imported again.
+  async #sync(): Promise<void> {
+    const records = new Map((await this.records()).map((r) => [r.name, r]))
+    const { candidates, refused, shadowed } = discover(await this.#options.searchPaths())
+    for (const twin of shadowed)
+      this.#options.logger.info(`plugin '${twin.name}' in ${twin.root} is overridden by one in an earlier search path`)
+    this.#candidates.clear()
+    for (const candidate of candidates) this.#candidates.set(candidate.name, candidate)
+
+    for (const [name, record] of records) {
+      const gone = !this.#candidates.has(name) && !refused.some((r) => r.name === name)
+      if (gone && record.state !== 'missing') await this.#fact('plugin_missing', { name })
+    }
+    for (const { name, root, source, error } of refused) {
+      await this.#discovered(records.get(name), { name, source, path: root, hash: '' })
+      await this.#failed(records.get(name), name, error, true)
+    }
+    for (const candidate of candidates) {
+      const record = records.get(candidate.name)
+      const unchanged = record && record.hash === candidate.hash && record.state !== 'missing'
+      if (unchanged && !record.enabled) continue
+      try {
+        const definition = await this.#options.importer.import(candidate)
+        this.#definitions.set(candidate.name, definition)
+        await this.#discovered(record, { ...candidate, path: candidate.root, ...definition })
+      } catch (error) {
+        await this.#discovered(unchanged ? record : undefined, {
+          name: candidate.name,
+          source: candidate.source,
+          path: candidate.root,
+          hash: candidate.hash,
+        })
+        await this.#failed(record, candidate.name, error as SmError, true)
+      }
+    }
+  }
+
+  async #reconcile(): Promise<void> {
+    const records = await this.records()
+    const byName = new Map(records.map((r) => [r.name, r]))
+    const wanted: PluginDefinition[] = []
+    for (const record of records) {
+      if (!record.enabled || record.state === 'missing' || record.state === 'invalid') continue
+      const definition = await this.#definition(record)
+      if (definition) wanted.push(definition)
+    }
+    const plan = planLoad(wanted)
+    const keep = new Set(plan.order.map((d) => d.candidate.name))
+    for (const name of [...this.#loaded.keys()].reverse()) {
+      if (!keep.has(name)) await this.#unload(name)
+    }
+    for (const [name, error] of plan.refused) await this.#failed(byName.get(name), name, error, false)
+    for (const definition of plan.order) {
+      const name = definition.candidate.name
+      if (this.#loaded.has(name)) continue
+      const blocked = definition.requires.find((required) => !this.#loaded.has(required))
+      if (blocked) {
+        const error = new SmError('SM_ERR_PLUGIN_REQUIRES_MISSING', { plugin: name, missing: `'${blocked}'` })
+        await this.#failed(byName.get(name), name, error, false)
+        continue
+      }
+      try {
+        const plugin = await LoadedPlugin.load(definition, {
+          bus: this.#options.bus,
+          logger: this.#options.rootLogger,
+          timeoutMs: await this.#options.hookTimeoutMs(),
+          onHookFailure: (plugin, event, error) => this.#hookFailed(plugin, event, error),
+        })
+        this.#loaded.set(name, plugin)
+        if (byName.get(name)?.state !== 'loaded')
+          await this.#fact('plugin_loaded', { name, version: definition.version })
+        this.#options.logger.info(`plugin '${name}' ${definition.version} loaded`, { hooks: plugin.hooks.length })
+      } catch (error) {
+        await this.#failed(byName.get(name), name, error as SmError, false)
+      }
+    }
+    this.#writeRegistryFile(await this.records())
+  }
+
+  // The definition of an enabled plugin: imported once per load, on demand for one enabled later.
+  async #definition(record: StoredRecord): Promise<PluginDefinition | undefined> {
+    const known = this.#definitions.get(record.name)
+    if (known) return known
+    const candidate = this.#candidates.get(record.name)
+    if (!candidate) return undefined
+    try {
+      const definition = await this.#options.importer.import(candidate)
+      this.#definitions.set(record.name, definition)
+      return definition
+    } catch (error) {
+      await this.#failed(record, record.name, error as SmError, true)
+      return undefined
+    }
+  }
+
+  async #unload(name: string): Promise<void> {
+    const plugin = this.#loaded.get(name)
+    if (!plugin) return
+    this.#loaded.delete(name)
+    await plugin.unload()
+    this.#options.logger.info(`plugin '${name}' unloaded`)
+  }
+
+  async #unloadAll(): Promise<void> {
+    for (const name of [...this.#loaded.keys()].reverse()) await this.#unload(name)
+  }
+
+  async #timed(work: () => Promise<void>): Promise<ReloadReport> {
+    const began = performance.now()
+    await work()
+    const records = await this.records()
+    return {
+      loaded: [...this.#loaded.keys()],
+      failed: records.filter((r) => r.enabled && (r.state === 'failed' || r.state === 'invalid')).map((r) => r.name),
+      ms: performance.now() - began,
+    }
+  }
+
+  async #discovered(
+    record: StoredRecord | undefined,
+    found: {
+      name: string
+      source: PluginRecord['source']
+      path: string
+      hash: string
+      version?: string
+      author?: string
+      description?: string
+      enabledByDefault?: boolean
+    },
+  ): Promise<void> {
+    const fact = {
+      name: found.name,
+      version: found.version ?? record?.version ?? '',
+      author: found.author ?? record?.author ?? 'unknown',
+      description: found.description ?? record?.description ?? '',
+      source: found.source,
+      path: found.path,
+      hash: found.hash,
+      enabledByDefault: found.enabledByDefault ?? false,
+    }
+    const same =
+      record &&
+      record.state !== 'missing' &&
+      (['version', 'author', 'description', 'source', 'path', 'hash'] as const).every(
+        (key) => record[key] === fact[key],
+      )
+    if (!same) await this.#fact('plugin_discovered', fact)
+  }
+
+  async #failed(record: PluginRecord | undefined, name: string, error: SmError, invalid: boolean): Promise<void> {
+    const code = error instanceof SmError ? error.code : 'SM_ERR_INTERNAL'
+    const failure: PluginError = { code, message: error.message }
+    const state = invalid ? 'invalid' : 'failed'
+    if (record?.state === state && record.error?.code === code && record.error.message === failure.message) return
+    this.#options.logger.warn(`plugin '${name}' ${state}: ${failure.message}`, { code })
+    await this.#fact('plugin_failed', { name, invalid, error: failure })
+  }
+
+  // Hook failures are counted; a fact is recorded at most once a minute per plugin.
+  #hookFailed(name: string, event: string, error: SmError): void {
+    const entry = this.#hookFailures.get(name) ?? { count: 0, last: 0 }
+    entry.count += 1
+    this.#hookFailures.set(name, entry)
+    if (Date.now() - entry.last < HOOK_FACT_INTERVAL_MS) return
+    const count = entry.count
+    entry.count = 0
+    entry.last = Date.now()
+    this.#fact('plugin_hook_failed', { name, event, count, error: { code: error.code, message: error.message } }).catch(
+      (failure: unknown) => this.#options.logger.warn('could not record a plugin hook failure', { error: failure }),
+    )
+  }
+
+  async #fact<K extends (typeof PLUGIN_FACTS)[number]>(type: K, payload: EventMap[K]): Promise<void> {
+    await this.#options.scope.emit(type as 'plugin_loaded', payload as EventMap['plugin_loaded'])
+  }
+
+  #writeRegistryFile(records: readonly StoredRecord[]): void {
+    const registry = Object.fromEntries(
+      records
+        .filter((r) => r.state !== 'missing')
+        .map(({ name, hash: _hash, hookFailures: _failures, lastHookError: _last, ...rest }) => [name, rest]),
+    )
+    const file = this.#options.registryFile
+    try {
+      writeFileSync(`${file}.tmp`, `${JSON.stringify(registry, null, 2)}\n`)
+      renameSync(`${file}.tmp`, file)
+    } catch (error) {
+      this.#options.logger.warn(`could not write ${file}`, { error })
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { createJiti } from 'jiti'
+import semver from 'semver'
+import { reasonOf, SmError } from '../../kernel'
+import type { Candidate } from './discovery'
+import { classDescription } from './doc-comment'
+import { PluginBase, type PluginClass } from './plugin-base'
+
+/** The version of the plugin interface this build provides (what `engines` ranges are checked against). */
+export const PLUGIN_API_VERSION = '1.0.0'
+
+/** A plugin's module, imported and validated: everything needed to list it or load it. */
+export interface PluginDefinition {
+  readonly candidate: Candidate
+  readonly cls: PluginClass
+  readonly version: string
+  readonly author: string
+  readonly description: string
+  readonly requires: readonly string[]
+  readonly enabledByDefault: boolean
+}
+
+/**
+ * Imports plugin modules (TypeScript or JavaScript, ESM or CJS) with jiti. `server-manager`
+ * resolves to this very process's public module, so `instanceof PluginBase` holds for plugins
+ * outside the repository too. Node's module cache is bypassed, so a reload runs changed code;
+ * jiti's transpile cache (on disk) keeps imports of unchanged files fast.
+ */
+export class PluginImporter {
+  readonly #jiti: ReturnType<typeof createJiti>
+
+  constructor(publicModule: object, cacheDir: string | false) {
+    this.#jiti = createJiti(__filename, {
+      fsCache: cacheDir,
+      moduleCache: false,
+      interopDefault: false,
+      virtualModules: { 'server-manager': publicModule },
+    })
+  }
+
+  async import(candidate: Candidate): Promise<PluginDefinition> {
+    const plugin = candidate.name
+    let exports: Record<string, unknown>
+    try {
+      exports = (await this.#jiti.import(candidate.entry)) as Record<string, unknown>
+    } catch (error) {
+      throw new SmError('SM_ERR_PLUGIN_IMPORT_FAILED', { plugin, reason: firstLine(reasonOf(error)) }, { cause: error })
+    }
+    const cls = pluginClass(plugin, exports)
+    const version = typeof cls.version === 'string' ? cls.version.trim() : ''
+    if (!version) throw new SmError('SM_ERR_PLUGIN_INVALID_VERSION', { plugin })
+    if (cls.engines !== undefined) checkEngines(plugin, cls.engines)
+    const requires = Array.isArray(cls.requires) ? cls.requires.filter((r): r is string => typeof r === 'string') : []
+    const description =
+      (typeof cls.description === 'string' && cls.description.trim()) ||
+      classDescription(candidate.entry, candidate.root, cls.name) ||
+      'No description available.'
+    return {
+      candidate,
+      cls,
+      version,
+      author: typeof cls.author === 'string' && cls.author.trim() ? cls.author.trim() : 'unknown',
+      description,
+      requires,
+      enabledByDefault: candidate.source === 'default' && cls.enabledByDefault === true,
+    }
+  }
+}
+
+function pluginClass(plugin: string, exports: Record<string, unknown>): PluginClass {
+  const isPlugin = (value: unknown): value is PluginClass =>
+    typeof value === 'function' && value.prototype instanceof PluginBase
+  if (isPlugin(exports.default)) return exports.default
+  const found = Object.values(exports).filter(isPlugin)
+  const [only] = found
+  if (found.length === 1 && only) return only
+  const reason =
+    found.length === 0
+      ? 'it exports no class that extends PluginBase'
+      : `it exports ${found.length} plugin classes and no default`
+  throw new SmError('SM_ERR_PLUGIN_NO_CLASS', { plugin, reason })
+}
+
+function checkEngines(plugin: string, engines: unknown): void {
+  const range = String(engines)
+  if (
+    typeof engines !== 'string' ||
+    semver.validRange(engines) === null ||
+    !semver.satisfies(PLUGIN_API_VERSION, engines)
+  ) {
+    throw new SmError('SM_ERR_PLUGIN_ENGINES_MISMATCH', { plugin, range, api: PLUGIN_API_VERSION })
+  }
+}
+
+function firstLine(text: string): string {
+  return (
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? text
+  )
+}

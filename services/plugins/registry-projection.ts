@@ -1,0 +1,106 @@
+import type { EventMap } from '../../kernel'
+import type { Projection, Sql, StoredEvent } from '../events/contract'
+import type { PluginError, PluginRecord } from './contract'
+
+/** Facts about plugins, besides `after_set_plugin_status`. */
+export const PLUGIN_FACTS = [
+  'plugin_discovered',
+  'plugin_loaded',
+  'plugin_failed',
+  'plugin_missing',
+  'plugin_hook_failed',
+] as const
+
+type DiscoveredFact = EventMap['plugin_discovered']
+
+/** A registry record plus what the loader needs to skip re-importing unchanged plugins. */
+export type StoredRecord = PluginRecord & { readonly hash: string }
+
+type Payload = Record<string, unknown> & { name?: string; pluginName?: string }
+
+/** The plugin registry as a projection of plugin facts: one row per plugin ever discovered. */
+export const registryProjection: Projection = {
+  name: 'plugins',
+  version: 1,
+  types: [...PLUGIN_FACTS, 'after_set_plugin_status'],
+  schema: ['CREATE TABLE IF NOT EXISTS plugins (name TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID'],
+
+  async apply(sql, events) {
+    const records = new Map<string, StoredRecord | undefined>()
+    for (const event of events) {
+      const payload = event.payload as Payload
+      const name = payload.name ?? payload.pluginName
+      if (typeof name !== 'string') continue
+      if (!records.has(name)) records.set(name, await readRecord(sql, name))
+      records.set(name, fold(records.get(name), event))
+    }
+    for (const [name, record] of records) {
+      if (record)
+        await sql.run('INSERT OR REPLACE INTO plugins (name, record) VALUES (?, ?)', [name, JSON.stringify(record)])
+    }
+  },
+
+  async reset(sql) {
+    await sql.run('DELETE FROM plugins')
+  },
+
+  async snapshot(sql) {
+    return Object.fromEntries((await readAllRecords(sql)).map((record) => [record.name, record]))
+  },
+
+  async restore(sql, state) {
+    for (const [name, record] of Object.entries(state as Record<string, StoredRecord>)) {
+      await sql.run('INSERT OR REPLACE INTO plugins (name, record) VALUES (?, ?)', [name, JSON.stringify(record)])
+    }
+  },
+}
+
+export async function readRecord(sql: Sql, name: string): Promise<StoredRecord | undefined> {
+  const row = await sql.get<{ record: string }>('SELECT record FROM plugins WHERE name = ?', [name])
+  return row ? (JSON.parse(row.record) as StoredRecord) : undefined
+}
+
+export async function readAllRecords(sql: Sql): Promise<StoredRecord[]> {
+  const rows = await sql.all<{ record: string }>('SELECT record FROM plugins ORDER BY name')
+  return rows.map((row) => JSON.parse(row.record) as StoredRecord)
+}
+
+function fold(record: StoredRecord | undefined, event: StoredEvent): StoredRecord | undefined {
+  const p = event.payload as Payload
+  switch (event.type) {
+    case 'plugin_discovered': {
+      const d = p as unknown as DiscoveredFact
+      const base = record ?? { enabled: d.enabledByDefault, state: 'disabled' as const, hookFailures: 0 }
+      const state = base.state === 'missing' ? 'disabled' : base.state
+      return {
+        ...base,
+        state,
+        name: d.name,
+        version: d.version,
+        author: d.author,
+        description: d.description,
+        source: d.source,
+        path: d.path,
+        hash: d.hash,
+      }
+    }
+    case 'after_set_plugin_status': {
+      if (!record || (p.result as { status?: string } | undefined)?.status !== 'success') return record
+      const enabled = p.enabled === true
+      return enabled ? { ...record, enabled } : { ...record, enabled, state: 'disabled', error: undefined }
+    }
+    case 'plugin_loaded':
+      return record && { ...record, state: 'loaded', error: undefined }
+    case 'plugin_failed':
+      return record && { ...record, state: p.invalid === true ? 'invalid' : 'failed', error: p.error as PluginError }
+    case 'plugin_missing':
+      return record && { ...record, state: 'missing' }
+    case 'plugin_hook_failed': {
+      if (!record) return record
+      const lastHookError = { ...(p.error as PluginError), event: String(p.event) }
+      return { ...record, hookFailures: record.hookFailures + Number(p.count ?? 1), lastHookError }
+    }
+    default:
+      return record
+  }
+}
