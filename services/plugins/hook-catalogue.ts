@@ -65,6 +65,7 @@ export type BeforePayload<A extends ActionName> = ActionPayloads[A]
 export type AfterPayload<A extends ActionName> = ActionPayloads[A] & { readonly result: ActionResult }
 
 /** What a `before_*` hook may return: nothing to let the action go on, or a veto. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook that returns nothing is declared as returning void
 export type BeforeHookResult = void | undefined | { readonly cancel: true; readonly reason?: string }
 
 /** Every standard hook method with its payload, as a plugin class may declare them. */

@@ -40,6 +40,8 @@ export type CheckedPlugin<Self> = {
  * ```
  */
 // biome-ignore lint/suspicious/noExplicitAny: the unchecked default keeps `extends PluginBase` valid
+// biome-ignore lint/correctness/noUnusedVariables: Self is used by the constraint (the compile-time hook check)
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface below only adds the optional hook methods
 export abstract class PluginBase<Self extends CheckedPlugin<Self> = any> {
   /** Mandatory: the plugin's version, e.g. `'1.2.3'`. */
   static version: string
