@@ -20,10 +20,10 @@ export type {
   AfterPayload,
   BeforeHookResult,
   BeforePayload,
-  StandardHooks,
 } from './services/plugins/hook-catalogue'
 export type { ApiDescription, CustomEventListener, PluginApi } from './services/plugins/plugin-api'
 export { type CheckedPlugin, PluginBase, type PluginContext } from './services/plugins/plugin-base'
+export type { PluginHooks } from './services/plugins/plugin-hooks'
 export { PLUGIN_API_VERSION } from './services/plugins/plugin-module'
 export { resolveDataDir, settingsService } from './services/settings'
 

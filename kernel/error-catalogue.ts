@@ -270,6 +270,12 @@ export const errorCatalogue = {
     when: 'A custom event payload that is not a JSON object.',
     message: (p) => `The payload of '${p.event}' must be a JSON object, such as {"a": 1}. Nothing was sent.`,
   }),
+  SM_ERR_PLUGIN_STATUS_CANCELLED: spec<{ plugin: string; reason: string }>({
+    status: 409,
+    exit: 1,
+    when: 'A before_set_plugin_status listener vetoed enabling or disabling a plugin.',
+    message: (p) => `Changing the status of '${p.plugin}' was cancelled: ${p.reason}. Nothing was changed.`,
+  }),
   SM_ERR_PLUGIN_FORBIDDEN: spec<{ plugin: string; what: string }>({
     status: 403,
     exit: 77,

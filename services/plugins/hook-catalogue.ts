@@ -57,8 +57,6 @@ export function hookMethodName(event: string): string {
 /** Method names that map to another event (the seed's misnamed hook). */
 export const HOOK_ALIASES: Readonly<Record<string, string>> = { beforeStartServer: 'before_server_start' }
 
-type Camel<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S
-
 /** The payload a `before_<x>` hook receives. */
 export type BeforePayload<A extends ActionName> = ActionPayloads[A]
 /** The payload an `after_<x>` hook receives. */
@@ -67,15 +65,6 @@ export type AfterPayload<A extends ActionName> = ActionPayloads[A] & { readonly 
 /** What a `before_*` hook may return: nothing to let the action go on, or a veto. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a hook that returns nothing is declared as returning void
 export type BeforeHookResult = void | undefined | { readonly cancel: true; readonly reason?: string }
-
-/** Every standard hook method with its payload, as a plugin class may declare them. */
-export type StandardHooks = {
-  [A in ActionName as `before${Capitalize<Camel<A>>}`]: (
-    payload: BeforePayload<A>,
-  ) => BeforeHookResult | Promise<BeforeHookResult>
-} & {
-  [A in ActionName as `after${Capitalize<Camel<A>>}`]: (payload: AfterPayload<A>) => unknown
-}
 
 declare module '../../kernel/maps' {
   interface EventMap {

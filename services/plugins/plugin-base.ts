@@ -1,6 +1,7 @@
 import type { Logger } from '../../kernel'
-import type { AfterPayload, StandardHooks } from './hook-catalogue'
+import type { AfterPayload, BeforePayload } from './hook-catalogue'
 import type { PluginApi } from './plugin-api'
+import type { PluginHooks } from './plugin-hooks'
 
 /** What the manager hands a plugin's constructor. */
 export interface PluginContext {
@@ -11,7 +12,7 @@ export interface PluginContext {
 }
 
 type HookLike<K> = K extends `before${Capitalize<string>}` | `after${Capitalize<string>}` ? K : never
-type KnownHook = keyof StandardHooks | 'beforeStartServer'
+type KnownHook = keyof PluginHooks | 'beforeStartServer'
 
 /**
  * The compile-time check behind `class MyPlugin extends PluginBase<MyPlugin>`: a method named
@@ -20,7 +21,7 @@ type KnownHook = keyof StandardHooks | 'beforeStartServer'
 export type CheckedPlugin<Self> = {
   [K in keyof Self as HookLike<K> extends never ? never : K extends KnownHook ? never : K]: `'${K &
     string}' is not a hook: see the hook reference in docs/plugins.md`
-} & { [K in keyof Self & keyof StandardHooks]?: StandardHooks[K] }
+} & { [K in keyof Self & keyof PluginHooks]?: PluginHooks[K] }
 
 /**
  * The base class of every plugin. Extend it, give it a `static version`, and export it as the
@@ -43,18 +44,6 @@ export type CheckedPlugin<Self> = {
 // biome-ignore lint/correctness/noUnusedVariables: Self is used by the constraint (the compile-time hook check)
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface below only adds the optional hook methods
 export abstract class PluginBase<Self extends CheckedPlugin<Self> = any> {
-  /** Mandatory: the plugin's version, e.g. `'1.2.3'`. */
-  static version: string
-  static author?: string
-  /** Overrides the description taken from the class's doc comment. */
-  static description?: string
-  /** Plugins that must be loaded first. */
-  static requires?: readonly string[]
-  /** The plugin API versions this plugin works with (a semver range, e.g. `^1.0.0`). */
-  static engines?: string
-  /** For shipped default plugins only: enabled the first time they are discovered. */
-  static enabledByDefault?: boolean
-
   /** The plugin's name: its file or folder name. */
   readonly name: string
   readonly version: string
@@ -79,12 +68,12 @@ export abstract class PluginBase<Self extends CheckedPlugin<Self> = any> {
   /** Called after the specific hook for every standard `before_*`/`after_*` event. */
   onAnyEvent?(eventName: string, payload: unknown): unknown
   /** The seed's misnamed hook, kept as an alias of `beforeServerStart`. */
-  beforeStartServer?(payload: StandardHooks['beforeServerStart'] extends (p: infer P) => unknown ? P : never): unknown
+  beforeStartServer?(payload: BeforePayload<'server_start'>): unknown
 }
 
 // The hook methods, each optional, typed from the catalogue.
 // biome-ignore lint/correctness/noUnusedVariables: declaration merging with the class above
-export interface PluginBase<Self> extends Partial<StandardHooks> {}
+export interface PluginBase<Self> extends PluginHooks {}
 
 /** A plugin class as the loader sees it. */
 export type PluginClass = (new (

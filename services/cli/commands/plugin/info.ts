@@ -1,0 +1,33 @@
+import { Args, Flags } from '@oclif/core'
+import { ManagerCommand } from '../../manager-command'
+
+export default class PluginInfo extends ManagerCommand {
+  static override summary = 'Show one plugin: metadata, state, hooks and failures'
+  static override args = { name: Args.string({ description: 'the plugin name', required: true }) }
+  static override flags = { json: Flags.boolean({ description: 'print JSON' }) }
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(PluginInfo)
+    const info = await this.request('plugins:info', { name: args.name })
+    if (flags.json) return this.printJson(info)
+    const lines: [string, string][] = [
+      ['name', info.name],
+      ['version', info.version || '-'],
+      ['author', info.author],
+      ['description', info.description || '-'],
+      ['source', `${info.source} (${info.path})`],
+      ['enabled', info.enabled ? 'yes' : 'no'],
+      ['state', info.state],
+      ['hooks', info.hooks.length ? info.hooks.join(', ') : '-'],
+      ['listeners', String(info.listeners)],
+      [
+        'hook failures',
+        info.hookFailures
+          ? `${info.hookFailures} (last: ${info.lastHookError?.event}: ${info.lastHookError?.message})`
+          : '0',
+      ],
+    ]
+    if (info.error) lines.push(['error', `${info.error.code}: ${info.error.message}`])
+    for (const [key, value] of lines) this.log(`${key.padEnd(14)}${value}`)
+  }
+}
