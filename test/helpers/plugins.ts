@@ -1,0 +1,42 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import type { Kernel } from '../../index'
+import { startManager } from './manager'
+import { tempDir } from './temp-dir'
+
+/** Writes plugin files (`name.ts`, or `pkg/index.ts` ...) into a data directory's user plugins folder. */
+export function writePlugins(dataDir: string, files: Record<string, string>): void {
+  for (const [file, source] of Object.entries(files)) {
+    const path = join(dataDir, 'plugins', file)
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(path, source)
+  }
+}
+
+/** A minimal valid plugin class body under `name`, with extra members. */
+export function plugin(className: string, members = '', statics = "static version = '1.0.0'"): string {
+  return `import { PluginBase } from 'server-manager'\n\nexport default class ${className} extends PluginBase {\n  ${statics}\n  ${members}\n}\n`
+}
+
+export interface PluginManagerSetup {
+  readonly dataDir: string
+  readonly manager: Kernel
+}
+
+/**
+ * A started manager whose user plugins folder holds `files`, with settings applied before the
+ * plugins load (`plugins.dev_examples`, `plugins.hook_timeout_ms`, ...) and `enable` enabled.
+ */
+export async function startWithPlugins(
+  files: Record<string, string>,
+  options: { settings?: Record<string, unknown>; enable?: string[]; dataDir?: string } = {},
+): Promise<PluginManagerSetup> {
+  const dataDir = options.dataDir ?? tempDir()
+  writePlugins(dataDir, files)
+  const manager = await startManager({ dataDir })
+  for (const [key, value] of Object.entries(options.settings ?? {}))
+    await manager.bus.request('settings:set', { key, value })
+  if (options.settings) await manager.bus.request('plugins:reload', {})
+  for (const name of options.enable ?? []) await manager.bus.request('plugins:set_enabled', { name, enabled: true })
+  return { dataDir, manager }
+}

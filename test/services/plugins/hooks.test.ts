@@ -1,0 +1,196 @@
+import { expect } from 'chai'
+import type { PluginRecord } from '../../../index'
+import { plugin, startWithPlugins } from '../../helpers/plugins'
+import { rejection } from '../../helpers/rejection'
+
+const byName = (records: PluginRecord[]) => Object.fromEntries(records.map((r) => [r.name, r]))
+const calls = () => ((globalThis as { hookCalls?: string[] }).hookCalls ??= [])
+const record = (text: string) => `((globalThis as any).hookCalls ??= []).push(${text})`
+
+describe('services/plugins: hooks', () => {
+  beforeEach(() => {
+    calls().length = 0
+  })
+
+  it('lets the example veto plugin stop an action, whose after_* reports cancelled', async () => {
+    const { manager } = await startWithPlugins(
+      {
+        'observer.ts': plugin(
+          'Observer',
+          `override afterSettingUpdate(p: any) { ${record('`${p.key}:${p.result.status}`')} }`,
+        ),
+      },
+      { settings: { 'plugins.dev_examples': true }, enable: ['veto', 'observer'] },
+    )
+    try {
+      const error = await rejection(manager.bus.request('settings:set', { key: 'custom.locked', value: 1 }))
+      expect(error.code).to.equal('SM_ERR_SETTINGS_UPDATE_CANCELLED')
+      expect(error.message).to.contain("cancelled by 'plugin:veto': custom.locked is read-only")
+      await manager.bus.request('settings:set', { key: 'custom.free', value: 1 })
+      expect(calls()).to.deep.equal(['custom.locked:cancelled', 'custom.free:success'])
+      expect((await manager.bus.request('settings:get', { key: 'custom.locked' })).found).to.equal(false)
+    } finally {
+      await manager.stop()
+    }
+  })
+
+  it('completes the action when a hook throws, and counts the failure against the plugin', async () => {
+    const { manager } = await startWithPlugins(
+      {},
+      { settings: { 'plugins.dev_examples': true }, enable: ['throwing_hook'] },
+    )
+    try {
+      await manager.bus.request('settings:set', { key: 'custom.a', value: 1 })
+      await manager.bus.request('settings:set', { key: 'custom.b', value: 2 })
+      expect((await manager.bus.request('settings:get', { key: 'custom.b' })).value).to.equal(2)
+      const info = await manager.bus.request('plugins:info', { name: 'throwing_hook' })
+      expect(info.state).to.equal('loaded')
+      expect(info.hookFailures).to.be.at.least(1)
+      expect(info.lastHookError).to.deep.include({
+        code: 'SM_ERR_KERNEL_LISTENER_FAILED',
+        event: 'before_setting_update',
+      })
+      expect(info.lastHookError?.message).to.contain(
+        "'plugin:throwing_hook' failed while handling 'before_setting_update': this hook always fails",
+      )
+    } finally {
+      await manager.stop()
+    }
+  })
+
+  it('delays the action by at most the hook timeout when a hook hangs, then completes it', async () => {
+    const { manager } = await startWithPlugins(
+      {},
+      { settings: { 'plugins.dev_examples': true, 'plugins.hook_timeout_ms': 300 }, enable: ['hanging_hook'] },
+    )
+    try {
+      const began = Date.now()
+      await manager.bus.request('settings:set', { key: 'custom.after_hang', value: true })
+      const took = Date.now() - began
+      expect(took).to.be.at.least(280)
+      expect(took).to.be.below(2_000)
+      expect((await manager.bus.request('settings:get', { key: 'custom.after_hang' })).value).to.equal(true)
+      const info = await manager.bus.request('plugins:info', { name: 'hanging_hook' })
+      expect(info.lastHookError).to.deep.include({
+        code: 'SM_ERR_KERNEL_LISTENER_TIMEOUT',
+        event: 'before_setting_update',
+      })
+    } finally {
+      await manager.stop()
+    }
+  })
+
+  it('ends a hook → action → same hook loop: the nested dispatch is skipped, the nested action still happens', async () => {
+    const { manager } = await startWithPlugins(
+      { 'watch.ts': plugin('Watch', `override beforeSettingUpdate(p: any) { ${record('`${p.key}=${p.value}`')} }`) },
+      { settings: { 'plugins.dev_examples': true }, enable: ['mirror_loop', 'watch'] },
+    )
+    try {
+      await manager.bus.request('settings:set', { key: 'custom.mirror', value: 'x' })
+      // The outer change ran the hooks; the mirrored change nested in it did not re-run them.
+      expect(calls()).to.deep.equal(['custom.mirror=x'])
+      const facts = await manager.bus.request('events:read', { types: ['after_setting_update'] })
+      const mirror = facts
+        .filter((f) => (f.payload as { key: string }).key === 'custom.mirror')
+        .map((f) => (f.payload as { value: string }).value)
+      expect(mirror).to.deep.equal(['x (mirrored)', 'x'])
+    } finally {
+      await manager.stop()
+    }
+  })
+
+  it('guards by event identity: the same event for another server is dispatched, the same server is not', async () => {
+    const { manager } = await startWithPlugins(
+      {
+        'starter.ts': plugin(
+          'Starter',
+          `override beforeServerStart(p: any) { ${record('`before:${p.serverName}`')} }
+  override afterServerStart(p: any) { ${record('`after:${p.serverName}`')} }`,
+        ),
+      },
+      { enable: ['starter'] },
+    )
+    try {
+      const { bus } = manager
+      let nested = false
+      bus.on(
+        'before_server_start',
+        async ({ serverName }) => {
+          // A service listener is not guarded: it must not nest forever itself.
+          if (serverName !== 's1' || nested) return
+          nested = true
+          await bus.emit('before_server_start', { serverName: 's2', mode: 'detached' })
+          await bus.emit('before_server_start', { serverName: 's1', mode: 'detached' })
+          await bus.emit('after_server_start', { serverName: 's1', mode: 'detached', result: { status: 'success' } })
+        },
+        { owner: 'test:nesting' },
+      )
+      await bus.emit('before_server_start', { serverName: 's1', mode: 'detached' })
+      expect(calls()).to.deep.equal(['before:s1', 'before:s2', 'after:s1'])
+    } finally {
+      await manager.stop()
+    }
+  })
+
+  it('calls onAnyEvent after the specific hook for every standard event, and honours the beforeStartServer alias', async () => {
+    const { manager } = await startWithPlugins(
+      {
+        'anything.ts': plugin(
+          'Anything',
+          `override beforeStartServer(p: any) { ${record('`alias:${p.serverName}`')} }
+  override afterSettingUpdate(p: any) { ${record("'specific'")} }
+  override onAnyEvent(name: string) { ${record('`any:${name}`')} }`,
+        ),
+      },
+      { enable: ['anything'] },
+    )
+    try {
+      await manager.bus.request('settings:set', { key: 'custom.x', value: 1 })
+      await manager.bus.emit('before_server_start', { serverName: 's9', mode: 'direct' })
+      expect(calls()).to.deep.equal([
+        'any:before_setting_update',
+        'specific',
+        'any:after_setting_update',
+        'alias:s9',
+        'any:before_server_start',
+      ])
+      const info = await manager.bus.request('plugins:info', { name: 'anything' })
+      expect(info.hooks).to.include.members(['after_setting_update', 'before_server_start'])
+    } finally {
+      await manager.stop()
+    }
+  })
+
+  it('fires onManagerStartup once the manager has started', async () => {
+    const { manager } = await startWithPlugins(
+      { 'boot.ts': plugin('Boot', `override onManagerStartup() { ${record("'startup'")} }`) },
+      { enable: ['boot'] },
+    )
+    try {
+      expect(calls()).to.deep.equal([])
+      await manager.bus.emit('manager_started', {})
+      expect(calls()).to.deep.equal(['startup'])
+    } finally {
+      await manager.stop()
+    }
+  })
+
+  it('records plugin actions with the plugin as actor', async () => {
+    const { manager } = await startWithPlugins(
+      {
+        'writer.ts': plugin(
+          'Writer',
+          "override async onLoad() { await this.api.setCustomGlobalSetting('written', 1) }",
+        ),
+      },
+      { enable: ['writer'] },
+    )
+    try {
+      const [fact] = await manager.bus.request('events:read', { types: ['after_setting_update'] })
+      expect(fact).to.deep.include({ actor: 'plugin:writer' })
+      expect(byName(await manager.bus.request('plugins:list', {})).writer?.state).to.equal('loaded')
+    } finally {
+      await manager.stop()
+    }
+  })
+})
