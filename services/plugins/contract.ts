@@ -47,7 +47,7 @@ export interface DeliveryReport {
 /** Metadata of a custom event's delivery, the listener's second argument. */
 export interface CustomEventMeta {
   readonly event: string
-  /** The sending plugin's name, or `external_api_trigger` for the HTTP endpoint and the CLI. */
+  /** The sending plugin's name, or `external_api_trigger` when it came from outside (HTTP, CLI, an embedding program). */
   readonly sender: string
 }
 

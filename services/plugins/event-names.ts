@@ -9,8 +9,10 @@ export function assertCustomEventName(name: unknown): asserts name is `${string}
   }
 }
 
-/** Who sent a custom event, from the actor of its causal chain. */
+/**
+ * Who sent a custom event, from the actor of its causal chain: a plugin's name, else
+ * `external_api_trigger` (the trigger endpoint, the CLI, an embedding program).
+ */
 export function senderOf(actor: string): string {
-  if (actor.startsWith('plugin:')) return actor.slice('plugin:'.length)
-  return actor === 'core' ? 'core' : 'external_api_trigger'
+  return actor.startsWith('plugin:') ? actor.slice('plugin:'.length) : 'external_api_trigger'
 }
