@@ -83,6 +83,12 @@ declare module '../../kernel/maps' {
       readonly count: number
       readonly error: PluginError
     }
+    /** Plugins were reloaded on request; other running managers reload too. `origin` names the manager that did it. */
+    plugins_reloaded: {
+      readonly origin: string
+      readonly loaded: readonly string[]
+      readonly failed: readonly string[]
+    }
     /** A custom event triggered from outside (CLI, HTTP), with who received it. */
     custom_event_triggered: {
       readonly event: string

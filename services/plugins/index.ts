@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { isAbsolute, join, resolve } from 'node:path'
 import { BusToken, LoggerToken, type Service, SmError } from '../../kernel'
 import { sendCustomEvent } from './custom-events'
@@ -26,7 +27,9 @@ export function pluginsService(options: { packageRoot?: string } = {}): Service 
     dependsOn: ['events', 'settings'],
     async start({ bus, registry, logger, config }) {
       await bus.request('events:register_projection', { projection: registryProjection })
-      await bus.request('events:declare_facts', { types: [...PLUGIN_FACTS, 'custom_event_triggered'] })
+      await bus.request('events:declare_facts', {
+        types: [...PLUGIN_FACTS, 'plugins_reloaded', 'custom_event_triggered'],
+      })
       bus.setIdentifier(identifyEvent)
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const searchPaths = async (): Promise<SearchPath[]> => {
@@ -65,17 +68,26 @@ export function pluginsService(options: { packageRoot?: string } = {}): Service 
         return { ...record, hooks: [...(loaded?.hooks ?? [])], listeners: loaded?.listeners ?? 0 }
       })
       bus.handle('plugins:set_enabled', ({ name, enabled }) => plugins.setEnabled(name, enabled))
-      bus.handle('plugins:reload', () => plugins.reload())
+      // Identifies this manager in plugins_reloaded facts, so it does not react to its own.
+      const origin = randomUUID()
+      bus.handle('plugins:reload', async () => {
+        const report = await plugins.reload()
+        await bus.emit('plugins_reloaded', { origin, loaded: report.loaded, failed: report.failed })
+        return report
+      })
       bus.handle('plugins:trigger_event', async ({ event, payload }) => {
         const report = await sendCustomEvent(bus, event, payload)
         await bus.emit('custom_event_triggered', { event, payload: payload ?? {}, report })
         return report
       })
       bus.on('manager_started', () => plugins.managerStarted())
-      // Another process enabled or disabled a plugin: load or unload it here too.
+      // Another process enabled, disabled or reloaded plugins: follow it here too.
       bus.on('events:appended', ({ events }) => {
-        if (events.some((event) => event.type === 'after_set_plugin_status')) {
-          plugins.reconcile().catch((error: unknown) => logger.error('reconciling plugins failed', { error }))
+        const failed = (error: unknown) => logger.error('following a plugin change failed', { error })
+        if (events.some((e) => e.type === 'plugins_reloaded' && (e.payload as { origin?: string }).origin !== origin)) {
+          plugins.reload().catch(failed)
+        } else if (events.some((e) => e.type === 'after_set_plugin_status')) {
+          plugins.reconcile().catch(failed)
         }
       })
       const report = await plugins.loadAll()

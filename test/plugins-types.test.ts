@@ -1,0 +1,75 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { ROOT, run } from './helpers/run'
+import { tempDir } from './helpers/temp-dir'
+
+const TSC = join(ROOT, 'node_modules', '.bin', 'tsc')
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'types')
+
+/** Type-checks files the way a plugin author's editor would, with `server-manager` mapped to this package's types. */
+async function typecheck(files: string[]): Promise<{ code: number | null; output: string }> {
+  const dir = tempDir()
+  mkdirSync(dir, { recursive: true })
+  const tsconfig = {
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      strict: true,
+      noImplicitOverride: true,
+      noEmit: true,
+      skipLibCheck: true,
+      typeRoots: [join(ROOT, 'node_modules', '@types')],
+      types: ['node'],
+      paths: { 'server-manager': [join(ROOT, 'dist', 'index.d.ts')] },
+    },
+    files,
+  }
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig))
+  const result = await run(TSC, ['-p', join(dir, 'tsconfig.json')], { timeoutMs: 60_000 })
+  return { code: result.code, output: result.stdout + result.stderr }
+}
+
+describe('the plugin author package surface (types)', function () {
+  this.timeout(90_000)
+
+  it('compiles correct hooks and every example plugin against `server-manager`', async () => {
+    const examples = join(ROOT, 'plugins', 'examples')
+    const files = [
+      join(FIXTURES, 'good.ts'),
+      ...[
+        'greeter',
+        'pingplugin',
+        'pongplugin',
+        'custom_loop',
+        'mirror_loop',
+        'throwing_hook',
+        'hanging_hook',
+        'veto',
+      ].map((n) => join(examples, `${n}.ts`)),
+      join(examples, 'event_sender', 'index.ts'),
+    ]
+    const { code, output } = await typecheck(files)
+    expect(output).to.equal('')
+    expect(code).to.equal(0)
+  })
+
+  it('refuses a misspelt hook name', async () => {
+    const { code, output } = await typecheck([join(FIXTURES, 'misspelt-hook.ts')])
+    expect(code).to.not.equal(0)
+    expect(output).to.contain("'afterServerStrat' is not a hook")
+  })
+
+  it('refuses a misspelt payload field', async () => {
+    const { code, output } = await typecheck([join(FIXTURES, 'misspelt-field.ts')])
+    expect(code).to.not.equal(0)
+    expect(output).to.match(/Property 'serverNmae' does not exist.*Did you mean 'serverName'/)
+  })
+
+  it('refuses a hook declared with a payload the event does not have', async () => {
+    const { code, output } = await typecheck([join(FIXTURES, 'wrong-payload.ts')])
+    expect(code).to.not.equal(0)
+    expect(output).to.contain("Property 'serverNmae' is missing")
+  })
+})

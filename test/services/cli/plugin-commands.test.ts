@@ -1,0 +1,145 @@
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { plugin, writePlugins } from '../../helpers/plugins'
+import { CLI, cli, ROOT, waitForLine } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+
+const logLines = (dir: string) =>
+  readFileSync(join(dir, 'logs', 'server-manager.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { name: string; message: string })
+
+const greetings = (dir: string) =>
+  logLines(dir).filter((l) => l.name === 'plugin:greeter' && l.message.includes('from the greeter plugin'))
+
+describe('services/cli: plugin commands as a user runs them', function () {
+  this.timeout(90_000)
+
+  it('shows the greeting in the log on the next start and after plugin reload, once greeter is enabled', async () => {
+    const dir = tempDir()
+    await cli(dir, ['setting', 'set', 'plugins.dev_examples', 'true'])
+    const enable = await cli(dir, ['plugin', 'enable', 'greeter'])
+    expect(enable.stdout).to.equal("Plugin 'greeter' enabled. State: loaded.\n")
+    const before = greetings(dir).length
+
+    const manager = spawn(process.execPath, [CLI, 'start'], {
+      cwd: ROOT,
+      env: { ...process.env, SM_DATA_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    const greeted = () => stderr.split('Hello from the greeter plugin!').length - 1
+    manager.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk
+    })
+    try {
+      await waitForLine(manager, /^ready in/)
+      expect(greeted()).to.equal(1)
+      expect(greetings(dir).length).to.be.greaterThan(before)
+      const reload = await cli(dir, ['plugin', 'reload'])
+      expect(reload.stdout).to.match(/^Loaded 1 plugins \(greeter\)/)
+      // The running manager follows the reload: it greets again, with no restart.
+      const deadline = Date.now() + 10_000
+      while (greeted() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      expect(greeted()).to.equal(2)
+    } finally {
+      manager.kill('SIGTERM')
+    }
+    expect(await new Promise((resolve) => manager.on('exit', resolve))).to.equal(0)
+  })
+
+  it('loads a plugin in a running manager when another process enables it, and unloads it on disable', async () => {
+    const dir = tempDir()
+    writePlugins(dir, {
+      'hello.ts': plugin(
+        'Hello',
+        "override onLoad() { this.logger.info('hello is alive') }\n  override onUnload() { this.logger.info('hello says bye') }",
+      ),
+    })
+    const manager = spawn(process.execPath, [CLI, 'start'], {
+      cwd: ROOT,
+      env: { ...process.env, SM_DATA_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const seen = (pattern: RegExp) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${pattern} from the running manager`)), 15_000)
+        const onData = (chunk: Buffer) => {
+          if (!pattern.test(chunk.toString())) return
+          clearTimeout(timer)
+          manager.stderr.off('data', onData)
+          resolve()
+        }
+        manager.stderr.on('data', onData)
+      })
+    try {
+      await waitForLine(manager, /^ready in/)
+      const alive = seen(/\[plugin:hello\] hello is alive/)
+      await cli(dir, ['plugin', 'enable', 'hello'])
+      await alive
+      const bye = seen(/\[plugin:hello\] hello says bye/)
+      await cli(dir, ['plugin', 'disable', 'hello'])
+      await bye
+    } finally {
+      manager.kill('SIGTERM')
+    }
+    expect(await new Promise((resolve) => manager.on('exit', resolve))).to.equal(0)
+  })
+
+  it('triggers a custom event that reaches an enabled listener with the payload and sender, and prints the report', async () => {
+    const dir = tempDir()
+    writePlugins(dir, {
+      'listener.ts': plugin(
+        'Listener',
+        "override async onLoad() { await this.api.listenForEvent('ns:evt', (payload, meta) => this.api.setCustomGlobalSetting('got', { payload, meta })) }",
+      ),
+    })
+    await cli(dir, ['plugin', 'enable', 'listener'])
+    const trigger = await cli(dir, ['event', 'trigger', 'ns:evt', '--payload', '{"a":1}'])
+    expect(trigger.code, trigger.stderr).to.equal(0)
+    expect(trigger.stdout).to.equal("Event 'ns:evt' triggered: delivered to 1 of 1 listeners.\n")
+    const got = JSON.parse((await cli(dir, ['setting', 'get', 'custom.got', '--json'])).stdout)
+    expect(got).to.deep.equal({ payload: { a: 1 }, meta: { event: 'ns:evt', sender: 'external_api_trigger' } })
+    const json = JSON.parse((await cli(dir, ['event', 'trigger', 'ns:evt', '--json'])).stdout)
+    expect(json).to.deep.equal({ event: 'ns:evt', listeners: 1, delivered: 1, skipped: false, failed: [] })
+  })
+
+  it('refuses bad triggers, unknown plugins and broken ones with coded errors', async () => {
+    const dir = tempDir()
+    writePlugins(dir, { 'broken.ts': 'export default class { nope' })
+    const cases: [string[], string, number][] = [
+      [['event', 'trigger', 'noname'], 'SM_ERR_PLUGIN_INVALID_EVENT_NAME', 64],
+      [['event', 'trigger', 'a:b', '--payload', '{not json'], 'SM_ERR_CLI_INVALID_ARGUMENT', 64],
+      [['event', 'trigger', 'a:b', '--payload', '[1,2]'], 'SM_ERR_PLUGIN_INVALID_PAYLOAD', 64],
+      [['plugin', 'enable', 'ghost'], 'SM_ERR_PLUGIN_NOT_FOUND', 66],
+      [['plugin', 'info', 'ghost'], 'SM_ERR_PLUGIN_NOT_FOUND', 66],
+      [['plugin', 'enable', 'broken'], 'SM_ERR_PLUGIN_IMPORT_FAILED', 65],
+      [['plugin', 'new', 'bad name'], 'SM_ERR_PLUGIN_INVALID_NAME', 65],
+    ]
+    for (const [args, code, exit] of cases) {
+      const result = await cli(dir, args)
+      expect(result.stderr, args.join(' ')).to.match(new RegExp(`Error \\[${code}\\]: `))
+      expect(result.code, args.join(' ')).to.equal(exit)
+    }
+    const list = await cli(dir, ['plugin', 'list'])
+    expect(list.stdout).to.match(/broken +invalid +yes .*SM_ERR_PLUGIN_IMPORT_FAILED/)
+  })
+
+  it('scaffolds a working plugin that loads once enabled, and never overwrites one', async () => {
+    const dir = tempDir()
+    const created = await cli(dir, ['plugin', 'new', 'motd'])
+    expect(created.stdout).to.contain(join(dir, 'plugins', 'motd.ts'))
+    const enable = await cli(dir, ['plugin', 'enable', 'motd'])
+    expect(enable.stdout).to.contain('State: loaded.')
+    const veto = await cli(dir, ['setting', 'set', 'custom.motd_locked', '1'])
+    expect(veto.stderr).to.contain('SM_ERR_SETTINGS_UPDATE_CANCELLED')
+    const again = await cli(dir, ['plugin', 'new', 'motd'])
+    expect(again.stderr).to.contain('SM_ERR_PLUGIN_SCAFFOLD_EXISTS')
+    const info = JSON.parse((await cli(dir, ['plugin', 'info', 'motd', '--json'])).stdout)
+    expect(info).to.deep.include({ name: 'motd', state: 'loaded', enabled: true, version: '0.1.0' })
+    expect(info.description).to.match(/^Motd: describe what your plugin does/)
+  })
+})
