@@ -4,10 +4,11 @@ import { join } from 'node:path'
 import { appendBench } from './append.bench'
 import { dispatchBench } from './dispatch.bench'
 import { type Comparison, formatNs } from './harness'
+import { hookPairBench, loadBench } from './plugins.bench'
 import { replayBench } from './replay.bench'
 
 /**
- * `npm run bench [-- dispatch|append|replay] [--events N]`: every figure is a ratio against a
+ * `npm run bench [-- dispatch|append|hooks|load|replay] [--events N]`: every figure is a ratio against a
  * baseline measured in the same run, because these machines are shared and noisy.
  */
 async function main(): Promise<void> {
@@ -35,6 +36,27 @@ async function main(): Promise<void> {
       const throughput = 1 / result.ratio
       console.log(
         `  throughput ratio (ours/bare): ${throughput.toFixed(2)}x; goal at least 0.8x → ${verdict(throughput >= 0.8)}\n`,
+      )
+    }
+    if (wanted('hooks')) {
+      for (const result of await hookPairBench(dir)) {
+        print(result)
+        console.log(`  goal: at most 2x → ${result.ratio.toFixed(2)}x, ${verdict(result.ratio <= 2)}\n`)
+      }
+    }
+    if (wanted('load')) {
+      const result = await loadBench(dir)
+      console.log(
+        `load of ${result.plugins} generated TypeScript plugins (plugins:reload: discover, import, validate, bind, onLoad)`,
+      )
+      console.log(`  cold jiti cache: ${result.coldMsPerPlugin.toFixed(2)} ms per plugin`)
+      console.log(`  warm jiti cache: ${result.warmMsPerPlugin.toFixed(2)} ms per plugin`)
+      console.log(
+        `  baseline, bare require + new of the same code as JS: ${result.bareRequireMsPerPlugin.toFixed(3)} ms per plugin`,
+      )
+      const ratio = result.warmMsPerPlugin / result.bareRequireMsPerPlugin
+      console.log(
+        `  warm / bare require: ${ratio.toFixed(1)}x; goal warm at most 1 ms per plugin → ${verdict(result.warmMsPerPlugin <= 1)}\n`,
       )
     }
     if (wanted('replay')) {

@@ -1,5 +1,5 @@
 import { EventEmitter2 } from 'eventemitter2'
-import { currentContext, runInContext } from './context'
+import { Chain, currentContext, runInContext } from './context'
 import { DispatchReport } from './dispatch-report'
 import type { Disposable } from './disposable'
 import { reasonOf, SmError, toSmError } from './errors'
@@ -190,8 +190,8 @@ export class Bus {
     }
     const identity = this.#identify(name, payload)
     const { chain } = currentContext()
-    const meta: EventMeta = { event: name, actor, seq, reentrant: chain.has(identity) }
-    return runInContext({ actor, chain: new Set(chain).add(identity) }, () =>
+    const meta: EventMeta = { event: name, actor, seq, reentrant: chain?.has(identity) ?? false }
+    return runInContext({ actor, chain: new Chain(identity, chain) }, () =>
       this.#dispatch(name, payload, meta, options),
     )
   }

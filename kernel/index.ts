@@ -12,7 +12,7 @@ export type {
 } from './bus'
 export { Bus } from './bus'
 export { BusScope } from './bus-scope'
-export { type CallContext, currentContext, runInContext } from './context'
+export { type CallContext, Chain, currentContext, runInContext } from './context'
 export { type DispatchFailure, DispatchReport, type DispatchSuccess } from './dispatch-report'
 export { type Disposable, DisposableStack } from './disposable'
 export { type ErrorCode, type ErrorParams, errorCatalogue } from './error-catalogue'

@@ -1,4 +1,4 @@
-import { type BusScope, type DispatchReport, type EmitOptions, SmError } from '../../kernel'
+import { type BusScope, type DispatchReport, type Disposable, type EmitOptions, SmError } from '../../kernel'
 import type { DeliveryReport } from './contract'
 import { assertCustomEventName, senderOf } from './event-names'
 import { type CallOptions, guardedListener, SKIPPED } from './guarded-call'
@@ -10,13 +10,13 @@ export function listenForCustomEvent(
   name: string,
   listener: CustomEventListener,
   options: CallOptions,
-): void {
+): Disposable {
   assertCustomEventName(name)
   if (typeof listener !== 'function') throw new TypeError(`the listener for '${name}' is not a function`)
   const call = guardedListener<Record<string, unknown>>(name, options, (payload, meta) =>
     listener(payload, { event: name, sender: senderOf(meta.actor) }),
   )
-  scope.on(name, call as (payload: unknown) => unknown, { timeoutMs: 0, guarded: true })
+  return scope.on(name, call as (payload: unknown) => unknown, { timeoutMs: 0, guarded: true })
 }
 
 /** Sends a custom event; the payload is copied, so a listener cannot change what the next one sees. */

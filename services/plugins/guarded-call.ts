@@ -1,5 +1,5 @@
-import { type EventMeta, type Logger, runInContext, SmError } from '../../kernel'
-import { timeBox } from '../../kernel/time-box'
+import { type EventMeta, type Logger, reasonOf, SmError } from '../../kernel'
+import { isThenable, timeBox } from '../../kernel/time-box'
 
 /** Returned by a plugin listener that the loop guard skipped; never a veto. */
 export const SKIPPED = Symbol('skipped by the re-entrancy guard')
@@ -14,40 +14,41 @@ export interface CallOptions {
 
 /**
  * Wraps plugin code as a bus listener: skipped when the event is re-entering its own dispatch
- * (logged, not silent), run as `plugin:<name>`, bounded by the hook timeout, and every failure
- * attributed to the plugin before the bus reports it.
+ * (logged, not silent), bounded by the hook timeout, and every failure attributed to the plugin
+ * before the bus reports it. A hook that returns synchronously costs no promise and no timer.
+ * (What the hook does through `this.api` runs as `plugin:<name>`: the gateway sets that.)
  */
 export function guardedListener<P>(
   event: string,
   options: CallOptions,
   call: (payload: P, meta: EventMeta) => unknown,
-): (payload: P, meta: EventMeta) => Promise<unknown> {
+): (payload: P, meta: EventMeta) => unknown {
   const { plugin, logger, timeoutMs, onFailure } = options
-  return async (payload, meta) => {
+  const owner = `plugin:${plugin}`
+  const fail = (cause: unknown): SmError => {
+    const error =
+      cause instanceof SmError && cause.code === 'SM_ERR_KERNEL_LISTENER_TIMEOUT'
+        ? cause
+        : new SmError('SM_ERR_KERNEL_LISTENER_FAILED', { owner, event, reason: reasonOf(cause) }, { cause })
+    logger.error(error.message, { event, code: error.code })
+    onFailure(event, error)
+    return error
+  }
+  return (payload, meta) => {
     if (meta.reentrant) {
       logger.info(`skipped '${meta.event}': it is already being dispatched in this chain (loop guard)`)
       return SKIPPED
     }
-    const owner = `plugin:${plugin}`
-    const timeout = () => new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', { owner, event, ms: timeoutMs })
+    let result: unknown
     try {
-      return await timeBox(
-        Promise.resolve().then(() => runInContext({ actor: owner }, () => call(payload, meta))),
-        timeoutMs,
-        timeout,
-      )
+      result = call(payload, meta)
     } catch (cause) {
-      const error =
-        cause instanceof SmError && cause.code === 'SM_ERR_KERNEL_LISTENER_TIMEOUT'
-          ? cause
-          : new SmError(
-              'SM_ERR_KERNEL_LISTENER_FAILED',
-              { owner, event, reason: (cause as Error)?.message ?? String(cause) },
-              { cause },
-            )
-      logger.error(error.message, { event, code: error.code })
-      onFailure(event, error)
-      throw error
+      throw fail(cause)
     }
+    if (!isThenable(result)) return result
+    const timeout = () => new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', { owner, event, ms: timeoutMs })
+    return timeBox(result, timeoutMs, timeout).catch((cause: unknown) => {
+      throw fail(cause)
+    })
   }
 }

@@ -19,8 +19,11 @@ export interface ApiDescription {
 export interface PluginApi {
   /** Sends a custom event `<namespace>:<event>` to every listener; resolves to who got it. */
   sendEvent(name: string, payload?: Record<string, unknown>): Promise<DeliveryReport>
-  /** Listens for a custom event; removed automatically when the plugin unloads or reloads. */
-  listenForEvent(name: string, listener: CustomEventListener): Promise<void>
+  /**
+   * Listens for a custom event; removed automatically when the plugin unloads or reloads.
+   * Resolves to a function that stops listening earlier.
+   */
+  listenForEvent(name: string, listener: CustomEventListener): Promise<() => void>
   /** A global setting's value (`web.port`, `custom.<key>`), or `undefined` when it has none. */
   getGlobalSetting(key: string): Promise<unknown>
   /** Stores `value` under `custom.<key>` (a recorded, vetoable setting change). */

@@ -29,7 +29,8 @@ const APIS: readonly ApiDescription[] = [
       { name: 'name', type: 'string' },
       { name: 'listener', type: '(payload, meta) => unknown' },
     ],
-    description: 'Listens for a custom event <namespace>:<event> until the plugin unloads.',
+    description:
+      'Listens for a custom event <namespace>:<event> until the plugin unloads; resolves to a function that stops listening.',
   },
   {
     name: 'sendEvent',
@@ -62,7 +63,8 @@ export function createPluginApi(plugin: string, scope: BusScope, options: CallOp
       asPlugin(() => sendCustomEvent(scope, name, payload)),
 
     listenForEvent: async (name: string, listener: Parameters<PluginApi['listenForEvent']>[1]) => {
-      listenForCustomEvent(scope, name, listener, options)
+      const subscription = listenForCustomEvent(scope, name, listener, options)
+      return () => subscription.dispose()
     },
 
     getGlobalSetting: (key: string) =>

@@ -164,6 +164,7 @@ export class PluginManager {
       if (!keep.has(name)) await this.#unload(name)
     }
     for (const [name, error] of plan.refused) await this.#failed(byName.get(name), name, error, false)
+    const timeoutMs = await this.#options.hookTimeoutMs()
     for (const definition of plan.order) {
       const name = definition.candidate.name
       if (this.#loaded.has(name)) continue
@@ -177,7 +178,7 @@ export class PluginManager {
         const plugin = await LoadedPlugin.load(definition, {
           bus: this.#options.bus,
           logger: this.#options.rootLogger,
-          timeoutMs: await this.#options.hookTimeoutMs(),
+          timeoutMs,
           onHookFailure: (plugin, event, error) => this.#hookFailed(plugin, event, error),
         })
         this.#loaded.set(name, plugin)

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs'
 import { createJiti } from 'jiti'
 import semver from 'semver'
 import { reasonOf, SmError } from '../../kernel'
@@ -27,8 +28,10 @@ export interface PluginDefinition {
  */
 export class PluginImporter {
   readonly #jiti: ReturnType<typeof createJiti>
+  readonly #cacheDir: string | false
 
   constructor(publicModule: object, cacheDir: string | false) {
+    this.#cacheDir = cacheDir
     this.#jiti = createJiti(__filename, {
       fsCache: cacheDir,
       moduleCache: false,
@@ -41,6 +44,8 @@ export class PluginImporter {
     const plugin = candidate.name
     let exports: Record<string, unknown>
     try {
+      // jiti creates its cache folder once; someone may have cleaned it up since.
+      if (this.#cacheDir) mkdirSync(this.#cacheDir, { recursive: true })
       exports = (await this.#jiti.import(candidate.entry)) as Record<string, unknown>
     } catch (error) {
       throw new SmError('SM_ERR_PLUGIN_IMPORT_FAILED', { plugin, reason: firstLine(reasonOf(error)) }, { cause: error })

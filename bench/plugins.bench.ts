@@ -1,0 +1,191 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { EventEmitter2 } from 'eventemitter2'
+import { Bus, createManager, silentLogger } from '../index'
+import { discover } from '../services/plugins/discovery'
+import { identifyEvent } from '../services/plugins/identity'
+import { LoadedPlugin } from '../services/plugins/loaded-plugin'
+import { PluginImporter } from '../services/plugins/plugin-module'
+import { type Comparison, compare, median } from './harness'
+
+const source = (i: number) => `import { type AfterPayload, type BeforePayload, PluginBase } from 'server-manager'
+
+enum Mode { Quiet, Loud }
+
+/** Generated plugin number ${i}. */
+export default class Generated${i} extends PluginBase<Generated${i}> {
+  static version = '1.0.${i}'
+  private mode: Mode = Mode.Quiet
+  private seen = 0
+
+  override beforeServerStart({ serverName }: BeforePayload<'server_start'>) {
+    if (this.mode === Mode.Loud) this.logger.info(serverName)
+    this.seen++
+  }
+
+  override afterServerStart({ result }: AfterPayload<'server_start'>) {
+    if (result.status !== 'success') this.seen--
+  }
+}
+`
+
+// The same plugin as plain CommonJS, for the bare-require baseline.
+const compiled = (i: number) => `"use strict";
+const { PluginBase } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))});
+var Mode; (function (Mode) { Mode[Mode.Quiet = 0] = 'Quiet'; Mode[Mode.Loud = 1] = 'Loud' })(Mode || (Mode = {}));
+class Generated${i} extends PluginBase {
+  static version = '1.0.${i}';
+  mode = Mode.Quiet; seen = 0;
+  beforeServerStart({ serverName }) { if (this.mode === Mode.Loud) this.logger.info(serverName); this.seen++ }
+  afterServerStart({ result }) { if (result.status !== 'success') this.seen-- }
+}
+exports.default = Generated${i};
+`
+
+export interface LoadResult {
+  readonly plugins: number
+  readonly coldMsPerPlugin: number
+  readonly warmMsPerPlugin: number
+  readonly bareRequireMsPerPlugin: number
+}
+
+/**
+ * Loads 100 generated TypeScript plugins through the real service (`plugins:reload`: discover,
+ * import with jiti, validate, instantiate, bind hooks, onLoad), with jiti's transpile cache
+ * emptied (cold) and kept (warm), against `require` + `new` of the same code precompiled to JS.
+ */
+export async function loadBench(dir: string, count = 100): Promise<LoadResult> {
+  const dataDir = join(dir, 'load')
+  const pluginsDir = join(dataDir, 'plugins')
+  const bareDir = join(dir, 'bare-plugins')
+  mkdirSync(pluginsDir, { recursive: true })
+  mkdirSync(bareDir, { recursive: true })
+  for (let i = 0; i < count; i++) {
+    writeFileSync(join(pluginsDir, `generated_${i}.ts`), source(i))
+    writeFileSync(join(bareDir, `generated_${i}.js`), compiled(i))
+  }
+  const manager = createManager({ dataDir, logger: silentLogger })
+  await manager.start()
+  try {
+    for (let i = 0; i < count; i++)
+      await manager.bus.request('plugins:set_enabled', { name: `generated_${i}`, enabled: true })
+    const jitiCache = join(dataDir, 'cache', 'jiti')
+    const reload = async (cold: boolean) => {
+      if (cold) rmSync(jitiCache, { recursive: true, force: true })
+      const report = await manager.bus.request('plugins:reload', {})
+      if (report.loaded.length !== count) {
+        const states = (await manager.bus.request('plugins:list', {})).map(
+          (r) => `${r.name}:${r.state}:${r.error?.message ?? ''}`,
+        )
+        throw new Error(`loaded ${report.loaded.length} of ${count}: ${states.slice(0, 3).join(' | ')}`)
+      }
+      return report.ms
+    }
+    const cold: number[] = []
+    const warm: number[] = []
+    for (let round = 0; round < 5; round++) {
+      cold.push(await reload(true))
+      warm.push(await reload(false))
+    }
+    const bare: number[] = []
+    for (let round = 0; round < 5; round++) {
+      const began = performance.now()
+      for (let i = 0; i < count; i++) {
+        const file = join(bareDir, `generated_${i}.js`)
+        delete require.cache[file]
+        const Plugin = require(file).default
+        new Plugin({ name: `generated_${i}`, version: Plugin.version, logger: silentLogger, api: {} })
+      }
+      bare.push(performance.now() - began)
+    }
+    return {
+      plugins: count,
+      coldMsPerPlugin: median(cold) / count,
+      warmMsPerPlugin: median(warm) / count,
+      bareRequireMsPerPlugin: median(bare) / count,
+    }
+  } finally {
+    await manager.stop()
+  }
+}
+
+/**
+ * One before_* and after_* pair dispatched to 50 loaded plugins (real loader, real hook binding,
+ * loop guard on) against a bare EventEmitter2 with 50 listeners on each of the two events:
+ * its synchronous `emit` (which cannot await an async hook) and its `emitAsync` (which can).
+ */
+export async function hookPairBench(dir: string, count = 50): Promise<Comparison[]> {
+  const pluginsDir = join(dir, 'pair')
+  mkdirSync(pluginsDir, { recursive: true })
+  for (let i = 0; i < count; i++) writeFileSync(join(pluginsDir, `generated_${i}.ts`), source(i))
+  const bus = new Bus()
+  bus.setIdentifier(identifyEvent)
+  const importer = new PluginImporter(require('../index'), join(dir, 'pair-cache'))
+  const plugins: LoadedPlugin[] = []
+  for (const candidate of discover([{ source: 'user', dir: pluginsDir }]).candidates) {
+    const definition = await importer.import(candidate)
+    plugins.push(
+      await LoadedPlugin.load(definition, { bus, logger: silentLogger, timeoutMs: 10_000, onHookFailure: () => {} }),
+    )
+  }
+  let seen = 0
+  const ee = new EventEmitter2({ wildcard: true, delimiter: ':', maxListeners: 0 })
+  for (let i = 0; i < count; i++) {
+    ee.on('before_server_start', ({ serverName }: { serverName: string }) => {
+      if (serverName === '') seen--
+      seen++
+    })
+    ee.on('after_server_start', ({ result }: { result: { status: string } }) => {
+      if (result.status !== 'success') seen--
+    })
+  }
+  const before = { serverName: 's1', mode: 'detached' as const }
+  const after = { ...before, result: { status: 'success' as const } }
+  const ours = {
+    run: async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        await bus.emit('before_server_start', before)
+        await bus.emit('after_server_start', after)
+      }
+    },
+  }
+  const sync = {
+    run: (n: number) => {
+      for (let i = 0; i < n; i++) {
+        ee.emit('before_server_start', before)
+        ee.emit('after_server_start', after)
+      }
+    },
+  }
+  const awaited = {
+    run: async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        await ee.emitAsync('before_server_start', before)
+        await ee.emitAsync('after_server_start', after)
+      }
+    },
+  }
+  try {
+    return [
+      await compare(
+        'before/after pair to 50 plugins',
+        {
+          baseline: ['EventEmitter2 emit ×2 (sync, cannot await)', sync],
+          candidate: ['Bus.emit ×2 to 50 plugin hooks', ours],
+        },
+        { perRound: 20_000 },
+      ),
+      await compare(
+        'before/after pair to 50 plugins',
+        {
+          baseline: ['EventEmitter2 emitAsync ×2 (awaits)', awaited],
+          candidate: ['Bus.emit ×2 to 50 plugin hooks', ours],
+        },
+        { perRound: 5_000 },
+      ),
+    ]
+  } finally {
+    for (const plugin of plugins) await plugin.unload()
+    if (seen < 0) throw new Error('unreachable')
+  }
+}
