@@ -37,6 +37,14 @@ describe('services/plugins: loading', () => {
         'throws_on_import.ts': "throw new Error('import-time failure')\n",
         'imports_missing.ts': "import 'no-such-package-anywhere'\nexport default 1\n",
         'no_class.ts': 'export const notAPlugin = 1\n',
+        'two_classes.ts': `import { PluginBase } from 'server-manager'
+export class A extends PluginBase { static version = '1.0.0' }
+export class B extends PluginBase { static version = '1.0.0' }
+`,
+        'named_only.ts': `import { PluginBase } from 'server-manager'
+export const helper = 1
+export class OnlyOne extends PluginBase { static version = '3.0.0' }
+`,
         'old_api.ts': plugin('OldApi', '', "static version = '1.0.0'\n  static engines = '^0.9.0'"),
         'needs_ghost.ts': plugin('NeedsGhost', '', "static version = '1.0.0'\n  static requires = ['ghost']"),
         'cycle_a.ts': plugin('CycleA', '', "static version = '1.0.0'\n  static requires = ['cycle_b']"),
@@ -70,6 +78,9 @@ describe('services/plugins: loading', () => {
       expect(records.throws_on_import?.error?.message).to.contain('import-time failure')
       expect(summary('imports_missing')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_IMPORT_FAILED'])
       expect(summary('no_class')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_NO_CLASS'])
+      expect(summary('two_classes')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_NO_CLASS'])
+      expect(records.two_classes?.error?.message).to.contain('exports 2 plugin classes and no default')
+      expect(records.named_only).to.include({ state: 'disabled', version: '3.0.0' })
       expect(summary('old_api')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_ENGINES_MISMATCH'])
       expect(summary('needs_ghost')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_REQUIRES_MISSING'])
       expect(summary('cycle_a')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_REQUIRES_CYCLE'])
