@@ -1,4 +1,5 @@
 import type { BusScope } from './bus-scope'
+import { deepFreeze } from './deep-freeze'
 import type { DispatchReport } from './dispatch-report'
 import { isSmError, reasonOf } from './errors'
 import type { EventName, PayloadOf } from './maps'
@@ -48,7 +49,9 @@ export async function performAction<B extends BeforeName, A extends AfterName, T
   bus: BusScope,
   spec: ActionSpec<B, A, T>,
 ): Promise<ActionOutcome<T>> {
-  const before = await bus.emit(spec.before, spec.payload)
+  // Listeners may veto, never transform: they all see one frozen copy.
+  const payload = deepFreeze(structuredClone(spec.payload))
+  const before = await bus.emit(spec.before, payload)
   const veto = findVeto(before)
   let outcome: ActionOutcome<T>
   if (veto) {
@@ -69,7 +72,7 @@ export async function performAction<B extends BeforeName, A extends AfterName, T
       outcome = { status: 'error', error, result }
     }
   }
-  await bus.emit(spec.after, { ...(spec.payload as object), result: outcome.result } as PayloadOf<A>)
+  await bus.emit(spec.after, deepFreeze({ ...(payload as object), result: outcome.result }) as PayloadOf<A>)
   return outcome
 }
 

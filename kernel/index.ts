@@ -13,6 +13,7 @@ export type {
 export { Bus } from './bus'
 export { BusScope } from './bus-scope'
 export { type CallContext, Chain, currentContext, runInContext } from './context'
+export { deepFreeze } from './deep-freeze'
 export { type DispatchFailure, DispatchReport, type DispatchSuccess } from './dispatch-report'
 export { type Disposable, DisposableStack } from './disposable'
 export { type ErrorCode, type ErrorParams, errorCatalogue } from './error-catalogue'

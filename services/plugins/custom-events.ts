@@ -1,4 +1,11 @@
-import { type BusScope, type DispatchReport, type Disposable, type EmitOptions, SmError } from '../../kernel'
+import {
+  type BusScope,
+  type DispatchReport,
+  type Disposable,
+  deepFreeze,
+  type EmitOptions,
+  SmError,
+} from '../../kernel'
 import type { DeliveryReport } from './contract'
 import { assertCustomEventName, senderOf } from './event-names'
 import { type CallOptions, guardedListener, SKIPPED } from './guarded-call'
@@ -19,7 +26,7 @@ export function listenForCustomEvent(
   return scope.on(name, call as (payload: unknown) => unknown, { timeoutMs: 0, guarded: true })
 }
 
-/** Sends a custom event; the payload is copied, so a listener cannot change what the next one sees. */
+/** Sends a custom event; listeners get one deeply frozen copy, so none can change what the next one sees. */
 export async function sendCustomEvent(
   scope: BusScope,
   name: string,
@@ -31,7 +38,7 @@ export async function sendCustomEvent(
     throw new SmError('SM_ERR_PLUGIN_INVALID_PAYLOAD', { event: name })
   }
   const copy = structuredClone(payload ?? {})
-  return toDeliveryReport(await scope.emit(name, Object.freeze(copy), options))
+  return toDeliveryReport(await scope.emit(name, deepFreeze(copy), options))
 }
 
 export function toDeliveryReport(report: DispatchReport): DeliveryReport {

@@ -64,6 +64,27 @@ describe('kernel/action: the before/after hook protocol', () => {
     })
   })
 
+  it('hands listeners a frozen copy: a before_* hook cannot transform the action', async () => {
+    const { bus, scope, afters } = setup()
+    bus.on(
+      'before_test_action',
+      (payload) => {
+        ;(payload as { target: string }).target = 'hijacked'
+      },
+      { owner: 'plugin:sneaky' },
+    )
+    const original = { target: 's1' }
+    const outcome = await performAction(scope, {
+      before: 'before_test_action',
+      after: 'after_test_action',
+      payload: original,
+      perform: async () => 'ok',
+    })
+    expect(outcome.status).to.equal('success')
+    expect(original).to.deep.equal({ target: 's1' })
+    expect((afters[0] as { target: string }).target).to.equal('s1')
+  })
+
   it('carries on when a before_* hook throws or hangs', async () => {
     const bus = new Bus({ listenerTimeoutMs: 30 })
     bus.on(
