@@ -1,32 +1,17 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { pluginsTsconfig } from '../services/cli/plugin-template'
 import { ROOT, run } from './helpers/run'
 import { tempDir } from './helpers/temp-dir'
 
 const TSC = join(ROOT, 'node_modules', '.bin', 'tsc')
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'types')
 
-/** Type-checks files the way a plugin author's editor would, with `server-manager` mapped to this package's types. */
+/** Type-checks files with the very tsconfig `plugin new` gives plugin authors. */
 async function typecheck(files: string[]): Promise<{ code: number | null; output: string }> {
   const dir = tempDir()
-  mkdirSync(dir, { recursive: true })
-  const tsconfig = {
-    compilerOptions: {
-      target: 'ES2022',
-      module: 'nodenext',
-      moduleResolution: 'nodenext',
-      strict: true,
-      noImplicitOverride: true,
-      noEmit: true,
-      skipLibCheck: true,
-      typeRoots: [join(ROOT, 'node_modules', '@types')],
-      types: ['node'],
-      paths: { 'server-manager': [join(ROOT, 'dist', 'index.d.ts')] },
-    },
-    files,
-  }
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig))
+  writeFileSync(join(dir, 'tsconfig.json'), pluginsTsconfig(ROOT, files))
   const result = await run(TSC, ['-p', join(dir, 'tsconfig.json')], { timeoutMs: 60_000 })
   return { code: result.code, output: result.stdout + result.stderr }
 }

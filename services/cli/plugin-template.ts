@@ -42,8 +42,11 @@ export default class ${className} extends PluginBase<${className}> {
 `
 }
 
-/** A tsconfig for the user plugins folder, so editors type-check plugins against this installation. */
-export function pluginsTsconfig(packageRoot: string): string {
+/**
+ * A tsconfig for the user plugins folder, so editors type-check plugins against this
+ * installation (every `.ts` file there, or just `files`).
+ */
+export function pluginsTsconfig(packageRoot: string, files?: readonly string[]): string {
   return `${JSON.stringify(
     {
       compilerOptions: {
@@ -58,7 +61,7 @@ export function pluginsTsconfig(packageRoot: string): string {
         types: ['node'],
         paths: { 'server-manager': [join(packageRoot, 'dist', 'index.d.ts')] },
       },
-      include: ['**/*.ts'],
+      ...(files ? { files } : { include: ['**/*.ts'] }),
     },
     null,
     2,

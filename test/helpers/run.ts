@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { join } from 'node:path'
 
 /** The project root (tests run from dist/test/...). */
@@ -44,6 +44,18 @@ export function run(
 /** Runs `server-manager <args>` with the given data directory. */
 export function cli(dataDir: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
   return run(process.execPath, [CLI, ...args], { env: { SM_DATA_DIR: dataDir, ...env } })
+}
+
+/** Starts `server-manager <args>` as a long-running process (output piped). */
+export function spawnCli(dataDir: string, args: readonly string[]): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, SM_DATA_DIR: dataDir } })
+}
+
+/** Sends `signal` and resolves with the exit code (null when the signal killed it). */
+export function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  child.kill(signal)
+  return exited
 }
 
 /** Resolves with the first stdout line matching `pattern` of a running child. */

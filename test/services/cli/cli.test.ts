@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { databasePath } from '../../../services/events'
 import { makeReadOnly } from '../../helpers/read-only'
-import { CLI, cli, ROOT, run, waitForLine } from '../../helpers/run'
+import { cli, run, spawnCli, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const hashDir = (dir: string) =>
@@ -121,38 +120,26 @@ describe('services/cli: server-manager as a user runs it', function () {
   it('follows the event log live, seeing changes made by another process', async () => {
     const dir = tempDir()
     await cli(dir, ['setting', 'set', 'custom.before', '1'])
-    const follower = spawn(process.execPath, [CLI, 'events', '--follow', '--type', 'after_*'], {
-      cwd: ROOT,
-      env: { ...process.env, SM_DATA_DIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const follower = spawnCli(dir, ['events', '--follow', '--type', 'after_*'])
     try {
       await waitForLine(follower, /custom\.before/)
       const seen = waitForLine(follower, /custom\.after/)
       await cli(dir, ['setting', 'set', 'custom.after', '2'])
       expect(await seen).to.match(/^#2 .* after_setting_update /)
     } finally {
-      follower.kill('SIGINT')
+      expect(await stop(follower, 'SIGINT')).to.equal(0)
     }
-    const code = await new Promise((resolve) => follower.on('exit', resolve))
-    expect(code).to.equal(0)
   })
 
   it('runs the manager in the foreground, reporting each service, and stops cleanly on SIGTERM', async () => {
     const dir = tempDir()
-    const manager = spawn(process.execPath, [CLI, 'start'], {
-      cwd: ROOT,
-      env: { ...process.env, SM_DATA_DIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const manager = spawnCli(dir, ['start'])
     let output = ''
     manager.stdout.on('data', (chunk: Buffer) => {
       output += chunk
     })
     await waitForLine(manager, /^ready in \d+ ms/)
-    manager.kill('SIGTERM')
-    const code = await new Promise((resolve) => manager.on('exit', resolve))
-    expect(code).to.equal(0)
+    expect(await stop(manager)).to.equal(0)
     for (const service of ['log', 'events', 'settings', 'plugins'])
       expect(output).to.match(new RegExp(`✔ ${service} +[\\d.]+ ms`))
     expect(output).to.contain('SIGTERM: stopping')

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { CLI, cli, ROOT, waitForLine } from '../../helpers/run'
+import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const logLines = (dir: string) =>
@@ -25,11 +24,7 @@ describe('services/cli: plugin commands as a user runs them', function () {
     expect(enable.stdout).to.equal("Plugin 'greeter' enabled. State: loaded.\n")
     const before = greetings(dir).length
 
-    const manager = spawn(process.execPath, [CLI, 'start'], {
-      cwd: ROOT,
-      env: { ...process.env, SM_DATA_DIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const manager = spawnCli(dir, ['start'])
     let stderr = ''
     const greeted = () => stderr.split('Hello from the greeter plugin!').length - 1
     manager.stderr.on('data', (chunk: Buffer) => {
@@ -46,9 +41,8 @@ describe('services/cli: plugin commands as a user runs them', function () {
       while (greeted() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
       expect(greeted()).to.equal(2)
     } finally {
-      manager.kill('SIGTERM')
+      expect(await stop(manager)).to.equal(0)
     }
-    expect(await new Promise((resolve) => manager.on('exit', resolve))).to.equal(0)
   })
 
   it('loads a plugin in a running manager when another process enables it, and unloads it on disable', async () => {
@@ -59,11 +53,7 @@ describe('services/cli: plugin commands as a user runs them', function () {
         "override onLoad() { this.logger.info('hello is alive') }\n  override onUnload() { this.logger.info('hello says bye') }",
       ),
     })
-    const manager = spawn(process.execPath, [CLI, 'start'], {
-      cwd: ROOT,
-      env: { ...process.env, SM_DATA_DIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const manager = spawnCli(dir, ['start'])
     const seen = (pattern: RegExp) =>
       new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no ${pattern} from the running manager`)), 15_000)
@@ -84,9 +74,8 @@ describe('services/cli: plugin commands as a user runs them', function () {
       await cli(dir, ['plugin', 'disable', 'hello'])
       await bye
     } finally {
-      manager.kill('SIGTERM')
+      expect(await stop(manager)).to.equal(0)
     }
-    expect(await new Promise((resolve) => manager.on('exit', resolve))).to.equal(0)
   })
 
   it('triggers a custom event that reaches an enabled listener with the payload and sender, and prints the report', async () => {
