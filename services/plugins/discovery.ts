@@ -40,32 +40,30 @@ export interface Discovery {
 /**
  * Finds plugins in the search paths, in order: a single file (`greeter.ts`) or a package folder
  * with an index (`greeter/index.ts`). Names starting with `_` or `.` are ignored. The first path
- * wins a name clash; two plugins of one name in one path are both refused.
+ * wins a name clash; two plugins of one name in one path are both refused (one error).
  */
 export function discover(paths: readonly SearchPath[]): Discovery {
   const taken = new Map<string, Candidate>()
   const refused: Discovery['refused'][number][] = []
   const shadowed: Candidate[] = []
   for (const { source, dir } of paths) {
-    const local = new Map<string, Candidate>()
+    const local = new Map<string, Candidate[]>()
     for (const found of scan(source, dir)) {
-      if ('error' in found) {
-        refused.push(found)
-        continue
-      }
-      const twin = local.get(found.name)
-      if (twin) {
+      if ('error' in found) refused.push(found)
+      else local.set(found.name, [...(local.get(found.name) ?? []), found])
+    }
+    for (const [name, twins] of local) {
+      const [first, second] = twins
+      if (first && second) {
+        // Neither wins: which one the user meant is unknowable.
         const error = new SmError('SM_ERR_PLUGIN_DUPLICATE_NAME', {
-          plugin: found.name,
-          first: twin.root,
-          second: found.root,
+          plugin: name,
+          first: first.root,
+          second: second.root,
         })
-        refused.push({ name: found.name, root: found.root, source, error })
-        continue
-      }
-      local.set(found.name, found)
-      if (taken.has(found.name)) shadowed.push(found)
-      else taken.set(found.name, found)
+        refused.push({ name, root: first.root, source, error })
+      } else if (first && taken.has(name)) shadowed.push(first)
+      else if (first) taken.set(name, first)
     }
   }
   return { candidates: [...taken.values()], refused, shadowed }

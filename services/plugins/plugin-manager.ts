@@ -44,7 +44,7 @@ export class PluginManager {
   readonly #loaded = new Map<string, LoadedPlugin>()
   readonly #definitions = new Map<string, PluginDefinition>()
   readonly #candidates = new Map<string, Candidate>()
-  readonly #hookFailures = new Map<string, { count: number; last: number }>()
+  readonly #hookFailures = new Map<string, { count: number; last: number; event: string; error: SmError }>()
 
   constructor(options: ManagerOptions) {
     this.#options = options
@@ -213,6 +213,7 @@ export class PluginManager {
     if (!plugin) return
     this.#loaded.delete(name)
     await plugin.unload()
+    await this.#flushHookFailures(name)
     this.#options.logger.info(`plugin '${name}' unloaded`)
   }
 
@@ -272,18 +273,27 @@ export class PluginManager {
     await this.#fact('plugin_failed', { name, invalid, error: failure })
   }
 
-  // Hook failures are counted; a fact is recorded at most once a minute per plugin.
+  // Hook failures are counted; a fact is recorded at most once a minute per plugin, and what
+  // is still pending when the plugin unloads is recorded then.
   #hookFailed(name: string, event: string, error: SmError): void {
-    const entry = this.#hookFailures.get(name) ?? { count: 0, last: 0 }
+    const entry = this.#hookFailures.get(name) ?? { count: 0, last: 0, event, error }
     entry.count += 1
+    entry.event = event
+    entry.error = error
     this.#hookFailures.set(name, entry)
     if (Date.now() - entry.last < HOOK_FACT_INTERVAL_MS) return
-    const count = entry.count
+    this.#flushHookFailures(name).catch((failure: unknown) =>
+      this.#options.logger.warn('could not record a plugin hook failure', { error: failure }),
+    )
+  }
+
+  async #flushHookFailures(name: string): Promise<void> {
+    const entry = this.#hookFailures.get(name)
+    if (!entry || entry.count === 0) return
+    const { count, event, error } = entry
     entry.count = 0
     entry.last = Date.now()
-    this.#fact('plugin_hook_failed', { name, event, count, error: { code: error.code, message: error.message } }).catch(
-      (failure: unknown) => this.#options.logger.warn('could not record a plugin hook failure', { error: failure }),
-    )
+    await this.#fact('plugin_hook_failed', { name, event, count, error: { code: error.code, message: error.message } })
   }
 
   async #fact<K extends (typeof PLUGIN_FACTS)[number]>(type: K, payload: EventMap[K]): Promise<void> {

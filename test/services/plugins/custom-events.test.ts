@@ -163,6 +163,25 @@ describe('services/plugins: custom events', () => {
       await manager.stop()
     }
   })
+  it('stops listening early with the function listenForEvent resolves to', async () => {
+    const { manager } = await startWithPlugins(
+      {
+        'quitter.ts': plugin(
+          'Quitter',
+          `override async onLoad() {
+    const stop = await this.api.listenForEvent('ns:once', () => stop())
+  }`,
+        ),
+      },
+      { enable: ['quitter'] },
+    )
+    try {
+      expect((await manager.bus.request('plugins:trigger_event', { event: 'ns:once' })).delivered).to.equal(1)
+      expect((await manager.bus.request('plugins:trigger_event', { event: 'ns:once' })).listeners).to.equal(0)
+    } finally {
+      await manager.stop()
+    }
+  })
 })
 
 describe('services/plugins: this.api', () => {

@@ -45,7 +45,7 @@ describe('services/plugins: discovery', () => {
       { source: 'default', dir: shipped },
       { source: 'example', dir: join(shipped, 'does-not-exist') },
     ])
-    expect(candidates.map((c) => `${c.name}:${c.source}`)).to.deep.equal(['greeter:user', 'twin:default'])
+    expect(candidates.map((c) => `${c.name}:${c.source}`)).to.deep.equal(['greeter:user'])
     expect(shadowed.map((c) => `${c.name}:${c.source}`)).to.deep.equal(['greeter:default'])
     expect(refused.map((r) => [r.name, r.error.code])).to.deep.equal([['twin', 'SM_ERR_PLUGIN_DUPLICATE_NAME']])
   })

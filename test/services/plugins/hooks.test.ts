@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import type { PluginRecord } from '../../../index'
+import { withManager } from '../../helpers/manager'
 import { plugin, startWithPlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
 
@@ -34,14 +35,17 @@ describe('services/plugins: hooks', () => {
     }
   })
 
-  it('completes the action when a hook throws, and counts the failure against the plugin', async () => {
-    const { manager } = await startWithPlugins(
-      {},
-      { settings: { 'plugins.dev_examples': true }, enable: ['throwing_hook'] },
+  it('completes the action when a hook throws, runs the other plugins, and counts the failure against the plugin', async () => {
+    const { manager, dataDir } = await startWithPlugins(
+      {
+        'zz_after.ts': plugin('ZzAfter', `override beforeSettingUpdate(p: any) { ${record('`still ran: ${p.key}`')} }`),
+      },
+      { settings: { 'plugins.dev_examples': true }, enable: ['throwing_hook', 'zz_after'] },
     )
     try {
       await manager.bus.request('settings:set', { key: 'custom.a', value: 1 })
       await manager.bus.request('settings:set', { key: 'custom.b', value: 2 })
+      expect(calls()).to.deep.equal(['still ran: custom.a', 'still ran: custom.b'])
       expect((await manager.bus.request('settings:get', { key: 'custom.b' })).value).to.equal(2)
       const info = await manager.bus.request('plugins:info', { name: 'throwing_hook' })
       expect(info.state).to.equal('loaded')
@@ -56,6 +60,13 @@ describe('services/plugins: hooks', () => {
     } finally {
       await manager.stop()
     }
+    // Counts still pending when the plugin unloaded were recorded then: the total is exact.
+    await withManager(
+      async ({ bus }) => {
+        expect((await bus.request('plugins:info', { name: 'throwing_hook' })).hookFailures).to.equal(2)
+      },
+      { dataDir },
+    )
   })
 
   it('delays the action by at most the hook timeout when a hook hangs, then completes it', async () => {
