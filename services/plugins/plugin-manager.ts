@@ -1,4 +1,4 @@
-import { renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import {
   type ActionResult,
   type Bus,
@@ -307,8 +307,11 @@ export class PluginManager {
         .map(({ name, hash: _hash, hookFailures: _failures, lastHookError: _last, ...rest }) => [name, rest]),
     )
     const file = this.#options.registryFile
+    const text = `${JSON.stringify(registry, null, 2)}\n`
     try {
-      writeFileSync(`${file}.tmp`, `${JSON.stringify(registry, null, 2)}\n`)
+      // Every boot reconciles; most change nothing, and then the file is left alone.
+      if (existsSync(file) && readFileSync(file, 'utf8') === text) return
+      writeFileSync(`${file}.tmp`, text)
       renameSync(`${file}.tmp`, file)
     } catch (error) {
       this.#options.logger.warn(`could not write ${file}`, { error })
