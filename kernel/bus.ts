@@ -2,7 +2,8 @@ import { EventEmitter2 } from 'eventemitter2'
 import { Chain, currentContext, runInContext } from './context'
 import { DispatchReport } from './dispatch-report'
 import type { Disposable } from './disposable'
-import { reasonOf, SmError, toSmError } from './errors'
+import { SmError, toSmError } from './errors'
+import { listenerError } from './listener-error'
 import type { CommandName, CommandPayload, CommandReply, CustomEventName, EventName, PayloadOf } from './maps'
 import { isThenable, timeBox } from './time-box'
 
@@ -183,23 +184,29 @@ export class Bus {
   // Runs the dispatch in a causal context that contains this event's identity, so anything the
   // listeners cause can tell it is re-entering this very event.
   #guarded(name: string, payload: unknown, actor: string, seq: number | undefined, options?: EmitOptions) {
-    if (!this.#resolve(name).guarded) {
+    const resolved = this.#resolve(name)
+    if (!resolved.guarded) {
       const meta: EventMeta = { event: name, actor, seq }
-      const dispatch = () => this.#dispatch(name, payload, meta, options)
+      const dispatch = () => this.#dispatch(resolved, name, payload, meta, options)
       return options?.actor ? runInContext({ actor }, dispatch) : dispatch()
     }
     const identity = this.#identify(name, payload)
     const { chain } = currentContext()
     const meta: EventMeta = { event: name, actor, seq, reentrant: chain?.has(identity) ?? false }
     return runInContext({ actor, chain: new Chain(identity, chain) }, () =>
-      this.#dispatch(name, payload, meta, options),
+      this.#dispatch(resolved, name, payload, meta, options),
     )
   }
 
   // Runs synchronously until a listener returns a promise, so an emit to synchronous
   // listeners costs one loop and no timer; the rest continues in #dispatchAsync.
-  #dispatch(name: string, payload: unknown, meta: EventMeta, options?: EmitOptions): Promise<DispatchReport> {
-    const { entries, owners } = this.#resolve(name)
+  #dispatch(
+    { entries, owners }: Resolved,
+    name: string,
+    payload: unknown,
+    meta: EventMeta,
+    options?: EmitOptions,
+  ): Promise<DispatchReport> {
     const report = new DispatchReport(name, meta.seq, owners)
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index] as Entry
@@ -285,9 +292,4 @@ export class Bus {
     const token = this.#commands.listeners(name)[0] as Token | undefined
     return token ? this.#handlers.get(token) : undefined
   }
-}
-
-function listenerError(owner: string, event: string, error: unknown): SmError {
-  if (error instanceof SmError && error.code === 'SM_ERR_KERNEL_LISTENER_TIMEOUT') return error
-  return new SmError('SM_ERR_KERNEL_LISTENER_FAILED', { owner, event, reason: reasonOf(error) }, { cause: error })
 }

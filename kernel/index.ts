@@ -27,6 +27,7 @@ export {
   type KernelState,
   LoggerToken,
 } from './kernel'
+export { listenerError } from './listener-error'
 export { type LogFields, type Logger, silentLogger } from './logger'
 export type {
   CommandMap,
@@ -43,3 +44,4 @@ export { createToken, Registry, type Token } from './registry'
 export { isSecretName, withoutSecrets } from './secrets'
 export { SerialQueue } from './serial-queue'
 export type { Service, ServiceContext, ServiceReport } from './service'
+export { isThenable, timeBox } from './time-box'

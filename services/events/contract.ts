@@ -105,6 +105,8 @@ declare module '../../kernel/maps' {
     'events:rebuild': { payload: Record<string, never>; reply: RebuildResult }
     'events:check': { payload: Record<string, never>; reply: CheckResult }
     'events:prune': { payload: { maxAgeDays?: number; maxEvents?: number }; reply: PruneResult }
+    /** Prunes by the retention settings now (what the timer of a running manager does). */
+    'events:apply_retention': { payload: Record<string, never>; reply: PruneResult }
     /** Emit `events:appended` for everything after `afterSeq` (for a follower that has read up to it). */
     'events:watch': { payload: { afterSeq: number }; reply: undefined }
   }

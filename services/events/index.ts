@@ -4,7 +4,7 @@ import { reasonOf, type Service, type ServiceContext, SmError } from '../../kern
 import { SqliteDatabase } from './database'
 import { EventStore } from './event-store'
 import { Follower } from './follower'
-import { type RetentionOptions, scheduleRetention } from './retention'
+import { applyRetention, type RetentionOptions, scheduleRetention } from './retention'
 
 export type * from './contract'
 
@@ -52,6 +52,7 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
       bus.handle('events:rebuild', () => opened.rebuild())
       bus.handle('events:check', () => opened.check())
       bus.handle('events:prune', (limits) => opened.prune(limits))
+      bus.handle('events:apply_retention', () => applyRetention(opened, bus))
       bus.handle('events:watch', ({ afterSeq }) => {
         follow.watch(afterSeq)
         return undefined

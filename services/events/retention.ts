@@ -1,4 +1,5 @@
 import type { BusScope, Logger } from '../../kernel'
+import type { PruneResult } from './contract'
 import type { EventStore } from './event-store'
 
 export interface RetentionOptions {
@@ -8,8 +9,18 @@ export interface RetentionOptions {
 }
 
 /**
- * Applies the retention settings (`events.retention_days`, `events.max_events`) on a timer in
- * long-running processes. The timers are unref'd, so they never keep a process alive. Without
+ * Prunes the log by the retention settings (`events.retention_days`, `events.max_events`).
+ * Without a settings service there are no limits, so nothing is pruned.
+ */
+export async function applyRetention(store: EventStore, bus: BusScope): Promise<PruneResult> {
+  if (!bus.hasHandler('settings:get')) return { deleted: 0, snapshotSeq: undefined }
+  const days = await bus.request('settings:get', { key: 'events.retention_days' })
+  const max = await bus.request('settings:get', { key: 'events.max_events' })
+  return store.prune({ maxAgeDays: days.value as number, maxEvents: max.value as number })
+}
+
+/**
+ * Applies the retention settings on a timer in long-running processes. The timers are unref'd, so they never keep a process alive. Without
  * a settings service nothing is pruned.
  */
 export function scheduleRetention(
@@ -19,10 +30,7 @@ export function scheduleRetention(
   options: RetentionOptions = {},
 ): () => void {
   const pass = async () => {
-    if (!bus.hasHandler('settings:get')) return
-    const days = await bus.request('settings:get', { key: 'events.retention_days' })
-    const max = await bus.request('settings:get', { key: 'events.max_events' })
-    const result = await store.prune({ maxAgeDays: days.value as number, maxEvents: max.value as number })
+    const result = await applyRetention(store, bus)
     if (result.deleted)
       logger.info('pruned the event log', { deleted: result.deleted, snapshotSeq: result.snapshotSeq })
   }

@@ -1,5 +1,14 @@
-import { type EventMeta, type Logger, reasonOf, SmError } from '../../kernel'
-import { isThenable, timeBox } from '../../kernel/time-box'
+import {
+  type EventMeta,
+  isThenable as kernelIsThenable,
+  type Logger,
+  listenerError,
+  SmError,
+  timeBox,
+} from '../../kernel'
+
+// Re-exports compile to getters; this runs once per hook call, so read it once.
+const isThenable = kernelIsThenable
 
 /** Returned by a plugin listener that the loop guard skipped; never a veto. */
 export const SKIPPED = Symbol('skipped by the re-entrancy guard')
@@ -26,10 +35,7 @@ export function guardedListener<P>(
   const { plugin, logger, timeoutMs, onFailure } = options
   const owner = `plugin:${plugin}`
   const fail = (cause: unknown): SmError => {
-    const error =
-      cause instanceof SmError && cause.code === 'SM_ERR_KERNEL_LISTENER_TIMEOUT'
-        ? cause
-        : new SmError('SM_ERR_KERNEL_LISTENER_FAILED', { owner, event, reason: reasonOf(cause) }, { cause })
+    const error = listenerError(owner, event, cause)
     logger.error(error.message, { event, code: error.code })
     onFailure(event, error)
     return error

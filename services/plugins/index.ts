@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { isAbsolute, join, resolve } from 'node:path'
-import { BusToken, LoggerToken, type Service, SmError } from '../../kernel'
+import { BusToken, LoggerToken, type Service } from '../../kernel'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
 import { identifyEvent } from './identity'
 import { PluginManager } from './plugin-manager'
 import { PluginImporter } from './plugin-module'
-import { PLUGIN_FACTS, registryProjection, type StoredRecord } from './registry-projection'
+import { PLUGIN_FACTS, registryProjection } from './registry-projection'
 
 export type * from './contract'
 
@@ -56,14 +56,9 @@ export function pluginsService(options: { packageRoot?: string } = {}): Service 
       })
       manager = plugins
 
-      const find = async (name: string): Promise<StoredRecord> => {
-        const record = (await plugins.records()).find((r) => r.name === name && r.state !== 'missing')
-        if (!record) throw new SmError('SM_ERR_PLUGIN_NOT_FOUND', { plugin: name })
-        return record
-      }
       bus.handle('plugins:list', async () => (await plugins.records()).map(({ hash: _hash, ...record }) => record))
       bus.handle('plugins:info', async ({ name }) => {
-        const { hash: _hash, ...record } = await find(name)
+        const { hash: _hash, ...record } = await plugins.record(name)
         const loaded = plugins.loaded(name)
         return { ...record, hooks: [...(loaded?.hooks ?? [])], listeners: loaded?.listeners ?? 0 }
       })

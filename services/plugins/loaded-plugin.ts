@@ -1,5 +1,4 @@
-import { type Bus, BusScope, type Logger, reasonOf, runInContext, SmError } from '../../kernel'
-import { timeBox } from '../../kernel/time-box'
+import { type Bus, BusScope, type Logger, reasonOf, runInContext, SmError, timeBox } from '../../kernel'
 import type { CallOptions } from './guarded-call'
 import { bindHooks } from './hook-binding'
 import type { PluginBase } from './plugin-base'
@@ -10,9 +9,8 @@ export interface LoadOptions {
   readonly bus: Bus
   readonly logger: Logger
   readonly timeoutMs: number
-  readonly onHookFailure: CallOptions['onFailure'] extends (...args: infer A) => infer R
-    ? (plugin: string, ...args: A) => R
-    : never
+  /** Told about every hook or listener failure of any plugin it loads. */
+  readonly onHookFailure: (plugin: string, event: string, error: SmError) => void
 }
 
 type Lifecycle = 'onLoad' | 'onUnload' | 'onManagerStartup'

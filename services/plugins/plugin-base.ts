@@ -1,5 +1,5 @@
 import type { Logger } from '../../kernel'
-import type { AfterPayload, BeforePayload } from './hook-catalogue'
+import type { BeforePayload } from './hook-catalogue'
 import type { PluginApi } from './plugin-api'
 import type { PluginHooks } from './plugin-hooks'
 
@@ -86,5 +86,3 @@ export type PluginClass = (new (
   readonly engines?: unknown
   readonly enabledByDefault?: unknown
 }
-
-export type { AfterPayload }

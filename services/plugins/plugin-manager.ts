@@ -62,14 +62,14 @@ export class PluginManager {
         await this.#unloadAll()
         this.#definitions.clear()
         await this.#sync()
-        await this.#reconcile()
+        return this.#reconcile()
       }),
     )
   }
 
   /** Brings the loaded plugins in line with the registry (after another process changed it). */
-  reconcile(): Promise<void> {
-    return this.#queue.run(() => this.#reconcile())
+  async reconcile(): Promise<void> {
+    await this.#queue.run(() => this.#reconcile())
   }
 
   unloadAll(): Promise<void> {
@@ -79,8 +79,7 @@ export class PluginManager {
   /** The set_plugin_status action, then load or unload at once. */
   setEnabled(name: string, enabled: boolean): Promise<ActionResult> {
     return this.#queue.run(async () => {
-      const record = (await this.records()).find((r) => r.name === name && r.state !== 'missing')
-      if (!record) throw new SmError('SM_ERR_PLUGIN_NOT_FOUND', { plugin: name })
+      await this.record(name)
       const outcome = await performAction(this.#options.scope, {
         before: 'before_set_plugin_status',
         after: 'after_set_plugin_status',
@@ -92,6 +91,13 @@ export class PluginManager {
       if (outcome.status === 'success') await this.#reconcile()
       return outcome.result
     })
+  }
+
+  /** A plugin that is on disk now (not `missing`), or SM_ERR_PLUGIN_NOT_FOUND. */
+  async record(name: string): Promise<StoredRecord> {
+    const record = (await this.records()).find((r) => r.name === name && r.state !== 'missing')
+    if (!record) throw new SmError('SM_ERR_PLUGIN_NOT_FOUND', { plugin: name })
+    return record
   }
 
   records(): Promise<StoredRecord[]> {
@@ -149,7 +155,8 @@ export class PluginManager {
     }
   }
 
-  async #reconcile(): Promise<void> {
+  /** Loads and unloads until the loaded plugins match the registry; resolves to the registry after. */
+  async #reconcile(): Promise<StoredRecord[]> {
     const records = await this.records()
     const byName = new Map(records.map((r) => [r.name, r]))
     const wanted: PluginDefinition[] = []
@@ -189,7 +196,9 @@ export class PluginManager {
         await this.#failed(byName.get(name), name, error as SmError, false)
       }
     }
-    this.#writeRegistryFile(await this.records())
+    const after = await this.records()
+    this.#writeRegistryFile(after)
+    return after
   }
 
   // The definition of an enabled plugin: imported once per load, on demand for one enabled later.
@@ -221,10 +230,9 @@ export class PluginManager {
     for (const name of [...this.#loaded.keys()].reverse()) await this.#unload(name)
   }
 
-  async #timed(work: () => Promise<void>): Promise<ReloadReport> {
+  async #timed(work: () => Promise<StoredRecord[]>): Promise<ReloadReport> {
     const began = performance.now()
-    await work()
-    const records = await this.records()
+    const records = await work()
     return {
       loaded: [...this.#loaded.keys()],
       failed: records.filter((r) => r.enabled && (r.state === 'failed' || r.state === 'invalid')).map((r) => r.name),

@@ -9,12 +9,7 @@ export default class DbPrune extends ManagerCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DbPrune)
-    const days = await this.request('settings:get', { key: 'events.retention_days' })
-    const max = await this.request('settings:get', { key: 'events.max_events' })
-    const result = await this.request('events:prune', {
-      maxAgeDays: days.value as number,
-      maxEvents: max.value as number,
-    })
+    const result = await this.request('events:apply_retention', {})
     if (flags.json) return this.printJson(result)
     this.log(
       result.deleted ? `Deleted ${result.deleted} events (snapshot at #${result.snapshotSeq}).` : 'Nothing to prune.',
