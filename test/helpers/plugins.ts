@@ -40,3 +40,27 @@ export async function startWithPlugins(
   for (const name of options.enable ?? []) await manager.bus.request('plugins:set_enabled', { name, enabled: true })
   return { dataDir, manager }
 }
+
+type WithPluginsFn<T> = (setup: PluginManagerSetup) => Promise<T>
+
+/** Runs `fn` against a manager set up as by `startWithPlugins`, and always stops it. */
+export async function withPlugins<T>(files: Record<string, string>, fn: WithPluginsFn<T>): Promise<T>
+export async function withPlugins<T>(
+  files: Record<string, string>,
+  options: Parameters<typeof startWithPlugins>[1],
+  fn: WithPluginsFn<T>,
+): Promise<T>
+export async function withPlugins<T>(
+  files: Record<string, string>,
+  optionsOrFn: Parameters<typeof startWithPlugins>[1] | WithPluginsFn<T>,
+  maybeFn?: WithPluginsFn<T>,
+): Promise<T> {
+  const [options, fn] =
+    typeof optionsOrFn === 'function' ? [{}, optionsOrFn] : [optionsOrFn, maybeFn as WithPluginsFn<T>]
+  const setup = await startWithPlugins(files, options)
+  try {
+    return await fn(setup)
+  } finally {
+    await setup.manager.stop()
+  }
+}

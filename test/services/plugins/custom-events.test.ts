@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { plugin, startWithPlugins } from '../../helpers/plugins'
+import { plugin, withPlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
 
 const received = () => ((globalThis as { received?: unknown[] }).received ??= [])
@@ -20,35 +20,32 @@ describe('services/plugins: custom events', () => {
   })
 
   it('delivers an external trigger to every listener with the payload and sender metadata, and reports it', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       { 'one.ts': listener('One', 'ns:evt'), 'two.ts': listener('Two', 'ns:evt', "throw new Error('listener broke')") },
       { enable: ['one', 'two'] },
+      async ({ manager }) => {
+        const report = await manager.bus.request(
+          'plugins:trigger_event',
+          { event: 'ns:evt', payload: { a: 1 } },
+          { actor: 'cli:alice' },
+        )
+        expect(received()).to.deep.equal([
+          { plugin: 'one', payload: { a: 1 }, meta: { event: 'ns:evt', sender: 'external_api_trigger' } },
+          { plugin: 'two', payload: { a: 1 }, meta: { event: 'ns:evt', sender: 'external_api_trigger' } },
+        ])
+        expect(report).to.deep.include({ event: 'ns:evt', listeners: 2, delivered: 1, skipped: false })
+        expect(report.failed).to.have.length(1)
+        expect(report.failed[0]).to.deep.include({ plugin: 'two' })
+        expect(report.failed[0]?.error).to.contain('listener broke')
+        const [fact] = await manager.bus.request('events:read', { types: ['custom_event_triggered'] })
+        expect(fact).to.deep.include({ actor: 'cli:alice' })
+        expect(fact?.payload).to.deep.include({ event: 'ns:evt', payload: { a: 1 } })
+      },
     )
-    try {
-      const report = await manager.bus.request(
-        'plugins:trigger_event',
-        { event: 'ns:evt', payload: { a: 1 } },
-        { actor: 'cli:alice' },
-      )
-      expect(received()).to.deep.equal([
-        { plugin: 'one', payload: { a: 1 }, meta: { event: 'ns:evt', sender: 'external_api_trigger' } },
-        { plugin: 'two', payload: { a: 1 }, meta: { event: 'ns:evt', sender: 'external_api_trigger' } },
-      ])
-      expect(report).to.deep.include({ event: 'ns:evt', listeners: 2, delivered: 1, skipped: false })
-      expect(report.failed).to.have.length(1)
-      expect(report.failed[0]).to.deep.include({ plugin: 'two' })
-      expect(report.failed[0]?.error).to.contain('listener broke')
-      const [fact] = await manager.bus.request('events:read', { types: ['custom_event_triggered'] })
-      expect(fact).to.deep.include({ actor: 'cli:alice' })
-      expect(fact?.payload).to.deep.include({ event: 'ns:evt', payload: { a: 1 } })
-    } finally {
-      await manager.stop()
-    }
   })
 
   it('refuses names that are not <namespace>:<event> and payloads that are not objects', async () => {
-    const { manager } = await startWithPlugins({})
-    try {
+    await withPlugins({}, async ({ manager }) => {
       for (const event of ['plain', ':evt', 'ns:', 'a:b:c', 'has space:x', '']) {
         const error = await rejection(manager.bus.request('plugins:trigger_event', { event }))
         expect(error.code, event).to.equal('SM_ERR_PLUGIN_INVALID_EVENT_NAME')
@@ -57,78 +54,70 @@ describe('services/plugins: custom events', () => {
         manager.bus.request('plugins:trigger_event', { event: 'a:b', payload: [1] as never }),
       )
       expect(error.code).to.equal('SM_ERR_PLUGIN_INVALID_PAYLOAD')
-    } finally {
-      await manager.stop()
-    }
+    })
   })
 
   it('carries ping to pong across plugins, with the sending plugin as sender', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       {},
       { settings: { 'plugins.dev_examples': true }, enable: ['pingplugin', 'pongplugin'] },
+      async ({ manager }) => {
+        await manager.bus.emit('after_server_start', {
+          serverName: 'survival',
+          mode: 'detached',
+          result: { status: 'success' },
+        })
+        const pong = (await manager.bus.request('settings:get', { key: 'custom.pong_last' })).value as Record<
+          string,
+          unknown
+        >
+        expect(pong).to.deep.include({ serverName: 'survival', message: 'survival is up', sender: 'pingplugin' })
+        await manager.bus.emit('after_server_start', {
+          serverName: 'failed',
+          mode: 'detached',
+          result: { status: 'error' },
+        })
+        expect(
+          ((await manager.bus.request('settings:get', { key: 'custom.pong_last' })).value as { serverName: string })
+            .serverName,
+        ).to.equal('survival')
+      },
     )
-    try {
-      await manager.bus.emit('after_server_start', {
-        serverName: 'survival',
-        mode: 'detached',
-        result: { status: 'success' },
-      })
-      const pong = (await manager.bus.request('settings:get', { key: 'custom.pong_last' })).value as Record<
-        string,
-        unknown
-      >
-      expect(pong).to.deep.include({ serverName: 'survival', message: 'survival is up', sender: 'pingplugin' })
-      await manager.bus.emit('after_server_start', {
-        serverName: 'failed',
-        mode: 'detached',
-        result: { status: 'error' },
-      })
-      expect(
-        ((await manager.bus.request('settings:get', { key: 'custom.pong_last' })).value as { serverName: string })
-          .serverName,
-      ).to.equal('survival')
-    } finally {
-      await manager.stop()
-    }
   })
 
   it('ends an A → B → A loop: the second A is skipped by the guard', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       {},
       { settings: { 'plugins.dev_examples': true }, enable: ['custom_loop'] },
+      async ({ manager }) => {
+        const report = await manager.bus.request('plugins:trigger_event', { event: 'custom_loop:event_x' })
+        expect(report).to.deep.include({ delivered: 1, skipped: false })
+        expect((await manager.bus.request('settings:get', { key: 'custom.custom_loop_rounds' })).value).to.equal(1)
+        // A new trigger is a new chain: it is delivered again.
+        await manager.bus.request('plugins:trigger_event', { event: 'custom_loop:event_x' })
+        expect((await manager.bus.request('settings:get', { key: 'custom.custom_loop_rounds' })).value).to.equal(2)
+      },
     )
-    try {
-      const report = await manager.bus.request('plugins:trigger_event', { event: 'custom_loop:event_x' })
-      expect(report).to.deep.include({ delivered: 1, skipped: false })
-      expect((await manager.bus.request('settings:get', { key: 'custom.custom_loop_rounds' })).value).to.equal(1)
-      // A new trigger is a new chain: it is delivered again.
-      await manager.bus.request('plugins:trigger_event', { event: 'custom_loop:event_x' })
-      expect((await manager.bus.request('settings:get', { key: 'custom.custom_loop_rounds' })).value).to.equal(2)
-    } finally {
-      await manager.stop()
-    }
   })
 
   it('runs a package plugin with relative imports (event_sender echoes)', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       { 'catcher.ts': listener('Catcher', 'event_sender:echoed') },
       {
         settings: { 'plugins.dev_examples': true },
         enable: ['event_sender', 'catcher'],
       },
+      async ({ manager }) => {
+        await manager.bus.request('plugins:trigger_event', { event: 'event_sender:echo', payload: { hi: true } })
+        const [echo] = received() as { payload: Record<string, unknown>; meta: { sender: string } }[]
+        expect(echo?.payload).to.deep.include({ echoed: { hi: true }, from: 'external_api_trigger' })
+        expect(echo?.meta.sender).to.equal('event_sender')
+      },
     )
-    try {
-      await manager.bus.request('plugins:trigger_event', { event: 'event_sender:echo', payload: { hi: true } })
-      const [echo] = received() as { payload: Record<string, unknown>; meta: { sender: string } }[]
-      expect(echo?.payload).to.deep.include({ echoed: { hi: true }, from: 'external_api_trigger' })
-      expect(echo?.meta.sender).to.equal('event_sender')
-    } finally {
-      await manager.stop()
-    }
   })
 
   it('gives each listener a frozen copy, so one listener cannot change what the next one sees', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       {
         'mutator.ts': listener(
           'Mutator',
@@ -138,33 +127,28 @@ describe('services/plugins: custom events', () => {
         'reader.ts': listener('Reader', 'ns:shared'),
       },
       { enable: ['mutator', 'reader'] },
+      async ({ manager }) => {
+        await manager.bus.request('plugins:trigger_event', { event: 'ns:shared', payload: { n: 1 } })
+        expect(received()).to.deep.include('frozen')
+        expect(
+          received()
+            .filter((r) => typeof r === 'object')
+            .map((r) => (r as { payload: unknown }).payload),
+        ).to.deep.equal([{ n: 1 }, { n: 1 }])
+      },
     )
-    try {
-      await manager.bus.request('plugins:trigger_event', { event: 'ns:shared', payload: { n: 1 } })
-      expect(received()).to.deep.include('frozen')
-      expect(
-        received()
-          .filter((r) => typeof r === 'object')
-          .map((r) => (r as { payload: unknown }).payload),
-      ).to.deep.equal([{ n: 1 }, { n: 1 }])
-    } finally {
-      await manager.stop()
-    }
   })
 
   it("removes a plugin's listeners when it is disabled or reloaded", async () => {
-    const { manager } = await startWithPlugins({ 'gone.ts': listener('Gone', 'ns:bye') }, { enable: ['gone'] })
-    try {
+    await withPlugins({ 'gone.ts': listener('Gone', 'ns:bye') }, { enable: ['gone'] }, async ({ manager }) => {
       await manager.bus.request('plugins:reload', {})
       expect((await manager.bus.request('plugins:trigger_event', { event: 'ns:bye' })).listeners).to.equal(1)
       await manager.bus.request('plugins:set_enabled', { name: 'gone', enabled: false })
       expect((await manager.bus.request('plugins:trigger_event', { event: 'ns:bye' })).listeners).to.equal(0)
-    } finally {
-      await manager.stop()
-    }
+    })
   })
   it('stops listening early with the function listenForEvent resolves to', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       {
         'quitter.ts': plugin(
           'Quitter',
@@ -174,19 +158,17 @@ describe('services/plugins: custom events', () => {
         ),
       },
       { enable: ['quitter'] },
+      async ({ manager }) => {
+        expect((await manager.bus.request('plugins:trigger_event', { event: 'ns:once' })).delivered).to.equal(1)
+        expect((await manager.bus.request('plugins:trigger_event', { event: 'ns:once' })).listeners).to.equal(0)
+      },
     )
-    try {
-      expect((await manager.bus.request('plugins:trigger_event', { event: 'ns:once' })).delivered).to.equal(1)
-      expect((await manager.bus.request('plugins:trigger_event', { event: 'ns:once' })).listeners).to.equal(0)
-    } finally {
-      await manager.stop()
-    }
   })
 })
 
 describe('services/plugins: this.api', () => {
   it('reads settings, stores custom values as results, lists plugins and its own operations', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       {
         'apiuser.ts': plugin(
           'ApiUser',
@@ -206,27 +188,25 @@ describe('services/plugins: this.api', () => {
         ),
       },
       { enable: ['apiuser'] },
+      async () => {
+        const out = (globalThis as { apiResults?: Record<string, unknown> }).apiResults ?? {}
+        expect(out.port).to.equal(11325)
+        expect(out.absent).to.equal(undefined)
+        expect(out.stored).to.deep.equal({ status: 'success', message: "Global setting 'custom.answer' updated." })
+        expect(out.answer).to.equal(42)
+        expect(out.invalid).to.deep.include({ status: 'error', code: 'SM_ERR_SETTINGS_INVALID_KEY' })
+        expect(out.statuses).to.have.property('apiuser')
+        expect(out.apis).to.deep.equal([
+          'getGlobalSetting',
+          'getPluginStatuses',
+          'listAvailableApis',
+          'listenForEvent',
+          'sendEvent',
+          'setCustomGlobalSetting',
+        ])
+        expect(out.secret).to.equal('SM_ERR_PLUGIN_FORBIDDEN')
+        expect(out.badEvent).to.equal('SM_ERR_PLUGIN_INVALID_EVENT_NAME')
+      },
     )
-    try {
-      const out = (globalThis as { apiResults?: Record<string, unknown> }).apiResults ?? {}
-      expect(out.port).to.equal(11325)
-      expect(out.absent).to.equal(undefined)
-      expect(out.stored).to.deep.equal({ status: 'success', message: "Global setting 'custom.answer' updated." })
-      expect(out.answer).to.equal(42)
-      expect(out.invalid).to.deep.include({ status: 'error', code: 'SM_ERR_SETTINGS_INVALID_KEY' })
-      expect(out.statuses).to.have.property('apiuser')
-      expect(out.apis).to.deep.equal([
-        'getGlobalSetting',
-        'getPluginStatuses',
-        'listAvailableApis',
-        'listenForEvent',
-        'sendEvent',
-        'setCustomGlobalSetting',
-      ])
-      expect(out.secret).to.equal('SM_ERR_PLUGIN_FORBIDDEN')
-      expect(out.badEvent).to.equal('SM_ERR_PLUGIN_INVALID_EVENT_NAME')
-    } finally {
-      await manager.stop()
-    }
   })
 })

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import type { PluginRecord } from '../../../index'
 import { withManager } from '../../helpers/manager'
-import { plugin, startWithPlugins } from '../../helpers/plugins'
+import { plugin, startWithPlugins, withPlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
 
 const byName = (records: PluginRecord[]) => Object.fromEntries(records.map((r) => [r.name, r]))
@@ -14,7 +14,7 @@ describe('services/plugins: hooks', () => {
   })
 
   it('lets the example veto plugin stop an action, whose after_* reports cancelled', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       {
         'observer.ts': plugin(
           'Observer',
@@ -22,17 +22,15 @@ describe('services/plugins: hooks', () => {
         ),
       },
       { settings: { 'plugins.dev_examples': true }, enable: ['veto', 'observer'] },
+      async ({ manager }) => {
+        const error = await rejection(manager.bus.request('settings:set', { key: 'custom.locked', value: 1 }))
+        expect(error.code).to.equal('SM_ERR_SETTINGS_UPDATE_CANCELLED')
+        expect(error.message).to.contain("cancelled by 'plugin:veto': custom.locked is read-only")
+        await manager.bus.request('settings:set', { key: 'custom.free', value: 1 })
+        expect(calls()).to.deep.equal(['custom.locked:cancelled', 'custom.free:success'])
+        expect((await manager.bus.request('settings:get', { key: 'custom.locked' })).found).to.equal(false)
+      },
     )
-    try {
-      const error = await rejection(manager.bus.request('settings:set', { key: 'custom.locked', value: 1 }))
-      expect(error.code).to.equal('SM_ERR_SETTINGS_UPDATE_CANCELLED')
-      expect(error.message).to.contain("cancelled by 'plugin:veto': custom.locked is read-only")
-      await manager.bus.request('settings:set', { key: 'custom.free', value: 1 })
-      expect(calls()).to.deep.equal(['custom.locked:cancelled', 'custom.free:success'])
-      expect((await manager.bus.request('settings:get', { key: 'custom.locked' })).found).to.equal(false)
-    } finally {
-      await manager.stop()
-    }
   })
 
   it('completes the action when a hook throws, runs the other plugins, and counts the failure against the plugin', async () => {
@@ -70,48 +68,44 @@ describe('services/plugins: hooks', () => {
   })
 
   it('delays the action by at most the hook timeout when a hook hangs, then completes it', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       {},
       { settings: { 'plugins.dev_examples': true, 'plugins.hook_timeout_ms': 300 }, enable: ['hanging_hook'] },
+      async ({ manager }) => {
+        const began = Date.now()
+        await manager.bus.request('settings:set', { key: 'custom.after_hang', value: true })
+        const took = Date.now() - began
+        expect(took).to.be.at.least(280)
+        expect(took).to.be.below(2_000)
+        expect((await manager.bus.request('settings:get', { key: 'custom.after_hang' })).value).to.equal(true)
+        const info = await manager.bus.request('plugins:info', { name: 'hanging_hook' })
+        expect(info.lastHookError).to.deep.include({
+          code: 'SM_ERR_KERNEL_LISTENER_TIMEOUT',
+          event: 'before_setting_update',
+        })
+      },
     )
-    try {
-      const began = Date.now()
-      await manager.bus.request('settings:set', { key: 'custom.after_hang', value: true })
-      const took = Date.now() - began
-      expect(took).to.be.at.least(280)
-      expect(took).to.be.below(2_000)
-      expect((await manager.bus.request('settings:get', { key: 'custom.after_hang' })).value).to.equal(true)
-      const info = await manager.bus.request('plugins:info', { name: 'hanging_hook' })
-      expect(info.lastHookError).to.deep.include({
-        code: 'SM_ERR_KERNEL_LISTENER_TIMEOUT',
-        event: 'before_setting_update',
-      })
-    } finally {
-      await manager.stop()
-    }
   })
 
   it('ends a hook → action → same hook loop: the nested dispatch is skipped, the nested action still happens', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       { 'watch.ts': plugin('Watch', `override beforeSettingUpdate(p: any) { ${record('`${p.key}=${p.value}`')} }`) },
       { settings: { 'plugins.dev_examples': true }, enable: ['mirror_loop', 'watch'] },
+      async ({ manager }) => {
+        await manager.bus.request('settings:set', { key: 'custom.mirror', value: 'x' })
+        // The outer change ran the hooks; the mirrored change nested in it did not re-run them.
+        expect(calls()).to.deep.equal(['custom.mirror=x'])
+        const facts = await manager.bus.request('events:read', { types: ['after_setting_update'] })
+        const mirror = facts
+          .filter((f) => (f.payload as { key: string }).key === 'custom.mirror')
+          .map((f) => (f.payload as { value: string }).value)
+        expect(mirror).to.deep.equal(['x (mirrored)', 'x'])
+      },
     )
-    try {
-      await manager.bus.request('settings:set', { key: 'custom.mirror', value: 'x' })
-      // The outer change ran the hooks; the mirrored change nested in it did not re-run them.
-      expect(calls()).to.deep.equal(['custom.mirror=x'])
-      const facts = await manager.bus.request('events:read', { types: ['after_setting_update'] })
-      const mirror = facts
-        .filter((f) => (f.payload as { key: string }).key === 'custom.mirror')
-        .map((f) => (f.payload as { value: string }).value)
-      expect(mirror).to.deep.equal(['x (mirrored)', 'x'])
-    } finally {
-      await manager.stop()
-    }
   })
 
   it('guards by event identity: the same event for another server is dispatched, the same server is not', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       {
         'starter.ts': plugin(
           'Starter',
@@ -120,31 +114,29 @@ describe('services/plugins: hooks', () => {
         ),
       },
       { enable: ['starter'] },
+      async ({ manager }) => {
+        const { bus } = manager
+        let nested = false
+        bus.on(
+          'before_server_start',
+          async ({ serverName }) => {
+            // A service listener is not guarded: it must not nest forever itself.
+            if (serverName !== 's1' || nested) return
+            nested = true
+            await bus.emit('before_server_start', { serverName: 's2', mode: 'detached' })
+            await bus.emit('before_server_start', { serverName: 's1', mode: 'detached' })
+            await bus.emit('after_server_start', { serverName: 's1', mode: 'detached', result: { status: 'success' } })
+          },
+          { owner: 'test:nesting' },
+        )
+        await bus.emit('before_server_start', { serverName: 's1', mode: 'detached' })
+        expect(calls()).to.deep.equal(['before:s1', 'before:s2', 'after:s1'])
+      },
     )
-    try {
-      const { bus } = manager
-      let nested = false
-      bus.on(
-        'before_server_start',
-        async ({ serverName }) => {
-          // A service listener is not guarded: it must not nest forever itself.
-          if (serverName !== 's1' || nested) return
-          nested = true
-          await bus.emit('before_server_start', { serverName: 's2', mode: 'detached' })
-          await bus.emit('before_server_start', { serverName: 's1', mode: 'detached' })
-          await bus.emit('after_server_start', { serverName: 's1', mode: 'detached', result: { status: 'success' } })
-        },
-        { owner: 'test:nesting' },
-      )
-      await bus.emit('before_server_start', { serverName: 's1', mode: 'detached' })
-      expect(calls()).to.deep.equal(['before:s1', 'before:s2', 'after:s1'])
-    } finally {
-      await manager.stop()
-    }
   })
 
   it('calls onAnyEvent after the specific hook for every standard event, and honours the beforeStartServer alias', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       {
         'anything.ts': plugin(
           'Anything',
@@ -154,40 +146,36 @@ describe('services/plugins: hooks', () => {
         ),
       },
       { enable: ['anything'] },
+      async ({ manager }) => {
+        await manager.bus.request('settings:set', { key: 'custom.x', value: 1 })
+        await manager.bus.emit('before_server_start', { serverName: 's9', mode: 'direct' })
+        expect(calls()).to.deep.equal([
+          'any:before_setting_update',
+          'specific',
+          'any:after_setting_update',
+          'alias:s9',
+          'any:before_server_start',
+        ])
+        const info = await manager.bus.request('plugins:info', { name: 'anything' })
+        expect(info.hooks).to.include.members(['after_setting_update', 'before_server_start'])
+      },
     )
-    try {
-      await manager.bus.request('settings:set', { key: 'custom.x', value: 1 })
-      await manager.bus.emit('before_server_start', { serverName: 's9', mode: 'direct' })
-      expect(calls()).to.deep.equal([
-        'any:before_setting_update',
-        'specific',
-        'any:after_setting_update',
-        'alias:s9',
-        'any:before_server_start',
-      ])
-      const info = await manager.bus.request('plugins:info', { name: 'anything' })
-      expect(info.hooks).to.include.members(['after_setting_update', 'before_server_start'])
-    } finally {
-      await manager.stop()
-    }
   })
 
   it('fires onManagerStartup once the manager has started', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       { 'boot.ts': plugin('Boot', `override onManagerStartup() { ${record("'startup'")} }`) },
       { enable: ['boot'] },
+      async ({ manager }) => {
+        expect(calls()).to.deep.equal([])
+        await manager.bus.emit('manager_started', {})
+        expect(calls()).to.deep.equal(['startup'])
+      },
     )
-    try {
-      expect(calls()).to.deep.equal([])
-      await manager.bus.emit('manager_started', {})
-      expect(calls()).to.deep.equal(['startup'])
-    } finally {
-      await manager.stop()
-    }
   })
 
   it('records plugin actions with the plugin as actor', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       {
         'writer.ts': plugin(
           'Writer',
@@ -195,13 +183,11 @@ describe('services/plugins: hooks', () => {
         ),
       },
       { enable: ['writer'] },
+      async ({ manager }) => {
+        const [fact] = await manager.bus.request('events:read', { types: ['after_setting_update'] })
+        expect(fact).to.deep.include({ actor: 'plugin:writer' })
+        expect(byName(await manager.bus.request('plugins:list', {})).writer?.state).to.equal('loaded')
+      },
     )
-    try {
-      const [fact] = await manager.bus.request('events:read', { types: ['after_setting_update'] })
-      expect(fact).to.deep.include({ actor: 'plugin:writer' })
-      expect(byName(await manager.bus.request('plugins:list', {})).writer?.state).to.equal('loaded')
-    } finally {
-      await manager.stop()
-    }
   })
 })

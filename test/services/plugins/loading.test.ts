@@ -5,7 +5,7 @@ import { createKernel, type PluginRecord, pluginsService, silentLogger } from '.
 import { eventsService } from '../../../services/events'
 import { settingsService } from '../../../services/settings'
 import { startManager, withManager } from '../../helpers/manager'
-import { plugin, startWithPlugins, writePlugins } from '../../helpers/plugins'
+import { plugin, startWithPlugins, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -28,7 +28,7 @@ describe('services/plugins: loading', () => {
   })
 
   it('lists broken plugins with coded errors and loads the good ones regardless', async () => {
-    const { manager } = await startWithPlugins(
+    await withPlugins(
       {
         'good.ts': plugin('Good'),
         'no_version.ts': plugin('NoVersion', '', ''),
@@ -66,36 +66,34 @@ export class OnlyOne extends PluginBase { static version = '3.0.0' }
       {
         enable: ['good', 'old_api', 'needs_ghost', 'cycle_a', 'cycle_b', 'ctor_throws', 'onload_throws'],
       },
+      async ({ manager }) => {
+        const records = byName(await manager.bus.request('plugins:list', {}))
+        const summary = (name: string) => [records[name]?.state, records[name]?.error?.code]
+        expect(summary('good')).to.deep.equal(['loaded', undefined])
+        expect(summary('no_version')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_INVALID_VERSION'])
+        expect(summary('empty_version')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_INVALID_VERSION'])
+        expect(summary('syntax')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_IMPORT_FAILED'])
+        expect(summary('throws_on_import')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_IMPORT_FAILED'])
+        expect(records.throws_on_import?.error?.message).to.contain('import-time failure')
+        expect(summary('imports_missing')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_IMPORT_FAILED'])
+        expect(summary('no_class')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_NO_CLASS'])
+        expect(summary('two_classes')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_NO_CLASS'])
+        expect(records.two_classes?.error?.message).to.contain('exports 2 plugin classes and no default')
+        expect(records.named_only).to.include({ state: 'disabled', version: '3.0.0' })
+        expect(summary('old_api')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_ENGINES_MISMATCH'])
+        expect(summary('needs_ghost')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_REQUIRES_MISSING'])
+        expect(summary('cycle_a')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_REQUIRES_CYCLE'])
+        expect(summary('cycle_b')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_REQUIRES_CYCLE'])
+        expect(summary('twin')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_DUPLICATE_NAME'])
+        expect(summary('ctor_throws')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_LOAD_FAILED'])
+        expect(summary('onload_throws')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_LOAD_FAILED'])
+        expect(records.onload_throws?.error?.message).to.contain('failed in onLoad: onLoad broke')
+        // A plugin that failed in onLoad leaves no listener behind.
+        expect(manager.bus.hasListeners('leak:check')).to.equal(false)
+        // The enabled flag of a failed plugin is kept, for when it is fixed.
+        expect(records.onload_throws?.enabled).to.equal(true)
+      },
     )
-    try {
-      const records = byName(await manager.bus.request('plugins:list', {}))
-      const summary = (name: string) => [records[name]?.state, records[name]?.error?.code]
-      expect(summary('good')).to.deep.equal(['loaded', undefined])
-      expect(summary('no_version')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_INVALID_VERSION'])
-      expect(summary('empty_version')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_INVALID_VERSION'])
-      expect(summary('syntax')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_IMPORT_FAILED'])
-      expect(summary('throws_on_import')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_IMPORT_FAILED'])
-      expect(records.throws_on_import?.error?.message).to.contain('import-time failure')
-      expect(summary('imports_missing')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_IMPORT_FAILED'])
-      expect(summary('no_class')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_NO_CLASS'])
-      expect(summary('two_classes')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_NO_CLASS'])
-      expect(records.two_classes?.error?.message).to.contain('exports 2 plugin classes and no default')
-      expect(records.named_only).to.include({ state: 'disabled', version: '3.0.0' })
-      expect(summary('old_api')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_ENGINES_MISMATCH'])
-      expect(summary('needs_ghost')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_REQUIRES_MISSING'])
-      expect(summary('cycle_a')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_REQUIRES_CYCLE'])
-      expect(summary('cycle_b')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_REQUIRES_CYCLE'])
-      expect(summary('twin')).to.deep.equal(['invalid', 'SM_ERR_PLUGIN_DUPLICATE_NAME'])
-      expect(summary('ctor_throws')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_LOAD_FAILED'])
-      expect(summary('onload_throws')).to.deep.equal(['failed', 'SM_ERR_PLUGIN_LOAD_FAILED'])
-      expect(records.onload_throws?.error?.message).to.contain('failed in onLoad: onLoad broke')
-      // A plugin that failed in onLoad leaves no listener behind.
-      expect(manager.bus.hasListeners('leak:check')).to.equal(false)
-      // The enabled flag of a failed plugin is kept, for when it is fixed.
-      expect(records.onload_throws?.enabled).to.equal(true)
-    } finally {
-      await manager.stop()
-    }
   })
 
   it('describes a plugin from its doc comment, unless it has a static description', () =>
