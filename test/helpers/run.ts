@@ -58,27 +58,38 @@ export function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): P
   return exited
 }
 
-/** Resolves with the first stdout line matching `pattern` of a running child. */
-export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+/** Resolves with the first line of a running child's stdout (or stderr) that matches `pattern`. */
+export function waitForLine(
+  child: ChildProcess,
+  pattern: RegExp,
+  options: { timeoutMs?: number; stream?: 'stdout' | 'stderr' } = {},
+): Promise<string> {
+  const { timeoutMs = 15_000, stream = 'stdout' } = options
+  const source = child[stream]
   return new Promise((resolve, reject) => {
     let buffer = ''
     const timer = setTimeout(
-      () => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; got:\n${buffer}`)),
+      () => reject(new Error(`no ${stream} line matching ${pattern} within ${timeoutMs} ms; got:\n${buffer}`)),
       timeoutMs,
     )
-    const onData = (chunk: Buffer) => {
-      buffer += chunk
-      const line = buffer.split('\n').find((l) => pattern.test(l))
-      if (line !== undefined) {
-        clearTimeout(timer)
-        child.stdout?.off('data', onData)
-        resolve(line)
-      }
-    }
-    child.stdout?.on('data', onData)
-    child.once('exit', (code) => {
+    const onExit = (code: number | null) => {
       clearTimeout(timer)
       reject(new Error(`exited with ${code} before printing ${pattern}; got:\n${buffer}`))
-    })
+    }
+    const onData = (chunk: Buffer) => {
+      buffer += chunk
+      // Only whole lines: a line split across chunks matches once its newline arrives.
+      const line = buffer
+        .slice(0, buffer.lastIndexOf('\n'))
+        .split('\n')
+        .find((l) => pattern.test(l))
+      if (line === undefined) return
+      clearTimeout(timer)
+      source?.off('data', onData)
+      child.off('exit', onExit)
+      resolve(line)
+    }
+    source?.on('data', onData)
+    child.once('exit', onExit)
   })
 }

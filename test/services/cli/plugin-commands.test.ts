@@ -54,17 +54,7 @@ describe('services/cli: plugin commands as a user runs them', function () {
       ),
     })
     const manager = spawnCli(dir, ['start'])
-    const seen = (pattern: RegExp) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ${pattern} from the running manager`)), 15_000)
-        const onData = (chunk: Buffer) => {
-          if (!pattern.test(chunk.toString())) return
-          clearTimeout(timer)
-          manager.stderr.off('data', onData)
-          resolve()
-        }
-        manager.stderr.on('data', onData)
-      })
+    const seen = (pattern: RegExp) => waitForLine(manager, pattern, { stream: 'stderr' })
     try {
       await waitForLine(manager, /^ready in/)
       const alive = seen(/\[plugin:hello\] hello is alive/)
