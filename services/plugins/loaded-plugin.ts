@@ -108,7 +108,7 @@ export class LoadedPlugin {
       return undefined
     } catch (error) {
       const failure = error instanceof SmError ? error : fail(reasonOf(error), error)
-      this.#logger.error(failure.message)
+      this.#logger.error(failure.message, { code: failure.code })
       return failure
     }
   }

@@ -6,6 +6,7 @@ import {
   type EventMap,
   type Logger,
   performAction,
+  reasonOf,
   SerialQueue,
   SmError,
 } from '../../kernel'
@@ -322,7 +323,9 @@ export class PluginManager {
       writeFileSync(`${file}.tmp`, text)
       renameSync(`${file}.tmp`, file)
     } catch (error) {
-      this.#options.logger.warn(`could not write ${file}`, { error })
+      // A mirror for people to read: the registry itself is in the database, so carry on.
+      const failure = new SmError('SM_ERR_DATA_DIR_UNUSABLE', { path: file, reason: reasonOf(error) }, { cause: error })
+      this.#options.logger.warn(failure.message, { code: failure.code })
     }
   }
 }
