@@ -247,6 +247,8 @@ function toRow(event: NewEvent): Row {
     throw invalid(`the payload of '${event.type}' is not JSON (${reasonOf(error)})`)
   }
   if (payload === undefined) throw invalid(`the payload of '${event.type}' is not JSON`)
+  // Projections and listeners get the payload as the log holds it (a Date becomes its string,
+  // undefined fields vanish), so live state and a replay can never differ.
   return { type: event.type, actor: event.actor, payload, value: JSON.parse(payload) }
 }
 
