@@ -1,18 +1,10 @@
 /**
- * server-manager's public door: the kernel for embedders and the manager with the built-in
- * services. Plugin authors import from here too.
+ * The plugin SDK: what `import … from 'server-manager'` gives a plugin. It holds the base class,
+ * the hook and payload types and the `this.api` types, and nothing of the kernel or the
+ * services, so a plugin cannot boot its own manager or reach past `this.api`. Programs that
+ * embed the manager import `server-manager/manager` instead.
  */
-import { join } from 'node:path'
-import { createKernel, type Kernel, type Logger, type Service } from './kernel'
-import { eventsService } from './services/events'
-import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
-import { pluginsService } from './services/plugins'
-import { resolveDataDir, settingsService } from './services/settings'
-
-export * from './kernel'
-export { eventsService } from './services/events'
-export { createLogger, type LogLevel, logService, type RootLogger } from './services/log'
-export { pluginsService } from './services/plugins'
+export type { ActionResult, LogFields, Logger } from './kernel'
 export type * from './services/plugins/contract'
 export type {
   ActionName,
@@ -25,39 +17,4 @@ export type { ApiDescription, CustomEventListener, PluginApi } from './services/
 export { type CheckedPlugin, PluginBase, type PluginContext } from './services/plugins/plugin-base'
 export type { PluginHooks } from './services/plugins/plugin-hooks'
 export { PLUGIN_API_VERSION } from './services/plugins/plugin-module'
-export { resolveDataDir, settingsService } from './services/settings'
-
-export interface ManagerOptions {
-  /** Defaults to `$SM_DATA_DIR`, else `~/.server-manager/`. */
-  readonly dataDir?: string
-  /** Defaults to a logger writing to the console and `<data dir>/logs/server-manager.log`. */
-  readonly logger?: Logger
-  /** Console level of the default logger (default `info`, or `$SM_LOG_LEVEL`). */
-  readonly consoleLevel?: LogLevel
-  /** Extra services to run next to the built-in ones. */
-  readonly services?: readonly Service[]
-}
-
-/** The built-in services, in the order they are registered. */
-export function builtinServices(): Service[] {
-  return [eventsService(), settingsService(), pluginsService()]
-}
-
-/** A kernel with the built-in services registered (not started). */
-export function createManager(options: ManagerOptions = {}): Kernel {
-  const dataDir = options.dataDir ?? resolveDataDir()
-  const envLevel = isLogLevel(process.env.SM_LOG_LEVEL) ? process.env.SM_LOG_LEVEL : undefined
-  const services: Service[] = []
-  let logger = options.logger
-  if (!logger) {
-    const root = createLogger({
-      file: join(dataDir, 'logs', 'server-manager.log'),
-      consoleLevel: envLevel ?? options.consoleLevel ?? 'info',
-      fileLevel: envLevel === 'debug' ? 'debug' : 'info',
-    })
-    services.push(logService(root))
-    logger = root
-  }
-  const kernel = createKernel({ config: { dataDir }, logger })
-  return kernel.use(...services, ...builtinServices(), ...(options.services ?? []))
-}
+export type { SettingUpdate } from './services/settings/contract'

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import sqlite3 from 'sqlite3'
-import { createManager, silentLogger } from '../index'
+import { createManager, silentLogger } from '../manager'
 import { SCHEMA } from '../services/events/schema'
 import { type Comparison, compare } from './harness'
 

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EventEmitter2 } from 'eventemitter2'
-import { Bus, createManager, silentLogger } from '../index'
+import { Bus, BusScope, createManager, silentLogger } from '../manager'
 import { discover } from '../services/plugins/discovery'
 import { identifyEvent } from '../services/plugins/identity'
 import { LoadedPlugin } from '../services/plugins/loaded-plugin'
@@ -120,12 +120,13 @@ export async function hookPairBench(dir: string, count = 50): Promise<Comparison
   for (let i = 0; i < count; i++) writeFileSync(join(pluginsDir, `generated_${i}.ts`), source(i))
   const bus = new Bus()
   bus.setIdentifier(identifyEvent)
+  const scope = new BusScope(bus, 'plugins')
   const importer = new PluginImporter(require('../index'), join(dir, 'pair-cache'))
   const plugins: LoadedPlugin[] = []
   for (const candidate of discover([{ source: 'user', dir: pluginsDir }]).candidates) {
     const definition = await importer.import(candidate)
     plugins.push(
-      await LoadedPlugin.load(definition, { bus, logger: silentLogger, timeoutMs: 10_000, onHookFailure: () => {} }),
+      await LoadedPlugin.load(definition, { scope, logger: silentLogger, timeoutMs: 10_000, onHookFailure: () => {} }),
     )
   }
   let seen = 0

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { open } from 'sqlite'
 import sqlite3 from 'sqlite3'
-import { createManager, silentLogger } from '../index'
+import { createManager, silentLogger } from '../manager'
 import { databasePath } from '../services/events'
 
 export interface ReplayResult {

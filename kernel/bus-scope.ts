@@ -1,6 +1,7 @@
 import type { Bus, CommandHandler, EmitOptions, Identifier, Listener, Recorder, RequestOptions } from './bus'
 import type { DispatchReport } from './dispatch-report'
 import { type Disposable, DisposableStack } from './disposable'
+import { SmError } from './errors'
 import type { CommandName, CommandPayload, CommandReply, CustomEventName, EventName, PayloadOf } from './maps'
 
 /**
@@ -12,10 +13,29 @@ export class BusScope implements Disposable {
   readonly owner: string
   readonly #bus: Bus
   readonly #registrations = new DisposableStack()
+  #disposed = false
+  #detach: (() => void) | undefined
 
   constructor(bus: Bus, owner: string) {
     this.#bus = bus
     this.owner = owner
+  }
+
+  /**
+   * A scope for something this owner runs (a plugin of the plugins service): attributed to
+   * `owner`, released on its own or, at the latest, with this scope.
+   */
+  child(owner: string): BusScope {
+    this.#assertLive()
+    const child = new BusScope(this.#bus, owner)
+    const link = this.#registrations.add({ dispose: () => child.dispose() })
+    child.#detach = () => this.#registrations.remove(link)
+    return child
+  }
+
+  /** Whether `dispose()` ran: a disposed scope refuses new registrations. */
+  get disposed(): boolean {
+    return this.#disposed
   }
 
   on<K extends EventName>(
@@ -29,11 +49,13 @@ export class BusScope implements Disposable {
     options?: { timeoutMs?: number; guarded?: boolean },
   ): Disposable
   on(name: string, listener: Listener<never>, options?: { timeoutMs?: number; guarded?: boolean }): Disposable {
+    this.#assertLive()
     const listenOptions = { owner: this.owner, ...options }
     return this.#registrations.add(this.#bus.on(name as CustomEventName, listener as Listener, listenOptions))
   }
 
   handle<K extends CommandName>(name: K, handler: CommandHandler<K>): Disposable {
+    this.#assertLive()
     return this.#registrations.add(this.#bus.handle(name, handler, { owner: this.owner }))
   }
 
@@ -77,6 +99,13 @@ export class BusScope implements Disposable {
   }
 
   dispose(): void {
+    if (this.#disposed) return
+    this.#disposed = true
     this.#registrations.dispose()
+    this.#detach?.()
+  }
+
+  #assertLive(): void {
+    if (this.#disposed) throw new SmError('SM_ERR_KERNEL_SCOPE_DISPOSED', { owner: this.owner })
   }
 }

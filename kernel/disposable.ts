@@ -12,6 +12,12 @@ export class DisposableStack implements Disposable {
     return item
   }
 
+  /** Takes `item` back without disposing it (it was released some other way). */
+  remove(item: Disposable): void {
+    const index = this.#items.lastIndexOf(item)
+    if (index >= 0) this.#items.splice(index, 1)
+  }
+
   get size(): number {
     return this.#items.length
   }

@@ -1,4 +1,14 @@
-import { type ErrorCode, type ErrorParams, errorCatalogue } from './error-catalogue'
+import { type ErrorCode, type ErrorParams, errorSpec } from './error-catalogue'
+import './kernel-errors'
+
+/** An SmError as it travels between processes (the bus bridge, HTTP). */
+export interface WireError {
+  readonly code: string
+  readonly message: string
+  readonly status: number
+  readonly exitCode: number
+  readonly params?: unknown
+}
 
 /**
  * The only error type server-manager raises. It carries a stable code, the HTTP status and
@@ -14,18 +24,28 @@ export class SmError<C extends ErrorCode = ErrorCode> extends Error {
   /** Whether the message may be shown to an HTTP client as it is (client errors only). */
   readonly expose: boolean
 
-  constructor(code: C, params: ErrorParams<C>, options?: { cause?: unknown }) {
-    const entry = errorCatalogue[code]
-    super((entry.message as (p: ErrorParams<C>) => string)(params), options)
+  constructor(code: C, params: ErrorParams<C>, options?: { cause?: unknown; wire?: WireError }) {
+    const entry = errorSpec(code)
+    const wire = options?.wire
+    super(wire?.message ?? entry?.message(params) ?? `${code} (this code is not declared: a bug)`, options)
     this.code = code
-    this.status = entry.status
-    this.exitCode = entry.exit
+    this.status = wire?.status ?? entry?.status ?? 500
+    this.exitCode = wire?.exitCode ?? entry?.exit ?? 70
     this.params = params
-    this.expose = entry.status < 500
+    this.expose = this.status < 500
+  }
+
+  /** The error another process sent: same code, message, status and exit code. */
+  static fromWire(wire: WireError): SmError {
+    return new SmError(wire.code as ErrorCode, wire.params as never, { wire })
   }
 
   toJSON(): { code: C; message: string; status: number } {
     return { code: this.code, message: this.message, status: this.status }
+  }
+
+  toWire(): WireError {
+    return { code: this.code, message: this.message, status: this.status, exitCode: this.exitCode, params: this.params }
   }
 }
 

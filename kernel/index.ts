@@ -12,12 +12,25 @@ export type {
 } from './bus'
 export { Bus } from './bus'
 export { BusScope } from './bus-scope'
+export { closest } from './closest'
 export { type CallContext, Chain, currentContext, runInContext } from './context'
 export { deepFreeze } from './deep-freeze'
 export { type DispatchFailure, DispatchReport, type DispatchSuccess } from './dispatch-report'
 export { type Disposable, DisposableStack } from './disposable'
-export { type ErrorCode, type ErrorParams, errorCatalogue } from './error-catalogue'
-export { isSmError, reasonOf, SmError, toSmError } from './errors'
+export {
+  type CatalogueEntry,
+  defineErrors,
+  type ErrorCode,
+  type ErrorMap,
+  type ErrorMapOf,
+  type ErrorParams,
+  type ErrorSpec,
+  errorCatalogue,
+  errorSpec,
+  spec as errorSpecOf,
+} from './error-catalogue'
+export { isSmError, reasonOf, SmError, toSmError, type WireError } from './errors'
+export { formatBytes, JsonValueError, measureJson } from './json-value'
 export {
   BusToken,
   ConfigToken,

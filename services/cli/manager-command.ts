@@ -1,8 +1,9 @@
 import { userInfo } from 'node:os'
 import { Command, Errors } from '@oclif/core'
-import type { CommandName, CommandPayload, CommandReply, Kernel, LogLevel, ServiceReport } from '../../index'
-import { createManager } from '../../index'
+import './errors'
 import { SmError, toSmError } from '../../kernel'
+import type { CommandName, CommandPayload, CommandReply, Kernel, LogLevel, ServiceReport } from '../../manager'
+import { createManager } from '../../manager'
 
 /**
  * The base of every built-in command: boots a manager (the built-in services on the data

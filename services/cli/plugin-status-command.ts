@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core'
-import { type ErrorCode, errorCatalogue, SmError } from '../../kernel'
+import { type ErrorCode, errorSpec, SmError } from '../../kernel'
 import { ManagerCommand } from './manager-command'
 
 /** `plugin enable` and `plugin disable`: the set_plugin_status action, then the plugin's new state. */
@@ -19,7 +19,7 @@ export abstract class PluginStatusCommand extends ManagerCommand {
     if (this.enabled && info.error && info.state !== 'loaded') {
       // Enabled (the flag is kept for when it is fixed), but not running: say why, and fail.
       this.logToStderr(`Error [${info.error.code}]: ${info.error.message}`)
-      this.exit(errorCatalogue[info.error.code as ErrorCode]?.exit ?? 1)
+      this.exit(errorSpec(info.error.code as ErrorCode)?.exit ?? 1)
     }
   }
 }

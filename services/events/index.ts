@@ -1,3 +1,4 @@
+import './errors'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { reasonOf, type Service, type ServiceContext, SmError } from '../../kernel'

@@ -4,12 +4,17 @@ import {
   type Disposable,
   deepFreeze,
   type EmitOptions,
+  measureJson,
+  reasonOf,
   SmError,
 } from '../../kernel'
 import type { DeliveryReport } from './contract'
 import { assertCustomEventName, senderOf } from './event-names'
 import { type CallOptions, guardedListener, SKIPPED } from './guarded-call'
 import type { CustomEventListener } from './plugin-api'
+
+/** The largest custom-event payload, as UTF-8 JSON (docs/plugins.md). */
+export const MAX_EVENT_PAYLOAD_BYTES = 1024 * 1024
 
 /** Registers a plugin's listener for `<namespace>:<event>`: called as `listener(payload, { event, sender })`. */
 export function listenForCustomEvent(
@@ -35,7 +40,12 @@ export async function sendCustomEvent(
 ): Promise<DeliveryReport> {
   assertCustomEventName(name)
   if (payload !== undefined && (payload === null || typeof payload !== 'object' || Array.isArray(payload))) {
-    throw new SmError('SM_ERR_PLUGIN_INVALID_PAYLOAD', { event: name })
+    throw new SmError('SM_ERR_PLUGIN_INVALID_PAYLOAD', { event: name, reason: 'it is not a JSON object' })
+  }
+  try {
+    measureJson(payload ?? {}, MAX_EVENT_PAYLOAD_BYTES)
+  } catch (error) {
+    throw new SmError('SM_ERR_PLUGIN_INVALID_PAYLOAD', { event: name, reason: reasonOf(error) }, { cause: error })
   }
   const copy = structuredClone(payload ?? {})
   return toDeliveryReport(await scope.emit(name, deepFreeze(copy), options))

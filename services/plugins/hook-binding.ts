@@ -1,7 +1,7 @@
-import type { BusScope } from '../../kernel'
+import { type BusScope, closest } from '../../kernel'
 import { type CallOptions, guardedListener } from './guarded-call'
 import { HOOK_ALIASES, hookMethodName, STANDARD_EVENTS } from './hook-catalogue'
-import type { PluginBase } from './plugin-base'
+import { PluginBase } from './plugin-base'
 
 type Callable = (...args: unknown[]) => unknown
 
@@ -36,4 +36,29 @@ export function bindHooks(instance: PluginBase, scope: BusScope, options: CallOp
     }
   }
   return hooked
+}
+
+const LIFECYCLE = ['onLoad', 'onUnload', 'onManagerStartup', 'onAnyEvent']
+const HOOK_LIKE = /^(before|after|on)[A-Z0-9_]/
+
+/** Every method name the manager calls on a plugin. */
+export function knownHookMethods(): string[] {
+  return [...LIFECYCLE, ...STANDARD_EVENTS.map(hookMethodName), ...Object.keys(HOOK_ALIASES)]
+}
+
+/**
+ * Methods named like a hook (`before…`, `after…`, `on…`) that are not one, with the nearest real
+ * hook: a typo such as `afterSettingUpdat` would otherwise never run and never say why.
+ */
+export function unknownHookMethods(instance: PluginBase): { method: string; nearest: string | undefined }[] {
+  const known = knownHookMethods()
+  const names = new Set<string>(Object.keys(instance))
+  for (let proto = Object.getPrototypeOf(instance); proto && proto !== PluginBase.prototype; ) {
+    for (const name of Object.getOwnPropertyNames(proto)) names.add(name)
+    proto = Object.getPrototypeOf(proto)
+  }
+  const methods = instance as unknown as Record<string, unknown>
+  return [...names]
+    .filter((name) => HOOK_LIKE.test(name) && typeof methods[name] === 'function' && !known.includes(name))
+    .map((method) => ({ method, nearest: closest(method, known) }))
 }

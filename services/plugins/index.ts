@@ -1,6 +1,7 @@
+import './errors'
 import { randomUUID } from 'node:crypto'
 import { isAbsolute, join, resolve } from 'node:path'
-import { BusToken, LoggerToken, type Service } from '../../kernel'
+import { LoggerToken, type Service } from '../../kernel'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
 import { identifyEvent } from './identity'
@@ -18,7 +19,16 @@ const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
  * (shipped) and, with `plugins.dev_examples`, `plugins/examples`; loads the enabled ones with
  * their hooks bound to the bus; answers the `plugins:*` commands.
  */
-export function pluginsService(options: { packageRoot?: string } = {}): Service {
+export interface PluginsServiceOptions {
+  /** What `import … from 'server-manager'` gives a plugin: the plugin SDK, handed in by the composition root. */
+  readonly sdk: object
+  /** Where `plugins/default` and `plugins/examples` are (default: this package). */
+  readonly packageRoot?: string
+  /** False: discover plugins and keep the registry current, but load none (default true). */
+  readonly load?: boolean
+}
+
+export function pluginsService(options: PluginsServiceOptions): Service {
   let manager: PluginManager | undefined
   const packageRoot = options.packageRoot ?? PACKAGE_ROOT
 
@@ -42,14 +52,11 @@ export function pluginsService(options: { packageRoot?: string } = {}): Service 
           paths.push({ source: 'example', dir: join(packageRoot, 'plugins', 'examples') })
         return paths
       }
-      // The public module is required lazily: it imports this service, and plugins import it.
-      const publicModule = require('../../index') as object
       const plugins = new PluginManager({
-        bus: registry.resolve(BusToken),
         scope: bus,
         logger,
         rootLogger: registry.resolve(LoggerToken),
-        importer: new PluginImporter(publicModule, join(config.dataDir, 'cache', 'jiti')),
+        importer: new PluginImporter(options.sdk, join(config.dataDir, 'cache', 'jiti')),
         searchPaths,
         hookTimeoutMs: async () => Number(await setting('plugins.hook_timeout_ms')),
         registryFile: join(config.dataDir, 'plugins.json'),
@@ -85,6 +92,10 @@ export function pluginsService(options: { packageRoot?: string } = {}): Service 
           plugins.reconcile().catch(failed)
         }
       })
+      if (options.load === false) {
+        await plugins.discoverOnly()
+        return
+      }
       const report = await plugins.loadAll()
       logger.info(`plugins: ${report.loaded.length} loaded, ${report.failed.length} failed`, {
         ms: Math.round(report.ms),

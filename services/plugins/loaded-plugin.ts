@@ -1,12 +1,13 @@
-import { type Bus, BusScope, type Logger, reasonOf, runInContext, SmError, timeBox } from '../../kernel'
+import { type BusScope, type Logger, reasonOf, runInContext, SmError, timeBox } from '../../kernel'
 import type { CallOptions } from './guarded-call'
-import { bindHooks } from './hook-binding'
+import { bindHooks, unknownHookMethods } from './hook-binding'
 import type { PluginBase } from './plugin-base'
-import { createPluginApi } from './plugin-gateway'
+import { createPluginGateway, type PluginGateway } from './plugin-gateway'
 import type { PluginDefinition } from './plugin-module'
 
 export interface LoadOptions {
-  readonly bus: Bus
+  /** The plugins service's scope; the plugin gets a child of it. */
+  readonly scope: BusScope
   readonly logger: Logger
   readonly timeoutMs: number
   /** Told about every hook or listener failure of any plugin it loads. */
@@ -16,9 +17,9 @@ export interface LoadOptions {
 type Lifecycle = 'onLoad' | 'onUnload' | 'onManagerStartup'
 
 /**
- * A running plugin: its instance, its bus scope (every hook and listener it registered) and its
- * logger. Loading is all or nothing: a constructor or `onLoad` that throws or hangs leaves
- * nothing registered behind.
+ * A running plugin: its instance, its bus scope (every hook and listener it registered), its
+ * logger and its `this.api`. Loading is all or nothing: a constructor or `onLoad` that throws or
+ * hangs leaves nothing registered behind, and its `this.api` revoked.
  */
 export class LoadedPlugin {
   readonly name: string
@@ -26,29 +27,28 @@ export class LoadedPlugin {
   readonly hooks: readonly string[]
   readonly #instance: PluginBase
   readonly #scope: BusScope
+  readonly #gateway: PluginGateway
   readonly #logger: Logger
   readonly #timeoutMs: number
 
   private constructor(
     definition: PluginDefinition,
     instance: PluginBase,
-    scope: BusScope,
-    logger: Logger,
-    hooks: string[],
-    timeoutMs: number,
+    parts: { scope: BusScope; gateway: PluginGateway; logger: Logger; hooks: string[]; timeoutMs: number },
   ) {
     this.name = definition.candidate.name
     this.definition = definition
     this.#instance = instance
-    this.#scope = scope
-    this.#logger = logger
-    this.hooks = hooks
-    this.#timeoutMs = timeoutMs
+    this.#scope = parts.scope
+    this.#gateway = parts.gateway
+    this.#logger = parts.logger
+    this.hooks = parts.hooks
+    this.#timeoutMs = parts.timeoutMs
   }
 
   static async load(definition: PluginDefinition, options: LoadOptions): Promise<LoadedPlugin> {
     const name = definition.candidate.name
-    const scope = new BusScope(options.bus, `plugin:${name}`)
+    const scope = options.scope.child(`plugin:${name}`)
     const logger = options.logger.child(`plugin:${name}`)
     const callOptions: CallOptions = {
       plugin: name,
@@ -56,33 +56,37 @@ export class LoadedPlugin {
       timeoutMs: options.timeoutMs,
       onFailure: (event, error) => options.onHookFailure(name, event, error),
     }
+    const gateway = createPluginGateway(name, scope, callOptions)
+    const release = () => {
+      gateway.revoke()
+      scope.dispose()
+    }
     let instance: PluginBase
     try {
-      instance = new definition.cls({
-        name,
-        version: definition.version,
-        logger,
-        api: createPluginApi(name, scope, callOptions),
-      })
+      instance = new definition.cls({ name, version: definition.version, logger, api: gateway.api })
     } catch (error) {
-      scope.dispose()
+      release()
       throw new SmError(
         'SM_ERR_PLUGIN_LOAD_FAILED',
         { plugin: name, phase: 'its constructor', reason: reasonOf(error) },
         { cause: error },
       )
     }
-    const plugin = new LoadedPlugin(
-      definition,
-      instance,
+    for (const { method, nearest } of unknownHookMethods(instance)) {
+      const hint = nearest ? `; did you mean '${nearest}'?` : '; see the hook reference in docs/plugins.md'
+      logger.warn(`'${method}' looks like a hook but is not one, so it is never called${hint}`)
+    }
+    const hooks = bindHooks(instance, scope, callOptions)
+    const plugin = new LoadedPlugin(definition, instance, {
       scope,
+      gateway,
       logger,
-      bindHooks(instance, scope, callOptions),
-      options.timeoutMs,
-    )
+      hooks,
+      timeoutMs: options.timeoutMs,
+    })
     const failure = await plugin.call('onLoad')
     if (failure) {
-      scope.dispose()
+      release()
       throw failure
     }
     return plugin
@@ -93,29 +97,38 @@ export class LoadedPlugin {
     return this.#scope.registrations
   }
 
-  /** Runs a lifecycle hook under the hook timeout; resolves to its failure, if any. */
+  /**
+   * Runs a lifecycle hook under the hook timeout (once: a hook that does not finish is cut off,
+   * never retried); resolves to its failure, if any.
+   */
   async call(hook: Lifecycle): Promise<SmError | undefined> {
     const method = this.#instance[hook]
     if (typeof method !== 'function') return undefined
     const ms = this.#timeoutMs
-    const fail = (reason: string, cause?: unknown) =>
-      new SmError('SM_ERR_PLUGIN_LOAD_FAILED', { plugin: this.name, phase: hook, reason }, { cause })
     try {
       const run = Promise.resolve().then(() =>
         runInContext({ actor: `plugin:${this.name}` }, () => method.call(this.#instance)),
       )
-      await timeBox(run, ms, () => fail(`it did not finish within ${ms} ms`))
+      await timeBox(run, ms, () => new SmError('SM_ERR_PLUGIN_LOAD_TIMEOUT', { plugin: this.name, phase: hook, ms }))
       return undefined
     } catch (error) {
-      const failure = error instanceof SmError ? error : fail(reasonOf(error), error)
+      const failure =
+        error instanceof SmError && error.code === 'SM_ERR_PLUGIN_LOAD_TIMEOUT'
+          ? error
+          : new SmError(
+              'SM_ERR_PLUGIN_LOAD_FAILED',
+              { plugin: this.name, phase: hook, reason: reasonOf(error) },
+              { cause: error },
+            )
       this.#logger.error(failure.message, { code: failure.code })
       return failure
     }
   }
 
-  /** Calls `onUnload`, then releases everything the plugin registered. */
+  /** Calls `onUnload`, then releases everything the plugin registered and revokes its `this.api`. */
   async unload(): Promise<SmError | undefined> {
     const failure = await this.call('onUnload')
+    this.#gateway.revoke()
     this.#scope.dispose()
     return failure
   }

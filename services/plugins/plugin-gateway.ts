@@ -9,7 +9,7 @@ import {
 } from '../../kernel'
 import { listenForCustomEvent, sendCustomEvent } from './custom-events'
 import type { CallOptions } from './guarded-call'
-import type { ApiDescription, PluginApi } from './plugin-api'
+import type { ApiDescription, CustomEventListener, PluginApi } from './plugin-api'
 
 const APIS: readonly ApiDescription[] = [
   {
@@ -50,54 +50,81 @@ const APIS: readonly ApiDescription[] = [
   },
 ]
 
+/** A plugin's `this.api`, and the switch that turns it off when the plugin stops. */
+export interface PluginGateway {
+  readonly api: PluginApi
+  /** From now on every call fails with SM_ERR_PLUGIN_REVOKED and registers nothing. */
+  revoke(): void
+}
+
 /**
  * Builds `this.api` for one plugin. Every call runs as `plugin:<name>`, so what it causes is
  * attributed to the plugin in the event log, and goes through the bus like any other caller's.
+ * Once the plugin is unloaded, disabled or failed the gateway is revoked: a late `onLoad` or a
+ * forgotten timer can no longer act.
  */
-export function createPluginApi(plugin: string, scope: BusScope, options: CallOptions): PluginApi {
+export function createPluginGateway(plugin: string, scope: BusScope, options: CallOptions): PluginGateway {
   const actor = `plugin:${plugin}`
-  const asPlugin = <T>(fn: () => Promise<T>) => runInContext({ actor }, fn)
+  let revoked = false
+  const live =
+    <A extends unknown[], R>(call: string, fn: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      if (revoked) return Promise.reject(new SmError('SM_ERR_PLUGIN_REVOKED', { plugin, call: `this.api.${call}` }))
+      return runInContext({ actor }, () => fn(...args))
+    }
 
-  return Object.freeze({
-    sendEvent: (name: string, payload?: Record<string, unknown>) =>
-      asPlugin(() => sendCustomEvent(scope, name, payload)),
+  const api: PluginApi = Object.freeze({
+    sendEvent: live('sendEvent', (name: string, payload?: Record<string, unknown>) =>
+      sendCustomEvent(scope, name, payload),
+    ),
 
-    listenForEvent: async (name: string, listener: Parameters<PluginApi['listenForEvent']>[1]) => {
+    listenForEvent: live('listenForEvent', async (name: string, listener: CustomEventListener) => {
       const subscription = listenForCustomEvent(scope, name, listener, options)
       return () => subscription.dispose()
-    },
+    }),
 
-    getGlobalSetting: (key: string) =>
-      asPlugin(async () => {
-        if (typeof key === 'string' && key.split('.').some(isSecretName)) {
-          throw new SmError('SM_ERR_PLUGIN_FORBIDDEN', { plugin, what: `read the secret setting '${key}'` })
-        }
-        const reply = await scope.request('settings:get', { key })
-        return reply.found ? withoutSecrets(reply.value, 'drop') : undefined
-      }),
+    getGlobalSetting: live('getGlobalSetting', async (key: string) => {
+      if (typeof key === 'string' && key.split('.').some(isSecretName)) {
+        throw new SmError('SM_ERR_PLUGIN_FORBIDDEN', { plugin, what: `read the secret setting '${key}'` })
+      }
+      const reply = await scope.request('settings:get', { key })
+      return reply.found ? withoutSecrets(reply.value, 'drop') : undefined
+    }),
 
-    setCustomGlobalSetting: (key: string, value: unknown) =>
-      asPlugin(async (): Promise<ActionResult> => {
-        const name = typeof key === 'string' ? key.trim() : ''
-        try {
-          await scope.request('settings:set', { key: `custom.${name}`, value })
-          return { status: 'success', message: `Global setting 'custom.${name}' updated.` }
-        } catch (error) {
-          return { status: 'error', message: reasonOf(error), code: (error as SmError).code }
-        }
-      }),
-
-    getPluginStatuses: () =>
-      asPlugin(async () => {
-        const records = await scope.request('plugins:list', {})
-        return Object.fromEntries(
-          records.map((r) => [
-            r.name,
-            { enabled: r.enabled, version: r.version, author: r.author, description: r.description, state: r.state },
-          ]),
+    setCustomGlobalSetting: live('setCustomGlobalSetting', async (key: string, value: unknown) => {
+      let name = typeof key === 'string' ? key.trim() : ''
+      if (name.startsWith('custom.')) {
+        name = name.slice('custom.'.length)
+        options.logger.warn(
+          `setCustomGlobalSetting('${key}') stores custom.${name}: pass the key without 'custom.', the prefix is added for you`,
         )
-      }),
+      }
+      try {
+        await scope.request('settings:set', { key: `custom.${name}`, value })
+        return { status: 'success', message: `Global setting 'custom.${name}' updated.` } as ActionResult
+      } catch (error) {
+        return { status: 'error', message: reasonOf(error), code: (error as SmError).code } as ActionResult
+      }
+    }),
 
-    listAvailableApis: async () => APIS.map((api) => ({ ...api, parameters: api.parameters.map((p) => ({ ...p })) })),
+    getPluginStatuses: live('getPluginStatuses', async () => {
+      const records = await scope.request('plugins:list', {})
+      return Object.fromEntries(
+        records.map((r) => [
+          r.name,
+          { enabled: r.enabled, version: r.version, author: r.author, description: r.description, state: r.state },
+        ]),
+      )
+    }),
+
+    listAvailableApis: live('listAvailableApis', async () =>
+      APIS.map((api) => ({ ...api, parameters: api.parameters.map((p) => ({ ...p })) })),
+    ),
   })
+  return {
+    api,
+    revoke: () => {
+      revoked = true
+    },
+  }
 }

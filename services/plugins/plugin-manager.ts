@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import {
   type ActionResult,
-  type Bus,
   type BusScope,
   type EventMap,
   type Logger,
@@ -15,11 +14,14 @@ import { type Candidate, discover, type SearchPath } from './discovery'
 import { planLoad } from './load-order'
 import { LoadedPlugin } from './loaded-plugin'
 import type { PluginDefinition, PluginImporter } from './plugin-module'
+import { containPlugins, registerPluginRoot } from './process-guard'
 import { type PLUGIN_FACTS, readAllRecords, registryProjection, type StoredRecord } from './registry-projection'
 
+/** Which failed plugins a reconcile tries again: all (boot, reload), the ones named (enable), or none. */
+type Retry = 'all' | ReadonlySet<string>
+
 export interface ManagerOptions {
-  readonly bus: Bus
-  /** The plugins service's own scope: facts and requests go through it. */
+  /** The plugins service's own scope: facts and requests go through it, and each plugin's scope is its child. */
   readonly scope: BusScope
   readonly logger: Logger
   /** The root logger, parent of each plugin's `plugin:<name>` logger. */
@@ -32,6 +34,7 @@ export interface ManagerOptions {
 }
 
 const HOOK_FACT_INTERVAL_MS = 60_000
+const OWN_FAILURES = new Set(['SM_ERR_PLUGIN_LOAD_FAILED', 'SM_ERR_PLUGIN_LOAD_TIMEOUT'])
 
 /**
  * Discovers, validates, loads and unloads plugins, and keeps the registry (a projection of
@@ -47,13 +50,30 @@ export class PluginManager {
   readonly #candidates = new Map<string, Candidate>()
   readonly #hookFailures = new Map<string, { count: number; last: number; event: string; error: SmError }>()
 
+  readonly #containment: { dispose(): void }
+
   constructor(options: ManagerOptions) {
     this.#options = options
+    // A plugin's stray error (a timer, a forgotten promise) counts against it like a hook's.
+    this.#containment = containPlugins((plugin, error) => {
+      if (!this.#candidates.has(plugin)) return false
+      options.logger.error(error.message, { code: error.code })
+      this.#hookFailed(plugin, 'stray error', error)
+      return true
+    })
   }
 
   /** Discovers plugins and loads the enabled ones. */
   loadAll(): Promise<ReloadReport> {
-    return this.#queue.run(() => this.#timed(() => this.#sync().then(() => this.#reconcile())))
+    return this.#queue.run(() => this.#timed(() => this.#sync().then(() => this.#reconcile('all'))))
+  }
+
+  /** Discovers plugins and records what changed on disk, loading none. */
+  async discoverOnly(): Promise<void> {
+    await this.#queue.run(async () => {
+      await this.#sync()
+      this.#writeRegistryFile(await this.records())
+    })
   }
 
   /** Unloads every plugin, then discovers and loads again, running changed code. */
@@ -63,18 +83,24 @@ export class PluginManager {
         await this.#unloadAll()
         this.#definitions.clear()
         await this.#sync()
-        return this.#reconcile()
+        return this.#reconcile('all')
       }),
     )
   }
 
-  /** Brings the loaded plugins in line with the registry (after another process changed it). */
+  /**
+   * Brings the loaded plugins in line with the registry (after another process changed it).
+   * A plugin that failed is not tried again here: that takes a reload, an enable or a new start,
+   * so one broken `onLoad` runs once per attempt, never once per change someone else makes.
+   */
   async reconcile(): Promise<void> {
-    await this.#queue.run(() => this.#reconcile())
+    await this.#queue.run(() => this.#reconcile(new Set()))
   }
 
-  unloadAll(): Promise<void> {
-    return this.#queue.run(() => this.#unloadAll())
+  /** Unloads every plugin and stops attributing stray errors to them. */
+  async unloadAll(): Promise<void> {
+    await this.#queue.run(() => this.#unloadAll())
+    this.#containment.dispose()
   }
 
   /** The set_plugin_status action, then load or unload at once. */
@@ -89,7 +115,7 @@ export class PluginManager {
         perform: async () => undefined,
         message: () => `Plugin '${name}' ${enabled ? 'enabled' : 'disabled'}.`,
       })
-      if (outcome.status === 'success') await this.#reconcile()
+      if (outcome.status === 'success') await this.#reconcile(new Set([name]))
       return outcome.result
     })
   }
@@ -126,7 +152,10 @@ export class PluginManager {
     for (const twin of shadowed)
       this.#options.logger.info(`plugin '${twin.name}' in ${twin.root} is overridden by one in an earlier search path`)
     this.#candidates.clear()
-    for (const candidate of candidates) this.#candidates.set(candidate.name, candidate)
+    for (const candidate of candidates) {
+      this.#candidates.set(candidate.name, candidate)
+      registerPluginRoot(candidate.root, candidate.name)
+    }
 
     for (const [name, record] of records) {
       const gone = !this.#candidates.has(name) && !refused.some((r) => r.name === name)
@@ -157,12 +186,15 @@ export class PluginManager {
   }
 
   /** Loads and unloads until the loaded plugins match the registry; resolves to the registry after. */
-  async #reconcile(): Promise<StoredRecord[]> {
+  async #reconcile(retry: Retry): Promise<StoredRecord[]> {
     const records = await this.records()
     const byName = new Map(records.map((r) => [r.name, r]))
     const wanted: PluginDefinition[] = []
     for (const record of records) {
       if (!record.enabled || record.state === 'missing' || record.state === 'invalid') continue
+      // Its own code failed (constructor, onLoad): run it again only when asked to.
+      const ownFailure = record.state === 'failed' && OWN_FAILURES.has(record.error?.code ?? '')
+      if (ownFailure && !this.#loaded.has(record.name) && retry !== 'all' && !retry.has(record.name)) continue
       const definition = await this.#definition(record)
       if (definition) wanted.push(definition)
     }
@@ -184,7 +216,7 @@ export class PluginManager {
       }
       try {
         const plugin = await LoadedPlugin.load(definition, {
-          bus: this.#options.bus,
+          scope: this.#options.scope,
           logger: this.#options.rootLogger,
           timeoutMs,
           onHookFailure: (plugin, event, error) => this.#hookFailed(plugin, event, error),

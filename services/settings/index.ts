@@ -1,3 +1,4 @@
+import './errors'
 import { mkdirSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { type BusScope, performAction, reasonOf, type Service, SmError } from '../../kernel'

@@ -1,4 +1,4 @@
-import { createManager, type Kernel, type Service, silentLogger } from '../../index'
+import { createManager, type Kernel, type Service, silentLogger } from '../../manager'
 import { tempDir } from './temp-dir'
 
 /** A started manager on a fresh data directory (or the one given), with a silent logger. */

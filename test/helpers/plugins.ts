@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { Kernel } from '../../index'
+import type { Kernel } from '../../manager'
 import { startManager } from './manager'
 import { tempDir } from './temp-dir'
 

@@ -1,7 +1,7 @@
 // Appends forever (settings changes and event batches) and prints each sequence number the
 // moment its append has returned, so a test can kill -9 it and check what survived.
 import { writeSync } from 'node:fs'
-import { createManager, silentLogger } from '../../index'
+import { createManager, silentLogger } from '../../manager'
 
 async function main(dataDir: string): Promise<void> {
   const manager = createManager({ dataDir, logger: silentLogger })

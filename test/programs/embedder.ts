@@ -1,7 +1,7 @@
 // Another program embedding server-manager: it creates a manager, registers its own service,
 // talks to the built-in settings service through the bus, and stops. It never calls
 // process.exit: if anything is left open, the process does not end and the test fails.
-import { createManager, type Service, silentLogger } from '../../index'
+import { createManager, type Service, silentLogger } from '../../manager'
 
 declare module '../../kernel/maps' {
   interface CommandMap {

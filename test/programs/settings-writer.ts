@@ -1,6 +1,6 @@
 // Sets `<prefix>0` … `<prefix>{n-1}` under custom.* as fast as it can, one change per
 // request, to race another process doing the same with another prefix.
-import { createManager, silentLogger } from '../../index'
+import { createManager, silentLogger } from '../../manager'
 
 async function main(dataDir: string, prefix: string, count: number): Promise<void> {
   const manager = createManager({ dataDir, logger: silentLogger })

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import type { PluginRecord } from '../../../index'
+import type { PluginRecord } from '../../../manager'
 import { withManager } from '../../helpers/manager'
 import { plugin, startWithPlugins, withPlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'

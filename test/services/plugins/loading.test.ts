@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { createKernel, type PluginRecord, pluginsService, silentLogger } from '../../../index'
+import { createKernel, type PluginRecord, pluginsService, silentLogger } from '../../../manager'
 import { eventsService } from '../../../services/events'
 import { settingsService } from '../../../services/settings'
 import { startManager, withManager } from '../../helpers/manager'
@@ -256,7 +256,7 @@ export class OnlyOne extends PluginBase { static version = '3.0.0' }
     const kernel = createKernel({ config: { dataDir }, logger: silentLogger }).use(
       eventsService(),
       settingsService(),
-      pluginsService({ packageRoot }),
+      pluginsService({ sdk: require('../../../index'), packageRoot }),
     )
     await kernel.start()
     try {

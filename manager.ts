@@ -1,0 +1,56 @@
+/**
+ * The composition root, and the door for programs that embed server-manager
+ * (`server-manager/manager`): the kernel, the built-in services and `createManager`, which wires
+ * them on one data directory. Plugins import the narrow SDK (`server-manager`, index.ts) instead.
+ */
+import { join } from 'node:path'
+import * as sdk from './index'
+import { createKernel, type Kernel, type Logger, type Service } from './kernel'
+import { eventsService } from './services/events'
+import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
+import { pluginsService } from './services/plugins'
+import { resolveDataDir, settingsService } from './services/settings'
+
+export * from './kernel'
+export { eventsService } from './services/events'
+export { createLogger, type LogLevel, logService, type RootLogger } from './services/log'
+export { pluginsService } from './services/plugins'
+export type * from './services/plugins/contract'
+export { resolveDataDir, settingsService } from './services/settings'
+
+export interface ManagerOptions {
+  /** Defaults to `$SM_DATA_DIR`, else `~/.server-manager/`. */
+  readonly dataDir?: string
+  /** Defaults to a logger writing to the console and `<data dir>/logs/server-manager.log`. */
+  readonly logger?: Logger
+  /** Console level of the default logger (default `info`, or `$SM_LOG_LEVEL`). */
+  readonly consoleLevel?: LogLevel
+  /** Extra services to run next to the built-in ones. */
+  readonly services?: readonly Service[]
+  /** False: discover plugins and keep the registry current, but run none (read-only commands). */
+  readonly loadPlugins?: boolean
+}
+
+/** The built-in services, in the order they are registered. */
+export function builtinServices(options: { loadPlugins?: boolean } = {}): Service[] {
+  return [eventsService(), settingsService(), pluginsService({ sdk, load: options.loadPlugins ?? true })]
+}
+
+/** A kernel with the built-in services registered (not started). */
+export function createManager(options: ManagerOptions = {}): Kernel {
+  const dataDir = options.dataDir ?? resolveDataDir()
+  const envLevel = isLogLevel(process.env.SM_LOG_LEVEL) ? process.env.SM_LOG_LEVEL : undefined
+  const services: Service[] = []
+  let logger = options.logger
+  if (!logger) {
+    const root = createLogger({
+      file: join(dataDir, 'logs', 'server-manager.log'),
+      consoleLevel: envLevel ?? options.consoleLevel ?? 'info',
+      fileLevel: envLevel === 'debug' ? 'debug' : 'info',
+    })
+    services.push(logService(root))
+    logger = root
+  }
+  const kernel = createKernel({ config: { dataDir }, logger })
+  return kernel.use(...services, ...builtinServices(options), ...(options.services ?? []))
+}

@@ -1,0 +1,132 @@
+import { defineErrors, type ErrorMapOf, spec } from '../../kernel/error-catalogue'
+
+/** The plugins service's error codes (docs/errors.md). */
+export const pluginsErrors = defineErrors('plugins', {
+  SM_ERR_PLUGIN_NOT_FOUND: spec<{ plugin: string }>({
+    status: 404,
+    exit: 66,
+    when: 'A plugin name that discovery did not find.',
+    message: (p) =>
+      `No plugin named '${p.plugin}' was found. Run 'server-manager plugin list' to see the plugins, and check the file is in <data dir>/plugins.`,
+  }),
+  SM_ERR_PLUGIN_INVALID_NAME: spec<{ plugin: string }>({
+    status: 422,
+    exit: 65,
+    when: 'A plugin file or folder name that cannot be a plugin name.',
+    message: (p) =>
+      `'${p.plugin}' cannot be a plugin name. Use letters, digits, '_' and '-', starting with a letter or digit (the file or folder name is the plugin name).`,
+  }),
+  SM_ERR_PLUGIN_DUPLICATE_NAME: spec<{ plugin: string; first: string; second: string }>({
+    status: 409,
+    exit: 65,
+    when: 'Two plugins in one search path have the same name.',
+    message: (p) =>
+      `Two plugins are named '${p.plugin}': ${p.first} and ${p.second}. Rename or remove one; the second is not loaded.`,
+  }),
+  SM_ERR_PLUGIN_IMPORT_FAILED: spec<{ plugin: string; reason: string }>({
+    status: 422,
+    exit: 65,
+    when: 'A plugin file does not compile, or its top-level code (or an import) throws.',
+    message: (p) =>
+      `The plugin '${p.plugin}' could not be imported: ${p.reason}. Fix the file; other plugins are unaffected.`,
+  }),
+  SM_ERR_PLUGIN_NO_CLASS: spec<{ plugin: string; reason: string }>({
+    status: 422,
+    exit: 65,
+    when: 'A plugin module does not export exactly one PluginBase subclass (or a default one).',
+    message: (p) =>
+      `The plugin '${p.plugin}' has no usable plugin class: ${p.reason}. Export a class that extends PluginBase as the default export.`,
+  }),
+  SM_ERR_PLUGIN_INVALID_VERSION: spec<{ plugin: string }>({
+    status: 422,
+    exit: 65,
+    when: 'A plugin class has no static version, or it is not a non-empty string.',
+    message: (p) => `The plugin '${p.plugin}' has no valid version. Add \`static version = '1.0.0'\` to its class.`,
+  }),
+  SM_ERR_PLUGIN_ENGINES_MISMATCH: spec<{ plugin: string; range: string; api: string }>({
+    status: 422,
+    exit: 65,
+    when: "A plugin's engines range does not include this plugin API version.",
+    message: (p) =>
+      `The plugin '${p.plugin}' was written for plugin API ${p.range}, but this server-manager provides ${p.api}. Update the plugin (or its engines range).`,
+  }),
+  SM_ERR_PLUGIN_REQUIRES_MISSING: spec<{ plugin: string; missing: string }>({
+    status: 422,
+    exit: 65,
+    when: 'A plugin requires plugins that are not there, not enabled or failed.',
+    message: (p) =>
+      `The plugin '${p.plugin}' requires ${p.missing}, which is not available (missing, disabled or failed). Install and enable it first.`,
+  }),
+  SM_ERR_PLUGIN_REQUIRES_CYCLE: spec<{ plugin: string; cycle: string }>({
+    status: 422,
+    exit: 65,
+    when: 'Plugins require each other in a cycle.',
+    message: (p) =>
+      `The plugin '${p.plugin}' is part of a requires cycle (${p.cycle}). Break the cycle; none of them is loaded.`,
+  }),
+  SM_ERR_PLUGIN_LOAD_FAILED: spec<{ plugin: string; phase: string; reason: string }>({
+    status: 500,
+    exit: 70,
+    when: "A plugin's constructor or onLoad threw or timed out; the plugin is unloaded.",
+    message: (p) =>
+      `The plugin '${p.plugin}' failed in ${p.phase}: ${p.reason}. It was unloaded; fix it and run 'server-manager plugin reload'.`,
+  }),
+  SM_ERR_PLUGIN_LOAD_TIMEOUT: spec<{ plugin: string; phase: string; ms: number }>({
+    status: 504,
+    exit: 75,
+    when: "A plugin's onLoad (or onManagerStartup, onUnload) did not finish within plugins.hook_timeout_ms.",
+    message: (p) =>
+      `The plugin '${p.plugin}' did not finish ${p.phase} within ${p.ms} ms and was cut off. Move long work out of ${p.phase} (this.api.runTask, or a timer), or raise plugins.hook_timeout_ms; then run 'server-manager plugin reload'.`,
+  }),
+  SM_ERR_PLUGIN_STRAY_ERROR: spec<{ plugin: string; what: string; reason: string }>({
+    status: 500,
+    exit: 70,
+    when: "A plugin's code threw or rejected outside any hook (a timer, a forgotten promise).",
+    message: (p) =>
+      `The plugin '${p.plugin}' raised ${p.what}: ${p.reason}. The manager carried on; catch errors in the plugin's timers and promises.`,
+  }),
+  SM_ERR_PLUGIN_REVOKED: spec<{ plugin: string; call: string }>({
+    status: 410,
+    exit: 69,
+    when: 'A plugin that was unloaded, disabled or failed still called this.api.',
+    message: (p) =>
+      `The plugin '${p.plugin}' called ${p.call} after it was unloaded, disabled or failed; nothing was done. Stop timers and listeners in onUnload.`,
+  }),
+  SM_ERR_PLUGIN_INVALID_EVENT_NAME: spec<{ event: string }>({
+    status: 422,
+    exit: 64,
+    when: "A custom event name that is not '<namespace>:<event>'.",
+    message: (p) =>
+      `'${p.event}' is not a custom event name. Use '<namespace>:<event>', both parts made of letters, digits, '_', '-' or '.', e.g. 'pingplugin:ping'.`,
+  }),
+  SM_ERR_PLUGIN_INVALID_PAYLOAD: spec<{ event: string; reason: string }>({
+    status: 422,
+    exit: 64,
+    when: 'A custom event payload that is not a JSON object, holds values JSON cannot carry, or is too large.',
+    message: (p) =>
+      `The payload of '${p.event}' cannot be sent: ${p.reason}. Send a JSON object, such as {"a": 1}, of at most 1 MiB. Nothing was sent.`,
+  }),
+  SM_ERR_PLUGIN_STATUS_CANCELLED: spec<{ plugin: string; reason: string }>({
+    status: 409,
+    exit: 1,
+    when: 'A before_set_plugin_status listener vetoed enabling or disabling a plugin.',
+    message: (p) => `Changing the status of '${p.plugin}' was cancelled: ${p.reason}. Nothing was changed.`,
+  }),
+  SM_ERR_PLUGIN_FORBIDDEN: spec<{ plugin: string; what: string }>({
+    status: 403,
+    exit: 77,
+    when: 'A plugin asked for something plugins may not have or do (a secret setting, process.exit).',
+    message: (p) =>
+      `The plugin '${p.plugin}' may not ${p.what}. Plugins never receive secrets and never end the manager's process.`,
+  }),
+  SM_ERR_PLUGIN_SCAFFOLD_EXISTS: spec<{ path: string }>({
+    status: 409,
+    exit: 73,
+    when: "'plugin new' would overwrite an existing plugin.",
+    message: (p) => `'${p.path}' already exists; nothing was written. Choose another name or remove it first.`,
+  }),
+})
+
+declare module '../../kernel/error-catalogue' {
+  interface ErrorMap extends ErrorMapOf<typeof pluginsErrors> {}
+}
