@@ -3,15 +3,18 @@
  * (`server-manager/manager`): the kernel, the built-in services and `createManager`, which wires
  * them on one data directory. Plugins import the narrow SDK (`server-manager`, index.ts) instead.
  */
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as sdk from './index'
 import { createKernel, type Kernel, type Logger, type Service } from './kernel'
+import { bridgeService } from './services/bridge'
 import { eventsService } from './services/events'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
 import { pluginsService } from './services/plugins'
 import { resolveDataDir, settingsService } from './services/settings'
 
 export * from './kernel'
+export { bridgeService } from './services/bridge'
 export { eventsService } from './services/events'
 export { createLogger, type LogLevel, logService, type RootLogger } from './services/log'
 export { pluginsService } from './services/plugins'
@@ -29,7 +32,16 @@ export interface ManagerOptions {
   readonly services?: readonly Service[]
   /** False: discover plugins and keep the registry current, but run none (read-only commands). */
   readonly loadPlugins?: boolean
+  /**
+   * The long-running manager of its data directory (`server-manager start`): takes the
+   * directory's one manager socket first (a second one is refused) and serves the bus to CLI
+   * processes over the bridge.
+   */
+  readonly daemon?: boolean
 }
+
+/** This package's version. */
+export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version
 
 /** The built-in services, in the order they are registered. */
 export function builtinServices(options: { loadPlugins?: boolean } = {}): Service[] {
@@ -51,6 +63,7 @@ export function createManager(options: ManagerOptions = {}): Kernel {
     services.push(logService(root))
     logger = root
   }
+  if (options.daemon) services.push(bridgeService({ version: VERSION }))
   const kernel = createKernel({ config: { dataDir }, logger })
   return kernel.use(...services, ...builtinServices(options), ...(options.services ?? []))
 }

@@ -57,4 +57,14 @@ export { createToken, Registry, type Token } from './registry'
 export { isSecretName, withoutSecrets } from './secrets'
 export { SerialQueue } from './serial-queue'
 export type { Service, ServiceContext, ServiceReport } from './service'
+export {
+  defaultOf,
+  defineSettings,
+  type SettingContext,
+  type SettingEntry,
+  type SettingRule,
+  type SettingSpec,
+  settingCatalogue,
+  wholeNumber,
+} from './setting-catalogue'
 export { isThenable, timeBox } from './time-box'

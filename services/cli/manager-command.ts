@@ -1,21 +1,36 @@
 import { userInfo } from 'node:os'
 import { Command, Errors } from '@oclif/core'
 import './errors'
-import { SmError, toSmError } from '../../kernel'
-import type { CommandName, CommandPayload, CommandReply, Kernel, LogLevel, ServiceReport } from '../../manager'
-import { createManager } from '../../manager'
+import type { Disposable } from '../../kernel/disposable'
+import { SmError, toSmError } from '../../kernel/errors'
+import type { CommandName, CommandPayload, CommandReply, EventName, PayloadOf } from '../../kernel/maps'
+import type { Kernel, LogLevel, ServiceReport } from '../../manager'
+import { BridgeClient } from '../bridge/client'
+import { resolveDataDir } from '../settings/data-dir'
+import { cliError } from './cli-error'
+
+/** Where a command's requests go: the running manager over the bridge, or one booted in this process. */
+type Target =
+  | { readonly kind: 'remote'; readonly client: BridgeClient }
+  | { readonly kind: 'local'; readonly kernel: Kernel }
 
 /**
- * The base of every built-in command: boots a manager (the built-in services on the data
- * directory) on first use, sends requests as `cli:<os user>`, stops it afterwards, and turns
- * every failure into `Error [SM_ERR_…]: message` with the error's exit code.
+ * The base of every built-in command. When a manager runs on the data directory, the command
+ * is its client: requests go over the bus bridge and run there, under its plugins' hooks, as
+ * `cli:<os user>`. When none runs, the command boots the built-in services in this process and
+ * stops them afterwards. Every failure becomes `Error [SM_ERR_…]: message` with its exit code.
  */
 export abstract class ManagerCommand extends Command {
-  /** Console log level while the command runs; one-shot commands only show problems. */
+  /** Console log level while the command runs in-process; one-shot commands only show problems. */
   protected consoleLevel: LogLevel = 'warn'
-  /** What each service reported when the manager booted. */
+  /**
+   * Whether running in-process needs the plugins loaded (their hooks veto actions, their
+   * listeners receive events). Read-only commands discover plugins but run none.
+   */
+  protected loadsPlugins = true
+  /** What each service reported when an in-process manager booted. */
   protected bootReport: ServiceReport[] = []
-  #manager: Kernel | undefined
+  #target: Target | undefined
 
   protected get actor(): string {
     try {
@@ -25,19 +40,47 @@ export abstract class ManagerCommand extends Command {
     }
   }
 
-  /** The started manager (booted on first call). */
-  protected async manager(): Promise<Kernel> {
-    if (!this.#manager) {
-      const manager = createManager({ consoleLevel: this.consoleLevel })
-      this.#manager = manager
-      this.bootReport = await manager.start()
+  protected get dataDir(): string {
+    return resolveDataDir()
+  }
+
+  /** The running manager, or an in-process one booted on first use. */
+  protected async target(): Promise<Target> {
+    if (!this.#target) {
+      const client = await BridgeClient.connect(this.dataDir)
+      this.#target = client ? { kind: 'remote', client } : { kind: 'local', kernel: await this.boot({}) }
     }
-    return this.#manager
+    return this.#target
+  }
+
+  /** Boots the built-in services in this process (loaded lazily: a client never needs them). */
+  protected async boot(options: { daemon?: boolean }): Promise<Kernel> {
+    const { createManager } = require('../../manager') as typeof import('../../manager')
+    const kernel = createManager({
+      dataDir: this.dataDir,
+      consoleLevel: this.consoleLevel,
+      loadPlugins: this.loadsPlugins,
+      daemon: options.daemon,
+    })
+    this.#target = { kind: 'local', kernel }
+    this.bootReport = await kernel.start()
+    return kernel
   }
 
   protected async request<K extends CommandName>(name: K, payload: CommandPayload<K>): Promise<CommandReply<K>> {
-    const manager = await this.manager()
-    return manager.bus.request(name, payload, { actor: this.actor })
+    const target = await this.target()
+    if (target.kind === 'remote') return (await target.client.request(name, payload, this.actor)) as CommandReply<K>
+    return target.kernel.bus.request(name, payload, { actor: this.actor })
+  }
+
+  /** Receives `event` from the manager (running or in-process) until the command ends. */
+  protected async subscribe<K extends EventName>(
+    event: K,
+    listener: (payload: PayloadOf<K>) => void,
+  ): Promise<Disposable> {
+    const target = await this.target()
+    if (target.kind === 'remote') return target.client.on(event, (payload) => listener(payload as PayloadOf<K>))
+    return target.kernel.bus.on(event, (payload) => listener(payload as PayloadOf<K>), { owner: 'cli' })
   }
 
   protected printJson(value: unknown): void {
@@ -46,35 +89,17 @@ export abstract class ManagerCommand extends Command {
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error
-    const coded = isParseError(error)
-      ? new SmError(
-          'SM_ERR_CLI_INVALID_ARGUMENT',
-          { name: 'arguments', reason: oneLine(error.message) },
-          { cause: error },
-        )
-      : toSmError(error)
+    const coded = cliError(error) ?? toSmError(error)
     this.logToStderr(`Error [${coded.code}]: ${coded.message}`)
     if (coded.code === 'SM_ERR_INTERNAL' && error.stack) this.logToStderr(error.stack)
     return this.exit(coded.exitCode)
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {
-    const manager = this.#manager
-    this.#manager = undefined
-    await manager?.stop()
+    const target = this.#target
+    this.#target = undefined
+    if (target?.kind === 'remote') target.client.close()
+    if (target?.kind === 'local') await target.kernel.stop()
     return super.finally(error)
   }
-}
-
-function isParseError(error: unknown): error is Error {
-  return error instanceof Errors.CLIError && 'parse' in error
-}
-
-function oneLine(message: string): string {
-  return message
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .join(' ')
-    .replace(/:$/, '')
 }

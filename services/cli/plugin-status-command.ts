@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core'
-import { type ErrorCode, errorSpec, SmError } from '../../kernel'
+import { type ErrorCode, errorSpec } from '../../kernel/error-catalogue'
+import { SmError } from '../../kernel/errors'
 import { ManagerCommand } from './manager-command'
 
 /** `plugin enable` and `plugin disable`: the set_plugin_status action, then the plugin's new state. */

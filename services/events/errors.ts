@@ -37,6 +37,13 @@ export const eventsErrors = defineErrors('events', {
     message: (p) =>
       `Could not use the database '${p.path}': ${p.reason}. Nothing was written half-way; check the disk.`,
   }),
+  SM_ERR_DB_REPLACED: spec<{ path: string; reason: string }>({
+    status: 500,
+    exit: 74,
+    when: 'The database file was deleted or replaced under a running manager.',
+    message: (p) =>
+      `The database '${p.path}' ${p.reason} while the manager was running, so the manager stopped rather than write to a file nobody reads. Put the right file back (or keep the new one) and start the manager again.`,
+  }),
   SM_ERR_EVENTS_INVALID_EVENT: spec<{ reason: string }>({
     status: 422,
     exit: 65,

@@ -1,5 +1,6 @@
 import './errors'
-import { mkdirSync } from 'node:fs'
+import './settings'
+import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { reasonOf, type Service, type ServiceContext, SmError } from '../../kernel'
 import { SqliteDatabase } from './database'
@@ -23,6 +24,7 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
   let store: EventStore | undefined
   let follower: Follower | undefined
   let stopRetention: (() => void) | undefined
+  let stopWatch: (() => void) | undefined
 
   return {
     name: 'events',
@@ -68,9 +70,14 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         },
       })
       stopRetention = scheduleRetention(opened, bus, logger, options.retention)
+      stopWatch = watchFile(path, (reason) => {
+        logger.error(`the database ${reason}`, { code: 'SM_ERR_DB_REPLACED', path })
+        void bus.emit('events:database_lost', { path, reason })
+      })
       logger.debug('event log open', { path })
     },
     async stop() {
+      stopWatch?.()
       stopRetention?.()
       follower?.stop()
       await store?.close()
@@ -85,4 +92,30 @@ function ensureDirectory(path: string): void {
   } catch (error) {
     throw new SmError('SM_ERR_DATA_DIR_UNUSABLE', { path, reason: reasonOf(error) }, { cause: error })
   }
+}
+
+const WATCH_INTERVAL_MS = 1_000
+
+/**
+ * Calls `lost` once if the file at `path` is deleted or replaced (another inode): SQLite keeps
+ * writing to the open file, which nobody would ever read again. One stat a second, unref'd.
+ */
+function watchFile(path: string, lost: (reason: string) => void): () => void {
+  const identity = (): string => {
+    try {
+      const stat = statSync(path)
+      return `${stat.dev}:${stat.ino}`
+    } catch {
+      return 'deleted'
+    }
+  }
+  const original = identity()
+  const timer = setInterval(() => {
+    const now = identity()
+    if (now === original) return
+    clearInterval(timer)
+    lost(now === 'deleted' ? 'was deleted' : 'was replaced by another file')
+  }, WATCH_INTERVAL_MS)
+  timer.unref()
+  return () => clearInterval(timer)
 }

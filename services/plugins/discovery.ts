@@ -5,7 +5,7 @@ import { SmError } from '../../kernel'
 import type { PluginSource } from './contract'
 
 const EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 
 export interface SearchPath {
   readonly source: PluginSource

@@ -14,7 +14,7 @@ export const pluginsErrors = defineErrors('plugins', {
     exit: 65,
     when: 'A plugin file or folder name that cannot be a plugin name.',
     message: (p) =>
-      `'${p.plugin}' cannot be a plugin name. Use letters, digits, '_' and '-', starting with a letter or digit (the file or folder name is the plugin name).`,
+      `'${p.plugin}' cannot be a plugin name. Use up to 64 letters, digits, '_' and '-', starting with a letter or digit (the file or folder name is the plugin name).`,
   }),
   SM_ERR_PLUGIN_DUPLICATE_NAME: spec<{ plugin: string; first: string; second: string }>({
     status: 409,

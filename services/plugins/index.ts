@@ -1,4 +1,5 @@
 import './errors'
+import './settings'
 import { randomUUID } from 'node:crypto'
 import { isAbsolute, join, resolve } from 'node:path'
 import { LoggerToken, type Service } from '../../kernel'

@@ -87,8 +87,14 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
       if (typeof key === 'string' && key.split('.').some(isSecretName)) {
         throw new SmError('SM_ERR_PLUGIN_FORBIDDEN', { plugin, what: `read the secret setting '${key}'` })
       }
-      const reply = await scope.request('settings:get', { key })
-      return reply.found ? withoutSecrets(reply.value, 'drop') : undefined
+      try {
+        const reply = await scope.request('settings:get', { key })
+        return reply.found ? withoutSecrets(reply.value, 'drop') : undefined
+      } catch (error) {
+        // "No such setting" reads as absent, as the API promises; a malformed key still throws.
+        if ((error as SmError).code === 'SM_ERR_SETTINGS_UNKNOWN_KEY') return undefined
+        throw error
+      }
     }),
 
     setCustomGlobalSetting: live('setCustomGlobalSetting', async (key: string, value: unknown) => {

@@ -9,6 +9,13 @@ export const settingsErrors = defineErrors('settings', {
     message: (p) =>
       `'${p.key}' is not a valid setting key: ${p.reason}. Keys are dot paths of letters, digits, '_' and '-', such as 'web.port' or 'custom.greeting'.`,
   }),
+  SM_ERR_SETTINGS_UNKNOWN_KEY: spec<{ key: string; hint: string }>({
+    status: 404,
+    exit: 64,
+    when: "A setting key that no service declares, outside 'custom.'.",
+    message: (p) =>
+      `There is no setting '${p.key}'.${p.hint} 'server-manager setting list' shows them all; plugin and script data goes under 'custom.<key>'.`,
+  }),
   SM_ERR_SETTINGS_INVALID_VALUE: spec<{ key: string; reason: string }>({
     status: 422,
     exit: 64,
@@ -18,7 +25,7 @@ export const settingsErrors = defineErrors('settings', {
   SM_ERR_SETTINGS_NOT_FOUND: spec<{ key: string }>({
     status: 404,
     exit: 1,
-    when: 'A setting was read that has no value and no default.',
+    when: "A 'custom.' key was read or unset that holds no value.",
     message: (p) => `No value is set for '${p.key}'. Set it with: server-manager setting set ${p.key} <value>`,
   }),
   SM_ERR_SETTINGS_UPDATE_CANCELLED: spec<{ key: string; by: string; reason: string }>({

@@ -1,5 +1,6 @@
 import type { Projection, Sql, StoredEvent } from '../events/contract'
-import { assignPath, isTree, type Tree } from './dot-path'
+import type { SettingMode } from './contract'
+import { assignPath, getPath, isTree, type Tree } from './dot-path'
 
 interface Row {
   key: string
@@ -7,27 +8,21 @@ interface Row {
 }
 
 /**
- * Global settings as a projection of `after_setting_update` facts: one row per top-level key
- * holding that section's stored values as JSON (defaults are merged at read time, never stored).
+ * Global settings as a projection of `after_setting_update` facts: one row per leaf value
+ * (`custom.motd.text`), so a change rewrites only the keys it touches, however much else is
+ * stored. An empty object is a leaf too, so `custom.x = {}` exists. Defaults are merged at read
+ * time, never stored.
  */
 export const settingsProjection: Projection = {
   name: 'settings',
-  version: 1,
+  version: 2,
   types: ['after_setting_update'],
   schema: ['CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID'],
 
   async apply(sql, events) {
-    const sections = new Map<string, Tree>()
     for (const event of events) {
       const change = successfulChange(event)
-      if (!change) continue
-      const [top, ...rest] = change.segments as [string, ...string[]]
-      if (!sections.has(top)) sections.set(top, await readSection(sql, top))
-      if (rest.length) assignPath(sections.get(top) as Tree, rest, change.value)
-      else if (isTree(change.value)) sections.set(top, structuredClone(change.value))
-    }
-    for (const [key, value] of sections) {
-      await sql.run('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)', [key, JSON.stringify(value)])
+      if (change) await applyChange(sql, change.key, change.value, change.mode)
     }
   },
 
@@ -41,24 +36,86 @@ export const settingsProjection: Projection = {
   },
 
   async restore(sql, state) {
-    for (const [key, value] of Object.entries(state as Tree)) {
-      await sql.run('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)', [key, JSON.stringify(value)])
-    }
+    // Leaf rows; a snapshot of the first version held whole sections, which flatten the same way.
+    for (const [key, value] of Object.entries(state as Tree)) await insertLeaves(sql, key, value)
   },
 }
 
-/** Reads the stored overrides of one top-level section. */
-export async function readSection(sql: Sql, top: string): Promise<Tree> {
-  const row = await sql.get<Row>('SELECT value FROM settings WHERE key = ?', [top])
-  return row ? (JSON.parse(row.value) as Tree) : {}
+/** The stored value at a key (assembled from its leaves), or undefined when nothing is stored there. */
+export async function readStored(sql: Sql, segments: readonly string[]): Promise<unknown> {
+  const key = segments.join('.')
+  const ancestors = segments.slice(0, -1).map((_, n) => segments.slice(0, n + 1).join('.'))
+  const rows = await sql.all<Row>(
+    `SELECT key, value FROM settings WHERE key = ? OR (key > ? AND key < ?)${
+      ancestors.length ? ` OR key IN (${ancestors.map(() => '?').join(',')})` : ''
+    } ORDER BY key`,
+    [key, `${key}.`, `${key}/`, ...ancestors],
+  )
+  if (rows.length === 0) return undefined
+  return getPath(assemble(rows), segments)
 }
 
+/** Every stored value, as one tree. */
 export async function readAll(sql: Sql): Promise<Tree> {
-  return (await settingsProjection.snapshot(sql)) as Tree
+  return assemble(await sql.all<Row>('SELECT key, value FROM settings ORDER BY key'))
 }
 
-function successfulChange(event: StoredEvent): { segments: string[]; value: unknown } | undefined {
-  const payload = event.payload as { key?: unknown; value?: unknown; result?: { status?: unknown } }
+/** The leaf keys stored at or under a key. */
+export async function storedKeys(sql: Sql, key: string): Promise<string[]> {
+  const rows = await sql.all<{ key: string }>(
+    'SELECT key FROM settings WHERE key = ? OR (key > ? AND key < ?) ORDER BY key',
+    [key, `${key}.`, `${key}/`],
+  )
+  return rows.map((row) => row.key)
+}
+
+function assemble(rows: readonly Row[]): Tree {
+  const tree: Tree = {}
+  for (const row of rows) assignPath(tree, row.key.split('.'), JSON.parse(row.value))
+  return tree
+}
+
+async function applyChange(sql: Sql, key: string, value: unknown, mode: SettingMode): Promise<void> {
+  const segments = key.split('.')
+  const ancestors = segments.slice(0, -1).map((_, n) => segments.slice(0, n + 1).join('.'))
+  // A leaf above the key (custom.a = 5, now setting custom.a.b) stops being a leaf.
+  if (ancestors.length)
+    await sql.run(`DELETE FROM settings WHERE key IN (${ancestors.map(() => '?').join(',')})`, ancestors)
+  if (mode === 'merge' && isTree(value)) {
+    await sql.run('DELETE FROM settings WHERE key = ?', [key])
+    const leaves = Object.keys(value).length === 0 ? [] : flatten(key, value)
+    for (const [leaf, item] of leaves) {
+      await deleteUnder(sql, leaf)
+      await sql.run('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)', [leaf, JSON.stringify(item)])
+    }
+    // Merging {} into nothing still creates the key.
+    if (leaves.length === 0 && (await storedKeys(sql, key)).length === 0) await insertLeaves(sql, key, {})
+    return
+  }
+  await sql.run('DELETE FROM settings WHERE key = ?', [key])
+  await deleteUnder(sql, key)
+  if (mode !== 'unset') await insertLeaves(sql, key, value)
+}
+
+async function deleteUnder(sql: Sql, key: string): Promise<void> {
+  await sql.run('DELETE FROM settings WHERE key > ? AND key < ?', [`${key}.`, `${key}/`])
+}
+
+async function insertLeaves(sql: Sql, key: string, value: unknown): Promise<void> {
+  for (const [leaf, item] of flatten(key, value))
+    await sql.run('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)', [leaf, JSON.stringify(item)])
+}
+
+/** `custom.motd` + `{text: 'hi', style: {bold: true}}` → its leaf keys and values ({} and lists are leaves). */
+function flatten(key: string, value: unknown): [string, unknown][] {
+  if (!isTree(value) || Object.keys(value).length === 0) return [[key, value]]
+  return Object.entries(value).flatMap(([child, item]) => flatten(`${key}.${child}`, item))
+}
+
+function successfulChange(event: StoredEvent): { key: string; value: unknown; mode: SettingMode } | undefined {
+  const payload = event.payload as { key?: unknown; value?: unknown; mode?: unknown; result?: { status?: unknown } }
   if (payload?.result?.status !== 'success' || typeof payload.key !== 'string') return undefined
-  return { segments: payload.key.split('.'), value: payload.value }
+  // Facts from before modes existed replaced what was there.
+  const mode = payload.mode === 'merge' || payload.mode === 'unset' ? payload.mode : 'replace'
+  return { key: payload.key, value: payload.value, mode }
 }

@@ -1,76 +1,63 @@
-import { reasonOf, SmError } from '../../kernel'
-import { getPath, isTree } from './dot-path'
+import { formatBytes, measureJson, reasonOf, SmError } from '../../kernel'
+import type { DeclaredSettings } from './declared'
+import { isTree } from './dot-path'
 
-const MAX_VALUE_BYTES = 1024 * 1024
-
-type Rule = (value: unknown) => string | undefined
-
-const wholeNumber =
-  (min: number, max: number): Rule =>
-  (value) =>
-    Number.isInteger(value) && (value as number) >= min && (value as number) <= max
-      ? undefined
-      : `it must be a whole number from ${min} to ${max}`
-
-/** Range rules beyond "same type as the default". */
-const RULES: Record<string, Rule> = {
-  'web.port': wholeNumber(1, 65_535),
-  'web.token_expires_weeks': wholeNumber(1, 520),
-  'retention.backups': wholeNumber(0, 10_000),
-  'retention.downloads': wholeNumber(0, 10_000),
-  'retention.logs': wholeNumber(0, 10_000),
-  'events.retention_days': wholeNumber(1, 36_500),
-  'events.max_events': wholeNumber(1_000, 1_000_000_000),
-  'plugins.hook_timeout_ms': wholeNumber(1, 600_000),
-  'servers.stop_timeout_sec': wholeNumber(1, 3_600),
-  'logging.level': (v) =>
-    ['debug', 'info', 'warn', 'error'].includes(v as string) ? undefined : 'it must be debug, info, warn or error',
-}
+/** The largest value one setting change may store, as UTF-8 JSON (docs/settings.md). */
+export const MAX_VALUE_BYTES = 1024 * 1024
 
 /**
- * Checks that `value` may be stored at `segments`: JSON, of bounded size, a known key (or under
- * `custom`), of the default's type and within its range. Returns the value as JSON will keep it.
+ * Checks that `value` may be stored at `key`: plain JSON of at most 1 MiB, and for a declared
+ * key (or a group of them) the default's type and the declared rule. Returns it as JSON keeps it.
  */
-export function validateSetting(segments: readonly string[], value: unknown, defaults: unknown): unknown {
-  const key = segments.join('.')
+export function validateSetting(
+  key: string,
+  segments: readonly string[],
+  value: unknown,
+  declared: DeclaredSettings,
+): unknown {
   const invalid = (reason: string) => new SmError('SM_ERR_SETTINGS_INVALID_VALUE', { key, reason })
-  let text: string | undefined
+  if (value === undefined) throw invalid('there is no value')
   try {
-    text = JSON.stringify(value)
+    measureJson(value, MAX_VALUE_BYTES)
   } catch (error) {
-    throw invalid(`it cannot be stored as JSON (${reasonOf(error)})`)
+    throw invalid(reasonOf(error).replace(formatBytes(MAX_VALUE_BYTES), `${formatBytes(MAX_VALUE_BYTES)} of JSON`))
   }
-  if (text === undefined) throw invalid('it cannot be stored as JSON')
-  if (text.length > MAX_VALUE_BYTES) throw invalid('it is larger than 1 MiB')
-  const stored: unknown = JSON.parse(text)
-
+  const stored: unknown = JSON.parse(JSON.stringify(value))
   if (segments[0] === 'custom') {
-    if (segments.length === 1 && !isTree(stored))
-      throw invalid("'custom' must stay an object; set 'custom.<key>' instead")
+    if (segments.length === 1 && !isTree(stored)) throw invalid("'custom' holds keys; set 'custom.<key>' instead")
     return stored
   }
-  const fallback = getPath(defaults, segments)
-  if (fallback === undefined) {
-    throw new SmError('SM_ERR_SETTINGS_INVALID_KEY', {
-      key,
-      reason: `there is no such setting (known sections: ${Object.keys(defaults as object).join(', ')}; plugin data goes under 'custom.')`,
-    })
-  }
-  const expected = kind(fallback)
-  if (kind(stored) !== expected)
-    throw invalid(`it must be ${expected === 'object' ? 'an object' : `a ${expected}`}, not ${describe(stored)}`)
-  const problem = RULES[key]?.(stored)
-  if (problem) throw invalid(problem)
-  if (isTree(stored)) {
-    for (const [child, item] of Object.entries(stored)) validateSetting([...segments, child], item, defaults)
-  }
+  checkDeclared(key, stored, declared)
   return stored
+}
+
+function checkDeclared(key: string, value: unknown, declared: DeclaredSettings): void {
+  const invalid = (reason: string) => new SmError('SM_ERR_SETTINGS_INVALID_VALUE', { key, reason })
+  const spec = declared.spec(key)
+  if (!spec) {
+    // A group (`web`): an object whose fields are its settings.
+    if (!isTree(value)) throw invalid(`'${key}' is a group of settings: give an object such as {"name": value}`)
+    for (const [child, item] of Object.entries(value)) {
+      const childKey = `${key}.${child}`
+      declared.assertKnown(childKey, childKey.split('.'))
+      checkDeclared(childKey, item, declared)
+    }
+    return
+  }
+  const expected = kind(declared.defaultAt(key.split('.')))
+  if (kind(value) !== expected) throw invalid(`it must be ${article(expected)}, not ${describe(value)}`)
+  const problem = spec.rule?.(value)
+  if (problem) throw invalid(problem)
 }
 
 function kind(value: unknown): string {
   if (Array.isArray(value)) return 'list'
   if (value === null) return 'null'
   return typeof value
+}
+
+function article(kindName: string): string {
+  return kindName === 'object' ? 'an object' : `a ${kindName}`
 }
 
 function describe(value: unknown): string {

@@ -16,14 +16,15 @@ export interface RunResult {
 export function run(
   command: string,
   args: readonly string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string } = {},
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
+    const child: ChildProcessWithoutNullStreams = spawn(command, args, {
       cwd: options.cwd ?? ROOT,
       env: { ...process.env, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: 'pipe',
     })
+    child.stdin.end(options.input ?? '')
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => {
@@ -41,9 +42,14 @@ export function run(
   })
 }
 
-/** Runs `server-manager <args>` with the given data directory. */
-export function cli(dataDir: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
-  return run(process.execPath, [CLI, ...args], { env: { SM_DATA_DIR: dataDir, ...env } })
+/** Runs `server-manager <args>` with the given data directory (and standard input, if given). */
+export function cli(
+  dataDir: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  input?: string,
+): Promise<RunResult> {
+  return run(process.execPath, [CLI, ...args], { env: { SM_DATA_DIR: dataDir, ...env }, input })
 }
 
 /** Starts `server-manager <args>` as a long-running process (output piped). */

@@ -5,6 +5,7 @@ import { ManagerCommand } from '../manager-command'
 import { waitForSignal } from '../wait-for-signal'
 
 export default class Events extends ManagerCommand {
+  protected override loadsPlugins = false
   static override summary = 'Read the event log'
   static override description =
     'Prints the newest events (oldest first). With --follow, keeps printing new events from any process until interrupted.'
@@ -48,7 +49,6 @@ export default class Events extends ManagerCommand {
 
   /** Re-reads with the same filter whenever the log grows, until SIGINT or SIGTERM. */
   async #follow(filter: EventQuery, afterSeq: number, json: boolean, stop: Promise<unknown>): Promise<void> {
-    const manager = await this.manager()
     let cursor = afterSeq
     let pending = Promise.resolve()
     const drain = async () => {
@@ -67,7 +67,7 @@ export default class Events extends ManagerCommand {
     const onAppended = () => {
       pending = pending.then(drain)
     }
-    manager.bus.on('events:appended', onAppended, { owner: 'cli:events' })
+    await this.subscribe('events:appended', onAppended)
     await this.request('events:watch', { afterSeq: cursor })
     await stop
     await pending

@@ -57,14 +57,64 @@ describe('services/cli: server-manager as a user runs it', function () {
     expect(list.web.port).to.equal(11325)
   })
 
+  it('setting set merges objects, confirms what it stored, and reads values from files and standard input', async () => {
+    const dir = tempDir()
+    expect((await cli(dir, ['setting', 'set', 'web.host', '0.0.0.0'])).stdout).to.equal(
+      'web.host = "0.0.0.0" (was "127.0.0.1")\n',
+    )
+    const merged = await cli(dir, ['setting', 'set', 'web', '{"port":9001}'])
+    expect(merged.code).to.equal(0)
+    expect(JSON.parse((await cli(dir, ['setting', 'get', 'web', '--json'])).stdout)).to.deep.equal({
+      host: '0.0.0.0',
+      port: 9001,
+    })
+    await cli(dir, ['setting', 'set', 'custom.motd', '{"a":1,"b":2}'])
+    const replaced = await cli(dir, ['setting', 'set', 'custom.motd', '{"a":3}', '--replace'])
+    expect(replaced.stdout).to.contain('removed: custom.motd.b')
+    const file = join(dir, 'value.json')
+    writeFileSync(file, '{"from":"a file"}\n')
+    await cli(dir, ['setting', 'set', 'custom.file', '--file', file])
+    expect((await cli(dir, ['setting', 'get', 'custom.file', '--json'])).stdout.trim()).to.equal('{"from":"a file"}')
+    const big = 'x'.repeat(300_000)
+    expect((await cli(dir, ['setting', 'set', 'custom.big', '-'], {}, big)).code).to.equal(0)
+    expect((await cli(dir, ['setting', 'get', 'custom.big'])).stdout).to.equal(`${big}\n`)
+    await cli(dir, ['setting', 'set', 'custom.raw', '{a:1}', '--string'])
+    expect((await cli(dir, ['setting', 'get', 'custom.raw'])).stdout).to.equal('{a:1}\n')
+    const unset = await cli(dir, ['setting', 'unset', 'web.port'])
+    expect(unset.stdout).to.equal('web.port: back to its default 11325\n')
+  })
+
   describe('bad input gives a coded error, a non-zero exit code, and writes nothing', () => {
     const cases: [string, string[], string, number][] = [
       ['an empty key', ['setting', 'set', '', 'x'], 'SM_ERR_SETTINGS_INVALID_KEY', 64],
       ['a malformed key', ['setting', 'set', 'a..b', 'x'], 'SM_ERR_SETTINGS_INVALID_KEY', 64],
-      ['an unknown key', ['setting', 'set', 'nope.x', '1'], 'SM_ERR_SETTINGS_INVALID_KEY', 64],
+      ['an unknown key', ['setting', 'set', 'nope.x', '1'], 'SM_ERR_SETTINGS_UNKNOWN_KEY', 64],
+      ['an unknown key to get', ['setting', 'get', 'nosuch'], 'SM_ERR_SETTINGS_UNKNOWN_KEY', 64],
+      ['a mistyped key to get', ['setting', 'get', 'web.prot'], 'SM_ERR_SETTINGS_UNKNOWN_KEY', 64],
+      ['an unknown key to unset', ['setting', 'unset', 'web.prot'], 'SM_ERR_SETTINGS_UNKNOWN_KEY', 64],
+      ['text that looks like JSON', ['setting', 'set', 'custom.obj', '{a:1}'], 'SM_ERR_CLI_INVALID_ARGUMENT', 64],
+      ['a value and --file', ['setting', 'set', 'custom.x', '1', '--file', 'x'], 'SM_ERR_CLI_UNEXPECTED_ARGUMENT', 64],
+      [
+        'a missing --file',
+        ['setting', 'set', 'custom.x', '--file', '/nonexistent/x'],
+        'SM_ERR_CLI_INVALID_ARGUMENT',
+        64,
+      ],
+      ['a mistyped command', ['setings', 'get', 'x'], 'SM_ERR_CLI_UNKNOWN_COMMAND', 64],
+      ['help for no command', ['help', 'nosuch'], 'SM_ERR_CLI_UNKNOWN_COMMAND', 64],
+      ['a --limit that is not a number', ['events', '--limit', 'abc'], 'SM_ERR_CLI_INVALID_ARGUMENT', 64],
+      ['a --limit of 0', ['events', '--limit', '0'], 'SM_ERR_CLI_INVALID_ARGUMENT', 64],
+      ['an --after that is not a number', ['events', '--after', 'abc'], 'SM_ERR_CLI_INVALID_ARGUMENT', 64],
+      ['a 300-character plugin name', ['plugin', 'new', 'a'.repeat(300)], 'SM_ERR_PLUGIN_INVALID_NAME', 65],
+      [
+        'a payload that is not an object',
+        ['event', 'trigger', 'a:b', '--payload', '"x"'],
+        'SM_ERR_PLUGIN_INVALID_PAYLOAD',
+        64,
+      ],
       ['a value of the wrong type', ['setting', 'set', 'web.port', 'eighty'], 'SM_ERR_SETTINGS_INVALID_VALUE', 64],
-      ['a missing argument', ['setting', 'set', 'custom.x'], 'SM_ERR_CLI_INVALID_ARGUMENT', 64],
-      ['an unknown flag', ['events', '--colour'], 'SM_ERR_CLI_INVALID_ARGUMENT', 64],
+      ['a missing argument', ['setting', 'set', 'custom.x'], 'SM_ERR_CLI_MISSING_ARGUMENT', 64],
+      ['an unknown flag', ['events', '--colour'], 'SM_ERR_CLI_UNKNOWN_FLAG', 64],
       ['a bad --since', ['events', '--since', 'last tuesday'], 'SM_ERR_EVENTS_INVALID_QUERY', 64],
       ['a key with no value', ['setting', 'get', 'custom.never'], 'SM_ERR_SETTINGS_NOT_FOUND', 1],
     ]

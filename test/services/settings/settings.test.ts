@@ -11,14 +11,17 @@ describe('services/settings', () => {
     withManager(async ({ bus, config }) => {
       expect(await bus.request('settings:get', { key: 'web.port' })).to.deep.equal({ found: true, value: 11325 })
       expect(await bus.request('settings:get', { key: 'web.host' })).to.deep.equal({ found: true, value: '127.0.0.1' })
-      expect(await bus.request('settings:get', { key: 'retention.backups' })).to.deep.equal({ found: true, value: 3 })
+      expect(await bus.request('settings:get', { key: 'events.retention_days' })).to.deep.equal({
+        found: true,
+        value: 365,
+      })
       expect(await bus.request('settings:get', { key: 'plugins.hook_timeout_ms' })).to.deep.equal({
         found: true,
         value: 10_000,
       })
-      expect(await bus.request('settings:get', { key: 'paths.backups' })).to.deep.equal({
+      expect(await bus.request('settings:get', { key: 'paths.plugins' })).to.deep.equal({
         found: true,
-        value: join(config.dataDir, 'backups'),
+        value: join(config.dataDir, 'plugins'),
       })
       expect(await bus.request('settings:get', { key: 'custom.nothing' })).to.deep.equal({ found: false })
     }))
@@ -45,11 +48,10 @@ describe('services/settings', () => {
       expect((await bus.request('settings:get', { key: 'web' })).value).to.deep.equal({
         host: '127.0.0.1',
         port: 8080,
-        token_expires_weeks: 4,
       })
       const all = await bus.request('settings:get_all', {})
       expect((all.web as { port: number }).port).to.equal(8080)
-      expect(all.retention).to.deep.equal({ backups: 3, downloads: 3, logs: 3 })
+      expect(all.events).to.deep.equal({ retention_days: 365, max_events: 1_000_000 })
     }))
 
   it('keeps values across restarts (they live in the event log)', async () => {
@@ -74,6 +76,7 @@ describe('services/settings', () => {
         key: 'web.port',
         value: 8080,
         previous: 11325,
+        mode: 'merge',
         result: { status: 'success', message: "Global setting 'web.port' updated." },
       })
     }))
@@ -90,11 +93,76 @@ describe('services/settings', () => {
       expect(await bus.request('events:read', {})).to.deep.equal([])
     }))
 
-  it('refuses unknown keys outside custom, naming the known sections', () =>
+  it('refuses an undeclared key outside custom with one error on get, set and unset, naming the nearest key', () =>
     withManager(async ({ bus }) => {
-      const error = await rejection(bus.request('settings:set', { key: 'webb.port', value: 1 }))
-      expect(error.code).to.equal('SM_ERR_SETTINGS_INVALID_KEY')
-      expect(error.message).to.contain("plugin data goes under 'custom.'")
+      for (const call of [
+        bus.request('settings:set', { key: 'webb.port', value: 1 }),
+        bus.request('settings:get', { key: 'webb.port' }),
+        bus.request('settings:unset', { key: 'webb.port' }),
+      ]) {
+        const error = await rejection(call)
+        expect(error.code).to.equal('SM_ERR_SETTINGS_UNKNOWN_KEY')
+        expect(error.message).to.contain("Did you mean 'web.port'?")
+        expect(error.message).to.contain("data goes under 'custom.<key>'")
+      }
+      expect((await rejection(bus.request('settings:get', { key: 'nosuch' }))).code).to.equal(
+        'SM_ERR_SETTINGS_UNKNOWN_KEY',
+      )
+      expect(await bus.request('events:read', {})).to.deep.equal([])
+    }))
+
+  it('merges an object into a section or key, replaces it with mode replace, and says what went', () =>
+    withManager(async ({ bus }) => {
+      await bus.request('settings:set', { key: 'web.host', value: '0.0.0.0' })
+      await bus.request('settings:set', { key: 'web', value: { port: 9001 } })
+      expect((await bus.request('settings:get', { key: 'web' })).value).to.deep.equal({ host: '0.0.0.0', port: 9001 })
+      await bus.request('settings:set', { key: 'custom.a', value: 1 })
+      await bus.request('settings:set', { key: 'custom.b', value: { x: 1, y: { z: 2 } } })
+      await bus.request('settings:set', { key: 'custom', value: {} })
+      expect((await bus.request('settings:get', { key: 'custom' })).value).to.deep.equal({
+        a: 1,
+        b: { x: 1, y: { z: 2 } },
+      })
+      const replaced = await bus.request('settings:set', { key: 'custom.b', value: { x: 5 }, mode: 'replace' })
+      expect(replaced.removed).to.deep.equal(['custom.b.y.z'])
+      expect((await bus.request('settings:get', { key: 'custom.b' })).value).to.deep.equal({ x: 5 })
+      await bus.request('settings:set', { key: 'custom.empty', value: {} })
+      expect((await bus.request('settings:get', { key: 'custom.empty' })).value).to.deep.equal({})
+      await bus.request('settings:set', { key: 'custom.a.deeper', value: true })
+      expect((await bus.request('settings:get', { key: 'custom.a' })).value).to.deep.equal({ deeper: true })
+      expect((await bus.request('events:check', {})).drifted).to.deep.equal([])
+      await bus.request('events:rebuild', {})
+      expect((await bus.request('settings:get', { key: 'custom' })).value).to.deep.equal({
+        a: { deeper: true },
+        b: { x: 5 },
+        empty: {},
+      })
+    }))
+
+  it('unsets: a declared key returns to its default, a custom key goes, an empty one is not found', () =>
+    withManager(async ({ bus }) => {
+      await bus.request('settings:set', { key: 'web.port', value: 8080 })
+      const unset = await bus.request('settings:unset', { key: 'web.port' })
+      expect(unset).to.include({ key: 'web.port', value: 11325, previous: 8080, mode: 'unset' })
+      await bus.request('settings:set', { key: 'custom.gone', value: { a: 1 } })
+      expect((await bus.request('settings:unset', { key: 'custom.gone' })).removed).to.deep.equal(['custom.gone.a'])
+      expect(await bus.request('settings:get', { key: 'custom.gone' })).to.deep.equal({ found: false })
+      expect((await rejection(bus.request('settings:unset', { key: 'custom.gone' }))).code).to.equal(
+        'SM_ERR_SETTINGS_NOT_FOUND',
+      )
+      const modes = (await bus.request('events:read', { types: ['after_setting_update'] })).map(
+        (e) => (e.payload as { mode: string }).mode,
+      )
+      expect(modes).to.deep.equal(['merge', 'unset', 'merge', 'unset'])
+    }))
+
+  it('measures the 1 MiB limit in bytes, not characters', () =>
+    withManager(async ({ bus }) => {
+      const euro = '€'.repeat(400_000) // 400 000 characters, 1 200 000 bytes
+      const error = await rejection(bus.request('settings:set', { key: 'custom.big', value: euro }))
+      expect(error.code).to.equal('SM_ERR_SETTINGS_INVALID_VALUE')
+      expect(error.message).to.contain('larger than 1 MiB')
+      await bus.request('settings:set', { key: 'custom.fits', value: 'a'.repeat(1_000_000) })
     }))
 
   it('refuses values of the wrong type or range, also inside a whole section', () =>
@@ -105,9 +173,8 @@ describe('services/settings', () => {
         ['web.port', 80.5],
         ['web', { port: 'x' }],
         ['web', 'not an object'],
-        ['retention.backups', -1],
+        ['events.retention_days', -1],
         ['plugins.dev_examples', 'yes'],
-        ['logging.level', 'loud'],
         ['custom', 5],
       ]
       for (const [key, value] of bad) {
@@ -169,24 +236,24 @@ describe('services/settings', () => {
 
   it('creates a path directory on first use, not before', () =>
     withManager(async ({ bus, config }) => {
-      const backups = join(config.dataDir, 'backups')
-      expect(existsSync(backups)).to.equal(false)
-      expect(await bus.request('settings:path', { name: 'backups' })).to.deep.equal({ path: backups })
-      expect(existsSync(backups)).to.equal(true)
-      await bus.request('settings:set', { key: 'paths.content', value: 'elsewhere/content' })
-      expect((await bus.request('settings:path', { name: 'content' })).path).to.equal(
-        join(config.dataDir, 'elsewhere', 'content'),
+      const plugins = join(config.dataDir, 'plugins')
+      expect(existsSync(plugins)).to.equal(false)
+      expect(await bus.request('settings:path', { name: 'plugins' })).to.deep.equal({ path: plugins })
+      expect(existsSync(plugins)).to.equal(true)
+      await bus.request('settings:set', { key: 'paths.plugins', value: 'elsewhere/plugins' })
+      expect((await bus.request('settings:path', { name: 'plugins' })).path).to.equal(
+        join(config.dataDir, 'elsewhere', 'plugins'),
       )
       expect((await rejection(bus.request('settings:path', { name: 'nope' }))).code).to.equal(
-        'SM_ERR_SETTINGS_INVALID_KEY',
+        'SM_ERR_SETTINGS_UNKNOWN_KEY',
       )
     }))
 
   it('reports a path that cannot be created', () =>
     withManager(async ({ bus, config }) => {
       writeFileSync(join(config.dataDir, 'blocker'), '')
-      await bus.request('settings:set', { key: 'paths.logs', value: join(config.dataDir, 'blocker', 'logs') })
-      expect((await rejection(bus.request('settings:path', { name: 'logs' }))).code).to.equal(
+      await bus.request('settings:set', { key: 'paths.plugins', value: join(config.dataDir, 'blocker', 'plugins') })
+      expect((await rejection(bus.request('settings:path', { name: 'plugins' }))).code).to.equal(
         'SM_ERR_DATA_DIR_UNUSABLE',
       )
     }))

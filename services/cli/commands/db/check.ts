@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { ManagerCommand } from '../../manager-command'
 
 export default class DbCheck extends ManagerCommand {
+  protected override loadsPlugins = false
   static override summary = "Check the database's integrity and that every projection equals a replay of the log"
   static override description =
     'Changes nothing. Exits 1 when a problem is found; `db rebuild` repairs drifted projections.'

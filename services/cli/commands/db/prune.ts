@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { ManagerCommand } from '../../manager-command'
 
 export default class DbPrune extends ManagerCommand {
+  protected override loadsPlugins = false
   static override summary = 'Apply the event-log retention now (settings events.retention_days and events.max_events)'
   static override description =
     'Writes a snapshot of every projection first, so state and `db rebuild` are unaffected; only history is deleted.'

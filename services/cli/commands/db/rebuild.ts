@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { ManagerCommand } from '../../manager-command'
 
 export default class DbRebuild extends ManagerCommand {
+  protected override loadsPlugins = false
   static override summary = 'Rebuild every projection (settings, ...) by replaying the event log'
   static override description = 'Runs in one transaction: on any failure the current state is kept.'
   static override flags = { json: Flags.boolean({ description: 'print the result as JSON' }) }

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { SmError } from '../../../../kernel'
+import { SmError } from '../../../../kernel/errors'
 import { ManagerCommand } from '../../manager-command'
 
 export default class EventTrigger extends ManagerCommand {

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { ManagerCommand } from '../../manager-command'
 
 export default class PluginList extends ManagerCommand {
+  protected override loadsPlugins = false
   static override summary = 'List every plugin found, with its state'
   static override description =
     'States: loaded, disabled, failed (enabled but broke while loading), invalid (cannot load: no version, a syntax error, ...), missing (gone from disk).'

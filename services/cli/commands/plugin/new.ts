@@ -1,13 +1,14 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Args } from '@oclif/core'
-import { SmError } from '../../../../kernel'
+import { SmError } from '../../../../kernel/errors'
 import { ManagerCommand } from '../../manager-command'
 import { pluginsTsconfig, pluginTemplate } from '../../plugin-template'
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 
 export default class PluginNew extends ManagerCommand {
+  protected override loadsPlugins = false
   static override summary = 'Create a working, commented plugin in the user plugins folder'
   static override description =
     'Writes <data dir>/plugins/<name>.ts (never overwriting) and a tsconfig.json for editors there.'

@@ -1,9 +1,10 @@
 import { Args, Flags } from '@oclif/core'
-import { SmError } from '../../../../kernel'
-import { formatValue } from '../../format'
+import { SmError } from '../../../../kernel/errors'
 import { ManagerCommand } from '../../manager-command'
+import { formatValue } from '../../setting-value'
 
 export default class SettingGet extends ManagerCommand {
+  protected override loadsPlugins = false
   static override summary = 'Print a global setting'
   static override description =
     'Prints the stored value, or the default when none is stored. Exits 1 when the key has neither.'

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { ManagerCommand } from '../../manager-command'
 
 export default class SettingList extends ManagerCommand {
+  protected override loadsPlugins = false
   static override summary = 'Print every global setting (defaults merged with stored values)'
   static override flags = { json: Flags.boolean({ description: 'print compact JSON' }) }
 

@@ -1,0 +1,57 @@
+/** What the composition root tells every setting's default about this manager. */
+export interface SettingContext {
+  readonly dataDir: string
+}
+
+/** Why a value is refused, or undefined when it is fine. */
+export type SettingRule = (value: unknown) => string | undefined
+
+export interface SettingSpec {
+  /** The default; its JSON type is the setting's type. A function gets the data directory. */
+  readonly default: unknown
+  /** One line for docs/settings.md and `setting list`. */
+  readonly summary: string
+  /** A range or choice beyond "same type as the default". */
+  readonly rule?: SettingRule
+}
+
+export interface SettingEntry {
+  /** Dot path, e.g. `events.retention_days`. */
+  readonly key: string
+  /** The service that declared it. */
+  readonly owner: string
+  readonly spec: SettingSpec
+}
+
+const catalogue = new Map<string, SettingEntry>()
+
+/**
+ * Declares an owner's global settings (full dot paths), with defaults and rules. Each service
+ * declares its own in its `settings.ts`; the settings service validates and documents what is
+ * declared, and nothing else outside `custom.*`.
+ */
+export function defineSettings(owner: string, specs: Readonly<Record<string, SettingSpec>>): void {
+  for (const [key, spec] of Object.entries(specs)) {
+    const known = catalogue.get(key)
+    if (known && known.spec !== spec) throw new Error(`setting ${key} is declared by both ${known.owner} and ${owner}`)
+    catalogue.set(key, { key, owner, spec })
+  }
+}
+
+/** Every declared setting, in declaration order. */
+export function settingCatalogue(): readonly SettingEntry[] {
+  return [...catalogue.values()]
+}
+
+/** The default of a setting for this manager. */
+export function defaultOf(spec: SettingSpec, context: SettingContext): unknown {
+  return typeof spec.default === 'function' ? (spec.default as (c: SettingContext) => unknown)(context) : spec.default
+}
+
+/** A rule: a whole number from `min` to `max`. */
+export const wholeNumber =
+  (min: number, max: number): SettingRule =>
+  (value) =>
+    Number.isInteger(value) && (value as number) >= min && (value as number) <= max
+      ? undefined
+      : `it must be a whole number from ${min} to ${max}`

@@ -1,0 +1,24 @@
+/** What `server-manager status` shows of a running manager. */
+export interface ManagerStatus {
+  readonly pid: number
+  readonly startedAt: string
+  readonly uptimeMs: number
+  readonly dataDir: string
+  readonly version: string
+  /** Processes connected over the bridge right now (the asking one included). */
+  readonly clients: number
+  /** The plugins loaded in the manager, in load order. */
+  readonly plugins: readonly string[]
+}
+
+declare module '../../kernel/maps' {
+  interface EventMap {
+    /** The manager is about to stop its services: the bridge stops taking requests. */
+    manager_stopping: Record<string, never>
+  }
+
+  interface CommandMap {
+    /** The running manager: PID, uptime, data directory, loaded plugins. */
+    'manager:status': { payload: Record<string, never>; reply: ManagerStatus }
+  }
+}

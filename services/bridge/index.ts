@@ -1,0 +1,58 @@
+import './errors'
+import './settings'
+import { rmSync } from 'node:fs'
+import type { Service } from '../../kernel'
+import { BridgeServer } from './server'
+import { managerFiles, processIdentity, writeManagerInfo } from './socket-files'
+
+export type * from './contract'
+
+/**
+ * The manager daemon's door: holds the data directory's one manager socket (a second manager
+ * is refused, naming this one's PID), writes `manager.json`, and serves the bus over the bridge
+ * to CLI processes once every service has started (`manager_started`). Registered first, so the
+ * refusal comes before anything else, plugins included, starts.
+ */
+export function bridgeService(options: { version: string }): Service {
+  let server: BridgeServer | undefined
+  let infoFile: string | undefined
+
+  return {
+    name: 'bridge',
+    async start({ bus, config, logger }) {
+      const files = managerFiles(config.dataDir)
+      const bridge = new BridgeServer(bus, logger)
+      await bridge.listen(files, config.dataDir)
+      server = bridge
+      infoFile = files.info
+      const startedAt = new Date()
+      writeManagerInfo(files, {
+        pid: process.pid,
+        startedAt: startedAt.toISOString(),
+        identity: processIdentity(process.pid),
+        dataDir: config.dataDir,
+        version: options.version,
+      })
+      bus.handle('manager:status', async () => {
+        const plugins = bus.hasHandler('plugins:list') ? await bus.request('plugins:list', {}) : []
+        return {
+          pid: process.pid,
+          startedAt: startedAt.toISOString(),
+          uptimeMs: Date.now() - startedAt.getTime(),
+          dataDir: config.dataDir,
+          version: options.version,
+          clients: bridge.clients,
+          plugins: plugins.filter((p) => p.state === 'loaded').map((p) => p.name),
+        }
+      })
+      bus.on('manager_started', () => bridge.open())
+      bus.on('manager_stopping', () => bridge.close())
+      logger.debug('bridge listening', { socket: files.socket })
+    },
+    async stop() {
+      await server?.close()
+      if (infoFile) rmSync(infoFile, { force: true })
+      server = undefined
+    },
+  }
+}

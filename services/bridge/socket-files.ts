@@ -1,0 +1,122 @@
+import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { SmError } from '../../kernel/errors'
+import './errors'
+
+/** What a running manager writes next to its socket, for `status` and for the next manager's refusal. */
+export interface ManagerInfo {
+  readonly pid: number
+  /** ISO time the manager started. */
+  readonly startedAt: string
+  /** Boot id plus the process's start time: a reused PID does not match it. */
+  readonly identity: string | undefined
+  readonly dataDir: string
+  readonly version: string
+}
+
+export interface ManagerFiles {
+  readonly socket: string
+  readonly info: string
+  readonly takeover: string
+}
+
+/** UNIX socket paths are limited to 107 bytes on Linux. */
+const MAX_SOCKET_PATH = 107
+
+export function managerFiles(dataDir: string): ManagerFiles {
+  const socket = join(dataDir, 'manager.sock')
+  if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) throw new SmError('SM_ERR_BRIDGE_PATH_TOO_LONG', { path: socket })
+  return { socket, info: join(dataDir, 'manager.json'), takeover: join(dataDir, 'manager.takeover') }
+}
+
+export function readManagerInfo(files: ManagerFiles): ManagerInfo | undefined {
+  try {
+    return JSON.parse(readFileSync(files.info, 'utf8')) as ManagerInfo
+  } catch {
+    return undefined
+  }
+}
+
+export function writeManagerInfo(files: ManagerFiles, info: ManagerInfo): void {
+  writeFileSync(`${files.info}.tmp`, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 })
+  renameSync(`${files.info}.tmp`, files.info)
+}
+
+/** `<boot id>:<start time in clock ticks>` of a process, where /proc tells it (Linux). */
+export function processIdentity(pid: number): string | undefined {
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Field 22, counted after the command name, which may itself hold spaces and parentheses.
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+    return `${boot}:${start}`
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether the process that wrote `info` still runs (not a zombie, not another process with its PID). */
+export function isManagerAlive(info: ManagerInfo): boolean {
+  try {
+    process.kill(info.pid, 0)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false
+  }
+  if (processState(info.pid) === 'Z') return false
+  const now = processIdentity(info.pid)
+  return now === undefined || info.identity === undefined || now === info.identity
+}
+
+/** The state letter of a process (R, S, Z, ...), where /proc tells it. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
+  } catch {
+    return undefined
+  }
+}
+
+const TAKEOVER_STALE_MS = 10_000
+const TAKEOVER_WAIT_MS = 5_000
+
+/**
+ * Runs `fn` holding `manager.takeover` (created with O_EXCL): whoever removes a stale socket and
+ * whoever binds a new one do it one at a time, so nobody ever removes a live manager's socket.
+ */
+export async function withTakeover<T>(files: ManagerFiles, fn: () => Promise<T>): Promise<T> {
+  const began = Date.now()
+  for (;;) {
+    let fd: number | undefined
+    try {
+      fd = openSync(files.takeover, 'wx', 0o600)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    if (fd !== undefined) {
+      closeSync(fd)
+      try {
+        return await fn()
+      } finally {
+        rmSync(files.takeover, { force: true })
+      }
+    }
+    // Left behind by a process that died inside the few lines above.
+    if (ageMs(files.takeover) > TAKEOVER_STALE_MS) rmSync(files.takeover, { force: true })
+    else if (Date.now() - began > TAKEOVER_WAIT_MS)
+      throw new SmError('SM_ERR_BRIDGE_UNREACHABLE', {
+        path: files.socket,
+        reason: `${files.takeover} has been held for over ${TAKEOVER_WAIT_MS / 1000} s`,
+      })
+    else await sleep(20)
+  }
+}
+
+function ageMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs
+  } catch {
+    return 0
+  }
+}

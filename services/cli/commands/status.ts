@@ -1,0 +1,60 @@
+import { Command, Flags } from '@oclif/core'
+import { toSmError } from '../../../kernel/errors'
+import { BridgeClient } from '../../bridge/client'
+import type { ManagerStatus } from '../../bridge/contract'
+import { resolveDataDir } from '../../settings/data-dir'
+import { cliError } from '../cli-error'
+
+export default class Status extends Command {
+  static override summary = 'Say whether a manager runs on the data directory: PID, uptime, loaded plugins'
+  static override description =
+    'Asks the running manager (server-manager start) over its socket. Exits 0 either way; with --json, `running` tells which.'
+  static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --json']
+  static override flags = { json: Flags.boolean({ description: 'print the status as JSON' }) }
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Status)
+    const dataDir = resolveDataDir()
+    const client = await BridgeClient.connect(dataDir)
+    if (!client) {
+      if (flags.json) return this.log(JSON.stringify({ running: false, dataDir }, null, 2))
+      return this.log(
+        `No manager runs on ${dataDir}. Commands run in their own process; start one with: ${this.config.bin} start`,
+      )
+    }
+    try {
+      const status = (await client.request('manager:status', {}, 'cli:status')) as ManagerStatus
+      if (flags.json) return this.log(JSON.stringify({ running: true, ...status }, null, 2))
+      this.log(`A manager runs on ${status.dataDir}`)
+      this.log(`  PID      ${status.pid}`)
+      this.log(`  version  ${status.version}`)
+      this.log(`  started  ${status.startedAt} (up ${formatUptime(status.uptimeMs)})`)
+      this.log(`  plugins  ${status.plugins.length ? status.plugins.join(', ') : 'none loaded'}`)
+      this.log(`  clients  ${status.clients}`)
+    } finally {
+      client.close()
+    }
+  }
+
+  protected override async catch(error: Error): Promise<unknown> {
+    const coded = cliError(error) ?? toSmError(error)
+    this.logToStderr(`Error [${coded.code}]: ${coded.message}`)
+    return this.exit(coded.exitCode)
+  }
+}
+
+function formatUptime(ms: number): string {
+  const s = Math.floor(ms / 1000)
+  const parts = [
+    [Math.floor(s / 86_400), 'd'],
+    [Math.floor((s % 86_400) / 3600), 'h'],
+    [Math.floor((s % 3600) / 60), 'm'],
+    [s % 60, 's'],
+  ] as const
+  return (
+    parts
+      .filter(([n]) => n > 0)
+      .map(([n, unit]) => `${n}${unit}`)
+      .join(' ') || '0s'
+  )
+}

@@ -1,0 +1,26 @@
+import { Errors, type Hook } from '@oclif/core'
+import { closest } from '../../../kernel/closest'
+import { SmError } from '../../../kernel/errors'
+import '../errors'
+
+/**
+ * An unknown command: a coded error with the nearest real command (`setings get` → `setting
+ * get`), exit 64, instead of oclif's bare "command not found".
+ */
+const hook: Hook.CommandNotFound = async (options) => {
+  const typed = options.id.split(':')
+  const commands = options.config.commands.filter((c) => !c.hidden).map((c) => c.id.split(':'))
+  const topics = options.config.topics.map((t) => t.name.split(':'))
+  let hint = ''
+  for (let parts = Math.min(typed.length, 3); parts >= 1 && !hint; parts--) {
+    const words = typed.slice(0, parts).join(' ')
+    const candidates = [...commands, ...topics].filter((c) => c.length === parts).map((c) => c.join(' '))
+    const nearest = closest(words, candidates)
+    if (nearest) hint = ` Did you mean '${nearest}'?`
+  }
+  const error = new SmError('SM_ERR_CLI_UNKNOWN_COMMAND', { command: typed.join(' '), hint })
+  process.stderr.write(`Error [${error.code}]: ${error.message}\n`)
+  throw new Errors.ExitError(error.exitCode)
+}
+
+export default hook
