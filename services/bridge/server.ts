@@ -100,8 +100,10 @@ export class BridgeServer {
     message: ClientMessage,
   ): undefined {
     const id = typeof message.id === 'number' ? message.id : -1
-    const refuse = (reason: string): undefined =>
-      connection.send({ t: 'res', id, ok: false, error: new SmError('SM_ERR_BRIDGE_BAD_MESSAGE', { reason }).toWire() })
+    const refuse = (reason: string): undefined => {
+      const error = new SmError('SM_ERR_BRIDGE_BAD_MESSAGE', { reason }).toWire()
+      connection.send({ t: 'res', id, ok: false, error })
+    }
     switch (message.t) {
       case 'req': {
         if (typeof message.command !== 'string') return refuse('the request names no command')
