@@ -54,7 +54,7 @@ export type {
   PayloadOf,
 } from './maps'
 export { createToken, Registry, type Token } from './registry'
-export { isSecretName, withoutSecrets } from './secrets'
+export { isSecretName, REDACTED, withoutSecrets } from './secrets'
 export { SerialQueue } from './serial-queue'
 export type { Service, ServiceContext, ServiceReport } from './service'
 export {

@@ -2,7 +2,7 @@ import './errors'
 import './settings'
 import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { reasonOf, type Service, type ServiceContext, SmError } from '../../kernel'
+import { reasonOf, type Service, type ServiceContext, SmError, withoutSecrets } from '../../kernel'
 import { SqliteDatabase } from './database'
 import { EventStore } from './event-store'
 import { Follower } from './follower'
@@ -42,7 +42,10 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         follow.wake()
         return stored
       })
-      bus.handle('events:read', (query) => opened.read(query))
+      // What leaves the log for people and clients has secret values redacted, like logs and hooks.
+      bus.handle('events:read', async (query) =>
+        (await opened.read(query)).map((event) => ({ ...event, payload: withoutSecrets(event.payload) })),
+      )
       bus.handle('events:head', async () => ({ seq: await opened.head() }))
       bus.handle('events:register_projection', async ({ projection }) => ({
         rebuilt: await opened.register(projection),

@@ -40,7 +40,7 @@ export function createLogger(options: LoggerOptions = {}): RootLogger {
     const time = new Date()
     const safe = fields ? (withoutSecrets(fields) as LogFields) : undefined
     if (sink && rank >= fileRank) {
-      sink.write(JSON.stringify({ time: time.toISOString(), level, name, message, ...safe }))
+      sink.write(JSON.stringify(record(time, level, name, message, safe)))
       if (sink.broken && !warnedBroken) {
         warnedBroken = true
         out.write(
@@ -62,6 +62,21 @@ export function createLogger(options: LoggerOptions = {}): RootLogger {
 
   const root = make('manager')
   return { ...root, child: (name) => make(name), close: () => sink?.close() }
+}
+
+const OWN_FIELDS = new Set(['time', 'level', 'name', 'message', 'fields'])
+
+/**
+ * One JSON log record. Its own fields always win: a logged field named like one of them
+ * (`message`, `level`, ...) is kept under `fields` instead of overwriting it.
+ */
+function record(time: Date, level: string, name: string, message: string, fields: LogFields | undefined) {
+  const own = { time: time.toISOString(), level, name, message }
+  if (!fields) return own
+  const extra: LogFields = {}
+  const clashing: LogFields = {}
+  for (const [key, value] of Object.entries(fields)) (OWN_FIELDS.has(key) ? clashing : extra)[key] = value
+  return Object.keys(clashing).length ? { ...own, ...extra, fields: clashing } : { ...own, ...extra }
 }
 
 function clock(time: Date): string {

@@ -1,9 +1,23 @@
-import { type BusScope, closest } from '../../kernel'
+import { type BusScope, closest, withoutSecrets } from '../../kernel'
 import { type CallOptions, guardedListener } from './guarded-call'
 import { HOOK_ALIASES, hookMethodName, STANDARD_EVENTS } from './hook-catalogue'
 import { PluginBase } from './plugin-base'
 
 type Callable = (...args: unknown[]) => unknown
+
+// One redacted view per payload: every plugin hooked to one emit shares it.
+const views = new WeakMap<object, unknown>()
+
+/** What plugins see of a standard event's payload: secret values (a password setting's value) redacted. */
+function pluginView(payload: unknown): unknown {
+  if (payload === null || typeof payload !== 'object') return payload
+  let view = views.get(payload)
+  if (view === undefined) {
+    view = withoutSecrets(payload)
+    views.set(payload, view)
+  }
+  return view
+}
 
 /**
  * Registers a plugin's hook methods on its bus scope: each `before_*`/`after_*` method for its
@@ -22,7 +36,7 @@ export function bindHooks(instance: PluginBase, scope: BusScope, options: CallOp
       if (typeof method !== 'function') continue
       scope.on(
         event as 'before_server_start',
-        guardedListener(event, options, (payload) => method.call(instance, payload)),
+        guardedListener(event, options, (payload) => method.call(instance, pluginView(payload))),
         {
           timeoutMs: 0,
           guarded: true,
@@ -31,7 +45,7 @@ export function bindHooks(instance: PluginBase, scope: BusScope, options: CallOp
       hooked.push(event)
     }
     if (onAny) {
-      const listener = guardedListener(event, options, (payload) => onAny.call(instance, event, payload))
+      const listener = guardedListener(event, options, (payload) => onAny.call(instance, event, pluginView(payload)))
       scope.on(event as 'before_server_start', listener, { timeoutMs: 0, guarded: true })
     }
   }

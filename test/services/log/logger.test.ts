@@ -43,6 +43,42 @@ describe('services/log', () => {
     expect(withoutSecrets({ web: { port: 1, jwt_secret_key: 'k' } }, 'drop')).to.deep.equal({ web: { port: 1 } })
   })
 
+  it('hides private_key and friends, key/value pairs with a secret key, and anything past any depth', () => {
+    let deep: Record<string, unknown> = { private_key: 'PEM' }
+    for (let i = 0; i < 50; i++) deep = { level: deep }
+    const shown = JSON.stringify(withoutSecrets(deep))
+    expect(shown).to.not.contain('PEM')
+    expect(shown).to.contain('[redacted]')
+    for (const name of ['private_key', 'privateKey', 'ssh_key', 'client_secret', 'db_pass', 'dbPassword', 'session_id'])
+      expect(withoutSecrets({ [name]: 'x' }), name).to.deep.equal({ [name]: '[redacted]' })
+    for (const name of ['port', 'passive', 'compass', 'hash', 'keyboard', 'monkey'])
+      expect(withoutSecrets({ [name]: 'x' }), name).to.deep.equal({ [name]: 'x' })
+    expect(withoutSecrets({ key: 'custom.db_password', value: 'hunter2', previous: 'old' })).to.deep.equal({
+      key: 'custom.db_password',
+      value: '[redacted]',
+      previous: '[redacted]',
+    })
+    const plain = { key: 'web.port', value: 1 }
+    expect(withoutSecrets(plain)).to.equal(plain)
+    const cyclic: Record<string, unknown> = { token: 't' }
+    cyclic.self = cyclic
+    expect(withoutSecrets(cyclic)).to.deep.equal({ token: '[redacted]', self: '[cycle]' })
+    let tooDeep: unknown = 'secret-at-the-bottom'
+    for (let i = 0; i < 300; i++) tooDeep = [tooDeep]
+    expect(JSON.stringify(withoutSecrets(tooDeep))).to.not.contain('secret-at-the-bottom')
+  })
+
+  it("never lets a logged field overwrite the record's own fields", () => {
+    const file = join(tempDir(), 'sm.log')
+    const logger = createLogger({ file, console: capture().console })
+    logger.child('plugin:x').info('real message', { message: 'fake', level: 'error', time: 0, name: 'y', extra: 1 })
+    logger.close()
+    const record = JSON.parse(readFileSync(file, 'utf8'))
+    expect(record).to.include({ message: 'real message', level: 'info', name: 'plugin:x', extra: 1 })
+    expect(record.time).to.match(/^\d{4}-/)
+    expect(record.fields).to.deep.equal({ message: 'fake', level: 'error', time: 0, name: 'y' })
+  })
+
   it('falls back to the console, once, when the file cannot be written', () => {
     const dir = tempDir()
     writeFileSync(join(dir, 'blocker'), '')
