@@ -38,14 +38,23 @@ export interface ManagerOptions {
    * processes over the bridge.
    */
   readonly daemon?: boolean
+  /**
+   * A one-shot command's in-process manager: a plugin whose own code failed is not run again
+   * (that takes `plugin enable`, `plugin reload` or a manager start) unless its files changed.
+   */
+  readonly oneShot?: boolean
 }
 
 /** This package's version. */
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version
 
 /** The built-in services, in the order they are registered. */
-export function builtinServices(options: { loadPlugins?: boolean } = {}): Service[] {
-  return [eventsService(), settingsService(), pluginsService({ sdk, load: options.loadPlugins ?? true })]
+export function builtinServices(options: { loadPlugins?: boolean; oneShot?: boolean } = {}): Service[] {
+  return [
+    eventsService(),
+    settingsService(),
+    pluginsService({ sdk, load: options.loadPlugins ?? true, retryFailed: !options.oneShot }),
+  ]
 }
 
 /** A kernel with the built-in services registered (not started). */

@@ -61,6 +61,7 @@ export abstract class ManagerCommand extends Command {
       consoleLevel: this.consoleLevel,
       loadPlugins: this.loadsPlugins,
       daemon: options.daemon,
+      oneShot: !options.daemon,
     })
     this.#target = { kind: 'local', kernel }
     this.bootReport = await kernel.start()

@@ -27,6 +27,11 @@ export interface PluginsServiceOptions {
   readonly packageRoot?: string
   /** False: discover plugins and keep the registry current, but load none (default true). */
   readonly load?: boolean
+  /**
+   * Whether a plugin whose own code failed (onLoad threw or hung) is tried again at start even
+   * if its files did not change (default true: a manager starting; one-shot commands say false).
+   */
+  readonly retryFailed?: boolean
 }
 
 export function pluginsService(options: PluginsServiceOptions): Service {
@@ -97,7 +102,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         await plugins.discoverOnly()
         return
       }
-      const report = await plugins.loadAll()
+      const report = await plugins.loadAll({ retryFailed: options.retryFailed })
       logger.info(`plugins: ${report.loaded.length} loaded, ${report.failed.length} failed`, {
         ms: Math.round(report.ms),
       })

@@ -63,9 +63,17 @@ export class PluginManager {
     })
   }
 
-  /** Discovers plugins and loads the enabled ones. */
-  loadAll(): Promise<ReloadReport> {
-    return this.#queue.run(() => this.#timed(() => this.#sync().then(() => this.#reconcile('all'))))
+  /**
+   * Discovers plugins and loads the enabled ones. A plugin whose own code failed before is tried
+   * again when `retryFailed` (a manager starting) or when its files changed since.
+   */
+  loadAll(options: { retryFailed?: boolean } = {}): Promise<ReloadReport> {
+    return this.#queue.run(() =>
+      this.#timed(async () => {
+        const changed = await this.#sync()
+        return this.#reconcile(options.retryFailed === false ? changed : 'all')
+      }),
+    )
   }
 
   /** Discovers plugins and records what changed on disk, loading none. */
@@ -146,7 +154,9 @@ export class PluginManager {
   }
 
   // Discovery: record what is on disk. Unchanged, disabled plugins are not imported again.
-  async #sync(): Promise<void> {
+  // Resolves to the plugins whose files changed since they were last seen.
+  async #sync(): Promise<Set<string>> {
+    const changed = new Set<string>()
     const records = new Map((await this.records()).map((r) => [r.name, r]))
     const { candidates, refused, shadowed } = discover(await this.#options.searchPaths())
     for (const twin of shadowed)
@@ -168,6 +178,7 @@ export class PluginManager {
     for (const candidate of candidates) {
       const record = records.get(candidate.name)
       const unchanged = record && record.hash === candidate.hash && record.state !== 'missing'
+      if (!unchanged) changed.add(candidate.name)
       if (unchanged && !record.enabled) continue
       try {
         const definition = await this.#options.importer.import(candidate)
@@ -183,6 +194,7 @@ export class PluginManager {
         await this.#failed(record, candidate.name, error as SmError, true)
       }
     }
+    return changed
   }
 
   /** Loads and unloads until the loaded plugins match the registry; resolves to the registry after. */

@@ -48,7 +48,9 @@ export class PluginImporter {
       if (this.#cacheDir) mkdirSync(this.#cacheDir, { recursive: true })
       exports = (await this.#jiti.import(candidate.entry)) as Record<string, unknown>
     } catch (error) {
-      throw new SmError('SM_ERR_PLUGIN_IMPORT_FAILED', { plugin, reason: firstLine(reasonOf(error)) }, { cause: error })
+      const where = locate(error, candidate.root)
+      const reason = `${firstLine(reasonOf(error))}${where ? ` (at ${where})` : ''}`
+      throw new SmError('SM_ERR_PLUGIN_IMPORT_FAILED', { plugin, reason }, { cause: error })
     }
     const cls = pluginClass(plugin, exports)
     const version = typeof cls.version === 'string' ? cls.version.trim() : ''
@@ -74,6 +76,8 @@ export class PluginImporter {
 function pluginClass(plugin: string, exports: Record<string, unknown>): PluginClass {
   const isPlugin = (value: unknown): value is PluginClass =>
     typeof value === 'function' && value.prototype instanceof PluginBase
+  // CommonJS `module.exports = class extends PluginBase {}`.
+  if (isPlugin(exports)) return exports
   if (isPlugin(exports.default)) return exports.default
   const found = Object.values(exports).filter(isPlugin)
   const [only] = found
@@ -94,6 +98,18 @@ function checkEngines(plugin: string, engines: unknown): void {
   ) {
     throw new SmError('SM_ERR_PLUGIN_ENGINES_MISMATCH', { plugin, range, api: PLUGIN_API_VERSION })
   }
+}
+
+/**
+ * Where in the plugin's own files an import failed: `file:line:column`, from a parser's message
+ * (a syntax error) or the innermost stack frame inside the plugin (a throwing top level).
+ */
+function locate(error: unknown, root: string): string | undefined {
+  const text = `${(error as Error)?.message ?? ''}\n${(error as Error)?.stack ?? ''}`
+  for (const match of text.matchAll(/(\/[^\s():]+):(\d+):(\d+)/g)) {
+    if (match[1]?.startsWith(root)) return `${match[1]}:${match[2]}:${match[3]}`
+  }
+  return undefined
 }
 
 function firstLine(text: string): string {

@@ -1,0 +1,119 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { plugin, writePlugins } from '../../helpers/plugins'
+import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+
+/** A plugin that counts its onLoad calls in a file, receives counter:ping, and vetoes custom.locked. */
+const COUNTER = plugin(
+  'Counter',
+  `override async onLoad() {
+    require('node:fs').appendFileSync(require('node:path').join(process.env.SM_DATA_DIR, 'loads.txt'), 'load\\n')
+    await this.api.listenForEvent('counter:ping', (payload) => {
+      require('node:fs').appendFileSync(require('node:path').join(process.env.SM_DATA_DIR, 'pings.txt'), JSON.stringify(payload) + '\\n')
+    })
+  }
+  override beforeSettingUpdate({ key }: { key: string }) {
+    if (key === 'custom.locked') return { cancel: true, reason: 'the counter keeps it' } as const
+    return undefined
+  }`,
+)
+
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [])
+
+describe('services/bridge: one manager per data directory, the CLI as its client', function () {
+  this.timeout(120_000)
+
+  it('runs every command in the running manager: plugins load once, hooks veto, listeners receive', async () => {
+    const dir = tempDir()
+    writePlugins(dir, { 'counter.ts': COUNTER })
+    const manager = spawnCli(dir, ['start'])
+    try {
+      await waitForLine(manager, /^ready in/)
+      expect((await cli(dir, ['plugin', 'enable', 'counter'])).stdout).to.equal(
+        "Plugin 'counter' enabled. State: loaded.\n",
+      )
+      const commands = [
+        ['setting', 'set', 'custom.x', '1'],
+        ['setting', 'get', 'custom.x'],
+        ['plugin', 'list'],
+        ['events', '--limit', '5'],
+        ['event', 'trigger', 'counter:ping', '--payload', '{"n":1}'],
+      ]
+      for (let round = 0; round < 4; round++) {
+        for (const args of commands) expect((await cli(dir, args)).code, args.join(' ')).to.equal(0)
+      }
+      expect(lines(join(dir, 'loads.txt'))).to.deep.equal(['load'])
+      expect(lines(join(dir, 'pings.txt'))).to.have.length(4)
+      const trigger = await cli(dir, ['event', 'trigger', 'counter:ping', '--payload', '{"n":2}'])
+      expect(trigger.stdout).to.contain('delivered to 1 of 1 listeners')
+      const vetoed = await cli(dir, ['setting', 'set', 'custom.locked', '1'])
+      expect(vetoed.stderr).to.contain(
+        "SM_ERR_SETTINGS_UPDATE_CANCELLED]: The change to 'custom.locked' was cancelled by 'plugin:counter'",
+      )
+      expect(vetoed.code).to.equal(1)
+      const [fact] = JSON.parse(
+        (await cli(dir, ['events', '--type', 'after_setting_update', '--json', '--limit', '1'])).stdout,
+      )
+      expect(fact.actor).to.match(/^cli:/)
+      const status = JSON.parse((await cli(dir, ['status', '--json'])).stdout)
+      expect(status).to.include({ running: true, pid: manager.pid, dataDir: dir })
+      expect(status.plugins).to.deep.equal(['counter'])
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
+    expect(existsSync(join(dir, 'manager.sock'))).to.equal(false)
+    expect(JSON.parse((await cli(dir, ['status', '--json'])).stdout)).to.deep.equal({ running: false, dataDir: dir })
+  })
+
+  it('runs the same commands in-process when no manager runs', async () => {
+    const dir = tempDir()
+    writePlugins(dir, { 'counter.ts': COUNTER })
+    expect((await cli(dir, ['plugin', 'enable', 'counter'])).code).to.equal(0)
+    expect((await cli(dir, ['setting', 'set', 'custom.x', '2'])).stdout).to.equal('custom.x = 2\n')
+    expect((await cli(dir, ['setting', 'get', 'custom.x'])).stdout).to.equal('2\n')
+    expect((await cli(dir, ['event', 'trigger', 'counter:ping'])).stdout).to.contain('delivered to 1 of 1')
+    expect((await cli(dir, ['setting', 'set', 'custom.locked', '1'])).code).to.equal(1)
+    // Read-only commands discover plugins but run none.
+    const before = lines(join(dir, 'loads.txt')).length
+    for (const args of [['setting', 'get', 'custom.x'], ['plugin', 'list'], ['events'], ['db', 'check']])
+      expect((await cli(dir, args)).code, args.join(' ')).to.equal(0)
+    expect(lines(join(dir, 'loads.txt'))).to.have.length(before)
+  })
+
+  it('refuses a second manager naming the first one, and recovers from kill -9 at the next command', async () => {
+    const dir = tempDir()
+    const first = spawnCli(dir, ['start'])
+    await waitForLine(first, /^ready in/)
+    const second = await cli(dir, ['start'])
+    expect(second.code).to.equal(75)
+    expect(second.stderr).to.contain(
+      `Error [SM_ERR_MANAGER_RUNNING]: A manager already runs on '${dir}' (PID ${first.pid})`,
+    )
+    expect(await stop(first, 'SIGKILL')).to.equal(null)
+    expect(existsSync(join(dir, 'manager.sock'))).to.equal(true)
+    const after = await cli(dir, ['setting', 'set', 'custom.after', '1'])
+    expect(after.code).to.equal(0)
+    expect(existsSync(join(dir, 'manager.sock'))).to.equal(false)
+    const again = spawnCli(dir, ['start'])
+    try {
+      await waitForLine(again, /^ready in/)
+      expect((await cli(dir, ['setting', 'get', 'custom.after'])).stdout).to.equal('1\n')
+    } finally {
+      expect(await stop(again)).to.equal(0)
+    }
+  })
+
+  it('stops with a coded error when its database is deleted under it', async () => {
+    const dir = tempDir()
+    const manager = spawnCli(dir, ['start'])
+    await waitForLine(manager, /^ready in/)
+    const exited = new Promise<number | null>((resolve) => manager.once('exit', resolve))
+    const error = waitForLine(manager, /SM_ERR_DB_REPLACED\]/, { stream: 'stderr' })
+    const { rmSync } = await import('node:fs')
+    rmSync(join(dir, 'server-manager.db'))
+    expect(await error).to.contain('was deleted while the manager was running')
+    expect(await exited).to.equal(74)
+  })
+})

@@ -1,0 +1,148 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import type { PluginApi } from '../../../index'
+import type { PluginRecord } from '../../../manager'
+import { plugin, withPlugins, writePlugins } from '../../helpers/plugins'
+import { rejection } from '../../helpers/rejection'
+import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+
+const record = async (dir: string, name: string): Promise<PluginRecord> => {
+  const all = JSON.parse((await cli(dir, ['plugin', 'list', '--json'])).stdout) as PluginRecord[]
+  return all.find((r) => r.name === name) as PluginRecord
+}
+
+const logText = (dir: string) => readFileSync(join(dir, 'logs', 'server-manager.log'), 'utf8')
+
+/** A data directory with a short hook timeout and the given plugins enabled (each enable may fail). */
+async function setUp(files: Record<string, string>): Promise<string> {
+  const dir = tempDir()
+  expect((await cli(dir, ['setting', 'set', 'plugins.hook_timeout_ms', '300'])).code).to.equal(0)
+  writePlugins(dir, files)
+  for (const name of Object.keys(files)) await cli(dir, ['plugin', 'enable', name.replace(/\.(ts|js)$/, '')])
+  return dir
+}
+
+describe('services/plugins: plugin code cannot make a command lie, hang or crash (real CLI processes)', function () {
+  this.timeout(120_000)
+
+  it('cuts off an onLoad that never settles once, with a timeout code, and every command still does its work', async () => {
+    const dir = await setUp({
+      'hang.ts': plugin(
+        'Hang',
+        `override async onLoad() {
+    require('node:fs').appendFileSync(require('node:path').join(process.env.SM_DATA_DIR, 'hang-loads.txt'), 'load\\n')
+    await new Promise(() => {})
+  }`,
+      ),
+      'slowveto.ts': plugin('SlowVeto', 'override async beforeSettingUpdate() { await new Promise(() => {}) }'),
+      'ticker.ts': plugin('Ticker', 'override onLoad() { setInterval(() => {}, 1000) }'),
+    })
+    const hang = await record(dir, 'hang')
+    expect(hang.state).to.equal('failed')
+    expect(hang.error?.code).to.equal('SM_ERR_PLUGIN_LOAD_TIMEOUT')
+    expect(readFileSync(join(dir, 'hang-loads.txt'), 'utf8')).to.equal('load\n')
+    const set = await cli(dir, ['setting', 'set', 'custom.x', '1'])
+    expect(set.code).to.equal(0)
+    expect(set.stdout).to.equal('custom.x = 1\n')
+    expect((await cli(dir, ['setting', 'get', 'custom.x'])).stdout).to.equal('1\n')
+    expect((await record(dir, 'ticker')).state).to.equal('loaded')
+    expect((await record(dir, 'slowveto')).hookFailures).to.equal(1)
+    // A failed plugin is not run again by every command: only enable, reload or a new start retries it.
+    expect(readFileSync(join(dir, 'hang-loads.txt'), 'utf8')).to.equal('load\n')
+    const enable = await cli(dir, ['plugin', 'enable', 'hang'])
+    expect(enable.code).to.equal(75)
+    expect(enable.stderr).to.contain('Error [SM_ERR_PLUGIN_LOAD_TIMEOUT]')
+    expect(readFileSync(join(dir, 'hang-loads.txt'), 'utf8')).to.equal('load\nload\n')
+  })
+
+  it('keeps a running manager alive and answering while an onLoad hangs', async () => {
+    const dir = await setUp({})
+    writePlugins(dir, { 'hang.ts': plugin('Hang', 'override async onLoad() { await new Promise(() => {}) }') })
+    expect((await cli(dir, ['plugin', 'enable', 'hang'])).code).to.equal(75)
+    const manager = spawnCli(dir, ['start'])
+    try {
+      await waitForLine(manager, /^ready in/)
+      expect((await record(dir, 'hang')).error?.code).to.equal('SM_ERR_PLUGIN_LOAD_TIMEOUT')
+      expect((await cli(dir, ['setting', 'set', 'custom.y', '2'])).code).to.equal(0)
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
+  })
+
+  it('refuses process.exit from a plugin, naming it, and the command carries on', async () => {
+    const dir = await setUp({ 'quitter.ts': plugin('Quitter', 'override onLoad() { process.exit(0) }') })
+    const quitter = await record(dir, 'quitter')
+    expect(quitter.state).to.equal('failed')
+    expect(quitter.error?.message).to.contain("The plugin 'quitter' may not end the process (process.exit)")
+    const set = await cli(dir, ['setting', 'set', 'custom.z', '3'])
+    expect(set.code).to.equal(0)
+    expect((await cli(dir, ['setting', 'get', 'custom.z'])).stdout).to.equal('3\n')
+  })
+
+  it('attributes a stray rejection to its plugin instead of dying, and the plugin can still be disabled', async () => {
+    const dir = await setUp({
+      'stray.ts': plugin('Stray', "override onLoad() { Promise.reject(new Error('forgotten promise')) }"),
+    })
+    const set = await cli(dir, ['setting', 'set', 'custom.w', '4'])
+    expect(set.code).to.equal(0)
+    expect(set.stderr).to.not.contain('    at ')
+    expect(logText(dir)).to.contain('SM_ERR_PLUGIN_STRAY_ERROR')
+    expect(logText(dir)).to.contain("The plugin 'stray' raised an unhandled promise rejection: forgotten promise")
+    const disable = await cli(dir, ['plugin', 'disable', 'stray'])
+    expect(disable.code).to.equal(0)
+    expect(disable.stdout).to.equal("Plugin 'stray' disabled. State: disabled.\n")
+  })
+
+  it('revokes this.api of an unloaded plugin: later calls fail with a code and register nothing', async () => {
+    const keep = `override async onLoad() { (globalThis as Record<string, unknown>).keptApi = this.api }`
+    await withPlugins({ 'keeper.ts': plugin('Keeper', keep) }, { enable: ['keeper'] }, async ({ manager }) => {
+      const api = (globalThis as Record<string, unknown>).keptApi as PluginApi
+      expect((await api.setCustomGlobalSetting('alive', 1)).status).to.equal('success')
+      await manager.bus.request('plugins:set_enabled', { name: 'keeper', enabled: false })
+      for (const call of [
+        api.setCustomGlobalSetting('late', 1),
+        api.listenForEvent('keeper:late', () => {}),
+        api.sendEvent('keeper:late'),
+        api.getGlobalSetting('custom.alive'),
+      ]) {
+        const error = await rejection(call)
+        expect(error.code).to.equal('SM_ERR_PLUGIN_REVOKED')
+      }
+      const report = await manager.bus.request('plugins:trigger_event', { event: 'keeper:late' })
+      expect(report.listeners).to.equal(0)
+      expect((await manager.bus.request('settings:get', { key: 'custom.late' })).found).to.equal(false)
+    })
+  })
+
+  it('leaves nothing of a plugin whose onLoad failed: its listener receives no event', async () => {
+    const failing = `override async onLoad() {
+    await this.api.listenForEvent('failing:ping', () => 'got it')
+    throw new Error('broken after listening')
+  }`
+    await withPlugins({ 'failing.ts': plugin('Failing', failing) }, { enable: ['failing'] }, async ({ manager }) => {
+      const report = await manager.bus.request('plugins:trigger_event', { event: 'failing:ping' })
+      expect(report).to.include({ listeners: 0, delivered: 0 })
+    })
+  })
+
+  it('warns about a method named like a hook that is not one, naming the nearest hook', async () => {
+    const dir = await setUp({ 'typo.ts': plugin('Typo', 'afterSettingUpdat() { return 1 }') })
+    expect((await record(dir, 'typo')).state).to.equal('loaded')
+    expect(logText(dir)).to.contain(
+      "'afterSettingUpdat' looks like a hook but is not one, so it is never called; did you mean 'afterSettingUpdate'?",
+    )
+  })
+
+  it('loads module.exports = class from a JavaScript plugin, and locates a syntax error by file:line:column', async () => {
+    const js = `const { PluginBase } = require('server-manager')\nmodule.exports = class Plain extends PluginBase {\n  static version = '1.0.0'\n}\n`
+    const broken =
+      "import { PluginBase } from 'server-manager'\n\nexport default class Broken extends PluginBase {\n  static version = '1.0.0'\n  oops( {\n}\n"
+    const dir = await setUp({ 'plain.js': js, 'broken.ts': broken })
+    expect((await record(dir, 'plain')).state).to.equal('loaded')
+    const error = (await record(dir, 'broken')).error
+    expect(error?.code).to.equal('SM_ERR_PLUGIN_IMPORT_FAILED')
+    expect(error?.message).to.match(new RegExp(`\\(at ${join(dir, 'plugins', 'broken.ts')}:\\d+:\\d+\\)`))
+  })
+})
