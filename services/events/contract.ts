@@ -90,6 +90,8 @@ declare module '../../kernel/maps' {
   interface EventMap {
     /** New events in the log, in sequence order, from this process or any other. */
     'events:appended': { readonly events: readonly StoredEvent[] }
+    /** The scheduled retention deleted old events (after writing a snapshot). */
+    'events:pruned': PruneResult
     /** The database file was deleted or replaced by another file: this process writes to a ghost. */
     'events:database_lost': { readonly path: string; readonly reason: string }
   }

@@ -31,8 +31,9 @@ export function scheduleRetention(
 ): () => void {
   const pass = async () => {
     const result = await applyRetention(store, bus)
-    if (result.deleted)
-      logger.info('pruned the event log', { deleted: result.deleted, snapshotSeq: result.snapshotSeq })
+    if (!result.deleted) return
+    logger.info('pruned the event log', { deleted: result.deleted, snapshotSeq: result.snapshotSeq })
+    await bus.emit('events:pruned', result)
   }
   const run = () => void pass().catch((error: unknown) => logger.warn('event-log retention failed', { error }))
   let every: NodeJS.Timeout | undefined

@@ -9,6 +9,13 @@ export const pluginsErrors = defineErrors('plugins', {
     message: (p) =>
       `No plugin named '${p.plugin}' was found. Run 'server-manager plugin list' to see the plugins, and check the file is in <data dir>/plugins.`,
   }),
+  SM_ERR_PLUGIN_MISSING: spec<{ plugin: string; path: string }>({
+    status: 409,
+    exit: 66,
+    when: 'A plugin whose files are gone was enabled.',
+    message: (p) =>
+      `The plugin '${p.plugin}' is known but its files are gone from ${p.path}. Put them back (it comes back as it was), or disable it.`,
+  }),
   SM_ERR_PLUGIN_INVALID_NAME: spec<{ plugin: string }>({
     status: 422,
     exit: 65,

@@ -114,7 +114,9 @@ export class PluginManager {
   /** The set_plugin_status action, then load or unload at once. */
   setEnabled(name: string, enabled: boolean): Promise<ActionResult> {
     return this.#queue.run(async () => {
-      await this.record(name)
+      const known = await this.record(name)
+      if (enabled && known.state === 'missing')
+        throw new SmError('SM_ERR_PLUGIN_MISSING', { plugin: name, path: known.path })
       const outcome = await performAction(this.#options.scope, {
         before: 'before_set_plugin_status',
         after: 'after_set_plugin_status',
@@ -128,9 +130,9 @@ export class PluginManager {
     })
   }
 
-  /** A plugin that is on disk now (not `missing`), or SM_ERR_PLUGIN_NOT_FOUND. */
+  /** A known plugin (also one whose files are gone: it can still be inspected and disabled), or SM_ERR_PLUGIN_NOT_FOUND. */
   async record(name: string): Promise<StoredRecord> {
-    const record = (await this.records()).find((r) => r.name === name && r.state !== 'missing')
+    const record = (await this.records()).find((r) => r.name === name)
     if (!record) throw new SmError('SM_ERR_PLUGIN_NOT_FOUND', { plugin: name })
     return record
   }

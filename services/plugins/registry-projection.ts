@@ -87,7 +87,8 @@ function fold(record: StoredRecord | undefined, event: StoredEvent): StoredRecor
     case 'after_set_plugin_status': {
       if (!record || (p.result as { status?: string } | undefined)?.status !== 'success') return record
       const enabled = p.enabled === true
-      return enabled ? { ...record, enabled } : { ...record, enabled, state: 'disabled', error: undefined }
+      if (enabled) return { ...record, enabled }
+      return { ...record, enabled, state: record.state === 'missing' ? 'missing' : 'disabled', error: undefined }
     }
     case 'plugin_loaded':
       return record && { ...record, state: 'loaded', error: undefined }

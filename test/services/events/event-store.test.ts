@@ -236,13 +236,23 @@ describe('services/events: the event log', () => {
       const writer = await startManager({ dataDir })
       try {
         const seen: number[] = []
-        follower.bus.on('events:appended', ({ events }) => seen.push(...events.map((e) => e.seq)), { owner: 'test' })
+        let allSeen: () => void = () => {}
+        const four = new Promise<void>((resolve) => {
+          allSeen = resolve
+        })
+        follower.bus.on(
+          'events:appended',
+          ({ events }) => {
+            seen.push(...events.map((e) => e.seq))
+            if (seen.length >= 4) allSeen()
+          },
+          { owner: 'test' },
+        )
         await follower.bus.request('events:watch', { afterSeq: 0 })
         await writer.bus.request('events:append', { events: [event('a'), event('b')] })
         await follower.bus.request('events:append', { events: [event('c')] })
         await writer.bus.request('events:append', { events: [event('d')] })
-        const deadline = Date.now() + 5_000
-        while (seen.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+        await four
         expect(seen).to.deep.equal([1, 2, 3, 4])
       } finally {
         await follower.stop()

@@ -199,6 +199,28 @@ export class OnlyOne extends PluginBase { static version = '3.0.0' }
     }
   })
 
+  it('lets a missing plugin be inspected and disabled, and refuses to enable it', async () => {
+    const { manager, dataDir } = await startWithPlugins({ 'gone.ts': plugin('Gone') }, { enable: ['gone'] })
+    try {
+      rmSync(join(dataDir, 'plugins', 'gone.ts'))
+      await manager.bus.request('plugins:reload', {})
+      expect(await manager.bus.request('plugins:info', { name: 'gone' })).to.include({
+        state: 'missing',
+        enabled: true,
+      })
+      const refused = await rejection(manager.bus.request('plugins:set_enabled', { name: 'gone', enabled: true }))
+      expect(refused.code).to.equal('SM_ERR_PLUGIN_MISSING')
+      const result = await manager.bus.request('plugins:set_enabled', { name: 'gone', enabled: false })
+      expect(result.status).to.equal('success')
+      expect(await manager.bus.request('plugins:info', { name: 'gone' })).to.include({
+        state: 'missing',
+        enabled: false,
+      })
+    } finally {
+      await manager.stop()
+    }
+  })
+
   it('writes plugins.json with every discovered plugin', async () => {
     const { manager, dataDir } = await startWithPlugins(
       { 'a.ts': plugin('A'), 'b.ts': plugin('B', '', '') },
