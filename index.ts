@@ -4,17 +4,15 @@
  * services, so a plugin cannot boot its own manager or reach past `this.api`. Programs that
  * embed the manager import `server-manager/manager` instead.
  */
-export type { ActionResult, LogFields, Logger } from './kernel'
+export type { ActionMap, ActionName, ActionResult, LogFields, Logger } from './kernel'
+// The actions plugins can hook, declared by the services that perform them: exporting their
+// types puts the declarations (payloads, hook method names) into every plugin's type-check.
+export type { PluginsActions } from './services/plugins/actions'
 export type * from './services/plugins/contract'
-export type {
-  ActionName,
-  ActionPayloads,
-  AfterPayload,
-  BeforeHookResult,
-  BeforePayload,
-} from './services/plugins/hook-catalogue'
+export type { AfterPayload, BeforeHookResult, BeforePayload } from './services/plugins/hook-catalogue'
 export type { ApiDescription, CustomEventListener, PluginApi } from './services/plugins/plugin-api'
 export { type CheckedPlugin, PluginBase, type PluginContext } from './services/plugins/plugin-base'
 export type { PluginHooks } from './services/plugins/plugin-hooks'
 export { PLUGIN_API_VERSION } from './services/plugins/plugin-module'
+export type { SettingsActions } from './services/settings/actions'
 export type { SettingUpdate } from './services/settings/contract'

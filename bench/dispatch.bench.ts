@@ -18,14 +18,14 @@ export async function dispatchBench(): Promise<Comparison[]> {
   const plain = new EventEmitter2({ maxListeners: 0 })
   const bus = new Bus()
   for (let i = 0; i < LISTENERS; i++) {
-    wild.on('after_server_start', work)
-    plain.on('after_server_start', work)
-    bus.on('after_server_start' as 'test:x', work as (p: unknown) => void, { owner: `listener-${i}` })
+    wild.on('after_setting_update', work)
+    plain.on('after_setting_update', work)
+    bus.on('after_setting_update' as 'test:x', work as (p: unknown) => void, { owner: `listener-${i}` })
   }
   const payload = { serverName: 's1', n: 1 }
   const ours = {
     run: async (n: number) => {
-      for (let i = 0; i < n; i++) await bus.emit('after_server_start' as 'test:x', payload)
+      for (let i = 0; i < n; i++) await bus.emit('after_setting_update' as 'test:x', payload)
     },
   }
   const results: Comparison[] = []
@@ -33,7 +33,7 @@ export async function dispatchBench(): Promise<Comparison[]> {
     ['EventEmitter2 emit (wildcards on)', wild],
     ['EventEmitter2 emit (plain)', plain],
   ] as const) {
-    const bare = { run: (n: number) => loop(n, () => emitter.emit('after_server_start', payload)) }
+    const bare = { run: (n: number) => loop(n, () => emitter.emit('after_setting_update', payload)) }
     results.push(
       await compare(
         'emit to 50 listeners',

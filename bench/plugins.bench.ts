@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { EventEmitter2 } from 'eventemitter2'
 import { Bus, BusScope, createManager, silentLogger } from '../manager'
 import { discover } from '../services/plugins/discovery'
-import { identifyEvent } from '../services/plugins/identity'
+import { eventIdentifier } from '../services/plugins/identity'
 import { LoadedPlugin } from '../services/plugins/loaded-plugin'
 import { PluginImporter } from '../services/plugins/plugin-module'
 import { type Comparison, compare, median } from './harness'
@@ -18,12 +18,12 @@ export default class Generated${i} extends PluginBase<Generated${i}> {
   private mode: Mode = Mode.Quiet
   private seen = 0
 
-  override beforeServerStart({ serverName }: BeforePayload<'server_start'>) {
-    if (this.mode === Mode.Loud) this.logger.info(serverName)
+  beforeSettingUpdate({ key }: BeforePayload<'setting_update'>) {
+    if (this.mode === Mode.Loud) this.logger.info(key)
     this.seen++
   }
 
-  override afterServerStart({ result }: AfterPayload<'server_start'>) {
+  afterSettingUpdate({ result }: AfterPayload<'setting_update'>) {
     if (result.status !== 'success') this.seen--
   }
 }
@@ -36,8 +36,8 @@ var Mode; (function (Mode) { Mode[Mode.Quiet = 0] = 'Quiet'; Mode[Mode.Loud = 1]
 class Generated${i} extends PluginBase {
   static version = '1.0.${i}';
   mode = Mode.Quiet; seen = 0;
-  beforeServerStart({ serverName }) { if (this.mode === Mode.Loud) this.logger.info(serverName); this.seen++ }
-  afterServerStart({ result }) { if (result.status !== 'success') this.seen-- }
+  beforeSettingUpdate({ key }) { if (this.mode === Mode.Loud) this.logger.info(key); this.seen++ }
+  afterSettingUpdate({ result }) { if (result.status !== 'success') this.seen-- }
 }
 exports.default = Generated${i};
 `
@@ -119,7 +119,7 @@ export async function hookPairBench(dir: string, count = 50): Promise<Comparison
   mkdirSync(pluginsDir, { recursive: true })
   for (let i = 0; i < count; i++) writeFileSync(join(pluginsDir, `generated_${i}.ts`), source(i))
   const bus = new Bus()
-  bus.setIdentifier(identifyEvent)
+  bus.setIdentifier(eventIdentifier())
   const scope = new BusScope(bus, 'plugins')
   const importer = new PluginImporter(require('../index'), join(dir, 'pair-cache'))
   const plugins: LoadedPlugin[] = []
@@ -132,37 +132,37 @@ export async function hookPairBench(dir: string, count = 50): Promise<Comparison
   let seen = 0
   const ee = new EventEmitter2({ wildcard: true, delimiter: ':', maxListeners: 0 })
   for (let i = 0; i < count; i++) {
-    ee.on('before_server_start', ({ serverName }: { serverName: string }) => {
-      if (serverName === '') seen--
+    ee.on('before_setting_update', ({ key }: { key: string }) => {
+      if (key === '') seen--
       seen++
     })
-    ee.on('after_server_start', ({ result }: { result: { status: string } }) => {
+    ee.on('after_setting_update', ({ result }: { result: { status: string } }) => {
       if (result.status !== 'success') seen--
     })
   }
-  const before = { serverName: 's1', mode: 'detached' as const }
+  const before = { key: 'custom.x', value: 1, mode: 'merge' as const }
   const after = { ...before, result: { status: 'success' as const } }
   const ours = {
     run: async (n: number) => {
       for (let i = 0; i < n; i++) {
-        await bus.emit('before_server_start', before)
-        await bus.emit('after_server_start', after)
+        await bus.emit('before_setting_update', before)
+        await bus.emit('after_setting_update', after)
       }
     },
   }
   const sync = {
     run: (n: number) => {
       for (let i = 0; i < n; i++) {
-        ee.emit('before_server_start', before)
-        ee.emit('after_server_start', after)
+        ee.emit('before_setting_update', before)
+        ee.emit('after_setting_update', after)
       }
     },
   }
   const awaited = {
     run: async (n: number) => {
       for (let i = 0; i < n; i++) {
-        await ee.emitAsync('before_server_start', before)
-        await ee.emitAsync('after_server_start', after)
+        await ee.emitAsync('before_setting_update', before)
+        await ee.emitAsync('after_setting_update', after)
       }
     },
   }

@@ -21,6 +21,8 @@ void (async () => {
   const oclif = await import('@oclif/core')
   await oclif.execute({ dir: __dirname })
   clearInterval(keepAlive)
-  // Whatever plugins left running (timers, sockets) does not outlive the command.
+  // Whatever plugins left running (timers, sockets) does not outlive the command; what the
+  // command printed does (a pipe takes large output in several writes).
+  await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((done) => stream.write('', done))))
   exit()
 })()

@@ -1,4 +1,5 @@
 export { type ActionOutcome, type ActionResult, type ActionSpec, isVeto, performAction, type Veto } from './action'
+export { type ActionDeclaration, type ActionEntry, actionCatalogue, defineActions } from './action-catalogue'
 export type {
   CommandHandler,
   EmitOptions,
@@ -43,6 +44,9 @@ export {
 export { listenerError } from './listener-error'
 export { type LogFields, type Logger, silentLogger } from './logger'
 export type {
+  ActionEvents,
+  ActionMap,
+  ActionName,
   CommandMap,
   CommandName,
   CommandPayload,

@@ -1,3 +1,5 @@
+import type { ActionResult } from './action'
+
 /**
  * The typed contracts of the bus. Each service extends these interfaces by declaration
  * merging in its `contract.ts`, e.g.
@@ -18,17 +20,37 @@ export interface EventMap {}
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
 export interface CommandMap {}
 
+/**
+ * The actions a plugin can hook: each name maps to its payload, and becomes the events
+ * `before_<name>` (the payload; a listener may veto) and `after_<name>` (the payload and its
+ * `result`). The service that performs an action declares it once, here by declaration merging
+ * and at runtime with `defineActions` (identity keys, a summary), in its `actions.ts`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
+export interface ActionMap {}
+
+export type ActionName = keyof ActionMap & string
+
+/** The events the actions make: `before_<name>` and `after_<name>`. */
+export type ActionEvents = { [A in ActionName as `before_${A}`]: ActionMap[A] } & {
+  [A in ActionName as `after_${A}`]: ActionMap[A] & { readonly result: ActionResult }
+}
+
 /** Values the composition root hands to every service (`dataDir`, ...), also merged per service. */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
 export interface KernelConfig {}
 
-export type EventName = keyof EventMap & string
+export type EventName = (keyof EventMap | keyof ActionEvents) & string
 export type CommandName = keyof CommandMap & string
 
 /** A namespaced event outside the typed map (plugin custom events: `<namespace>:<event>`). */
 export type CustomEventName = `${string}:${string}`
 
-export type PayloadOf<K extends string> = K extends EventName ? EventMap[K] : unknown
+export type PayloadOf<K extends string> = K extends keyof EventMap
+  ? EventMap[K]
+  : K extends keyof ActionEvents
+    ? ActionEvents[K]
+    : unknown
 
 type CommandShape = { payload: unknown; reply: unknown }
 export type CommandPayload<K extends CommandName> = CommandMap[K] extends CommandShape

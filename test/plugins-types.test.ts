@@ -43,18 +43,18 @@ describe('the plugin author package surface (types)', function () {
   it('refuses a misspelt hook name', async () => {
     const { code, output } = await typecheck([join(FIXTURES, 'misspelt-hook.ts')])
     expect(code).to.not.equal(0)
-    expect(output).to.contain("'afterServerStrat' is not a hook")
+    expect(output).to.contain("'afterSettingUpdat' is not a hook")
   })
 
   it('refuses a misspelt payload field', async () => {
     const { code, output } = await typecheck([join(FIXTURES, 'misspelt-field.ts')])
     expect(code).to.not.equal(0)
-    expect(output).to.match(/Property 'serverNmae' does not exist.*Did you mean 'serverName'/)
+    expect(output).to.contain("Property 'kye' does not exist on type 'AfterPayload<\"setting_update\">'")
   })
 
   it('refuses a hook declared with a payload the event does not have', async () => {
     const { code, output } = await typecheck([join(FIXTURES, 'wrong-payload.ts')])
     expect(code).to.not.equal(0)
-    expect(output).to.contain("Property 'serverNmae' is missing")
+    expect(output).to.contain("Property 'pluginNmae' is missing")
   })
 })

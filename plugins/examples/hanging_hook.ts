@@ -7,7 +7,7 @@ import { PluginBase } from 'server-manager'
 export default class HangingHook extends PluginBase<HangingHook> {
   static version = '1.0.0'
 
-  override beforeSettingUpdate() {
+  beforeSettingUpdate() {
     return new Promise<undefined>(() => {})
   }
 }

@@ -8,7 +8,7 @@ import { type BeforePayload, PluginBase } from 'server-manager'
 export default class MirrorLoop extends PluginBase<MirrorLoop> {
   static version = '1.0.0'
 
-  override async beforeSettingUpdate({ key, value }: BeforePayload<'setting_update'>) {
+  async beforeSettingUpdate({ key, value }: BeforePayload<'setting_update'>) {
     if (key !== 'custom.mirror') return
     await this.api.setCustomGlobalSetting('mirror', `${String(value)} (mirrored)`)
   }

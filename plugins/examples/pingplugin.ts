@@ -1,14 +1,14 @@
 import { type AfterPayload, PluginBase } from 'server-manager'
 
-/** Sends the custom event `pingplugin:ping` every time a server starts successfully. */
+/** Sends the custom event `pingplugin:ping` every time the setting `custom.ping` changes successfully. */
 export default class PingPlugin extends PluginBase<PingPlugin> {
-  static version = '1.1.0'
+  static version = '1.2.0'
 
-  override async afterServerStart({ serverName, result }: AfterPayload<'server_start'>) {
-    if (result.status !== 'success') return
+  async afterSettingUpdate({ key, value, result }: AfterPayload<'setting_update'>) {
+    if (key !== 'custom.ping' || result.status !== 'success') return
     const report = await this.api.sendEvent('pingplugin:ping', {
-      serverName,
-      message: `${serverName} is up`,
+      value,
+      message: `ping ${JSON.stringify(value)}`,
       timestamp: new Date().toISOString(),
     })
     this.logger.info(`ping delivered to ${report.delivered} of ${report.listeners} listeners`)

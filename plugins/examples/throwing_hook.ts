@@ -4,7 +4,7 @@ import { PluginBase } from 'server-manager'
 export default class ThrowingHook extends PluginBase<ThrowingHook> {
   static version = '1.0.0'
 
-  override beforeSettingUpdate() {
+  beforeSettingUpdate() {
     throw new Error('this hook always fails')
   }
 }

@@ -4,7 +4,7 @@ import { type BeforePayload, PluginBase } from 'server-manager'
 export default class Veto extends PluginBase<Veto> {
   static version = '1.0.0'
 
-  override beforeSettingUpdate({ key }: BeforePayload<'setting_update'>) {
+  beforeSettingUpdate({ key }: BeforePayload<'setting_update'>) {
     if (key === 'custom.locked' || key.startsWith('custom.locked.'))
       return { cancel: true, reason: 'custom.locked is read-only' } as const
     return undefined

@@ -25,13 +25,13 @@ export default class ${className} extends PluginBase<${className}> {
   }
 
   // A before_* hook may veto its action by returning { cancel: true, reason }.
-  override beforeSettingUpdate({ key }: BeforePayload<'setting_update'>) {
+  beforeSettingUpdate({ key }: BeforePayload<'setting_update'>) {
     if (key === 'custom.${name}_locked') return { cancel: true, reason: '${name} keeps this one fixed' } as const
     return undefined
   }
 
   // An after_* hook always runs, with result.status 'success', 'error' or 'cancelled'.
-  override afterSettingUpdate({ key, result }: AfterPayload<'setting_update'>) {
+  afterSettingUpdate({ key, result }: AfterPayload<'setting_update'>) {
     this.logger.info(\`\${key} changed: \${result.status}\`)
   }
 

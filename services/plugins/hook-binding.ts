@@ -1,6 +1,6 @@
 import { type BusScope, closest, withoutSecrets } from '../../kernel'
 import { type CallOptions, guardedListener } from './guarded-call'
-import { HOOK_ALIASES, hookMethodName, STANDARD_EVENTS } from './hook-catalogue'
+import { hookEvents } from './hook-catalogue'
 import { PluginBase } from './plugin-base'
 
 type Callable = (...args: unknown[]) => unknown
@@ -21,32 +21,23 @@ function pluginView(payload: unknown): unknown {
 
 /**
  * Registers a plugin's hook methods on its bus scope: each `before_*`/`after_*` method for its
- * event (and the `beforeStartServer` alias), then `onAnyEvent` after it for every standard event.
- * Returns the events hooked. Registration order is load order, so dispatch follows it too.
+ * event, then `onAnyEvent` after it for every standard event. Returns the events hooked.
+ * Registration order is load order, so dispatch follows it too.
  */
 export function bindHooks(instance: PluginBase, scope: BusScope, options: CallOptions): string[] {
   const methods = instance as unknown as Record<string, Callable | undefined>
-  const aliases = Object.entries(HOOK_ALIASES)
   const onAny = typeof methods.onAnyEvent === 'function' ? methods.onAnyEvent : undefined
   const hooked: string[] = []
-  for (const event of STANDARD_EVENTS) {
-    const names = [hookMethodName(event), ...aliases.filter(([, target]) => target === event).map(([alias]) => alias)]
-    for (const name of names) {
-      const method = methods[name]
-      if (typeof method !== 'function') continue
-      scope.on(
-        event as 'before_server_start',
-        guardedListener(event, options, (payload) => method.call(instance, pluginView(payload))),
-        {
-          timeoutMs: 0,
-          guarded: true,
-        },
-      )
+  for (const { event, method: name } of hookEvents()) {
+    const method = methods[name]
+    if (typeof method === 'function') {
+      const listener = guardedListener(event, options, (payload) => method.call(instance, pluginView(payload)))
+      scope.on(event as 'before_setting_update', listener, { timeoutMs: 0, guarded: true })
       hooked.push(event)
     }
     if (onAny) {
       const listener = guardedListener(event, options, (payload) => onAny.call(instance, event, pluginView(payload)))
-      scope.on(event as 'before_server_start', listener, { timeoutMs: 0, guarded: true })
+      scope.on(event as 'before_setting_update', listener, { timeoutMs: 0, guarded: true })
     }
   }
   return hooked
@@ -57,7 +48,7 @@ const HOOK_LIKE = /^(before|after|on)[A-Z0-9_]/
 
 /** Every method name the manager calls on a plugin. */
 export function knownHookMethods(): string[] {
-  return [...LIFECYCLE, ...STANDARD_EVENTS.map(hookMethodName), ...Object.keys(HOOK_ALIASES)]
+  return [...LIFECYCLE, ...hookEvents().map((hook) => hook.method)]
 }
 
 /**

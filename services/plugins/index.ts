@@ -1,3 +1,4 @@
+import './actions'
 import './errors'
 import './settings'
 import { randomUUID } from 'node:crypto'
@@ -5,7 +6,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { LoggerToken, type Service } from '../../kernel'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
-import { identifyEvent } from './identity'
+import { eventIdentifier } from './identity'
 import { PluginManager } from './plugin-manager'
 import { PluginImporter } from './plugin-module'
 import { PLUGIN_FACTS, registryProjection } from './registry-projection'
@@ -46,7 +47,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       await bus.request('events:declare_facts', {
         types: [...PLUGIN_FACTS, 'plugins_reloaded', 'custom_event_triggered'],
       })
-      bus.setIdentifier(identifyEvent)
+      bus.setIdentifier(eventIdentifier())
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const searchPaths = async (): Promise<SearchPath[]> => {
         const user = String(await setting('paths.plugins'))

@@ -1,5 +1,4 @@
 import type { Logger } from '../../kernel'
-import type { BeforePayload } from './hook-catalogue'
 import type { PluginApi } from './plugin-api'
 import type { PluginHooks } from './plugin-hooks'
 
@@ -12,7 +11,7 @@ export interface PluginContext {
 }
 
 type HookLike<K> = K extends `before${Capitalize<string>}` | `after${Capitalize<string>}` ? K : never
-type KnownHook = keyof PluginHooks | 'beforeStartServer'
+type KnownHook = keyof PluginHooks
 
 /**
  * The compile-time check behind `class MyPlugin extends PluginBase<MyPlugin>`: a method named
@@ -42,7 +41,6 @@ export type CheckedPlugin<Self> = {
  */
 // biome-ignore lint/suspicious/noExplicitAny: the unchecked default keeps `extends PluginBase` valid
 // biome-ignore lint/correctness/noUnusedVariables: Self is used by the constraint (the compile-time hook check)
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface below only adds the optional hook methods
 export abstract class PluginBase<Self extends CheckedPlugin<Self> = any> {
   /** The plugin's name: its file or folder name. */
   readonly name: string
@@ -67,13 +65,7 @@ export abstract class PluginBase<Self extends CheckedPlugin<Self> = any> {
   onManagerStartup?(): unknown
   /** Called after the specific hook for every standard `before_*`/`after_*` event. */
   onAnyEvent?(eventName: string, payload: unknown): unknown
-  /** The seed's misnamed hook, kept as an alias of `beforeServerStart`. */
-  beforeStartServer?(payload: BeforePayload<'server_start'>): unknown
 }
-
-// The hook methods, each optional, typed from the catalogue.
-// biome-ignore lint/correctness/noUnusedVariables: declaration merging with the class above
-export interface PluginBase<Self> extends PluginHooks {}
 
 /** A plugin class as the loader sees it. */
 export type PluginClass = (new (

@@ -1,5 +1,3 @@
-import type { ActionResult } from '../../kernel'
-
 /**
  * How a change applies: `merge` lays an object over what is stored (the default; other keys
  * stay), `replace` makes the key hold exactly the value, `unset` removes what is stored (a
@@ -30,13 +28,6 @@ export interface SettingChange {
 }
 
 declare module '../../kernel/maps' {
-  interface EventMap {
-    /** Before a global setting changes; a listener may veto with `{ cancel: true, reason }`. */
-    before_setting_update: SettingUpdate
-    /** After a global setting change was attempted (recorded in the event log). */
-    after_setting_update: SettingUpdate & { readonly result: ActionResult }
-  }
-
   interface CommandMap {
     /**
      * The value at a dot path (stored, laid over the default); `found` is false when neither

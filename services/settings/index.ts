@@ -1,3 +1,4 @@
+import './actions'
 import './errors'
 import { mkdirSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'

@@ -14,7 +14,7 @@ const COUNTER = plugin(
       require('node:fs').appendFileSync(require('node:path').join(process.env.SM_DATA_DIR, 'pings.txt'), JSON.stringify(payload) + '\\n')
     })
   }
-  override beforeSettingUpdate({ key }: { key: string }) {
+  beforeSettingUpdate({ key }: { key: string }) {
     if (key === 'custom.locked') return { cancel: true, reason: 'the counter keeps it' } as const
     return undefined
   }`,

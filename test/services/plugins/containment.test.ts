@@ -36,7 +36,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     await new Promise(() => {})
   }`,
       ),
-      'slowveto.ts': plugin('SlowVeto', 'override async beforeSettingUpdate() { await new Promise(() => {}) }'),
+      'slowveto.ts': plugin('SlowVeto', 'async beforeSettingUpdate() { await new Promise(() => {}) }'),
       'ticker.ts': plugin('Ticker', 'override onLoad() { setInterval(() => {}, 1000) }'),
     })
     const hang = await record(dir, 'hang')

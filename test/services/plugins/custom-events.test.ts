@@ -62,24 +62,17 @@ describe('services/plugins: custom events', () => {
       {},
       { settings: { 'plugins.dev_examples': true }, enable: ['pingplugin', 'pongplugin'] },
       async ({ manager }) => {
-        await manager.bus.emit('after_server_start', {
-          serverName: 'survival',
-          mode: 'detached',
-          result: { status: 'success' },
-        })
+        await manager.bus.request('settings:set', { key: 'custom.ping', value: 'survival' })
         const pong = (await manager.bus.request('settings:get', { key: 'custom.pong_last' })).value as Record<
           string,
           unknown
         >
-        expect(pong).to.deep.include({ serverName: 'survival', message: 'survival is up', sender: 'pingplugin' })
-        await manager.bus.emit('after_server_start', {
-          serverName: 'failed',
-          mode: 'detached',
-          result: { status: 'error' },
-        })
+        expect(pong).to.deep.include({ value: 'survival', message: 'ping "survival"', sender: 'pingplugin' })
+        // A vetoed change is no success: no ping.
+        manager.bus.on('before_setting_update', () => ({ cancel: true, reason: 'frozen' }) as const, { owner: 'test' })
+        await manager.bus.request('settings:set', { key: 'custom.ping', value: 'other' }).catch(() => undefined)
         expect(
-          ((await manager.bus.request('settings:get', { key: 'custom.pong_last' })).value as { serverName: string })
-            .serverName,
+          ((await manager.bus.request('settings:get', { key: 'custom.pong_last' })).value as { value: string }).value,
         ).to.equal('survival')
       },
     )

@@ -16,10 +16,7 @@ describe('services/plugins: hooks', () => {
   it('lets the example veto plugin stop an action, whose after_* reports cancelled', async () => {
     await withPlugins(
       {
-        'observer.ts': plugin(
-          'Observer',
-          `override afterSettingUpdate(p: any) { ${record('`${p.key}:${p.result.status}`')} }`,
-        ),
+        'observer.ts': plugin('Observer', `afterSettingUpdate(p: any) { ${record('`${p.key}:${p.result.status}`')} }`),
       },
       { settings: { 'plugins.dev_examples': true }, enable: ['veto', 'observer'] },
       async ({ manager }) => {
@@ -36,7 +33,7 @@ describe('services/plugins: hooks', () => {
   it('completes the action when a hook throws, runs the other plugins, and counts the failure against the plugin', async () => {
     const { manager, dataDir } = await startWithPlugins(
       {
-        'zz_after.ts': plugin('ZzAfter', `override beforeSettingUpdate(p: any) { ${record('`still ran: ${p.key}`')} }`),
+        'zz_after.ts': plugin('ZzAfter', `beforeSettingUpdate(p: any) { ${record('`still ran: ${p.key}`')} }`),
       },
       { settings: { 'plugins.dev_examples': true }, enable: ['throwing_hook', 'zz_after'] },
     )
@@ -89,7 +86,7 @@ describe('services/plugins: hooks', () => {
 
   it('ends a hook → action → same hook loop: the nested dispatch is skipped, the nested action still happens', async () => {
     await withPlugins(
-      { 'watch.ts': plugin('Watch', `override beforeSettingUpdate(p: any) { ${record('`${p.key}=${p.value}`')} }`) },
+      { 'watch.ts': plugin('Watch', `beforeSettingUpdate(p: any) { ${record('`${p.key}=${p.value}`')} }`) },
       { settings: { 'plugins.dev_examples': true }, enable: ['mirror_loop', 'watch'] },
       async ({ manager }) => {
         await manager.bus.request('settings:set', { key: 'custom.mirror', value: 'x' })
@@ -104,60 +101,81 @@ describe('services/plugins: hooks', () => {
     )
   })
 
-  it('guards by event identity: the same event for another server is dispatched, the same server is not', async () => {
+  it('guards by event identity: the same event for another key is dispatched, the same key is not', async () => {
     await withPlugins(
       {
-        'starter.ts': plugin(
-          'Starter',
-          `override beforeServerStart(p: any) { ${record('`before:${p.serverName}`')} }
-  override afterServerStart(p: any) { ${record('`after:${p.serverName}`')} }`,
+        'watcher.ts': plugin(
+          'Watcher',
+          `beforeSettingUpdate(p: any) { ${record('`before:${p.key}`')} }
+  afterSettingUpdate(p: any) { ${record('`after:${p.key}`')} }`,
         ),
       },
-      { enable: ['starter'] },
+      { enable: ['watcher'] },
       async ({ manager }) => {
         const { bus } = manager
+        const change = (key: string) => ({ key, value: 1, mode: 'merge' as const })
         let nested = false
         bus.on(
-          'before_server_start',
-          async ({ serverName }) => {
+          'before_setting_update',
+          async ({ key }) => {
             // A service listener is not guarded: it must not nest forever itself.
-            if (serverName !== 's1' || nested) return
+            if (key !== 'custom.k1' || nested) return
             nested = true
-            await bus.emit('before_server_start', { serverName: 's2', mode: 'detached' })
-            await bus.emit('before_server_start', { serverName: 's1', mode: 'detached' })
-            await bus.emit('after_server_start', { serverName: 's1', mode: 'detached', result: { status: 'success' } })
+            await bus.emit('before_setting_update', change('custom.k2'))
+            await bus.emit('before_setting_update', change('custom.k1'))
+            await bus.emit('after_setting_update', { ...change('custom.k1'), result: { status: 'cancelled' } })
           },
           { owner: 'test:nesting' },
         )
-        await bus.emit('before_server_start', { serverName: 's1', mode: 'detached' })
-        expect(calls()).to.deep.equal(['before:s1', 'before:s2', 'after:s1'])
+        await bus.emit('before_setting_update', change('custom.k1'))
+        expect(calls()).to.deep.equal(['before:custom.k1', 'before:custom.k2', 'after:custom.k1'])
       },
     )
   })
 
-  it('calls onAnyEvent after the specific hook for every standard event, and honours the beforeStartServer alias', async () => {
+  it('calls onAnyEvent after the specific hook for every standard event', async () => {
     await withPlugins(
       {
         'anything.ts': plugin(
           'Anything',
-          `override beforeStartServer(p: any) { ${record('`alias:${p.serverName}`')} }
-  override afterSettingUpdate(p: any) { ${record("'specific'")} }
+          `afterSettingUpdate(p: any) { ${record("'specific'")} }
   override onAnyEvent(name: string) { ${record('`any:${name}`')} }`,
         ),
       },
       { enable: ['anything'] },
       async ({ manager }) => {
         await manager.bus.request('settings:set', { key: 'custom.x', value: 1 })
-        await manager.bus.emit('before_server_start', { serverName: 's9', mode: 'direct' })
+        await manager.bus.emit('before_set_plugin_status', { pluginName: 'nobody', enabled: true })
         expect(calls()).to.deep.equal([
           'any:before_setting_update',
           'specific',
           'any:after_setting_update',
-          'alias:s9',
-          'any:before_server_start',
+          'any:before_set_plugin_status',
         ])
         const info = await manager.bus.request('plugins:info', { name: 'anything' })
-        expect(info.hooks).to.include.members(['after_setting_update', 'before_server_start'])
+        expect(info.hooks).to.deep.equal(['after_setting_update'])
+      },
+    )
+  })
+
+  it("hands hooks and onAnyEvent a secret setting's value redacted, and stores the real one", async () => {
+    await withPlugins(
+      {
+        'snoop.ts': plugin(
+          'Snoop',
+          `beforeSettingUpdate(p: any) { ${record('`before:${p.value}:${p.previous}`')} }
+  override onAnyEvent(name: string, p: any) { ${record('`${name}:${p.value}`')} }`,
+        ),
+      },
+      { enable: ['snoop'] },
+      async ({ manager }) => {
+        await manager.bus.request('settings:set', { key: 'custom.db_password', value: 'hunter2' })
+        await manager.bus.request('settings:set', { key: 'custom.db_password', value: 'hunter3' })
+        expect(calls().join(' ')).to.not.contain('hunter')
+        expect(calls()).to.include('before:[redacted]:[redacted]')
+        expect((await manager.bus.request('settings:get', { key: 'custom.db_password' })).value).to.equal('hunter3')
+        const facts = await manager.bus.request('events:read', { types: ['after_setting_update'] })
+        expect(JSON.stringify(facts)).to.not.contain('hunter')
       },
     )
   })

@@ -123,7 +123,7 @@ export class OnlyOne extends PluginBase { static version = '3.0.0' }
         'listener.ts': plugin(
           'Listener',
           `override async onLoad() { await this.api.listenForEvent('test:ping', () => 'pong') }
-  override afterSettingUpdate() {}`,
+  afterSettingUpdate() {}`,
         ),
       },
       { enable: ['zeta', 'alpha', 'listener'] },
