@@ -2,13 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { appendBench } from './append.bench'
+import { bridgeRoundTripBench, clientColdStartBench, settingSetBench } from './daemon.bench'
 import { dispatchBench } from './dispatch.bench'
 import { type Comparison, formatNs } from './harness'
 import { hookPairBench, loadBench } from './plugins.bench'
 import { replayBench } from './replay.bench'
 
 /**
- * `npm run bench [-- dispatch|append|hooks|load|replay] [--events N]`: every figure is a ratio against a
+ * `npm run bench [-- dispatch|append|hooks|load|replay|client|bridge|set] [--events N]`: every figure is a ratio against a
  * baseline measured in the same run, because these machines are shared and noisy.
  */
 async function main(): Promise<void> {
@@ -58,6 +59,23 @@ async function main(): Promise<void> {
       console.log(
         `  warm / bare require: ${ratio.toFixed(1)}x; goal warm at most 1 ms per plugin → ${verdict(result.warmMsPerPlugin <= 1)}\n`,
       )
+    }
+    if (wanted('client')) {
+      const result = await clientColdStartBench(dir)
+      print(result)
+      console.log(`  goal: at most 1.3x → ${result.ratio.toFixed(2)}x, ${verdict(result.ratio <= 1.3)}\n`)
+    }
+    if (wanted('bridge')) {
+      const { bridgeMs, localMs } = await bridgeRoundTripBench(dir)
+      console.log('one settings:get request, median of 4 500 (after 500 warm-up)')
+      console.log(`  in-process bus.request:        ${(localMs * 1000).toFixed(1)} µs`)
+      console.log(`  over the bridge (local socket): ${(bridgeMs * 1000).toFixed(1)} µs`)
+      console.log(`  goal: bridge median under 0.3 ms → ${verdict(bridgeMs < 0.3)}\n`)
+    }
+    if (wanted('set')) {
+      const result = await settingSetBench(dir)
+      print(result)
+      console.log(`  goal: at most 1.2x → ${result.ratio.toFixed(2)}x, ${verdict(result.ratio <= 1.2)}\n`)
     }
     if (wanted('replay')) {
       const result = await replayBench(dir, replayEvents)

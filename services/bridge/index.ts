@@ -1,7 +1,7 @@
 import './errors'
 import './settings'
-import { rmSync } from 'node:fs'
-import type { Service } from '../../kernel'
+import { mkdirSync, rmSync } from 'node:fs'
+import { reasonOf, type Service, SmError } from '../../kernel'
 import { BridgeServer } from './server'
 import { managerFiles, processIdentity, writeManagerInfo } from './socket-files'
 
@@ -21,6 +21,15 @@ export function bridgeService(options: { version: string }): Service {
     name: 'bridge',
     async start({ bus, config, logger }) {
       const files = managerFiles(config.dataDir)
+      try {
+        mkdirSync(config.dataDir, { recursive: true })
+      } catch (error) {
+        throw new SmError(
+          'SM_ERR_DATA_DIR_UNUSABLE',
+          { path: config.dataDir, reason: reasonOf(error) },
+          { cause: error },
+        )
+      }
       const bridge = new BridgeServer(bus, logger)
       await bridge.listen(files, config.dataDir)
       server = bridge

@@ -17,7 +17,12 @@ export const settingsProjection: Projection = {
   name: 'settings',
   version: 2,
   types: ['after_setting_update'],
-  schema: ['CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID'],
+  // A rowid table: its key index stays small however large the values are (the first version's
+  // WITHOUT ROWID table of whole sections made every lookup walk megabytes).
+  schema: [
+    'DROP TABLE IF EXISTS settings',
+    'CREATE TABLE IF NOT EXISTS setting_values (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
+  ],
 
   async apply(sql, events) {
     for (const event of events) {
@@ -27,11 +32,11 @@ export const settingsProjection: Projection = {
   },
 
   async reset(sql) {
-    await sql.run('DELETE FROM settings')
+    await sql.run('DELETE FROM setting_values')
   },
 
   async snapshot(sql) {
-    const rows = await sql.all<Row>('SELECT key, value FROM settings ORDER BY key')
+    const rows = await sql.all<Row>('SELECT key, value FROM setting_values ORDER BY key')
     return Object.fromEntries(rows.map((row) => [row.key, JSON.parse(row.value)]))
   },
 
@@ -45,28 +50,37 @@ export const settingsProjection: Projection = {
 export async function readStored(sql: Sql, segments: readonly string[]): Promise<unknown> {
   const key = segments.join('.')
   const ancestors = segments.slice(0, -1).map((_, n) => segments.slice(0, n + 1).join('.'))
-  const rows = await sql.all<Row>(
-    `SELECT key, value FROM settings WHERE key = ? OR (key > ? AND key < ?)${
-      ancestors.length ? ` OR key IN (${ancestors.map(() => '?').join(',')})` : ''
-    } ORDER BY key`,
-    [key, `${key}.`, `${key}/`, ...ancestors],
-  )
+  // Two index range reads; one WHERE with OR would make SQLite scan every (large) row.
+  const rows = [
+    ...(ancestors.length
+      ? await sql.all<Row>(
+          `SELECT key, value FROM setting_values WHERE key IN (${ancestors.map(() => '?').join(',')}) ORDER BY key`,
+          ancestors,
+        )
+      : []),
+    ...(await sql.all<Row>(SUBTREE, [key, `${key}/`])).filter((row) => isAtOrUnder(row.key, key)),
+  ]
   if (rows.length === 0) return undefined
   return getPath(assemble(rows), segments)
 }
 
 /** Every stored value, as one tree. */
 export async function readAll(sql: Sql): Promise<Tree> {
-  return assemble(await sql.all<Row>('SELECT key, value FROM settings ORDER BY key'))
+  return assemble(await sql.all<Row>('SELECT key, value FROM setting_values ORDER BY key'))
 }
 
 /** The leaf keys stored at or under a key. */
 export async function storedKeys(sql: Sql, key: string): Promise<string[]> {
-  const rows = await sql.all<{ key: string }>(
-    'SELECT key FROM settings WHERE key = ? OR (key > ? AND key < ?) ORDER BY key',
-    [key, `${key}.`, `${key}/`],
-  )
-  return rows.map((row) => row.key)
+  const rows = await sql.all<Row>(SUBTREE, [key, `${key}/`])
+  return rows.map((row) => row.key).filter((stored) => isAtOrUnder(stored, key))
+}
+
+// The key and everything under it, as one index range ('/' follows '.'); the range also holds
+// siblings such as `key-x`, which isAtOrUnder drops.
+const SUBTREE = 'SELECT key, value FROM setting_values WHERE key >= ? AND key < ? ORDER BY key'
+
+function isAtOrUnder(stored: string, key: string): boolean {
+  return stored === key || stored.startsWith(`${key}.`)
 }
 
 function assemble(rows: readonly Row[]): Tree {
@@ -80,30 +94,30 @@ async function applyChange(sql: Sql, key: string, value: unknown, mode: SettingM
   const ancestors = segments.slice(0, -1).map((_, n) => segments.slice(0, n + 1).join('.'))
   // A leaf above the key (custom.a = 5, now setting custom.a.b) stops being a leaf.
   if (ancestors.length)
-    await sql.run(`DELETE FROM settings WHERE key IN (${ancestors.map(() => '?').join(',')})`, ancestors)
+    await sql.run(`DELETE FROM setting_values WHERE key IN (${ancestors.map(() => '?').join(',')})`, ancestors)
   if (mode === 'merge' && isTree(value)) {
-    await sql.run('DELETE FROM settings WHERE key = ?', [key])
+    await sql.run('DELETE FROM setting_values WHERE key = ?', [key])
     const leaves = Object.keys(value).length === 0 ? [] : flatten(key, value)
     for (const [leaf, item] of leaves) {
       await deleteUnder(sql, leaf)
-      await sql.run('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)', [leaf, JSON.stringify(item)])
+      await sql.run('INSERT OR REPLACE INTO setting_values (key, value) VALUES (?, ?)', [leaf, JSON.stringify(item)])
     }
     // Merging {} into nothing still creates the key.
     if (leaves.length === 0 && (await storedKeys(sql, key)).length === 0) await insertLeaves(sql, key, {})
     return
   }
-  await sql.run('DELETE FROM settings WHERE key = ?', [key])
+  await sql.run('DELETE FROM setting_values WHERE key = ?', [key])
   await deleteUnder(sql, key)
   if (mode !== 'unset') await insertLeaves(sql, key, value)
 }
 
 async function deleteUnder(sql: Sql, key: string): Promise<void> {
-  await sql.run('DELETE FROM settings WHERE key > ? AND key < ?', [`${key}.`, `${key}/`])
+  await sql.run('DELETE FROM setting_values WHERE key > ? AND key < ?', [`${key}.`, `${key}/`])
 }
 
 async function insertLeaves(sql: Sql, key: string, value: unknown): Promise<void> {
   for (const [leaf, item] of flatten(key, value))
-    await sql.run('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)', [leaf, JSON.stringify(item)])
+    await sql.run('INSERT OR REPLACE INTO setting_values (key, value) VALUES (?, ?)', [leaf, JSON.stringify(item)])
 }
 
 /** `custom.motd` + `{text: 'hi', style: {bold: true}}` → its leaf keys and values ({} and lists are leaves). */
