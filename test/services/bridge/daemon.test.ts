@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { CLI, cli, run, spawnCli, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /** A plugin that counts its onLoad calls in a file, receives counter:ping, and vetoes custom.locked. */
@@ -65,6 +65,56 @@ describe('services/bridge: one manager per data directory, the CLI as its client
     }
     expect(existsSync(join(dir, 'manager.sock'))).to.equal(false)
     expect(JSON.parse((await cli(dir, ['status', '--json'])).stdout)).to.deep.equal({ running: false, dataDir: dir })
+  })
+
+  it('answers a client command without loading SQLite, jiti or any plugin code in the client', async () => {
+    const dir = tempDir()
+    writePlugins(dir, { 'counter.ts': COUNTER })
+    const manager = spawnCli(dir, ['start'])
+    try {
+      await waitForLine(manager, /^ready in/)
+      await cli(dir, ['plugin', 'enable', 'counter'])
+      const trace = join(dir, 'modules.txt')
+      const tracer = join(dir, 'tracer.js')
+      writeFileSync(
+        tracer,
+        "process.on('exit', () => require('node:fs').writeFileSync(process.env.TRACE, Object.keys(require.cache).join('\\n')))\n",
+      )
+      const result = await run(
+        process.execPath,
+        ['--require', tracer, CLI, 'setting', 'get', 'plugins.hook_timeout_ms'],
+        {
+          env: { SM_DATA_DIR: dir, TRACE: trace },
+        },
+      )
+      expect(result.stdout).to.equal('10000\n')
+      const loaded = readFileSync(trace, 'utf8').split('\n')
+      expect(loaded.some((path) => path.includes('/cli/manager-command.js'))).to.equal(true)
+      for (const heavy of ['/node_modules/sqlite3/', '/node_modules/jiti/', '/services/events/', join(dir, 'plugins')])
+        expect(
+          loaded.filter((path) => path.includes(heavy)),
+          heavy,
+        ).to.deep.equal([])
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
+  })
+
+  it('follows the event log of a running manager', async () => {
+    const dir = tempDir()
+    const manager = spawnCli(dir, ['start'])
+    try {
+      await waitForLine(manager, /^ready in/)
+      const follow = spawnCli(dir, ['events', '--follow', '--json', '--type', 'after_setting_update'])
+      const line = waitForLine(follow, /"custom\.followed"/)
+      expect((await cli(dir, ['setting', 'set', 'custom.followed', '1'])).code).to.equal(0)
+      const event = JSON.parse(await line)
+      expect(event).to.include({ type: 'after_setting_update' })
+      expect(event.actor).to.match(/^cli:/)
+      expect(await stop(follow)).to.equal(0)
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
   })
 
   it('runs the same commands in-process when no manager runs', async () => {
