@@ -43,17 +43,22 @@ export interface ManagerOptions {
    * (that takes `plugin enable`, `plugin reload` or a manager start) unless its files changed.
    */
   readonly oneShot?: boolean
+  /** End the process, naming the plugin, when plugin code blocks the event loop for good (the CLI's processes). */
+  readonly watchdog?: boolean
 }
 
 /** This package's version. */
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version
 
 /** The built-in services, in the order they are registered. */
-export function builtinServices(options: { loadPlugins?: boolean; oneShot?: boolean } = {}): Service[] {
+export function builtinServices(
+  options: { loadPlugins?: boolean; oneShot?: boolean; watchdog?: boolean } = {},
+): Service[] {
+  const load = options.loadPlugins ?? true
   return [
     eventsService(),
     settingsService(),
-    pluginsService({ sdk, load: options.loadPlugins ?? true, retryFailed: !options.oneShot }),
+    pluginsService({ sdk, load, retryFailed: !options.oneShot, watchdog: load && options.watchdog }),
   ]
 }
 

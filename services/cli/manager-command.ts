@@ -62,6 +62,7 @@ export abstract class ManagerCommand extends Command {
       loadPlugins: this.loadsPlugins,
       daemon: options.daemon,
       oneShot: !options.daemon,
+      watchdog: true,
     })
     this.#target = { kind: 'local', kernel }
     this.bootReport = await kernel.start()

@@ -19,6 +19,8 @@ export interface CallOptions {
   readonly timeoutMs: number
   /** Told about every throw and timeout, for the plugin's failure count. */
   readonly onFailure: (event: string, error: SmError) => void
+  /** Told before plugin code runs (the loop watchdog's note of who runs). */
+  readonly enter?: (hook: string) => void
 }
 
 /**
@@ -32,7 +34,7 @@ export function guardedListener<P>(
   options: CallOptions,
   call: (payload: P, meta: EventMeta) => unknown,
 ): (payload: P, meta: EventMeta) => unknown {
-  const { plugin, logger, timeoutMs, onFailure } = options
+  const { plugin, logger, timeoutMs, onFailure, enter } = options
   const owner = `plugin:${plugin}`
   const fail = (cause: unknown): SmError => {
     const error = listenerError(owner, event, cause)
@@ -46,6 +48,7 @@ export function guardedListener<P>(
       return SKIPPED
     }
     let result: unknown
+    enter?.(event)
     try {
       result = call(payload, meta)
     } catch (cause) {

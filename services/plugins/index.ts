@@ -7,11 +7,15 @@ import { LoggerToken, type Service } from '../../kernel'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
 import { eventIdentifier } from './identity'
+import { LoopWatchdog, takeBlockedRecord } from './loop-watchdog'
 import { PluginManager } from './plugin-manager'
 import { PluginImporter } from './plugin-module'
 import { PLUGIN_FACTS, registryProjection } from './registry-projection'
 
 export type * from './contract'
+
+/** How much longer than the hook timeout the event loop may stay blocked before the watchdog acts. */
+const WATCHDOG_GRACE_MS = 5_000
 
 /** The package's root folder (dist/services/plugins → the checkout or the installed package). */
 const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
@@ -33,10 +37,17 @@ export interface PluginsServiceOptions {
    * if its files did not change (default true: a manager starting; one-shot commands say false).
    */
   readonly retryFailed?: boolean
+  /**
+   * Ends the process when plugin code blocks its event loop for good (an endless synchronous
+   * loop), naming the plugin, and keeps that plugin out of the next start. For processes the
+   * manager owns (the CLI); an embedding program decides for itself (default false).
+   */
+  readonly watchdog?: boolean
 }
 
 export function pluginsService(options: PluginsServiceOptions): Service {
   let manager: PluginManager | undefined
+  let watchdog: LoopWatchdog | undefined
   const packageRoot = options.packageRoot ?? PACKAGE_ROOT
 
   return {
@@ -59,7 +70,17 @@ export function pluginsService(options: PluginsServiceOptions): Service {
           paths.push({ source: 'example', dir: join(packageRoot, 'plugins', 'examples') })
         return paths
       }
+      const hookTimeoutMs = Number(await setting('plugins.hook_timeout_ms'))
+      const blockedFile = join(config.dataDir, 'plugins.blocked.json')
+      if (options.watchdog) {
+        watchdog = new LoopWatchdog({
+          limitMs: hookTimeoutMs + WATCHDOG_GRACE_MS,
+          blockedFile,
+          logFile: join(config.dataDir, 'logs', 'server-manager.log'),
+        })
+      }
       const plugins = new PluginManager({
+        onEnter: watchdog && ((plugin, hook) => watchdog?.enter(plugin, hook)),
         scope: bus,
         logger,
         rootLogger: registry.resolve(LoggerToken),
@@ -99,18 +120,21 @@ export function pluginsService(options: PluginsServiceOptions): Service {
           plugins.reconcile().catch(failed)
         }
       })
+      const blocked = takeBlockedRecord(blockedFile)
       if (options.load === false) {
-        await plugins.discoverOnly()
+        await plugins.discoverOnly({ blocked })
         return
       }
-      const report = await plugins.loadAll({ retryFailed: options.retryFailed })
+      const report = await plugins.loadAll({ retryFailed: options.retryFailed, blocked })
       logger.info(`plugins: ${report.loaded.length} loaded, ${report.failed.length} failed`, {
         ms: Math.round(report.ms),
       })
     },
     async stop() {
       await manager?.unloadAll()
+      await watchdog?.stop()
       manager = undefined
+      watchdog = undefined
     },
   }
 }

@@ -1,6 +1,7 @@
 import { type BusScope, type Logger, reasonOf, runInContext, SmError, timeBox } from '../../kernel'
 import type { CallOptions } from './guarded-call'
 import { bindHooks, unknownHookMethods } from './hook-binding'
+import { isBoundedTimeout, runBounded } from './loop-watchdog'
 import type { PluginBase } from './plugin-base'
 import { createPluginGateway, type PluginGateway } from './plugin-gateway'
 import type { PluginDefinition } from './plugin-module'
@@ -12,6 +13,8 @@ export interface LoadOptions {
   readonly timeoutMs: number
   /** Told about every hook or listener failure of any plugin it loads. */
   readonly onHookFailure: (plugin: string, event: string, error: SmError) => void
+  /** Told before any of the plugin's code runs (the loop watchdog). */
+  readonly onEnter?: (plugin: string, hook: string) => void
 }
 
 type Lifecycle = 'onLoad' | 'onUnload' | 'onManagerStartup'
@@ -30,11 +33,19 @@ export class LoadedPlugin {
   readonly #gateway: PluginGateway
   readonly #logger: Logger
   readonly #timeoutMs: number
+  readonly #enter: ((hook: string) => void) | undefined
 
   private constructor(
     definition: PluginDefinition,
     instance: PluginBase,
-    parts: { scope: BusScope; gateway: PluginGateway; logger: Logger; hooks: string[]; timeoutMs: number },
+    parts: {
+      scope: BusScope
+      gateway: PluginGateway
+      logger: Logger
+      hooks: string[]
+      timeoutMs: number
+      enter: ((hook: string) => void) | undefined
+    },
   ) {
     this.name = definition.candidate.name
     this.definition = definition
@@ -44,6 +55,7 @@ export class LoadedPlugin {
     this.#logger = parts.logger
     this.hooks = parts.hooks
     this.#timeoutMs = parts.timeoutMs
+    this.#enter = parts.enter
   }
 
   static async load(definition: PluginDefinition, options: LoadOptions): Promise<LoadedPlugin> {
@@ -55,6 +67,7 @@ export class LoadedPlugin {
       logger,
       timeoutMs: options.timeoutMs,
       onFailure: (event, error) => options.onHookFailure(name, event, error),
+      enter: options.onEnter && ((hook) => options.onEnter?.(name, hook)),
     }
     const gateway = createPluginGateway(name, scope, callOptions)
     const release = () => {
@@ -83,6 +96,7 @@ export class LoadedPlugin {
       logger,
       hooks,
       timeoutMs: options.timeoutMs,
+      enter: callOptions.enter,
     })
     const failure = await plugin.call('onLoad')
     if (failure) {
@@ -105,15 +119,19 @@ export class LoadedPlugin {
     const method = this.#instance[hook]
     if (typeof method !== 'function') return undefined
     const ms = this.#timeoutMs
+    const timedOut = () => new SmError('SM_ERR_PLUGIN_LOAD_TIMEOUT', { plugin: this.name, phase: hook, ms })
     try {
-      const run = Promise.resolve().then(() =>
-        runInContext({ actor: `plugin:${this.name}` }, () => method.call(this.#instance)),
-      )
-      await timeBox(run, ms, () => new SmError('SM_ERR_PLUGIN_LOAD_TIMEOUT', { plugin: this.name, phase: hook, ms }))
+      // The synchronous part is cut off by runBounded (a while (true) {}), the rest by timeBox.
+      const run = Promise.resolve().then(() => {
+        this.#enter?.(hook)
+        return runInContext({ actor: `plugin:${this.name}` }, () => runBounded(() => method.call(this.#instance), ms))
+      })
+      await timeBox(run, ms, timedOut)
       return undefined
     } catch (error) {
-      const failure =
-        error instanceof SmError && error.code === 'SM_ERR_PLUGIN_LOAD_TIMEOUT'
+      const failure = isBoundedTimeout(error)
+        ? timedOut()
+        : error instanceof SmError && error.code === 'SM_ERR_PLUGIN_LOAD_TIMEOUT'
           ? error
           : new SmError(
               'SM_ERR_PLUGIN_LOAD_FAILED',

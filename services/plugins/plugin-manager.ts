@@ -13,12 +13,18 @@ import type { PluginError, PluginRecord, ReloadReport } from './contract'
 import { type Candidate, discover, type SearchPath } from './discovery'
 import { planLoad } from './load-order'
 import { LoadedPlugin } from './loaded-plugin'
+import type { BlockedRecord } from './loop-watchdog'
 import type { PluginDefinition, PluginImporter } from './plugin-module'
 import { containPlugins, registerPluginRoot } from './process-guard'
 import { type PLUGIN_FACTS, readAllRecords, registryProjection, type StoredRecord } from './registry-projection'
 
 /** Which failed plugins a reconcile tries again: all (boot, reload), the ones named (enable), or none. */
-type Retry = 'all' | ReadonlySet<string>
+type Retry = (plugin: string) => boolean
+const retryAll: Retry = () => true
+const retryOnly =
+  (names: Iterable<string>): Retry =>
+  (plugin) =>
+    new Set(names).has(plugin)
 
 export interface ManagerOptions {
   /** The plugins service's own scope: facts and requests go through it, and each plugin's scope is its child. */
@@ -31,10 +37,12 @@ export interface ManagerOptions {
   readonly hookTimeoutMs: () => Promise<number>
   /** plugins.json, rewritten after every change of the registry. */
   readonly registryFile: string
+  /** Told before any plugin code runs (the loop watchdog). */
+  readonly onEnter?: (plugin: string, hook: string) => void
 }
 
 const HOOK_FACT_INTERVAL_MS = 60_000
-const OWN_FAILURES = new Set(['SM_ERR_PLUGIN_LOAD_FAILED', 'SM_ERR_PLUGIN_LOAD_TIMEOUT'])
+const OWN_FAILURES = new Set(['SM_ERR_PLUGIN_LOAD_FAILED', 'SM_ERR_PLUGIN_LOAD_TIMEOUT', 'SM_ERR_PLUGIN_BLOCKED_LOOP'])
 
 /**
  * Discovers, validates, loads and unloads plugins, and keeps the registry (a projection of
@@ -67,21 +75,30 @@ export class PluginManager {
    * Discovers plugins and loads the enabled ones. A plugin whose own code failed before is tried
    * again when `retryFailed` (a manager starting) or when its files changed since.
    */
-  loadAll(options: { retryFailed?: boolean } = {}): Promise<ReloadReport> {
+  loadAll(options: { retryFailed?: boolean; blocked?: BlockedRecord } = {}): Promise<ReloadReport> {
     return this.#queue.run(() =>
       this.#timed(async () => {
         const changed = await this.#sync()
-        return this.#reconcile(options.retryFailed === false ? changed : 'all')
+        const held = options.blocked
+        if (held) await this.#blocked(held)
+        const retry: Retry = options.retryFailed === false ? retryOnly(changed) : retryAll
+        return this.#reconcile((plugin) => plugin !== held?.plugin && retry(plugin))
       }),
     )
   }
 
-  /** Discovers plugins and records what changed on disk, loading none. */
-  async discoverOnly(): Promise<void> {
+  /** Discovers plugins and records what changed on disk (and a plugin the watchdog stopped), loading none. */
+  async discoverOnly(options: { blocked?: BlockedRecord } = {}): Promise<void> {
     await this.#queue.run(async () => {
       await this.#sync()
+      if (options.blocked) await this.#blocked(options.blocked)
       this.#writeRegistryFile(await this.records())
     })
+  }
+
+  // The plugin whose endless loop ended the last process stays out until enabled or reloaded.
+  async #blocked({ plugin, hook, ms }: BlockedRecord): Promise<void> {
+    await this.#failed(undefined, plugin, new SmError('SM_ERR_PLUGIN_BLOCKED_LOOP', { plugin, hook, ms }), false)
   }
 
   /** Unloads every plugin, then discovers and loads again, running changed code. */
@@ -91,7 +108,7 @@ export class PluginManager {
         await this.#unloadAll()
         this.#definitions.clear()
         await this.#sync()
-        return this.#reconcile('all')
+        return this.#reconcile(retryAll)
       }),
     )
   }
@@ -102,7 +119,7 @@ export class PluginManager {
    * so one broken `onLoad` runs once per attempt, never once per change someone else makes.
    */
   async reconcile(): Promise<void> {
-    await this.#queue.run(() => this.#reconcile(new Set()))
+    await this.#queue.run(() => this.#reconcile(retryOnly([])))
   }
 
   /** Unloads every plugin and stops attributing stray errors to them. */
@@ -125,7 +142,7 @@ export class PluginManager {
         perform: async () => undefined,
         message: () => `Plugin '${name}' ${enabled ? 'enabled' : 'disabled'}.`,
       })
-      if (outcome.status === 'success') await this.#reconcile(new Set([name]))
+      if (outcome.status === 'success') await this.#reconcile(retryOnly([name]))
       return outcome.result
     })
   }
@@ -208,7 +225,7 @@ export class PluginManager {
       if (!record.enabled || record.state === 'missing' || record.state === 'invalid') continue
       // Its own code failed (constructor, onLoad): run it again only when asked to.
       const ownFailure = record.state === 'failed' && OWN_FAILURES.has(record.error?.code ?? '')
-      if (ownFailure && !this.#loaded.has(record.name) && retry !== 'all' && !retry.has(record.name)) continue
+      if (ownFailure && !this.#loaded.has(record.name) && !retry(record.name)) continue
       const definition = await this.#definition(record)
       if (definition) wanted.push(definition)
     }
@@ -234,6 +251,7 @@ export class PluginManager {
           logger: this.#options.rootLogger,
           timeoutMs,
           onHookFailure: (plugin, event, error) => this.#hookFailed(plugin, event, error),
+          onEnter: this.#options.onEnter,
         })
         this.#loaded.set(name, plugin)
         if (byName.get(name)?.state !== 'loaded')

@@ -71,6 +71,30 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     }
   })
 
+  it('ends a command whose plugin hook loops forever, naming the plugin, and keeps that plugin out afterwards', async () => {
+    const dir = await setUp({ 'spin.ts': plugin('Spin', 'beforeSettingUpdate() { for (;;) {} }') })
+    const blocked = await cli(dir, ['setting', 'set', 'custom.x', '1'])
+    expect(blocked.signal).to.equal('SIGKILL')
+    expect(blocked.stderr).to.contain(
+      "Error [SM_ERR_PLUGIN_BLOCKED_LOOP]: The plugin 'spin' blocked the manager's event loop",
+    )
+    expect(blocked.stderr).to.contain('it last entered before_setting_update')
+    const spin = await record(dir, 'spin')
+    expect(spin).to.include({ state: 'failed', enabled: true })
+    expect(spin.error?.code).to.equal('SM_ERR_PLUGIN_BLOCKED_LOOP')
+    expect((await cli(dir, ['setting', 'set', 'custom.x', '2'])).code).to.equal(0)
+    expect((await cli(dir, ['setting', 'get', 'custom.x'])).stdout).to.equal('2\n')
+  })
+
+  it('cuts off an onManagerStartup that loops forever, so the manager still starts and stops on SIGTERM', async () => {
+    const dir = await setUp({ 'boot.ts': plugin('Boot', 'override onManagerStartup() { for (;;) {} }') })
+    const manager = spawnCli(dir, ['start'])
+    const cutOff = waitForLine(manager, /SM_ERR_PLUGIN_LOAD_TIMEOUT/, { stream: 'stderr' })
+    await waitForLine(manager, /^ready in/)
+    expect(await cutOff).to.contain("The plugin 'boot' did not finish onManagerStartup within 300 ms")
+    expect(await stop(manager)).to.equal(0)
+  })
+
   it('refuses process.exit from a plugin, naming it, and the command carries on', async () => {
     const dir = await setUp({ 'quitter.ts': plugin('Quitter', 'override onLoad() { process.exit(0) }') })
     const quitter = await record(dir, 'quitter')
