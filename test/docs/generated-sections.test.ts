@@ -1,0 +1,60 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { actionCatalogue, settingCatalogue } from '../../manager'
+import { hookMethodName } from '../../services/plugins/hook-catalogue'
+import { ROOT } from '../helpers/run'
+
+/**
+ * Checks (or, with SM_WRITE_DOCS=1, rewrites) the part of a doc between
+ * `<!-- generated: <name> -->` and `<!-- end generated -->`.
+ */
+function checkSection(file: string, name: string, body: string): void {
+  const path = join(ROOT, 'docs', file)
+  const text = readFileSync(path, 'utf8')
+  const start = `<!-- generated: ${name} -->\n`
+  const end = '<!-- end generated -->'
+  const from = text.indexOf(start)
+  const to = text.indexOf(end, from)
+  expect(from, `${file} has no "${start.trim()}" marker`).to.be.greaterThan(-1)
+  const expected = `${text.slice(0, from + start.length)}${body}${text.slice(to)}`
+  if (process.env.SM_WRITE_DOCS === '1') writeFileSync(path, expected)
+  expect(readFileSync(path, 'utf8'), `regenerate docs/${file} (SM_WRITE_DOCS=1)`).to.equal(expected)
+}
+
+const code = (value: unknown) => `\`${JSON.stringify(value)}\``
+
+describe('docs generated from what the services declare', () => {
+  it('docs/settings.md lists every declared setting with its default', () => {
+    const rows = settingCatalogue().map(({ key, owner, spec }) => {
+      const fallback =
+        typeof spec.default === 'function'
+          ? `\`${String((spec.default as (c: { dataDir: string }) => unknown)({ dataDir: '<data dir>' }))}\``
+          : code(spec.default)
+      const rule = spec.rule?.(Symbol('probe'))
+      return `| \`${key}\` | ${fallback} | ${spec.summary}${rule ? `; ${rule.replace(/^it must be /, '')}` : ''} | ${owner} |`
+    })
+    const body = [
+      '| key | default | what | declared by |',
+      '|---|---|---|---|',
+      ...rows,
+      '| `custom.*` | | free area for plugins and scripts: any JSON value | settings |',
+      '',
+    ].join('\n')
+    checkSection('settings.md', 'settings', body)
+  })
+
+  it('docs/plugins.md lists every hook of every declared action', () => {
+    const rows = actionCatalogue().map(
+      ({ name, owner, declaration }) =>
+        `| \`${name}\` | \`${hookMethodName(`before_${name}`)}\`, \`${hookMethodName(`after_${name}`)}\` | ${declaration.summary} | ${declaration.identity.map((k) => `\`${k}\``).join(', ')} | ${owner} |`,
+    )
+    const body = [
+      '| action | hook methods | when | identity (loop guard) | declared by |',
+      '|---|---|---|---|---|',
+      ...rows,
+      '',
+    ].join('\n')
+    checkSection('plugins.md', 'hooks', body)
+  })
+})
