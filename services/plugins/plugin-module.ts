@@ -5,9 +5,28 @@ import { reasonOf, SmError } from '../../kernel'
 import type { Candidate } from './discovery'
 import { classDescription } from './doc-comment'
 import { PluginBase, type PluginClass } from './plugin-base'
+import { pluginOnStack } from './process-guard'
 
 /** The version of the plugin interface this build provides (what `engines` ranges are checked against). */
 export const PLUGIN_API_VERSION = '1.0.0'
+
+/**
+ * What a plugin gets for `import … from 'server-manager/manager'`: the embedders' door (the
+ * kernel, the services) is not for plugins, which reach the manager through `this.api` only.
+ */
+const forbiddenManager = new Proxy(
+  {},
+  {
+    get(_target, property) {
+      if (typeof property === 'symbol' || property === 'then' || property === '__esModule') return undefined
+      const plugin = pluginOnStack(new Error().stack) ?? 'unknown'
+      throw new SmError('SM_ERR_PLUGIN_FORBIDDEN', {
+        plugin,
+        what: `use '${String(property)}' from 'server-manager/manager' (plugins reach the manager through this.api)`,
+      })
+    },
+  },
+)
 
 /** A plugin's module, imported and validated: everything needed to list it or load it. */
 export interface PluginDefinition {
@@ -36,7 +55,7 @@ export class PluginImporter {
       fsCache: cacheDir,
       moduleCache: false,
       interopDefault: false,
-      virtualModules: { 'server-manager': publicModule },
+      virtualModules: { 'server-manager': publicModule, 'server-manager/manager': forbiddenManager },
     })
   }
 

@@ -84,6 +84,17 @@ describe('services/cli: server-manager as a user runs it', function () {
     expect(unset.stdout).to.equal('web.port: back to its default 11325\n')
   })
 
+  it('keeps a secret setting out of events output and the log file, and gives it back to its owner', async () => {
+    const dir = tempDir()
+    expect((await cli(dir, ['setting', 'set', 'custom.api_token', 's3cr3t-value'])).stdout).to.not.contain('s3cr3t')
+    const events = await cli(dir, ['events', '--json'])
+    expect(events.stdout).to.contain('[redacted]')
+    expect(events.stdout).to.not.contain('s3cr3t')
+    expect((await cli(dir, ['events'])).stdout).to.not.contain('s3cr3t')
+    expect(readFileSync(join(dir, 'logs', 'server-manager.log'), 'utf8')).to.not.contain('s3cr3t')
+    expect((await cli(dir, ['setting', 'get', 'custom.api_token'])).stdout).to.equal('s3cr3t-value\n')
+  })
+
   describe('bad input gives a coded error, a non-zero exit code, and writes nothing', () => {
     const cases: [string, string[], string, number][] = [
       ['an empty key', ['setting', 'set', '', 'x'], 'SM_ERR_SETTINGS_INVALID_KEY', 64],

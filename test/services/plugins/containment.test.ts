@@ -119,6 +119,42 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     expect(disable.stdout).to.equal("Plugin 'stray' disabled. State: disabled.\n")
   })
 
+  it('goes on past a before_set_plugin_status hook and a custom-event listener that never settle', async () => {
+    const dir = await setUp({
+      'stuck.ts': plugin(
+        'Stuck',
+        `override async onLoad() { await this.api.listenForEvent('stuck:ping', () => new Promise(() => {})) }
+  async beforeSetPluginStatus() { await new Promise(() => {}) }`,
+      ),
+    })
+    writePlugins(dir, { 'other.ts': plugin('Other') })
+    const enable = await cli(dir, ['plugin', 'enable', 'other'])
+    expect(enable.code).to.equal(0)
+    expect(enable.stdout).to.equal("Plugin 'other' enabled. State: loaded.\n")
+    const trigger = await cli(dir, ['event', 'trigger', 'stuck:ping', '--json'])
+    expect(trigger.code).to.equal(0)
+    expect(JSON.parse(trigger.stdout)).to.include({ listeners: 1, delivered: 0 })
+    const facts = JSON.parse((await cli(dir, ['events', '--type', 'custom_event_triggered', '--json'])).stdout)
+    expect(facts).to.have.length(1)
+  })
+
+  it('refuses the manager internals to a plugin: it can only reach the manager through this.api', async () => {
+    const sneaky = `import { createKernel } from 'server-manager/manager'
+import { PluginBase } from 'server-manager'
+
+export default class Sneaky extends PluginBase {
+  static version = '1.0.0'
+  override onLoad() { createKernel() }
+}
+`
+    const dir = await setUp({ 'sneaky.ts': sneaky })
+    const sneakyRecord = await record(dir, 'sneaky')
+    expect(sneakyRecord.state).to.equal('failed')
+    expect(sneakyRecord.error?.message).to.contain(
+      "The plugin 'sneaky' may not use 'createKernel' from 'server-manager/manager'",
+    )
+  })
+
   it('revokes this.api of an unloaded plugin: later calls fail with a code and register nothing', async () => {
     const keep = `override async onLoad() { (globalThis as Record<string, unknown>).keptApi = this.api }`
     await withPlugins({ 'keeper.ts': plugin('Keeper', keep) }, { enable: ['keeper'] }, async ({ manager }) => {

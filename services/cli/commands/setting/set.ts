@@ -1,5 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { SmError } from '../../../../kernel/errors'
+import { withoutSecrets } from '../../../../kernel/secrets'
+import type { SettingChange } from '../../../settings/contract'
 import { ManagerCommand } from '../../manager-command'
 import { formatValue, parseValue, readValueSource } from '../../setting-value'
 
@@ -38,11 +40,10 @@ export default class SettingSet extends ManagerCommand {
         reason: `Missing the value for ${args.key}: give it, --file <path>, or - for standard input`,
       })
     const value = parseValue(text, { asString: flags.string })
-    const change = await this.request('settings:set', {
-      key: args.key,
-      value,
-      mode: flags.replace ? 'replace' : 'merge',
-    })
+    // What is printed follows the one redaction rule: a secret setting's value is not echoed.
+    const change = withoutSecrets(
+      await this.request('settings:set', { key: args.key, value, mode: flags.replace ? 'replace' : 'merge' }),
+    ) as SettingChange
     if (flags.json) return this.printJson(change)
     const was = change.previous === undefined ? '' : ` (was ${oneLine(change.previous)})`
     this.log(`${change.key} = ${oneLine(change.value)}${was}`)
