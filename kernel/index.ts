@@ -28,7 +28,6 @@ export {
   type ErrorSpec,
   errorCatalogue,
   errorSpec,
-  spec as errorSpecOf,
 } from './error-catalogue'
 export { isSmError, reasonOf, SmError, toSmError, type WireError } from './errors'
 export { formatBytes, JsonValueError, measureJson } from './json-value'

@@ -25,10 +25,17 @@ export const settingsProjection: Projection = {
   ],
 
   async apply(sql, events) {
+    const batch = new LeafBatch()
     for (const event of events) {
       const change = successfulChange(event)
-      if (change) await applyChange(sql, change.key, change.value, change.mode)
+      if (!change) continue
+      // Merging {} creates the key only if nothing is stored under it: that takes a read.
+      if (change.mode === 'merge' && isTree(change.value) && Object.keys(change.value).length === 0) {
+        await batch.flush(sql)
+        await applyChange(sql, change.key, change.value, change.mode)
+      } else batch.add(change.key, change.value, change.mode)
     }
+    await batch.flush(sql)
   },
 
   async reset(sql) {
@@ -109,6 +116,67 @@ async function applyChange(sql: Sql, key: string, value: unknown, mode: SettingM
   await sql.run('DELETE FROM setting_values WHERE key = ?', [key])
   await deleteUnder(sql, key)
   if (mode !== 'unset') await insertLeaves(sql, key, value)
+}
+
+const DELETED = Symbol('deleted')
+const CHUNK = 200
+
+/**
+ * The net effect of a run of changes on the leaf rows, folded in memory and written in a few
+ * multi-row statements: a replay of a million changes must not cost four statements each.
+ * Subtree deletions are written first, then the final state of every key the run touched, so
+ * the order of the changes is kept.
+ */
+class LeafBatch {
+  readonly #subtrees = new Set<string>()
+  readonly #leaves = new Map<string, unknown>()
+
+  add(key: string, value: unknown, mode: SettingMode): void {
+    const segments = key.split('.')
+    // A leaf above the key stops being a leaf.
+    for (let n = 1; n < segments.length; n++) this.#leaves.set(segments.slice(0, n).join('.'), DELETED)
+    if (mode === 'merge' && isTree(value)) {
+      this.#leaves.set(key, DELETED)
+      for (const [leaf, item] of flatten(key, value)) {
+        this.#deleteUnder(leaf)
+        this.#leaves.set(leaf, item)
+      }
+      return
+    }
+    this.#leaves.set(key, DELETED)
+    this.#deleteUnder(key)
+    if (mode !== 'unset') for (const [leaf, item] of flatten(key, value)) this.#leaves.set(leaf, item)
+  }
+
+  async flush(sql: Sql): Promise<void> {
+    const ranges = [...this.#subtrees].flatMap((key) => [`${key}.`, `${key}/`])
+    for (let i = 0; i < ranges.length; i += CHUNK * 2) {
+      const chunk = ranges.slice(i, i + CHUNK * 2)
+      const where = Array.from({ length: chunk.length / 2 }, () => '(key > ? AND key < ?)').join(' OR ')
+      await sql.run(`DELETE FROM setting_values WHERE ${where}`, chunk)
+    }
+    const gone = [...this.#leaves].filter(([, value]) => value === DELETED).map(([key]) => key)
+    for (let i = 0; i < gone.length; i += CHUNK) {
+      const chunk = gone.slice(i, i + CHUNK)
+      await sql.run(`DELETE FROM setting_values WHERE key IN (${chunk.map(() => '?').join(',')})`, chunk)
+    }
+    const kept = [...this.#leaves].filter(([, value]) => value !== DELETED)
+    for (let i = 0; i < kept.length; i += CHUNK) {
+      const chunk = kept.slice(i, i + CHUNK)
+      await sql.run(
+        `INSERT OR REPLACE INTO setting_values (key, value) VALUES ${chunk.map(() => '(?, ?)').join(',')}`,
+        chunk.flatMap(([key, value]) => [key, JSON.stringify(value)]),
+      )
+    }
+    this.#subtrees.clear()
+    this.#leaves.clear()
+  }
+
+  // Rows under `key` go, in the table (at flush) and in this batch (now).
+  #deleteUnder(key: string): void {
+    this.#subtrees.add(key)
+    for (const leaf of this.#leaves.keys()) if (leaf.startsWith(`${key}.`)) this.#leaves.set(leaf, DELETED)
+  }
 }
 
 async function deleteUnder(sql: Sql, key: string): Promise<void> {

@@ -1,11 +1,10 @@
-import { Command, Flags } from '@oclif/core'
-import { toSmError } from '../../../kernel/errors'
+import { Flags } from '@oclif/core'
 import { BridgeClient } from '../../bridge/client'
 import type { ManagerStatus } from '../../bridge/contract'
-import { resolveDataDir } from '../../settings/data-dir'
-import { cliError } from '../cli-error'
+import { ManagerCommand } from '../manager-command'
 
-export default class Status extends Command {
+/** Asks the running manager only: it never boots one, so it answers the same whatever runs. */
+export default class Status extends ManagerCommand {
   static override summary = 'Say whether a manager runs on the data directory: PID, uptime, loaded plugins'
   static override description =
     'Asks the running manager (server-manager start) over its socket. Exits 0 either way; with --json, `running` tells which.'
@@ -14,7 +13,7 @@ export default class Status extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Status)
-    const dataDir = resolveDataDir()
+    const dataDir = this.dataDir
     const client = await BridgeClient.connect(dataDir)
     if (!client) {
       if (flags.json) return this.log(JSON.stringify({ running: false, dataDir }, null, 2))
@@ -23,7 +22,7 @@ export default class Status extends Command {
       )
     }
     try {
-      const status = (await client.request('manager:status', {}, 'cli:status')) as ManagerStatus
+      const status = (await client.request('manager:status', {}, this.actor)) as ManagerStatus
       if (flags.json) return this.log(JSON.stringify({ running: true, ...status }, null, 2))
       this.log(`A manager runs on ${status.dataDir}`)
       this.log(`  PID      ${status.pid}`)
@@ -34,12 +33,6 @@ export default class Status extends Command {
     } finally {
       client.close()
     }
-  }
-
-  protected override async catch(error: Error): Promise<unknown> {
-    const coded = cliError(error) ?? toSmError(error)
-    this.logToStderr(`Error [${coded.code}]: ${coded.message}`)
-    return this.exit(coded.exitCode)
   }
 }
 

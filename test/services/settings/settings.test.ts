@@ -156,6 +156,32 @@ describe('services/settings', () => {
       expect(modes).to.deep.equal(['merge', 'unset', 'merge', 'unset'])
     }))
 
+  it('replays any mix of merges, replaces and unsets (folded in one batch) to the state built change by change', () =>
+    withManager(async ({ bus }) => {
+      let seed = 7
+      const random = (n: number) => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648
+        return seed % n
+      }
+      const keys = ['custom.a', 'custom.a.b', 'custom.a.b.c', 'custom.a.d', 'custom.e', 'custom.e.f']
+      const values = [1, 'x', [1, 2], {}, { b: 2 }, { b: { c: 3 }, d: 4 }, { f: null }, true]
+      for (let i = 0; i < 300; i++) {
+        const key = keys[random(keys.length)] as string
+        const op = random(5)
+        if (op === 0) await bus.request('settings:unset', { key }).catch(() => undefined)
+        else
+          await bus.request('settings:set', {
+            key,
+            value: values[random(values.length)],
+            mode: op === 1 ? 'replace' : 'merge',
+          })
+      }
+      const live = (await bus.request('settings:get', { key: 'custom' })).value
+      expect((await bus.request('events:check', {})).drifted).to.deep.equal([])
+      await bus.request('events:rebuild', {})
+      expect((await bus.request('settings:get', { key: 'custom' })).value).to.deep.equal(live)
+    }))
+
   it('measures the 1 MiB limit in bytes, not characters', () =>
     withManager(async ({ bus }) => {
       const euro = '€'.repeat(400_000) // 400 000 characters, 1 200 000 bytes
