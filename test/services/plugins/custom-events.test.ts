@@ -54,6 +54,23 @@ describe('services/plugins: custom events', () => {
         manager.bus.request('plugins:trigger_event', { event: 'a:b', payload: [1] as never }),
       )
       expect(error.code).to.equal('SM_ERR_PLUGIN_INVALID_PAYLOAD')
+      const cyclic: Record<string, unknown> = {}
+      cyclic.self = cyclic
+      const bad: [unknown, string][] = [
+        [{ run: () => 1 }, 'run is a function'],
+        [{ when: new Date(0) }, 'when is a Date, not a plain object'],
+        [{ n: 10n }, 'n is a bigint'],
+        [cyclic, 'self refers to itself'],
+        [{ big: '€'.repeat(400_000) }, 'larger than 1 MiB'],
+      ]
+      for (const [payload, reason] of bad) {
+        const refused = await rejection(
+          manager.bus.request('plugins:trigger_event', { event: 'a:b', payload: payload as Record<string, unknown> }),
+        )
+        expect(refused.code).to.equal('SM_ERR_PLUGIN_INVALID_PAYLOAD')
+        expect(refused.message).to.contain(reason)
+      }
+      expect(await manager.bus.request('events:read', { types: ['custom_event_triggered'] })).to.deep.equal([])
     })
   })
 
