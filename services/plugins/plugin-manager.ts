@@ -18,13 +18,13 @@ import type { PluginDefinition, PluginImporter } from './plugin-module'
 import { containPlugins, registerPluginRoot } from './process-guard'
 import { type PLUGIN_FACTS, readAllRecords, registryProjection, type StoredRecord } from './registry-projection'
 
-/** Which failed plugins a reconcile tries again: all (boot, reload), the ones named (enable), or none. */
+/** Whether a reconcile runs a plugin whose own code failed again: all (start, reload), the named (enable), none. */
 type Retry = (plugin: string) => boolean
 const retryAll: Retry = () => true
-const retryOnly =
-  (names: Iterable<string>): Retry =>
-  (plugin) =>
-    new Set(names).has(plugin)
+const retryOnly = (names: Iterable<string>): Retry => {
+  const chosen = new Set(names)
+  return (plugin) => chosen.has(plugin)
+}
 
 export interface ManagerOptions {
   /** The plugins service's own scope: facts and requests go through it, and each plugin's scope is its child. */
