@@ -3,7 +3,7 @@ import { connect as connectSocket, type Socket } from 'node:net'
 import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
 import { Connection } from './connection'
-import type { ClientMessage, EventFrameMeta, ServerMessage } from './protocol'
+import type { ClientMessage, EventFrameMeta, Link, ServerMessage } from './protocol'
 import { isManagerAlive, type ManagerFiles, managerFiles, readManagerInfo, withTakeover } from './socket-files'
 
 type EventListener = (payload: unknown, meta: EventFrameMeta) => void
@@ -14,14 +14,14 @@ type EventListener = (payload: unknown, meta: EventFrameMeta) => void
  * talks to the manager starts fast.
  */
 export class BridgeClient {
-  readonly #connection: Connection<ServerMessage, ClientMessage>
+  readonly #connection: Link<ClientMessage>
   readonly #pending = new Map<number, { command: string; resolve(value: unknown): void; reject(e: Error): void }>()
   readonly #listeners = new Map<number, EventListener>()
   #next = 1
   #onClose: ((reason: string | undefined) => void) | undefined
 
   private constructor(socket: Socket) {
-    this.#connection = new Connection(
+    this.#connection = new Connection<ServerMessage, ClientMessage>(
       socket,
       (message) => this.#receive(message),
       (reason) => this.#closed(reason),

@@ -1,11 +1,11 @@
 import type { Socket } from 'node:net'
-import { LineDecoder } from './protocol'
+import { LineDecoder, type Link } from './protocol'
 
 /**
  * One end of a bridge connection: JSON lines over a stream socket. Messages that are not JSON
  * objects, or too large, end the connection (the peer is told why when it can be).
  */
-export class Connection<In, Out> {
+export class Connection<In, Out> implements Link<Out> {
   readonly #socket: Socket
   readonly #decoder = new LineDecoder()
   #closed = false

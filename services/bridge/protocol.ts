@@ -27,6 +27,20 @@ export interface EventFrameMeta {
   readonly seq: number | undefined
 }
 
+/**
+ * One end of a bridge link, all the bridge's request and subscription logic needs of a
+ * transport. Today `Connection` (JSON lines over a UNIX socket) is the only one; a broker's
+ * channel between hosts would be another.
+ */
+export interface Link<Out> {
+  send(message: Out): void
+  /** Ends the link after what was sent (`reason` is reported to the other side's log, if any). */
+  close(reason?: string): void
+  /** Ends it now. */
+  destroy(): void
+  readonly closed: boolean
+}
+
 /** The largest line either side accepts (a reply with 10 000 events fits many times over). */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024
 

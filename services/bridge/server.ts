@@ -10,7 +10,7 @@ import {
   toSmError,
 } from '../../kernel'
 import { Connection } from './connection'
-import type { ClientMessage, ServerMessage } from './protocol'
+import type { ClientMessage, Link, ServerMessage } from './protocol'
 import { isManagerAlive, type ManagerFiles, readManagerInfo, withTakeover } from './socket-files'
 
 /** A caller over the bridge is a local user of the command line: `cli:<name>`, nothing else. */
@@ -24,7 +24,7 @@ const ACTOR = /^cli:[^\s:]{1,64}$/
 export class BridgeServer {
   readonly #scope: BusScope
   readonly #logger: Logger
-  readonly #connections = new Set<Connection<ClientMessage, ServerMessage>>()
+  readonly #connections = new Set<Link<ServerMessage>>()
   #server: Server | undefined
   #files: ManagerFiles | undefined
   #open: () => void = () => {}
@@ -81,7 +81,7 @@ export class BridgeServer {
 
   #accept(socket: Socket): void {
     const subscriptions = new Map<number, Disposable>()
-    const connection: Connection<ClientMessage, ServerMessage> = new Connection(
+    const connection: Link<ServerMessage> = new Connection<ClientMessage, ServerMessage>(
       socket,
       (message) => this.#handle(connection, subscriptions, message),
       (reason) => {
@@ -94,11 +94,7 @@ export class BridgeServer {
     this.#connections.add(connection)
   }
 
-  #handle(
-    connection: Connection<ClientMessage, ServerMessage>,
-    subscriptions: Map<number, Disposable>,
-    message: ClientMessage,
-  ): undefined {
+  #handle(connection: Link<ServerMessage>, subscriptions: Map<number, Disposable>, message: ClientMessage): undefined {
     const id = typeof message.id === 'number' ? message.id : -1
     const refuse = (reason: string): undefined => {
       const error = new SmError('SM_ERR_BRIDGE_BAD_MESSAGE', { reason }).toWire()
@@ -129,11 +125,7 @@ export class BridgeServer {
     }
   }
 
-  async #request(
-    connection: Connection<ClientMessage, ServerMessage>,
-    id: number,
-    message: ClientMessage & { t: 'req' },
-  ) {
+  async #request(connection: Link<ServerMessage>, id: number, message: ClientMessage & { t: 'req' }) {
     await this.#ready
     let reply: ServerMessage
     try {

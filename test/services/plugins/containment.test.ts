@@ -13,6 +13,16 @@ const record = async (dir: string, name: string): Promise<PluginRecord> => {
   return all.find((r) => r.name === name) as PluginRecord
 }
 
+/** Resolves once the event log holds an after_setting_update for `key` (re-reading on each new event). */
+async function waitForFact(dir: string, key: string): Promise<void> {
+  const follow = spawnCli(dir, ['events', '--follow', '--json', '--type', 'after_setting_update'])
+  try {
+    await waitForLine(follow, new RegExp(`"key":"${key.replace('.', '\\.')}"`))
+  } finally {
+    await stop(follow)
+  }
+}
+
 const logText = (dir: string) => readFileSync(join(dir, 'logs', 'server-manager.log'), 'utf8')
 
 /** A data directory with a short hook timeout and the given plugins enabled (each enable may fail). */
@@ -153,6 +163,35 @@ export default class Sneaky extends PluginBase {
     expect(sneakyRecord.error?.message).to.contain(
       "The plugin 'sneaky' may not use 'createKernel' from 'server-manager/manager'",
     )
+  })
+
+  it("stops a disabled plugin's forgotten timer from acting through this.api in a running manager", async () => {
+    const ticker = `override onLoad() {
+    let n = 0
+    setInterval(() => { this.api.setCustomGlobalSetting('tick', ++n) }, 50)
+  }`
+    const dir = await setUp({})
+    writePlugins(dir, { 'ticker.ts': plugin('Ticker', ticker) })
+    const manager = spawnCli(dir, ['start'])
+    try {
+      await waitForLine(manager, /^ready in/)
+      expect((await cli(dir, ['plugin', 'enable', 'ticker'])).code).to.equal(0)
+      const writes = async () =>
+        JSON.parse((await cli(dir, ['events', '--type', 'after_setting_update', '--json', '--limit', '10000'])).stdout)
+          .length as number
+      await waitForFact(dir, 'custom.tick')
+      expect((await cli(dir, ['plugin', 'disable', 'ticker'])).code).to.equal(0)
+      const revoked = () =>
+        waitForLine(manager, /SM_ERR_PLUGIN_REVOKED|called this\.api\.setCustomGlobalSetting after/, {
+          stream: 'stderr',
+        })
+      await revoked()
+      const after = await writes()
+      await revoked()
+      expect(await writes()).to.equal(after)
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
   })
 
   it('revokes this.api of an unloaded plugin: later calls fail with a code and register nothing', async () => {
