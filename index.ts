@@ -14,5 +14,6 @@ export type { ApiDescription, CustomEventListener, PluginApi } from './services/
 export { type CheckedPlugin, PluginBase, type PluginContext } from './services/plugins/plugin-base'
 export type { PluginHooks } from './services/plugins/plugin-hooks'
 export { PLUGIN_API_VERSION } from './services/plugins/plugin-module'
+export type { ServersActions } from './services/servers/actions'
 export type { SettingsActions } from './services/settings/actions'
 export type { SettingUpdate } from './services/settings/contract'

@@ -11,6 +11,7 @@ import { bridgeService } from './services/bridge'
 import { eventsService } from './services/events'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
 import { pluginsService } from './services/plugins'
+import { serversService } from './services/servers'
 import { resolveDataDir, settingsService } from './services/settings'
 
 export * from './kernel'
@@ -19,6 +20,8 @@ export { eventsService } from './services/events'
 export { createLogger, type LogLevel, logService, type RootLogger } from './services/log'
 export { pluginsService } from './services/plugins'
 export type * from './services/plugins/contract'
+export { serversService } from './services/servers'
+export type * from './services/servers/contract'
 export { resolveDataDir, settingsService } from './services/settings'
 
 export interface ManagerOptions {
@@ -58,6 +61,7 @@ export function builtinServices(
   return [
     eventsService(),
     settingsService(),
+    serversService(),
     pluginsService({ sdk, load, retryFailed: !options.oneShot, watchdog: load && options.watchdog }),
   ]
 }

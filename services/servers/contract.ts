@@ -1,0 +1,63 @@
+import type { ActionResult } from '../../kernel'
+
+/** How a server is run: `bedrock` (a Bedrock Dedicated Server directory) or `generic` (any console program). */
+export type ServerProfile = 'bedrock' | 'generic'
+
+/** One registered server (`server add`). */
+export interface ServerRecord {
+  readonly name: string
+  /** The server's directory (absolute). */
+  readonly dir: string
+  readonly profile: ServerProfile
+  /** The executable, relative to `dir` or absolute (`./bedrock_server` for bedrock). */
+  readonly command: string
+  readonly args: readonly string[]
+  /** Extra environment (bedrock gets `LD_LIBRARY_PATH=.` when it starts). */
+  readonly env: Readonly<Record<string, string>>
+  /** The console line that asks it to stop. */
+  readonly stopCommand: string
+  /** The world directory relative to `dir`; for bedrock it follows `level-name` in server.properties. */
+  readonly worldDir: string | undefined
+  /** ISO time it was added. */
+  readonly addedAt: string
+}
+
+export interface AddServer {
+  readonly name: string
+  readonly dir: string
+  readonly command?: string
+  readonly args?: readonly string[]
+  readonly env?: Readonly<Record<string, string>>
+  readonly stopCommand?: string
+  readonly worldDir?: string
+}
+
+/** A server as `server info` shows it: its record plus what its directory says now. */
+export interface ServerInfo extends ServerRecord {
+  /** The world directory in effect (absolute), when there is one. */
+  readonly world: string | undefined
+  readonly dirExists: boolean
+}
+
+declare module '../../kernel/maps' {
+  interface EventMap {
+    server_added: { readonly server: ServerRecord }
+    server_removed: { readonly name: string; readonly filesDeleted: boolean }
+  }
+
+  interface CommandMap {
+    /** Adopts an existing directory as a server (profile detected: bedrock when it holds bedrock_server). */
+    'servers:add': { payload: AddServer; reply: ServerRecord }
+    'servers:list': { payload: Record<string, never>; reply: ServerRecord[] }
+    'servers:info': { payload: { name: string }; reply: ServerInfo }
+    /** Forgets a server; with `deleteFiles`, deletes its directory too (the delete_server_data action). */
+    'servers:remove': { payload: { name: string; deleteFiles?: boolean }; reply: ActionResult }
+    /** The server's server.properties as key → value, in file order. */
+    'servers:properties': { payload: { name: string }; reply: Record<string, string> }
+    /** Changes keys of server.properties (the properties_change action), keeping comments and order. */
+    'servers:set_properties': {
+      payload: { name: string; properties: Record<string, string> }
+      reply: { readonly changed: Record<string, { from: string | undefined; to: string }> }
+    }
+  }
+}

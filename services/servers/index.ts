@@ -1,0 +1,197 @@
+import './actions'
+import './errors'
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { type BusScope, closest, performAction, reasonOf, type Service, SmError } from '../../kernel'
+import type { AddServer, ServerInfo, ServerRecord } from './contract'
+import { readServers, serversProjection } from './registry-projection'
+import { propertyProblem, ServerProperties } from './server-properties'
+
+export type * from './contract'
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
+const PROPERTIES = 'server.properties'
+
+/**
+ * The game servers: a registry of named server directories (a projection of their facts), their
+ * profile (bedrock or generic), and their server.properties. Starting, stopping and supervising
+ * them arrive in this service next.
+ */
+export function serversService(): Service {
+  return {
+    name: 'servers',
+    dependsOn: ['events'],
+    async start({ bus, config }) {
+      await bus.request('events:register_projection', { projection: serversProjection })
+      await bus.request('events:declare_facts', { types: ['server_added', 'server_removed'] })
+      const all = () =>
+        bus.request('events:read_projection', { projection: serversProjection.name, read: readServers }) as Promise<
+          ServerRecord[]
+        >
+      const find = async (name: string): Promise<ServerRecord> => {
+        const servers = await all()
+        const server = servers.find((s) => s.name === name)
+        if (server) return server
+        const nearest =
+          typeof name === 'string'
+            ? closest(
+                name,
+                servers.map((s) => s.name),
+              )
+            : undefined
+        throw new SmError('SM_ERR_SERVER_NOT_FOUND', {
+          server: String(name),
+          hint: nearest ? ` Did you mean '${nearest}'?` : '',
+        })
+      }
+
+      bus.handle('servers:add', async (request) => {
+        const server = await describe(request, await all())
+        await bus.emit('server_added', { server })
+        return server
+      })
+      bus.handle('servers:list', () => all())
+      bus.handle('servers:info', async ({ name }) => info(await find(name)))
+      bus.handle('servers:remove', async ({ name, deleteFiles }) => {
+        const server = await find(name)
+        if (deleteFiles) await deleteData(bus, server, config.dataDir)
+        await bus.emit('server_removed', { name, filesDeleted: deleteFiles === true })
+        return {
+          status: 'success' as const,
+          message: `Server '${name}' removed${deleteFiles ? `, and ${server.dir} deleted` : `; its files stay in ${server.dir}`}.`,
+        }
+      })
+      bus.handle('servers:properties', async ({ name }) => (await readProperties(await find(name))).entries())
+      bus.handle('servers:set_properties', async ({ name, properties }) =>
+        setProperties(bus, await find(name), properties),
+      )
+    },
+  }
+}
+
+/** The record for a directory being added, or the coded reason it cannot be. */
+async function describe(request: AddServer, servers: readonly ServerRecord[]): Promise<ServerRecord> {
+  const { name } = request
+  if (typeof name !== 'string' || !NAME.test(name))
+    throw new SmError('SM_ERR_SERVER_INVALID_NAME', { server: String(name) })
+  const dir = resolve(String(request.dir ?? ''))
+  const taken = servers.find((s) => s.name === name)
+  if (taken) throw new SmError('SM_ERR_SERVER_EXISTS', { server: name, dir: taken.dir })
+  const unusable = (reason: string) => new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir, reason })
+  if (!existsSync(dir)) throw unusable('it does not exist')
+  if (!statSync(dir).isDirectory()) throw unusable('it is not a directory')
+  const owner = servers.find((s) => s.dir === dir)
+  if (owner) throw unusable(`it is already the server '${owner.name}'`)
+  const bedrock = existsSync(join(dir, 'bedrock_server'))
+  if (!bedrock && !request.command) throw new SmError('SM_ERR_SERVER_NO_COMMAND', { dir })
+  if (request.worldDir !== undefined && !isInside(dir, resolve(dir, request.worldDir)))
+    throw unusable(`the world directory '${request.worldDir}' is outside it`)
+  return {
+    name,
+    dir,
+    profile: bedrock ? 'bedrock' : 'generic',
+    command: request.command ?? './bedrock_server',
+    args: [...(request.args ?? [])],
+    env: { ...(request.env ?? {}) },
+    stopCommand: request.stopCommand ?? 'stop',
+    worldDir: request.worldDir,
+    addedAt: new Date().toISOString(),
+  }
+}
+
+function info(server: ServerRecord): ServerInfo {
+  const dirExists = existsSync(server.dir)
+  return { ...server, world: worldOf(server), dirExists }
+}
+
+/** The world directory in effect: the one given, or for bedrock `worlds/<level-name>`. */
+function worldOf(server: ServerRecord): string | undefined {
+  if (server.worldDir !== undefined) return resolve(server.dir, server.worldDir)
+  if (server.profile !== 'bedrock') return undefined
+  const level = existsSync(join(server.dir, PROPERTIES))
+    ? new ServerProperties(readFileSync(join(server.dir, PROPERTIES), 'utf8')).get('level-name')
+    : undefined
+  return join(server.dir, 'worlds', level || 'Bedrock level')
+}
+
+async function readProperties(server: ServerRecord): Promise<ServerProperties> {
+  const file = join(server.dir, PROPERTIES)
+  if (!existsSync(file)) throw new SmError('SM_ERR_SERVER_PROPERTIES_MISSING', { server: server.name, file })
+  return new ServerProperties(readFileSync(file, 'utf8'))
+}
+
+async function setProperties(bus: BusScope, server: ServerRecord, properties: Record<string, string>) {
+  const file = await readProperties(server)
+  const present = Object.keys(file.entries())
+  const wanted: Record<string, string> = {}
+  for (const [key, raw] of Object.entries(properties ?? {})) {
+    const value = String(raw)
+    const problem = propertyProblem(key, value, present)
+    if (problem) throw new SmError('SM_ERR_SERVER_PROPERTY_INVALID', { server: server.name, key, reason: problem })
+    wanted[key] = value
+  }
+  const changed: Record<string, { from: string | undefined; to: string }> = {}
+  const outcome = await performAction(bus, {
+    before: 'before_properties_change',
+    after: 'after_properties_change',
+    payload: { serverName: server.name, properties: wanted },
+    perform: async () => {
+      for (const [key, value] of Object.entries(wanted)) {
+        changed[key] = { from: file.get(key), to: value }
+        file.set(key, value)
+      }
+      // Written whole to a temporary file and renamed: a crash leaves the old file or the new one.
+      const path = join(server.dir, PROPERTIES)
+      writeFileSync(`${path}.tmp`, file.toString())
+      renameSync(`${path}.tmp`, path)
+      return { changed }
+    },
+    message: () => `server.properties of '${server.name}' updated.`,
+  })
+  if (outcome.status === 'cancelled')
+    throw new SmError('SM_ERR_SERVER_CHANGE_CANCELLED', {
+      server: server.name,
+      action: 'Changing server.properties',
+      by: outcome.by,
+      reason: outcome.reason,
+    })
+  if (outcome.status === 'error') throw outcome.error
+  return { changed }
+}
+
+/** Deletes a server's directory as the delete_server_data action, refusing paths no server should own. */
+async function deleteData(bus: BusScope, server: ServerRecord, dataDir: string): Promise<void> {
+  const refuse = (reason: string) =>
+    new SmError('SM_ERR_SERVER_DELETE_REFUSED', { server: server.name, dir: server.dir, reason })
+  const unsafe = [sep, homedir(), resolve(dataDir), process.cwd()].map((p) => resolve(p))
+  if (unsafe.includes(resolve(server.dir)) || isInside(server.dir, resolve(dataDir)))
+    throw refuse('it is the root, a home, the data directory or holds it; delete it by hand if you mean it')
+  const outcome = await performAction(bus, {
+    before: 'before_delete_server_data',
+    after: 'after_delete_server_data',
+    payload: { serverName: server.name, dir: server.dir },
+    perform: async () => {
+      try {
+        rmSync(server.dir, { recursive: true, force: true })
+      } catch (error) {
+        throw refuse(reasonOf(error))
+      }
+    },
+    message: () => `Deleted ${server.dir}.`,
+  })
+  if (outcome.status === 'cancelled')
+    throw new SmError('SM_ERR_SERVER_CHANGE_CANCELLED', {
+      server: server.name,
+      action: 'Deleting its files',
+      by: outcome.by,
+      reason: outcome.reason,
+    })
+  if (outcome.status === 'error') throw outcome.error
+}
+
+/** Whether `child` is `parent` or inside it. */
+function isInside(parent: string, child: string): boolean {
+  const path = relative(parent, child)
+  return path === '' || (!path.startsWith('..') && !isAbsolute(path))
+}

@@ -1,0 +1,45 @@
+import type { Projection, Sql } from '../events/contract'
+import type { ServerRecord } from './contract'
+
+/** The server registry as a projection of `server_added` and `server_removed` facts. */
+export const serversProjection: Projection = {
+  name: 'servers',
+  version: 1,
+  types: ['server_added', 'server_removed'],
+  schema: ['CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, record TEXT NOT NULL)'],
+
+  async apply(sql, events) {
+    for (const event of events) {
+      if (event.type === 'server_added') {
+        const { server } = event.payload as { server: ServerRecord }
+        await sql.run('INSERT OR REPLACE INTO servers (name, record) VALUES (?, ?)', [
+          server.name,
+          JSON.stringify(server),
+        ])
+      } else {
+        await sql.run('DELETE FROM servers WHERE name = ?', [(event.payload as { name: string }).name])
+      }
+    }
+  },
+
+  async reset(sql) {
+    await sql.run('DELETE FROM servers')
+  },
+
+  async snapshot(sql) {
+    return readServers(sql)
+  },
+
+  async restore(sql, state) {
+    for (const server of state as ServerRecord[])
+      await sql.run('INSERT OR REPLACE INTO servers (name, record) VALUES (?, ?)', [
+        server.name,
+        JSON.stringify(server),
+      ])
+  },
+}
+
+export async function readServers(sql: Sql): Promise<ServerRecord[]> {
+  const rows = await sql.all<{ record: string }>('SELECT record FROM servers ORDER BY name')
+  return rows.map((row) => JSON.parse(row.record) as ServerRecord)
+}
