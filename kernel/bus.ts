@@ -21,7 +21,7 @@ export interface EventMeta {
   readonly reentrant?: boolean
 }
 
-/** Names one occurrence of an event, e.g. `before_server_start|s1` (default: the event name). */
+/** Names one occurrence of an event, e.g. `before_setting_update|custom.x` (default: the event name). */
 export type Identifier = (event: string, payload: unknown) => string
 
 export type Listener<P = unknown> = (payload: P, meta: EventMeta) => unknown

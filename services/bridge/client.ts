@@ -1,10 +1,17 @@
 import { rmSync } from 'node:fs'
-import { connect as connectSocket, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
 import { Connection } from './connection'
 import type { ClientMessage, EventFrameMeta, Link, ServerMessage } from './protocol'
-import { isManagerAlive, type ManagerFiles, managerFiles, readManagerInfo, withTakeover } from './socket-files'
+import {
+  connectOrCode,
+  isManagerAlive,
+  type ManagerFiles,
+  managerFiles,
+  readManagerInfo,
+  withTakeover,
+} from './socket-files'
 
 type EventListener = (payload: unknown, meta: EventFrameMeta) => void
 
@@ -100,15 +107,9 @@ export class BridgeClient {
 }
 
 /** A client, or the error code that stopped the connection. */
-function attempt(path: string): Promise<BridgeClient | string> {
-  return new Promise((resolve) => {
-    const socket = connectSocket(path)
-    socket.once('connect', () => {
-      socket.removeAllListeners('error')
-      resolve(new (BridgeClient as unknown as new (socket: Socket) => BridgeClient)(socket))
-    })
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
-  })
+async function attempt(path: string): Promise<BridgeClient | string> {
+  const socket = await connectOrCode(path)
+  return typeof socket === 'string' ? socket : new (BridgeClient as unknown as new (s: Socket) => BridgeClient)(socket)
 }
 
 function removeStale(files: ManagerFiles): void {

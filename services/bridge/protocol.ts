@@ -34,7 +34,7 @@ export interface EventFrameMeta {
  */
 export interface Link<Out> {
   send(message: Out): void
-  /** Ends the link after what was sent (`reason` is reported to the other side's log, if any). */
+  /** Ends the link after what was sent; `reason` is what this side's close handler is told. */
   close(reason?: string): void
   /** Ends it now. */
   destroy(): void

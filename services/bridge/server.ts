@@ -1,5 +1,5 @@
 import { chmodSync, rmSync } from 'node:fs'
-import { connect, createServer, type Server, type Socket } from 'node:net'
+import { createServer, type Server, type Socket } from 'node:net'
 import {
   type BusScope,
   type CommandName,
@@ -11,7 +11,7 @@ import {
 } from '../../kernel'
 import { Connection } from './connection'
 import type { ClientMessage, Link, ServerMessage } from './protocol'
-import { isManagerAlive, type ManagerFiles, readManagerInfo, withTakeover } from './socket-files'
+import { connectOrCode, isManagerAlive, type ManagerFiles, readManagerInfo, withTakeover } from './socket-files'
 
 /** A caller over the bridge is a local user of the command line: `cli:<name>`, nothing else. */
 const ACTOR = /^cli:[^\s:]{1,64}$/
@@ -162,13 +162,9 @@ function bind(server: Server, path: string): Promise<string | undefined> {
 }
 
 /** Whether something accepts connections on the socket. */
-function answers(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(path)
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-  })
+async function answers(path: string): Promise<boolean> {
+  const socket = await connectOrCode(path)
+  if (typeof socket === 'string') return false
+  socket.destroy()
+  return true
 }

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SmError } from '../../kernel/errors'
@@ -41,6 +42,18 @@ export function readManagerInfo(files: ManagerFiles): ManagerInfo | undefined {
 export function writeManagerInfo(files: ManagerFiles, info: ManagerInfo): void {
   writeFileSync(`${files.info}.tmp`, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 })
   renameSync(`${files.info}.tmp`, files.info)
+}
+
+/** A connected socket, or the error code that stopped the connection (`ENOENT`, `ECONNREFUSED`, ...). */
+export function connectOrCode(path: string): Promise<Socket | string> {
+  return new Promise((resolve) => {
+    const socket = connect(path)
+    socket.once('connect', () => {
+      socket.removeAllListeners('error')
+      resolve(socket)
+    })
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+  })
 }
 
 /** `<boot id>:<start time in clock ticks>` of a process, where /proc tells it (Linux). */

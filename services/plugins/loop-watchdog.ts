@@ -88,9 +88,16 @@ export class LoopWatchdog {
 
 /** The record a watchdog left for this data directory, removed as it is read. */
 export function takeBlockedRecord(blockedFile: string): BlockedRecord | undefined {
+  let text: string
   try {
-    const record = JSON.parse(readFileSync(blockedFile, 'utf8')) as BlockedRecord
-    rmSync(blockedFile, { force: true })
+    text = readFileSync(blockedFile, 'utf8')
+  } catch {
+    return undefined // none: the usual case
+  }
+  // Taken once, readable or not: a damaged record must not be read again at every start.
+  rmSync(blockedFile, { force: true })
+  try {
+    const record = JSON.parse(text) as BlockedRecord
     return typeof record.plugin === 'string' ? record : undefined
   } catch {
     return undefined

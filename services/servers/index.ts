@@ -3,7 +3,15 @@ import './errors'
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { type BusScope, closest, performAction, reasonOf, type Service, SmError } from '../../kernel'
+import {
+  type ActionOutcome,
+  type BusScope,
+  closest,
+  performAction,
+  reasonOf,
+  type Service,
+  SmError,
+} from '../../kernel'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { readServers, serversProjection } from './registry-projection'
 import { propertyProblem, ServerProperties } from './server-properties'
@@ -62,7 +70,7 @@ export function serversService(): Service {
           message: `Server '${name}' removed${deleteFiles ? `, and ${server.dir} deleted` : `; its files stay in ${server.dir}`}.`,
         }
       })
-      bus.handle('servers:properties', async ({ name }) => (await readProperties(await find(name))).entries())
+      bus.handle('servers:properties', async ({ name }) => readProperties(await find(name)).entries())
       bus.handle('servers:set_properties', async ({ name, properties }) =>
         setProperties(bus, await find(name), properties),
       )
@@ -115,14 +123,14 @@ function worldOf(server: ServerRecord): string | undefined {
   return join(server.dir, 'worlds', level || 'Bedrock level')
 }
 
-async function readProperties(server: ServerRecord): Promise<ServerProperties> {
+function readProperties(server: ServerRecord): ServerProperties {
   const file = join(server.dir, PROPERTIES)
   if (!existsSync(file)) throw new SmError('SM_ERR_SERVER_PROPERTIES_MISSING', { server: server.name, file })
   return new ServerProperties(readFileSync(file, 'utf8'))
 }
 
 async function setProperties(bus: BusScope, server: ServerRecord, properties: Record<string, string>) {
-  const file = await readProperties(server)
+  const file = readProperties(server)
   const present = Object.keys(file.entries())
   const wanted: Record<string, string> = {}
   for (const [key, raw] of Object.entries(properties ?? {})) {
@@ -131,12 +139,12 @@ async function setProperties(bus: BusScope, server: ServerRecord, properties: Re
     if (problem) throw new SmError('SM_ERR_SERVER_PROPERTY_INVALID', { server: server.name, key, reason: problem })
     wanted[key] = value
   }
-  const changed: Record<string, { from: string | undefined; to: string }> = {}
   const outcome = await performAction(bus, {
     before: 'before_properties_change',
     after: 'after_properties_change',
     payload: { serverName: server.name, properties: wanted },
     perform: async () => {
+      const changed: Record<string, { from: string | undefined; to: string }> = {}
       for (const [key, value] of Object.entries(wanted)) {
         changed[key] = { from: file.get(key), to: value }
         file.set(key, value)
@@ -149,15 +157,7 @@ async function setProperties(bus: BusScope, server: ServerRecord, properties: Re
     },
     message: () => `server.properties of '${server.name}' updated.`,
   })
-  if (outcome.status === 'cancelled')
-    throw new SmError('SM_ERR_SERVER_CHANGE_CANCELLED', {
-      server: server.name,
-      action: 'Changing server.properties',
-      by: outcome.by,
-      reason: outcome.reason,
-    })
-  if (outcome.status === 'error') throw outcome.error
-  return { changed }
+  return settled(outcome, server, 'Changing server.properties')
 }
 
 /** Deletes a server's directory as the delete_server_data action, refusing paths no server should own. */
@@ -180,14 +180,20 @@ async function deleteData(bus: BusScope, server: ServerRecord, dataDir: string):
     },
     message: () => `Deleted ${server.dir}.`,
   })
+  settled(outcome, server, 'Deleting its files')
+}
+
+/** An action's value, or its veto (SM_ERR_SERVER_CHANGE_CANCELLED) or failure thrown. */
+function settled<T>(outcome: ActionOutcome<T>, server: ServerRecord, action: string): T {
   if (outcome.status === 'cancelled')
     throw new SmError('SM_ERR_SERVER_CHANGE_CANCELLED', {
       server: server.name,
-      action: 'Deleting its files',
+      action,
       by: outcome.by,
       reason: outcome.reason,
     })
   if (outcome.status === 'error') throw outcome.error
+  return outcome.value
 }
 
 /** Whether `child` is `parent` or inside it. */
