@@ -2,8 +2,9 @@ import './errors'
 import './settings'
 import { mkdirSync, rmSync } from 'node:fs'
 import { reasonOf, type Service, SmError } from '../../kernel'
+import { processIdentity } from '../../kernel/process-identity'
 import { BridgeServer } from './server'
-import { managerFiles, processIdentity, writeManagerInfo } from './socket-files'
+import { managerFiles, writeManagerInfo } from './socket-files'
 
 export type * from './contract'
 

@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SmError } from '../../kernel/errors'
+import { isSameProcess } from '../../kernel/process-identity'
 import './errors'
 
 /** What a running manager writes next to its socket, for `status` and for the next manager's refusal. */
@@ -56,39 +57,9 @@ export function connectOrCode(path: string): Promise<Socket | string> {
   })
 }
 
-/** `<boot id>:<start time in clock ticks>` of a process, where /proc tells it (Linux). */
-export function processIdentity(pid: number): string | undefined {
-  try {
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // Field 22, counted after the command name, which may itself hold spaces and parentheses.
-    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
-    return `${boot}:${start}`
-  } catch {
-    return undefined
-  }
-}
-
 /** Whether the process that wrote `info` still runs (not a zombie, not another process with its PID). */
 export function isManagerAlive(info: ManagerInfo): boolean {
-  try {
-    process.kill(info.pid, 0)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false
-  }
-  if (processState(info.pid) === 'Z') return false
-  const now = processIdentity(info.pid)
-  return now === undefined || info.identity === undefined || now === info.identity
-}
-
-/** The state letter of a process (R, S, Z, ...), where /proc tells it. */
-function processState(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
-  } catch {
-    return undefined
-  }
+  return isSameProcess(info.pid, info.identity)
 }
 
 const TAKEOVER_STALE_MS = 10_000

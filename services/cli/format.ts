@@ -5,3 +5,20 @@ export function formatEvent(event: StoredEvent): string {
   const time = event.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z')
   return `#${event.seq}  ${time}  ${event.actor}  ${event.type}  ${JSON.stringify(event.payload)}`
 }
+
+/** `3d 4h 5m 6s` (the zero parts left out; `0s` for under a second). */
+export function formatUptime(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000))
+  const parts = [
+    [Math.floor(s / 86_400), 'd'],
+    [Math.floor((s % 86_400) / 3600), 'h'],
+    [Math.floor((s % 3600) / 60), 'm'],
+    [s % 60, 's'],
+  ] as const
+  return (
+    parts
+      .filter(([n]) => n > 0)
+      .map(([n, unit]) => `${n}${unit}`)
+      .join(' ') || '0s'
+  )
+}

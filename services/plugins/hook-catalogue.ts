@@ -26,11 +26,13 @@ export interface HookEvent {
 
 /** Every `before_*`/`after_*` event of the declared actions, with its hook method. */
 export function hookEvents(): HookEvent[] {
-  return actionCatalogue().flatMap(({ name, declaration }) =>
-    ['before', 'after'].map((phase) => ({
+  return actionCatalogue().flatMap(({ name, declaration }) => {
+    const hooks = ['before', 'after'].map((phase) => ({
       event: `${phase}_${name}`,
       method: hookMethodName(`${phase}_${name}`),
       identity: declaration.identity,
-    })),
-  )
+    }))
+    const alias = declaration.beforeAlias
+    return alias ? [...hooks, { event: `before_${name}`, method: alias, identity: declaration.identity }] : hooks
+  })
 }

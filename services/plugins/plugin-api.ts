@@ -34,4 +34,21 @@ export interface PluginApi {
   >
   /** The operations of this API, with their parameters and a one-line description. */
   listAvailableApis(): Promise<ApiDescription[]>
+  /** Every registered server with its profile, directory and status now. */
+  listServers(): Promise<
+    { name: string; profile: string; dir: string; status: ServerStatus; pid: number | undefined }[]
+  >
+  /** A server's status, and whether its process runs (`starting`, `running` or `stopping`). */
+  getServerRunningStatus(serverName: string): Promise<{ status: ServerStatus; running: boolean }>
+  /** Starts a server (the server_start action: your own before hooks see it too); resolves once it is up. */
+  startServer(serverName: string, mode?: 'detached' | 'direct'): Promise<ActionResult>
+  /** Stops a server: its stop command, then SIGTERM, then SIGKILL. */
+  stopServer(serverName: string): Promise<ActionResult>
+  /** Stops a server if it runs, then starts it. */
+  restartServer(serverName: string): Promise<ActionResult>
+  /** Sends one console command; a successful result carries `reply` (the lines the server answered). */
+  sendCommand(serverName: string, command: string): Promise<ActionResult>
 }
+
+/** A game server's status (services/servers). */
+export type ServerStatus = 'stopped' | 'starting' | 'running' | 'stopping' | 'crashed' | 'error'

@@ -33,6 +33,42 @@ const APIS: readonly ApiDescription[] = [
       'Listens for a custom event <namespace>:<event> until the plugin unloads; resolves to a function that stops listening.',
   },
   {
+    name: 'listServers',
+    parameters: [],
+    description: 'Every registered server with its profile, directory and status now.',
+  },
+  {
+    name: 'getServerRunningStatus',
+    parameters: [{ name: 'serverName', type: 'string' }],
+    description: "A server's status and whether its process runs: { status, running }.",
+  },
+  {
+    name: 'startServer',
+    parameters: [
+      { name: 'serverName', type: 'string' },
+      { name: 'mode', type: "'detached' | 'direct'", default: "'detached'" },
+    ],
+    description: 'Starts a server (the server_start action); resolves with the action result once it is up.',
+  },
+  {
+    name: 'stopServer',
+    parameters: [{ name: 'serverName', type: 'string' }],
+    description: 'Stops a server (stop command, then SIGTERM, then SIGKILL); returns the action result.',
+  },
+  {
+    name: 'restartServer',
+    parameters: [{ name: 'serverName', type: 'string' }],
+    description: 'Stops a server if it runs, then starts it; returns the action result.',
+  },
+  {
+    name: 'sendCommand',
+    parameters: [
+      { name: 'serverName', type: 'string' },
+      { name: 'command', type: 'string' },
+    ],
+    description: "Sends one console command; the result's reply holds the lines the server answered.",
+  },
+  {
     name: 'sendEvent',
     parameters: [
       { name: 'name', type: 'string' },
@@ -123,8 +159,41 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
       )
     }),
 
+    listServers: live('listServers', async () =>
+      (await scope.request('servers:list', {})).map((s) => ({
+        name: s.name,
+        profile: s.profile,
+        dir: s.dir,
+        status: s.status,
+        pid: s.pid,
+      })),
+    ),
+
+    getServerRunningStatus: live('getServerRunningStatus', async (serverName: string) => {
+      const { status } = await scope.request('servers:status', { name: serverName })
+      return { status, running: status === 'starting' || status === 'running' || status === 'stopping' }
+    }),
+
+    startServer: live('startServer', (serverName: string, mode: 'detached' | 'direct' = 'detached') =>
+      asResult(() => scope.request('servers:start', { name: serverName, mode }), `Server '${serverName}' started.`),
+    ),
+
+    stopServer: live('stopServer', (serverName: string) =>
+      asResult(() => scope.request('servers:stop', { name: serverName }), `Server '${serverName}' stopped.`),
+    ),
+
+    restartServer: live('restartServer', (serverName: string) =>
+      asResult(() => scope.request('servers:restart', { name: serverName }), `Server '${serverName}' restarted.`),
+    ),
+
+    sendCommand: live('sendCommand', (serverName: string, command: string) =>
+      asResult(() => scope.request('servers:send', { name: serverName, command }), `Sent to '${serverName}'.`),
+    ),
+
     listAvailableApis: live('listAvailableApis', async () =>
-      APIS.map((api) => ({ ...api, parameters: api.parameters.map((p) => ({ ...p })) })),
+      [...APIS]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((api) => ({ ...api, parameters: api.parameters.map((p) => ({ ...p })) })),
     ),
   })
   return {
@@ -132,5 +201,17 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
     revoke: () => {
       revoked = true
     },
+  }
+}
+
+/** An operation's outcome as an action result: `success` with its fields, `cancelled` on a veto, else `error` with the code. */
+async function asResult(fn: () => Promise<object>, message: string): Promise<ActionResult> {
+  try {
+    const value = await fn()
+    return { ...value, status: 'success', message }
+  } catch (error) {
+    const code = (error as SmError).code
+    const status = code === 'SM_ERR_SERVER_CHANGE_CANCELLED' ? 'cancelled' : 'error'
+    return { status, message: reasonOf(error), code }
   }
 }

@@ -15,4 +15,7 @@ export type PluginHooks = {
   ) => BeforeHookResult | Promise<BeforeHookResult>
 } & {
   [A in ActionName as `after${Capitalize<CamelCase<A>>}`]?: (payload: AfterPayload<A>) => unknown
+} & {
+  /** The seed's name for `beforeServerStart`, still honoured (decisions.md 4.2). */
+  beforeStartServer?: (payload: BeforePayload<'server_start'>) => BeforeHookResult | Promise<BeforeHookResult>
 }

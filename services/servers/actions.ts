@@ -1,7 +1,35 @@
 import { defineActions } from '../../kernel/action-catalogue'
+import type { ServerStatus, StartMode } from './supervisor/run-files'
 
 declare module '../../kernel/maps' {
   interface ActionMap {
+    /** A server starts; `after_server_start` fires once it is up (its ready line), or with the failure. */
+    server_start: { readonly serverName: string; readonly mode: StartMode }
+    /** A server stops: its stop command, then SIGTERM, then SIGKILL. */
+    server_stop: { readonly serverName: string; readonly reason: 'stop' | 'restart' | 'schedule' | 'kill' | 'manager' }
+    /** A command goes to a server's console. */
+    command_send: { readonly serverName: string; readonly command: string }
+    /** Observed: a server's status changed (also when no manager ran; recorded when next seen). */
+    server_status_change: {
+      readonly serverName: string
+      readonly status: ServerStatus
+      readonly previousStatus: ServerStatus
+      /** When it happened (the fact may be recorded later). */
+      readonly at: string
+      readonly reason: string | undefined
+      /** The entry of the server's status journal this fact records. */
+      readonly journalSeq: number
+    }
+    /** Observed: a server's game process ended without being asked to. */
+    server_crash: {
+      readonly serverName: string
+      readonly exitCode: number | null
+      readonly signal: string | null
+      readonly at: string
+      /** Crash restarts so far in this streak, and whether the restart policy starts it again. */
+      readonly restarts: number
+      readonly willRestart: boolean
+    }
     /** A server's server.properties change (only the keys given). */
     properties_change: { readonly serverName: string; readonly properties: Readonly<Record<string, string>> }
     /** A server's directory is deleted with it (`server remove --delete-files`). */
@@ -10,6 +38,19 @@ declare module '../../kernel/maps' {
 }
 
 defineActions('servers', {
+  server_start: {
+    identity: ['serverName'],
+    summary: 'a server starts (after: once it is up)',
+    beforeAlias: 'beforeStartServer',
+  },
+  server_stop: { identity: ['serverName'], summary: 'a server stops (also as part of a restart)' },
+  command_send: { identity: ['serverName', 'command'], summary: "a command goes to a server's console" },
+  server_status_change: {
+    identity: ['serverName', 'status'],
+    summary: "a server's status changes (observed)",
+    observed: true,
+  },
+  server_crash: { identity: ['serverName'], summary: "a server's process ends on its own (observed)", observed: true },
   properties_change: { identity: ['serverName'], summary: "a server's server.properties change" },
   delete_server_data: {
     identity: ['serverName'],
@@ -18,4 +59,13 @@ defineActions('servers', {
 })
 
 /** The actions this service declares (their payload types). */
-export type ServersActions = Pick<import('../../kernel/maps').ActionMap, 'properties_change' | 'delete_server_data'>
+export type ServersActions = Pick<
+  import('../../kernel/maps').ActionMap,
+  | 'server_start'
+  | 'server_stop'
+  | 'command_send'
+  | 'server_status_change'
+  | 'server_crash'
+  | 'properties_change'
+  | 'delete_server_data'
+>

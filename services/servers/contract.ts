@@ -1,4 +1,9 @@
 import type { ActionResult } from '../../kernel'
+import type { StartReply } from './control'
+import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
+import type { ServerStatus, StartMode } from './supervisor/run-files'
+
+export type { ExitReply, RunStatus, SendReply, ServerStatus, StartMode, StartReply }
 
 /** How a server is run: `bedrock` (a Bedrock Dedicated Server directory) or `generic` (any console program). */
 export type ServerProfile = 'bedrock' | 'generic'
@@ -32,6 +37,12 @@ export interface AddServer {
   readonly worldDir?: string
 }
 
+/** A server as `server list` shows it: its record and its status now. */
+export interface ServerSummary extends ServerRecord {
+  readonly status: ServerStatus
+  readonly pid: number | undefined
+}
+
 /** A server as `server info` shows it: its record plus what its directory says now. */
 export interface ServerInfo extends ServerRecord {
   /** The world directory in effect (absolute), when there is one. */
@@ -43,12 +54,14 @@ declare module '../../kernel/maps' {
   interface EventMap {
     server_added: { readonly server: ServerRecord }
     server_removed: { readonly name: string; readonly filesDeleted: boolean }
+    /** A line a running server wrote to its console (in the manager, live; not recorded). */
+    server_console: { readonly serverName: string; readonly line: string }
   }
 
   interface CommandMap {
     /** Adopts an existing directory as a server (profile detected: bedrock when it holds bedrock_server). */
     'servers:add': { payload: AddServer; reply: ServerRecord }
-    'servers:list': { payload: Record<string, never>; reply: ServerRecord[] }
+    'servers:list': { payload: Record<string, never>; reply: ServerSummary[] }
     'servers:info': { payload: { name: string }; reply: ServerInfo }
     /** Forgets a server; with `deleteFiles`, deletes its directory too (the delete_server_data action). */
     'servers:remove': { payload: { name: string; deleteFiles?: boolean }; reply: ActionResult }
@@ -59,5 +72,19 @@ declare module '../../kernel/maps' {
       payload: { name: string; properties: Record<string, string> }
       reply: { readonly changed: Record<string, { from: string | undefined; to: string }> }
     }
+    /** The server's status now (its process identity checked, not just its PID). */
+    'servers:status': { payload: { name: string }; reply: RunStatus }
+    /** Starts it (the server_start action); answers once it is up. */
+    'servers:start': { payload: { name: string; mode?: StartMode }; reply: StartReply }
+    /** Stops it (the server_stop action): the stop command, then SIGTERM, then SIGKILL. */
+    'servers:stop': { payload: { name: string }; reply: ExitReply }
+    /** Stops it if it runs, then starts it (both actions fire). */
+    'servers:restart': { payload: { name: string }; reply: StartReply }
+    /** SIGKILL now, whatever power action is in progress. */
+    'servers:kill': { payload: { name: string }; reply: ExitReply }
+    /** Sends one console command (the command_send action), with the reply lines where they are known. */
+    'servers:send': { payload: { name: string; command: string }; reply: SendReply }
+    /** The last lines of its console log, and the file's path (to follow it). */
+    'servers:logs': { payload: { name: string; lines?: number }; reply: { file: string; lines: string[] } }
   }
 }

@@ -52,13 +52,78 @@ export const serversErrors = defineErrors('servers', {
     status: 409,
     exit: 1,
     when: 'A before_* hook vetoed an action on a server.',
-    message: (p) => `${p.action} for '${p.server}' was cancelled by '${p.by}': ${p.reason}. Nothing was changed.`,
+    message: (p) => `${p.action} '${p.server}' was cancelled by '${p.by}': ${p.reason}. Nothing was changed.`,
   }),
   SM_ERR_SERVER_DELETE_REFUSED: spec<{ server: string; dir: string; reason: string }>({
     status: 409,
     exit: 77,
     when: "Deleting a server's files was refused (an unsafe path, or no confirmation).",
     message: (p) => `The files of '${p.server}' in ${p.dir} were not deleted: ${p.reason}.`,
+  }),
+  SM_ERR_SERVER_ALREADY_RUNNING: spec<{ server: string; status: string; pid: string }>({
+    status: 409,
+    exit: 75,
+    when: 'A start of a server that is already starting, running or stopping.',
+    message: (p) =>
+      `The server '${p.server}' is already ${p.status} (PID ${p.pid}). Stop it first, or use 'server restart'.`,
+  }),
+  SM_ERR_SERVER_NOT_RUNNING: spec<{ server: string; status: string; action: string }>({
+    status: 409,
+    exit: 75,
+    when: 'A stop, restart, kill or console command for a server that is not running.',
+    message: (p) =>
+      `The server '${p.server}' is ${p.status}, so it cannot ${p.action}. Start it first ('server start ${p.server}').`,
+  }),
+  SM_ERR_SERVER_BUSY: spec<{ server: string; action: string; pid: string; since: string }>({
+    status: 409,
+    exit: 75,
+    when: 'Another process is already starting, stopping or restarting the server (one power action at a time).',
+    message: (p) =>
+      `The server '${p.server}' is busy: a ${p.action} by PID ${p.pid} has been running since ${p.since}. Wait for it to finish, or use 'server kill' to end the game at once.`,
+  }),
+  SM_ERR_SERVER_START_FAILED: spec<{ server: string; reason: string; log: string }>({
+    status: 500,
+    exit: 70,
+    when: 'The game server process could not be started, or exited before it was ready.',
+    message: (p) => `The server '${p.server}' did not start: ${p.reason}.${p.log} See 'server logs ${p.server}'.`,
+  }),
+  SM_ERR_SERVER_START_TIMEOUT: spec<{ server: string; seconds: number }>({
+    status: 504,
+    exit: 75,
+    when: 'A server did not print its ready line within servers.start_timeout_s.',
+    message: (p) =>
+      `The server '${p.server}' is still starting after ${p.seconds} s (no ready line yet). It was left running: follow it with 'server logs ${p.server} --follow', or raise servers.start_timeout_s.`,
+  }),
+  SM_ERR_SERVER_COMMAND_INVALID: spec<{ server: string; reason: string }>({
+    status: 422,
+    exit: 64,
+    when: 'A console command that is empty, has line breaks or is too long.',
+    message: (p) => `That command cannot be sent to '${p.server}': ${p.reason}. Nothing was sent.`,
+  }),
+  SM_ERR_SERVER_CONSOLE_UNAVAILABLE: spec<{ server: string; reason: string }>({
+    status: 503,
+    exit: 69,
+    when: "A server's console input cannot take a command now.",
+    message: (p) => `The console of '${p.server}' cannot take a command now: ${p.reason}. Nothing was sent; try again.`,
+  }),
+  SM_ERR_SERVER_SUPERVISOR_FAILED: spec<{ server: string; reason: string; log: string }>({
+    status: 500,
+    exit: 70,
+    when: "A server's supervisor process could not be started or stopped answering.",
+    message: (p) => `The supervisor of '${p.server}' failed: ${p.reason}. Its own log is ${p.log}.`,
+  }),
+  SM_ERR_SERVER_SUPERVISED: spec<{ server: string; pid: string }>({
+    status: 409,
+    exit: 75,
+    when: 'A second supervisor was started for a server that already has one.',
+    message: (p) => `The server '${p.server}' already has a supervisor (PID ${p.pid}); nothing was started.`,
+  }),
+  SM_ERR_SERVER_PATH_TOO_LONG: spec<{ path: string }>({
+    status: 500,
+    exit: 78,
+    when: "A server's supervisor socket path is longer than UNIX sockets allow (107 bytes).",
+    message: (p) =>
+      `The socket path '${p.path}' is too long for a UNIX socket. Use a shorter data directory (SM_DATA_DIR) or server name.`,
   }),
 })
 

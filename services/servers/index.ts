@@ -1,20 +1,16 @@
 import './actions'
 import './errors'
+import './settings'
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
-import {
-  type ActionOutcome,
-  type BusScope,
-  closest,
-  performAction,
-  reasonOf,
-  type Service,
-  SmError,
-} from '../../kernel'
+import { type BusScope, closest, performAction, reasonOf, type Service, SmError } from '../../kernel'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
+import { ServerControl, settled } from './control'
 import { readServers, serversProjection } from './registry-projection'
 import { propertyProblem, ServerProperties } from './server-properties'
+import { statusProjection } from './status-projection'
+import { ACTIVE } from './supervisor/run-files'
 
 export type * from './contract'
 
@@ -27,11 +23,13 @@ const PROPERTIES = 'server.properties'
  * them arrive in this service next.
  */
 export function serversService(): Service {
+  let control: ServerControl | undefined
   return {
     name: 'servers',
-    dependsOn: ['events'],
-    async start({ bus, config }) {
+    dependsOn: ['events', 'settings'],
+    async start({ bus, config, logger }) {
       await bus.request('events:register_projection', { projection: serversProjection })
+      await bus.request('events:register_projection', { projection: statusProjection })
       await bus.request('events:declare_facts', { types: ['server_added', 'server_removed'] })
       const all = () =>
         bus.request('events:read_projection', { projection: serversProjection.name, read: readServers }) as Promise<
@@ -54,16 +52,35 @@ export function serversService(): Service {
         })
       }
 
+      const setting = async (key: string) => (await bus.request('settings:get', { key })).value
+      const servers = new ServerControl(bus, config.dataDir, setting, logger)
+      control = servers
+
       bus.handle('servers:add', async (request) => {
         const server = await describe(request, await all())
         await bus.emit('server_added', { server })
         return server
       })
-      bus.handle('servers:list', () => all())
+      bus.handle('servers:list', async () =>
+        Promise.all(
+          (await all()).map(async (server) => {
+            const run = await servers.status(server)
+            return { ...server, status: run.status, pid: run.pid }
+          }),
+        ),
+      )
       bus.handle('servers:info', async ({ name }) => info(await find(name)))
       bus.handle('servers:remove', async ({ name, deleteFiles }) => {
         const server = await find(name)
+        const run = await servers.status(server)
+        if (ACTIVE.includes(run.status) || run.supervisorPid !== undefined)
+          throw new SmError('SM_ERR_SERVER_ALREADY_RUNNING', {
+            server: name,
+            status: run.status,
+            pid: String(run.pid ?? 'unknown'),
+          })
         if (deleteFiles) await deleteData(bus, server, config.dataDir)
+        rmSync(servers.files(name).dir, { recursive: true, force: true })
         await bus.emit('server_removed', { name, filesDeleted: deleteFiles === true })
         return {
           status: 'success' as const,
@@ -74,6 +91,19 @@ export function serversService(): Service {
       bus.handle('servers:set_properties', async ({ name, properties }) =>
         setProperties(bus, await find(name), properties),
       )
+      bus.handle('servers:status', async ({ name }) => servers.status(await find(name)))
+      bus.handle('servers:start', async ({ name, mode }) => servers.start(await find(name), mode ?? 'detached'))
+      bus.handle('servers:stop', async ({ name }) => servers.stop(await find(name)))
+      bus.handle('servers:restart', async ({ name }) => servers.restart(await find(name)))
+      bus.handle('servers:kill', async ({ name }) => servers.kill(await find(name)))
+      bus.handle('servers:send', async ({ name, command }) => servers.send(await find(name), command))
+      bus.handle('servers:logs', async ({ name, lines }) => servers.logs(await find(name), lines ?? 50))
+      // The manager follows its servers live and adopts what outlived a supervisor; a one-shot CLI does not.
+      bus.on('manager_started', async () => servers.reconcile(await all()), { timeoutMs: 0 })
+      bus.on('manager_stopping', () => servers.close())
+    },
+    stop() {
+      control?.close()
     },
   }
 }
@@ -157,7 +187,7 @@ async function setProperties(bus: BusScope, server: ServerRecord, properties: Re
     },
     message: () => `server.properties of '${server.name}' updated.`,
   })
-  return settled(outcome, server, 'Changing server.properties')
+  return settled(outcome, server, 'The server.properties change of')
 }
 
 /** Deletes a server's directory as the delete_server_data action, refusing paths no server should own. */
@@ -180,20 +210,7 @@ async function deleteData(bus: BusScope, server: ServerRecord, dataDir: string):
     },
     message: () => `Deleted ${server.dir}.`,
   })
-  settled(outcome, server, 'Deleting its files')
-}
-
-/** An action's value, or its veto (SM_ERR_SERVER_CHANGE_CANCELLED) or failure thrown. */
-function settled<T>(outcome: ActionOutcome<T>, server: ServerRecord, action: string): T {
-  if (outcome.status === 'cancelled')
-    throw new SmError('SM_ERR_SERVER_CHANGE_CANCELLED', {
-      server: server.name,
-      action,
-      by: outcome.by,
-      reason: outcome.reason,
-    })
-  if (outcome.status === 'error') throw outcome.error
-  return outcome.value
+  settled(outcome, server, 'Deleting the files of')
 }
 
 /** Whether `child` is `parent` or inside it. */

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { BridgeClient } from '../../bridge/client'
 import type { ManagerStatus } from '../../bridge/contract'
+import { formatUptime } from '../format'
 import { ManagerCommand } from '../manager-command'
 
 /** Asks the running manager only: it never boots one, so it answers the same whatever runs. */
@@ -34,20 +35,4 @@ export default class Status extends ManagerCommand {
       client.close()
     }
   }
-}
-
-function formatUptime(ms: number): string {
-  const s = Math.floor(ms / 1000)
-  const parts = [
-    [Math.floor(s / 86_400), 'd'],
-    [Math.floor((s % 86_400) / 3600), 'h'],
-    [Math.floor((s % 3600) / 60), 'm'],
-    [s % 60, 's'],
-  ] as const
-  return (
-    parts
-      .filter(([n]) => n > 0)
-      .map(([n, unit]) => `${n}${unit}`)
-      .join(' ') || '0s'
-  )
 }

@@ -217,7 +217,10 @@ describe('services/cli: server-manager as a user runs it', function () {
     await cli(dir, ['setting', 'set', 'custom.a', '1'])
     await cli(dir, ['setting', 'set', 'custom.b', '2'])
     const rebuild = await cli(dir, ['db', 'rebuild', '--json'])
-    expect(JSON.parse(rebuild.stdout)).to.deep.include({ projections: ['settings', 'servers', 'plugins'], replayed: 2 })
+    expect(JSON.parse(rebuild.stdout)).to.deep.include({
+      projections: ['settings', 'servers', 'server_status', 'plugins'],
+      replayed: 2,
+    })
     const check = await cli(dir, ['db', 'check'])
     expect(check.code).to.equal(0)
     expect(check.stdout).to.contain('integrity: ok').and.to.contain('equal to a replay')

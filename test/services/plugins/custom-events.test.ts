@@ -209,10 +209,16 @@ describe('services/plugins: this.api', () => {
         expect(out.apis).to.deep.equal([
           'getGlobalSetting',
           'getPluginStatuses',
+          'getServerRunningStatus',
           'listAvailableApis',
           'listenForEvent',
+          'listServers',
+          'restartServer',
+          'sendCommand',
           'sendEvent',
           'setCustomGlobalSetting',
+          'startServer',
+          'stopServer',
         ])
         expect(out.secret).to.equal('SM_ERR_PLUGIN_FORBIDDEN')
         expect(out.badEvent).to.equal('SM_ERR_PLUGIN_INVALID_EVENT_NAME')

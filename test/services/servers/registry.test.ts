@@ -154,7 +154,7 @@ describe('services/servers: the registry and server.properties', () => {
     expect((await cli(dir, ['server', 'add', 'survival', '--dir', bds])).stdout).to.equal(
       `Server 'survival' added: bedrock server in ${bds}.\n`,
     )
-    expect((await cli(dir, ['server', 'list'])).stdout).to.contain(`survival  bedrock  ${bds}`)
+    expect((await cli(dir, ['server', 'list'])).stdout).to.match(/survival\s+bedrock\s+stopped\s+-\s+\//)
     expect((await cli(dir, ['server', 'properties', 'survival', 'max-players', '12'])).stdout).to.equal(
       'max-players = 12 (was 10)\n',
     )

@@ -1,0 +1,32 @@
+import { Args, Flags } from '@oclif/core'
+import { formatUptime } from '../../format'
+import { ManagerCommand } from '../../manager-command'
+
+export default class ServerStatus extends ManagerCommand {
+  protected override loadsPlugins = false
+  static override summary = "Show a server's status: stopped, starting, running, stopping, crashed or error"
+  static override description =
+    'The status comes from its supervisor, or, when none runs, from its state file checked against the process itself (PID, start time and boot id), so a reused PID is never taken for the server.'
+  static override examples = [
+    '<%= config.bin %> server status survival',
+    '<%= config.bin %> server status survival --json',
+  ]
+  static override args = { name: Args.string({ description: 'the server name', required: true }) }
+  static override flags = { json: Flags.boolean({ description: 'print it as JSON' }) }
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ServerStatus)
+    const s = await this.request('servers:status', { name: args.name })
+    if (flags.json) return this.printJson(s)
+    this.log(`${args.name}: ${s.status}${s.pid ? ` (PID ${s.pid})` : ''}`)
+    this.log(`since       ${s.since}${s.reason ? `  (${s.reason})` : ''}`)
+    if (s.startedAt) this.log(`up          ${formatUptime(Date.now() - Date.parse(s.startedAt))}`)
+    this.log(
+      `supervisor  ${s.supervisorPid ? `PID ${s.supervisorPid}${s.adopted ? ' (adopted the game)' : ''}` : 'none'}`,
+    )
+    this.log(`mode        ${s.mode}`)
+    if (s.restarts) this.log(`restarts    ${s.restarts} in a row after crashes`)
+    if (!s.pid && (s.exitCode !== null || s.signal))
+      this.log(`last exit   ${s.signal ? `signal ${s.signal}` : `code ${s.exitCode}`}`)
+  }
+}

@@ -1,0 +1,532 @@
+import { existsSync, statSync } from 'node:fs'
+import { type ActionOutcome, type BusScope, type Logger, performAction, reasonOf, SmError } from '../../kernel'
+import { isSameProcess } from '../../kernel/process-identity'
+import type { ServerRecord } from './contract'
+import { powerLockHeld, withPowerLock } from './power-lock'
+import { readStatuses } from './status-projection'
+import { SupervisorClient, spawnSupervisor } from './supervisor/client'
+import { MAX_COMMAND_BYTES } from './supervisor/limits'
+import { lastLines } from './supervisor/log-tail'
+import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
+import { ACTIVE, RunFiles, type RunSpec, type StartMode, type StatusEntry } from './supervisor/run-files'
+
+/** What a start answers once the server is up. */
+export interface StartReply {
+  readonly status: RunStatus['status']
+  readonly pid: number | undefined
+  readonly mode: StartMode
+}
+
+type Get = (key: string) => Promise<unknown>
+
+/**
+ * Process control of the game servers, from any process of the data directory: the manager, or
+ * a CLI that runs without one. The supervisors own the processes; this side starts them, asks
+ * them, adopts games whose supervisor died, and turns their status journals into facts.
+ */
+export class ServerControl {
+  readonly #bus: BusScope
+  readonly #dataDir: string
+  readonly #setting: Get
+  readonly #logger: Logger
+  readonly #watches = new Map<string, SupervisorClient>()
+  #watching = false
+
+  constructor(bus: BusScope, dataDir: string, setting: Get, logger: Logger) {
+    this.#bus = bus
+    this.#dataDir = dataDir
+    this.#setting = setting
+    this.#logger = logger
+  }
+
+  files(name: string): RunFiles {
+    return RunFiles.of(this.#dataDir, name)
+  }
+
+  /** The server's status now: its supervisor's word, else what its state file and /proc say. */
+  async status(server: ServerRecord): Promise<RunStatus> {
+    await this.ingest(server)
+    const files = this.files(server.name)
+    const client = await SupervisorClient.connect(files, server.name)
+    if (client) {
+      try {
+        return await client.status()
+      } catch {
+        // It ended between connect and answer: the files say the rest.
+      } finally {
+        client.close()
+      }
+    }
+    const status = this.#unsupervised(server, files)
+    await this.ingest(server)
+    return status
+  }
+
+  /** Status without a supervisor: a live recorded game is running; a dead one that should be running crashed unseen. */
+  #unsupervised(server: ServerRecord, files: RunFiles): RunStatus {
+    const state = files.readState()
+    if (!state) return stoppedStatus()
+    const game = state.game
+    const base: RunStatus = {
+      status: state.status,
+      since: state.since,
+      pid: undefined,
+      startedAt: undefined,
+      supervisorPid: undefined,
+      adopted: false,
+      mode: state.mode,
+      restarts: state.restarts,
+      exitCode: state.exitCode,
+      signal: state.signal,
+      reason: state.reason,
+    }
+    if (game && isSameProcess(game.pid, game.identity)) {
+      return {
+        ...base,
+        status: state.status === 'stopping' ? 'running' : state.status,
+        pid: game.pid,
+        startedAt: game.startedAt,
+      }
+    }
+    // A power action in flight (a supervisor being started) owns the files; look again later.
+    if (!ACTIVE.includes(state.status) || powerLockHeld(files.powerLock)) return base
+    const reason = 'its process ended while no supervisor watched it'
+    const at = new Date().toISOString()
+    files.writeState({ ...state, status: 'crashed', since: at, game: undefined, supervisor: undefined, reason })
+    files.appendJournal({
+      at,
+      status: 'crashed',
+      previous: state.status,
+      reason,
+      exitCode: null,
+      signal: null,
+      restarts: state.restarts,
+      willRestart: false,
+    })
+    this.#logger.warn(`Server '${server.name}' ${reason}.`)
+    return { ...base, status: 'crashed', since: at, reason }
+  }
+
+  /**
+   * Turns the status journal entries not yet recorded into `server_status_change` facts (and
+   * `server_crash` for crashes), in order. Entries written while no manager ran are recorded
+   * with the time they happened.
+   */
+  async ingest(server: ServerRecord): Promise<void> {
+    const files = this.files(server.name)
+    const recorded = (await this.#bus.request('events:read_projection', {
+      projection: 'server_status',
+      read: readStatuses,
+    })) as Awaited<ReturnType<typeof readStatuses>>
+    const seen = recorded.find((s) => s.name === server.name)?.journalSeq ?? 0
+    for (const entry of files.readJournal(seen)) await this.#record(server.name, entry)
+  }
+
+  readonly #recording = new Map<string, Promise<void>>()
+
+  /** One entry's facts; entries of one server are recorded one at a time (two watchers may see one entry). */
+  #record(name: string, entry: StatusEntry): Promise<void> {
+    const key = `${name}#${entry.seq}`
+    const pending = this.#recording.get(key)
+    if (pending) return pending
+    const work = (async () => {
+      const recorded = (await this.#bus.request('events:read_projection', {
+        projection: 'server_status',
+        read: readStatuses,
+      })) as Awaited<ReturnType<typeof readStatuses>>
+      if ((recorded.find((s) => s.name === name)?.journalSeq ?? 0) >= entry.seq) return
+      await this.#observe('before_server_status_change', 'after_server_status_change', {
+        serverName: name,
+        status: entry.status,
+        previousStatus: entry.previous,
+        at: entry.at,
+        reason: entry.reason,
+        journalSeq: entry.seq,
+      })
+      if (entry.status === 'crashed' && ACTIVE.includes(entry.previous))
+        await this.#observe('before_server_crash', 'after_server_crash', {
+          serverName: name,
+          exitCode: entry.exitCode ?? null,
+          signal: entry.signal ?? null,
+          at: entry.at,
+          restarts: entry.restarts ?? 0,
+          willRestart: entry.willRestart ?? false,
+        })
+    })()
+    this.#recording.set(key, work)
+    return work.finally(() => this.#recording.delete(key))
+  }
+
+  /** An observed event's hooks: `before_*` is told (a veto cannot undo what happened), `after_*` is the fact. */
+  async #observe<B extends 'before_server_status_change' | 'before_server_crash'>(
+    before: B,
+    after: 'after_server_status_change' | 'after_server_crash',
+    payload: object,
+  ): Promise<void> {
+    const report = await this.#bus.emit(before, payload as never)
+    for (const { owner, value } of report.successes)
+      if ((value as { cancel?: unknown } | undefined)?.cancel === true)
+        this.#logger.warn(`${owner} tried to veto ${before}, which reports what already happened; ignored.`)
+    await this.#bus.emit(after, { ...payload, result: { status: 'success' } } as never)
+  }
+
+  // ---- power ----
+
+  async start(server: ServerRecord, mode: StartMode): Promise<StartReply> {
+    if (mode !== 'detached' && mode !== 'direct')
+      throw new SmError('SM_ERR_SERVER_COMMAND_INVALID', {
+        server: server.name,
+        reason: `'${String(mode)}' is not a start mode (detached or direct)`,
+      })
+    const files = this.files(server.name)
+    files.ensureDir()
+    return withPowerLock(files.powerLock, server.name, 'start', () => this.#start(server, mode))
+  }
+
+  async #start(server: ServerRecord, mode: StartMode): Promise<StartReply> {
+    const now = await this.status(server)
+    if (ACTIVE.includes(now.status) || now.supervisorPid !== undefined)
+      throw new SmError('SM_ERR_SERVER_ALREADY_RUNNING', {
+        server: server.name,
+        status: now.status,
+        pid: String(now.pid ?? 'unknown'),
+      })
+    if (!existsSync(server.dir) || !statSync(server.dir).isDirectory())
+      throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: server.dir, reason: 'it no longer exists' })
+    const outcome = await performAction(this.#bus, {
+      before: 'before_server_start',
+      after: 'after_server_start',
+      payload: { serverName: server.name, mode },
+      perform: () => this.#launch(server, mode),
+      message: (reply) => `Server '${server.name}' is ${reply.status} (PID ${reply.pid}).`,
+    })
+    return settled(outcome, server, 'The start of')
+  }
+
+  async #launch(server: ServerRecord, mode: StartMode): Promise<StartReply> {
+    const files = this.files(server.name)
+    files.writeSpec(await this.#runSpec(server, mode))
+    const announced = await spawnSupervisor(files, server.name)
+    if (!announced.ok) throw SmError.fromWire(announced.error)
+    const timeoutS = Number(await this.#setting('servers.start_timeout_s'))
+    const outcome = await this.#awaitUp(server, files, timeoutS)
+    if (this.#watching) void this.#watch(server)
+    return outcome
+  }
+
+  /** Waits for the new run to be up, or to fail: the first status past `starting` decides. */
+  async #awaitUp(server: ServerRecord, files: RunFiles, timeoutS: number): Promise<StartReply> {
+    const client = await SupervisorClient.connect(files, server.name)
+    const failed = (reason: string) => {
+      const log = lastLines(files.log, 5)
+      return new SmError('SM_ERR_SERVER_START_FAILED', {
+        server: server.name,
+        reason,
+        log: log.length ? ` Its last console lines:\n  ${log.join('\n  ')}\n` : '',
+      })
+    }
+    const verdict = (status: string, reason: string | undefined): StartReply | SmError | undefined => {
+      if (status === 'running')
+        return { status: 'running', pid: files.readState()?.game?.pid, mode: files.readState()?.mode ?? 'detached' }
+      if (status === 'starting') return undefined
+      return failed(reason ?? status)
+    }
+    if (!client) {
+      const state = files.readState()
+      const v = verdict(state?.status ?? 'stopped', state?.reason)
+      if (v instanceof SmError) throw v
+      if (v) return v
+      throw failed('its supervisor ended before it could be asked')
+    }
+    try {
+      return await new Promise<StartReply>((resolvePromise, reject) => {
+        const decide = (status: string, reason: string | undefined) => {
+          const v = verdict(status, reason)
+          if (v instanceof SmError) reject(v)
+          else if (v) resolvePromise(v)
+        }
+        const timer = setTimeout(
+          () => reject(new SmError('SM_ERR_SERVER_START_TIMEOUT', { server: server.name, seconds: timeoutS })),
+          timeoutS * 1000,
+        )
+        client.onClose(() => {
+          clearTimeout(timer)
+          const state = files.readState()
+          decide(
+            state?.status === 'starting' ? 'error' : (state?.status ?? 'error'),
+            state?.reason ?? 'its supervisor ended',
+          )
+        })
+        client
+          .subscribe(
+            0,
+            () => {},
+            (entry) => decide(entry.status, entry.reason),
+          )
+          .then((now) => decide(now.status, now.reason), reject)
+      })
+    } finally {
+      client.close()
+      await this.ingest(server)
+    }
+  }
+
+  async #runSpec(server: ServerRecord, mode: StartMode): Promise<RunSpec> {
+    const n = async (key: string) => Number(await this.#setting(key))
+    return {
+      name: server.name,
+      profile: server.profile,
+      cwd: server.dir,
+      command: server.command,
+      args: server.args,
+      env: server.env,
+      stopCommand: server.stopCommand,
+      mode,
+      stopTimeoutMs: (await n('servers.stop_timeout_s')) * 1000,
+      termTimeoutMs: (await n('servers.kill_timeout_s')) * 1000,
+      restart: {
+        enabled: (await this.#setting('servers.restart.enabled')) === true,
+        maxRestarts: await n('servers.restart.max_restarts'),
+        minUptimeMs: (await n('servers.restart.min_uptime_s')) * 1000,
+        delayMs: await n('servers.restart.delay_ms'),
+      },
+      log: { maxBytes: await n('servers.log_max_bytes'), keep: await n('retention.logs') },
+    }
+  }
+
+  async stop(server: ServerRecord, reason: 'stop' | 'schedule' | 'manager' = 'stop'): Promise<ExitReply> {
+    const files = this.files(server.name)
+    files.ensureDir()
+    return withPowerLock(files.powerLock, server.name, 'stop', () => this.#stop(server, reason))
+  }
+
+  async #stop(server: ServerRecord, reason: 'stop' | 'restart' | 'schedule' | 'manager'): Promise<ExitReply> {
+    const now = await this.status(server)
+    if (!ACTIVE.includes(now.status) && now.supervisorPid === undefined)
+      throw new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: server.name, status: now.status, action: 'be stopped' })
+    const outcome = await performAction(this.#bus, {
+      before: 'before_server_stop',
+      after: 'after_server_stop',
+      payload: { serverName: server.name, reason },
+      perform: async () => {
+        const client = await this.#supervisor(server, 'be stopped')
+        try {
+          return (await client.request('stop', {})) as ExitReply
+        } finally {
+          client.close()
+          await this.ingest(server)
+        }
+      },
+      message: (exit) =>
+        `Server '${server.name}' stopped${exit.escalated ? ` (it did not stop on '${server.stopCommand}', so it got ${exit.escalated})` : ''}.`,
+    })
+    return settled(outcome, server, 'The stop of')
+  }
+
+  async restart(server: ServerRecord): Promise<StartReply> {
+    const files = this.files(server.name)
+    files.ensureDir()
+    return withPowerLock(files.powerLock, server.name, 'restart', async () => {
+      const now = await this.status(server)
+      if (ACTIVE.includes(now.status) || now.supervisorPid !== undefined) await this.#stop(server, 'restart')
+      return this.#start(server, now.mode ?? 'detached')
+    })
+  }
+
+  /** SIGKILL at once, bypassing any power action in progress (its identity is checked first). */
+  async kill(server: ServerRecord): Promise<ExitReply> {
+    const files = this.files(server.name)
+    const client = await SupervisorClient.connect(files, server.name)
+    if (client) {
+      try {
+        return (await client.request('kill', {})) as ExitReply
+      } finally {
+        client.close()
+        await this.ingest(server)
+      }
+    }
+    const state = files.readState()
+    const game = state?.game
+    if (!state || !game || !isSameProcess(game.pid, game.identity))
+      throw new SmError('SM_ERR_SERVER_NOT_RUNNING', {
+        server: server.name,
+        status: (await this.status(server)).status,
+        action: 'be killed',
+      })
+    try {
+      process.kill(-game.pid, 'SIGKILL')
+    } catch {
+      process.kill(game.pid, 'SIGKILL')
+    }
+    const at = new Date().toISOString()
+    files.writeState({
+      ...state,
+      status: 'stopped',
+      since: at,
+      game: undefined,
+      supervisor: undefined,
+      reason: 'killed',
+      signal: 'SIGKILL',
+      exitCode: null,
+    })
+    files.appendJournal({
+      at,
+      status: 'stopped',
+      previous: state.status,
+      reason: 'killed: SIGKILL',
+      exitCode: null,
+      signal: 'SIGKILL',
+    })
+    await this.ingest(server)
+    return { exitCode: null, signal: 'SIGKILL', escalated: undefined }
+  }
+
+  async send(server: ServerRecord, command: string): Promise<SendReply> {
+    const problem = commandProblem(command)
+    if (problem) throw new SmError('SM_ERR_SERVER_COMMAND_INVALID', { server: server.name, reason: problem })
+    const now = await this.status(server)
+    if (!ACTIVE.includes(now.status))
+      throw new SmError('SM_ERR_SERVER_NOT_RUNNING', {
+        server: server.name,
+        status: now.status,
+        action: 'take commands',
+      })
+    const outcome = await performAction(this.#bus, {
+      before: 'before_command_send',
+      after: 'after_command_send',
+      payload: { serverName: server.name, command },
+      perform: async () => {
+        const client = await this.#supervisor(server, 'take commands')
+        try {
+          return (await client.request('send', { command, collect: true })) as SendReply
+        } finally {
+          client.close()
+        }
+      },
+    })
+    return settled(outcome, server, 'A console command to')
+  }
+
+  /** The last `count` lines of the server's console log. */
+  logs(server: ServerRecord, count: number): { file: string; lines: string[] } {
+    const file = this.files(server.name).log
+    return { file, lines: lastLines(file, Math.max(0, Math.min(count, 100_000))) }
+  }
+
+  /** A connection to the server's supervisor, adopting a game that outlived its supervisor. */
+  async #supervisor(server: ServerRecord, action: string): Promise<SupervisorClient> {
+    const files = this.files(server.name)
+    const client = await SupervisorClient.connect(files, server.name)
+    if (client) return client
+    const game = files.readState()?.game
+    if (!game || !isSameProcess(game.pid, game.identity))
+      throw new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: server.name, status: 'stopped', action })
+    const announced = await spawnSupervisor(files, server.name)
+    if (!announced.ok && announced.error.code !== 'SM_ERR_SERVER_SUPERVISED') throw SmError.fromWire(announced.error)
+    this.#logger.info(
+      `Server '${server.name}': its game (PID ${game.pid}) outlived its supervisor; a new one adopted it.`,
+    )
+    const adopted = await SupervisorClient.connect(files, server.name)
+    if (!adopted)
+      throw new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
+        server: server.name,
+        reason: 'it did not answer after adopting the game',
+        log: files.supervisorLog,
+      })
+    if (this.#watching) void this.#watch(server)
+    return adopted
+  }
+
+  // ---- the manager's live view ----
+
+  /**
+   * In the manager: adopts every server whose game runs without a supervisor, records what
+   * happened while no manager ran, and follows each running server (status facts as they
+   * happen, console lines on the bus as `server_console`). Processes it did not start are left alone.
+   */
+  async reconcile(servers: readonly ServerRecord[]): Promise<void> {
+    this.#watching = true
+    for (const server of servers) {
+      try {
+        const now = await this.status(server)
+        if (ACTIVE.includes(now.status) || now.supervisorPid !== undefined) {
+          if (now.supervisorPid === undefined) (await this.#supervisor(server, 'be adopted')).close()
+          await this.#watch(server)
+        }
+      } catch (error) {
+        this.#logger.warn(`Server '${server.name}' could not be reconciled: ${reasonOf(error)}`)
+      }
+    }
+  }
+
+  async #watch(server: ServerRecord): Promise<void> {
+    if (!this.#watching || this.#watches.has(server.name)) return
+    const client = await SupervisorClient.connect(this.files(server.name), server.name)
+    if (!client) return
+    this.#watches.set(server.name, client)
+    client.onClose(() => {
+      if (this.#watches.get(server.name) !== client) return
+      this.#watches.delete(server.name)
+      if (!this.#watching) return
+      // The run ended, or its supervisor died: record it, and adopt a game that lives on.
+      void this.reconcile([server]).catch(() => {})
+    })
+    try {
+      await client.subscribe(
+        0,
+        (line) => void this.#bus.emit('server_console', { serverName: server.name, line }),
+        () =>
+          void this.ingest(server).catch((error) =>
+            this.#logger.warn(`Recording a status of '${server.name}' failed: ${reasonOf(error)}`),
+          ),
+      )
+      await this.ingest(server)
+    } catch {
+      client.close()
+    }
+  }
+
+  /** Stops following (the manager is stopping); the servers and their supervisors run on. */
+  close(): void {
+    this.#watching = false
+    for (const client of this.#watches.values()) client.close()
+    this.#watches.clear()
+  }
+}
+
+function stoppedStatus(): RunStatus {
+  return {
+    status: 'stopped',
+    since: new Date(0).toISOString(),
+    pid: undefined,
+    startedAt: undefined,
+    supervisorPid: undefined,
+    adopted: false,
+    mode: 'detached',
+    restarts: 0,
+    exitCode: null,
+    signal: null,
+    reason: undefined,
+  }
+}
+
+/** Why a console command cannot be sent, or undefined. */
+export function commandProblem(command: unknown): string | undefined {
+  if (typeof command !== 'string' || command.trim() === '') return 'it is empty'
+  if (/[\r\n\0]/.test(command)) return 'it holds a line break or NUL (send one command at a time)'
+  if (Buffer.byteLength(command) > MAX_COMMAND_BYTES) return `it is longer than ${MAX_COMMAND_BYTES} bytes`
+  return undefined
+}
+
+/** An action's value, or its veto (SM_ERR_SERVER_CHANGE_CANCELLED) or failure thrown. */
+export function settled<T>(outcome: ActionOutcome<T>, server: ServerRecord, action: string): T {
+  if (outcome.status === 'cancelled')
+    throw new SmError('SM_ERR_SERVER_CHANGE_CANCELLED', {
+      server: server.name,
+      action,
+      by: outcome.by,
+      reason: outcome.reason,
+    })
+  if (outcome.status === 'error') throw outcome.error
+  return outcome.value
+}

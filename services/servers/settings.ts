@@ -1,0 +1,49 @@
+import { defineSettings, wholeNumber } from '../../kernel/setting-catalogue'
+
+/** How game servers are run and supervised (docs/settings.md). */
+defineSettings('servers', {
+  'servers.start_timeout_s': {
+    default: 300,
+    summary: "how long `server start` waits for the server's ready line before it reports it still starting",
+    rule: wholeNumber(1, 86_400),
+  },
+  'servers.stop_timeout_s': {
+    default: 60,
+    summary: 'how long a stop waits after the stop command before it sends SIGTERM',
+    rule: wholeNumber(0, 86_400),
+  },
+  'servers.kill_timeout_s': {
+    default: 10,
+    summary: 'how long a stop waits after SIGTERM before it sends SIGKILL',
+    rule: wholeNumber(0, 3_600),
+  },
+  'servers.restart.enabled': {
+    default: true,
+    summary: 'restart a server that crashed (by its supervisor, with or without a manager running)',
+  },
+  'servers.restart.max_restarts': {
+    default: 3,
+    summary: 'crash restarts in a row before the server is left `crashed`',
+    rule: wholeNumber(0, 1_000),
+  },
+  'servers.restart.min_uptime_s': {
+    default: 60,
+    summary: 'a run at least this long ends a crash streak (the restart count starts again)',
+    rule: wholeNumber(0, 86_400),
+  },
+  'servers.restart.delay_ms': {
+    default: 2_000,
+    summary: 'the pause before a crash restart',
+    rule: wholeNumber(0, 3_600_000),
+  },
+  'servers.log_max_bytes': {
+    default: 10 * 1024 * 1024,
+    summary: "a server's console.log is rotated past this size",
+    rule: wholeNumber(64 * 1024, 1024 * 1024 * 1024),
+  },
+  'retention.logs': {
+    default: 5,
+    summary: 'rotated console logs kept per server (console.log.1 is the newest)',
+    rule: wholeNumber(0, 1_000),
+  },
+})

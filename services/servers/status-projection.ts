@@ -1,0 +1,69 @@
+import type { Projection, Sql } from '../events/contract'
+import type { ServerStatus } from './supervisor/run-files'
+
+export interface RecordedStatus {
+  readonly name: string
+  readonly status: ServerStatus
+  readonly since: string
+  /** The last journal entry (status.jsonl) turned into a fact. */
+  readonly journalSeq: number
+}
+
+/**
+ * Each server's last recorded status, a projection of `after_server_status_change` facts. It also
+ * remembers how far the server's status journal has been read, so an entry becomes a fact once.
+ * A server added again under an old name starts over (its run directory is new).
+ */
+export const statusProjection: Projection = {
+  name: 'server_status',
+  version: 1,
+  types: ['after_server_status_change', 'server_added', 'server_removed'],
+  schema: [
+    'CREATE TABLE IF NOT EXISTS server_status (name TEXT PRIMARY KEY, status TEXT NOT NULL, since TEXT NOT NULL, journal_seq INTEGER NOT NULL)',
+  ],
+
+  async apply(sql, events) {
+    for (const event of events) {
+      if (event.type === 'after_server_status_change') {
+        const p = event.payload as { serverName: string; status: string; at: string; journalSeq: number }
+        await sql.run('INSERT OR REPLACE INTO server_status (name, status, since, journal_seq) VALUES (?, ?, ?, ?)', [
+          p.serverName,
+          p.status,
+          p.at,
+          p.journalSeq,
+        ])
+      } else {
+        const name =
+          event.type === 'server_added'
+            ? (event.payload as { server: { name: string } }).server.name
+            : (event.payload as { name: string }).name
+        await sql.run('DELETE FROM server_status WHERE name = ?', [name])
+      }
+    }
+  },
+
+  async reset(sql) {
+    await sql.run('DELETE FROM server_status')
+  },
+
+  async snapshot(sql) {
+    return readStatuses(sql)
+  },
+
+  async restore(sql, state) {
+    for (const s of state as RecordedStatus[])
+      await sql.run('INSERT OR REPLACE INTO server_status (name, status, since, journal_seq) VALUES (?, ?, ?, ?)', [
+        s.name,
+        s.status,
+        s.since,
+        s.journalSeq,
+      ])
+  },
+}
+
+export async function readStatuses(sql: Sql): Promise<RecordedStatus[]> {
+  const rows = await sql.all<{ name: string; status: ServerStatus; since: string; journal_seq: number }>(
+    'SELECT name, status, since, journal_seq FROM server_status ORDER BY name',
+  )
+  return rows.map((r) => ({ name: r.name, status: r.status, since: r.since, journalSeq: r.journal_seq }))
+}

@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process'
+import { closeSync, openSync } from 'node:fs'
+import { join } from 'node:path'
+import { SmError } from '../../../kernel/errors'
+import { Connection } from '../../bridge/connection'
+import { connectOrCode } from '../../bridge/socket-files'
+import type { Announcement, RunStatus, SupervisorMessage, SupervisorRequest } from './protocol'
+import type { RunFiles, StatusEntry } from './run-files'
+
+type Op = SupervisorRequest['op']
+type Fields<O extends Op> = Omit<Extract<SupervisorRequest, { op: O }>, 't' | 'id' | 'op'>
+
+/** A connection to one server's supervisor (any process of the data directory's user may open one). */
+export class SupervisorClient {
+  readonly #connection: Connection<SupervisorMessage, SupervisorRequest>
+  readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+  #next = 1
+  #onLine: ((line: string) => void) | undefined
+  #onStatus: ((entry: StatusEntry) => void) | undefined
+  #onClose: (() => void)[] = []
+  readonly #server: string
+
+  private constructor(socket: import('node:net').Socket, server: string) {
+    this.#server = server
+    this.#connection = new Connection<SupervisorMessage, SupervisorRequest>(
+      socket,
+      (message) => this.#receive(message),
+      () => {
+        const lost = new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
+          server,
+          reason: 'it closed the connection before answering (it ends when the game stops for good)',
+          log: 'supervisor.log in the server run directory',
+        })
+        for (const { reject } of this.#pending.values()) reject(lost)
+        this.#pending.clear()
+        for (const listener of this.#onClose) listener()
+      },
+    )
+  }
+
+  /** A client, or undefined when no supervisor answers (none runs, or a stale socket file). */
+  static async connect(files: RunFiles, server: string): Promise<SupervisorClient | undefined> {
+    const socket = await connectOrCode(files.socket)
+    return typeof socket === 'string' ? undefined : new SupervisorClient(socket, server)
+  }
+
+  request<O extends Op>(op: O, fields: Fields<O>): Promise<unknown> {
+    const id = this.#next++
+    return new Promise((resolve, reject) => {
+      if (this.#connection.closed)
+        return reject(
+          new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
+            server: this.#server,
+            reason: 'the connection is closed',
+            log: '',
+          }),
+        )
+      this.#pending.set(id, { resolve, reject })
+      this.#connection.send({ t: 'req', id, op, ...fields } as SupervisorRequest)
+    })
+  }
+
+  status(): Promise<RunStatus> {
+    return this.request('status', {}) as Promise<RunStatus>
+  }
+
+  /** Follows the console and status changes; answers with the status now and the last `tail` lines. */
+  subscribe(
+    tail: number,
+    onLine: (line: string) => void,
+    onStatus: (entry: StatusEntry) => void,
+  ): Promise<RunStatus & { tail: string[] }> {
+    this.#onLine = onLine
+    this.#onStatus = onStatus
+    return this.request('subscribe', { tail }) as Promise<RunStatus & { tail: string[] }>
+  }
+
+  onClose(listener: () => void): void {
+    if (this.#connection.closed) listener()
+    else this.#onClose.push(listener)
+  }
+
+  close(): void {
+    this.#connection.close()
+  }
+
+  #receive(message: SupervisorMessage): void {
+    if (message.t === 'line') this.#onLine?.(message.line)
+    else if (message.t === 'status') this.#onStatus?.(message.entry)
+    else this.#settle(message)
+  }
+
+  #settle(message: Extract<SupervisorMessage, { t: 'res' }>): void {
+    const pending = this.#pending.get(message.id)
+    if (!pending) return
+    this.#pending.delete(message.id)
+    if (message.ok) pending.resolve(message.value)
+    else pending.reject(SmError.fromWire(message.error))
+  }
+}
+
+/**
+ * Starts a detached supervisor for a run directory (it adopts the game recorded there if that
+ * still runs, else starts it) and resolves with what it announces once it serves. It outlives
+ * the caller: its own output goes to `supervisor.log`.
+ */
+export function spawnSupervisor(files: RunFiles, server: string): Promise<Announcement> {
+  const out = openSync(files.supervisorLog, 'a', 0o600)
+  let child: ReturnType<typeof spawn>
+  try {
+    child = spawn(process.execPath, [join(__dirname, 'main.js'), files.dir], {
+      cwd: files.dir,
+      detached: true,
+      stdio: ['ignore', out, out, 'pipe'],
+    })
+  } finally {
+    closeSync(out)
+  }
+  return new Promise((resolve) => {
+    const channel = child.stdio[3] as NodeJS.ReadableStream & { destroy(): void }
+    let text = ''
+    channel.setEncoding('utf8')
+    channel.on('data', (chunk: string) => {
+      text += chunk
+    })
+    const done = () => {
+      child.unref()
+      channel.destroy()
+      try {
+        resolve(JSON.parse(text.split('\n')[0] ?? '') as Announcement)
+      } catch {
+        resolve({
+          ok: false,
+          error: new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
+            server,
+            reason: 'it exited before it could serve',
+            log: files.supervisorLog,
+          }).toWire(),
+        })
+      }
+    }
+    channel.once('end', done)
+    channel.once('error', done)
+    child.once('error', done)
+  })
+}

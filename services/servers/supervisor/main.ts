@@ -1,0 +1,573 @@
+/**
+ * A server's supervisor: one small detached process per running game server. It starts the game
+ * with its console input on a FIFO (opened read-write, so the game never sees EOF) and its output
+ * appended to `console.log`, so the game outlives the supervisor and everything else; it serves
+ * a 0600 UNIX socket (status, send, follow, stop, kill), tracks the status, restarts the game
+ * after a crash per the policy, and ends when the game has stopped for good.
+ *
+ * Usage: node main.js <run dir>. It reports once on fd 3 (when given) whether it serves.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs'
+import { createServer, type Server, type Socket } from 'node:net'
+import { isSmError, reasonOf, SmError } from '../../../kernel/errors'
+import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
+import { Connection } from '../../bridge/connection'
+import { connectOrCode } from '../../bridge/socket-files'
+import '../errors'
+import { LogTail, lastLines } from './log-tail'
+import { type ConsoleProfile, consoleProfile } from './profiles'
+import type { Announcement, ExitReply, RunStatus, SendReply, SupervisorMessage, SupervisorRequest } from './protocol'
+import { ACTIVE, RunFiles, type RunSpec, type RunState, type ServerStatus, type StatusEntry } from './run-files'
+
+/** How often an adopted game (not our child, so no exit event) is checked. */
+const ADOPTED_POLL_MS = 250
+const LOG_CHECK_MS = 10_000
+/** Lines kept for new followers. */
+const RING = 200
+/** How long a reply is collected: until the profile says it is complete, or quiet for a while. */
+const REPLY_QUIET_MS = 300
+const REPLY_MAX_MS = 3_000
+
+/** The environment a game gets: these from the starter's, then the profile's, then the server's own. */
+const PASSED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SHELL']
+
+type Conn = Connection<SupervisorRequest, SupervisorMessage>
+
+class Supervisor {
+  readonly #files: RunFiles
+  readonly #spec: RunSpec
+  readonly #profile: ConsoleProfile
+  #state: RunState
+  #adopted = false
+  #stopRequested = false
+  #killRequested = false
+  #escalated: ExitReply['escalated']
+  #timers: NodeJS.Timeout[] = []
+  #restartTimer: NodeJS.Timeout | undefined
+  #adoptedPoll: NodeJS.Timeout | undefined
+  #logCheck: NodeJS.Timeout | undefined
+  #exitWaiters: ((reply: ExitReply) => void)[] = []
+  #subscribers = new Set<Conn>()
+  #collectors = new Set<(line: string) => void>()
+  #ring: string[] = []
+  #tail: LogTail | undefined
+  #server: Server | undefined
+  #owner: Conn | undefined
+  #finished = false
+
+  constructor(files: RunFiles, spec: RunSpec) {
+    this.#files = files
+    this.#spec = spec
+    this.#profile = consoleProfile(spec.profile)
+    const recorded = files.readState()
+    this.#state = recorded ?? {
+      status: 'stopped',
+      since: new Date().toISOString(),
+      supervisor: undefined,
+      game: undefined,
+      mode: spec.mode,
+      restarts: 0,
+      exitCode: null,
+      signal: null,
+      reason: undefined,
+    }
+  }
+
+  /** Binds the socket, then adopts the recorded game if it still runs, else starts it. */
+  async run(): Promise<Announcement> {
+    await this.#listen()
+    this.#state = {
+      ...this.#state,
+      supervisor: { pid: process.pid, identity: processIdentity(process.pid) },
+    }
+    const game = this.#state.game
+    if (game && isSameProcess(game.pid, game.identity)) {
+      this.#adopt(game.startedAt)
+    } else {
+      this.#state = { ...this.#state, mode: this.#spec.mode, restarts: 0 }
+      this.#launch(undefined)
+    }
+    this.#files.writeState(this.#state)
+    this.#logCheck = setInterval(() => this.#rotateLog(), LOG_CHECK_MS)
+    return { ok: true, adopted: this.#adopted, status: this.#state.status }
+  }
+
+  async #listen(): Promise<void> {
+    const socketPath = this.#files.socket
+    if (Buffer.byteLength(socketPath) > 107) throw new SmError('SM_ERR_SERVER_PATH_TOO_LONG', { path: socketPath })
+    const probe = await connectOrCode(socketPath)
+    if (typeof probe !== 'string') {
+      probe.destroy()
+      throw this.#supervised()
+    }
+    if (probe === 'ECONNREFUSED') rmSync(socketPath, { force: true })
+    const server = createServer((socket) => this.#accept(socket))
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(error.code === 'EADDRINUSE' ? this.#supervised() : error),
+      )
+      server.listen(socketPath, () => resolve())
+    })
+    // The socket is created with the umask; only the data directory's user may talk to it.
+    chmodSync(socketPath, 0o600)
+    this.#server = server
+  }
+
+  #supervised(): SmError {
+    const other = this.#files.readState()?.supervisor
+    return new SmError('SM_ERR_SERVER_SUPERVISED', { server: this.#spec.name, pid: String(other?.pid ?? 'unknown') })
+  }
+
+  // ---- the game process ----
+
+  #launch(reason: string | undefined): void {
+    this.#stopRequested = false
+    this.#killRequested = false
+    this.#escalated = undefined
+    const spec = this.#spec
+    try {
+      this.#ensureFifo()
+      this.#rotateLog()
+    } catch (error) {
+      this.#failed(`its console could not be prepared: ${reasonOf(error)}`)
+      return
+    }
+    const offset = this.#files.logSize()
+    this.#follow(offset)
+    const input = openSync(this.#files.fifo, constants.O_RDWR)
+    const output = openSync(this.#files.log, 'a', 0o600)
+    let child: ChildProcess
+    try {
+      child = spawn(spec.command, [...spec.args], {
+        cwd: spec.cwd,
+        env: gameEnv(spec),
+        stdio: [input, output, output],
+        detached: true,
+      })
+    } catch (error) {
+      this.#failed(`the command '${spec.command}' could not be run: ${reasonOf(error)}`)
+      return
+    } finally {
+      closeSync(input)
+      closeSync(output)
+    }
+    if (child.pid === undefined) {
+      child.once('error', (error) => this.#failed(`the command '${spec.command}' could not be run: ${reasonOf(error)}`))
+      return
+    }
+    child.on('error', () => {}) // a failed signal; the exit event tells the rest
+    this.#adopted = false
+    const startedAt = new Date().toISOString()
+    const game = { pid: child.pid, identity: processIdentity(child.pid), startedAt, logOffset: offset }
+    this.#state = { ...this.#state, game, exitCode: null, signal: null }
+    child.once('exit', (code, signal) => this.#exited(code, signal))
+    this.#setStatus(this.#profile.ready ? 'starting' : 'running', { reason: reason ?? `started (PID ${child.pid})` })
+  }
+
+  #adopt(startedAt: string): void {
+    this.#adopted = true
+    const game = this.#state.game
+    if (!game) return
+    // A game that was still starting is read from where it started, to find its ready line.
+    const starting = this.#state.status === 'starting'
+    const from = starting ? game.logOffset : this.#files.logSize()
+    this.#follow(from)
+    if (!ACTIVE.includes(this.#state.status) || this.#state.status === 'stopping')
+      this.#setStatus('running', { reason: `adopted (PID ${game.pid}, started ${startedAt})` })
+    this.#adoptedPoll = setInterval(() => {
+      if (!isSameProcess(game.pid, game.identity)) this.#exited(null, null)
+    }, ADOPTED_POLL_MS)
+  }
+
+  #failed(reason: string): void {
+    this.#state = { ...this.#state, game: undefined }
+    this.#setStatus('error', { reason })
+    this.#finish()
+  }
+
+  #ensureFifo(): void {
+    const fifo = this.#files.fifo
+    if (existsSync(fifo) && !statSync(fifo).isFIFO()) rmSync(fifo)
+    if (!existsSync(fifo)) execFileSync('mkfifo', ['-m', '600', fifo])
+  }
+
+  #follow(offset: number): void {
+    if (this.#tail) return
+    this.#tail = new LogTail(this.#files.log, offset, (line) => this.#line(line)).start()
+  }
+
+  #line(line: string): void {
+    this.#ring.push(line)
+    if (this.#ring.length > RING) this.#ring.shift()
+    for (const collector of this.#collectors) collector(line)
+    for (const subscriber of this.#subscribers) subscriber.send({ t: 'line', line })
+    if (this.#state.status === 'starting' && this.#profile.ready?.(line))
+      this.#setStatus('running', { reason: 'ready' })
+  }
+
+  #exited(code: number | null, signal: NodeJS.Signals | null): void {
+    if (!this.#state.game) return
+    this.#tail?.poll() // the game's last words reach followers before the status does
+    if (this.#adoptedPoll) clearInterval(this.#adoptedPoll)
+    this.#adoptedPoll = undefined
+    for (const timer of this.#timers) clearTimeout(timer)
+    this.#timers = []
+    const game = this.#state.game
+    this.#state = { ...this.#state, game: undefined, exitCode: code, signal }
+    const how = this.#adopted && code === null && signal === null ? 'ended' : describeExit(code, signal)
+    const reply: ExitReply = { exitCode: code, signal, escalated: this.#escalated }
+    if (this.#killRequested || this.#stopRequested || code === 0) {
+      const why = this.#killRequested ? 'killed' : this.#stopRequested ? 'stopped' : 'exited by itself'
+      this.#setStatus('stopped', { reason: `${why}: ${how}`, exitCode: code, signal })
+      this.#settleWaiters(reply)
+      this.#finish()
+      return
+    }
+    // A crash. A run longer than the minimum uptime starts a new streak.
+    const { restart } = this.#spec
+    const uptime = Date.now() - Date.parse(game.startedAt)
+    let restarts = uptime >= restart.minUptimeMs ? 0 : this.#state.restarts
+    const willRestart = restart.enabled && restarts < restart.maxRestarts
+    if (willRestart) restarts++
+    this.#state = { ...this.#state, restarts }
+    this.#setStatus('crashed', { reason: `crashed: ${how}`, exitCode: code, signal, restarts, willRestart })
+    this.#settleWaiters(reply)
+    if (!willRestart) {
+      this.#finish()
+      return
+    }
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = undefined
+      this.#launch(`restart ${restarts} of ${restart.maxRestarts} after a crash`)
+    }, restart.delayMs)
+  }
+
+  #settleWaiters(reply: ExitReply): void {
+    const waiters = this.#exitWaiters
+    this.#exitWaiters = []
+    for (const waiter of waiters) waiter(reply)
+  }
+
+  #signal(signal: NodeJS.Signals): void {
+    const game = this.#state.game
+    if (!game || !isSameProcess(game.pid, game.identity)) return
+    this.#escalated = signal === 'SIGKILL' || signal === 'SIGTERM' ? signal : this.#escalated
+    try {
+      // Its process group (the game was started detached, so it leads one): a start script's children too.
+      process.kill(-game.pid, signal)
+    } catch {
+      try {
+        process.kill(game.pid, signal)
+      } catch {}
+    }
+  }
+
+  #setStatus(
+    status: ServerStatus,
+    extra: Partial<Pick<StatusEntry, 'reason' | 'exitCode' | 'signal' | 'restarts' | 'willRestart'>>,
+  ): void {
+    const previous = this.#state.status
+    const at = new Date().toISOString()
+    this.#state = { ...this.#state, status, since: at, reason: extra.reason }
+    this.#files.writeState(this.#state)
+    const entry = this.#files.appendJournal({ at, status, previous, ...extra })
+    for (const subscriber of this.#subscribers) subscriber.send({ t: 'status', entry })
+  }
+
+  // ---- power ----
+
+  #stop(): Promise<ExitReply> {
+    const waiting = new Promise<ExitReply>((resolve) => this.#exitWaiters.push(resolve))
+    if (this.#restartTimer) {
+      clearTimeout(this.#restartTimer)
+      this.#restartTimer = undefined
+      this.#setStatus('stopped', { reason: 'stopped while waiting to restart after a crash' })
+      this.#settleWaiters({ exitCode: this.#state.exitCode, signal: this.#state.signal, escalated: undefined })
+      this.#finish()
+      return waiting
+    }
+    if (this.#stopRequested) return waiting
+    this.#stopRequested = true
+    this.#setStatus('stopping', { reason: 'stop requested' })
+    const { stopTimeoutMs, termTimeoutMs } = this.#spec
+    try {
+      this.#write(this.#spec.stopCommand)
+    } catch {
+      this.#signal('SIGTERM') // no console: the next best polite request
+    }
+    this.#timers.push(
+      setTimeout(() => this.#signal('SIGTERM'), stopTimeoutMs),
+      setTimeout(() => this.#signal('SIGKILL'), stopTimeoutMs + termTimeoutMs),
+    )
+    return waiting
+  }
+
+  #kill(): Promise<ExitReply> {
+    const waiting = new Promise<ExitReply>((resolve) => this.#exitWaiters.push(resolve))
+    if (this.#restartTimer) return this.#stop()
+    this.#killRequested = true
+    this.#signal('SIGKILL')
+    return waiting
+  }
+
+  /** Writes one line to the game's console (non-blocking: a stalled game is "busy", never a hang). */
+  #write(command: string): void {
+    let fd: number
+    try {
+      fd = openSync(this.#files.fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+    } catch (error) {
+      throw new SmError('SM_ERR_SERVER_CONSOLE_UNAVAILABLE', {
+        server: this.#spec.name,
+        reason: (error as NodeJS.ErrnoException).code === 'ENXIO' ? 'the game is not reading it' : reasonOf(error),
+      })
+    }
+    try {
+      writeSync(fd, `${command}\n`)
+    } catch (error) {
+      throw new SmError('SM_ERR_SERVER_CONSOLE_UNAVAILABLE', {
+        server: this.#spec.name,
+        reason:
+          (error as NodeJS.ErrnoException).code === 'EAGAIN'
+            ? 'its input is full (the game is not reading)'
+            : reasonOf(error),
+      })
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  async #send(command: string, collect: boolean): Promise<SendReply> {
+    if (!ACTIVE.includes(this.#state.status) || !this.#state.game)
+      throw new SmError('SM_ERR_SERVER_NOT_RUNNING', {
+        server: this.#spec.name,
+        status: this.#state.status,
+        action: 'take commands',
+      })
+    if (isStopCommand(command, this.#spec.stopCommand)) {
+      void this.#stop()
+      return { sent: true, reply: [] }
+    }
+    if (!collect) {
+      this.#write(command)
+      return { sent: true, reply: [] }
+    }
+    const lines: string[] = []
+    let done!: () => void
+    const finished = new Promise<void>((resolve) => {
+      done = resolve
+    })
+    let quiet: NodeJS.Timeout | undefined
+    const collector = (line: string) => {
+      lines.push(line)
+      const complete = this.#profile.replyDone(command, lines)
+      if (complete) return done()
+      if (complete === undefined) {
+        clearTimeout(quiet)
+        quiet = setTimeout(done, REPLY_QUIET_MS)
+      }
+    }
+    this.#collectors.add(collector)
+    const cap = setTimeout(done, REPLY_MAX_MS)
+    try {
+      this.#write(command)
+      if (this.#profile.replyDone(command, []) === undefined) quiet = setTimeout(done, REPLY_QUIET_MS)
+      await finished
+    } finally {
+      this.#collectors.delete(collector)
+      clearTimeout(cap)
+      clearTimeout(quiet)
+    }
+    return { sent: true, reply: lines }
+  }
+
+  #status(): RunStatus {
+    const s = this.#state
+    return {
+      status: s.status,
+      since: s.since,
+      pid: s.game?.pid,
+      startedAt: s.game?.startedAt,
+      supervisorPid: process.pid,
+      adopted: this.#adopted,
+      mode: s.mode,
+      restarts: s.restarts,
+      exitCode: s.exitCode,
+      signal: s.signal,
+      reason: s.reason,
+    }
+  }
+
+  // ---- the socket ----
+
+  #accept(socket: Socket): void {
+    const connection: Conn = new Connection<SupervisorRequest, SupervisorMessage>(
+      socket,
+      (request) => void this.#answer(connection, request),
+      () => {
+        this.#subscribers.delete(connection)
+        if (this.#owner === connection && ACTIVE.includes(this.#state.status) && !this.#stopRequested) void this.#stop()
+      },
+    )
+  }
+
+  async #answer(connection: Conn, request: SupervisorRequest): Promise<void> {
+    if (request?.t !== 'req') return connection.close('not a request')
+    try {
+      const value = await this.#perform(connection, request)
+      connection.send({ t: 'res', id: request.id, ok: true, value })
+    } catch (error) {
+      const coded = isSmError(error)
+        ? error
+        : new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
+            server: this.#spec.name,
+            reason: reasonOf(error),
+            log: this.#files.supervisorLog,
+          })
+      connection.send({ t: 'res', id: request.id, ok: false, error: coded.toWire() })
+    }
+  }
+
+  async #perform(connection: Conn, request: SupervisorRequest): Promise<unknown> {
+    switch (request.op) {
+      case 'status':
+        return this.#status()
+      case 'send':
+        return this.#send(String(request.command ?? ''), request.collect === true)
+      case 'stop':
+        if (!ACTIVE.includes(this.#state.status) && !this.#restartTimer) throw this.#notRunning('stop')
+        return this.#stop()
+      case 'kill':
+        if (!this.#state.game && !this.#restartTimer) throw this.#notRunning('be killed')
+        return this.#kill()
+      case 'subscribe': {
+        const tail = Math.max(0, Math.min(Number(request.tail ?? 0) || 0, 10_000))
+        this.#subscribers.add(connection)
+        const lines =
+          tail <= this.#ring.length ? this.#ring.slice(this.#ring.length - tail) : lastLines(this.#files.log, tail)
+        return { ...this.#status(), tail: tail ? lines : [] }
+      }
+      case 'own':
+        this.#owner = connection
+        return this.#status()
+      default:
+        throw new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
+          server: this.#spec.name,
+          reason: `unknown request '${String((request as { op: unknown }).op)}'`,
+          log: this.#files.supervisorLog,
+        })
+    }
+  }
+
+  #notRunning(action: string): SmError {
+    return new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: this.#spec.name, status: this.#state.status, action })
+  }
+
+  // ---- the console log ----
+
+  /** Copy-and-truncate rotation (the game holds the log open O_APPEND, so renaming it would lose lines). */
+  #rotateLog(): void {
+    const { maxBytes, keep } = this.#spec.log
+    const log = this.#files.log
+    if (this.#files.logSize() <= maxBytes) return
+    this.#tail?.poll()
+    for (let n = keep - 1; n >= 1; n--) if (existsSync(`${log}.${n}`)) renameSync(`${log}.${n}`, `${log}.${n + 1}`)
+    if (keep >= 1) copyFileSync(log, `${log}.1`)
+    truncateSync(log, 0)
+  }
+
+  /** Ends the supervisor: the game has stopped for good (or never started). */
+  #finish(): void {
+    if (this.#finished) return
+    this.#finished = true
+    this.#state = { ...this.#state, supervisor: undefined }
+    this.#files.writeState(this.#state)
+    if (this.#logCheck) clearInterval(this.#logCheck)
+    this.#tail?.stop()
+    // Replies already queued go out; then the socket and its file go.
+    setImmediate(() => {
+      this.#server?.close()
+      rmSync(this.#files.socket, { force: true })
+      for (const subscriber of this.#subscribers) subscriber.close()
+      setTimeout(() => process.exit(0), 2_000).unref()
+    })
+  }
+}
+
+function gameEnv(spec: RunSpec): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const key of PASSED_ENV) if (process.env[key] !== undefined) env[key] = process.env[key]
+  if (spec.profile === 'bedrock') env.LD_LIBRARY_PATH = '.'
+  return { ...env, ...spec.env }
+}
+
+function describeExit(code: number | null, signal: string | null): string {
+  return signal ? `killed by ${signal}` : `exit code ${code}`
+}
+
+function isStopCommand(command: string, stopCommand: string): boolean {
+  const norm = (s: string) => s.trim().replace(/^\//, '').toLowerCase()
+  return norm(command) === norm(stopCommand)
+}
+
+function announce(message: Announcement): void {
+  try {
+    writeSync(3, `${JSON.stringify(message)}\n`)
+    closeSync(3)
+  } catch {
+    // Started by hand, or the starter is gone: nobody to tell.
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = process.argv[2]
+  if (!dir) {
+    process.stderr.write('usage: main.js <server run directory>\n')
+    process.exit(64)
+  }
+  const files = new RunFiles(dir)
+  const spec = files.readSpec()
+  if (!spec) {
+    announce({
+      ok: false,
+      error: new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
+        server: dir,
+        reason: `${files.spec} is missing or not JSON`,
+        log: files.supervisorLog,
+      }).toWire(),
+    })
+    process.exit(1)
+  }
+  // Not ours to end: a terminal hang-up or a stray Ctrl+C leaves the game and its supervisor be.
+  process.on('SIGHUP', () => {})
+  process.on('SIGINT', () => {})
+  process.on('SIGTERM', () => process.exit(0)) // the game lives on and can be adopted
+  try {
+    announce(await new Supervisor(files, spec).run())
+  } catch (error) {
+    const coded = isSmError(error)
+      ? error
+      : new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
+          server: spec.name,
+          reason: reasonOf(error),
+          log: files.supervisorLog,
+        })
+    process.stderr.write(`${new Date().toISOString()} ${coded.code}: ${coded.message}\n`)
+    announce({ ok: false, error: coded.toWire() })
+    process.exit(1)
+  }
+}
+
+void main()

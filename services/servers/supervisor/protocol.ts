@@ -1,0 +1,63 @@
+import type { WireError } from '../../../kernel/errors'
+import type { ServerStatus, StartMode, StatusEntry } from './run-files'
+
+/**
+ * The supervisor's socket protocol: JSON lines, like the bus bridge (services/bridge/protocol).
+ * Any process of the data directory's user can ask a server's supervisor for its status, send
+ * console commands, follow the console and stop it.
+ */
+export type SupervisorRequest =
+  | { readonly t: 'req'; readonly id: number; readonly op: 'status' }
+  | {
+      readonly t: 'req'
+      readonly id: number
+      readonly op: 'send'
+      readonly command: string
+      readonly collect?: boolean
+    }
+  | { readonly t: 'req'; readonly id: number; readonly op: 'stop' | 'kill' }
+  /** Follow the console and status changes; the reply carries the status and the last `tail` lines. */
+  | { readonly t: 'req'; readonly id: number; readonly op: 'subscribe'; readonly tail?: number }
+  /** direct mode: this connection owns the server, which is stopped when the connection ends. */
+  | { readonly t: 'req'; readonly id: number; readonly op: 'own' }
+
+export type SupervisorMessage =
+  | { readonly t: 'res'; readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly t: 'res'; readonly id: number; readonly ok: false; readonly error: WireError }
+  | { readonly t: 'line'; readonly line: string }
+  | { readonly t: 'status'; readonly entry: StatusEntry }
+
+/** What `status` answers (and what a server's status reads as when nobody supervises it). */
+export interface RunStatus {
+  readonly status: ServerStatus
+  readonly since: string
+  /** The game process, while there is one. */
+  readonly pid: number | undefined
+  readonly startedAt: string | undefined
+  readonly supervisorPid: number | undefined
+  /** The game outlived a supervisor and this one took it over (its exit code cannot be known). */
+  readonly adopted: boolean
+  readonly mode: StartMode
+  readonly restarts: number
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly reason: string | undefined
+}
+
+export interface SendReply {
+  readonly sent: true
+  /** The reply lines, where the profile knows the command's reply (or what arrived shortly after). */
+  readonly reply: readonly string[]
+}
+
+export interface ExitReply {
+  readonly exitCode: number | null
+  readonly signal: string | null
+  /** Whether the stop command was not enough: `SIGTERM`, then `SIGKILL`. */
+  readonly escalated: 'SIGTERM' | 'SIGKILL' | undefined
+}
+
+/** The one line a new supervisor writes on fd 3 when it serves (or cannot). */
+export type Announcement =
+  | { readonly ok: true; readonly adopted: boolean; readonly status: ServerStatus }
+  | { readonly ok: false; readonly error: WireError }

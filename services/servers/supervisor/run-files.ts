@@ -1,0 +1,187 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** A server's run state as its supervisor (or whoever found it) last wrote it. */
+export type ServerStatus = 'stopped' | 'starting' | 'running' | 'stopping' | 'crashed' | 'error'
+
+export const ACTIVE: readonly ServerStatus[] = ['starting', 'running', 'stopping']
+
+/** A process and what identifies it beyond its PID (kernel/process-identity). */
+export interface ProcessRef {
+  readonly pid: number
+  readonly identity: string | undefined
+}
+
+/** The game process of a run: its identity, when it started, and where its console output began. */
+export interface GameRef extends ProcessRef {
+  readonly startedAt: string
+  readonly logOffset: number
+}
+
+/** `state.json`: the server's status now, written whole (temp file + rename) at every change. */
+export interface RunState {
+  readonly status: ServerStatus
+  /** ISO time of the last status change. */
+  readonly since: string
+  readonly supervisor: ProcessRef | undefined
+  readonly game: GameRef | undefined
+  readonly mode: StartMode
+  /** Crash restarts in the current streak (reset after a run longer than the minimum uptime). */
+  readonly restarts: number
+  readonly exitCode: number | null
+  readonly signal: string | null
+  /** Why the last change happened, in words (`exited with code 1`, `start failed: ENOENT`). */
+  readonly reason: string | undefined
+}
+
+export type StartMode = 'detached' | 'direct'
+
+/**
+ * One line of `status.jsonl`, the journal of status changes. Supervisors run without a manager,
+ * so they cannot write the event log; whichever manager or CLI process next looks at the server
+ * turns the entries it has not seen into `server_status_change` and `server_crash` facts.
+ */
+export interface StatusEntry {
+  readonly seq: number
+  readonly at: string
+  readonly status: ServerStatus
+  readonly previous: ServerStatus
+  readonly reason?: string
+  readonly exitCode?: number | null
+  readonly signal?: string | null
+  /** On a crash: the restarts so far in this streak, and whether the policy restarts it. */
+  readonly restarts?: number
+  readonly willRestart?: boolean
+}
+
+/** What the supervisor runs and how: written by the starter, read by the supervisor. */
+export interface RunSpec {
+  readonly name: string
+  readonly profile: 'bedrock' | 'generic'
+  readonly cwd: string
+  readonly command: string
+  readonly args: readonly string[]
+  readonly env: Readonly<Record<string, string>>
+  readonly stopCommand: string
+  readonly mode: StartMode
+  readonly stopTimeoutMs: number
+  readonly termTimeoutMs: number
+  readonly restart: {
+    readonly enabled: boolean
+    readonly maxRestarts: number
+    readonly minUptimeMs: number
+    readonly delayMs: number
+  }
+  readonly log: { readonly maxBytes: number; readonly keep: number }
+}
+
+/** UNIX socket paths are limited to 107 bytes on Linux. */
+export const MAX_SOCKET_PATH = 107
+
+/** The files of one server's run directory, `<data dir>/servers/<name>/`. */
+export class RunFiles {
+  constructor(readonly dir: string) {}
+
+  static of(dataDir: string, name: string): RunFiles {
+    return new RunFiles(join(dataDir, 'servers', name))
+  }
+  get socket(): string {
+    return join(this.dir, 'supervisor.sock')
+  }
+  get fifo(): string {
+    return join(this.dir, 'console.in')
+  }
+  get log(): string {
+    return join(this.dir, 'console.log')
+  }
+  get state(): string {
+    return join(this.dir, 'state.json')
+  }
+  get journal(): string {
+    return join(this.dir, 'status.jsonl')
+  }
+  get spec(): string {
+    return join(this.dir, 'spec.json')
+  }
+  get powerLock(): string {
+    return join(this.dir, 'power.lock')
+  }
+  get ingestLock(): string {
+    return join(this.dir, 'ingest.lock')
+  }
+  get supervisorLog(): string {
+    return join(this.dir, 'supervisor.log')
+  }
+
+  ensureDir(): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 })
+  }
+
+  readState(): RunState | undefined {
+    return readJson<RunState>(this.state)
+  }
+
+  writeState(state: RunState): void {
+    writeJson(this.state, state)
+  }
+
+  readSpec(): RunSpec | undefined {
+    return readJson<RunSpec>(this.spec)
+  }
+
+  writeSpec(spec: RunSpec): void {
+    writeJson(this.spec, spec)
+  }
+
+  /** Journal entries after `seq`, oldest first (a torn last line, from a crash mid-write, is skipped). */
+  readJournal(afterSeq = 0): StatusEntry[] {
+    let text: string
+    try {
+      text = readFileSync(this.journal, 'utf8')
+    } catch {
+      return []
+    }
+    const entries: StatusEntry[] = []
+    for (const line of text.split('\n')) {
+      if (!line) continue
+      try {
+        const entry = JSON.parse(line) as StatusEntry
+        if (entry.seq > afterSeq) entries.push(entry)
+      } catch {}
+    }
+    return entries
+  }
+
+  /** Appends one entry (one write of one line, so concurrent readers never see half of it). */
+  appendJournal(entry: Omit<StatusEntry, 'seq'>): StatusEntry {
+    const last = this.readJournal().at(-1)
+    const full = { seq: (last?.seq ?? 0) + 1, ...entry }
+    appendFileSync(this.journal, `${JSON.stringify(full)}\n`, { mode: 0o600 })
+    return full
+  }
+
+  exists(): boolean {
+    return existsSync(this.dir)
+  }
+
+  logSize(): number {
+    try {
+      return statSync(this.log).size
+    } catch {
+      return 0
+    }
+  }
+}
+
+function readJson<T>(path: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T
+  } catch {
+    return undefined
+  }
+}
+
+function writeJson(path: string, value: unknown): void {
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 })
+  renameSync(`${path}.tmp`, path)
+}

@@ -1,0 +1,116 @@
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { isSameProcess } from '../../kernel/process-identity'
+import { SupervisorClient } from '../../services/servers/supervisor/client'
+import type { RunStatus } from '../../services/servers/supervisor/protocol'
+import { RunFiles, type StatusEntry } from '../../services/servers/supervisor/run-files'
+import { ROOT } from './run'
+import { tempDir } from './temp-dir'
+
+export const FAKE_BEDROCK = join(ROOT, 'test', 'fixtures', 'fake-bedrock.js')
+
+/** A directory laid out like an unpacked Bedrock server whose `bedrock_server` is the fake (test/fixtures). */
+export function fakeBedrockDir(options: { level?: string; env?: Record<string, string> } = {}): string {
+  const dir = join(tempDir('sm-bds-'), 'bds')
+  mkdirSync(dir, { recursive: true })
+  const exported = Object.entries(options.env ?? {})
+    .map(([k, v]) => `export ${k}='${v}'\n`)
+    .join('')
+  writeFileSync(
+    join(dir, 'bedrock_server'),
+    `#!/bin/sh\n${exported}exec '${process.execPath}' '${FAKE_BEDROCK}' "$@"\n`,
+    {
+      mode: 0o755,
+    },
+  )
+  writeFileSync(join(dir, 'server.properties'), `server-name=Test\nlevel-name=${options.level ?? 'Bedrock level'}\n`)
+  return dir
+}
+
+/** A server's state file as its supervisor wrote it. */
+export function runState(dataDir: string, name: string) {
+  return RunFiles.of(dataDir, name).readState()
+}
+
+/**
+ * Follows a running server through its supervisor's socket and resolves when a status change
+ * (or the status at subscription) matches: event-driven, no polling.
+ */
+export async function untilStatus(
+  dataDir: string,
+  name: string,
+  matches: (entry: { status: string; willRestart?: boolean }) => boolean,
+): Promise<StatusEntry | RunStatus> {
+  const client = await SupervisorClient.connect(RunFiles.of(dataDir, name), name)
+  if (!client) throw new Error(`no supervisor answers for ${name}`)
+  try {
+    return await new Promise((resolve, reject) => {
+      client.onClose(() => reject(new Error(`the supervisor of ${name} ended first`)))
+      client
+        .subscribe(
+          0,
+          () => {},
+          (entry) => matches(entry) && resolve(entry),
+        )
+        .then((now) => matches(now) && resolve(now), reject)
+    })
+  } finally {
+    client.close()
+  }
+}
+
+/** Resolves when the server's supervisor ends (its socket closes). */
+export async function untilSupervisorEnds(dataDir: string, name: string): Promise<void> {
+  const client = await SupervisorClient.connect(RunFiles.of(dataDir, name), name)
+  if (!client) return
+  await new Promise<void>((resolve) => {
+    client.onClose(resolve)
+    client
+      .subscribe(
+        0,
+        () => {},
+        () => {},
+      )
+      .catch(() => {})
+  })
+}
+
+/** Kills every game and supervisor recorded under a data directory (identity-checked): no test leaves one running. */
+export function killServers(dataDir: string): void {
+  let names: string[] = []
+  try {
+    names = readdirSync(join(dataDir, 'servers'))
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const state = runState(dataDir, name)
+    for (const ref of [state?.supervisor, state?.game])
+      if (ref && isSameProcess(ref.pid, ref.identity))
+        try {
+          process.kill(ref.pid, 'SIGKILL')
+        } catch {}
+  }
+}
+
+/** A fresh data directory whose servers are killed after the test. */
+export function gameDataDir(): string {
+  const dir = tempDir('sm-game-')
+  dirs.push(dir)
+  return dir
+}
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) killServers(dir)
+})
+
+export function alive(pid: number | undefined): boolean {
+  if (!pid) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,272 @@
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
+import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { alive, fakeBedrockDir, gameDataDir, runState, untilStatus, untilSupervisorEnds } from '../../helpers/game'
+import { plugin, writePlugins } from '../../helpers/plugins'
+import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+
+/** `server-manager <args>` that must succeed; its stdout. */
+async function ok(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const r = await cli(dataDir, args, env)
+  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
+  return r.stdout
+}
+
+async function statusJson(dataDir: string, name: string) {
+  return JSON.parse(await ok(dataDir, ['server', 'status', name, '--json']))
+}
+
+async function events(dataDir: string, type: string) {
+  return JSON.parse(await ok(dataDir, ['events', '--type', type, '--json', '--limit', '1000'])) as {
+    type: string
+    actor: string
+    payload: Record<string, unknown> & { result: Record<string, unknown> }
+  }[]
+}
+
+describe('services/servers: detached game servers from real CLI processes', function () {
+  this.timeout(60_000)
+
+  it('starts detached from one process; another sees it running and commands it; it outlives its starter', async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    const started = await ok(data, ['server', 'start', 's1'])
+    expect(started).to.match(/Server 's1' is running \(PID \d+\)/)
+    const status = await statusJson(data, 's1')
+    expect(status).to.include({ status: 'running', mode: 'detached', adopted: false })
+    expect(isSameProcess(status.pid, runState(data, 's1')?.game?.identity)).to.equal(true)
+    const reply = await ok(data, ['server', 'send', 's1', 'list'])
+    expect(reply).to.match(/There are 0\/10 players online:/)
+    expect(await ok(data, ['server', 'list'])).to.match(/s1\s+bedrock\s+running\s+\d+/)
+    expect(await ok(data, ['server', 'stop', 's1'])).to.match(/stopped \(exit code 0\)/)
+    expect(alive(status.pid)).to.equal(false)
+    expect((await statusJson(data, 's1')).status).to.equal('stopped')
+    const changes = (await events(data, 'after_server_status_change')).map((e) => e.payload.status)
+    expect(changes).to.deep.equal(['starting', 'running', 'stopping', 'stopped'])
+    const facts = (await events(data, 'after_server_*')).map((e) => e.type)
+    expect(facts).to.include.members(['after_server_start', 'after_server_stop'])
+  })
+
+  it('survives kill -9 of the manager and of its supervisor; stays commandable; a new manager adopts it and stops it cleanly', async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    const manager = spawnCli(data, ['start'])
+    await waitForLine(manager, /^ready in/)
+    await ok(data, ['server', 'start', 's1'])
+    const state = runState(data, 's1')
+    const game = state?.game?.pid as number
+    const gameId = state?.game?.identity
+    process.kill(manager.pid as number, 'SIGKILL')
+    process.kill(state?.supervisor?.pid as number, 'SIGKILL')
+    await untilGone(state?.supervisor?.pid as number)
+    expect(isSameProcess(game, gameId)).to.equal(true)
+
+    // Commanded with no manager and no supervisor: the command adopts it under a new supervisor.
+    expect(await ok(data, ['server', 'send', 's1', 'list'])).to.match(/players online/)
+    const adopted = await statusJson(data, 's1')
+    expect(adopted).to.include({ status: 'running', pid: game, adopted: true })
+    process.kill(adopted.supervisorPid, 'SIGKILL')
+    await untilGone(adopted.supervisorPid)
+
+    const second = spawnCli(data, ['start'])
+    await waitForLine(second, /^ready in/)
+    const seen = await statusJson(data, 's1')
+    expect(seen).to.include({ status: 'running', pid: game, adopted: true })
+    expect(seen.supervisorPid).to.be.a('number').and.not.equal(adopted.supervisorPid)
+    expect(await ok(data, ['server', 'stop', 's1'])).to.match(/stopped/)
+    expect(isSameProcess(game, gameId)).to.equal(false)
+    expect(readFileSync(RunFiles.of(data, 's1').log, 'utf8')).to.match(/Quit correctly/)
+    expect(await stop(second)).to.equal(0)
+  })
+
+  it('never takes a reused PID for the server, and never signals that process', async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await ok(data, ['server', 'start', 's1'])
+    await ok(data, ['server', 'kill', 's1'])
+    // Another process now holds the PID the state file names (its start time differs).
+    const stranger = spawn('sleep', ['600'], { stdio: 'ignore' })
+    const files = RunFiles.of(data, 's1')
+    const state = files.readState()
+    if (!state) throw new Error('no state')
+    files.writeState({
+      ...state,
+      status: 'running',
+      game: {
+        pid: stranger.pid as number,
+        identity: `${processIdentity(process.pid)}-old`,
+        startedAt: state.since,
+        logOffset: 0,
+      },
+    })
+    try {
+      const status = await statusJson(data, 's1')
+      expect(status.status).to.not.equal('running')
+      expect(status.pid).to.equal(undefined)
+      const r = await cli(data, ['server', 'kill', 's1'])
+      expect(r.stderr).to.match(/SM_ERR_SERVER_NOT_RUNNING/)
+      expect(alive(stranger.pid)).to.equal(true)
+    } finally {
+      stranger.kill('SIGKILL')
+    }
+  })
+
+  it('restarts a server killed from outside per its policy with no manager running, then leaves it crashed with server_crash facts', async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await ok(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
+    await ok(data, ['setting', 'set', 'servers.restart.max_restarts', '2'])
+    await ok(data, ['server', 'start', 's1'])
+    const pids: number[] = []
+    for (let round = 0; round < 2; round++) {
+      const pid = runState(data, 's1')?.game?.pid as number
+      pids.push(pid)
+      const back = untilStatus(data, 's1', (e) => e.status === 'running' && runState(data, 's1')?.game?.pid !== pid)
+      process.kill(pid, 'SIGKILL')
+      await back
+    }
+    const last = runState(data, 's1')?.game?.pid as number
+    const ended = untilSupervisorEnds(data, 's1')
+    process.kill(last, 'SIGKILL')
+    await ended
+    expect(new Set([...pids, last]).size).to.equal(3)
+    const status = await statusJson(data, 's1')
+    expect(status).to.include({ status: 'crashed', restarts: 2, signal: 'SIGKILL' })
+    const crashes = await events(data, 'after_server_crash')
+    expect(crashes.map((e) => e.payload.willRestart)).to.deep.equal([true, true, false])
+    expect(crashes.at(-1)?.payload).to.include({ serverName: 's1', signal: 'SIGKILL', exitCode: null })
+  })
+
+  it('escalates a stop the game ignores to SIGTERM', async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_IGNORE_STOP: '1' } })])
+    await ok(data, ['setting', 'set', 'servers.stop_timeout_s', '0'])
+    await ok(data, ['server', 'start', 's1'])
+    expect(await ok(data, ['server', 'stop', 's1'])).to.match(
+      /killed by SIGTERM\); it ignored its stop command, so it got SIGTERM/,
+    )
+    expect((await statusJson(data, 's1')).status).to.equal('stopped')
+  })
+
+  it('runs before_server_start before the process exists (a veto leaves none) and after_server_start once it is up', async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    const record = join(tempDir(), 'hooks.jsonl')
+    writePlugins(data, {
+      'gate.ts': plugin(
+        'Gate',
+        `
+        beforeServerStart(p) {
+          const fs = require('node:fs')
+          const state = require('node:path').join(${JSON.stringify(data)}, 'servers', p.serverName, 'state.json')
+          fs.appendFileSync(${JSON.stringify(record)}, JSON.stringify({ hook: 'before', game: fs.existsSync(state) ? JSON.parse(fs.readFileSync(state, 'utf8')).game ?? null : null }) + '\\n')
+          if (fs.existsSync(${JSON.stringify(`${record}.veto`)})) return { cancel: true, reason: 'maintenance window' }
+        }
+        async afterServerStart(p) {
+          const status = await this.api.getServerRunningStatus(p.serverName)
+          require('node:fs').appendFileSync(${JSON.stringify(record)}, JSON.stringify({ hook: 'after', result: p.result.status, status }) + '\\n')
+        }`,
+      ),
+    })
+    await ok(data, ['plugin', 'enable', 'gate'])
+    writeFileSync(`${record}.veto`, '')
+    const vetoed = await cli(data, ['server', 'start', 's1'])
+    expect(vetoed.code).to.equal(1)
+    expect(vetoed.stderr).to.match(
+      /SM_ERR_SERVER_CHANGE_CANCELLED\]: The start of 's1' was cancelled by '?(plugin:)?gate'?: maintenance window/,
+    )
+    expect(runState(data, 's1')?.game).to.equal(undefined)
+    expect(existsSync(RunFiles.of(data, 's1').socket)).to.equal(false)
+
+    const { rmSync } = await import('node:fs')
+    rmSync(`${record}.veto`)
+    await ok(data, ['server', 'start', 's1'])
+    const lines = readFileSync(record, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(lines).to.deep.equal([
+      { hook: 'before', game: null },
+      { hook: 'after', result: 'cancelled', status: { status: 'stopped', running: false } },
+      { hook: 'before', game: null },
+      { hook: 'after', result: 'success', status: { status: 'running', running: true } },
+    ])
+  })
+
+  it('refuses bad requests with coded errors and changes nothing', async () => {
+    const data = gameDataDir()
+    const missing = join(tempDir(), 'gone')
+    mkdirSync(missing)
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await ok(data, ['server', 'add', 'g1', '--dir', missing, '--command', './no-such-binary'])
+    const expectError = async (args: string[], code: string, exit: number) => {
+      const r = await cli(data, args)
+      expect(r.stderr, args.join(' ')).to.include(`[${code}]`)
+      expect(r.code, args.join(' ')).to.equal(exit)
+    }
+    await expectError(['server', 'start', 'nope'], 'SM_ERR_SERVER_NOT_FOUND', 66)
+    await expectError(['server', 'stop', 's1'], 'SM_ERR_SERVER_NOT_RUNNING', 75)
+    await expectError(['server', 'send', 's1', 'list'], 'SM_ERR_SERVER_NOT_RUNNING', 75)
+    await expectError(['server', 'kill', 's1'], 'SM_ERR_SERVER_NOT_RUNNING', 75)
+    await expectError(['server', 'start', 'g1'], 'SM_ERR_SERVER_START_FAILED', 70)
+    expect((await statusJson(data, 'g1')).status).to.equal('error')
+    await ok(data, ['server', 'start', 's1'])
+    await expectError(['server', 'start', 's1'], 'SM_ERR_SERVER_ALREADY_RUNNING', 75)
+    await expectError(['server', 'send', 's1', ' '], 'SM_ERR_SERVER_COMMAND_INVALID', 64)
+    await expectError(['server', 'send', 's1', 'x'.repeat(5000)], 'SM_ERR_SERVER_COMMAND_INVALID', 64)
+    await expectError(['server', 'remove', 's1'], 'SM_ERR_SERVER_ALREADY_RUNNING', 75)
+    // A power action held by a live process: the next one is refused at once.
+    const files = RunFiles.of(data, 's1')
+    writeFileSync(
+      files.powerLock,
+      JSON.stringify({ pid: process.pid, identity: processIdentity(process.pid), action: 'restart', since: 'now' }),
+    )
+    await expectError(['server', 'stop', 's1'], 'SM_ERR_SERVER_BUSY', 75)
+    expect((await statusJson(data, 's1')).status).to.equal('running')
+    // kill bypasses the queue.
+    expect(await ok(data, ['server', 'kill', 's1'])).to.match(/killed/)
+    expect((await statusJson(data, 's1')).status).to.equal('stopped')
+  })
+
+  it('follows the console live and prints the last lines', async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await ok(data, ['server', 'start', 's1'])
+    expect(await ok(data, ['server', 'logs', 's1', '--lines', '1'])).to.match(/^\[.* INFO\] Server started\.\n$/)
+    const follower = spawnCli(data, ['server', 'logs', 's1', '--follow', '--lines', '1'])
+    try {
+      await waitForLine(follower, /Server started\./)
+      const hello = waitForLine(follower, /\[Server\] hello there/)
+      await ok(data, ['server', 'send', 's1', 'say', 'hello', 'there'])
+      await hello
+      expect(await stop(follower, 'SIGINT')).to.equal(0)
+    } finally {
+      follower.kill('SIGKILL')
+    }
+  })
+
+  it('runs a server in the foreground with --direct and stops it on Ctrl+C', async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    const direct = spawnCli(data, ['server', 'start', 's1', '--direct'])
+    await waitForLine(direct, /Server started\./)
+    const status = await statusJson(data, 's1')
+    expect(status).to.include({ status: 'running', mode: 'direct' })
+    direct.stdin.write('list\n')
+    await waitForLine(direct, /There are 0\/10 players online/)
+    expect(await stop(direct, 'SIGINT')).to.equal(0)
+    expect(alive(status.pid)).to.equal(false)
+    expect((await statusJson(data, 's1')).status).to.equal('stopped')
+  })
+})
+
+/** Resolves once a process is gone (its exit is observed by polling /proc: it is not our child). */
+async function untilGone(pid: number): Promise<void> {
+  const identity = processIdentity(pid)
+  const { setImmediate: tick } = await import('node:timers/promises')
+  while (isSameProcess(pid, identity)) await tick()
+}
