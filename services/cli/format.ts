@@ -22,3 +22,16 @@ export function formatUptime(ms: number): string {
       .join(' ') || '0s'
   )
 }
+
+/** A size for people: `512 B`, `1.5 MiB`. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  const units = ['KiB', 'MiB', 'GiB', 'TiB']
+  let value = bytes / 1024
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return `${value.toFixed(1)} ${units[unit]}`
+}

@@ -30,6 +30,16 @@ declare module '../../kernel/maps' {
       readonly restarts: number
       readonly willRestart: boolean
     }
+    /** A backup of a server's world, config or both (hot for a running bedrock server). */
+    backup: { readonly serverName: string; readonly backupType: 'world' | 'config' | 'all' }
+    /** A backup is put back in place (after a safety backup of what is there). */
+    restore: { readonly serverName: string; readonly restoreType: 'world' | 'config'; readonly file: string }
+    /** Backups beyond the retention are deleted. */
+    prune_backups: { readonly serverName: string }
+    /** A server's world is written to a `.mcworld` file. */
+    world_export: { readonly serverName: string; readonly file: string }
+    /** A `.mcworld` file becomes a server's world. */
+    world_import: { readonly serverName: string; readonly file: string }
     /** A server's server.properties change (only the keys given). */
     properties_change: { readonly serverName: string; readonly properties: Readonly<Record<string, string>> }
     /** A server's directory is deleted with it (`server remove --delete-files`). */
@@ -51,6 +61,11 @@ defineActions('servers', {
     observed: true,
   },
   server_crash: { identity: ['serverName'], summary: "a server's process ends on its own (observed)", observed: true },
+  backup: { identity: ['serverName'], summary: "a server's world, config or both are backed up" },
+  restore: { identity: ['serverName'], summary: 'a backup is put back in place' },
+  prune_backups: { identity: ['serverName'], summary: 'backups beyond the retention are deleted' },
+  world_export: { identity: ['serverName'], summary: "a server's world is exported to a .mcworld" },
+  world_import: { identity: ['serverName'], summary: "a .mcworld becomes a server's world" },
   properties_change: { identity: ['serverName'], summary: "a server's server.properties change" },
   delete_server_data: {
     identity: ['serverName'],
@@ -66,6 +81,11 @@ export type ServersActions = Pick<
   | 'command_send'
   | 'server_status_change'
   | 'server_crash'
+  | 'backup'
+  | 'restore'
+  | 'prune_backups'
+  | 'world_export'
+  | 'world_import'
   | 'properties_change'
   | 'delete_server_data'
 >

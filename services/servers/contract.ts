@@ -1,9 +1,20 @@
 import type { ActionResult } from '../../kernel'
+import type { BackupFile, BackupReply, BackupType } from './backups/backups'
 import type { StartReply } from './control'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
 import type { ServerStatus, StartMode } from './supervisor/run-files'
 
-export type { ExitReply, RunStatus, SendReply, ServerStatus, StartMode, StartReply }
+export type {
+  BackupFile,
+  BackupReply,
+  BackupType,
+  ExitReply,
+  RunStatus,
+  SendReply,
+  ServerStatus,
+  StartMode,
+  StartReply,
+}
 
 /** How a server is run: `bedrock` (a Bedrock Dedicated Server directory) or `generic` (any console program). */
 export type ServerProfile = 'bedrock' | 'generic'
@@ -56,6 +67,17 @@ declare module '../../kernel/maps' {
     server_removed: { readonly name: string; readonly filesDeleted: boolean }
     /** A line a running server wrote to its console (in the manager, live; not recorded). */
     server_console: { readonly serverName: string; readonly line: string }
+    /** Progress of a backup, restore or export (at most one per percent; not recorded). */
+    backup_progress: {
+      readonly serverName: string
+      readonly operation: 'backup' | 'restore' | 'export'
+      readonly file: string
+      readonly bytes: number
+      readonly totalBytes: number
+      readonly files: number
+      readonly totalFiles: number
+      readonly percent: number
+    }
   }
 
   interface CommandMap {
@@ -84,6 +106,24 @@ declare module '../../kernel/maps' {
     'servers:kill': { payload: { name: string }; reply: ExitReply }
     /** Sends one console command (the command_send action), with the reply lines where they are known. */
     'servers:send': { payload: { name: string; command: string }; reply: SendReply }
+    /** Backs up the world, config or both (the backup action); retention applies after. */
+    'servers:backup': { payload: { name: string; type?: BackupType; stopStart?: boolean }; reply: BackupReply }
+    /** The server's backups, newest first. */
+    'servers:backups': { payload: { name: string }; reply: BackupFile[] }
+    /** Puts a backup back (the restore action); a running server only with `stopStart`. */
+    'servers:restore': {
+      payload: { name: string; file: string; stopStart?: boolean }
+      reply: { restored: string; safety: string }
+    }
+    /** Applies retention now, or keeps only `keep` of each kind (the prune_backups action). */
+    'servers:prune': { payload: { name: string; keep?: number }; reply: { pruned: string[] } }
+    /** Writes the world to a .mcworld file (world_export). */
+    'servers:export': { payload: { name: string; file: string }; reply: { file: string; bytes: number } }
+    /** Makes a .mcworld file the world (world_import); a running server only with `stopStart`. */
+    'servers:import': {
+      payload: { name: string; file: string; stopStart?: boolean }
+      reply: { imported: string; safety: string | undefined }
+    }
     /** The last lines of its console log, and the file's path (to follow it). */
     'servers:logs': { payload: { name: string; lines?: number }; reply: { file: string; lines: string[] } }
   }

@@ -407,6 +407,24 @@ export class ServerControl {
     return settled(outcome, server, 'A console command to')
   }
 
+  /**
+   * Console access for the service's own protocols (a hot backup's save hold/query/resume): the
+   * commands go straight to the game, not through the command_send hooks.
+   */
+  async withConsole<T>(
+    server: ServerRecord,
+    fn: (send: (command: string) => Promise<readonly string[]>) => Promise<T>,
+  ): Promise<T> {
+    const client = await this.#supervisor(server, 'take commands')
+    try {
+      return await fn(
+        async (command) => ((await client.request('send', { command, collect: true })) as SendReply).reply,
+      )
+    } finally {
+      client.close()
+    }
+  }
+
   /** The last `count` lines of the server's console log. */
   logs(server: ServerRecord, count: number): { file: string; lines: string[] } {
     const file = this.files(server.name).log

@@ -125,6 +125,52 @@ export const serversErrors = defineErrors('servers', {
     message: (p) =>
       `The socket path '${p.path}' is too long for a UNIX socket. Use a shorter data directory (SM_DATA_DIR) or server name.`,
   }),
+  SM_ERR_BACKUP_NOT_FOUND: spec<{ server: string; file: string }>({
+    status: 404,
+    exit: 66,
+    when: 'A restore named a backup the server does not have.',
+    message: (p) =>
+      `The server '${p.server}' has no backup named '${p.file}'. 'server-manager server backups ${p.server}' lists them.`,
+  }),
+  SM_ERR_BACKUP_INVALID: spec<{ file: string; reason: string }>({
+    status: 422,
+    exit: 65,
+    when: 'An archive to restore or import is not a usable backup (not a zip, or not a world).',
+    message: (p) => `'${p.file}' is not a usable backup: ${p.reason}. Nothing was changed.`,
+  }),
+  SM_ERR_BACKUP_UNSAFE_ENTRY: spec<{ file: string; entry: string; reason: string }>({
+    status: 422,
+    exit: 65,
+    when: 'An archive holds an entry that would land outside the directory it is extracted into.',
+    message: (p) =>
+      `'${p.file}' was refused: its entry '${p.entry}' cannot be extracted (${p.reason}). Nothing was changed.`,
+  }),
+  SM_ERR_BACKUP_NOTHING: spec<{ server: string; what: string }>({
+    status: 404,
+    exit: 66,
+    when: 'A backup found nothing to back up (no world directory, no config files).',
+    message: (p) => `The server '${p.server}' has no ${p.what} to back up.`,
+  }),
+  SM_ERR_BACKUP_SERVER_RUNNING: spec<{ server: string; action: string }>({
+    status: 409,
+    exit: 75,
+    when: 'A restore or import was asked of a running server without permission to stop it.',
+    message: (p) =>
+      `The server '${p.server}' is running, so ${p.action} would change files under it. Stop it first, or ask for it to be stopped and started again (--stop).`,
+  }),
+  SM_ERR_BACKUP_FAILED: spec<{ server: string; action: string; reason: string }>({
+    status: 500,
+    exit: 74,
+    when: 'A backup, restore, export or import failed while it ran (files, or the hot-backup console protocol).',
+    message: (p) =>
+      `The ${p.action} of '${p.server}' failed: ${p.reason}. No partial archive or world was left in place.`,
+  }),
+  SM_ERR_BACKUP_EXISTS: spec<{ file: string }>({
+    status: 409,
+    exit: 73,
+    when: 'An export would overwrite a file.',
+    message: (p) => `'${p.file}' already exists. Choose another file name, or remove it first.`,
+  }),
 })
 
 declare module '../../kernel/error-catalogue' {

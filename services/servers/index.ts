@@ -5,12 +5,14 @@ import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync }
 import { homedir } from 'node:os'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { type BusScope, closest, performAction, reasonOf, type Service, SmError } from '../../kernel'
+import { Backups } from './backups/backups'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
 import { readServers, serversProjection } from './registry-projection'
 import { propertyProblem, ServerProperties } from './server-properties'
 import { statusProjection } from './status-projection'
 import { ACTIVE } from './supervisor/run-files'
+import { worldOf } from './world'
 
 export type * from './contract'
 
@@ -97,6 +99,19 @@ export function serversService(): Service {
       bus.handle('servers:restart', async ({ name }) => servers.restart(await find(name)))
       bus.handle('servers:kill', async ({ name }) => servers.kill(await find(name)))
       bus.handle('servers:send', async ({ name, command }) => servers.send(await find(name), command))
+      const backups = new Backups(bus, servers, setting, logger)
+      bus.handle('servers:backup', async ({ name, type, stopStart }) =>
+        backups.backup(await find(name), type ?? 'world', { stopStart }),
+      )
+      bus.handle('servers:backups', async ({ name }) => backups.list(await find(name)))
+      bus.handle('servers:restore', async ({ name, file, stopStart }) =>
+        backups.restore(await find(name), file, { stopStart }),
+      )
+      bus.handle('servers:prune', async ({ name, keep }) => backups.prune(await find(name), keep))
+      bus.handle('servers:export', async ({ name, file }) => backups.export(await find(name), file))
+      bus.handle('servers:import', async ({ name, file, stopStart }) =>
+        backups.import(await find(name), file, { stopStart }),
+      )
       bus.handle('servers:logs', async ({ name, lines }) => servers.logs(await find(name), lines ?? 50))
       // The manager follows its servers live and adopts what outlived a supervisor; a one-shot CLI does not.
       bus.on('manager_started', async () => servers.reconcile(await all()), { timeoutMs: 0 })
@@ -141,16 +156,6 @@ async function describe(request: AddServer, servers: readonly ServerRecord[]): P
 function info(server: ServerRecord): ServerInfo {
   const dirExists = existsSync(server.dir)
   return { ...server, world: worldOf(server), dirExists }
-}
-
-/** The world directory in effect: the one given, or for bedrock `worlds/<level-name>`. */
-function worldOf(server: ServerRecord): string | undefined {
-  if (server.worldDir !== undefined) return resolve(server.dir, server.worldDir)
-  if (server.profile !== 'bedrock') return undefined
-  const level = existsSync(join(server.dir, PROPERTIES))
-    ? new ServerProperties(readFileSync(join(server.dir, PROPERTIES), 'utf8')).get('level-name')
-    : undefined
-  return join(server.dir, 'worlds', level || 'Bedrock level')
 }
 
 function readProperties(server: ServerRecord): ServerProperties {

@@ -1,4 +1,5 @@
-import { defineSettings, wholeNumber } from '../../kernel/setting-catalogue'
+import { join } from 'node:path'
+import { defineSettings, type SettingContext, wholeNumber } from '../../kernel/setting-catalogue'
 
 /** How game servers are run and supervised (docs/settings.md). */
 defineSettings('servers', {
@@ -40,6 +41,25 @@ defineSettings('servers', {
     default: 10 * 1024 * 1024,
     summary: "a server's console.log is rotated past this size",
     rule: wholeNumber(64 * 1024, 1024 * 1024 * 1024),
+  },
+  'servers.backup.hot': {
+    default: true,
+    summary:
+      'back up a running bedrock server hot (save hold/query/resume, it keeps running); false: stop, back up, start',
+  },
+  'paths.backups': {
+    default: ({ dataDir }: SettingContext) => join(dataDir, 'backups'),
+    summary: 'where backups are kept, one folder per server',
+  },
+  'retention.backups': {
+    default: 3,
+    summary: 'backups of each kind (world, config) kept per server; older ones are deleted after each backup',
+    rule: wholeNumber(1, 10_000),
+  },
+  'retention.backup_days': {
+    default: 0,
+    summary: 'also delete backups older than this many days (0: no age limit)',
+    rule: wholeNumber(0, 36_500),
   },
   'retention.logs': {
     default: 5,

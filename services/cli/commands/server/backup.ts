@@ -1,0 +1,58 @@
+import { Args, Flags } from '@oclif/core'
+import { formatSize } from '../../format'
+import { ManagerCommand } from '../../manager-command'
+
+export default class ServerBackup extends ManagerCommand {
+  static override summary = "Back up a server's world, config or both"
+  static override description =
+    'A running bedrock server is backed up hot (save hold, save query, copy exactly the listed files at the listed lengths, save resume): it never stops. --stop stops it, backs up and starts it again instead (servers.backup.hot=false does so always). A running generic server is stopped and started again. Archives land in <paths.backups>/<name>/ (world_<time>.mcworld for bedrock, .zip otherwise; config_<time>.zip); only the newest retention.backups of each kind are kept.'
+  static override examples = [
+    '<%= config.bin %> server backup survival',
+    '<%= config.bin %> server backup survival --type all',
+    '<%= config.bin %> server backup survival --stop',
+  ]
+  static override args = { name: Args.string({ description: 'the server name', required: true }) }
+  static override flags = {
+    type: Flags.string({ description: 'what to back up', options: ['world', 'config', 'all'], default: 'world' }),
+    stop: Flags.boolean({ description: 'stop the server for the backup and start it again (no hot backup)' }),
+    json: Flags.boolean({ description: 'print the result as JSON' }),
+  }
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ServerBackup)
+    const progress = await this.progress(args.name)
+    try {
+      const reply = await this.request('servers:backup', {
+        name: args.name,
+        type: flags.type as 'world' | 'config' | 'all',
+        stopStart: flags.stop ? true : undefined,
+      })
+      progress.done()
+      if (flags.json) return this.printJson(reply)
+      for (const file of reply.files) this.log(`${file.file}  ${formatSize(file.bytes)}  (${reply.method})`)
+      if (reply.pruned.length) this.log(`removed by retention: ${reply.pruned.join(', ')}`)
+    } finally {
+      progress.done()
+    }
+  }
+
+  /** A progress line on stderr, on a terminal only. */
+  protected async progress(name: string): Promise<{ done(): void }> {
+    if (!process.stderr.isTTY) return { done() {} }
+    const subscription = await this.subscribe('backup_progress', (p) => {
+      if (p.serverName === name)
+        process.stderr.write(
+          `\r${p.operation} ${p.file}: ${p.percent}% (${formatSize(p.bytes)} of ${formatSize(p.totalBytes)})`,
+        )
+    })
+    let open = true
+    return {
+      done() {
+        if (!open) return
+        open = false
+        subscription.dispose()
+        process.stderr.write('\n')
+      },
+    }
+  }
+}

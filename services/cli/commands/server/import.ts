@@ -1,0 +1,27 @@
+import { resolve } from 'node:path'
+import { Args, Flags } from '@oclif/core'
+import { ManagerCommand } from '../../manager-command'
+
+export default class ServerImport extends ManagerCommand {
+  static override summary = 'Make a .mcworld file the server’s world (the current one is backed up first)'
+  static override examples = ['<%= config.bin %> server import survival ~/downloads/castle.mcworld --stop']
+  static override args = {
+    name: Args.string({ description: 'the server name', required: true }),
+    file: Args.string({ description: 'the .mcworld (zip) to import', required: true }),
+  }
+  static override flags = {
+    stop: Flags.boolean({ description: 'stop the running server for the import, then start it again' }),
+  }
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ServerImport)
+    const reply = await this.request('servers:import', {
+      name: args.name,
+      file: resolve(args.file),
+      stopStart: flags.stop,
+    })
+    this.log(
+      `Imported ${reply.imported} as the world of '${args.name}'${reply.safety ? `; the previous world is in ${reply.safety}` : ''}.`,
+    )
+  }
+}

@@ -1,0 +1,189 @@
+import { createReadStream, createWriteStream, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { dirname, extname, isAbsolute, join, normalize, relative, sep } from 'node:path'
+import { Transform } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import * as yauzl from 'yauzl'
+import * as yazl from 'yazl'
+
+/** One file to put in an archive: where it is, its name inside, and how many bytes of it. */
+export interface ArchiveEntry {
+  readonly path: string
+  readonly name: string
+  /** Bytes to take from the start of the file (a hot backup truncates to the listed length). */
+  readonly size: number
+  readonly mtime: Date
+}
+
+export interface Progress {
+  readonly bytes: number
+  readonly totalBytes: number
+  readonly files: number
+  readonly totalFiles: number
+}
+
+/** Already compressed (LevelDB tables and logs hold zlib/snappy blocks; images, archives): stored, not deflated. */
+const STORED = new Set([
+  '.ldb',
+  '.log',
+  '.png',
+  '.jpg',
+  '.jpeg',
+  '.zip',
+  '.mcpack',
+  '.mcworld',
+  '.mcaddon',
+  '.gz',
+  '.xz',
+])
+
+/** Every regular file under `dir`, named relative to it with '/' separators (symlinks are not followed). */
+export function listTree(dir: string): ArchiveEntry[] {
+  const entries: ArchiveEntry[] = []
+  const walk = (at: string) => {
+    for (const item of readdirSync(at, { withFileTypes: true })) {
+      const path = join(at, item.name)
+      if (item.isDirectory()) walk(path)
+      else if (item.isFile()) {
+        const stat = statSync(path)
+        entries.push({ path, name: relative(dir, path).split(sep).join('/'), size: stat.size, mtime: stat.mtime })
+      }
+    }
+  }
+  walk(dir)
+  return entries.sort((a, b) => a.name.localeCompare(b.name))
+}
+
+/**
+ * Streams `entries` into a zip at `target`, written as `target.part` and renamed when complete,
+ * so an interrupted backup never looks like a finished one. Memory stays constant: each file is
+ * read as a stream, exactly `size` bytes of it (a file shorter than that fails the archive).
+ */
+export async function writeZip(
+  target: string,
+  entries: readonly ArchiveEntry[],
+  onProgress?: (progress: Progress) => void,
+): Promise<{ bytes: number; files: number }> {
+  mkdirSync(dirname(target), { recursive: true })
+  const part = `${target}.part`
+  const zip = new yazl.ZipFile()
+  const totalBytes = entries.reduce((sum, e) => sum + e.size, 0)
+  let bytes = 0
+  let files = 0
+  const failed = new Promise<never>((_, reject) => zip.on('error', reject))
+  for (const entry of entries) {
+    // Level 0 stores the entry (method 0): deflating random bytes only costs time and grows them.
+    const options = { mtime: entry.mtime, compressionLevel: STORED.has(extname(entry.name).toLowerCase()) ? 0 : 6 }
+    if (entry.size === 0) {
+      zip.addBuffer(Buffer.alloc(0), entry.name, options)
+      files++
+      continue
+    }
+    zip.addReadStreamLazy(entry.name, { ...options, size: entry.size }, (callback) => {
+      const stream = createReadStream(entry.path, { start: 0, end: entry.size - 1 })
+      const counted = counter((n) => {
+        bytes += n
+        onProgress?.({ bytes, totalBytes, files, totalFiles: entries.length })
+      })
+      counted.on('end', () => {
+        files++
+      })
+      stream.on('error', (error) => counted.destroy(error))
+      callback(null, stream.pipe(counted))
+    })
+  }
+  zip.end()
+  try {
+    await Promise.race([pipeline(zip.outputStream, createWriteStream(part, { mode: 0o600 })), failed])
+    renameSync(part, target)
+  } catch (error) {
+    rmSync(part, { force: true })
+    throw error
+  }
+  onProgress?.({ bytes, totalBytes, files: entries.length, totalFiles: entries.length })
+  return { bytes, files: entries.length }
+}
+
+/** Why an entry name cannot be extracted into a directory, or undefined. */
+export function unsafeEntryName(name: string): string | undefined {
+  if (name.includes('\0')) return 'it holds a NUL'
+  if (isAbsolute(name) || /^[A-Za-z]:/.test(name) || name.startsWith('\\')) return 'it is an absolute path'
+  const normal = normalize(name.replace(/\\/g, '/'))
+  if (normal === '..' || normal.startsWith(`..${sep}`) || normal.split(sep).includes('..'))
+    return 'it leads outside the directory'
+  return undefined
+}
+
+/** The file entries of a zip (directories left out), checked to stay inside the target. */
+export async function readZipEntries(file: string): Promise<{ name: string; size: number }[]> {
+  const zip = await yauzl.openPromise(file, { lazyEntries: true, strictFileNames: false })
+  try {
+    const names: { name: string; size: number }[] = []
+    for await (const entry of zip.eachEntry()) {
+      if (entry.fileName.endsWith('/')) continue
+      names.push({ name: entry.fileName, size: entry.uncompressedSize })
+    }
+    return names
+  } finally {
+    zip.close()
+  }
+}
+
+/**
+ * Extracts a zip into `dir` (which must not exist yet), refusing any entry that would land
+ * outside it before writing anything. Files are streamed: memory stays constant.
+ */
+export async function extractZip(
+  file: string,
+  dir: string,
+  onProgress?: (progress: Progress) => void,
+): Promise<number> {
+  const entries = await readZipEntries(file)
+  for (const { name } of entries) {
+    const problem = unsafeEntryName(name)
+    if (problem) throw new UnsafeEntryError(name, problem)
+  }
+  const totalBytes = entries.reduce((sum, e) => sum + e.size, 0)
+  mkdirSync(dir, { recursive: true })
+  const zip = await yauzl.openPromise(file, { lazyEntries: true, strictFileNames: false })
+  let bytes = 0
+  let files = 0
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const target = join(dir, normalize(entry.fileName.replace(/\\/g, '/')))
+      if (entry.fileName.endsWith('/')) {
+        mkdirSync(target, { recursive: true })
+        continue
+      }
+      mkdirSync(dirname(target), { recursive: true })
+      const stream = await zip.openReadStreamPromise(entry)
+      const counted = counter((n) => {
+        bytes += n
+        onProgress?.({ bytes, totalBytes, files, totalFiles: entries.length })
+      })
+      await pipeline(stream, counted, createWriteStream(target, { mode: 0o644 }))
+      files++
+    }
+  } finally {
+    zip.close()
+  }
+  return files
+}
+
+/** A pass-through stream that reports how many bytes went by. */
+function counter(onBytes: (n: number) => void): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      onBytes(chunk.length)
+      done(null, chunk)
+    },
+  })
+}
+
+export class UnsafeEntryError extends Error {
+  constructor(
+    readonly entry: string,
+    readonly reason: string,
+  ) {
+    super(`the archive entry '${entry}' cannot be extracted: ${reason}`)
+  }
+}

@@ -1,0 +1,433 @@
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
+import { type BusScope, isSmError, type Logger, performAction, reasonOf, SmError } from '../../../kernel'
+import type { ServerRecord } from '../contract'
+import { type ServerControl, settled } from '../control'
+import { withPowerLock } from '../power-lock'
+import { ACTIVE } from '../supervisor/run-files'
+import { configFiles, worldOf } from '../world'
+import {
+  type ArchiveEntry,
+  extractZip,
+  listTree,
+  type Progress,
+  readZipEntries,
+  UnsafeEntryError,
+  unsafeEntryName,
+  writeZip,
+} from './archive'
+import { withSaveHold } from './hot-backup'
+
+export type BackupKind = 'world' | 'config'
+export type BackupType = BackupKind | 'all'
+
+/** One archive in a server's backup folder. */
+export interface BackupFile {
+  readonly file: string
+  readonly kind: BackupKind
+  readonly bytes: number
+  readonly createdAt: string
+}
+
+export interface BackupReply {
+  readonly files: readonly BackupFile[]
+  /** `hot` (save hold, the server kept running), `stop-start` or `cold` (it was not running). */
+  readonly method: 'hot' | 'stop-start' | 'cold'
+  readonly pruned: readonly string[]
+}
+
+const NAME = /^(world|config)_(\d{8}-\d{6}-\d{3})(?:_[a-z-]+)?\.(mcworld|zip)$/
+
+type Get = (key: string) => Promise<unknown>
+
+/**
+ * World and config backups of the game servers, their restore, retention, export and import.
+ * Archives are zips streamed with constant memory (a bedrock world is a `.mcworld`); a running
+ * bedrock server is backed up hot, through save hold/query/resume, and never stops.
+ */
+export class Backups {
+  constructor(
+    private readonly bus: BusScope,
+    private readonly control: ServerControl,
+    private readonly setting: Get,
+    private readonly logger: Logger,
+  ) {}
+
+  async folder(server: ServerRecord): Promise<string> {
+    return join(String(await this.setting('paths.backups')), server.name)
+  }
+
+  async list(server: ServerRecord): Promise<BackupFile[]> {
+    const folder = await this.folder(server)
+    if (!existsSync(folder)) return []
+    return readdirSync(folder)
+      .flatMap((file) => {
+        const match = NAME.exec(file)
+        if (!match) return []
+        const stat = statSync(join(folder, file))
+        return [{ file, kind: match[1] as BackupKind, bytes: stat.size, createdAt: stampToIso(match[2] as string) }]
+      })
+      .sort((a, b) => b.file.slice(b.file.indexOf('_')).localeCompare(a.file.slice(a.file.indexOf('_'))))
+  }
+
+  /** The backup action: world, config or both; hot for a running bedrock server unless `stopStart`. */
+  async backup(server: ServerRecord, type: BackupType, options: { stopStart?: boolean } = {}): Promise<BackupReply> {
+    if (!['world', 'config', 'all'].includes(type))
+      throw new SmError('SM_ERR_SERVER_COMMAND_INVALID', {
+        server: server.name,
+        reason: `'${type}' is not a backup type (world, config or all)`,
+      })
+    const outcome = await performAction(this.bus, {
+      before: 'before_backup',
+      after: 'after_backup',
+      payload: { serverName: server.name, backupType: type },
+      perform: () => this.#locked(server, 'backup', () => this.#backup(server, type, options)),
+      message: (reply) => `Backed up '${server.name}' (${reply.method}): ${reply.files.map((f) => f.file).join(', ')}.`,
+    })
+    return settled(outcome, server, 'The backup of')
+  }
+
+  async #backup(server: ServerRecord, type: BackupType, options: { stopStart?: boolean }): Promise<BackupReply> {
+    const running = ACTIVE.includes((await this.control.status(server)).status)
+    const hot =
+      running &&
+      server.profile === 'bedrock' &&
+      options.stopStart !== true &&
+      (await this.setting('servers.backup.hot')) === true
+    const stopStart = running && !hot && options.stopStart !== false
+    const files: BackupFile[] = []
+    const run = async () => {
+      if (type !== 'config') files.push(await this.#world(server, hot))
+      if (type !== 'world') files.push(await this.#config(server))
+    }
+    if (stopStart) await this.#stopped(server, run)
+    else await run()
+    const pruned = await this.#prune(server)
+    return { files, method: hot ? 'hot' : stopStart ? 'stop-start' : 'cold', pruned }
+  }
+
+  async #world(server: ServerRecord, hot: boolean, suffix = ''): Promise<BackupFile> {
+    const target = join(
+      await this.folder(server),
+      `world_${stamp()}${suffix}.${server.profile === 'bedrock' ? 'mcworld' : 'zip'}`,
+    )
+    await this.#archiveWorld(server, target, hot, 'backup')
+    return this.#describe(target, 'world')
+  }
+
+  /**
+   * Streams the world into `target`: the whole directory, or hot (a running bedrock server) exactly
+   * the files and lengths it lists under save hold.
+   */
+  async #archiveWorld(server: ServerRecord, target: string, hot: boolean, operation: 'backup' | 'export') {
+    const world = worldOf(server)
+    if (!world || !existsSync(world))
+      throw new SmError('SM_ERR_BACKUP_NOTHING', {
+        server: server.name,
+        what: `world directory${world ? ` (${world})` : ''}`,
+      })
+    const progress = this.#progress(server, operation, basename(target))
+    await this.#failing(server, `world ${operation}`, async () => {
+      if (!hot) return writeZip(target, listTree(world), progress)
+      const level = basename(world)
+      return this.control.withConsole(server, (send) =>
+        withSaveHold(send, level, (listed) => {
+          const entries: ArchiveEntry[] = listed.map(({ path, length }) => ({
+            path: join(dirname(world), path),
+            name: path.slice(level.length + 1),
+            size: length,
+            mtime: new Date(),
+          }))
+          return writeZip(target, entries, progress)
+        }),
+      )
+    })
+  }
+
+  async #config(server: ServerRecord, suffix = ''): Promise<BackupFile> {
+    const entries = configFiles(server)
+      .map((name) => join(server.dir, name))
+      .filter((path) => existsSync(path))
+      .map((path) => {
+        const stat = statSync(path)
+        return { path, name: basename(path), size: stat.size, mtime: stat.mtime }
+      })
+    if (entries.length === 0)
+      throw new SmError('SM_ERR_BACKUP_NOTHING', {
+        server: server.name,
+        what: `config files (${configFiles(server).join(', ')})`,
+      })
+    const target = join(await this.folder(server), `config_${stamp()}${suffix}.zip`)
+    await this.#failing(server, 'config backup', () => writeZip(target, entries))
+    return this.#describe(target, 'config')
+  }
+
+  /** Keeps the newest `retention.backups` of each kind, and drops those older than `retention.backup_days` (0: no age limit). */
+  async #prune(server: ServerRecord, keep?: number): Promise<string[]> {
+    const count = keep ?? Number(await this.setting('retention.backups'))
+    const days = Number(await this.setting('retention.backup_days'))
+    const folder = await this.folder(server)
+    const pruned: string[] = []
+    for (const kind of ['world', 'config'] as const) {
+      const ofKind = (await this.list(server)).filter((b) => b.kind === kind)
+      ofKind.forEach((backup, index) => {
+        const old = days > 0 && Date.now() - Date.parse(backup.createdAt) > days * 86_400_000
+        if (index >= count || old) {
+          rmSync(join(folder, backup.file), { force: true })
+          pruned.push(backup.file)
+        }
+      })
+    }
+    return pruned
+  }
+
+  /** The prune_backups action: retention applied now (or keeping `keep`). */
+  async prune(server: ServerRecord, keep?: number): Promise<{ pruned: string[] }> {
+    const outcome = await performAction(this.bus, {
+      before: 'before_prune_backups',
+      after: 'after_prune_backups',
+      payload: { serverName: server.name },
+      perform: async () => ({ pruned: await this.#locked(server, 'prune', () => this.#prune(server, keep)) }),
+      message: (r) => (r.pruned.length ? `Removed ${r.pruned.join(', ')}.` : 'Nothing to remove.'),
+    })
+    return settled(outcome, server, 'Pruning the backups of')
+  }
+
+  /** The restore action: a world or config backup back in place, after a safety backup of what is there now. */
+  async restore(
+    server: ServerRecord,
+    file: string,
+    options: { stopStart?: boolean } = {},
+  ): Promise<{ restored: string; safety: string }> {
+    const path = await this.#backupPath(server, file)
+    const kind = NAME.exec(basename(path))?.[1] as BackupKind
+    const outcome = await performAction(this.bus, {
+      before: 'before_restore',
+      after: 'after_restore',
+      payload: { serverName: server.name, restoreType: kind, file: basename(path) },
+      perform: () => this.#locked(server, 'restore', () => this.#restore(server, path, kind, options)),
+      message: (r) => `Restored ${r.restored} into '${server.name}' (the state before is in ${r.safety}).`,
+    })
+    return settled(outcome, server, 'The restore of')
+  }
+
+  async #restore(server: ServerRecord, path: string, kind: BackupKind, options: { stopStart?: boolean }) {
+    await this.#validate(server, path, kind)
+    const restore = async () => {
+      const safety =
+        kind === 'world' ? await this.#world(server, false, '_pre-restore') : await this.#config(server, '_pre-restore')
+      if (kind === 'world') await this.#replaceWorld(server, path)
+      else await this.#replaceConfig(server, path)
+      return { restored: basename(path), safety: safety.file }
+    }
+    return this.#whileStopped(server, options, 'a restore', restore)
+  }
+
+  /** world_export: the world as a `.mcworld` (zip) at `file`, which must not exist. */
+  async export(server: ServerRecord, file: string): Promise<{ file: string; bytes: number }> {
+    const target = resolve(String(file ?? ''))
+    if (existsSync(target)) throw new SmError('SM_ERR_BACKUP_EXISTS', { file: target })
+    const outcome = await performAction(this.bus, {
+      before: 'before_world_export',
+      after: 'after_world_export',
+      payload: { serverName: server.name, file: target },
+      perform: () =>
+        this.#locked(server, 'export', async () => {
+          const running = ACTIVE.includes((await this.control.status(server)).status)
+          await this.#archiveWorld(server, target, running && server.profile === 'bedrock', 'export')
+          return { file: target, bytes: statSync(target).size }
+        }),
+      message: (r) => `Exported the world of '${server.name}' to ${r.file}.`,
+    })
+    return settled(outcome, server, 'The world export of')
+  }
+
+  /** world_import: a `.mcworld` (zip) becomes the server's world, after a safety backup. */
+  async import(
+    server: ServerRecord,
+    file: string,
+    options: { stopStart?: boolean } = {},
+  ): Promise<{ imported: string; safety: string | undefined }> {
+    const source = resolve(String(file ?? ''))
+    if (!existsSync(source)) throw new SmError('SM_ERR_BACKUP_INVALID', { file: source, reason: 'it does not exist' })
+    const outcome = await performAction(this.bus, {
+      before: 'before_world_import',
+      after: 'after_world_import',
+      payload: { serverName: server.name, file: source },
+      perform: () =>
+        this.#locked(server, 'import', async () => {
+          await this.#validate(server, source, 'world')
+          return this.#whileStopped(server, options, 'an import', async () => {
+            const world = worldOf(server)
+            const safety =
+              world && existsSync(world) ? (await this.#world(server, false, '_pre-import')).file : undefined
+            await this.#replaceWorld(server, source)
+            return { imported: source, safety }
+          })
+        }),
+      message: (r) => `Imported ${r.imported} as the world of '${server.name}'.`,
+    })
+    return settled(outcome, server, 'The world import of')
+  }
+
+  // ---- helpers ----
+
+  async #backupPath(server: ServerRecord, file: string): Promise<string> {
+    const name = String(file ?? '')
+    // Only a name from `server backups`: never a path that could reach outside the folder.
+    if (name !== basename(name) || !NAME.test(name))
+      throw new SmError('SM_ERR_BACKUP_NOT_FOUND', { server: server.name, file: name })
+    const path = join(await this.folder(server), name)
+    if (!existsSync(path)) throw new SmError('SM_ERR_BACKUP_NOT_FOUND', { server: server.name, file: name })
+    return path
+  }
+
+  /** Checks an archive before anything changes: a readable zip, no entry escaping, and the right content. */
+  async #validate(server: ServerRecord, path: string, kind: BackupKind): Promise<void> {
+    let entries: { name: string }[]
+    try {
+      entries = await readZipEntries(path)
+    } catch (error) {
+      // yauzl refuses unsafe names itself while reading the central directory.
+      const unsafe = /^(invalid relative path|absolute path|invalid characters in fileName): (.*)$/.exec(
+        reasonOf(error),
+      )
+      if (unsafe)
+        throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: unsafe[2] ?? '', reason: unsafe[1] ?? '' })
+      throw new SmError('SM_ERR_BACKUP_INVALID', {
+        file: path,
+        reason: `it cannot be read as a zip (${reasonOf(error)})`,
+      })
+    }
+    for (const { name } of entries) {
+      const problem = unsafeEntryName(name)
+      if (problem) throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: name, reason: problem })
+    }
+    if (entries.length === 0) throw new SmError('SM_ERR_BACKUP_INVALID', { file: path, reason: 'it is empty' })
+    const names = entries.map((e) => e.name.replace(/\\/g, '/'))
+    if (
+      kind === 'world' &&
+      server.profile === 'bedrock' &&
+      !names.includes('level.dat') &&
+      !names.some((n) => n.startsWith('db/'))
+    )
+      throw new SmError('SM_ERR_BACKUP_INVALID', {
+        file: path,
+        reason: 'it holds no Bedrock world (no level.dat or db/ at its top)',
+      })
+    if (kind === 'config') {
+      const allowed = configFiles(server)
+      const stray = names.find((n) => !allowed.includes(n))
+      if (stray)
+        throw new SmError('SM_ERR_BACKUP_INVALID', {
+          file: path,
+          reason: `'${stray}' is not a config file of this server (${allowed.join(', ')})`,
+        })
+    }
+  }
+
+  /** Extracts next to the world, then swaps it in with two renames: a failure leaves the old world. */
+  async #replaceWorld(server: ServerRecord, archive: string): Promise<void> {
+    const world = worldOf(server)
+    if (!world)
+      throw new SmError('SM_ERR_BACKUP_NOTHING', { server: server.name, what: 'world directory setting (--world-dir)' })
+    const incoming = `${world}.incoming-${process.pid}`
+    const outgoing = `${world}.outgoing-${process.pid}`
+    rmSync(incoming, { recursive: true, force: true })
+    await this.#failing(server, 'restore', async () => {
+      try {
+        await extractZip(archive, incoming, this.#progress(server, 'restore', basename(archive)))
+      } catch (error) {
+        rmSync(incoming, { recursive: true, force: true })
+        throw error
+      }
+      if (existsSync(world)) renameSync(world, outgoing)
+      renameSync(incoming, world)
+      rmSync(outgoing, { recursive: true, force: true })
+    })
+  }
+
+  async #replaceConfig(server: ServerRecord, archive: string): Promise<void> {
+    const incoming = join(server.dir, `.config-incoming-${process.pid}`)
+    await this.#failing(server, 'restore', async () => {
+      try {
+        await extractZip(archive, incoming)
+        for (const name of readdirSync(incoming)) renameSync(join(incoming, name), join(server.dir, name))
+      } finally {
+        rmSync(incoming, { recursive: true, force: true })
+      }
+    })
+  }
+
+  /** Runs `fn` with the server stopped: refused while it runs unless `stopStart`, then it is started again. */
+  async #whileStopped<T>(
+    server: ServerRecord,
+    options: { stopStart?: boolean },
+    action: string,
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    const running = ACTIVE.includes((await this.control.status(server)).status)
+    if (!running) return fn()
+    if (!options.stopStart) throw new SmError('SM_ERR_BACKUP_SERVER_RUNNING', { server: server.name, action })
+    return this.#stopped(server, fn)
+  }
+
+  async #stopped<T>(server: ServerRecord, fn: () => Promise<T>): Promise<T> {
+    await this.control.stop(server)
+    try {
+      return await fn()
+    } finally {
+      await this.control
+        .start(server, 'detached')
+        .catch((error) =>
+          this.logger.error(
+            `Server '${server.name}' did not start again after its files were changed: ${reasonOf(error)}`,
+          ),
+        )
+    }
+  }
+
+  /** One backup, restore, export or import per server at a time, across processes. */
+  #locked<T>(server: ServerRecord, action: string, fn: () => Promise<T>): Promise<T> {
+    const files = this.control.files(server.name)
+    files.ensureDir()
+    return withPowerLock(join(files.dir, 'backup.lock'), server.name, action, fn)
+  }
+
+  async #failing<T>(server: ServerRecord, action: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn()
+    } catch (error) {
+      if (isSmError(error)) throw error
+      if (error instanceof UnsafeEntryError)
+        throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: action, entry: error.entry, reason: error.reason })
+      throw new SmError('SM_ERR_BACKUP_FAILED', { server: server.name, action, reason: reasonOf(error) })
+    }
+  }
+
+  #describe(path: string, kind: BackupKind): BackupFile {
+    const file = basename(path)
+    return { file, kind, bytes: statSync(path).size, createdAt: stampToIso(NAME.exec(file)?.[2] ?? '') }
+  }
+
+  /** Progress as `backup_progress` events, at most one per percent. */
+  #progress(server: ServerRecord, operation: 'backup' | 'restore' | 'export', file: string) {
+    let last = -1
+    return (p: Progress) => {
+      const percent = p.totalBytes ? Math.floor((p.bytes / p.totalBytes) * 100) : 100
+      if (percent === last) return
+      last = percent
+      void this.bus.emit('backup_progress', { serverName: server.name, operation, file, ...p, percent })
+    }
+  }
+}
+
+function stamp(date = new Date()): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0')
+  return `${date.getUTCFullYear()}${p(date.getUTCMonth() + 1)}${p(date.getUTCDate())}-${p(date.getUTCHours())}${p(date.getUTCMinutes())}${p(date.getUTCSeconds())}-${p(date.getUTCMilliseconds(), 3)}`
+}
+
+function stampToIso(s: string): string {
+  const m = /^(\d{4})(\d\d)(\d\d)-(\d\d)(\d\d)(\d\d)-(\d{3})$/.exec(s)
+  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.${m[7]}Z` : ''
+}

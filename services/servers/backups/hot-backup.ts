@@ -1,0 +1,100 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { bedrockMessage } from '../supervisor/profiles'
+
+/** One file a Bedrock server listed after `save query`: its path under `worlds/`, and the bytes to copy. */
+export interface ListedFile {
+  readonly path: string
+  readonly length: number
+}
+
+/** Sends one console command and resolves with the reply lines the profile collected. */
+export type Send = (command: string) => Promise<readonly string[]>
+
+const READY = /Files are now ready to be copied/
+const NOT_READY = /A previous save has not been completed/
+const QUERY_INTERVAL_MS = 500
+const QUERY_ATTEMPTS = 120
+
+/**
+ * The Bedrock hot-backup protocol (controller-notes.md section 5): `save hold`, then `save query`
+ * until the file list arrives, then `copy` with exactly those files and lengths, and `save resume`
+ * always, also when anything failed. The server keeps running throughout.
+ */
+export async function withSaveHold<T>(
+  send: Send,
+  level: string,
+  copy: (files: readonly ListedFile[]) => Promise<T>,
+): Promise<T> {
+  const hold = await send('save hold')
+  if (!hold.some((line) => /Saving|already running/.test(bedrockMessage(line))))
+    throw new Error(`'save hold' was not acknowledged (the server answered: ${summary(hold)})`)
+  try {
+    const files = await query(send, level)
+    return await copy(files)
+  } finally {
+    await resume(send)
+  }
+}
+
+async function query(send: Send, level: string): Promise<ListedFile[]> {
+  for (let attempt = 0; attempt < QUERY_ATTEMPTS; attempt++) {
+    const reply = (await send('save query')).map(bedrockMessage)
+    const at = reply.findIndex((line) => READY.test(line))
+    if (at >= 0) {
+      const list = reply.slice(at + 1).find((line) => /:\d+/.test(line))
+      if (list === undefined) throw new Error("'save query' said the files are ready but sent no file list")
+      return parseFileList(list, level)
+    }
+    if (!reply.some((line) => NOT_READY.test(line)) && reply.length > 0)
+      throw new Error(`'save query' was not understood (the server answered: ${summary(reply)})`)
+    await sleep(QUERY_INTERVAL_MS)
+  }
+  throw new Error(
+    `the server did not finish preparing the backup after ${(QUERY_ATTEMPTS * QUERY_INTERVAL_MS) / 1000} s`,
+  )
+}
+
+async function resume(send: Send): Promise<void> {
+  let last: unknown
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const reply = await send('save resume')
+      if (reply.some((line) => /are resumed/.test(line))) return
+      last = new Error(`'save resume' was not acknowledged (${summary(reply)})`)
+    } catch (error) {
+      last = error
+    }
+  }
+  throw last
+}
+
+/**
+ * Parses `Bedrock level/db/000005.ldb:455, Bedrock level/db/CURRENT:16, ...`: split on `, `,
+ * joining back pieces that do not end in `:<digits>` (names may contain `, `), with the last `:`
+ * as the separator. Every path must lie in the world (`<level>/...`), with no `..` and not absolute.
+ */
+export function parseFileList(line: string, level: string): ListedFile[] {
+  const tokens: string[] = []
+  let pending = ''
+  for (const piece of line.trim().split(', ')) {
+    pending = pending ? `${pending}, ${piece}` : piece
+    if (/:\d+$/.test(pending)) {
+      tokens.push(pending)
+      pending = ''
+    }
+  }
+  if (pending) throw new Error(`the file list ends in something that is not 'path:length' ('${pending.slice(0, 80)}')`)
+  return tokens.map((token) => {
+    const colon = token.lastIndexOf(':')
+    const path = token.slice(0, colon)
+    const length = Number(token.slice(colon + 1))
+    const parts = path.split('/')
+    if (path.startsWith('/') || parts.includes('..') || parts[0] !== level || parts.length < 2)
+      throw new Error(`the file list names '${path}', which is not inside the world '${level}'`)
+    return { path, length }
+  })
+}
+
+function summary(lines: readonly string[]): string {
+  return lines.length ? lines.slice(0, 3).join(' | ') : 'nothing'
+}
