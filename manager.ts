@@ -48,6 +48,12 @@ export interface ManagerOptions {
   readonly oneShot?: boolean
   /** End the process, naming the plugin, when plugin code blocks the event loop for good (the CLI's processes). */
   readonly watchdog?: boolean
+  /**
+   * Whether the shipped default plugins (autostart, lifecycle notifications, backup before start)
+   * are discovered. Default true; `SM_DEFAULT_PLUGINS=off` in the environment turns them off (an
+   * embedding program, or a test that wants an event log with only its own facts).
+   */
+  readonly defaultPlugins?: boolean
 }
 
 /** This package's version. */
@@ -55,14 +61,20 @@ export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'pa
 
 /** The built-in services, in the order they are registered. */
 export function builtinServices(
-  options: { loadPlugins?: boolean; oneShot?: boolean; watchdog?: boolean } = {},
+  options: { loadPlugins?: boolean; oneShot?: boolean; watchdog?: boolean; defaultPlugins?: boolean } = {},
 ): Service[] {
   const load = options.loadPlugins ?? true
   return [
     eventsService(),
     settingsService(),
     serversService(),
-    pluginsService({ sdk, load, retryFailed: !options.oneShot, watchdog: load && options.watchdog }),
+    pluginsService({
+      sdk,
+      load,
+      retryFailed: !options.oneShot,
+      watchdog: load && options.watchdog,
+      defaults: options.defaultPlugins ?? process.env.SM_DEFAULT_PLUGINS !== 'off',
+    }),
   ]
 }
 

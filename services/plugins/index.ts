@@ -43,6 +43,8 @@ export interface PluginsServiceOptions {
    * manager owns (the CLI); an embedding program decides for itself (default false).
    */
   readonly watchdog?: boolean
+  /** Whether the shipped default plugins (`plugins/default`) are discovered (default true). */
+  readonly defaults?: boolean
 }
 
 export function pluginsService(options: PluginsServiceOptions): Service {
@@ -62,10 +64,8 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const searchPaths = async (): Promise<SearchPath[]> => {
         const user = String(await setting('paths.plugins'))
-        const paths: SearchPath[] = [
-          { source: 'user', dir: isAbsolute(user) ? user : resolve(config.dataDir, user) },
-          { source: 'default', dir: join(packageRoot, 'plugins', 'default') },
-        ]
+        const paths: SearchPath[] = [{ source: 'user', dir: isAbsolute(user) ? user : resolve(config.dataDir, user) }]
+        if (options.defaults !== false) paths.push({ source: 'default', dir: join(packageRoot, 'plugins', 'default') })
         if ((await setting('plugins.dev_examples')) === true)
           paths.push({ source: 'example', dir: join(packageRoot, 'plugins', 'examples') })
         return paths

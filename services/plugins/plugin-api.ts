@@ -48,6 +48,22 @@ export interface PluginApi {
   restartServer(serverName: string): Promise<ActionResult>
   /** Sends one console command; a successful result carries `reply` (the lines the server answered). */
   sendCommand(serverName: string, command: string): Promise<ActionResult>
+  /** A server's setting in effect (`autostart`, `restart.max_restarts`, `custom.<key>`, ...), or undefined. */
+  getServerSetting(serverName: string, key: string): Promise<unknown>
+  /** Stores `value` under the server's `custom.<key>` (recorded as a fact). */
+  setServerCustomValue(serverName: string, key: string, value: unknown): Promise<ActionResult>
+  /** Backs up a server's world (hot while a bedrock server runs, unless `stopStartServer`). */
+  backupWorld(serverName: string, options?: { stopStartServer?: boolean }): Promise<ActionResult>
+  /** Backs up a server's world and config. */
+  backupAll(serverName: string, options?: { stopStartServer?: boolean }): Promise<ActionResult>
+  /** Puts a world or config backup (a name from `listBackups`) back; a running server only with `stopStartServer`. */
+  restoreWorld(serverName: string, file: string, options?: { stopStartServer?: boolean }): Promise<ActionResult>
+  /** A server's backups, newest first: `{ file, kind, bytes, createdAt }`. */
+  listBackups(
+    serverName: string,
+  ): Promise<{ file: string; kind: 'world' | 'config'; bytes: number; createdAt: string }[]>
+  /** Applies the backup retention now (or keeps `keep` of each kind). */
+  pruneBackups(serverName: string, keep?: number): Promise<ActionResult>
 }
 
 /** A game server's status (services/servers). */

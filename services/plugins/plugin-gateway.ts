@@ -69,6 +69,61 @@ const APIS: readonly ApiDescription[] = [
     description: "Sends one console command; the result's reply holds the lines the server answered.",
   },
   {
+    name: 'getServerSetting',
+    parameters: [
+      { name: 'serverName', type: 'string' },
+      { name: 'key', type: 'string' },
+    ],
+    description: "A server's setting in effect (autostart, restart.*, backup.*, custom.<key>), or undefined.",
+  },
+  {
+    name: 'setServerCustomValue',
+    parameters: [
+      { name: 'serverName', type: 'string' },
+      { name: 'key', type: 'string' },
+      { name: 'value', type: 'JSON' },
+    ],
+    description: "Stores a value under the server's custom.<key>; returns the action result.",
+  },
+  {
+    name: 'backupWorld',
+    parameters: [
+      { name: 'serverName', type: 'string' },
+      { name: 'options', type: '{ stopStartServer?: boolean }', default: '{}' },
+    ],
+    description: "Backs up a server's world (hot while a bedrock server runs); returns the action result.",
+  },
+  {
+    name: 'backupAll',
+    parameters: [
+      { name: 'serverName', type: 'string' },
+      { name: 'options', type: '{ stopStartServer?: boolean }', default: '{}' },
+    ],
+    description: "Backs up a server's world and config; returns the action result.",
+  },
+  {
+    name: 'restoreWorld',
+    parameters: [
+      { name: 'serverName', type: 'string' },
+      { name: 'file', type: 'string' },
+      { name: 'options', type: '{ stopStartServer?: boolean }', default: '{}' },
+    ],
+    description: 'Puts a backup (a name from listBackups) back in place; returns the action result.',
+  },
+  {
+    name: 'listBackups',
+    parameters: [{ name: 'serverName', type: 'string' }],
+    description: "A server's backups, newest first.",
+  },
+  {
+    name: 'pruneBackups',
+    parameters: [
+      { name: 'serverName', type: 'string' },
+      { name: 'keep', type: 'number', default: 'retention.backups' },
+    ],
+    description: 'Applies the backup retention now; returns the action result.',
+  },
+  {
     name: 'sendEvent',
     parameters: [
       { name: 'name', type: 'string' },
@@ -188,6 +243,50 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
 
     sendCommand: live('sendCommand', (serverName: string, command: string) =>
       asResult(() => scope.request('servers:send', { name: serverName, command }), `Sent to '${serverName}'.`),
+    ),
+
+    getServerSetting: live('getServerSetting', async (serverName: string, key: string) => {
+      const { value } = await scope.request('servers:get_setting', { name: serverName, key })
+      return withoutSecrets(value, 'drop')
+    }),
+
+    setServerCustomValue: live('setServerCustomValue', (serverName: string, key: string, value: unknown) => {
+      const name = String(key ?? '')
+        .trim()
+        .replace(/^custom\./, '')
+      return asResult(
+        () => scope.request('servers:set_setting', { name: serverName, key: `custom.${name}`, value }),
+        `Server setting 'custom.${name}' of '${serverName}' updated.`,
+      )
+    }),
+
+    backupWorld: live('backupWorld', (serverName: string, options: { stopStartServer?: boolean } = {}) =>
+      asResult(
+        () => scope.request('servers:backup', { name: serverName, type: 'world', stopStart: options.stopStartServer }),
+        `World of '${serverName}' backed up.`,
+      ),
+    ),
+
+    backupAll: live('backupAll', (serverName: string, options: { stopStartServer?: boolean } = {}) =>
+      asResult(
+        () => scope.request('servers:backup', { name: serverName, type: 'all', stopStart: options.stopStartServer }),
+        `'${serverName}' backed up.`,
+      ),
+    ),
+
+    restoreWorld: live(
+      'restoreWorld',
+      (serverName: string, file: string, options: { stopStartServer?: boolean } = {}) =>
+        asResult(
+          () => scope.request('servers:restore', { name: serverName, file, stopStart: options.stopStartServer }),
+          `Restored ${file} into '${serverName}'.`,
+        ),
+    ),
+
+    listBackups: live('listBackups', (serverName: string) => scope.request('servers:backups', { name: serverName })),
+
+    pruneBackups: live('pruneBackups', (serverName: string, keep?: number) =>
+      asResult(() => scope.request('servers:prune', { name: serverName, keep }), `Backups of '${serverName}' pruned.`),
     ),
 
     listAvailableApis: live('listAvailableApis', async () =>

@@ -36,6 +36,8 @@ export interface ServerRecord {
   readonly worldDir: string | undefined
   /** ISO time it was added. */
   readonly addedAt: string
+  /** Its own settings (`autostart`, `restart.*`, `backup.*`, `custom.*`); unset ones inherit (server-settings.ts). */
+  readonly settings?: Readonly<Record<string, unknown>>
 }
 
 export interface AddServer {
@@ -66,6 +68,8 @@ declare module '../../kernel/maps' {
     server_added: { readonly server: ServerRecord }
     server_removed: { readonly name: string; readonly filesDeleted: boolean }
     /** A line a running server wrote to its console (in the manager, live; not recorded). */
+    /** A per-server setting was set (`value` undefined: unset, it inherits again). */
+    server_setting_changed: { readonly name: string; readonly key: string; readonly value: unknown }
     server_console: { readonly serverName: string; readonly line: string }
     /** Progress of a backup, restore or export (at most one per percent; not recorded). */
     backup_progress: {
@@ -123,6 +127,13 @@ declare module '../../kernel/maps' {
     'servers:import': {
       payload: { name: string; file: string; stopStart?: boolean }
       reply: { imported: string; safety: string | undefined }
+    }
+    /** The server's settings in effect, or one of them. */
+    'servers:get_setting': { payload: { name: string; key?: string }; reply: { value: unknown } }
+    /** Sets one per-server setting (`value` undefined unsets it). */
+    'servers:set_setting': {
+      payload: { name: string; key: string; value: unknown }
+      reply: { key: string; value: unknown; previous: unknown }
     }
     /** The last lines of its console log, and the file's path (to follow it). */
     'servers:logs': { payload: { name: string; lines?: number }; reply: { file: string; lines: string[] } }

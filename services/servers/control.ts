@@ -3,6 +3,7 @@ import { type ActionOutcome, type BusScope, type Logger, performAction, reasonOf
 import { isSameProcess } from '../../kernel/process-identity'
 import type { ServerRecord } from './contract'
 import { powerLockHeld, withPowerLock } from './power-lock'
+import { serverSetting } from './server-settings'
 import { readStatuses } from './status-projection'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
@@ -273,6 +274,7 @@ export class ServerControl {
 
   async #runSpec(server: ServerRecord, mode: StartMode): Promise<RunSpec> {
     const n = async (key: string) => Number(await this.#setting(key))
+    const own = (key: string) => serverSetting(server, key, this.#setting)
     return {
       name: server.name,
       profile: server.profile,
@@ -285,9 +287,9 @@ export class ServerControl {
       stopTimeoutMs: (await n('servers.stop_timeout_s')) * 1000,
       termTimeoutMs: (await n('servers.kill_timeout_s')) * 1000,
       restart: {
-        enabled: (await this.#setting('servers.restart.enabled')) === true,
-        maxRestarts: await n('servers.restart.max_restarts'),
-        minUptimeMs: (await n('servers.restart.min_uptime_s')) * 1000,
+        enabled: (await own('restart.enabled')) === true,
+        maxRestarts: Number(await own('restart.max_restarts')),
+        minUptimeMs: Number(await own('restart.min_uptime_s')) * 1000,
         delayMs: await n('servers.restart.delay_ms'),
       },
       log: { maxBytes: await n('servers.log_max_bytes'), keep: await n('retention.logs') },

@@ -48,6 +48,12 @@ export const serversErrors = defineErrors('servers', {
     when: 'A server.properties change with an unknown key or a value out of range.',
     message: (p) => `'${p.key}' cannot be set for '${p.server}': ${p.reason}. Nothing was changed.`,
   }),
+  SM_ERR_SERVER_SETTING_INVALID: spec<{ server: string; key: string; reason: string }>({
+    status: 422,
+    exit: 64,
+    when: 'A per-server setting with an unknown key or a value of the wrong kind.',
+    message: (p) => `The server setting '${p.key}' of '${p.server}' cannot be used: ${p.reason}. Nothing was changed.`,
+  }),
   SM_ERR_SERVER_CHANGE_CANCELLED: spec<{ server: string; action: string; by: string; reason: string }>({
     status: 409,
     exit: 1,

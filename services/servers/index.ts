@@ -10,6 +10,7 @@ import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
 import { readServers, serversProjection } from './registry-projection'
 import { propertyProblem, ServerProperties } from './server-properties'
+import { allServerSettings, checkServerSetting, serverSetting } from './server-settings'
 import { statusProjection } from './status-projection'
 import { ACTIVE } from './supervisor/run-files'
 import { worldOf } from './world'
@@ -32,7 +33,7 @@ export function serversService(): Service {
     async start({ bus, config, logger }) {
       await bus.request('events:register_projection', { projection: serversProjection })
       await bus.request('events:register_projection', { projection: statusProjection })
-      await bus.request('events:declare_facts', { types: ['server_added', 'server_removed'] })
+      await bus.request('events:declare_facts', { types: ['server_added', 'server_removed', 'server_setting_changed'] })
       const all = () =>
         bus.request('events:read_projection', { projection: serversProjection.name, read: readServers }) as Promise<
           ServerRecord[]
@@ -112,6 +113,23 @@ export function serversService(): Service {
       bus.handle('servers:import', async ({ name, file, stopStart }) =>
         backups.import(await find(name), file, { stopStart }),
       )
+      bus.handle('servers:get_setting', async ({ name, key }) => {
+        const server = await find(name)
+        if (key === undefined) return { value: await allServerSettings(server, setting) }
+        checkServerSetting(name, key, undefined)
+        return { value: await serverSetting(server, key, setting) }
+      })
+      bus.handle('servers:set_setting', async ({ name, key, value }) => {
+        const server = await find(name)
+        checkServerSetting(name, key, value)
+        const previous = await serverSetting(server, key, setting)
+        await bus.emit('server_setting_changed', { name, key, value })
+        return {
+          key,
+          value: value === undefined ? await serverSetting(await find(name), key, setting) : value,
+          previous,
+        }
+      })
       bus.handle('servers:logs', async ({ name, lines }) => servers.logs(await find(name), lines ?? 50))
       // The manager follows its servers live and adopts what outlived a supervisor; a one-shot CLI does not.
       bus.on('manager_started', async () => servers.reconcile(await all()), { timeoutMs: 0 })

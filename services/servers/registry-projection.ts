@@ -4,8 +4,8 @@ import type { ServerRecord } from './contract'
 /** The server registry as a projection of `server_added` and `server_removed` facts. */
 export const serversProjection: Projection = {
   name: 'servers',
-  version: 1,
-  types: ['server_added', 'server_removed'],
+  version: 2,
+  types: ['server_added', 'server_removed', 'server_setting_changed'],
   schema: ['CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, record TEXT NOT NULL)'],
 
   async apply(sql, events) {
@@ -16,6 +16,15 @@ export const serversProjection: Projection = {
           server.name,
           JSON.stringify(server),
         ])
+      } else if (event.type === 'server_setting_changed') {
+        const { name, key, value } = event.payload as { name: string; key: string; value: unknown }
+        const row = await sql.get<{ record: string }>('SELECT record FROM servers WHERE name = ?', [name])
+        if (!row) continue
+        const record = JSON.parse(row.record) as ServerRecord
+        const settings: Record<string, unknown> = { ...record.settings }
+        if (value === undefined) delete settings[key]
+        else settings[key] = value
+        await sql.run('UPDATE servers SET record = ? WHERE name = ?', [JSON.stringify({ ...record, settings }), name])
       } else {
         await sql.run('DELETE FROM servers WHERE name = ?', [(event.payload as { name: string }).name])
       }

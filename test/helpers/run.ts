@@ -53,8 +53,12 @@ export function cli(
 }
 
 /** Starts `server-manager <args>` as a long-running process (output piped). */
-export function spawnCli(dataDir: string, args: readonly string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, SM_DATA_DIR: dataDir } })
+export function spawnCli(
+  dataDir: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, SM_DATA_DIR: dataDir, ...env } })
 }
 
 /** Sends `signal` and resolves with the exit code (null when the signal killed it). */

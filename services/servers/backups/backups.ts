@@ -4,6 +4,7 @@ import { type BusScope, isSmError, type Logger, performAction, reasonOf, SmError
 import type { ServerRecord } from '../contract'
 import { type ServerControl, settled } from '../control'
 import { withPowerLock } from '../power-lock'
+import { serverSetting } from '../server-settings'
 import { ACTIVE } from '../supervisor/run-files'
 import { configFiles, worldOf } from '../world'
 import {
@@ -93,7 +94,7 @@ export class Backups {
       running &&
       server.profile === 'bedrock' &&
       options.stopStart !== true &&
-      (await this.setting('servers.backup.hot')) === true
+      (await serverSetting(server, 'backup.hot', this.setting)) === true
     const stopStart = running && !hot && options.stopStart !== false
     const files: BackupFile[] = []
     const run = async () => {

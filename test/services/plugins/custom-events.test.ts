@@ -207,16 +207,23 @@ describe('services/plugins: this.api', () => {
         expect(out.invalid).to.deep.include({ status: 'error', code: 'SM_ERR_SETTINGS_INVALID_KEY' })
         expect(out.statuses).to.have.property('apiuser')
         expect(out.apis).to.deep.equal([
+          'backupAll',
+          'backupWorld',
           'getGlobalSetting',
           'getPluginStatuses',
           'getServerRunningStatus',
+          'getServerSetting',
           'listAvailableApis',
+          'listBackups',
           'listenForEvent',
           'listServers',
+          'pruneBackups',
           'restartServer',
+          'restoreWorld',
           'sendCommand',
           'sendEvent',
           'setCustomGlobalSetting',
+          'setServerCustomValue',
           'startServer',
           'stopServer',
         ])

@@ -270,3 +270,29 @@ async function untilGone(pid: number): Promise<void> {
   const { setImmediate: tick } = await import('node:timers/promises')
   while (isSameProcess(pid, identity)) await tick()
 }
+
+describe('plugins/default: autostart and lifecycle notifications', function () {
+  this.timeout(60_000)
+
+  it('starts autostart servers when the manager starts and warns players before a stop', async () => {
+    const data = gameDataDir()
+    const on = { SM_DEFAULT_PLUGINS: 'on' }
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_PLAYERS: 'steve,alex' } })], on)
+    await ok(data, ['server', 'add', 's2', '--dir', fakeBedrockDir()], on)
+    const set = await ok(data, ['server', 'config', 's1', 'autostart', 'true'], on)
+    expect(set).to.equal('s1: autostart = true (was false)\n')
+    await ok(data, ['setting', 'set', 'custom.lifecycle_notifications.delay_s', '0'], on)
+    const manager = spawnCli(data, ['start'], on)
+    try {
+      await waitForLine(manager, /Started 's1' \(autostart\)/, { stream: 'stderr' })
+      expect((await statusJson(data, 's1')).status).to.equal('running')
+      expect((await statusJson(data, 's2')).status).to.equal('stopped')
+      await ok(data, ['server', 'stop', 's1'], on)
+      const log = readFileSync(RunFiles.of(data, 's1').log, 'utf8')
+      expect(log).to.match(/\[Server\] Server stopping in 0 seconds\.[\s\S]*Server stop requested\./)
+      expect(await stop(manager)).to.equal(0)
+    } finally {
+      manager.kill('SIGKILL')
+    }
+  })
+})

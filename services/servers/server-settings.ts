@@ -1,0 +1,97 @@
+import { SmError } from '../../kernel/errors'
+import type { ServerRecord } from './contract'
+
+/** One per-server setting: its default, and for the policy ones the global setting it overrides. */
+interface ServerSettingSpec {
+  readonly default: unknown
+  /** When unset, the value of this global setting applies. */
+  readonly inherits?: string
+  readonly summary: string
+  readonly check: (value: unknown) => string | undefined
+}
+
+const bool = (value: unknown) => (typeof value === 'boolean' ? undefined : 'it must be true or false')
+const whole = (min: number, max: number) => (value: unknown) =>
+  Number.isInteger(value) && (value as number) >= min && (value as number) <= max
+    ? undefined
+    : `it must be a whole number from ${min} to ${max}`
+
+/** The settings each server has (docs/settings.md, "Per-server settings"); plugins add theirs under `custom.`. */
+export const SERVER_SETTINGS: Readonly<Record<string, ServerSettingSpec>> = {
+  autostart: { default: false, summary: 'start it when the manager starts (the autostart plugin)', check: bool },
+  'restart.enabled': {
+    default: undefined,
+    inherits: 'servers.restart.enabled',
+    summary: 'restart it after a crash',
+    check: bool,
+  },
+  'restart.max_restarts': {
+    default: undefined,
+    inherits: 'servers.restart.max_restarts',
+    summary: 'crash restarts in a row before it is left crashed',
+    check: whole(0, 1_000),
+  },
+  'restart.min_uptime_s': {
+    default: undefined,
+    inherits: 'servers.restart.min_uptime_s',
+    summary: 'a run this long ends a crash streak',
+    check: whole(0, 86_400),
+  },
+  'backup.hot': {
+    default: undefined,
+    inherits: 'servers.backup.hot',
+    summary: 'back it up hot while it runs (bedrock)',
+    check: bool,
+  },
+  'backup.before_start': {
+    default: false,
+    summary: 'back up its world before every start (the backup_before_start plugin)',
+    check: bool,
+  },
+}
+
+export type ServerSettings = Readonly<Record<string, unknown>>
+
+/** Checks a per-server setting change; `custom.<anything>` takes any JSON value. */
+export function checkServerSetting(server: string, key: string, value: unknown): void {
+  if (typeof key !== 'string' || key === '') throw invalid(server, String(key), 'the key is empty')
+  if (key.startsWith('custom.') && key.length > 'custom.'.length) return
+  const spec = SERVER_SETTINGS[key]
+  if (!spec)
+    throw invalid(
+      server,
+      key,
+      `there is no such server setting (${[...Object.keys(SERVER_SETTINGS), 'custom.<key>'].join(', ')})`,
+    )
+  if (value === undefined) return
+  const problem = spec.check(value)
+  if (problem) throw invalid(server, key, problem)
+}
+
+/** A server's setting in effect: its own value, else the global one it inherits, else the default. */
+export async function serverSetting(
+  server: ServerRecord,
+  key: string,
+  global: (key: string) => Promise<unknown>,
+): Promise<unknown> {
+  const own = server.settings?.[key]
+  if (own !== undefined) return own
+  const spec = SERVER_SETTINGS[key]
+  if (spec?.inherits) return global(spec.inherits)
+  return spec?.default
+}
+
+/** Every declared setting in effect, plus the custom ones it has. */
+export async function allServerSettings(
+  server: ServerRecord,
+  global: (key: string) => Promise<unknown>,
+): Promise<Record<string, unknown>> {
+  const all: Record<string, unknown> = {}
+  for (const key of Object.keys(SERVER_SETTINGS)) all[key] = await serverSetting(server, key, global)
+  for (const [key, value] of Object.entries(server.settings ?? {})) if (key.startsWith('custom.')) all[key] = value
+  return all
+}
+
+function invalid(server: string, key: string, reason: string): SmError {
+  return new SmError('SM_ERR_SERVER_SETTING_INVALID', { server, key, reason })
+}
