@@ -13,6 +13,7 @@ import { createLogger, isLogLevel, type LogLevel, logService } from './services/
 import { pluginsService } from './services/plugins'
 import { serversService } from './services/servers'
 import { resolveDataDir, settingsService } from './services/settings'
+import { tasksService } from './services/tasks'
 
 export * from './kernel'
 export { bridgeService } from './services/bridge'
@@ -67,6 +68,7 @@ export function builtinServices(
   return [
     eventsService(),
     settingsService(),
+    tasksService(),
     serversService(),
     pluginsService({
       sdk,

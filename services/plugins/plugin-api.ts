@@ -62,6 +62,19 @@ export interface PluginApi {
   listBackups(
     serverName: string,
   ): Promise<{ file: string; kind: 'world' | 'config'; bytes: number; createdAt: string }[]>
+  /**
+   * Runs long work as a tracked task (listed by `server-manager tasks`, recorded as facts) and
+   * resolves to its id at once. `fn` gets `{ id, signal, progress(percent, message) }`: report
+   * progress, and stop when `signal` is aborted (`tasks cancel <id>`).
+   */
+  runTask(
+    name: string,
+    fn: (task: {
+      id: string
+      signal: AbortSignal
+      progress(percent: number | undefined, message?: string): void
+    }) => Promise<unknown>,
+  ): Promise<{ taskId: string }>
   /** Applies the backup retention now (or keeps `keep` of each kind). */
   pruneBackups(serverName: string, keep?: number): Promise<ActionResult>
 }

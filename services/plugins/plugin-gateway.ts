@@ -124,6 +124,14 @@ const APIS: readonly ApiDescription[] = [
     description: 'Applies the backup retention now; returns the action result.',
   },
   {
+    name: 'runTask',
+    parameters: [
+      { name: 'name', type: 'string' },
+      { name: 'fn', type: '({ id, signal, progress }) => Promise<unknown>' },
+    ],
+    description: 'Runs long work as a tracked task; resolves to { taskId } at once.',
+  },
+  {
     name: 'sendEvent',
     parameters: [
       { name: 'name', type: 'string' },
@@ -287,6 +295,10 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
 
     pruneBackups: live('pruneBackups', (serverName: string, keep?: number) =>
       asResult(() => scope.request('servers:prune', { name: serverName, keep }), `Backups of '${serverName}' pruned.`),
+    ),
+
+    runTask: live('runTask', (name: string, fn: Parameters<PluginApi['runTask']>[1]) =>
+      scope.request('tasks:run', { name: `${plugin}: ${String(name)}`, fn }),
     ),
 
     listAvailableApis: live('listAvailableApis', async () =>

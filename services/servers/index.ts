@@ -5,6 +5,7 @@ import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync }
 import { homedir } from 'node:os'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { type BusScope, closest, performAction, reasonOf, type Service, SmError } from '../../kernel'
+import { TASKS } from '../tasks/contract'
 import { Backups } from './backups/backups'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
@@ -29,8 +30,11 @@ export function serversService(): Service {
   let control: ServerControl | undefined
   return {
     name: 'servers',
-    dependsOn: ['events', 'settings'],
-    async start({ bus, config, logger }) {
+    dependsOn: ['events', 'settings', 'tasks'],
+    async start({ bus, config, logger, registry }) {
+      const tasks = registry.resolve(TASKS)
+      /** Long work runs as a task (listed by `tasks`, recorded as facts); the caller still gets its result. */
+      const task = <T>(name: string, fn: () => Promise<T>) => tasks.run(name, fn).done
       await bus.request('events:register_projection', { projection: serversProjection })
       await bus.request('events:register_projection', { projection: statusProjection })
       await bus.request('events:declare_facts', { types: ['server_added', 'server_removed', 'server_setting_changed'] })
@@ -95,24 +99,39 @@ export function serversService(): Service {
         setProperties(bus, await find(name), properties),
       )
       bus.handle('servers:status', async ({ name }) => servers.status(await find(name)))
-      bus.handle('servers:start', async ({ name, mode }) => servers.start(await find(name), mode ?? 'detached'))
-      bus.handle('servers:stop', async ({ name }) => servers.stop(await find(name)))
-      bus.handle('servers:restart', async ({ name }) => servers.restart(await find(name)))
+      bus.handle('servers:start', async ({ name, mode }) => {
+        const server = await find(name)
+        return task(`start ${name}`, () => servers.start(server, mode ?? 'detached'))
+      })
+      bus.handle('servers:stop', async ({ name }) => {
+        const server = await find(name)
+        return task(`stop ${name}`, () => servers.stop(server))
+      })
+      bus.handle('servers:restart', async ({ name }) => {
+        const server = await find(name)
+        return task(`restart ${name}`, () => servers.restart(server))
+      })
       bus.handle('servers:kill', async ({ name }) => servers.kill(await find(name)))
       bus.handle('servers:send', async ({ name, command }) => servers.send(await find(name), command))
-      const backups = new Backups(bus, servers, setting, logger)
-      bus.handle('servers:backup', async ({ name, type, stopStart }) =>
-        backups.backup(await find(name), type ?? 'world', { stopStart }),
-      )
+      const backups = new Backups(bus, servers, setting, logger, (percent, message) => tasks.progress(percent, message))
+      bus.handle('servers:backup', async ({ name, type, stopStart }) => {
+        const server = await find(name)
+        return task(`backup ${name}`, () => backups.backup(server, type ?? 'world', { stopStart }))
+      })
       bus.handle('servers:backups', async ({ name }) => backups.list(await find(name)))
-      bus.handle('servers:restore', async ({ name, file, stopStart }) =>
-        backups.restore(await find(name), file, { stopStart }),
-      )
+      bus.handle('servers:restore', async ({ name, file, stopStart }) => {
+        const server = await find(name)
+        return task(`restore ${name}`, () => backups.restore(server, file, { stopStart }))
+      })
       bus.handle('servers:prune', async ({ name, keep }) => backups.prune(await find(name), keep))
-      bus.handle('servers:export', async ({ name, file }) => backups.export(await find(name), file))
-      bus.handle('servers:import', async ({ name, file, stopStart }) =>
-        backups.import(await find(name), file, { stopStart }),
-      )
+      bus.handle('servers:export', async ({ name, file }) => {
+        const server = await find(name)
+        return task(`export ${name}`, () => backups.export(server, file))
+      })
+      bus.handle('servers:import', async ({ name, file, stopStart }) => {
+        const server = await find(name)
+        return task(`import ${name}`, () => backups.import(server, file, { stopStart }))
+      })
       bus.handle('servers:get_setting', async ({ name, key }) => {
         const server = await find(name)
         if (key === undefined) return { value: await allServerSettings(server, setting) }

@@ -52,6 +52,8 @@ export class Backups {
     private readonly control: ServerControl,
     private readonly setting: Get,
     private readonly logger: Logger,
+    /** Progress of the task this runs in. */
+    private readonly report: (percent: number, message: string) => void = () => {},
   ) {}
 
   async folder(server: ServerRecord): Promise<string> {
@@ -418,6 +420,7 @@ export class Backups {
       const percent = p.totalBytes ? Math.floor((p.bytes / p.totalBytes) * 100) : 100
       if (percent === last) return
       last = percent
+      this.report(percent, `${operation} ${file}`)
       void this.bus.emit('backup_progress', { serverName: server.name, operation, file, ...p, percent })
     }
   }

@@ -220,6 +220,7 @@ describe('services/plugins: this.api', () => {
           'pruneBackups',
           'restartServer',
           'restoreWorld',
+          'runTask',
           'sendCommand',
           'sendEvent',
           'setCustomGlobalSetting',

@@ -125,7 +125,12 @@ describe('services/servers: detached game servers from real CLI processes', func
     for (let round = 0; round < 2; round++) {
       const pid = runState(data, 's1')?.game?.pid as number
       pids.push(pid)
-      const back = untilStatus(data, 's1', (e) => e.status === 'running' && runState(data, 's1')?.game?.pid !== pid)
+      // Back when the state file itself says running with another game process.
+      const restarted = () => {
+        const state = runState(data, 's1')
+        return state?.status === 'running' && state.game !== undefined && state.game.pid !== pid
+      }
+      const back = untilStatus(data, 's1', (e) => e.status === 'running' && restarted())
       process.kill(pid, 'SIGKILL')
       await back
     }

@@ -1,0 +1,60 @@
+import { createToken } from '../../kernel/registry'
+import type { TaskManager } from './task-manager'
+
+export type TaskState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
+
+/** A task as `tasks` lists it. */
+export interface TaskRecord {
+  readonly id: string
+  readonly name: string
+  /** Who asked: `cli:<user>`, `plugin:<name>`, `schedule`, ... */
+  readonly owner: string
+  readonly state: TaskState
+  readonly percent: number | undefined
+  readonly message: string | undefined
+  readonly result: unknown
+  readonly error: { readonly code: string; readonly message: string } | undefined
+  readonly createdAt: string
+  readonly finishedAt: string | undefined
+}
+
+/** What a task's function gets: a signal that says it was cancelled, and a way to report progress. */
+export interface TaskContext {
+  readonly id: string
+  readonly signal: AbortSignal
+  progress(percent: number | undefined, message?: string): void
+}
+
+/** The task manager, for services that run their long work as tasks. */
+export const TASKS = createToken<TaskManager>('tasks')
+
+declare module '../../kernel/maps' {
+  interface EventMap {
+    task_started: { readonly id: string; readonly name: string; readonly owner: string }
+    task_finished: {
+      readonly id: string
+      readonly name: string
+      readonly state: 'succeeded' | 'failed' | 'cancelled'
+      readonly result?: unknown
+      readonly error?: { readonly code: string; readonly message: string }
+      readonly ms: number
+    }
+    /** A running task's progress (not recorded). */
+    task_progress: {
+      readonly id: string
+      readonly name: string
+      readonly percent: number | undefined
+      readonly message: string | undefined
+    }
+  }
+
+  interface CommandMap {
+    /** Recent tasks, newest first (running and queued ones too). */
+    'tasks:list': { payload: { limit?: number }; reply: TaskRecord[] }
+    /** Runs `fn` as a task in this process (plugins' this.api.runTask); answers with its id at once. */
+    'tasks:run': { payload: { name: string; fn: (ctx: TaskContext) => Promise<unknown> }; reply: { taskId: string } }
+    'tasks:get': { payload: { id: string }; reply: TaskRecord }
+    /** Cancels a queued task, or asks a running one to stop (it ends when its work allows). */
+    'tasks:cancel': { payload: { id: string }; reply: TaskRecord }
+  }
+}

@@ -1,0 +1,21 @@
+import { defineErrors, type ErrorMapOf, spec } from '../../kernel/error-catalogue'
+
+/** The tasks service's error codes (docs/errors.md). */
+export const tasksErrors = defineErrors('tasks', {
+  SM_ERR_TASK_NOT_FOUND: spec<{ id: string }>({
+    status: 404,
+    exit: 66,
+    when: 'A task id that is not known.',
+    message: (p) => `No task has the id '${p.id}'. 'server-manager tasks' lists them.`,
+  }),
+  SM_ERR_TASK_CANCELLED: spec<{ id: string; name: string }>({
+    status: 409,
+    exit: 1,
+    when: 'A task was cancelled before it finished.',
+    message: (p) => `The task '${p.name}' (${p.id}) was cancelled.`,
+  }),
+})
+
+declare module '../../kernel/error-catalogue' {
+  interface ErrorMap extends ErrorMapOf<typeof tasksErrors> {}
+}

@@ -1,0 +1,109 @@
+import './errors'
+import './settings'
+import { type Service, SmError } from '../../kernel'
+import type { StoredEvent } from '../events/contract'
+import { TASKS, type TaskRecord } from './contract'
+import { TaskManager } from './task-manager'
+
+export type * from './contract'
+export { TASKS } from './contract'
+
+/**
+ * The task manager: long work (backups, restores, starts, plugin jobs) runs as tasks with an id,
+ * state, progress and result, recorded as `task_started`/`task_finished` facts. `tasks:list`
+ * shows this process's tasks, then what the event log recorded of others.
+ */
+export function tasksService(): Service {
+  return {
+    name: 'tasks',
+    dependsOn: ['events', 'settings'],
+    async start({ bus, registry }) {
+      await bus.request('events:declare_facts', { types: ['task_started', 'task_finished'] })
+      const tasks = new TaskManager(bus, async () =>
+        Number((await bus.request('settings:get', { key: 'tasks.max_concurrent' })).value),
+      )
+      registry.provide(TASKS, tasks)
+
+      const recorded = async (limit: number): Promise<TaskRecord[]> => {
+        const events = await bus.request('events:read', {
+          types: ['task_started', 'task_finished'],
+          limit: limit * 2,
+          tail: true,
+        })
+        return fromFacts(events)
+      }
+      bus.handle('tasks:list', async ({ limit }) => {
+        const n = Math.max(1, Math.min(Number(limit ?? 50) || 50, 1_000))
+        const live = tasks.list(n)
+        const seen = new Set(live.map((t) => t.id))
+        return [...live, ...(await recorded(n)).filter((t) => !seen.has(t.id))].slice(0, n)
+      })
+      bus.handle('tasks:run', ({ name, fn }) => {
+        if (typeof fn !== 'function')
+          throw new SmError('SM_ERR_TASK_NOT_FOUND', {
+            id: `${String(name)} (no function to run: tasks run in the process that asks)`,
+          })
+        const { id, done } = tasks.run(String(name || 'task'), fn)
+        done.catch(() => {}) // recorded as task_finished; nobody awaits a plugin's task
+        return { taskId: id }
+      })
+      bus.handle('tasks:get', async ({ id }) => {
+        const task = tasks.get(id) ?? (await recorded(1_000)).find((t) => t.id === id)
+        if (!task) throw new SmError('SM_ERR_TASK_NOT_FOUND', { id: String(id) })
+        return task
+      })
+      bus.handle('tasks:cancel', ({ id }) => {
+        const task = tasks.cancel(id)
+        if (!task) throw new SmError('SM_ERR_TASK_NOT_FOUND', { id: String(id) })
+        return task
+      })
+    },
+  }
+}
+
+/** Tasks as the event log tells them, newest first (one that started with no end ran in a process that is gone). */
+function fromFacts(events: readonly StoredEvent[]): TaskRecord[] {
+  const byId = new Map<string, TaskRecord>()
+  for (const event of events) {
+    const p = event.payload as {
+      id: string
+      name: string
+      owner?: string
+      state?: TaskRecord['state']
+      result?: unknown
+      error?: TaskRecord['error']
+    }
+    const known = byId.get(p.id)
+    if (event.type === 'task_started')
+      byId.set(p.id, {
+        id: p.id,
+        name: p.name,
+        owner: p.owner ?? event.actor,
+        // A start with no end: its process ended first (a task of a live manager is listed live instead).
+        state: 'failed',
+        percent: undefined,
+        message: 'it did not finish in the process that ran it',
+        result: undefined,
+        error: undefined,
+        createdAt: event.time,
+        finishedAt: undefined,
+      })
+    else
+      byId.set(p.id, {
+        ...(known ?? {
+          id: p.id,
+          name: p.name,
+          owner: event.actor,
+          percent: undefined,
+          message: undefined,
+          createdAt: event.time,
+        }),
+        state: p.state ?? 'failed',
+        result: p.result,
+        error: p.error,
+        percent: p.state === 'succeeded' ? 100 : known?.percent,
+        finishedAt: event.time,
+      })
+  }
+  return [...byId.values()].reverse()
+}
