@@ -1,6 +1,7 @@
 import type { ActionResult } from '../../kernel'
 import type { BackupFile, BackupReply, BackupType } from './backups/backups'
 import type { StartReply } from './control'
+import type { Schedule } from './schedules'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
 import type { ServerStatus, StartMode } from './supervisor/run-files'
 
@@ -70,6 +71,15 @@ declare module '../../kernel/maps' {
     /** A line a running server wrote to its console (in the manager, live; not recorded). */
     /** A per-server setting was set (`value` undefined: unset, it inherits again). */
     server_setting_changed: { readonly name: string; readonly key: string; readonly value: unknown }
+    schedule_added: { readonly schedule: Schedule }
+    schedule_removed: { readonly id: string; readonly server: string }
+    /** A schedule ran (in the manager), with how it went. */
+    schedule_ran: {
+      readonly id: string
+      readonly server: string
+      readonly action: string
+      readonly result: { readonly status: 'success' | 'error'; readonly message?: string; readonly code?: string }
+    }
     server_console: { readonly serverName: string; readonly line: string }
     /** Progress of a backup, restore or export (at most one per percent; not recorded). */
     backup_progress: {
@@ -135,6 +145,14 @@ declare module '../../kernel/maps' {
       payload: { name: string; key: string; value: unknown }
       reply: { key: string; value: unknown; previous: unknown }
     }
+    /** Adds a schedule (run by the manager while it runs). */
+    'servers:schedule_add': {
+      payload: { name: string; cron: string; action: string; command?: string; timezone?: string }
+      reply: Schedule & { nextRun: string | undefined }
+    }
+    /** The schedules (of one server, or all), with their next run. */
+    'servers:schedule_list': { payload: { name?: string }; reply: (Schedule & { nextRun: string | undefined })[] }
+    'servers:schedule_remove': { payload: { id: string }; reply: Schedule }
     /** The last lines of its console log, and the file's path (to follow it). */
     'servers:logs': { payload: { name: string; lines?: number }; reply: { file: string; lines: string[] } }
   }

@@ -325,12 +325,12 @@ export class ServerControl {
     return settled(outcome, server, 'The stop of')
   }
 
-  async restart(server: ServerRecord): Promise<StartReply> {
+  async restart(server: ServerRecord, reason: 'restart' | 'schedule' = 'restart'): Promise<StartReply> {
     const files = this.files(server.name)
     files.ensureDir()
     return withPowerLock(files.powerLock, server.name, 'restart', async () => {
       const now = await this.status(server)
-      if (ACTIVE.includes(now.status) || now.supervisorPid !== undefined) await this.#stop(server, 'restart')
+      if (ACTIVE.includes(now.status) || now.supervisorPid !== undefined) await this.#stop(server, reason)
       return this.#start(server, now.mode ?? 'detached')
     })
   }

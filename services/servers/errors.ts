@@ -177,6 +177,18 @@ export const serversErrors = defineErrors('servers', {
     when: 'An export would overwrite a file.',
     message: (p) => `'${p.file}' already exists. Choose another file name, or remove it first.`,
   }),
+  SM_ERR_SCHEDULE_INVALID: spec<{ server: string; reason: string }>({
+    status: 422,
+    exit: 64,
+    when: 'A schedule with a bad cron expression, action or command.',
+    message: (p) => `That schedule for '${p.server}' cannot be added: ${p.reason}. Nothing was added.`,
+  }),
+  SM_ERR_SCHEDULE_NOT_FOUND: spec<{ id: string }>({
+    status: 404,
+    exit: 66,
+    when: 'A schedule id that is not known.',
+    message: (p) => `No schedule has the id '${p.id}'. 'server-manager server schedule list' lists them.`,
+  }),
 })
 
 declare module '../../kernel/error-catalogue' {

@@ -10,6 +10,7 @@ import { Backups } from './backups/backups'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
 import { readServers, serversProjection } from './registry-projection'
+import { describeSchedule, nextRun, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
 import { propertyProblem, ServerProperties } from './server-properties'
 import { allServerSettings, checkServerSetting, serverSetting } from './server-settings'
 import { statusProjection } from './status-projection'
@@ -28,6 +29,7 @@ const PROPERTIES = 'server.properties'
  */
 export function serversService(): Service {
   let control: ServerControl | undefined
+  let stopScheduler: (() => void) | undefined
   return {
     name: 'servers',
     dependsOn: ['events', 'settings', 'tasks'],
@@ -37,7 +39,17 @@ export function serversService(): Service {
       const task = <T>(name: string, fn: () => Promise<T>) => tasks.run(name, fn).done
       await bus.request('events:register_projection', { projection: serversProjection })
       await bus.request('events:register_projection', { projection: statusProjection })
-      await bus.request('events:declare_facts', { types: ['server_added', 'server_removed', 'server_setting_changed'] })
+      await bus.request('events:register_projection', { projection: schedulesProjection })
+      await bus.request('events:declare_facts', {
+        types: [
+          'server_added',
+          'server_removed',
+          'server_setting_changed',
+          'schedule_added',
+          'schedule_removed',
+          'schedule_ran',
+        ],
+      })
       const all = () =>
         bus.request('events:read_projection', { projection: serversProjection.name, read: readServers }) as Promise<
           ServerRecord[]
@@ -150,11 +162,59 @@ export function serversService(): Service {
         }
       })
       bus.handle('servers:logs', async ({ name, lines }) => servers.logs(await find(name), lines ?? 50))
-      // The manager follows its servers live and adopts what outlived a supervisor; a one-shot CLI does not.
-      bus.on('manager_started', async () => servers.reconcile(await all()), { timeoutMs: 0 })
-      bus.on('manager_stopping', () => servers.close())
+      const schedules = () =>
+        bus.request('events:read_projection', { projection: schedulesProjection.name, read: readSchedules }) as Promise<
+          Schedule[]
+        >
+      const scheduler = new Scheduler(bus, logger, async (schedule) => {
+        const server = await find(schedule.server)
+        return task(`schedule ${schedule.action} ${schedule.server}`, async (): Promise<unknown> => {
+          if (schedule.action === 'backup') return backups.backup(server, 'world')
+          if (schedule.action === 'restart') return servers.restart(server, 'schedule')
+          return servers.send(server, schedule.command ?? '')
+        })
+      })
+      stopScheduler = () => scheduler.stop()
+      let managing = false
+      const withNext = (s: Schedule) => ({ ...s, nextRun: nextRun(s) })
+      bus.handle('servers:schedule_add', async ({ name, cron, action, command, timezone }) => {
+        const server = await find(name)
+        const schedule = describeSchedule({ server: server.name, cron, action, command, timezone })
+        await bus.emit('schedule_added', { schedule })
+        if (managing) scheduler.sync(await schedules())
+        return withNext(schedule)
+      })
+      bus.handle('servers:schedule_list', async ({ name }) => {
+        if (name !== undefined) await find(name)
+        return (await schedules()).filter((s) => name === undefined || s.server === name).map(withNext)
+      })
+      bus.handle('servers:schedule_remove', async ({ id }) => {
+        const schedule = (await schedules()).find((s) => s.id === id)
+        if (!schedule) throw new SmError('SM_ERR_SCHEDULE_NOT_FOUND', { id: String(id) })
+        await bus.emit('schedule_removed', { id: schedule.id, server: schedule.server })
+        if (managing) scheduler.sync(await schedules())
+        return schedule
+      })
+
+      // The manager follows its servers live, adopts what outlived a supervisor and runs the
+      // schedules; a one-shot CLI does none of that.
+      bus.on(
+        'manager_started',
+        async () => {
+          managing = true
+          scheduler.sync(await schedules())
+          await servers.reconcile(await all())
+        },
+        { timeoutMs: 0 },
+      )
+      bus.on('manager_stopping', () => {
+        managing = false
+        scheduler.stop()
+        servers.close()
+      })
     },
     stop() {
+      stopScheduler?.()
       control?.close()
     },
   }

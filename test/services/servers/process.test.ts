@@ -301,3 +301,57 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
     }
   })
 })
+
+describe('services/servers: schedules', function () {
+  this.timeout(60_000)
+
+  it('runs a schedule in the manager as a task with a schedule_ran fact, lists and removes it, and refuses bad ones', async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    const bad = await cli(data, ['server', 'schedule', 'add', 's1', '--cron', 'every day', '--action', 'backup'])
+    expect(bad.stderr).to.include('[SM_ERR_SCHEDULE_INVALID]')
+    const noCommand = await cli(data, ['server', 'schedule', 'add', 's1', '--cron', '* * * * *', '--action', 'command'])
+    expect(noCommand.stderr).to.include('[SM_ERR_SCHEDULE_INVALID]')
+    const manager = spawnCli(data, ['start'])
+    try {
+      await waitForLine(manager, /^ready in/)
+      await ok(data, ['server', 'start', 's1'])
+      const follower = spawnCli(data, ['server', 'logs', 's1', '--follow', '--lines', '0'])
+      try {
+        // Every second, so the test need not wait for a minute boundary.
+        const tick = waitForLine(follower, /\[Server\] scheduled hello/)
+        const added = JSON.parse(
+          await ok(data, [
+            'server',
+            'schedule',
+            'add',
+            's1',
+            '--cron',
+            '* * * * * *',
+            '--action',
+            'command',
+            '--command',
+            'say scheduled hello',
+            '--json',
+          ]),
+        )
+        await tick
+        const list = JSON.parse(await ok(data, ['server', 'schedule', 'list', 's1', '--json']))
+        expect(list.map((s: { id: string }) => s.id)).to.deep.equal([added.id])
+        expect(await ok(data, ['server', 'schedule', 'remove', added.id])).to.match(/removed/)
+        expect(JSON.parse(await ok(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
+      } finally {
+        follower.kill('SIGKILL')
+      }
+      const ran = JSON.parse(await ok(data, ['events', '--type', 'schedule_ran', '--json']))
+      expect(ran[0].payload).to.deep.include({ server: 's1', action: 'command', result: { status: 'success' } })
+      expect(ran[0].actor).to.match(/^schedule:/)
+      const tasks = JSON.parse(await ok(data, ['tasks', '--json']))
+      expect(tasks.some((t: { name: string }) => t.name === 'schedule command s1')).to.equal(true)
+      await ok(data, ['server', 'stop', 's1'])
+      expect(await stop(manager)).to.equal(0)
+    } finally {
+      manager.kill('SIGKILL')
+    }
+  })
+})

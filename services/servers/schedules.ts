@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto'
+import { Cron } from 'croner'
+import { type BusScope, type Logger, reasonOf, runInContext, SmError } from '../../kernel'
+import type { Projection, Sql } from '../events/contract'
+import { commandProblem } from './control'
+
+export type ScheduleAction = 'backup' | 'restart' | 'command'
+
+/** A recurring job on one server, run by the manager (`server schedule add`). */
+export interface Schedule {
+  readonly id: string
+  readonly server: string
+  /** A cron expression (5 fields, or 6 with seconds first), in the manager's time zone unless `timezone`. */
+  readonly cron: string
+  readonly action: ScheduleAction
+  /** The console command, for `command`. */
+  readonly command: string | undefined
+  readonly timezone: string | undefined
+  readonly addedAt: string
+}
+
+/** Schedules as a projection of `schedule_added` / `schedule_removed` facts (a removed server takes its schedules). */
+export const schedulesProjection: Projection = {
+  name: 'schedules',
+  version: 1,
+  types: ['schedule_added', 'schedule_removed', 'server_removed'],
+  schema: ['CREATE TABLE IF NOT EXISTS schedules (id TEXT PRIMARY KEY, server TEXT NOT NULL, record TEXT NOT NULL)'],
+  async apply(sql, events) {
+    for (const event of events) {
+      if (event.type === 'schedule_added') {
+        const { schedule } = event.payload as { schedule: Schedule }
+        await sql.run('INSERT OR REPLACE INTO schedules (id, server, record) VALUES (?, ?, ?)', [
+          schedule.id,
+          schedule.server,
+          JSON.stringify(schedule),
+        ])
+      } else if (event.type === 'schedule_removed') {
+        await sql.run('DELETE FROM schedules WHERE id = ?', [(event.payload as { id: string }).id])
+      } else {
+        await sql.run('DELETE FROM schedules WHERE server = ?', [(event.payload as { name: string }).name])
+      }
+    }
+  },
+  async reset(sql) {
+    await sql.run('DELETE FROM schedules')
+  },
+  async snapshot(sql) {
+    return readSchedules(sql)
+  },
+  async restore(sql, state) {
+    for (const s of state as Schedule[])
+      await sql.run('INSERT OR REPLACE INTO schedules (id, server, record) VALUES (?, ?, ?)', [
+        s.id,
+        s.server,
+        JSON.stringify(s),
+      ])
+  },
+}
+
+export async function readSchedules(sql: Sql): Promise<Schedule[]> {
+  const rows = await sql.all<{ record: string }>('SELECT record FROM schedules ORDER BY server, id')
+  return rows.map((r) => JSON.parse(r.record) as Schedule)
+}
+
+/** A new schedule, or the coded reason it cannot be one. */
+export function describeSchedule(request: {
+  server: string
+  cron: string
+  action: string
+  command?: string
+  timezone?: string
+}): Schedule {
+  const { server, cron, action, command, timezone } = request
+  if (!['backup', 'restart', 'command'].includes(action))
+    throw invalid(server, `'${action}' is not a schedule action (backup, restart or command)`)
+  if (action === 'command') {
+    const problem = commandProblem(command)
+    if (problem) throw invalid(server, `its --command cannot be sent: ${problem}`)
+  } else if (command !== undefined) throw invalid(server, '--command goes only with --action command')
+  try {
+    new Cron(String(cron), { paused: true, timezone }).stop()
+  } catch (error) {
+    throw invalid(server, `'${cron}' is not a cron expression: ${reasonOf(error)}`)
+  }
+  return {
+    id: randomUUID().slice(0, 8),
+    server,
+    cron: String(cron),
+    action: action as ScheduleAction,
+    command: action === 'command' ? command : undefined,
+    timezone,
+    addedAt: new Date().toISOString(),
+  }
+}
+
+/** When a schedule runs next (for `schedule list`). */
+export function nextRun(schedule: Schedule): string | undefined {
+  const job = new Cron(schedule.cron, { paused: true, timezone: schedule.timezone })
+  const next = job.nextRun()
+  job.stop()
+  return next?.toISOString()
+}
+
+/**
+ * The manager's timers: one croner job per schedule, each run a task and a `schedule_ran` fact.
+ * A run still going when the next is due is skipped (croner's `protect`), not stacked.
+ */
+export class Scheduler {
+  readonly #jobs = new Map<string, Cron>()
+
+  constructor(
+    private readonly bus: BusScope,
+    private readonly logger: Logger,
+    private readonly perform: (schedule: Schedule) => Promise<unknown>,
+  ) {}
+
+  sync(schedules: readonly Schedule[]): void {
+    const wanted = new Map(schedules.map((s) => [s.id, s]))
+    for (const [id, job] of this.#jobs)
+      if (!wanted.has(id)) {
+        job.stop()
+        this.#jobs.delete(id)
+      }
+    for (const schedule of schedules) {
+      if (this.#jobs.has(schedule.id)) continue
+      const job = new Cron(schedule.cron, { timezone: schedule.timezone, protect: true }, () => this.#run(schedule))
+      this.#jobs.set(schedule.id, job)
+    }
+  }
+
+  /** One run, acting as `schedule:<id>` (not whoever added the schedule: timers inherit the context they were made in). */
+  #run(schedule: Schedule): Promise<void> {
+    return runInContext({ actor: `schedule:${schedule.id}` }, () => this.#runAs(schedule))
+  }
+
+  async #runAs(schedule: Schedule): Promise<void> {
+    let result: { status: 'success' | 'error'; message?: string; code?: string }
+    try {
+      await this.perform(schedule)
+      result = { status: 'success' }
+    } catch (error) {
+      result = { status: 'error', message: reasonOf(error), code: (error as SmError).code }
+      this.logger.warn(
+        `Schedule ${schedule.id} (${schedule.action} of '${schedule.server}') failed: ${reasonOf(error)}`,
+      )
+    }
+    await this.bus.emit('schedule_ran', { id: schedule.id, server: schedule.server, action: schedule.action, result })
+  }
+
+  stop(): void {
+    for (const job of this.#jobs.values()) job.stop()
+    this.#jobs.clear()
+  }
+}
+
+function invalid(server: string, reason: string): SmError {
+  return new SmError('SM_ERR_SCHEDULE_INVALID', { server, reason })
+}
