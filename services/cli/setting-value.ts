@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import { SmError } from '../../kernel/errors'
 
 /**
@@ -42,4 +43,9 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks).toString('utf8')
+}
+
+/** A `--from` as the manager should see it: a URL as given (it explains what it cannot do), a path made absolute. */
+export function sourceArg(from: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(from) ? from : resolve(from)
 }

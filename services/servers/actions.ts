@@ -40,6 +40,8 @@ declare module '../../kernel/maps' {
     world_export: { readonly serverName: string; readonly file: string }
     /** A `.mcworld` file becomes a server's world. */
     world_import: { readonly serverName: string; readonly file: string }
+    /** A server is installed from an archive or directory (`install`), or its binaries replaced (`update`). */
+    server_install: { readonly serverName: string; readonly source: string; readonly mode: 'install' | 'update' }
     /** A server's server.properties change (only the keys given). */
     properties_change: { readonly serverName: string; readonly properties: Readonly<Record<string, string>> }
     /** A server's directory is deleted with it (`server remove --delete-files`). */
@@ -66,6 +68,7 @@ defineActions('servers', {
   prune_backups: { identity: ['serverName'], summary: 'backups beyond the retention are deleted' },
   world_export: { identity: ['serverName'], summary: "a server's world is exported to a .mcworld" },
   world_import: { identity: ['serverName'], summary: "a .mcworld becomes a server's world" },
+  server_install: { identity: ['serverName'], summary: 'a server is installed or updated from an archive' },
   properties_change: { identity: ['serverName'], summary: "a server's server.properties change" },
   delete_server_data: {
     identity: ['serverName'],
@@ -86,6 +89,7 @@ export type ServersActions = Pick<
   | 'prune_backups'
   | 'world_export'
   | 'world_import'
+  | 'server_install'
   | 'properties_change'
   | 'delete_server_data'
 >

@@ -153,6 +153,13 @@ declare module '../../kernel/maps' {
     /** The schedules (of one server, or all), with their next run. */
     'servers:schedule_list': { payload: { name?: string }; reply: (Schedule & { nextRun: string | undefined })[] }
     'servers:schedule_remove': { payload: { id: string }; reply: Schedule }
+    /** Creates a server from a Bedrock server zip or directory (the server_install action) and registers it. */
+    'servers:install': { payload: { name: string; from: string; dir?: string }; reply: ServerRecord }
+    /** Replaces a bedrock server's binaries from a zip, keeping its config and worlds, after a backup. */
+    'servers:update': {
+      payload: { name: string; from: string; stopStart?: boolean }
+      reply: { replaced: string[]; backup: readonly BackupFile[] }
+    }
     /** The last lines of its console log, and the file's path (to follow it). */
     'servers:logs': { payload: { name: string; lines?: number }; reply: { file: string; lines: string[] } }
   }

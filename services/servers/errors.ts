@@ -189,6 +189,19 @@ export const serversErrors = defineErrors('servers', {
     when: 'A schedule id that is not known.',
     message: (p) => `No schedule has the id '${p.id}'. 'server-manager server schedule list' lists them.`,
   }),
+  SM_ERR_INSTALL_INVALID: spec<{ source: string; reason: string }>({
+    status: 422,
+    exit: 65,
+    when: 'An install or update source that is not a Bedrock server (zip or directory).',
+    message: (p) => `'${p.source}' cannot be installed: ${p.reason}. Nothing was changed.`,
+  }),
+  SM_ERR_INSTALL_SOURCE_UNSUPPORTED: spec<{ source: string }>({
+    status: 422,
+    exit: 64,
+    when: 'An install source given as a URL.',
+    message: (p) =>
+      `'${p.source}' is a URL, and this server-manager does not download. Download the server zip yourself and pass its path to --from.`,
+  }),
 })
 
 declare module '../../kernel/error-catalogue' {

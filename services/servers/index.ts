@@ -1,7 +1,7 @@
 import './actions'
 import './errors'
 import './settings'
-import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { type BusScope, closest, performAction, reasonOf, type Service, SmError } from '../../kernel'
@@ -9,6 +9,7 @@ import { TASKS } from '../tasks/contract'
 import { Backups } from './backups/backups'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
+import { applyUpdate, installSource, stageRelease } from './install'
 import { readServers, serversProjection } from './registry-projection'
 import { describeSchedule, nextRun, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
 import { propertyProblem, ServerProperties } from './server-properties'
@@ -143,6 +144,64 @@ export function serversService(): Service {
       bus.handle('servers:import', async ({ name, file, stopStart }) => {
         const server = await find(name)
         return task(`import ${name}`, () => backups.import(server, file, { stopStart }))
+      })
+      bus.handle('servers:install', async ({ name, from, dir }) => {
+        if (typeof name !== 'string' || !NAME.test(name))
+          throw new SmError('SM_ERR_SERVER_INVALID_NAME', { server: String(name) })
+        const taken = (await all()).find((s) => s.name === name)
+        if (taken) throw new SmError('SM_ERR_SERVER_EXISTS', { server: name, dir: taken.dir })
+        const target = resolve(dir ?? join(String(await setting('paths.servers')), name))
+        if (existsSync(target) && readdirSync(target).length > 0)
+          throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: target, reason: 'it exists and is not empty' })
+        const source = await installSource(from)
+        const outcome = await performAction(bus, {
+          before: 'before_server_install',
+          after: 'after_server_install',
+          payload: { serverName: name, source: source.description, mode: 'install' },
+          perform: () =>
+            task(`install ${name}`, async () => {
+              const staging = await stageRelease(source, target)
+              rmSync(target, { recursive: true, force: true })
+              renameSync(staging, target)
+              const server = await describe({ name, dir: target }, await all())
+              await bus.emit('server_added', { server })
+              return server
+            }),
+          message: (server) => `Installed '${name}' in ${server.dir}.`,
+        })
+        return settled(outcome, { name } as ServerRecord, 'The install of')
+      })
+      bus.handle('servers:update', async ({ name, from, stopStart }) => {
+        const server = await find(name)
+        if (server.profile !== 'bedrock')
+          throw new SmError('SM_ERR_INSTALL_INVALID', {
+            source: String(from),
+            reason: `'${name}' is a generic server; only bedrock servers are updated from a release`,
+          })
+        const source = await installSource(from)
+        const running = ACTIVE.includes((await servers.status(server)).status)
+        if (running && !stopStart)
+          throw new SmError('SM_ERR_BACKUP_SERVER_RUNNING', { server: name, action: 'an update' })
+        const outcome = await performAction(bus, {
+          before: 'before_server_install',
+          after: 'after_server_install',
+          payload: { serverName: name, source: source.description, mode: 'update' },
+          perform: () =>
+            task(`update ${name}`, async () => {
+              if (running) await servers.stop(server)
+              try {
+                const world = worldOf(server)
+                const what = world && existsSync(world) ? 'all' : 'config'
+                const backup = (await backups.backup(server, what)).files
+                const staging = await stageRelease(source, server.dir)
+                return { replaced: applyUpdate(staging, server.dir), backup }
+              } finally {
+                if (running) await servers.start(server, 'detached')
+              }
+            }),
+          message: (r) => `Updated '${name}': replaced ${r.replaced.length} files and folders; config and worlds kept.`,
+        })
+        return settled(outcome, server, 'The update of')
       })
       bus.handle('servers:get_setting', async ({ name, key }) => {
         const server = await find(name)

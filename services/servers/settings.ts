@@ -51,6 +51,10 @@ defineSettings('servers', {
     default: ({ dataDir }: SettingContext) => join(dataDir, 'backups'),
     summary: 'where backups are kept, one folder per server',
   },
+  'paths.servers': {
+    default: ({ dataDir }: SettingContext) => join(dataDir, 'server-files'),
+    summary: '`server install` puts each new server in a folder named after it here (unless --dir)',
+  },
   'retention.backups': {
     default: 3,
     summary: 'backups of each kind (world, config) kept per server; older ones are deleted after each backup',

@@ -1,0 +1,31 @@
+import { resolve } from 'node:path'
+import { Args, Flags } from '@oclif/core'
+import { ManagerCommand } from '../../manager-command'
+import { sourceArg } from '../../setting-value'
+
+export default class ServerInstall extends ManagerCommand {
+  static override summary = 'Create a server from a Bedrock server zip (or an unpacked directory) and register it'
+  static override description =
+    'The zip is the one Mojang publishes (bedrock-server-<version>.zip), with bedrock_server at its top or in one folder. It is unpacked into <paths.servers>/<name> unless --dir, checked, and registered like server add. Downloads are not done here: fetch the zip first.'
+  static override examples = [
+    '<%= config.bin %> server install survival --from ~/Downloads/bedrock-server-1.21.44.01.zip',
+    '<%= config.bin %> server install creative --from /srv/bds-template --dir /srv/creative',
+  ]
+  static override args = { name: Args.string({ description: 'the new server name', required: true }) }
+  static override flags = {
+    from: Flags.string({ description: 'the server zip or directory', required: true }),
+    dir: Flags.string({ description: 'where to put it (must not exist, or be empty)' }),
+  }
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ServerInstall)
+    const server = await this.request('servers:install', {
+      name: args.name,
+      from: sourceArg(flags.from),
+      dir: flags.dir === undefined ? undefined : resolve(flags.dir),
+    })
+    this.log(
+      `Server '${server.name}' installed in ${server.dir}. Start it with: ${this.config.bin} server start ${server.name}`,
+    )
+  }
+}

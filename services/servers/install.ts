@@ -1,0 +1,108 @@
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { isSmError, reasonOf, SmError } from '../../kernel'
+import { extractZip, readZipEntries, UnsafeEntryError, unsafeEntryName } from './backups/archive'
+
+/**
+ * Where a server's files come from. A zip and a directory are built in; a download source (the
+ * official Bedrock download page, a mirror) would be another implementation of this interface,
+ * chosen by its `--from` form (these machines have no internet, so none is shipped).
+ */
+export interface InstallSource {
+  /** What it is, for messages and the event log. */
+  readonly description: string
+  /** Puts the server files into `into` (which does not exist yet). */
+  fetch(into: string): Promise<void>
+}
+
+/** What `--from` names: a Bedrock server zip or an unpacked directory. */
+export async function installSource(from: string): Promise<InstallSource> {
+  const text = String(from ?? '')
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) throw new SmError('SM_ERR_INSTALL_SOURCE_UNSUPPORTED', { source: text })
+  const path = resolve(text)
+  if (!existsSync(path)) throw new SmError('SM_ERR_INSTALL_INVALID', { source: path, reason: 'it does not exist' })
+  if (statSync(path).isDirectory())
+    return {
+      description: path,
+      fetch: async (into) => {
+        cpSync(path, into, { recursive: true, preserveTimestamps: true })
+      },
+    }
+  let entries: { name: string }[]
+  try {
+    entries = await readZipEntries(path)
+  } catch (error) {
+    throw new SmError('SM_ERR_INSTALL_INVALID', {
+      source: path,
+      reason: `it is neither a directory nor a readable zip (${reasonOf(error)})`,
+    })
+  }
+  for (const { name } of entries) {
+    const problem = unsafeEntryName(name)
+    if (problem) throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: name, reason: problem })
+  }
+  return {
+    description: path,
+    fetch: async (into) => {
+      try {
+        await extractZip(path, into)
+      } catch (error) {
+        if (error instanceof UnsafeEntryError)
+          throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: error.entry, reason: error.reason })
+        throw error
+      }
+    },
+  }
+}
+
+/** The files an update keeps from the installed server (the release's copies are not used). */
+export const KEPT_ON_UPDATE = ['server.properties', 'allowlist.json', 'permissions.json', 'worlds']
+
+/** Fetches a release next to `target` and checks it is a Bedrock server; the caller moves it into place. */
+export async function stageRelease(source: InstallSource, target: string): Promise<string> {
+  const staging = `${target}.incoming-${process.pid}`
+  rmSync(staging, { recursive: true, force: true })
+  mkdirSync(dirname(staging), { recursive: true })
+  try {
+    await source.fetch(staging)
+    const root = releaseRoot(staging)
+    if (!root)
+      throw new SmError('SM_ERR_INSTALL_INVALID', {
+        source: source.description,
+        reason: 'it holds no bedrock_server (at its top, or in one folder)',
+      })
+    chmodSync(join(root, 'bedrock_server'), 0o755)
+    if (root !== staging) {
+      // The zip held one folder with the server in it: that folder is the release.
+      const inner = `${staging}.root`
+      renameSync(root, inner)
+      rmSync(staging, { recursive: true, force: true })
+      renameSync(inner, staging)
+    }
+    return staging
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true })
+    if (isSmError(error)) throw error
+    throw new SmError('SM_ERR_INSTALL_INVALID', { source: source.description, reason: reasonOf(error) })
+  }
+}
+
+/** Copies a staged release over an installed server, keeping its configuration and worlds. */
+export function applyUpdate(staging: string, dir: string): string[] {
+  const replaced: string[] = []
+  for (const name of readdirSync(staging)) {
+    if (KEPT_ON_UPDATE.includes(name) && existsSync(join(dir, name))) continue
+    rmSync(join(dir, name), { recursive: true, force: true })
+    renameSync(join(staging, name), join(dir, name))
+    replaced.push(name)
+  }
+  rmSync(staging, { recursive: true, force: true })
+  return replaced
+}
+
+function releaseRoot(dir: string): string | undefined {
+  if (existsSync(join(dir, 'bedrock_server'))) return dir
+  const items = readdirSync(dir)
+  const only = items.length === 1 ? join(dir, items[0] as string) : undefined
+  return only && statSync(only).isDirectory() && existsSync(join(only, 'bedrock_server')) ? only : undefined
+}
