@@ -7,9 +7,10 @@ import { dispatchBench } from './dispatch.bench'
 import { type Comparison, formatNs } from './harness'
 import { hookPairBench, loadBench } from './plugins.bench'
 import { replayBench } from './replay.bench'
+import { consoleRoundTripBench, serverListBench, worldArchiveBench } from './servers.bench'
 
 /**
- * `npm run bench [-- dispatch|append|hooks|load|replay|client|bridge|set] [--events N]`: every figure is a ratio against a
+ * `npm run bench [-- dispatch|append|hooks|load|replay|client|bridge|set|backup|list|console] [--events N] [--world-mb N]`: every figure is a ratio against a
  * baseline measured in the same run, because these machines are shared and noisy.
  */
 async function main(): Promise<void> {
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
   const only = args.filter((arg) => !arg.startsWith('--') && !/^\d+$/.test(arg))
   const eventsFlag = args.indexOf('--events')
   const replayEvents = eventsFlag >= 0 ? Number(args[eventsFlag + 1]) : 1_000_000
+  const worldFlag = args.indexOf('--world-mb')
+  const worldMb = worldFlag >= 0 ? Number(args[worldFlag + 1]) : 500
   const wanted = (name: string) => only.length === 0 || only.includes(name)
   const dir = mkdtempSync(join(tmpdir(), 'sm-bench-'))
   let failed = false
@@ -86,6 +89,38 @@ async function main(): Promise<void> {
       console.log(
         `  replay / bare scan: ${(result.replayPerSecond / result.scanPerSecond).toFixed(2)}x of the read floor\n`,
       )
+    }
+    if (wanted('backup')) {
+      const r = await worldArchiveBench(dir, worldMb)
+      const mb = (r.generated.bytes / 1024 / 1024).toFixed(0)
+      console.log(`world backup of a generated ${mb} MiB world (${r.generated.files} files; best of 2 runs each)`)
+      console.log(`  zip -r -6 -n .ldb:.log   ${r.zipSame.seconds.toFixed(2)} s`)
+      console.log(`  zip -r -6                ${r.zipPlain.seconds.toFixed(2)} s`)
+      console.log(
+        `  ours (yazl, stored .ldb) ${r.ours.seconds.toFixed(2)} s, peak RSS ${r.ours.maxRssMb.toFixed(0)} MB`,
+      )
+      const speed = r.zipSame.seconds / r.ours.seconds
+      console.log(`  speed vs zip -n: ${speed.toFixed(2)}x; goal at least 1.0x → ${verdict(speed >= 1)}`)
+      console.log(`  speed vs plain zip -6: ${(r.zipPlain.seconds / r.ours.seconds).toFixed(2)}x`)
+      console.log(`  peak RSS goal under 150 MB → ${verdict(r.ours.maxRssMb < 150)}`)
+      console.log(`restore of that archive`)
+      console.log(`  unzip    ${r.unzipX.seconds.toFixed(2)} s`)
+      console.log(`  ours     ${r.oursX.seconds.toFixed(2)} s, peak RSS ${r.oursX.maxRssMb.toFixed(0)} MB`)
+      const restore = r.unzipX.seconds / r.oursX.seconds
+      console.log(`  speed vs unzip: ${restore.toFixed(2)}x; goal at least 0.8x → ${verdict(restore >= 0.8)}\n`)
+    }
+    if (wanted('list')) {
+      const r = await serverListBench(dir)
+      console.log('server list --json with 50 registered servers, no manager (median of 9 CLI runs each)')
+      console.log(`  none running: ${r.idleMs.toFixed(0)} ms`)
+      console.log(`  10 running:   ${r.busyMs.toFixed(0)} ms`)
+      const ratio = r.busyMs / r.idleMs
+      console.log(`  ratio: ${ratio.toFixed(2)}x; goal at most 1.5x → ${verdict(ratio <= 1.5)}\n`)
+    }
+    if (wanted('console')) {
+      const r = await consoleRoundTripBench(dir)
+      console.log(`console round trip: send 'list' to the reply reaching a follower (median of ${r.runs})`)
+      console.log(`  ${r.medianMs.toFixed(2)} ms\n`)
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })

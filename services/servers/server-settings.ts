@@ -43,11 +43,6 @@ export const SERVER_SETTINGS: Readonly<Record<string, ServerSettingSpec>> = {
     summary: 'back it up hot while it runs (bedrock)',
     check: bool,
   },
-  'backup.before_start': {
-    default: false,
-    summary: 'back up its world before every start (the backup_before_start plugin)',
-    check: bool,
-  },
 }
 
 export type ServerSettings = Readonly<Record<string, unknown>>

@@ -2,6 +2,7 @@ import { createReadStream, createWriteStream, mkdirSync, readdirSync, renameSync
 import { dirname, extname, isAbsolute, join, normalize, relative, sep } from 'node:path'
 import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import './native-crc32'
 import * as yauzl from 'yauzl'
 import * as yazl from 'yazl'
 
@@ -20,6 +21,9 @@ export interface Progress {
   readonly files: number
   readonly totalFiles: number
 }
+
+/** Entries extracted at once. */
+const EXTRACT_CONCURRENCY = 4
 
 /** Already compressed (LevelDB tables and logs hold zlib/snappy blocks; images, archives): stored, not deflated. */
 const STORED = new Set([
@@ -145,24 +149,38 @@ export async function extractZip(
   const totalBytes = entries.reduce((sum, e) => sum + e.size, 0)
   mkdirSync(dir, { recursive: true })
   const zip = await yauzl.openPromise(file, { lazyEntries: true, strictFileNames: false })
+  const made = new Set<string>([dir])
+  const makeDir = (path: string) => {
+    if (made.has(path)) return
+    mkdirSync(path, { recursive: true })
+    made.add(path)
+  }
   let bytes = 0
   let files = 0
+  // A few entries at once: writing one file overlaps reading and inflating the next.
+  const inFlight = new Set<Promise<void>>()
   try {
     for await (const entry of zip.eachEntry()) {
       const target = join(dir, normalize(entry.fileName.replace(/\\/g, '/')))
       if (entry.fileName.endsWith('/')) {
-        mkdirSync(target, { recursive: true })
+        makeDir(target)
         continue
       }
-      mkdirSync(dirname(target), { recursive: true })
+      makeDir(dirname(target))
       const stream = await zip.openReadStreamPromise(entry)
       const counted = counter((n) => {
         bytes += n
         onProgress?.({ bytes, totalBytes, files, totalFiles: entries.length })
       })
-      await pipeline(stream, counted, createWriteStream(target, { mode: 0o644 }))
-      files++
+      const job: Promise<void> = pipeline(stream, counted, createWriteStream(target, { mode: 0o644 })).then(() => {
+        files++
+        inFlight.delete(job)
+      })
+      job.catch(() => {}) // awaited below; a failure stops the extraction there
+      inFlight.add(job)
+      if (inFlight.size >= EXTRACT_CONCURRENCY) await Promise.race(inFlight)
     }
+    await Promise.all(inFlight)
   } finally {
     zip.close()
   }

@@ -28,18 +28,32 @@ export class LogTail {
 
   /** Starts following; `ref: false` lets the process exit while it follows. */
   start(options: { ref?: boolean } = {}): this {
-    try {
-      this.#watcher = watch(this.#path, () => this.poll())
-      this.#watcher.on('error', () => {
-        this.#watcher?.close()
-        this.#watcher = undefined
-      })
-      if (options.ref === false) this.#watcher.unref()
-    } catch {}
-    this.#timer = setInterval(() => this.poll(), POLL_MS)
-    if (options.ref === false) this.#timer.unref()
+    this.#ref = options.ref !== false
+    this.#watch()
+    this.#timer = setInterval(() => {
+      if (!this.#watcher) this.#watch() // the file did not exist yet, or was replaced
+      this.poll()
+    }, POLL_MS)
+    if (!this.#ref) this.#timer.unref()
     this.poll()
     return this
+  }
+
+  #ref = true
+
+  /** Reads as soon as the file changes (inotify); the poll is only the fallback. */
+  #watch(): void {
+    try {
+      const watcher = watch(this.#path, () => this.poll())
+      watcher.on('error', () => {
+        watcher.close()
+        if (this.#watcher === watcher) this.#watcher = undefined
+      })
+      if (!this.#ref) watcher.unref()
+      this.#watcher = watcher
+    } catch {
+      this.#watcher = undefined
+    }
   }
 
   /** Reads what was appended since the last read (synchronous: lines arrive in order). */

@@ -145,10 +145,10 @@ class Supervisor {
       this.#failed(`its console could not be prepared: ${reasonOf(error)}`)
       return
     }
-    const offset = this.#files.logSize()
-    this.#follow(offset)
     const input = openSync(this.#files.fifo, constants.O_RDWR)
     const output = openSync(this.#files.log, 'a', 0o600)
+    const offset = this.#files.logSize()
+    this.#follow(offset)
     let child: ChildProcess
     try {
       child = spawn(spec.command, [...spec.args], {
