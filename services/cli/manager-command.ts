@@ -8,6 +8,7 @@ import type { Kernel, LogLevel, ServiceReport } from '../../manager'
 import { BridgeClient } from '../bridge/client'
 import { resolveDataDir } from '../settings/data-dir'
 import { cliError } from './cli-error'
+import { formatSize } from './format'
 
 /** Where a command's requests go: the running manager over the bridge, or one booted in this process. */
 type Target =
@@ -83,6 +84,26 @@ export abstract class ManagerCommand extends Command {
     const target = await this.target()
     if (target.kind === 'remote') return target.client.on(event, (payload) => listener(payload as PayloadOf<K>))
     return target.kernel.bus.on(event, (payload) => listener(payload as PayloadOf<K>), { owner: 'cli' })
+  }
+
+  /**
+   * Runs `work` with a progress line on stderr while a server's backup, restore or export runs
+   * (on a terminal only: piped output stays clean).
+   */
+  protected async withBackupProgress<T>(server: string, work: () => Promise<T>): Promise<T> {
+    if (!process.stderr.isTTY) return work()
+    const subscription = await this.subscribe('backup_progress', (p) => {
+      if (p.serverName === server)
+        process.stderr.write(
+          `\r${p.operation} ${p.file}: ${p.percent}% (${formatSize(p.bytes)} of ${formatSize(p.totalBytes)})`,
+        )
+    })
+    try {
+      return await work()
+    } finally {
+      subscription.dispose()
+      process.stderr.write('\n')
+    }
   }
 
   protected printJson(value: unknown): void {

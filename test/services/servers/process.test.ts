@@ -254,6 +254,23 @@ describe('services/servers: detached game servers from real CLI processes', func
     }
   })
 
+  it('rotates a console log past servers.log_max_bytes, keeping retention.logs old ones', async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await ok(data, ['setting', 'set', 'servers.log_max_bytes', String(64 * 1024)])
+    await ok(data, ['setting', 'set', 'retention.logs', '1'])
+    const files = RunFiles.of(data, 's1')
+    mkdirSync(files.dir, { recursive: true })
+    for (const round of ['first', 'second']) {
+      writeFileSync(files.log, `${round}\n${'x'.repeat(70 * 1024)}\n`)
+      await ok(data, ['server', 'start', 's1'])
+      await ok(data, ['server', 'stop', 's1'])
+      expect(readFileSync(`${files.log}.1`, 'utf8').startsWith(`${round}\n`)).to.equal(true)
+      expect(readFileSync(files.log, 'utf8')).to.match(/^NO LOG FILE! - setting up server logging/)
+    }
+    expect(existsSync(`${files.log}.2`)).to.equal(false)
+  })
+
   it('runs a server in the foreground with --direct and stops it on Ctrl+C', async () => {
     const data = gameDataDir()
     await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])

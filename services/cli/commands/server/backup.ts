@@ -20,39 +20,15 @@ export default class ServerBackup extends ManagerCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerBackup)
-    const progress = await this.progress(args.name)
-    try {
-      const reply = await this.request('servers:backup', {
+    const reply = await this.withBackupProgress(args.name, () =>
+      this.request('servers:backup', {
         name: args.name,
         type: flags.type as 'world' | 'config' | 'all',
         stopStart: flags.stop ? true : undefined,
-      })
-      progress.done()
-      if (flags.json) return this.printJson(reply)
-      for (const file of reply.files) this.log(`${file.file}  ${formatSize(file.bytes)}  (${reply.method})`)
-      if (reply.pruned.length) this.log(`removed by retention: ${reply.pruned.join(', ')}`)
-    } finally {
-      progress.done()
-    }
-  }
-
-  /** A progress line on stderr, on a terminal only. */
-  protected async progress(name: string): Promise<{ done(): void }> {
-    if (!process.stderr.isTTY) return { done() {} }
-    const subscription = await this.subscribe('backup_progress', (p) => {
-      if (p.serverName === name)
-        process.stderr.write(
-          `\r${p.operation} ${p.file}: ${p.percent}% (${formatSize(p.bytes)} of ${formatSize(p.totalBytes)})`,
-        )
-    })
-    let open = true
-    return {
-      done() {
-        if (!open) return
-        open = false
-        subscription.dispose()
-        process.stderr.write('\n')
-      },
-    }
+      }),
+    )
+    if (flags.json) return this.printJson(reply)
+    for (const file of reply.files) this.log(`${file.file}  ${formatSize(file.bytes)}  (${reply.method})`)
+    if (reply.pruned.length) this.log(`removed by retention: ${reply.pruned.join(', ')}`)
   }
 }

@@ -14,7 +14,9 @@ export default class ServerExport extends ManagerCommand {
 
   async run(): Promise<void> {
     const { args } = await this.parse(ServerExport)
-    const reply = await this.request('servers:export', { name: args.name, file: resolve(args.file) })
+    const reply = await this.withBackupProgress(args.name, () =>
+      this.request('servers:export', { name: args.name, file: resolve(args.file) }),
+    )
     this.log(`Exported the world of '${args.name}' to ${reply.file}.`)
   }
 }

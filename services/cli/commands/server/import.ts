@@ -15,11 +15,13 @@ export default class ServerImport extends ManagerCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerImport)
-    const reply = await this.request('servers:import', {
-      name: args.name,
-      file: resolve(args.file),
-      stopStart: flags.stop,
-    })
+    const reply = await this.withBackupProgress(args.name, () =>
+      this.request('servers:import', {
+        name: args.name,
+        file: resolve(args.file),
+        stopStart: flags.stop,
+      }),
+    )
     this.log(
       `Imported ${reply.imported} as the world of '${args.name}'${reply.safety ? `; the previous world is in ${reply.safety}` : ''}.`,
     )

@@ -19,7 +19,9 @@ export default class ServerRestore extends ManagerCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerRestore)
-    const reply = await this.request('servers:restore', { name: args.name, file: args.file, stopStart: flags.stop })
+    const reply = await this.withBackupProgress(args.name, () =>
+      this.request('servers:restore', { name: args.name, file: args.file, stopStart: flags.stop }),
+    )
     this.log(`Restored ${reply.restored} into '${args.name}'; what was there before is in ${reply.safety}.`)
   }
 }

@@ -17,11 +17,13 @@ export default class ServerUpdate extends ManagerCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerUpdate)
-    const reply = await this.request('servers:update', {
-      name: args.name,
-      from: sourceArg(flags.from),
-      stopStart: flags.stop,
-    })
+    const reply = await this.withBackupProgress(args.name, () =>
+      this.request('servers:update', {
+        name: args.name,
+        from: sourceArg(flags.from),
+        stopStart: flags.stop,
+      }),
+    )
     this.log(
       `Updated '${args.name}' (${reply.replaced.length} files and folders replaced; config and worlds kept). Backup: ${reply.backup.map((b) => b.file).join(', ')}.`,
     )
