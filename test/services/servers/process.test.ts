@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
+import { BridgeClient } from '../../../services/bridge/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { alive, fakeBedrockDir, gameDataDir, runState, untilStatus, untilSupervisorEnds } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
@@ -81,6 +82,34 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect(isSameProcess(game, gameId)).to.equal(false)
     expect(readFileSync(RunFiles.of(data, 's1').log, 'utf8')).to.match(/Quit correctly/)
     expect(await stop(second)).to.equal(0)
+  })
+
+  it("puts a running server's console lines on the manager's bus as server_console events", async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    const manager = spawnCli(data, ['start'])
+    try {
+      await waitForLine(manager, /^ready in/)
+      await ok(data, ['server', 'start', 's1'])
+      const client = await BridgeClient.connect(data)
+      if (!client) throw new Error('no manager')
+      try {
+        const line = new Promise<unknown>((resolve) =>
+          client.on('server_console', (payload) => {
+            if (/\[Server\] over the bus/.test((payload as { line: string }).line)) resolve(payload)
+          }),
+        )
+        await client.request('servers:status', { name: 's1' }, 'cli:test') // the subscription is in place
+        await ok(data, ['server', 'send', 's1', 'say', 'over', 'the', 'bus'])
+        expect(await line).to.deep.include({ serverName: 's1' })
+      } finally {
+        client.close()
+      }
+      await ok(data, ['server', 'stop', 's1'])
+      expect(await stop(manager)).to.equal(0)
+    } finally {
+      manager.kill('SIGKILL')
+    }
   })
 
   it('never takes a reused PID for the server, and never signals that process', async () => {
