@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 
 /**
  * Who a process is, beyond its PID: `<boot id>:<start time in clock ticks>` (Linux /proc). A PID
@@ -45,4 +45,43 @@ function procStat(pid: number): { state: string; starttime: string } | undefined
   } catch {
     return undefined
   }
+}
+
+/**
+ * File descriptors above stderr that this process would pass on to a child: those without
+ * O_CLOEXEC, usually inherited from whoever started us (a shell's or CI runner's pipes). A
+ * detached child that keeps one open can make its starter's starter wait forever for EOF.
+ */
+export function inheritableFds(): number[] {
+  const O_CLOEXEC = 0o2000000
+  const fds: number[] = []
+  let names: string[]
+  try {
+    names = readdirSync('/proc/self/fdinfo')
+  } catch {
+    return fds
+  }
+  for (const name of names) {
+    const fd = Number(name)
+    if (!Number.isInteger(fd) || fd <= 2) continue
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1]
+      if (flags !== undefined && (Number.parseInt(flags, 8) & O_CLOEXEC) === 0) fds.push(fd)
+    } catch {}
+  }
+  return fds
+}
+
+/**
+ * A `stdio` array for `spawn` that gives the child `base` and /dev/null in place of every fd
+ * this process would otherwise leak into it (see inheritableFds). Close `nullFd` after spawning.
+ */
+export function sealedStdio<T>(base: readonly T[], nullFd: number): (T | number | 'ignore')[] {
+  const stdio: (T | number | 'ignore')[] = [...base]
+  for (const fd of inheritableFds()) {
+    if (fd < base.length || fd === nullFd) continue
+    while (stdio.length < fd) stdio.push('ignore')
+    stdio[fd] = nullFd
+  }
+  return stdio
 }

@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process'
+import { type StdioOptions, spawn } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import { SmError } from '../../../kernel/errors'
+import { sealedStdio } from '../../../kernel/process-identity'
 import { Connection } from '../../bridge/connection'
 import { connectOrCode } from '../../bridge/socket-files'
 import type { Announcement, RunStatus, SupervisorMessage, SupervisorRequest } from './protocol'
@@ -106,15 +107,18 @@ export class SupervisorClient {
  */
 export function spawnSupervisor(files: RunFiles, server: string): Promise<Announcement> {
   const out = openSync(files.supervisorLog, 'a', 0o600)
+  const nothing = openSync('/dev/null', 'r+')
   let child: ReturnType<typeof spawn>
   try {
     child = spawn(process.execPath, [join(__dirname, 'main.js'), files.dir], {
       cwd: files.dir,
       detached: true,
-      stdio: ['ignore', out, out, 'pipe'],
+      // Only what it needs: fds our own starter leaked to us become /dev/null in it.
+      stdio: sealedStdio(['ignore', out, out, 'pipe'], nothing) as StdioOptions,
     })
   } finally {
     closeSync(out)
+    closeSync(nothing)
   }
   return new Promise((resolve) => {
     const channel = child.stdio[3] as NodeJS.ReadableStream & { destroy(): void }

@@ -7,7 +7,7 @@
  *
  * Usage: node main.js <run dir>. It reports once on fd 3 (when given) whether it serves.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, type StdioOptions, spawn } from 'node:child_process'
 import {
   chmodSync,
   closeSync,
@@ -23,7 +23,7 @@ import {
 } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { isSmError, reasonOf, SmError } from '../../../kernel/errors'
-import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
+import { isSameProcess, processIdentity, sealedStdio } from '../../../kernel/process-identity'
 import { Connection } from '../../bridge/connection'
 import { connectOrCode } from '../../bridge/socket-files'
 import '../errors'
@@ -147,6 +147,7 @@ class Supervisor {
     }
     const input = openSync(this.#files.fifo, constants.O_RDWR)
     const output = openSync(this.#files.log, 'a', 0o600)
+    const nothing = openSync('/dev/null', 'r+')
     const offset = this.#files.logSize()
     this.#follow(offset)
     let child: ChildProcess
@@ -154,7 +155,7 @@ class Supervisor {
       child = spawn(spec.command, [...spec.args], {
         cwd: spec.cwd,
         env: gameEnv(spec),
-        stdio: [input, output, output],
+        stdio: sealedStdio([input, output, output], nothing) as StdioOptions,
         detached: true,
       })
     } catch (error) {
@@ -163,6 +164,7 @@ class Supervisor {
     } finally {
       closeSync(input)
       closeSync(output)
+      closeSync(nothing)
     }
     if (child.pid === undefined) {
       child.once('error', (error) => this.#failed(`the command '${spec.command}' could not be run: ${reasonOf(error)}`))

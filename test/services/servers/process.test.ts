@@ -7,7 +7,7 @@ import { BridgeClient } from '../../../services/bridge/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { alive, fakeBedrockDir, gameDataDir, runState, untilStatus, untilSupervisorEnds } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { CLI, cli, ROOT, spawnCli, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /** `server-manager <args>` that must succeed; its stdout. */
@@ -110,6 +110,30 @@ describe('services/servers: detached game servers from real CLI processes', func
     } finally {
       manager.kill('SIGKILL')
     }
+  })
+
+  it("keeps none of its starter's inherited file descriptors open (a caller waiting for EOF is not held up)", async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    // The CLI inherits an extra descriptor from its shell, as from a CI runner (fd 200, without
+    // close-on-exec: Node marks the low ones itself, so a shell puts it high).
+    const child = spawn(
+      'bash',
+      ['-c', 'exec 200>&3 3>&-; exec "$0" "$@"', process.execPath, CLI, 'server', 'start', 's1'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, SM_DATA_DIR: data },
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      },
+    )
+    const extra = child.stdio[3] as NodeJS.ReadableStream
+    extra.resume()
+    const eof = new Promise<void>((resolve) => extra.once('end', resolve))
+    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    expect(await exit).to.equal(0)
+    expect((await statusJson(data, 's1')).status).to.equal('running')
+    await eof // with the server and its supervisor still running
+    await ok(data, ['server', 'stop', 's1'])
   })
 
   it('never takes a reused PID for the server, and never signals that process', async () => {
