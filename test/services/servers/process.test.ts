@@ -199,6 +199,46 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect(crashes.at(-1)?.payload).to.include({ serverName: 's1', signal: 'SIGKILL', exitCode: null })
   })
 
+  it('runs a generic console server with its own command, arguments and environment', async () => {
+    const data = gameDataDir()
+    const dir = join(tempDir(), 'generic')
+    mkdirSync(dir)
+    writeFileSync(
+      join(dir, 'run.sh'),
+      [
+        '#!/bin/sh',
+        'echo "args=$* FOO=$FOO LD=${LD_LIBRARY_PATH:-none} SM=${SM_DATA_DIR:-none}"',
+        'while read -r line; do',
+        '  echo "got $line"',
+        '  [ "$line" = "quit" ] && exit 0',
+        'done',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    )
+    await ok(data, [
+      'server',
+      'add',
+      'g1',
+      '--dir',
+      dir,
+      '--command',
+      './run.sh',
+      '--arg',
+      'one',
+      '--arg',
+      'two',
+      '--env',
+      'FOO=bar',
+      '--stop-command',
+      'quit',
+    ])
+    expect(await ok(data, ['server', 'start', 'g1'])).to.match(/is running/)
+    expect(await ok(data, ['server', 'logs', 'g1', '--lines', '1'])).to.equal('args=one two FOO=bar LD=none SM=none\n')
+    expect(await ok(data, ['server', 'send', 'g1', 'hello'])).to.equal('got hello\n')
+    expect(await ok(data, ['server', 'stop', 'g1'])).to.match(/stopped \(exit code 0\)/)
+  })
+
   it('escalates a stop the game ignores to SIGTERM', async () => {
     const data = gameDataDir()
     await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_IGNORE_STOP: '1' } })])
