@@ -17,6 +17,7 @@ export default class ServerLogs extends ManagerCommand {
   static override flags = {
     lines: Flags.integer({ char: 'n', description: 'how many of the last lines to print', default: 50, min: 0 }),
     follow: Flags.boolean({ char: 'f', description: 'keep printing new lines as the server writes them' }),
+    json: Flags.boolean({ description: 'print { file, lines } as JSON (not with --follow)', exclusive: ['follow'] }),
   }
 
   async run(): Promise<void> {
@@ -25,6 +26,7 @@ export default class ServerLogs extends ManagerCommand {
       name: args.name,
       lines: flags.follow ? 0 : flags.lines,
     })
+    if (flags.json) return this.printJson({ file, lines })
     if (!flags.follow) {
       for (const line of lines) this.log(line)
       return
