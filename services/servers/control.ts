@@ -1,8 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { existsSync, statSync } from 'node:fs'
 import { type ActionOutcome, type BusScope, type Logger, performAction, reasonOf, SmError } from '../../kernel'
 import { isSameProcess } from '../../kernel/process-identity'
 import type { ServerRecord } from './contract'
-import { powerLockHeld, withPowerLock } from './power-lock'
+import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
 import { serverSetting } from './server-settings'
 import { readStatuses } from './status-projection'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
@@ -19,6 +20,9 @@ export interface StartReply {
 }
 
 type Get = (key: string) => Promise<unknown>
+
+/** Set while this async context records a status journal (so a hook reading a status does not wait on itself). */
+const recordingNow = new AsyncLocalStorage<true>()
 
 /**
  * Process control of the game servers, from any process of the data directory: the manager, or
@@ -114,48 +118,55 @@ export class ServerControl {
    * with the time they happened.
    */
   async ingest(server: ServerRecord): Promise<void> {
-    const files = this.files(server.name)
+    // Asked from inside a recording (a hook reading a status): what is being recorded is enough.
+    if (recordingNow.getStore()) return
+    // Never started: no journal to read.
+    if (!this.files(server.name).exists()) return
+    const previous = this.#ingesting.get(server.name) ?? Promise.resolve()
+    const next = previous.then(() =>
+      recordingNow.run(true, async () => {
+        // One process at a time records a journal; another waits for it (or leaves it to it).
+        await withFileLock(this.files(server.name).ingestLock, 5_000, () => this.#ingestJournal(server.name))
+      }),
+    )
+    const settledNext = next.catch(() => {})
+    this.#ingesting.set(server.name, settledNext)
+    void settledNext.then(() => {
+      if (this.#ingesting.get(server.name) === settledNext) this.#ingesting.delete(server.name)
+    })
+    return next
+  }
+
+  readonly #ingesting = new Map<string, Promise<void>>()
+
+  async #ingestJournal(name: string): Promise<void> {
     const recorded = (await this.#bus.request('events:read_projection', {
       projection: 'server_status',
       read: readStatuses,
     })) as Awaited<ReturnType<typeof readStatuses>>
-    const seen = recorded.find((s) => s.name === server.name)?.journalSeq ?? 0
-    for (const entry of files.readJournal(seen)) await this.#record(server.name, entry)
+    const seen = recorded.find((s) => s.name === name)?.journalSeq ?? 0
+    for (const entry of this.files(name).readJournal(seen)) await this.#record(name, entry)
   }
 
-  readonly #recording = new Map<string, Promise<void>>()
-
-  /** One entry's facts; entries of one server are recorded one at a time (two watchers may see one entry). */
-  #record(name: string, entry: StatusEntry): Promise<void> {
-    const key = `${name}#${entry.seq}`
-    const pending = this.#recording.get(key)
-    if (pending) return pending
-    const work = (async () => {
-      const recorded = (await this.#bus.request('events:read_projection', {
-        projection: 'server_status',
-        read: readStatuses,
-      })) as Awaited<ReturnType<typeof readStatuses>>
-      if ((recorded.find((s) => s.name === name)?.journalSeq ?? 0) >= entry.seq) return
-      await this.#observe('before_server_status_change', 'after_server_status_change', {
+  /** One entry's facts: the status change, and for a crash the crash. */
+  async #record(name: string, entry: StatusEntry): Promise<void> {
+    await this.#observe('before_server_status_change', 'after_server_status_change', {
+      serverName: name,
+      status: entry.status,
+      previousStatus: entry.previous,
+      at: entry.at,
+      reason: entry.reason,
+      journalSeq: entry.seq,
+    })
+    if (entry.status === 'crashed' && ACTIVE.includes(entry.previous))
+      await this.#observe('before_server_crash', 'after_server_crash', {
         serverName: name,
-        status: entry.status,
-        previousStatus: entry.previous,
+        exitCode: entry.exitCode ?? null,
+        signal: entry.signal ?? null,
         at: entry.at,
-        reason: entry.reason,
-        journalSeq: entry.seq,
+        restarts: entry.restarts ?? 0,
+        willRestart: entry.willRestart ?? false,
       })
-      if (entry.status === 'crashed' && ACTIVE.includes(entry.previous))
-        await this.#observe('before_server_crash', 'after_server_crash', {
-          serverName: name,
-          exitCode: entry.exitCode ?? null,
-          signal: entry.signal ?? null,
-          at: entry.at,
-          restarts: entry.restarts ?? 0,
-          willRestart: entry.willRestart ?? false,
-        })
-    })()
-    this.#recording.set(key, work)
-    return work.finally(() => this.#recording.delete(key))
   }
 
   /** An observed event's hooks: `before_*` is told (a veto cannot undo what happened), `after_*` is the fact. */
@@ -479,7 +490,13 @@ export class ServerControl {
     }
   }
 
-  async #watch(server: ServerRecord): Promise<void> {
+  #watch(server: ServerRecord): Promise<void> {
+    // The socket's callbacks keep the context they are made in: never a recording's, whose
+    // ingests are skipped, whatever started this watch (a plugin's crash hook restarting it).
+    return recordingNow.exit(() => this.#follow(server))
+  }
+
+  async #follow(server: ServerRecord): Promise<void> {
     if (!this.#watching || this.#watches.has(server.name)) return
     const client = await SupervisorClient.connect(this.files(server.name), server.name)
     if (!client) return

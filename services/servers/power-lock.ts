@@ -2,6 +2,7 @@ import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { SmError } from '../../kernel/errors'
 import { isSameProcess, processIdentity } from '../../kernel/process-identity'
 import './errors'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 interface Holder {
   readonly pid: number
@@ -49,6 +50,23 @@ export async function withPowerLock<T>(path: string, server: string, action: str
       return await fn()
     } finally {
       if (readHolder(path)?.pid === process.pid) rmSync(path, { force: true })
+    }
+  }
+}
+
+/**
+ * Runs `fn` holding a lock file like the power lock, waiting up to `waitMs` for a live holder to
+ * finish; gives up (undefined, `fn` not run) if it does not. A dead holder's lock is taken over.
+ */
+export async function withFileLock<T>(path: string, waitMs: number, fn: () => Promise<T>): Promise<T | undefined> {
+  const began = Date.now()
+  for (;;) {
+    try {
+      return await withPowerLock(path, 'lock', 'lock', fn)
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SM_ERR_SERVER_BUSY') throw error
+      if (Date.now() - began > waitMs) return undefined
+      await sleep(10)
     }
   }
 }

@@ -239,6 +239,21 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect(await ok(data, ['server', 'stop', 'g1'])).to.match(/stopped \(exit code 0\)/)
   })
 
+  it('records what happened with nobody watching once, however many processes look at once', async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await ok(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
+    await ok(data, ['server', 'start', 's1'])
+    const ended = untilSupervisorEnds(data, 's1')
+    process.kill(runState(data, 's1')?.game?.pid as number, 'SIGKILL')
+    await ended
+    const looks = await Promise.all([1, 2, 3, 4].map(() => statusJson(data, 's1')))
+    expect(looks.map((s) => s.status)).to.deep.equal(['crashed', 'crashed', 'crashed', 'crashed'])
+    const changes = (await events(data, 'after_server_status_change')).map((e) => e.payload.journalSeq)
+    expect(changes).to.deep.equal([1, 2, 3])
+    expect(await events(data, 'after_server_crash')).to.have.length(1)
+  })
+
   it('escalates a stop the game ignores to SIGTERM', async () => {
     const data = gameDataDir()
     await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_IGNORE_STOP: '1' } })])
