@@ -6,11 +6,6 @@ export interface ActionDeclaration<A extends ActionName = ActionName> {
   readonly identity: readonly (keyof ActionMap[A] & string)[]
   /** When it happens, completing "before/after …": `a global setting changes`. */
   readonly summary: string
-  /**
-   * Something observed rather than done (a status change, a crash): its hooks are told, but a
-   * `before_*` veto cannot undo it and is logged as ignored.
-   */
-  readonly observed?: true
   /** An older name of the `before_*` hook method, still honoured (`beforeStartServer`). */
   readonly beforeAlias?: string
 }

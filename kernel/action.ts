@@ -76,6 +76,21 @@ export async function performAction<B extends BeforeName, A extends AfterName, T
   return outcome
 }
 
+/**
+ * Tells the hooks of something that already happened (a status change, a crash): `before_*`
+ * runs, but a veto cannot undo it; `after_*` carries `result.status === 'success'` and records
+ * the fact. Resolves to who tried to veto, for the caller to log.
+ */
+export async function reportObserved<B extends BeforeName, A extends AfterName>(
+  bus: BusScope,
+  spec: { readonly before: B; readonly after: A; readonly payload: PayloadOf<B> },
+): Promise<{ vetoedBy: string | undefined }> {
+  const payload = deepFreeze(structuredClone(spec.payload))
+  const veto = findVeto(await bus.emit(spec.before, payload))
+  await bus.emit(spec.after, deepFreeze({ ...(payload as object), result: { status: 'success' } }) as PayloadOf<A>)
+  return { vetoedBy: veto?.by }
+}
+
 function findVeto(report: DispatchReport): { by: string; reason: string } | undefined {
   for (const { owner, value } of report.successes) {
     if (isVeto(value)) return { by: owner, reason: value.reason ?? 'no reason given' }

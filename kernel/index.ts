@@ -1,4 +1,12 @@
-export { type ActionOutcome, type ActionResult, type ActionSpec, isVeto, performAction, type Veto } from './action'
+export {
+  type ActionOutcome,
+  type ActionResult,
+  type ActionSpec,
+  isVeto,
+  performAction,
+  reportObserved,
+  type Veto,
+} from './action'
 export { type ActionDeclaration, type ActionEntry, actionCatalogue, defineActions } from './action-catalogue'
 export type {
   CommandHandler,

@@ -1,11 +1,12 @@
 /**
- * Waits until the process gets SIGINT or SIGTERM. Signal handlers do not keep Node alive, so a
- * referenced timer does while waiting; it is cleared as soon as the signal arrives.
+ * Waits until the process gets SIGINT or SIGTERM, or `until` settles first (then it resolves
+ * with undefined and leaves nothing behind). Signal handlers do not keep Node alive, so a
+ * referenced timer does while waiting; it is cleared as soon as either happens.
  */
-export function waitForSignal(): Promise<NodeJS.Signals> {
+export function waitForSignal(until?: Promise<unknown>): Promise<NodeJS.Signals | undefined> {
   return new Promise((resolve) => {
     const keepAlive = setInterval(() => {}, 1 << 30)
-    const done = (signal: NodeJS.Signals) => {
+    const done = (signal: NodeJS.Signals | undefined) => {
       clearInterval(keepAlive)
       process.off('SIGINT', done)
       process.off('SIGTERM', done)
@@ -13,5 +14,9 @@ export function waitForSignal(): Promise<NodeJS.Signals> {
     }
     process.once('SIGINT', done)
     process.once('SIGTERM', done)
+    until?.then(
+      () => done(undefined),
+      () => done(undefined),
+    )
   })
 }

@@ -60,9 +60,8 @@ defineActions('servers', {
   server_status_change: {
     identity: ['serverName', 'status'],
     summary: "a server's status changes (observed)",
-    observed: true,
   },
-  server_crash: { identity: ['serverName'], summary: "a server's process ends on its own (observed)", observed: true },
+  server_crash: { identity: ['serverName'], summary: "a server's process ends on its own (observed)" },
   backup: { identity: ['serverName'], summary: "a server's world, config or both are backed up" },
   restore: { identity: ['serverName'], summary: 'a backup is put back in place' },
   prune_backups: { identity: ['serverName'], summary: 'backups beyond the retention are deleted' },

@@ -1,16 +1,24 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { existsSync, statSync } from 'node:fs'
-import { type ActionOutcome, type BusScope, type Logger, performAction, reasonOf, SmError } from '../../kernel'
+import {
+  type ActionOutcome,
+  type BusScope,
+  type Logger,
+  performAction,
+  reasonOf,
+  reportObserved,
+  SmError,
+} from '../../kernel'
 import { isSameProcess } from '../../kernel/process-identity'
 import type { ServerRecord } from './contract'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
 import { serverSetting } from './server-settings'
-import { readStatuses } from './status-projection'
+import { recordedJournalSeq } from './status-projection'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
 import { lastLines } from './supervisor/log-tail'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
-import { ACTIVE, RunFiles, type RunSpec, type StartMode, type StatusEntry } from './supervisor/run-files'
+import { ACTIVE, RunFiles, type RunSpec, runStatusOf, type StartMode, type StatusEntry } from './supervisor/run-files'
 
 /** What a start answers once the server is up. */
 export interface StartReply {
@@ -50,7 +58,13 @@ export class ServerControl {
 
   /** The server's status now: its supervisor's word, else what its state file and /proc say. */
   async status(server: ServerRecord): Promise<RunStatus> {
+    const status = await this.#current(server)
+    // Recorded after the look, which may itself have found a crash nobody saw.
     await this.ingest(server)
+    return status
+  }
+
+  async #current(server: ServerRecord): Promise<RunStatus> {
     const files = this.files(server.name)
     const client = await SupervisorClient.connect(files, server.name)
     if (client) {
@@ -62,29 +76,15 @@ export class ServerControl {
         client.close()
       }
     }
-    const status = this.#unsupervised(server, files)
-    await this.ingest(server)
-    return status
+    return this.#unsupervised(server, files)
   }
 
   /** Status without a supervisor: a live recorded game is running; a dead one that should be running crashed unseen. */
   #unsupervised(server: ServerRecord, files: RunFiles): RunStatus {
     const state = files.readState()
-    if (!state) return stoppedStatus()
+    if (!state) return runStatusOf(undefined)
     const game = state.game
-    const base: RunStatus = {
-      status: state.status,
-      since: state.since,
-      pid: undefined,
-      startedAt: undefined,
-      supervisorPid: undefined,
-      adopted: false,
-      mode: state.mode,
-      restarts: state.restarts,
-      exitCode: state.exitCode,
-      signal: state.signal,
-      reason: state.reason,
-    }
+    const base: RunStatus = { ...runStatusOf(state), pid: undefined, startedAt: undefined }
     if (game && isSameProcess(game.pid, game.identity)) {
       return {
         ...base,
@@ -96,20 +96,14 @@ export class ServerControl {
     // A power action in flight (a supervisor being started) owns the files; look again later.
     if (!ACTIVE.includes(state.status) || powerLockHeld(files.powerLock)) return base
     const reason = 'its process ended while no supervisor watched it'
-    const at = new Date().toISOString()
-    files.writeState({ ...state, status: 'crashed', since: at, game: undefined, supervisor: undefined, reason })
-    files.appendJournal({
-      at,
-      status: 'crashed',
-      previous: state.status,
-      reason,
-      exitCode: null,
-      signal: null,
-      restarts: state.restarts,
-      willRestart: false,
-    })
+    const { state: now } = files.changeStatus(
+      state,
+      'crashed',
+      { reason, exitCode: null, signal: null, restarts: state.restarts, willRestart: false },
+      { game: undefined, supervisor: undefined },
+    )
     this.#logger.warn(`Server '${server.name}' ${reason}.`)
-    return { ...base, status: 'crashed', since: at, reason }
+    return { ...base, status: 'crashed', since: now.since, reason }
   }
 
   /**
@@ -140,11 +134,10 @@ export class ServerControl {
   readonly #ingesting = new Map<string, Promise<void>>()
 
   async #ingestJournal(name: string): Promise<void> {
-    const recorded = (await this.#bus.request('events:read_projection', {
+    const seen = (await this.#bus.request('events:read_projection', {
       projection: 'server_status',
-      read: readStatuses,
-    })) as Awaited<ReturnType<typeof readStatuses>>
-    const seen = recorded.find((s) => s.name === name)?.journalSeq ?? 0
+      read: (sql) => recordedJournalSeq(sql, name),
+    })) as number
     for (const entry of this.files(name).readJournal(seen)) await this.#record(name, entry)
   }
 
@@ -169,17 +162,14 @@ export class ServerControl {
       })
   }
 
-  /** An observed event's hooks: `before_*` is told (a veto cannot undo what happened), `after_*` is the fact. */
-  async #observe<B extends 'before_server_status_change' | 'before_server_crash'>(
-    before: B,
+  async #observe(
+    before: 'before_server_status_change' | 'before_server_crash',
     after: 'after_server_status_change' | 'after_server_crash',
     payload: object,
   ): Promise<void> {
-    const report = await this.#bus.emit(before, payload as never)
-    for (const { owner, value } of report.successes)
-      if ((value as { cancel?: unknown } | undefined)?.cancel === true)
-        this.#logger.warn(`${owner} tried to veto ${before}, which reports what already happened; ignored.`)
-    await this.#bus.emit(after, { ...payload, result: { status: 'success' } } as never)
+    const { vetoedBy } = await reportObserved(this.#bus, { before, after, payload: payload as never })
+    if (vetoedBy)
+      this.#logger.warn(`${vetoedBy} tried to veto ${before}, which reports what already happened; ignored.`)
   }
 
   // ---- power ----
@@ -212,7 +202,7 @@ export class ServerControl {
       perform: () => this.#launch(server, mode),
       message: (reply) => `Server '${server.name}' is ${reply.status} (PID ${reply.pid}).`,
     })
-    return settled(outcome, server, 'The start of')
+    return settled(outcome, server.name, 'The start of')
   }
 
   async #launch(server: ServerRecord, mode: StartMode): Promise<StartReply> {
@@ -333,7 +323,7 @@ export class ServerControl {
       message: (exit) =>
         `Server '${server.name}' stopped${exit.escalated ? ` (it did not stop on '${server.stopCommand}', so it got ${exit.escalated})` : ''}.`,
     })
-    return settled(outcome, server, 'The stop of')
+    return settled(outcome, server.name, 'The stop of')
   }
 
   async restart(server: ServerRecord, reason: 'restart' | 'schedule' = 'restart'): Promise<StartReply> {
@@ -344,6 +334,25 @@ export class ServerControl {
       if (ACTIVE.includes(now.status) || now.supervisorPid !== undefined) await this.#stop(server, reason)
       return this.#start(server, now.mode ?? 'detached')
     })
+  }
+
+  /**
+   * Stops a running server, runs `fn`, and starts it again whatever `fn` did. When `fn` succeeded
+   * but the start fails, that failure is the caller's: its work is done, the server is down.
+   */
+  async stopped<T>(server: ServerRecord, fn: () => Promise<T>): Promise<T> {
+    await this.stop(server)
+    let value: T
+    try {
+      value = await fn()
+    } catch (error) {
+      await this.start(server, 'detached').catch((startError) =>
+        this.#logger.error(`Server '${server.name}' did not start again: ${reasonOf(startError)}`),
+      )
+      throw error
+    }
+    await this.start(server, 'detached')
+    return value
   }
 
   /** SIGKILL at once, bypassing any power action in progress (its identity is checked first). */
@@ -371,25 +380,12 @@ export class ServerControl {
     } catch {
       process.kill(game.pid, 'SIGKILL')
     }
-    const at = new Date().toISOString()
-    files.writeState({
-      ...state,
-      status: 'stopped',
-      since: at,
-      game: undefined,
-      supervisor: undefined,
-      reason: 'killed',
-      signal: 'SIGKILL',
-      exitCode: null,
-    })
-    files.appendJournal({
-      at,
-      status: 'stopped',
-      previous: state.status,
-      reason: 'killed: SIGKILL',
-      exitCode: null,
-      signal: 'SIGKILL',
-    })
+    files.changeStatus(
+      state,
+      'stopped',
+      { reason: 'killed: SIGKILL', exitCode: null, signal: 'SIGKILL' },
+      { game: undefined, supervisor: undefined, exitCode: null, signal: 'SIGKILL' },
+    )
     await this.ingest(server)
     return { exitCode: null, signal: 'SIGKILL', escalated: undefined }
   }
@@ -417,7 +413,7 @@ export class ServerControl {
         }
       },
     })
-    return settled(outcome, server, 'A console command to')
+    return settled(outcome, server.name, 'A console command to')
   }
 
   /**
@@ -531,22 +527,6 @@ export class ServerControl {
   }
 }
 
-function stoppedStatus(): RunStatus {
-  return {
-    status: 'stopped',
-    since: new Date(0).toISOString(),
-    pid: undefined,
-    startedAt: undefined,
-    supervisorPid: undefined,
-    adopted: false,
-    mode: 'detached',
-    restarts: 0,
-    exitCode: null,
-    signal: null,
-    reason: undefined,
-  }
-}
-
 /** Why a console command cannot be sent, or undefined. */
 export function commandProblem(command: unknown): string | undefined {
   if (typeof command !== 'string' || command.trim() === '') return 'it is empty'
@@ -556,10 +536,10 @@ export function commandProblem(command: unknown): string | undefined {
 }
 
 /** An action's value, or its veto (SM_ERR_SERVER_CHANGE_CANCELLED) or failure thrown. */
-export function settled<T>(outcome: ActionOutcome<T>, server: ServerRecord, action: string): T {
+export function settled<T>(outcome: ActionOutcome<T>, server: string, action: string): T {
   if (outcome.status === 'cancelled')
     throw new SmError('SM_ERR_SERVER_CHANGE_CANCELLED', {
-      server: server.name,
+      server,
       action,
       by: outcome.by,
       reason: outcome.reason,

@@ -72,6 +72,13 @@ export function serversService(): Service {
         })
       }
 
+      /** A handler whose work runs as a task named `<verb> <server>`, on the server the payload names. */
+      const tracked =
+        <P extends { name: string }, T>(verb: string, work: (server: ServerRecord, payload: P) => Promise<T>) =>
+        async (payload: P): Promise<T> => {
+          const server = await find(payload.name)
+          return task(`${verb} ${payload.name}`, () => work(server, payload))
+        }
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const servers = new ServerControl(bus, config.dataDir, setting, logger)
       control = servers
@@ -112,44 +119,41 @@ export function serversService(): Service {
         setProperties(bus, await find(name), properties),
       )
       bus.handle('servers:status', async ({ name }) => servers.status(await find(name)))
-      bus.handle('servers:start', async ({ name, mode }) => {
-        const server = await find(name)
-        return task(`start ${name}`, () => servers.start(server, mode ?? 'detached'))
-      })
-      bus.handle('servers:stop', async ({ name }) => {
-        const server = await find(name)
-        return task(`stop ${name}`, () => servers.stop(server))
-      })
-      bus.handle('servers:restart', async ({ name }) => {
-        const server = await find(name)
-        return task(`restart ${name}`, () => servers.restart(server))
-      })
+      bus.handle(
+        'servers:start',
+        tracked('start', (server, { mode }) => servers.start(server, mode ?? 'detached')),
+      )
+      bus.handle(
+        'servers:stop',
+        tracked('stop', (server) => servers.stop(server)),
+      )
+      bus.handle(
+        'servers:restart',
+        tracked('restart', (server) => servers.restart(server)),
+      )
       bus.handle('servers:kill', async ({ name }) => servers.kill(await find(name)))
       bus.handle('servers:send', async ({ name, command }) => servers.send(await find(name), command))
-      const backups = new Backups(bus, servers, setting, logger, (percent, message) => tasks.progress(percent, message))
-      bus.handle('servers:backup', async ({ name, type, stopStart }) => {
-        const server = await find(name)
-        return task(`backup ${name}`, () => backups.backup(server, type ?? 'world', { stopStart }))
-      })
+      const backups = new Backups(bus, servers, setting, (percent, message) => tasks.progress(percent, message))
+      bus.handle(
+        'servers:backup',
+        tracked('backup', (server, { type, stopStart }) => backups.backup(server, type ?? 'world', { stopStart })),
+      )
       bus.handle('servers:backups', async ({ name }) => backups.list(await find(name)))
-      bus.handle('servers:restore', async ({ name, file, stopStart }) => {
-        const server = await find(name)
-        return task(`restore ${name}`, () => backups.restore(server, file, { stopStart }))
-      })
+      bus.handle(
+        'servers:restore',
+        tracked('restore', (server, { file, stopStart }) => backups.restore(server, file, { stopStart })),
+      )
       bus.handle('servers:prune', async ({ name, keep }) => backups.prune(await find(name), keep))
-      bus.handle('servers:export', async ({ name, file }) => {
-        const server = await find(name)
-        return task(`export ${name}`, () => backups.export(server, file))
-      })
-      bus.handle('servers:import', async ({ name, file, stopStart }) => {
-        const server = await find(name)
-        return task(`import ${name}`, () => backups.import(server, file, { stopStart }))
-      })
+      bus.handle(
+        'servers:export',
+        tracked('export', (server, { file }) => backups.export(server, file)),
+      )
+      bus.handle(
+        'servers:import',
+        tracked('import', (server, { file, stopStart }) => backups.import(server, file, { stopStart })),
+      )
       bus.handle('servers:install', async ({ name, from, dir }) => {
-        if (typeof name !== 'string' || !NAME.test(name))
-          throw new SmError('SM_ERR_SERVER_INVALID_NAME', { server: String(name) })
-        const taken = (await all()).find((s) => s.name === name)
-        if (taken) throw new SmError('SM_ERR_SERVER_EXISTS', { server: name, dir: taken.dir })
+        checkNewName(name, await all())
         const target = resolve(dir ?? join(String(await setting('paths.servers')), name))
         if (existsSync(target) && readdirSync(target).length > 0)
           throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: target, reason: 'it exists and is not empty' })
@@ -169,7 +173,7 @@ export function serversService(): Service {
             }),
           message: (server) => `Installed '${name}' in ${server.dir}.`,
         })
-        return settled(outcome, { name } as ServerRecord, 'The install of')
+        return settled(outcome, name, 'The install of')
       })
       bus.handle('servers:update', async ({ name, from, stopStart }) => {
         const server = await find(name)
@@ -187,21 +191,18 @@ export function serversService(): Service {
           after: 'after_server_install',
           payload: { serverName: name, source: source.description, mode: 'update' },
           perform: () =>
-            task(`update ${name}`, async () => {
-              if (running) await servers.stop(server)
-              try {
+            task(`update ${name}`, () => {
+              const update = async () => {
                 const world = worldOf(server)
-                const what = world && existsSync(world) ? 'all' : 'config'
-                const backup = (await backups.backup(server, what)).files
+                const backup = (await backups.backup(server, world && existsSync(world) ? 'all' : 'config')).files
                 const staging = await stageRelease(source, server.dir)
                 return { replaced: applyUpdate(staging, server.dir), backup }
-              } finally {
-                if (running) await servers.start(server, 'detached')
               }
+              return running ? servers.stopped(server, update) : update()
             }),
           message: (r) => `Updated '${name}': replaced ${r.replaced.length} files and folders; config and worlds kept.`,
         })
-        return settled(outcome, server, 'The update of')
+        return settled(outcome, server.name, 'The update of')
       })
       bus.handle('servers:get_setting', async ({ name, key }) => {
         const server = await find(name)
@@ -279,14 +280,19 @@ export function serversService(): Service {
   }
 }
 
+/** Refuses a name that cannot be a server's, or is taken. */
+function checkNewName(name: unknown, servers: readonly ServerRecord[]): asserts name is string {
+  if (typeof name !== 'string' || !NAME.test(name))
+    throw new SmError('SM_ERR_SERVER_INVALID_NAME', { server: String(name) })
+  const taken = servers.find((s) => s.name === name)
+  if (taken) throw new SmError('SM_ERR_SERVER_EXISTS', { server: name, dir: taken.dir })
+}
+
 /** The record for a directory being added, or the coded reason it cannot be. */
 async function describe(request: AddServer, servers: readonly ServerRecord[]): Promise<ServerRecord> {
   const { name } = request
-  if (typeof name !== 'string' || !NAME.test(name))
-    throw new SmError('SM_ERR_SERVER_INVALID_NAME', { server: String(name) })
+  checkNewName(name, servers)
   const dir = resolve(String(request.dir ?? ''))
-  const taken = servers.find((s) => s.name === name)
-  if (taken) throw new SmError('SM_ERR_SERVER_EXISTS', { server: name, dir: taken.dir })
   const unusable = (reason: string) => new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir, reason })
   if (!existsSync(dir)) throw unusable('it does not exist')
   if (!statSync(dir).isDirectory()) throw unusable('it is not a directory')
@@ -348,7 +354,7 @@ async function setProperties(bus: BusScope, server: ServerRecord, properties: Re
     },
     message: () => `server.properties of '${server.name}' updated.`,
   })
-  return settled(outcome, server, 'The server.properties change of')
+  return settled(outcome, server.name, 'The server.properties change of')
 }
 
 /** Deletes a server's directory as the delete_server_data action, refusing paths no server should own. */
@@ -371,7 +377,7 @@ async function deleteData(bus: BusScope, server: ServerRecord, dataDir: string):
     },
     message: () => `Deleted ${server.dir}.`,
   })
-  settled(outcome, server, 'Deleting the files of')
+  settled(outcome, server.name, 'Deleting the files of')
 }
 
 /** Whether `child` is `parent` or inside it. */

@@ -1,7 +1,7 @@
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { isSmError, reasonOf, SmError } from '../../kernel'
-import { extractZip, readZipEntries, UnsafeEntryError, unsafeEntryName } from './backups/archive'
+import { extractZip, readZipEntries, UnsafeEntryError } from './backups/archive'
 
 /**
  * Where a server's files come from. A zip and a directory are built in; a download source (the
@@ -28,29 +28,20 @@ export async function installSource(from: string): Promise<InstallSource> {
         cpSync(path, into, { recursive: true, preserveTimestamps: true })
       },
     }
-  let entries: { name: string }[]
   try {
-    entries = await readZipEntries(path)
+    await readZipEntries(path)
   } catch (error) {
+    if (error instanceof UnsafeEntryError)
+      throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: error.entry, reason: error.reason })
     throw new SmError('SM_ERR_INSTALL_INVALID', {
       source: path,
       reason: `it is neither a directory nor a readable zip (${reasonOf(error)})`,
     })
   }
-  for (const { name } of entries) {
-    const problem = unsafeEntryName(name)
-    if (problem) throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: name, reason: problem })
-  }
   return {
     description: path,
     fetch: async (into) => {
-      try {
-        await extractZip(path, into)
-      } catch (error) {
-        if (error instanceof UnsafeEntryError)
-          throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: error.entry, reason: error.reason })
-        throw error
-      }
+      await extractZip(path, into) // its entries were checked above
     },
   }
 }

@@ -12,12 +12,11 @@ interface Holder {
 }
 
 /**
- * Runs `fn` holding a server's power lock, a file created with O_EXCL that names its holder:
- * one start, stop or restart per server at a time, across every process of the data directory.
- * A lock whose holder died (checked by PID plus identity) is taken over; a live one is refused
- * with SM_ERR_SERVER_BUSY at once.
+ * Takes a lock file (created with O_EXCL, naming its holder), or answers the live process that
+ * holds it. A lock whose holder died (checked by PID plus identity), or that a crash left half
+ * written, is taken over.
  */
-export async function withPowerLock<T>(path: string, server: string, action: string, fn: () => Promise<T>): Promise<T> {
+function acquire(path: string, action: string): Holder | undefined {
   const mine: Holder = {
     pid: process.pid,
     identity: processIdentity(process.pid),
@@ -31,14 +30,8 @@ export async function withPowerLock<T>(path: string, server: string, action: str
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 2) throw error
       const holder = readHolder(path)
-      if (holder && isSameProcess(holder.pid, holder.identity))
-        throw new SmError('SM_ERR_SERVER_BUSY', {
-          server,
-          action: holder.action,
-          pid: String(holder.pid),
-          since: holder.since,
-        })
-      rmSync(path, { force: true }) // its holder is gone (or it was written half: a crash at the first line)
+      if (holder && isSameProcess(holder.pid, holder.identity)) return holder
+      rmSync(path, { force: true })
       continue
     }
     try {
@@ -46,29 +39,46 @@ export async function withPowerLock<T>(path: string, server: string, action: str
     } finally {
       closeSync(fd)
     }
-    try {
-      return await fn()
-    } finally {
-      if (readHolder(path)?.pid === process.pid) rmSync(path, { force: true })
-    }
+    return undefined
+  }
+}
+
+async function holding<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } finally {
+    if (readHolder(path)?.pid === process.pid) rmSync(path, { force: true })
   }
 }
 
 /**
- * Runs `fn` holding a lock file like the power lock, waiting up to `waitMs` for a live holder to
- * finish; gives up (undefined, `fn` not run) if it does not. A dead holder's lock is taken over.
+ * Runs `fn` holding a server's power lock: one start, stop or restart per server at a time,
+ * across every process of the data directory. A live holder's lock is refused with
+ * SM_ERR_SERVER_BUSY at once.
+ */
+export async function withPowerLock<T>(path: string, server: string, action: string, fn: () => Promise<T>): Promise<T> {
+  const holder = acquire(path, action)
+  if (holder)
+    throw new SmError('SM_ERR_SERVER_BUSY', {
+      server,
+      action: holder.action,
+      pid: String(holder.pid),
+      since: holder.since,
+    })
+  return holding(path, fn)
+}
+
+/**
+ * Runs `fn` holding a lock file, waiting up to `waitMs` for a live holder to finish; gives up
+ * (undefined, `fn` not run) if it does not.
  */
 export async function withFileLock<T>(path: string, waitMs: number, fn: () => Promise<T>): Promise<T | undefined> {
   const began = Date.now()
-  for (;;) {
-    try {
-      return await withPowerLock(path, 'lock', 'lock', fn)
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'SM_ERR_SERVER_BUSY') throw error
-      if (Date.now() - began > waitMs) return undefined
-      await sleep(10)
-    }
+  while (acquire(path, 'lock')) {
+    if (Date.now() - began > waitMs) return undefined
+    await sleep(10)
   }
+  return holding(path, fn)
 }
 
 /** Whether a live process holds the lock (a quick look, for callers that only read). */

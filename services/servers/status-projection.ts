@@ -67,3 +67,9 @@ export async function readStatuses(sql: Sql): Promise<RecordedStatus[]> {
   )
   return rows.map((r) => ({ name: r.name, status: r.status, since: r.since, journalSeq: r.journal_seq }))
 }
+
+/** How far a server's status journal has been recorded (0: not at all). */
+export async function recordedJournalSeq(sql: Sql, name: string): Promise<number> {
+  const row = await sql.get<{ journal_seq: number }>('SELECT journal_seq FROM server_status WHERE name = ?', [name])
+  return row?.journal_seq ?? 0
+}

@@ -8,6 +8,13 @@ export const tasksErrors = defineErrors('tasks', {
     when: 'A task id that is not known.',
     message: (p) => `No task has the id '${p.id}'. 'server-manager tasks' lists them.`,
   }),
+  SM_ERR_TASK_NOT_RUNNABLE: spec<{ name: string }>({
+    status: 422,
+    exit: 64,
+    when: 'A task was asked for without a function to run (from another process, which cannot send one).',
+    message: (p) =>
+      `The task '${p.name}' has no function to run. Tasks run in the process that asks for them: call this.api.runTask from plugin code in the manager.`,
+  }),
   SM_ERR_TASK_CANCELLED: spec<{ id: string; name: string }>({
     status: 409,
     exit: 1,

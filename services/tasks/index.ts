@@ -39,10 +39,7 @@ export function tasksService(): Service {
         return [...live, ...(await recorded(n)).filter((t) => !seen.has(t.id))].slice(0, n)
       })
       bus.handle('tasks:run', ({ name, fn }) => {
-        if (typeof fn !== 'function')
-          throw new SmError('SM_ERR_TASK_NOT_FOUND', {
-            id: `${String(name)} (no function to run: tasks run in the process that asks)`,
-          })
+        if (typeof fn !== 'function') throw new SmError('SM_ERR_TASK_NOT_RUNNABLE', { name: String(name) })
         const { id, done } = tasks.run(String(name || 'task'), fn)
         done.catch(() => {}) // recorded as task_finished; nobody awaits a plugin's task
         return { taskId: id }

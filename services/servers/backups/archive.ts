@@ -117,16 +117,27 @@ export function unsafeEntryName(name: string): string | undefined {
   return undefined
 }
 
-/** The file entries of a zip (directories left out), checked to stay inside the target. */
+/**
+ * The file entries of a zip (directories left out). An entry that would land outside the
+ * directory it is extracted into throws UnsafeEntryError, whether yauzl refuses its name while
+ * reading the central directory or our own check does; anything else unreadable throws as is.
+ */
 export async function readZipEntries(file: string): Promise<{ name: string; size: number }[]> {
   const zip = await yauzl.openPromise(file, { lazyEntries: true, strictFileNames: false })
   try {
     const names: { name: string; size: number }[] = []
     for await (const entry of zip.eachEntry()) {
       if (entry.fileName.endsWith('/')) continue
+      const problem = unsafeEntryName(entry.fileName)
+      if (problem) throw new UnsafeEntryError(entry.fileName, problem)
       names.push({ name: entry.fileName, size: entry.uncompressedSize })
     }
     return names
+  } catch (error) {
+    const refused = /^(invalid relative path|absolute path|invalid characters in fileName): (.*)$/.exec(
+      (error as Error).message ?? '',
+    )
+    throw refused ? new UnsafeEntryError(refused[2] ?? '', refused[1] ?? '') : error
   } finally {
     zip.close()
   }
@@ -142,10 +153,6 @@ export async function extractZip(
   onProgress?: (progress: Progress) => void,
 ): Promise<number> {
   const entries = await readZipEntries(file)
-  for (const { name } of entries) {
-    const problem = unsafeEntryName(name)
-    if (problem) throw new UnsafeEntryError(name, problem)
-  }
   const totalBytes = entries.reduce((sum, e) => sum + e.size, 0)
   mkdirSync(dir, { recursive: true })
   const zip = await yauzl.openPromise(file, { lazyEntries: true, strictFileNames: false })

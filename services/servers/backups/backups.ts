@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { type BusScope, isSmError, type Logger, performAction, reasonOf, SmError } from '../../../kernel'
+import { type BusScope, isSmError, performAction, reasonOf, SmError } from '../../../kernel'
 import type { ServerRecord } from '../contract'
 import { type ServerControl, settled } from '../control'
 import { withPowerLock } from '../power-lock'
@@ -14,7 +14,6 @@ import {
   type Progress,
   readZipEntries,
   UnsafeEntryError,
-  unsafeEntryName,
   writeZip,
 } from './archive'
 import { withSaveHold } from './hot-backup'
@@ -51,7 +50,6 @@ export class Backups {
     private readonly bus: BusScope,
     private readonly control: ServerControl,
     private readonly setting: Get,
-    private readonly logger: Logger,
     /** Progress of the task this runs in. */
     private readonly report: (percent: number, message: string) => void = () => {},
   ) {}
@@ -87,7 +85,7 @@ export class Backups {
       perform: () => this.#locked(server, 'backup', () => this.#backup(server, type, options)),
       message: (reply) => `Backed up '${server.name}' (${reply.method}): ${reply.files.map((f) => f.file).join(', ')}.`,
     })
-    return settled(outcome, server, 'The backup of')
+    return settled(outcome, server.name, 'The backup of')
   }
 
   async #backup(server: ServerRecord, type: BackupType, options: { stopStart?: boolean }): Promise<BackupReply> {
@@ -103,7 +101,7 @@ export class Backups {
       if (type !== 'config') files.push(await this.#world(server, hot))
       if (type !== 'world') files.push(await this.#config(server))
     }
-    if (stopStart) await this.#stopped(server, run)
+    if (stopStart) await this.control.stopped(server, run)
     else await run()
     const pruned = await this.#prune(server)
     return { files, method: hot ? 'hot' : stopStart ? 'stop-start' : 'cold', pruned }
@@ -171,15 +169,17 @@ export class Backups {
     const days = Number(await this.setting('retention.backup_days'))
     const folder = await this.folder(server)
     const pruned: string[] = []
+    const all = await this.list(server)
     for (const kind of ['world', 'config'] as const) {
-      const ofKind = (await this.list(server)).filter((b) => b.kind === kind)
-      ofKind.forEach((backup, index) => {
-        const old = days > 0 && Date.now() - Date.parse(backup.createdAt) > days * 86_400_000
-        if (index >= count || old) {
-          rmSync(join(folder, backup.file), { force: true })
-          pruned.push(backup.file)
-        }
-      })
+      all
+        .filter((b) => b.kind === kind)
+        .forEach((backup, index) => {
+          const old = days > 0 && Date.now() - Date.parse(backup.createdAt) > days * 86_400_000
+          if (index >= count || old) {
+            rmSync(join(folder, backup.file), { force: true })
+            pruned.push(backup.file)
+          }
+        })
     }
     return pruned
   }
@@ -193,7 +193,7 @@ export class Backups {
       perform: async () => ({ pruned: await this.#locked(server, 'prune', () => this.#prune(server, keep)) }),
       message: (r) => (r.pruned.length ? `Removed ${r.pruned.join(', ')}.` : 'Nothing to remove.'),
     })
-    return settled(outcome, server, 'Pruning the backups of')
+    return settled(outcome, server.name, 'Pruning the backups of')
   }
 
   /** The restore action: a world or config backup back in place, after a safety backup of what is there now. */
@@ -211,7 +211,7 @@ export class Backups {
       perform: () => this.#locked(server, 'restore', () => this.#restore(server, path, kind, options)),
       message: (r) => `Restored ${r.restored} into '${server.name}' (the state before is in ${r.safety}).`,
     })
-    return settled(outcome, server, 'The restore of')
+    return settled(outcome, server.name, 'The restore of')
   }
 
   async #restore(server: ServerRecord, path: string, kind: BackupKind, options: { stopStart?: boolean }) {
@@ -242,7 +242,7 @@ export class Backups {
         }),
       message: (r) => `Exported the world of '${server.name}' to ${r.file}.`,
     })
-    return settled(outcome, server, 'The world export of')
+    return settled(outcome, server.name, 'The world export of')
   }
 
   /** world_import: a `.mcworld` (zip) becomes the server's world, after a safety backup. */
@@ -270,7 +270,7 @@ export class Backups {
         }),
       message: (r) => `Imported ${r.imported} as the world of '${server.name}'.`,
     })
-    return settled(outcome, server, 'The world import of')
+    return settled(outcome, server.name, 'The world import of')
   }
 
   // ---- helpers ----
@@ -291,20 +291,12 @@ export class Backups {
     try {
       entries = await readZipEntries(path)
     } catch (error) {
-      // yauzl refuses unsafe names itself while reading the central directory.
-      const unsafe = /^(invalid relative path|absolute path|invalid characters in fileName): (.*)$/.exec(
-        reasonOf(error),
-      )
-      if (unsafe)
-        throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: unsafe[2] ?? '', reason: unsafe[1] ?? '' })
+      if (error instanceof UnsafeEntryError)
+        throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: error.entry, reason: error.reason })
       throw new SmError('SM_ERR_BACKUP_INVALID', {
         file: path,
         reason: `it cannot be read as a zip (${reasonOf(error)})`,
       })
-    }
-    for (const { name } of entries) {
-      const problem = unsafeEntryName(name)
-      if (problem) throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: name, reason: problem })
     }
     if (entries.length === 0) throw new SmError('SM_ERR_BACKUP_INVALID', { file: path, reason: 'it is empty' })
     const names = entries.map((e) => e.name.replace(/\\/g, '/'))
@@ -372,22 +364,7 @@ export class Backups {
     const running = ACTIVE.includes((await this.control.status(server)).status)
     if (!running) return fn()
     if (!options.stopStart) throw new SmError('SM_ERR_BACKUP_SERVER_RUNNING', { server: server.name, action })
-    return this.#stopped(server, fn)
-  }
-
-  async #stopped<T>(server: ServerRecord, fn: () => Promise<T>): Promise<T> {
-    await this.control.stop(server)
-    try {
-      return await fn()
-    } finally {
-      await this.control
-        .start(server, 'detached')
-        .catch((error) =>
-          this.logger.error(
-            `Server '${server.name}' did not start again after its files were changed: ${reasonOf(error)}`,
-          ),
-        )
-    }
+    return this.control.stopped(server, fn)
   }
 
   /** One backup, restore, export or import per server at a time, across processes. */
@@ -402,8 +379,6 @@ export class Backups {
       return await fn()
     } catch (error) {
       if (isSmError(error)) throw error
-      if (error instanceof UnsafeEntryError)
-        throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: action, entry: error.entry, reason: error.reason })
       throw new SmError('SM_ERR_BACKUP_FAILED', { server: server.name, action, reason: reasonOf(error) })
     }
   }

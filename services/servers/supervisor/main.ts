@@ -30,7 +30,15 @@ import '../errors'
 import { LogTail, lastLines } from './log-tail'
 import { type ConsoleProfile, consoleProfile } from './profiles'
 import type { Announcement, ExitReply, RunStatus, SendReply, SupervisorMessage, SupervisorRequest } from './protocol'
-import { ACTIVE, RunFiles, type RunSpec, type RunState, type ServerStatus, type StatusEntry } from './run-files'
+import {
+  ACTIVE,
+  RunFiles,
+  type RunSpec,
+  type RunState,
+  runStatusOf,
+  type ServerStatus,
+  type StatusEntry,
+} from './run-files'
 
 /** How often an adopted game (not our child, so no exit event) is checked. */
 const ADOPTED_POLL_MS = 250
@@ -281,11 +289,8 @@ class Supervisor {
     status: ServerStatus,
     extra: Partial<Pick<StatusEntry, 'reason' | 'exitCode' | 'signal' | 'restarts' | 'willRestart'>>,
   ): void {
-    const previous = this.#state.status
-    const at = new Date().toISOString()
-    this.#state = { ...this.#state, status, since: at, reason: extra.reason }
-    this.#files.writeState(this.#state)
-    const entry = this.#files.appendJournal({ at, status, previous, ...extra })
+    const { state, entry } = this.#files.changeStatus(this.#state, status, extra)
+    this.#state = state
     for (const subscriber of this.#subscribers) subscriber.send({ t: 'status', entry })
   }
 
@@ -396,20 +401,7 @@ class Supervisor {
   }
 
   #status(): RunStatus {
-    const s = this.#state
-    return {
-      status: s.status,
-      since: s.since,
-      pid: s.game?.pid,
-      startedAt: s.game?.startedAt,
-      supervisorPid: process.pid,
-      adopted: this.#adopted,
-      mode: s.mode,
-      restarts: s.restarts,
-      exitCode: s.exitCode,
-      signal: s.signal,
-      reason: s.reason,
-    }
+    return runStatusOf(this.#state, { supervisorPid: process.pid, adopted: this.#adopted })
   }
 
   // ---- the socket ----

@@ -1,5 +1,6 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileSize, lastLines } from './log-tail'
 
 /** A server's run state as its supervisor (or whoever found it) last wrote it. */
 export type ServerStatus = 'stopped' | 'starting' | 'running' | 'stopping' | 'crashed' | 'error'
@@ -154,10 +155,33 @@ export class RunFiles {
 
   /** Appends one entry (one write of one line, so concurrent readers never see half of it). */
   appendJournal(entry: Omit<StatusEntry, 'seq'>): StatusEntry {
-    const last = this.readJournal().at(-1)
-    const full = { seq: (last?.seq ?? 0) + 1, ...entry }
+    // Only the last line is read: the journal grows with every status change.
+    const [last] = lastLines(this.journal, 1)
+    let seq = 0
+    try {
+      seq = last ? (JSON.parse(last) as StatusEntry).seq : 0
+    } catch {
+      seq = this.readJournal().at(-1)?.seq ?? 0 // a torn last line: the last whole one counts
+    }
+    const full = { seq: seq + 1, ...entry }
     appendFileSync(this.journal, `${JSON.stringify(full)}\n`, { mode: 0o600 })
     return full
+  }
+
+  /**
+   * A status change: `state` (with `changes`) written to state.json and the change appended to
+   * the journal. Returns both. The one way anyone changes a server's status on disk.
+   */
+  changeStatus(
+    state: RunState,
+    status: ServerStatus,
+    extra: Partial<Pick<StatusEntry, 'reason' | 'exitCode' | 'signal' | 'restarts' | 'willRestart'>>,
+    changes: Partial<RunState> = {},
+  ): { state: RunState; entry: StatusEntry } {
+    const at = new Date().toISOString()
+    const next: RunState = { ...state, ...changes, status, since: at, reason: extra.reason }
+    this.writeState(next)
+    return { state: next, entry: this.appendJournal({ at, status, previous: state.status, ...extra }) }
   }
 
   exists(): boolean {
@@ -165,11 +189,7 @@ export class RunFiles {
   }
 
   logSize(): number {
-    try {
-      return statSync(this.log).size
-    } catch {
-      return 0
-    }
+    return fileSize(this.log)
   }
 }
 
@@ -184,4 +204,24 @@ function readJson<T>(path: string): T | undefined {
 function writeJson(path: string, value: unknown): void {
   writeFileSync(`${path}.tmp`, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 })
   renameSync(`${path}.tmp`, path)
+}
+
+/** A run state as `status` answers it (the supervisor's own view, or the state file's). */
+export function runStatusOf(
+  state: RunState | undefined,
+  view: { readonly supervisorPid?: number; readonly adopted?: boolean } = {},
+): import('./protocol').RunStatus {
+  return {
+    status: state?.status ?? 'stopped',
+    since: state?.since ?? new Date(0).toISOString(),
+    pid: state?.game?.pid,
+    startedAt: state?.game?.startedAt,
+    supervisorPid: view.supervisorPid,
+    adopted: view.adopted ?? false,
+    mode: state?.mode ?? 'detached',
+    restarts: state?.restarts ?? 0,
+    exitCode: state?.exitCode ?? null,
+    signal: state?.signal ?? null,
+    reason: state?.reason,
+  }
 }

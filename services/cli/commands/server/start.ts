@@ -46,8 +46,7 @@ export default class ServerStart extends ManagerCommand {
           this.logToStderr(error.message),
         )
     })
-    const signal = waitForSignal().then(() => 'signal' as const)
-    if ((await Promise.race([ended.then(() => 'ended' as const), signal])) === 'signal') {
+    if (await waitForSignal(ended)) {
       this.logToStderr(`Stopping ${name}...`)
       await this.request('servers:stop', { name })
       await ended
