@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as sdk from './index'
 import { createKernel, type Kernel, type Logger, type Service } from './kernel'
+import { authService } from './services/auth'
 import { bridgeService } from './services/bridge'
 import { eventsService } from './services/events'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
@@ -14,8 +15,11 @@ import { pluginsService } from './services/plugins'
 import { serversService } from './services/servers'
 import { resolveDataDir, settingsService } from './services/settings'
 import { tasksService } from './services/tasks'
+import { webService } from './services/web'
+import * as webSdk from './web'
 
 export * from './kernel'
+export { authService } from './services/auth'
 export { bridgeService } from './services/bridge'
 export { eventsService } from './services/events'
 export { createLogger, type LogLevel, logService, type RootLogger } from './services/log'
@@ -24,6 +28,7 @@ export type * from './services/plugins/contract'
 export { serversService } from './services/servers'
 export type * from './services/servers/contract'
 export { resolveDataDir, settingsService } from './services/settings'
+export { webService } from './services/web'
 
 export interface ManagerOptions {
   /** Defaults to `$SM_DATA_DIR`, else `~/.server-manager/`. */
@@ -42,6 +47,12 @@ export interface ManagerOptions {
    * processes over the bridge.
    */
   readonly daemon?: boolean
+  /**
+   * Serve the web UI and HTTP API (default: with `daemon`; the setting web.enabled can still turn
+   * it off). An object serves it on that address instead of the settings web.host and web.port
+   * (port 0: any free port; ask `web:status` for the URL).
+   */
+  readonly web?: boolean | { readonly host?: string; readonly port?: number }
   /**
    * A one-shot command's in-process manager: a plugin whose own code failed is not run again
    * (that takes `plugin enable`, `plugin reload` or a manager start) unless its files changed.
@@ -68,10 +79,12 @@ export function builtinServices(
   return [
     eventsService(),
     settingsService(),
+    authService(),
     tasksService(),
     serversService(),
     pluginsService({
       sdk,
+      webSdk,
       load,
       retryFailed: !options.oneShot,
       watchdog: load && options.watchdog,
@@ -97,5 +110,8 @@ export function createManager(options: ManagerOptions = {}): Kernel {
   }
   if (options.daemon) services.push(bridgeService({ version: VERSION }))
   const kernel = createKernel({ config: { dataDir }, logger })
+  // The web server starts before the plugins, so they find it to take their routers.
+  const web = options.web ?? options.daemon
+  if (web) services.push(webService({ version: VERSION, listen: typeof web === 'object' ? web : undefined }))
   return kernel.use(...services, ...builtinServices(options), ...(options.services ?? []))
 }

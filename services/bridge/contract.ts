@@ -15,10 +15,14 @@ declare module '../../kernel/maps' {
   interface EventMap {
     /** The manager is about to stop its services: the bridge stops taking requests. */
     manager_stopping: Record<string, never>
+    /** Someone asked the manager to stop (`server-manager web stop`); the process that runs it stops cleanly. */
+    manager_stop_requested: { readonly by: string }
   }
 
   interface CommandMap {
     /** The running manager: PID, uptime, data directory, loaded plugins. */
     'manager:status': { payload: Record<string, never>; reply: ManagerStatus }
+    /** Asks the manager to stop as on SIGTERM; answers before it begins. */
+    'manager:stop': { payload: Record<string, never>; reply: { pid: number } }
   }
 }

@@ -9,6 +9,18 @@ export const bridgeErrors = defineErrors('bridge', {
     message: (p) =>
       `A manager already runs on '${p.dataDir}' (PID ${p.pid}). Use it (every command talks to it), or stop it first: kill ${p.pid}.`,
   }),
+  SM_ERR_MANAGER_NOT_RUNNING: spec<{ dataDir: string }>({
+    status: 409,
+    exit: 3,
+    when: 'A command that needs the running manager (web stop) found none.',
+    message: (p) => `No manager runs on ${p.dataDir}. Start one with 'server-manager start' (or 'start --detached').`,
+  }),
+  SM_ERR_MANAGER_START_FAILED: spec<{ reason: string; log: string }>({
+    status: 500,
+    exit: 70,
+    when: 'start --detached: the manager in the background ended or did not answer.',
+    message: (p) => `The manager did not start in the background: ${p.reason}. Its output is in ${p.log}.`,
+  }),
   SM_ERR_BRIDGE_UNREACHABLE: spec<{ path: string; reason: string }>({
     status: 503,
     exit: 69,

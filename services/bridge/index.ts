@@ -1,7 +1,6 @@
 import './errors'
-import './settings'
 import { mkdirSync, rmSync } from 'node:fs'
-import { reasonOf, type Service, SmError } from '../../kernel'
+import { currentContext, reasonOf, type Service, SmError } from '../../kernel'
 import { processIdentity } from '../../kernel/process-identity'
 import { BridgeServer } from './server'
 import { managerFiles, writeManagerInfo } from './socket-files'
@@ -42,6 +41,11 @@ export function bridgeService(options: { version: string }): Service {
         identity: processIdentity(process.pid),
         dataDir: config.dataDir,
         version: options.version,
+      })
+      bus.handle('manager:stop', () => {
+        // After the reply is on its way: the stop closes the bridge.
+        setImmediate(() => void bus.emit('manager_stop_requested', { by: currentContext().actor }))
+        return { pid: process.pid }
       })
       bus.handle('manager:status', async () => {
         const plugins = bus.hasHandler('plugins:list') ? await bus.request('plugins:list', {}) : []

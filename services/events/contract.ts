@@ -113,5 +113,15 @@ declare module '../../kernel/maps' {
     'events:apply_retention': { payload: Record<string, never>; reply: PruneResult }
     /** Emit `events:appended` for everything after `afterSeq` (for a follower that has read up to it). */
     'events:watch': { payload: { afterSeq: number }; reply: undefined }
+    /**
+     * The vault: secrets kept beside the log, never in it (the JWT signing key, password
+     * hashes), so `events`, snapshots and replays never carry them. Not event-sourced: a
+     * rebuild leaves it alone.
+     */
+    'events:vault_get': { payload: { name: string }; reply: string | undefined }
+    /** Sets a secret; `value: undefined` deletes it. */
+    'events:vault_set': { payload: { name: string; value: string | undefined }; reply: undefined }
+    /** Sets a secret only if none is set; answers the one that is (a key generated once, even by racing processes). */
+    'events:vault_init': { payload: { name: string; value: string }; reply: string }
   }
 }

@@ -48,6 +48,28 @@ export class EventStore {
     return this.#db
   }
 
+  vaultGet(name: string): Promise<string | undefined> {
+    return this.#db.read(
+      async (sql) => (await sql.get<{ value: string }>('SELECT value FROM vault WHERE name = ?', [name]))?.value,
+    )
+  }
+
+  async vaultSet(name: string, value: string | undefined): Promise<undefined> {
+    await this.#db.transaction(async (sql) => {
+      if (value === undefined) await sql.run('DELETE FROM vault WHERE name = ?', [name])
+      else
+        await sql.run('INSERT OR REPLACE INTO vault (name, value, updated) VALUES (?, ?, ?)', [name, value, Date.now()])
+    })
+    return undefined
+  }
+
+  vaultInit(name: string, value: string): Promise<string> {
+    return this.#db.transaction(async (sql) => {
+      await sql.run('INSERT OR IGNORE INTO vault (name, value, updated) VALUES (?, ?, ?)', [name, value, Date.now()])
+      return (await sql.get<{ value: string }>('SELECT value FROM vault WHERE name = ?', [name]))?.value ?? value
+    })
+  }
+
   /** Appends events atomically, applying them to every projection; returns them with their sequence numbers. */
   append(events: readonly NewEvent[]): Promise<StoredEvent[]> {
     const rows = events.map(toRow)

@@ -64,6 +64,10 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         return undefined
       })
 
+      bus.handle('events:vault_get', ({ name }) => opened.vaultGet(name))
+      bus.handle('events:vault_set', ({ name, value }) => opened.vaultSet(name, value))
+      bus.handle('events:vault_init', ({ name, value }) => opened.vaultInit(name, value))
+
       bus.setRecorder({
         accepts: (type) => type.startsWith('after_') || facts.has(type),
         record: async (type, payload, actor) => {

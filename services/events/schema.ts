@@ -16,6 +16,8 @@ export const SCHEMA: readonly string[] = [
    )`,
   'CREATE INDEX IF NOT EXISTS events_by_type ON events (type, seq)',
   'CREATE INDEX IF NOT EXISTS events_by_time ON events (time)',
+  // Secrets beside the log, never in it (events:vault_*): not replayed, not snapshotted.
+  'CREATE TABLE IF NOT EXISTS vault (name TEXT PRIMARY KEY, value TEXT NOT NULL, updated INTEGER NOT NULL) WITHOUT ROWID',
   'CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, time INTEGER NOT NULL, state TEXT NOT NULL)',
   `INSERT OR IGNORE INTO meta (key, value) VALUES ('application', '${APPLICATION}'), ('schema_version', '${SCHEMA_VERSION}')`,
 ]

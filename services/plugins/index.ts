@@ -2,7 +2,7 @@ import './actions'
 import './errors'
 import './settings'
 import { randomUUID } from 'node:crypto'
-import { isAbsolute, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { LoggerToken, type Service } from '../../kernel'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
@@ -28,6 +28,8 @@ const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
 export interface PluginsServiceOptions {
   /** What `import … from 'server-manager'` gives a plugin: the plugin SDK, handed in by the composition root. */
   readonly sdk: object
+  /** What `import … from 'server-manager/web'` gives a plugin: Router, guards, defineRoute, z. */
+  readonly webSdk?: object
   /** Where `plugins/default` and `plugins/examples` are (default: this package). */
   readonly packageRoot?: string
   /** False: discover plugins and keep the registry current, but load none (default true). */
@@ -84,10 +86,24 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         scope: bus,
         logger,
         rootLogger: registry.resolve(LoggerToken),
-        importer: new PluginImporter(options.sdk, join(config.dataDir, 'cache', 'jiti')),
+        importer: new PluginImporter(options.sdk, join(config.dataDir, 'cache', 'jiti'), options.webSdk),
         searchPaths,
         hookTimeoutMs: async () => Number(await setting('plugins.hook_timeout_ms')),
         registryFile: join(config.dataDir, 'plugins.json'),
+        // The web server (in the manager) takes routers, template folders and static mounts live.
+        contribute: async (plugin) => {
+          if (!bus.hasHandler('web:claim')) return
+          await bus.request('web:claim', {
+            plugin: plugin.name,
+            root: dirname(plugin.definition.candidate.entry),
+            routers: plugin.extension('getRouters'),
+            templatePaths: plugin.extension('getTemplatePaths'),
+            staticMounts: plugin.extension('getStaticMounts'),
+          })
+        },
+        withdraw: async (name) => {
+          if (bus.hasHandler('web:release')) await bus.request('web:release', { plugin: name })
+        },
       })
       manager = plugins
 

@@ -19,6 +19,14 @@ export interface LoadOptions {
 
 type Lifecycle = 'onLoad' | 'onUnload' | 'onManagerStartup'
 
+/** The extension methods a plugin may override (decisions §4.5); each returns an array. */
+export type ExtensionMethod =
+  | 'getRouters'
+  | 'getTemplatePaths'
+  | 'getStaticMounts'
+  | 'getCliCommands'
+  | 'getCliMenuItems'
+
 /**
  * A running plugin: its instance, its bus scope (every hook and listener it registered), its
  * logger and its `this.api`. Loading is all or nothing: a constructor or `onLoad` that throws or
@@ -104,6 +112,35 @@ export class LoadedPlugin {
       throw failure
     }
     return plugin
+  }
+
+  /**
+   * What an extension method (`getRouters`, `getTemplatePaths`, `getStaticMounts`, ...) returns:
+   * `[]` when the plugin has none; a throw or a value that is not an array fails with the
+   * plugin's name and the method.
+   */
+  extension(method: ExtensionMethod): unknown[] {
+    const fn = (this.#instance as unknown as Record<string, unknown>)[method]
+    if (typeof fn !== 'function') return []
+    let value: unknown
+    try {
+      this.#enter?.(method)
+      value = runInContext({ actor: `plugin:${this.name}` }, () => fn.call(this.#instance))
+    } catch (error) {
+      throw new SmError(
+        'SM_ERR_PLUGIN_LOAD_FAILED',
+        { plugin: this.name, phase: method, reason: reasonOf(error) },
+        { cause: error },
+      )
+    }
+    if (value === undefined || value === null) return []
+    if (!Array.isArray(value))
+      throw new SmError('SM_ERR_PLUGIN_LOAD_FAILED', {
+        plugin: this.name,
+        phase: method,
+        reason: 'it did not return an array',
+      })
+    return value
   }
 
   /** Registrations (hooks and listeners) the plugin holds on the bus. */

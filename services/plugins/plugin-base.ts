@@ -1,3 +1,4 @@
+import type Router from '@koa/router'
 import type { Logger } from '../../kernel'
 import type { PluginApi } from './plugin-api'
 import type { PluginHooks } from './plugin-hooks'
@@ -65,6 +66,16 @@ export abstract class PluginBase<Self extends CheckedPlugin<Self> = any> {
   onManagerStartup?(): unknown
   /** Called after the specific hook for every standard `before_*`/`after_*` event. */
   onAnyEvent?(eventName: string, payload: unknown): unknown
+
+  /**
+   * Web routers (`Router` from 'server-manager/web'), mounted in the manager's web server while
+   * the plugin is loaded. A route without a guard needs a signed-in user; see docs/plugins.md.
+   */
+  getRouters?(): readonly Router[]
+  /** Folders of EJS templates for `ctx.render(view)` (absolute, or relative to the plugin's folder). */
+  getTemplatePaths?(): readonly string[]
+  /** Static folders as `[urlPath, directory, mountName]`; templates link to them with `urlFor(mountName, path)`. */
+  getStaticMounts?(): readonly (readonly [string, string, string])[]
 }
 
 /** A plugin class as the loader sees it. */

@@ -39,6 +39,10 @@ export interface ManagerOptions {
   readonly registryFile: string
   /** Told before any plugin code runs (the loop watchdog). */
   readonly onEnter?: (plugin: string, hook: string) => void
+  /** Hands a plugin's contributions (routers, templates, mounts) to whoever serves them; a throw fails the load. */
+  readonly contribute?: (plugin: LoadedPlugin) => Promise<void>
+  /** Takes them back, before the plugin unloads. */
+  readonly withdraw?: (plugin: string) => Promise<void>
 }
 
 const HOOK_FACT_INTERVAL_MS = 60_000
@@ -253,6 +257,12 @@ export class PluginManager {
           onHookFailure: (plugin, event, error) => this.#hookFailed(plugin, event, error),
           onEnter: this.#options.onEnter,
         })
+        try {
+          await this.#options.contribute?.(plugin)
+        } catch (error) {
+          await plugin.unload()
+          throw error
+        }
         this.#loaded.set(name, plugin)
         if (byName.get(name)?.state !== 'loaded')
           await this.#fact('plugin_loaded', { name, version: definition.version })
@@ -286,6 +296,9 @@ export class PluginManager {
     const plugin = this.#loaded.get(name)
     if (!plugin) return
     this.#loaded.delete(name)
+    await this.#options
+      .withdraw?.(name)
+      .catch((error: unknown) => this.#options.logger.error(`taking back what '${name}' contributed failed`, { error }))
     await plugin.unload()
     await this.#flushHookFailures(name)
     this.#options.logger.info(`plugin '${name}' unloaded`)

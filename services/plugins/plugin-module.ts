@@ -49,13 +49,17 @@ export class PluginImporter {
   readonly #jiti: ReturnType<typeof createJiti>
   readonly #cacheDir: string | false
 
-  constructor(publicModule: object, cacheDir: string | false) {
+  constructor(publicModule: object, cacheDir: string | false, webModule?: object) {
     this.#cacheDir = cacheDir
     this.#jiti = createJiti(__filename, {
       fsCache: cacheDir,
       moduleCache: false,
       interopDefault: false,
-      virtualModules: { 'server-manager': publicModule, 'server-manager/manager': forbiddenManager },
+      virtualModules: {
+        'server-manager': publicModule,
+        'server-manager/manager': forbiddenManager,
+        ...(webModule ? { 'server-manager/web': webModule } : {}),
+      },
     })
   }
 

@@ -68,7 +68,6 @@ declare module '../../kernel/maps' {
   interface EventMap {
     server_added: { readonly server: ServerRecord }
     server_removed: { readonly name: string; readonly filesDeleted: boolean }
-    /** A line a running server wrote to its console (in the manager, live; not recorded). */
     /** A per-server setting was set (`value` undefined: unset, it inherits again). */
     server_setting_changed: { readonly name: string; readonly key: string; readonly value: unknown }
     schedule_added: { readonly schedule: Schedule }
@@ -80,6 +79,7 @@ declare module '../../kernel/maps' {
       readonly action: string
       readonly result: { readonly status: 'success' | 'error'; readonly message?: string; readonly code?: string }
     }
+    /** A line a running server wrote to its console (in the manager, live; not recorded). */
     server_console: { readonly serverName: string; readonly line: string }
     /** Progress of a backup, restore or export (at most one per percent; not recorded). */
     backup_progress: {
@@ -112,6 +112,17 @@ declare module '../../kernel/maps' {
     'servers:status': { payload: { name: string }; reply: RunStatus }
     /** Starts it (the server_start action); answers once it is up. */
     'servers:start': { payload: { name: string; mode?: StartMode }; reply: StartReply }
+    /**
+     * Begins long work on a server as a task and answers at once with its id (the web API's
+     * 202): its progress and result come as task_progress and task_finished.
+     */
+    'servers:begin': {
+      payload:
+        | { action: 'start' | 'stop' | 'restart'; name: string }
+        | { action: 'backup'; name: string; type?: BackupType; stopStart?: boolean }
+        | { action: 'restore'; name: string; file: string; stopStart?: boolean }
+      reply: { taskId: string }
+    }
     /** Stops it (the server_stop action): the stop command, then SIGTERM, then SIGKILL. */
     'servers:stop': { payload: { name: string }; reply: ExitReply }
     /** Stops it if it runs, then starts it (both actions fire). */
@@ -124,6 +135,8 @@ declare module '../../kernel/maps' {
     'servers:backup': { payload: { name: string; type?: BackupType; stopStart?: boolean }; reply: BackupReply }
     /** The server's backups, newest first. */
     'servers:backups': { payload: { name: string }; reply: BackupFile[] }
+    /** Where one of the server's backups is, for a download (only a name `servers:backups` lists). */
+    'servers:backup_file': { payload: { name: string; file: string }; reply: BackupFile & { path: string } }
     /** Puts a backup back (the restore action); a running server only with `stopStart`. */
     'servers:restore': {
       payload: { name: string; file: string; stopStart?: boolean }

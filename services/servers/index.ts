@@ -138,7 +138,33 @@ export function serversService(): Service {
         'servers:backup',
         tracked('backup', (server, { type, stopStart }) => backups.backup(server, type ?? 'world', { stopStart })),
       )
+      bus.handle('servers:begin', async (request) => {
+        const server = await find(request.name)
+        const work = (): Promise<unknown> => {
+          switch (request.action) {
+            case 'start':
+              return servers.start(server, 'detached')
+            case 'stop':
+              return servers.stop(server)
+            case 'restart':
+              return servers.restart(server)
+            case 'backup':
+              return backups.backup(server, request.type ?? 'world', { stopStart: request.stopStart })
+            case 'restore':
+              return backups.restore(server, request.file, { stopStart: request.stopStart })
+          }
+        }
+        const { id, done } = tasks.run(`${request.action} ${request.name}`, work)
+        done.catch(() => {}) // recorded as task_finished, read with tasks:get
+        return { taskId: id }
+      })
       bus.handle('servers:backups', async ({ name }) => backups.list(await find(name)))
+      bus.handle('servers:backup_file', async ({ name, file }) => {
+        const server = await find(name)
+        const found = (await backups.list(server)).find((b) => b.file === file)
+        if (!found) throw new SmError('SM_ERR_BACKUP_NOT_FOUND', { server: name, file: String(file) })
+        return { ...found, path: join(await backups.folder(server), found.file) }
+      })
       bus.handle(
         'servers:restore',
         tracked('restore', (server, { file, stopStart }) => backups.restore(server, file, { stopStart })),

@@ -2,11 +2,15 @@ import { createManager, type Kernel, type Service, silentLogger } from '../../ma
 import { tempDir } from './temp-dir'
 
 /** A started manager on a fresh data directory (or the one given), with a silent logger. */
-export async function startManager(options: { dataDir?: string; services?: Service[] } = {}): Promise<Kernel> {
+export async function startManager(
+  options: { dataDir?: string; services?: Service[]; web?: boolean } = {},
+): Promise<Kernel> {
   const manager = createManager({
     dataDir: options.dataDir ?? tempDir(),
     logger: silentLogger,
     services: options.services,
+    // Any free port on loopback.
+    web: options.web ? { host: '127.0.0.1', port: 0 } : undefined,
   })
   await manager.start()
   return manager

@@ -1,0 +1,99 @@
+/** The auth service's contract: users, roles, sessions (JWT) and API tokens. */
+
+/** Roles, lowest first: each may do what the ones before it may. */
+export const ROLES = ['user', 'moderator', 'admin'] as const
+export type Role = (typeof ROLES)[number]
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value)
+}
+
+/** Whether `role` may do what `required` may. */
+export function roleAtLeast(role: Role, required: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(required)
+}
+
+export interface UserRecord {
+  readonly username: string
+  readonly role: Role
+  readonly createdAt: string
+}
+
+export interface ApiTokenRecord {
+  readonly id: string
+  readonly name: string
+  readonly role: Role
+  /** The account the token acts for: it never has more rights than this user has now. */
+  readonly owner: string
+  readonly createdAt: string
+  readonly expiresAt: string | undefined
+}
+
+/** Who is calling, as the web server and the route guards see it. */
+export interface Identity {
+  readonly username: string
+  /** The effective role: a token's role, capped by its owner's current role. */
+  readonly role: Role
+  readonly via: 'session' | 'token'
+  /** The API token's id, when `via` is `token`. */
+  readonly tokenId?: string
+  /** The session's CSRF value, when `via` is `session` (checked on cookie-authenticated writes). */
+  readonly csrf?: string
+}
+
+export interface Session {
+  readonly accessToken: string
+  readonly tokenType: 'bearer'
+  /** Seconds. */
+  readonly expiresIn: number
+  readonly csrf: string
+  readonly user: UserRecord
+}
+
+declare module '../../kernel/maps' {
+  interface EventMap {
+    user_created: { readonly username: string; readonly role: Role }
+    user_role_changed: { readonly username: string; readonly role: Role; readonly previous: Role }
+    /** The password changed; sessions issued before it end. (The hash is in the vault, never in a fact.) */
+    user_password_changed: { readonly username: string }
+    user_deleted: { readonly username: string }
+    /** `digest` is the SHA-256 of the token's secret part; the token itself is shown once and kept nowhere. */
+    api_token_created: {
+      readonly id: string
+      readonly name: string
+      readonly role: Role
+      readonly owner: string
+      readonly digest: string
+      readonly expiresAt: string | undefined
+    }
+    api_token_revoked: { readonly id: string; readonly name: string }
+  }
+
+  interface CommandMap {
+    /** True while no user exists (the first visit leads to setup). */
+    'auth:setup_needed': { payload: Record<string, never>; reply: boolean }
+    /** `firstAdmin`: the setup path, allowed only while no user exists (creates an admin). */
+    'auth:create_user': {
+      payload: { username: string; password: string; role?: Role; firstAdmin?: boolean }
+      reply: UserRecord
+    }
+    'auth:list_users': { payload: Record<string, never>; reply: UserRecord[] }
+    'auth:set_role': { payload: { username: string; role: Role }; reply: UserRecord }
+    'auth:reset_password': { payload: { username: string; password: string }; reply: UserRecord }
+    'auth:delete_user': { payload: { username: string }; reply: UserRecord }
+    /** Checks a password (rate-limited per user and per client) and opens a session. */
+    'auth:login': {
+      payload: { username: string; password: string; remember?: boolean; client?: string }
+      reply: Session
+    }
+    /** A session token (JWT) or an API token → who it is. */
+    'auth:verify': { payload: { token: string }; reply: Identity }
+    /** A new API token; `token` is the only time its secret is shown. */
+    'auth:create_token': {
+      payload: { name: string; role: Role; owner?: string; expiresDays?: number }
+      reply: { token: string; record: ApiTokenRecord }
+    }
+    'auth:list_tokens': { payload: Record<string, never>; reply: ApiTokenRecord[] }
+    'auth:revoke_token': { payload: { id: string }; reply: ApiTokenRecord }
+  }
+}

@@ -1,0 +1,118 @@
+import { defineErrors, type ErrorMapOf, spec } from '../../kernel/error-catalogue'
+
+/** The auth service's error codes (docs/errors.md). */
+export const authErrors = defineErrors('auth', {
+  SM_ERR_AUTH_REQUIRED: spec<Record<string, never>>({
+    status: 401,
+    exit: 77,
+    when: 'A route that needs a signed-in user was called without a session or API token.',
+    message: () =>
+      'Not authenticated. Sign in (POST /auth/token) and send the token as "Authorization: Bearer <token>", or use an API token.',
+  }),
+  SM_ERR_AUTH_INVALID_CREDENTIALS: spec<Record<string, never>>({
+    status: 401,
+    exit: 77,
+    when: 'A sign-in with an unknown user name or a wrong password.',
+    message: () => 'Incorrect username or password.',
+  }),
+  SM_ERR_AUTH_TOKEN_INVALID: spec<{ reason: string }>({
+    status: 401,
+    exit: 77,
+    when: 'A session or API token that is malformed, expired, revoked, or whose user is gone.',
+    message: (p) => `The token is not valid (${p.reason}). Sign in again, or create a new API token.`,
+  }),
+  SM_ERR_AUTH_FORBIDDEN: spec<{ role: string; required: string }>({
+    status: 403,
+    exit: 77,
+    when: 'A signed-in user or token whose role is below what the route requires.',
+    message: (p) =>
+      `You do not have permission to access this resource: it needs the role '${p.required}', and you have '${p.role}'.`,
+  }),
+  SM_ERR_AUTH_CSRF: spec<Record<string, never>>({
+    status: 403,
+    exit: 77,
+    when: 'A write request authenticated by the session cookie came without the matching X-CSRF-Token header.',
+    message: () =>
+      "This request is authenticated by the browser's cookie but lacks the X-CSRF-Token header (the value of the sm_csrf cookie). Reload the page, or call the API with an Authorization header instead.",
+  }),
+  SM_ERR_AUTH_RATE_LIMITED: spec<{ seconds: number }>({
+    status: 429,
+    exit: 75,
+    when: 'Too many failed sign-ins for one user name or from one client in the window (auth.login_max_failures, auth.login_window_s).',
+    message: (p) => `Too many failed sign-in attempts. Try again in ${p.seconds} s.`,
+  }),
+  SM_ERR_AUTH_SETUP_DONE: spec<Record<string, never>>({
+    status: 409,
+    exit: 65,
+    when: 'First-run setup was asked for when users already exist.',
+    message: () => "Setup is already complete: users exist. Sign in, or add users with 'server-manager user create'.",
+  }),
+  SM_ERR_AUTH_USER_EXISTS: spec<{ username: string }>({
+    status: 409,
+    exit: 65,
+    when: 'A user was created with a name that is taken (names are compared without case).',
+    message: (p) => `A user named '${p.username}' already exists. Pick another name.`,
+  }),
+  SM_ERR_AUTH_USER_NOT_FOUND: spec<{ username: string }>({
+    status: 404,
+    exit: 66,
+    when: 'A user name that is not known.',
+    message: (p) => `No user is named '${p.username}'. 'server-manager user list' lists them.`,
+  }),
+  SM_ERR_AUTH_BAD_USERNAME: spec<{ username: string }>({
+    status: 422,
+    exit: 64,
+    when: 'A user name that is empty, too long or has characters other than letters, digits, ".", "_" and "-".',
+    message: (p) =>
+      `'${p.username}' is not a valid user name: use 1 to 80 letters, digits, '.', '_' or '-', starting with a letter or digit.`,
+  }),
+  SM_ERR_AUTH_WEAK_PASSWORD: spec<{ min: number }>({
+    status: 422,
+    exit: 64,
+    when: 'A password shorter than the minimum (or longer than 1024 characters).',
+    message: (p) => `The password must have at least ${p.min} characters (and at most 1024).`,
+  }),
+  SM_ERR_AUTH_BAD_ROLE: spec<{ role: string }>({
+    status: 422,
+    exit: 64,
+    when: 'A role other than user, moderator or admin.',
+    message: (p) => `'${p.role}' is not a role: use user, moderator or admin.`,
+  }),
+  SM_ERR_AUTH_LAST_ADMIN: spec<{ username: string }>({
+    status: 409,
+    exit: 65,
+    when: 'The last admin was to be deleted or demoted.',
+    message: (p) =>
+      `'${p.username}' is the last admin: make another user admin first ('server-manager user set-role <name> admin').`,
+  }),
+  SM_ERR_AUTH_ROLE_TOO_HIGH: spec<{ role: string; owner: string; ownerRole: string }>({
+    status: 403,
+    exit: 77,
+    when: "An API token was asked for with a role above its owner's.",
+    message: (p) =>
+      `A token cannot have more rights than its owner: '${p.owner}' is ${p.ownerRole}, so the token can be at most ${p.ownerRole}, not ${p.role}.`,
+  }),
+  SM_ERR_AUTH_TOKEN_NOT_FOUND: spec<{ id: string }>({
+    status: 404,
+    exit: 66,
+    when: 'An API token id that is not known (or was revoked).',
+    message: (p) => `No API token has the id '${p.id}'. 'server-manager token list' lists them.`,
+  }),
+  SM_ERR_AUTH_NO_USERS: spec<Record<string, never>>({
+    status: 409,
+    exit: 65,
+    when: 'An API token was asked for before any user exists (every token acts for a user).',
+    message: () =>
+      "No user exists yet, and every API token acts for one. Create the first admin ('server-manager user create <name> --role admin', or the web setup page) first.",
+  }),
+  SM_ERR_AUTH_BAD_TOKEN_NAME: spec<{ name: string }>({
+    status: 422,
+    exit: 64,
+    when: 'An API token name that is empty or longer than 80 characters.',
+    message: (p) => `'${p.name}' is not a valid token name: use 1 to 80 characters that say what the token is for.`,
+  }),
+})
+
+declare module '../../kernel/error-catalogue' {
+  interface ErrorMap extends ErrorMapOf<typeof authErrors> {}
+}

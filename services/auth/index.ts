@@ -1,0 +1,302 @@
+import './errors'
+import './settings'
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { errors as jose, jwtVerify, SignJWT } from 'jose'
+import { type BusScope, type Service, SmError } from '../../kernel'
+import {
+  type ApiTokenRecord,
+  type Identity,
+  isRole,
+  type Role,
+  roleAtLeast,
+  type Session,
+  type UserRecord,
+} from './contract'
+import { decoyHash, hashPassword, verifyPassword } from './passwords'
+import { FailureLimiter } from './rate-limit'
+import { AUTH_FACTS, readAuthState, type StoredToken, type StoredUser, usersProjection } from './users-projection'
+
+export type * from './contract'
+export { isRole, ROLES, roleAtLeast } from './contract'
+
+const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/
+const TOKEN_PREFIX = 'smt_'
+const JWT_KEY = 'auth.jwt_key'
+const passwordKey = (username: string) => `auth.password:${username.toLowerCase()}`
+
+/**
+ * Users, roles, sessions and API tokens. Users and tokens are facts with a projection; password
+ * hashes (scrypt) and the JWT signing key live in the event store's vault, so no fact, log line,
+ * `events` output or plugin ever carries them. Sessions are HS256 JWTs; API tokens are random
+ * secrets stored as SHA-256 digests, shown once.
+ */
+export function authService(): Service {
+  return {
+    name: 'auth',
+    dependsOn: ['events', 'settings'],
+    async start({ bus }) {
+      await bus.request('events:register_projection', { projection: usersProjection })
+      await bus.request('events:declare_facts', { types: AUTH_FACTS })
+      const auth = new Auth(bus)
+      for (const fact of AUTH_FACTS) bus.on(fact, () => auth.invalidate())
+      bus.on('events:appended', ({ events }) => {
+        if (events.some((e) => (AUTH_FACTS as readonly string[]).includes(e.type))) auth.invalidate()
+      })
+      bus.handle('auth:setup_needed', async () => (await auth.state()).users.length === 0)
+      bus.handle('auth:create_user', (request) => auth.createUser(request))
+      bus.handle('auth:list_users', async () => (await auth.state()).users.map(publicUser))
+      bus.handle('auth:set_role', ({ username, role }) => auth.setRole(username, role))
+      bus.handle('auth:reset_password', ({ username, password }) => auth.resetPassword(username, password))
+      bus.handle('auth:delete_user', ({ username }) => auth.deleteUser(username))
+      bus.handle('auth:login', (request) => auth.login(request))
+      bus.handle('auth:verify', ({ token }) => auth.verify(token))
+      bus.handle('auth:create_token', (request) => auth.createToken(request))
+      bus.handle('auth:list_tokens', async () => (await auth.state()).tokens.map(publicToken))
+      bus.handle('auth:revoke_token', ({ id }) => auth.revokeToken(id))
+    },
+  }
+}
+
+function publicUser({ username, role, createdAt }: StoredUser): UserRecord {
+  return { username, role, createdAt }
+}
+
+function publicToken({ digest: _digest, ...record }: StoredToken): ApiTokenRecord {
+  return record
+}
+
+function digestOf(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url')
+}
+
+class Auth {
+  readonly #bus: BusScope
+  readonly #limiter = new FailureLimiter()
+  #state: Promise<{ users: StoredUser[]; tokens: StoredToken[] }> | undefined
+  #key: Promise<Uint8Array> | undefined
+
+  constructor(bus: BusScope) {
+    this.#bus = bus
+  }
+
+  invalidate(): void {
+    this.#state = undefined
+  }
+
+  state(): Promise<{ users: StoredUser[]; tokens: StoredToken[] }> {
+    const loading = this.#bus.request('events:read_projection', {
+      projection: 'users',
+      read: readAuthState,
+    }) as Promise<{
+      users: StoredUser[]
+      tokens: StoredToken[]
+    }>
+    this.#state ??= loading
+    loading.catch(() => {
+      this.#state = undefined
+    })
+    return this.#state
+  }
+
+  async #user(username: string): Promise<StoredUser> {
+    const user = (await this.state()).users.find((u) => u.username.toLowerCase() === String(username).toLowerCase())
+    if (!user) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: String(username) })
+    return user
+  }
+
+  async #setting(key: string): Promise<number> {
+    return Number((await this.#bus.request('settings:get', { key })).value)
+  }
+
+  async #checkPassword(password: unknown): Promise<string> {
+    const min = await this.#setting('auth.password_min_length')
+    if (typeof password !== 'string' || password.length < min || password.length > 1024)
+      throw new SmError('SM_ERR_AUTH_WEAK_PASSWORD', { min })
+    return password
+  }
+
+  async createUser(request: {
+    username: string
+    password: string
+    role?: Role
+    firstAdmin?: boolean
+  }): Promise<UserRecord> {
+    const username = String(request.username ?? '')
+    if (!USERNAME.test(username)) throw new SmError('SM_ERR_AUTH_BAD_USERNAME', { username })
+    const role = request.firstAdmin ? 'admin' : (request.role ?? 'user')
+    if (!isRole(role)) throw new SmError('SM_ERR_AUTH_BAD_ROLE', { role: String(role) })
+    const password = await this.#checkPassword(request.password)
+    const { users } = await this.state()
+    if (request.firstAdmin && users.length > 0) throw new SmError('SM_ERR_AUTH_SETUP_DONE', {})
+    if (users.some((u) => u.username.toLowerCase() === username.toLowerCase()))
+      throw new SmError('SM_ERR_AUTH_USER_EXISTS', { username })
+    // The hash first: a crash between the two leaves an unused vault entry, never a user without a password.
+    await this.#bus.request('events:vault_set', { name: passwordKey(username), value: await hashPassword(password) })
+    await this.#bus.emit('user_created', { username, role })
+    return publicUser(await this.#user(username))
+  }
+
+  async setRole(username: string, role: Role): Promise<UserRecord> {
+    if (!isRole(role)) throw new SmError('SM_ERR_AUTH_BAD_ROLE', { role: String(role) })
+    const user = await this.#user(username)
+    if (user.role === role) return publicUser(user)
+    if (user.role === 'admin') await this.#keepAnAdmin(user)
+    await this.#bus.emit('user_role_changed', { username: user.username, role, previous: user.role })
+    return publicUser(await this.#user(username))
+  }
+
+  async resetPassword(username: string, password: string): Promise<UserRecord> {
+    const user = await this.#user(username)
+    const checked = await this.#checkPassword(password)
+    await this.#bus.request('events:vault_set', {
+      name: passwordKey(user.username),
+      value: await hashPassword(checked),
+    })
+    await this.#bus.emit('user_password_changed', { username: user.username })
+    this.#limiter.clear(`user:${user.username.toLowerCase()}`)
+    return publicUser(user)
+  }
+
+  async deleteUser(username: string): Promise<UserRecord> {
+    const user = await this.#user(username)
+    if (user.role === 'admin') await this.#keepAnAdmin(user)
+    await this.#bus.emit('user_deleted', { username: user.username })
+    await this.#bus.request('events:vault_set', { name: passwordKey(user.username), value: undefined })
+    return publicUser(user)
+  }
+
+  async #keepAnAdmin(user: StoredUser): Promise<void> {
+    const admins = (await this.state()).users.filter((u) => u.role === 'admin')
+    if (admins.length <= 1) throw new SmError('SM_ERR_AUTH_LAST_ADMIN', { username: user.username })
+  }
+
+  async login(request: { username: string; password: string; remember?: boolean; client?: string }): Promise<Session> {
+    const username = String(request.username ?? '')
+    const password = String(request.password ?? '')
+    const max = await this.#setting('auth.login_max_failures')
+    const windowMs = (await this.#setting('auth.login_window_s')) * 1000
+    const keys = [`user:${username.toLowerCase()}`, ...(request.client ? [`client:${request.client}`] : [])]
+    const wait = Math.max(...keys.map((key) => this.#limiter.retryAfter(key, max, windowMs)))
+    if (wait > 0) throw new SmError('SM_ERR_AUTH_RATE_LIMITED', { seconds: wait })
+    const user = (await this.state()).users.find((u) => u.username.toLowerCase() === username.toLowerCase())
+    const stored = user && (await this.#bus.request('events:vault_get', { name: passwordKey(user.username) }))
+    // A missing user costs as much as a wrong password, so timing does not tell which it was.
+    const ok = await verifyPassword(password, stored ?? (await decoyHash()))
+    if (!user || !stored || !ok) {
+      for (const key of keys) this.#limiter.fail(key, windowMs)
+      throw new SmError('SM_ERR_AUTH_INVALID_CREDENTIALS', {})
+    }
+    for (const key of keys) this.#limiter.clear(key)
+    return this.#session(user, request.remember === true)
+  }
+
+  async #session(user: StoredUser, remember: boolean): Promise<Session> {
+    const seconds = remember
+      ? (await this.#setting('auth.remember_days')) * 86_400
+      : (await this.#setting('auth.session_hours')) * 3_600
+    const csrf = randomBytes(18).toString('base64url')
+    const accessToken = await new SignJWT({ csrf, ep: user.epoch })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(user.username)
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
+      .sign(await this.#signingKey())
+    return { accessToken, tokenType: 'bearer', expiresIn: seconds, csrf, user: publicUser(user) }
+  }
+
+  #signingKey(): Promise<Uint8Array> {
+    this.#key ??= this.#bus
+      .request('events:vault_init', { name: JWT_KEY, value: randomBytes(32).toString('base64url') })
+      .then((key) => new Uint8Array(Buffer.from(key, 'base64url')))
+    this.#key.catch(() => {
+      this.#key = undefined
+    })
+    return this.#key
+  }
+
+  async verify(token: string): Promise<Identity> {
+    const text = String(token ?? '')
+    if (text.startsWith(TOKEN_PREFIX)) return this.#verifyApiToken(text)
+    let claims: { sub?: string; csrf?: unknown; ep?: unknown }
+    try {
+      claims = (await jwtVerify(text, await this.#signingKey(), { algorithms: ['HS256'] })).payload
+    } catch (error) {
+      const reason =
+        error instanceof jose.JWTExpired
+          ? 'the session expired'
+          : error instanceof jose.JOSEError
+            ? 'not a session of this manager'
+            : 'unreadable'
+      throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason })
+    }
+    const user = (await this.state()).users.find((u) => u.username.toLowerCase() === claims.sub?.toLowerCase())
+    if (!user) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'its user no longer exists' })
+    if (claims.ep !== user.epoch)
+      throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'the password changed since it was issued' })
+    return { username: user.username, role: user.role, via: 'session', csrf: String(claims.csrf ?? '') }
+  }
+
+  async #verifyApiToken(text: string): Promise<Identity> {
+    const rest = text.slice(TOKEN_PREFIX.length)
+    const cut = rest.indexOf('_')
+    const id = rest.slice(0, cut)
+    const secret = rest.slice(cut + 1)
+    const { users, tokens } = await this.state()
+    const token = cut > 0 ? tokens.find((t) => t.id === id) : undefined
+    const expected = Buffer.from(token?.digest ?? '', 'base64url')
+    const actual = Buffer.from(digestOf(secret), 'base64url')
+    if (!token || expected.length !== actual.length || !timingSafeEqual(expected, actual))
+      throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'unknown or revoked API token' })
+    if (token.expiresAt && Date.parse(token.expiresAt) <= Date.now())
+      throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: `the API token '${token.name}' expired` })
+    const owner = users.find((u) => u.username.toLowerCase() === token.owner.toLowerCase())
+    if (!owner) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'its owner no longer exists' })
+    const role = roleAtLeast(owner.role, token.role) ? token.role : owner.role
+    return { username: owner.username, role, via: 'token', tokenId: token.id }
+  }
+
+  async createToken(request: {
+    name: string
+    role: Role
+    owner?: string
+    expiresDays?: number
+  }): Promise<{ token: string; record: ApiTokenRecord }> {
+    const name = String(request.name ?? '').trim()
+    if (name.length === 0 || name.length > 80) throw new SmError('SM_ERR_AUTH_BAD_TOKEN_NAME', { name })
+    if (!isRole(request.role)) throw new SmError('SM_ERR_AUTH_BAD_ROLE', { role: String(request.role) })
+    const { users } = await this.state()
+    if (users.length === 0) throw new SmError('SM_ERR_AUTH_NO_USERS', {})
+    // No owner named (the local CLI): the oldest admin.
+    const owner = request.owner
+      ? await this.#user(request.owner)
+      : (users.find((u) => u.role === 'admin') ?? (users[0] as StoredUser))
+    if (!roleAtLeast(owner.role, request.role))
+      throw new SmError('SM_ERR_AUTH_ROLE_TOO_HIGH', {
+        role: request.role,
+        owner: owner.username,
+        ownerRole: owner.role,
+      })
+    const id = randomBytes(6).toString('hex')
+    const secret = randomBytes(32).toString('base64url')
+    const days = request.expiresDays
+    const expiresAt = days && days > 0 ? new Date(Date.now() + days * 86_400_000).toISOString() : undefined
+    await this.#bus.emit('api_token_created', {
+      id,
+      name,
+      role: request.role,
+      owner: owner.username,
+      digest: digestOf(secret),
+      expiresAt,
+    })
+    const record = (await this.state()).tokens.find((t) => t.id === id)
+    if (!record) throw new Error(`the token ${id} was recorded but is not in the projection`)
+    return { token: `${TOKEN_PREFIX}${id}_${secret}`, record: publicToken(record) }
+  }
+
+  async revokeToken(id: string): Promise<ApiTokenRecord> {
+    const token = (await this.state()).tokens.find((t) => t.id === String(id))
+    if (!token) throw new SmError('SM_ERR_AUTH_TOKEN_NOT_FOUND', { id: String(id) })
+    await this.#bus.emit('api_token_revoked', { id: token.id, name: token.name })
+    return publicToken(token)
+  }
+}

@@ -1,0 +1,34 @@
+import { Args, Flags } from '@oclif/core'
+import { ROLES } from '../../../auth/contract'
+import { ManagerCommand } from '../../manager-command'
+import { readNewPassword } from '../../password'
+
+export default class UserCreate extends ManagerCommand {
+  static override summary = 'Create a web user (asks for the password, or reads it with --password-stdin)'
+  static override description =
+    'Users sign in to the web UI and API. Roles, lowest first: user (sees servers and tasks), moderator (starts, stops, commands and backs up servers), admin (everything: plugins, settings, users). Passwords are hashed with scrypt; the first user can also be created on the web setup page.'
+  static override examples = [
+    '<%= config.bin %> user create alice --role moderator',
+    'printf \'%s\\n\' "$PASSWORD" | <%= config.bin %> user create ci-admin --role admin --password-stdin',
+  ]
+  static override args = {
+    username: Args.string({ description: 'the user name (letters, digits, . _ -)', required: true }),
+  }
+  static override flags = {
+    role: Flags.string({ description: 'the role', options: [...ROLES], default: 'user' }),
+    'password-stdin': Flags.boolean({ description: 'read the password from the first line of standard input' }),
+    json: Flags.boolean({ description: 'print the new user as JSON' }),
+  }
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(UserCreate)
+    const password = await readNewPassword(flags['password-stdin'])
+    const user = await this.request('auth:create_user', {
+      username: args.username,
+      password,
+      role: flags.role as (typeof ROLES)[number],
+    })
+    if (flags.json) return this.printJson(user)
+    this.log(`Created the ${user.role} '${user.username}'.`)
+  }
+}

@@ -1,0 +1,20 @@
+import { Flags } from '@oclif/core'
+import { ManagerCommand } from '../../manager-command'
+
+export default class UserList extends ManagerCommand {
+  static override summary = 'List web users and their roles'
+  static override examples = ['<%= config.bin %> user list', '<%= config.bin %> user list --json']
+  static override flags = { json: Flags.boolean({ description: 'print the users as JSON' }) }
+  protected override loadsPlugins = false
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(UserList)
+    const users = await this.request('auth:list_users', {})
+    if (flags.json) return this.printJson(users)
+    if (users.length === 0)
+      return this.log(`No users yet. Create the first admin: ${this.config.bin} user create <name> --role admin`)
+    const width = Math.max(4, ...users.map((u) => u.username.length))
+    this.log(`${'USER'.padEnd(width)}  ${'ROLE'.padEnd(9)}  SINCE`)
+    for (const u of users) this.log(`${u.username.padEnd(width)}  ${u.role.padEnd(9)}  ${u.createdAt}`)
+  }
+}

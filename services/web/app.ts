@@ -1,0 +1,317 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { dirname, join } from 'node:path'
+import { bodyParser } from '@koa/bodyparser'
+import type Router from '@koa/router'
+import Koa, { type Middleware } from 'koa'
+import mount from 'koa-mount'
+import serve from 'koa-static'
+import { type BusScope, type Logger, runInContext, SmError } from '../../kernel'
+import { type Identity, roleAtLeast } from '../auth/contract'
+import { EventStream } from './event-stream'
+import { writeError } from './http-errors'
+import { openApiDocument } from './openapi'
+import { type KnownRoute, PluginLayer, routesOf, type StaticMount } from './plugin-layer'
+import { Renderers } from './render'
+import { specOf, type WebState } from './route'
+
+/** The package's root (dist/services/web → the checkout or the installed package). */
+export const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
+export const APP_VIEWS = join(PACKAGE_ROOT, 'services', 'web', 'views')
+export const APP_PUBLIC = join(PACKAGE_ROOT, 'services', 'web', 'public')
+export const SWAGGER_DIST = dirname(require.resolve('swagger-ui-dist/package.json'))
+const PICO_CSS = join(dirname(require.resolve('@picocss/pico/package.json')), 'css')
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+export const SESSION_COOKIE = 'access_token_cookie'
+export const CSRF_COOKIE = 'sm_csrf'
+
+export interface WebAppOptions {
+  readonly bus: BusScope
+  readonly logger: Logger
+  readonly version: string
+  readonly maxBodyKb: number
+  readonly trustProxy: boolean
+  /** Cache compiled templates (off while developing templates: SM_WEB_DEV=1). */
+  readonly cacheTemplates: boolean
+}
+
+/** The parts of the app the core routes use. */
+export interface WebApp {
+  readonly bus: BusScope
+  readonly logger: Logger
+  readonly version: string
+  readonly layer: PluginLayer
+  readonly stream: EventStream
+  readonly renderers: Renderers
+  readonly startedAt: number
+  /** Every route, core and plugins, with who may call it. */
+  routes(): KnownRoute[]
+  urlFor(name: string, path?: string): string
+  openApi(): object
+  setupNeeded(): Promise<boolean>
+  /** Where the server listens (after listen). */
+  url(): string | undefined
+}
+
+/**
+ * The Koa application: errors as JSON, security headers, first-run setup redirect, the caller's
+ * identity (bearer header or session cookie, CSRF-checked on cookie writes), bodies parsed with
+ * a size limit, then the core routers, the live plugin layer, and static files.
+ */
+export class WebServer implements WebApp {
+  readonly bus: BusScope
+  readonly logger: Logger
+  readonly version: string
+  readonly koa = new Koa<WebState>()
+  readonly core: Router[] = []
+  readonly layer: PluginLayer
+  readonly renderers: Renderers
+  readonly stream: EventStream
+  readonly startedAt = Date.now()
+  readonly #coreMounts: StaticMount[] = [
+    { urlPath: '/static', dir: APP_PUBLIC, name: 'app', owner: 'core' },
+    { urlPath: '/docs', dir: SWAGGER_DIST, name: 'docs', owner: 'core' },
+    { urlPath: '/static/vendor/pico', dir: PICO_CSS, name: 'pico', owner: 'core' },
+  ]
+  #server: Server | undefined
+  #openApi: object | undefined
+  #setupDone = false
+
+  constructor(options: WebAppOptions) {
+    this.bus = options.bus
+    this.logger = options.logger
+    this.version = options.version
+    this.renderers = new Renderers(APP_VIEWS, options.cacheTemplates)
+    this.stream = new EventStream(options.bus)
+    this.layer = new PluginLayer(
+      () => ({ routers: this.core, mounts: this.#coreMounts }),
+      (plugin, dirs) => {
+        this.renderers.setPlugin(plugin, dirs)
+        this.#openApi = undefined
+      },
+    )
+    this.koa.proxy = options.trustProxy
+    this.koa.silent = true
+    this.koa.use(this.#errors())
+    this.koa.use(securityHeaders)
+    this.koa.use(this.#identity())
+    this.koa.use(this.#setupRedirect())
+    this.koa.use(this.#render())
+    this.koa.use(
+      bodyParser({
+        enableTypes: ['json', 'form'],
+        jsonLimit: `${options.maxBodyKb}kb`,
+        formLimit: `${options.maxBodyKb}kb`,
+        onError: (error) => {
+          const status = (error as { status?: number }).status
+          if (status === 413) throw new SmError('SM_ERR_WEB_BODY_TOO_LARGE', { limitKb: options.maxBodyKb })
+          if (status === 415) throw new SmError('SM_ERR_WEB_UNSUPPORTED_MEDIA', { type: 'unknown' })
+          throw new SmError('SM_ERR_WEB_BAD_JSON', { reason: firstLine((error as Error).message) })
+        },
+      }) as Middleware<WebState>,
+    )
+  }
+
+  /** Adds the core routers, then the plugin layer and static files; call once, after the core routes are defined. */
+  seal(): void {
+    for (const router of this.core) this.koa.use(router.routes() as Middleware<WebState>)
+    this.koa.use(this.layer.middleware())
+    this.koa.use(mount('/static/vendor/pico', serve(PICO_CSS, { index: false, maxage: 86_400_000 }) as never) as never)
+    this.koa.use(mount('/static', serve(APP_PUBLIC, { index: false, maxage: 3_600_000 }) as never) as never)
+    this.koa.use(mount('/docs', serve(SWAGGER_DIST, { index: false }) as never) as never)
+    this.koa.use((ctx) => {
+      throw new SmError('SM_ERR_WEB_NOT_FOUND', { method: ctx.method, path: ctx.path })
+    })
+  }
+
+  routes(): KnownRoute[] {
+    return [...this.core.flatMap((router) => routesOf('core', router, 'user')), ...this.layer.routes()]
+  }
+
+  urlFor(name: string, path = ''): string {
+    const m = [...this.#coreMounts, ...this.layer.mounts()].find((mount) => mount.name === name)
+    if (!m) throw new SmError('SM_ERR_WEB_STATIC_MOUNT_UNKNOWN', { name })
+    const tail = String(path).split('/').filter(Boolean).map(encodeURIComponent).join('/')
+    return tail ? `${m.urlPath}/${tail}` : m.urlPath
+  }
+
+  openApi(): object {
+    this.#openApi ??= openApiDocument(this.routes(), { version: this.version })
+    return this.#openApi
+  }
+
+  invalidateOpenApi(): void {
+    this.#openApi = undefined
+  }
+
+  async setupNeeded(): Promise<boolean> {
+    if (this.#setupDone) return false
+    const needed = await this.bus.request('auth:setup_needed', {})
+    this.#setupDone = !needed
+    return needed
+  }
+
+  url(): string | undefined {
+    const address = this.#server?.address() as AddressInfo | null | undefined
+    if (!address) return undefined
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+    return `http://${host}:${address.port}`
+  }
+
+  async listen(host: string, port: number): Promise<string> {
+    const server = createServer(this.koa.callback())
+    // Slow clients cannot hold sockets forever; event streams opt out per request.
+    server.requestTimeout = 60_000
+    server.headersTimeout = 20_000
+    server.keepAliveTimeout = 5_000
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          new SmError(
+            'SM_ERR_WEB_LISTEN_FAILED',
+            { host, port, reason: error.code ?? error.message },
+            { cause: error },
+          ),
+        ),
+      )
+      server.listen(port, host, () => resolve())
+    })
+    this.#server = server
+    return this.url() ?? `http://${host}:${port}`
+  }
+
+  /** Stops accepting, ends event streams, lets in-flight requests finish (at most `graceMs`), then closes. */
+  async close(graceMs = 10_000): Promise<void> {
+    const server = this.#server
+    if (!server) return
+    this.#server = undefined
+    this.stream.closeAll()
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+    server.closeIdleConnections()
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs)
+    await closed
+    clearTimeout(timer)
+  }
+
+  #errors(): Middleware<WebState> {
+    return async (ctx, next) => {
+      try {
+        await next()
+      } catch (error) {
+        writeError(ctx as never, error, this.logger)
+      }
+    }
+  }
+
+  #identity(): Middleware<WebState> {
+    return async (ctx, next) => {
+      const header = ctx.get('authorization')
+      const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1]
+      const cookie = bearer ? undefined : ctx.cookies.get(SESSION_COOKIE)
+      const token = bearer ?? cookie
+      if (token) {
+        try {
+          const user: Identity = await this.bus.request('auth:verify', { token })
+          // A write authenticated by the browser's cookie must prove it comes from our pages.
+          if (cookie && UNSAFE.has(ctx.method) && (!user.csrf || ctx.get('x-csrf-token') !== user.csrf))
+            ctx.state.authError = new SmError('SM_ERR_AUTH_CSRF', {})
+          else ctx.state.user = user
+        } catch (error) {
+          if (!(error instanceof SmError) || error.status !== 401) throw error
+          ctx.state.authError = error
+          if (cookie) ctx.cookies.set(SESSION_COOKIE, null)
+        }
+      } else if (header) {
+        ctx.state.authError = new SmError('SM_ERR_AUTH_TOKEN_INVALID', {
+          reason: 'the Authorization header is not "Bearer <token>"',
+        })
+      }
+      const actor = ctx.state.user ? `http:${ctx.state.user.username}` : 'http:anonymous'
+      await runInContext({ actor }, next)
+    }
+  }
+
+  #setupRedirect(): Middleware<WebState> {
+    const open = /^\/(api|auth|static|docs|setup|favicon\.ico)(\/|$)/
+    return async (ctx, next) => {
+      if (ctx.method === 'GET' && !open.test(ctx.path) && (await this.setupNeeded())) {
+        ctx.redirect('/setup')
+        return
+      }
+      await next()
+    }
+  }
+
+  #render(): Middleware<WebState> {
+    return async (ctx, next) => {
+      const render = async (view: string, locals: Record<string, unknown> = {}) => {
+        const html = await this.renderers.render(
+          ctx,
+          view,
+          await this.pageLocals(ctx as never, locals),
+          ctx.state.plugin as string | undefined,
+        )
+        ctx.type = 'html'
+        ctx.body = html
+        return html
+      }
+      ;(ctx as unknown as { render: typeof render }).render = render
+      await next()
+    }
+  }
+
+  /** What every template sees: the user, the CSRF value, `urlFor`, the sidebar's plugin pages. */
+  async pageLocals(
+    ctx: { state: WebState; path: string; cookies: Koa.Context['cookies'] },
+    locals: Record<string, unknown>,
+  ) {
+    const user = ctx.state.user
+    const pages = user ? nativePages(this.layer.routes(), user.role) : []
+    return {
+      title: '',
+      head_styles: '',
+      body_scripts: '',
+      ...locals,
+      user,
+      csrf: user?.csrf ?? '',
+      path: ctx.path,
+      version: this.version,
+      pluginPages: pages,
+      urlFor: (name: string, path?: string) => this.urlFor(name, path),
+    }
+  }
+}
+
+/** The native pages (routes tagged `plugin-ui-native`) a role may open, for the sidebar and /api/plugins/pages. */
+export function nativePages(routes: readonly KnownRoute[], role: Identity['role'] | undefined) {
+  return routes
+    .filter((route) => route.owner !== 'core' && route.method === 'GET')
+    .filter((route) => specOf(route.layer)?.tags?.includes('plugin-ui-native'))
+    .filter((route) => route.access === 'public' || (role !== undefined && roleAtLeast(role, route.access)))
+    .map((route) => {
+      const spec = specOf(route.layer)
+      return {
+        name: spec?.summary ?? spec?.name ?? route.layer.name ?? route.path,
+        path: route.path,
+        type: 'native' as const,
+        plugin: route.owner,
+      }
+    })
+}
+
+const securityHeaders: Middleware<WebState> = async (ctx, next) => {
+  ctx.set('X-Content-Type-Options', 'nosniff')
+  ctx.set('Referrer-Policy', 'same-origin')
+  ctx.set('X-Frame-Options', 'SAMEORIGIN')
+  // Nothing is loaded from outside the machine: scripts, styles, images, fonts and connections stay on this origin.
+  ctx.set(
+    'Content-Security-Policy',
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'self'; base-uri 'self'; form-action 'self'",
+  )
+  await next()
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? text
+}

@@ -1,0 +1,94 @@
+import { defineErrors, type ErrorMapOf, spec } from '../../kernel/error-catalogue'
+
+/** The web service's error codes (docs/errors.md). */
+export const webErrors = defineErrors('web', {
+  SM_ERR_WEB_BAD_JSON: spec<{ reason: string }>({
+    status: 400,
+    exit: 65,
+    when: 'A request body that is not valid JSON (or not a JSON object or array).',
+    message: (p) =>
+      `The request body is not valid JSON (${p.reason}). Send a JSON object with Content-Type: application/json.`,
+  }),
+  SM_ERR_WEB_BODY_TOO_LARGE: spec<{ limitKb: number }>({
+    status: 413,
+    exit: 65,
+    when: 'A request body over web.max_body_kb.',
+    message: (p) => `The request body is larger than ${p.limitKb} KiB (the setting web.max_body_kb).`,
+  }),
+  SM_ERR_WEB_UNSUPPORTED_MEDIA: spec<{ type: string }>({
+    status: 415,
+    exit: 65,
+    when: 'A request body in a format other than JSON or a URL-encoded form.',
+    message: (p) => `Request bodies must be JSON or a URL-encoded form, not '${p.type}'.`,
+  }),
+  SM_ERR_WEB_VALIDATION: spec<{ summary: string; issues: readonly { where: string; path: string; message: string }[] }>(
+    {
+      status: 422,
+      exit: 64,
+      when: "A request whose path parameters, query or body do not match the route's schema (the issues are listed).",
+      message: (p) => `The request is not valid: ${p.summary}. The OpenAPI document at /api/openapi.json describes it.`,
+    },
+  ),
+  SM_ERR_WEB_NOT_FOUND: spec<{ method: string; path: string }>({
+    status: 404,
+    exit: 66,
+    when: 'No route answers this method and path.',
+    message: (p) => `Nothing answers ${p.method} ${p.path}. The API is described at /api/openapi.json and /docs.`,
+  }),
+  SM_ERR_WEB_PATH_REFUSED: spec<{ path: string }>({
+    status: 403,
+    exit: 77,
+    when: 'A static file path that leaves its folder (.., encoded or not) or names a hidden file.',
+    message: (p) => `The path '${p.path}' is not served: it leaves its folder.`,
+  }),
+  SM_ERR_WEB_BAD_REQUEST: spec<{ reason: string }>({
+    status: 400,
+    exit: 65,
+    when: 'A request the web server cannot read (a malformed URL or header).',
+    message: (p) => `The request cannot be read: ${p.reason}.`,
+  }),
+  SM_ERR_WEB_CONFLICT: spec<{ plugin: string; other: string; what: string }>({
+    status: 409,
+    exit: 65,
+    when: 'A plugin contributed a router prefix, route, static mount path or mount name that the core or another plugin already has.',
+    message: (p) =>
+      `The plugin '${p.plugin}' cannot have ${p.what}: ${p.other === 'core' ? 'the core has it' : `the plugin '${p.other}' has it`}. Rename it in '${p.plugin}' (the first one keeps working).`,
+  }),
+  SM_ERR_WEB_BAD_CONTRIBUTION: spec<{ plugin: string; what: string; reason: string }>({
+    status: 422,
+    exit: 65,
+    when: "A plugin's getRouters, getTemplatePaths or getStaticMounts returned something unusable.",
+    message: (p) => `The plugin '${p.plugin}' returned an unusable ${p.what}: ${p.reason}.`,
+  }),
+  SM_ERR_WEB_LISTEN_FAILED: spec<{ host: string; port: number; reason: string }>({
+    status: 500,
+    exit: 69,
+    when: 'The web server could not listen on web.host:web.port (the port is taken, or the address is not this machine).',
+    message: (p) =>
+      `The web server cannot listen on ${p.host}:${p.port} (${p.reason}). Free the port, or choose another: 'server-manager setting set web.port <port>'.`,
+  }),
+  SM_ERR_WEB_COMMAND_BLOCKED: spec<{ command: string }>({
+    status: 403,
+    exit: 77,
+    when: 'A non-admin sent a console command that only admins may send over the API (stop, save, allowlist off).',
+    message: (p) => `Only admins may send '${p.command}' to a server. Use the stop and backup actions instead.`,
+  }),
+  SM_ERR_WEB_TEMPLATE_NOT_FOUND: spec<{ view: string; plugin: string }>({
+    status: 500,
+    exit: 70,
+    when: 'A route rendered a template that is in none of its template folders.',
+    message: (p) =>
+      `The template '${p.view}' of '${p.plugin}' was not found in its template folders (getTemplatePaths).`,
+  }),
+  SM_ERR_WEB_STATIC_MOUNT_UNKNOWN: spec<{ name: string }>({
+    status: 500,
+    exit: 70,
+    when: 'urlFor was called with a static mount name nobody registered.',
+    message: (p) =>
+      `No static mount is named '${p.name}'. Names come from getStaticMounts() ([urlPath, directory, name]).`,
+  }),
+})
+
+declare module '../../kernel/error-catalogue' {
+  interface ErrorMap extends ErrorMapOf<typeof webErrors> {}
+}

@@ -1,0 +1,71 @@
+import './errors'
+import './settings'
+import type { Service } from '../../kernel'
+import { SWAGGER_DIST, WebServer } from './app'
+import type { Contributions } from './plugin-layer'
+import { apiRoutes } from './routes/api'
+import { authRoutes } from './routes/auth'
+import { docsRoutes } from './routes/docs'
+import { pageRoutes } from './routes/pages'
+
+export type * from './contract'
+
+/**
+ * The web server inside the manager: the JSON API, the pages, Swagger UI, and what plugins
+ * contribute (routers, templates, static mounts), swapped live as plugins load and unload.
+ */
+export function webService(options: {
+  version: string
+  /** Overrides the settings web.host and web.port. */
+  listen?: { readonly host?: string; readonly port?: number }
+}): Service {
+  let server: WebServer | undefined
+  return {
+    name: 'web',
+    dependsOn: ['events', 'settings', 'auth', 'tasks'],
+    async start({ bus, logger }) {
+      const setting = async (key: string) => (await bus.request('settings:get', { key })).value
+      const web = new WebServer({
+        bus,
+        logger,
+        version: options.version,
+        maxBodyKb: Number(await setting('web.max_body_kb')),
+        trustProxy: (await setting('web.trust_proxy')) === true,
+        cacheTemplates: process.env.SM_WEB_DEV !== '1',
+      })
+      web.core.push(authRoutes(web), apiRoutes(web), docsRoutes(SWAGGER_DIST), pageRoutes(web))
+      web.seal()
+      bus.handle('web:claim', (contributions: Contributions) => {
+        web.layer.claim(contributions)
+        web.invalidateOpenApi()
+        return undefined
+      })
+      bus.handle('web:release', ({ plugin }) => {
+        web.layer.release(plugin)
+        web.invalidateOpenApi()
+        return undefined
+      })
+      bus.handle('web:status', () => ({
+        listening: web.url() !== undefined,
+        url: web.url(),
+        plugins: web.layer.plugins,
+        routes: web.routes().length,
+        streamClients: web.stream.clients,
+        since: new Date(web.startedAt).toISOString(),
+      }))
+      server = web
+      if ((await setting('web.enabled')) === false) {
+        logger.info('web: off (web.enabled is false)')
+        return
+      }
+      const host = options.listen?.host ?? String(await setting('web.host'))
+      const port = options.listen?.port ?? Number(await setting('web.port'))
+      const url = await web.listen(host, port)
+      logger.info(`web: listening on ${url}`)
+    },
+    async stop() {
+      await server?.close()
+      server = undefined
+    },
+  }
+}

@@ -1,0 +1,269 @@
+import { existsSync, statSync } from 'node:fs'
+import { isAbsolute, posix, resolve } from 'node:path'
+import Router, { type Layer } from '@koa/router'
+import type { Middleware } from 'koa'
+import compose from 'koa-compose'
+import mount from 'koa-mount'
+import serve from 'koa-static'
+import { SmError } from '../../kernel/errors'
+import { type Role, roleAtLeast } from '../auth/contract'
+import { type Access, accessOf, specOf, type WebState } from './route'
+
+/** What a plugin hands the web server (its extension methods' results). */
+export interface Contributions {
+  readonly plugin: string
+  /** The plugin's folder, for relative template and static paths. */
+  readonly root: string
+  readonly routers: readonly unknown[]
+  readonly templatePaths: readonly unknown[]
+  readonly staticMounts: readonly unknown[]
+}
+
+export interface StaticMount {
+  readonly urlPath: string
+  readonly dir: string
+  readonly name: string
+  readonly owner: string
+}
+
+/** A route as the web server knows it: where it is, who may call it, whose it is. */
+export interface KnownRoute {
+  readonly owner: string
+  readonly router: Router
+  readonly layer: Layer
+  readonly method: string
+  readonly path: string
+  readonly access: Access
+}
+
+interface Entry {
+  readonly plugin: string
+  readonly routers: readonly { router: Router; dispatch: Middleware<WebState>; access: Map<Layer, Access> }[]
+  readonly mounts: readonly StaticMount[]
+  readonly templateDirs: readonly string[]
+}
+
+/** The routes of a router with their access: declared (a spec or a guard), the router's own guard, else `fallback`. */
+export function routesOf(owner: string, router: Router, fallback: Access): KnownRoute[] {
+  const routerLevel = router.stack
+    .filter((layer) => layer.methods.length === 0)
+    .flatMap((layer) => layer.stack.map(accessOf))
+    .find((access) => access !== undefined)
+  const routes: KnownRoute[] = []
+  for (const layer of router.stack) {
+    if (layer.methods.length === 0 || typeof layer.path !== 'string') continue
+    const declared = specOf(layer)?.access ?? layer.stack.map(accessOf).find((a) => a !== undefined)
+    const access = declared ?? routerLevel ?? fallback
+    for (const method of layer.methods)
+      if (method !== 'HEAD') routes.push({ owner, router, layer, method, path: layer.path, access })
+  }
+  return routes
+}
+
+function strictest(accesses: Iterable<Access>): Access {
+  let result: Access = 'public'
+  for (const access of accesses) {
+    if (access === 'public') continue
+    if (result === 'public' || roleAtLeast(access as Role, result as Role)) result = access
+  }
+  return result
+}
+
+/**
+ * Plugin routers, static mounts and template folders, swapped in and out while the server
+ * runs. Each change builds a new immutable set and replaces the old one in one assignment, so
+ * a request sees either the old set or the new one. A contribution that collides with the core
+ * or an earlier plugin (router prefix, route, mount path, mount name) is refused, naming both.
+ */
+export class PluginLayer {
+  #entries: readonly Entry[] = []
+  readonly #core: () => { routers: readonly Router[]; mounts: readonly StaticMount[] }
+  readonly #onChange: (plugin: string, templateDirs: readonly string[]) => void
+
+  constructor(
+    core: () => { routers: readonly Router[]; mounts: readonly StaticMount[] },
+    onChange: (plugin: string, templateDirs: readonly string[]) => void,
+  ) {
+    this.#core = core
+    this.#onChange = onChange
+  }
+
+  get plugins(): string[] {
+    return this.#entries.map((e) => e.plugin)
+  }
+
+  /** Every plugin route, in mount order. */
+  routes(): KnownRoute[] {
+    return this.#entries.flatMap((entry) =>
+      entry.routers.flatMap(({ router, access }) =>
+        routesOf(entry.plugin, router, 'user').map((route) => ({
+          ...route,
+          access: access.get(route.layer) ?? 'user',
+        })),
+      ),
+    )
+  }
+
+  mounts(): StaticMount[] {
+    return this.#entries.flatMap((e) => e.mounts)
+  }
+
+  claim(contributions: Contributions): void {
+    const { plugin } = contributions
+    const others = this.#entries.filter((e) => e.plugin !== plugin)
+    const routers = contributions.routers.map((router, i) => {
+      if (!(router instanceof Router))
+        throw new SmError('SM_ERR_WEB_BAD_CONTRIBUTION', {
+          plugin,
+          what: `router (getRouters()[${i}])`,
+          reason: "it is not a Router from 'server-manager/web' (@koa/router)",
+        })
+      return router
+    })
+    this.#checkRouters(plugin, routers, others)
+    const mounts = this.#checkMounts(contributions, others)
+    const templateDirs = contributions.templatePaths.map((dir, i) => {
+      const path = this.#dir(plugin, contributions.root, dir, `template path (getTemplatePaths()[${i}])`)
+      return path
+    })
+    const entry: Entry = {
+      plugin,
+      routers: routers.map((router) => ({
+        router,
+        dispatch: compose([router.routes(), router.allowedMethods()]) as Middleware<WebState>,
+        access: new Map(routesOf(plugin, router, 'user').map((r) => [r.layer, r.access])),
+      })),
+      mounts,
+      templateDirs,
+    }
+    this.#entries = [...others, entry]
+    this.#onChange(plugin, templateDirs)
+  }
+
+  release(plugin: string): void {
+    if (!this.#entries.some((e) => e.plugin === plugin)) return
+    this.#entries = this.#entries.filter((e) => e.plugin !== plugin)
+    this.#onChange(plugin, [])
+  }
+
+  /** The middleware that serves plugin mounts and routes (the current set, per request). */
+  middleware(): Middleware<WebState> {
+    const mounted = new WeakMap<StaticMount, Middleware<WebState>>()
+    return async (ctx, next) => {
+      const entries = this.#entries
+      for (const entry of entries) {
+        for (const m of entry.mounts) {
+          if (ctx.path !== m.urlPath && !ctx.path.startsWith(`${m.urlPath}/`)) continue
+          let serveMount = mounted.get(m)
+          if (!serveMount) {
+            serveMount = mount(m.urlPath, serve(m.dir, { index: false, hidden: false }) as never) as never
+            mounted.set(m, serveMount as Middleware<WebState>)
+          }
+          return (serveMount as Middleware<WebState>)(ctx, next)
+        }
+      }
+      for (const entry of entries) {
+        for (const { router, dispatch, access } of entry.routers) {
+          const match = router.match(ctx.path, ctx.method)
+          if (!match.route) continue
+          const required = strictest(match.pathAndMethod.map((layer) => access.get(layer) ?? 'user'))
+          if (required !== 'public') {
+            const user = ctx.state.user
+            if (!user) throw ctx.state.authError ?? new SmError('SM_ERR_AUTH_REQUIRED', {})
+            if (!roleAtLeast(user.role, required))
+              throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
+          }
+          ctx.state.plugin = entry.plugin
+          return dispatch(ctx, next)
+        }
+      }
+      return next()
+    }
+  }
+
+  #checkRouters(plugin: string, routers: readonly Router[], others: readonly Entry[]): void {
+    const core = this.#core().routers
+    const ownPrefixes = new Set<string>()
+    for (const router of routers) {
+      const prefix = router.opts.prefix ?? ''
+      if (prefix) {
+        if (ownPrefixes.has(prefix)) continue
+        ownPrefixes.add(prefix)
+        const holder = others.find((e) => e.routers.some((r) => (r.router.opts.prefix ?? '') === prefix))
+        if (holder) throw conflict(plugin, holder.plugin, `the router prefix '${prefix}'`)
+      }
+      for (const route of routesOf(plugin, router, 'user')) {
+        const sample = samplePath(route.path)
+        for (const coreRouter of core) {
+          if (coreRouter.match(sample, route.method).route || matchesLiteral(router, route.method, coreRouter))
+            throw conflict(plugin, 'core', `the route ${route.method} ${route.path}`)
+        }
+        for (const other of others)
+          for (const { router: theirs } of other.routers)
+            if (theirs.match(sample, route.method).route)
+              throw conflict(plugin, other.plugin, `the route ${route.method} ${route.path}`)
+      }
+    }
+  }
+
+  #checkMounts(contributions: Contributions, others: readonly Entry[]): StaticMount[] {
+    const { plugin } = contributions
+    const core = this.#core().mounts
+    const taken = [...core, ...others.flatMap((e) => e.mounts)]
+    const mine: StaticMount[] = []
+    contributions.staticMounts.forEach((value, i) => {
+      const what = `static mount (getStaticMounts()[${i}])`
+      if (!Array.isArray(value) || value.length < 2)
+        throw new SmError('SM_ERR_WEB_BAD_CONTRIBUTION', {
+          plugin,
+          what,
+          reason: 'it is not [urlPath, directory, mountName]',
+        })
+      const [rawPath, rawDir, rawName] = value as unknown[]
+      const urlPath = posix.normalize(`/${String(rawPath ?? '')}`).replace(/\/+$/, '')
+      if (!urlPath || urlPath === '/')
+        throw new SmError('SM_ERR_WEB_BAD_CONTRIBUTION', { plugin, what, reason: 'its URL path is empty or /' })
+      const name = String(rawName ?? urlPath)
+      const dir = this.#dir(plugin, contributions.root, rawDir, what)
+      for (const other of [...taken, ...mine]) {
+        const overlaps =
+          other.urlPath === urlPath ||
+          urlPath.startsWith(`${other.urlPath}/`) ||
+          other.urlPath.startsWith(`${urlPath}/`)
+        if (overlaps) throw conflict(plugin, other.owner, `the static mount path '${urlPath}'`)
+        if (other.name === name) throw conflict(plugin, other.owner, `the static mount name '${name}'`)
+      }
+      mine.push({ urlPath, dir, name, owner: plugin })
+    })
+    return mine
+  }
+
+  #dir(plugin: string, root: string, value: unknown, what: string): string {
+    if (typeof value !== 'string' || value === '')
+      throw new SmError('SM_ERR_WEB_BAD_CONTRIBUTION', { plugin, what, reason: 'it is not a folder path' })
+    const dir = isAbsolute(value) ? value : resolve(root, value)
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new SmError('SM_ERR_WEB_BAD_CONTRIBUTION', { plugin, what, reason: `the folder ${dir} does not exist` })
+    return dir
+  }
+}
+
+function conflict(plugin: string, other: string, what: string): SmError {
+  return new SmError('SM_ERR_WEB_CONFLICT', { plugin, other, what })
+}
+
+/** A concrete path for a route pattern (`/x/:id` → `/x/id`), to ask another router whether it would answer. */
+function samplePath(pattern: string): string {
+  return pattern.replace(/:(\w+)(\([^)]*\))?[?*+]?/g, '$1').replace(/\{([^}]*)\}/g, '$1') || '/'
+}
+
+/** Whether one of `router`'s patterns would answer a literal core path (a plugin's `/api/:x` over `/api/status`). */
+function matchesLiteral(router: Router, method: string, core: Router): boolean {
+  return core.stack.some(
+    (layer) =>
+      typeof layer.path === 'string' &&
+      layer.methods.includes(method) &&
+      !layer.path.includes(':') &&
+      router.match(layer.path, method).route,
+  )
+}

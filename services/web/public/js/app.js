@@ -1,0 +1,140 @@
+// server-manager: what every page shares (no framework, nothing loaded from outside).
+'use strict'
+;(() => {
+  const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || cookie('sm_csrf') || ''
+  function cookie(name) {
+    const found = document.cookie.split('; ').find((c) => c.startsWith(`${name}=`))
+    return found ? decodeURIComponent(found.slice(name.length + 1)) : ''
+  }
+
+  /** A JSON call to the API; rejects with the server's message (error.code, error.status). */
+  async function api(method, url, body) {
+    const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json', 'X-CSRF-Token': csrf() } }
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json'
+      init.body = JSON.stringify(body)
+    }
+    const res = await fetch(url, init)
+    let data = {}
+    try {
+      data = await res.json()
+    } catch {}
+    if (res.status === 401 && !url.startsWith('/auth/')) {
+      location.href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`
+    }
+    if (!res.ok) {
+      const error = new Error(data.message || data.detail || `${res.status} ${res.statusText}`)
+      Object.assign(error, { status: res.status, code: data.code, data })
+      throw error
+    }
+    return data
+  }
+
+  /** A short message in the corner; errors stay until dismissed. */
+  function toast(message, kind = 'info') {
+    const box = document.getElementById('toasts')
+    const item = el('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, message)
+    item.addEventListener('click', () => item.remove())
+    box.append(item)
+    if (kind !== 'error') setTimeout(() => item.remove(), 5000)
+    return item
+  }
+  const fail = (error) => toast(error.code ? `${error.message} (${error.code})` : error.message, 'error')
+
+  /** Builds an element: el('a', {href: '/x', class: 'y'}, 'text', child). Text is never parsed as HTML. */
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag)
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === undefined || value === null || value === false) continue
+      if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value)
+      else if (key === 'dataset') Object.assign(node.dataset, value)
+      else node.setAttribute(key, value === true ? '' : String(value))
+    }
+    for (const child of children.flat()) {
+      if (child === undefined || child === null || child === false) continue
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)))
+    }
+    return node
+  }
+
+  /** Follows topics on the live event stream; returns the EventSource (close it to stop). */
+  function stream(topics, onMessage) {
+    const source = new EventSource(`/api/events/stream?topics=${encodeURIComponent(topics.join(','))}`)
+    source.onmessage = (event) => {
+      try {
+        onMessage(JSON.parse(event.data))
+      } catch (error) {
+        console.error(error)
+      }
+    }
+    return source
+  }
+
+  /** Follows a task to its end: progress as it comes, then resolves with the task (rejects if it failed). */
+  function followTask(id, onProgress = () => {}) {
+    return new Promise((resolve, reject) => {
+      const done = (task) => {
+        source.close()
+        if (task.state === 'succeeded') resolve(task)
+        else
+          reject(
+            Object.assign(new Error(task.error?.message || `the task ended ${task.state}`), { code: task.error?.code }),
+          )
+      }
+      const source = stream([`task:${id}`], (message) => {
+        if (message.type === 'task_progress') onProgress(message.data)
+        if (message.type === 'task_finished') api('GET', `/api/tasks/${id}`).then((r) => done(r.task), reject)
+      })
+      // It may have finished before the stream opened.
+      source.onopen = () =>
+        api('GET', `/api/tasks/${id}`).then(
+          (r) => {
+            if (['succeeded', 'failed', 'cancelled'].includes(r.task.state)) done(r.task)
+            else onProgress(r.task)
+          },
+          () => {},
+        )
+    })
+  }
+
+  /** Buttons with data-post="/api/…": POST, say what happened, follow a task to its end. */
+  document.addEventListener('click', async (event) => {
+    const button = event.target.closest('[data-post]')
+    if (!button) return
+    event.preventDefault()
+    button.setAttribute('aria-busy', 'true')
+    button.disabled = true
+    try {
+      const result = await api(
+        'POST',
+        button.dataset.post,
+        button.dataset.body ? JSON.parse(button.dataset.body) : undefined,
+      )
+      toast(result.message || 'Done', 'success')
+      if (result.task_id) {
+        const task = await followTask(result.task_id)
+        toast(`${task.name}: done`, 'success')
+      }
+    } catch (error) {
+      fail(error)
+    } finally {
+      button.removeAttribute('aria-busy')
+      button.disabled = false
+    }
+  })
+
+  document.addEventListener('click', async (event) => {
+    if (event.target.closest('[data-logout]')) {
+      await api('POST', '/auth/logout').catch(() => {})
+      location.href = '/login'
+    }
+    if (event.target.closest('[data-toggle-nav]')) document.body.classList.toggle('nav-open')
+  })
+
+  const formData = (form) => Object.fromEntries(new FormData(form).entries())
+  const bytes = (n) =>
+    n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`
+  const when = (iso) => (iso ? new Date(iso).toLocaleString() : '')
+
+  window.sm = { api, toast, fail, el, stream, followTask, formData, bytes, when, csrf }
+})()

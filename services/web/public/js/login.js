@@ -1,0 +1,37 @@
+'use strict'
+;(() => {
+  const { api, formData } = window.sm
+  const show = (form, message) => {
+    const box = form.querySelector('.form-error')
+    box.textContent = message
+    box.hidden = !message
+  }
+  const login = document.getElementById('login-form')
+  login?.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    show(login, '')
+    const data = formData(login)
+    try {
+      await api('POST', '/auth/token', {
+        username: data.username,
+        password: data.password,
+        remember_me: data.remember_me === 'on',
+      })
+      location.href = login.dataset.next || '/'
+    } catch (error) {
+      show(login, error.message)
+    }
+  })
+  const setup = document.getElementById('setup-form')
+  setup?.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    const data = formData(setup)
+    if (data.password !== data.confirm) return show(setup, 'The two passwords differ.')
+    try {
+      await api('POST', '/api/setup/create-first-user', { username: data.username, password: data.password })
+      location.href = '/'
+    } catch (error) {
+      show(setup, error.message)
+    }
+  })
+})()

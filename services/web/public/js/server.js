@@ -1,0 +1,200 @@
+'use strict'
+;(() => {
+  const { api, toast, fail, el, stream, followTask, formData, bytes, when } = window.sm
+  const root = document.getElementById('server-page')
+  const name = root.dataset.server
+  const role = root.dataset.role
+  const base = `/api/servers/${encodeURIComponent(name)}`
+  const consoleBox = document.getElementById('console')
+  const MAX_LINES = 1000
+
+  const setStatus = (status) => {
+    const badge = root.querySelector('[data-status]')
+    badge.textContent = status
+    badge.className = `status status-${status}`
+  }
+  const appendLines = (lines) => {
+    if (!consoleBox) return
+    const atBottom = consoleBox.scrollTop + consoleBox.clientHeight >= consoleBox.scrollHeight - 8
+    for (const line of lines) consoleBox.append(el('div', { class: 'line' }, line))
+    while (consoleBox.childElementCount > MAX_LINES) consoleBox.firstElementChild.remove()
+    if (atBottom) consoleBox.scrollTop = consoleBox.scrollHeight
+  }
+
+  const topics = ['server_status']
+  if (role !== 'user') topics.push(`server_log:${name}`, `backup_progress:${name}`)
+  const progress = document.getElementById('backup-progress')
+  const progressText = document.getElementById('backup-status')
+  const source = stream(topics, (message) => {
+    if (message.topic === 'server_status' && message.data.serverName === name) setStatus(message.data.status)
+    if (message.type === 'server_log') appendLines([message.data])
+    if (message.type === 'backup_progress') {
+      progress.hidden = false
+      progress.value = message.data.percent
+      progressText.textContent = `${message.data.operation}: ${message.data.percent}% (${message.data.files}/${message.data.totalFiles} files)`
+    }
+  })
+  // Load the console's recent lines once the live stream is open, so no line falls between.
+  source.onopen = () => {
+    if (role === 'user' || consoleBox.dataset.loaded) return
+    consoleBox.dataset.loaded = '1'
+    api('GET', `${base}/logs?lines=200`).then((r) => {
+      consoleBox.replaceChildren()
+      appendLines(r.lines)
+    }, fail)
+  }
+  if (role === 'user') return
+
+  const sendForm = document.getElementById('send-form')
+  const reply = document.getElementById('reply')
+  sendForm.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    const { command } = formData(sendForm)
+    try {
+      const result = await api('POST', `${base}/command`, { command })
+      reply.hidden = !result.lines?.length
+      reply.textContent = (result.lines || []).join('\n')
+      sendForm.reset()
+    } catch (error) {
+      fail(error)
+    }
+  })
+
+  const backupsBody = document.getElementById('backups')
+  async function loadBackups() {
+    const { backups } = await api('GET', `${base}/backups`)
+    backupsBody.replaceChildren(
+      ...backups.map((b) =>
+        el(
+          'tr',
+          {},
+          el('td', {}, el('a', { href: `${base}/backups/${encodeURIComponent(b.file)}`, download: b.file }, b.file)),
+          el('td', {}, b.kind),
+          el('td', {}, bytes(b.bytes)),
+          el('td', {}, when(b.createdAt)),
+          el(
+            'td',
+            {},
+            role === 'admin' && b.kind === 'world'
+              ? el('button', { class: 'small outline', onclick: () => restore(b.file) }, 'Restore')
+              : '',
+          ),
+        ),
+      ),
+    )
+    if (backups.length === 0)
+      backupsBody.append(el('tr', {}, el('td', { colspan: 5, class: 'muted' }, 'No backups yet.')))
+  }
+  async function runTask(request, label) {
+    const started = await api('POST', request.url, request.body)
+    progress.hidden = false
+    progress.value = 0
+    progressText.textContent = `${label}…`
+    try {
+      const task = await followTask(started.task_id, (p) => {
+        if (typeof p.percent === 'number') progress.value = p.percent
+        if (p.message) progressText.textContent = p.message
+      })
+      progress.value = 100
+      progressText.textContent = `${label}: done`
+      toast(`${label}: done`, 'success')
+      return task
+    } finally {
+      setTimeout(() => {
+        progress.hidden = true
+      }, 1500)
+      loadBackups().catch(fail)
+    }
+  }
+  document
+    .getElementById('backup-now')
+    .addEventListener('click', () => runTask({ url: `${base}/backups`, body: { type: 'world' } }, 'Backup').catch(fail))
+  async function restore(file) {
+    if (!confirm(`Put ${file} back as the world of ${name}? A safety backup is made first.`)) return
+    runTask({ url: `${base}/restore`, body: { file, stop: true } }, 'Restore').catch(fail)
+  }
+
+  const propsBody = document.getElementById('properties')
+  const saveProps = document.getElementById('save-properties')
+  async function loadProperties() {
+    const { properties } = await api('GET', `${base}/properties`)
+    propsBody.replaceChildren(
+      ...Object.entries(properties).map(([key, value]) =>
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row' }, key),
+          el(
+            'td',
+            {},
+            role === 'admin'
+              ? el('input', { value, 'data-key': key, 'aria-label': key, oninput: () => (saveProps.hidden = false) })
+              : value,
+          ),
+        ),
+      ),
+    )
+    if (Object.keys(properties).length === 0)
+      propsBody.append(el('tr', {}, el('td', { class: 'muted' }, 'No server.properties.')))
+  }
+  saveProps?.addEventListener('click', async () => {
+    const properties = Object.fromEntries(
+      [...propsBody.querySelectorAll('input[data-key]')].map((i) => [i.dataset.key, i.value]),
+    )
+    try {
+      const result = await api('PUT', `${base}/properties`, { properties })
+      toast(
+        `${Object.keys(result.changed || {}).length} propert(ies) changed; restart the server to apply them.`,
+        'success',
+      )
+      saveProps.hidden = true
+    } catch (error) {
+      fail(error)
+    }
+  })
+
+  const schedulesBody = document.getElementById('schedules')
+  async function loadSchedules() {
+    const { schedules } = await api('GET', `${base}/schedules`)
+    schedulesBody.replaceChildren(
+      ...schedules.map((s) =>
+        el(
+          'tr',
+          {},
+          el('td', {}, el('code', {}, s.cron), s.timezone ? ` (${s.timezone})` : ''),
+          el('td', {}, s.action, s.command ? `: ${s.command}` : ''),
+          el('td', {}, when(s.nextRun)),
+          el(
+            'td',
+            {},
+            role === 'admin'
+              ? el('button', { class: 'small outline secondary', onclick: () => removeSchedule(s.id) }, 'Remove')
+              : '',
+          ),
+        ),
+      ),
+    )
+    if (schedules.length === 0)
+      schedulesBody.append(el('tr', {}, el('td', { colspan: 4, class: 'muted' }, 'No schedules.')))
+  }
+  async function removeSchedule(id) {
+    await api('DELETE', `/api/schedules/${encodeURIComponent(id)}`).then(loadSchedules, fail)
+  }
+  const scheduleForm = document.getElementById('schedule-form')
+  scheduleForm?.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    const data = formData(scheduleForm)
+    if (!data.command) delete data.command
+    try {
+      await api('POST', `${base}/schedules`, data)
+      scheduleForm.reset()
+      await loadSchedules()
+    } catch (error) {
+      fail(error)
+    }
+  })
+
+  loadBackups().catch(fail)
+  loadProperties().catch(fail)
+  loadSchedules().catch(fail)
+})()

@@ -1,0 +1,112 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import ejs from 'ejs'
+import views from 'koa-views'
+import { SmError } from '../../kernel/errors'
+
+const MARK = '\u0000@@block:'
+const END = '@@\u0000'
+const BLOCKS = ['title', 'head_styles', 'body_scripts'] as const
+
+type Render = (view: string, locals?: Record<string, unknown>) => Promise<string>
+
+/**
+ * EJS with layouts and blocks (EJS has neither): a page calls `layout('base')`, sets short
+ * blocks with `block('title', 'Hello')` and long ones with `contentFor('head_styles')` … up to
+ * the next `contentFor`; what is not in a named block is the `content`. The layout is then
+ * rendered with `title`, `content`, `head_styles` and `body_scripts`. Includes and layouts are
+ * looked up in the page's own folders first, then the app's.
+ */
+function layoutEngine(dirs: readonly string[], cache: boolean) {
+  const find = (name: string): string | undefined => {
+    const file = name.endsWith('.ejs') ? name : `${name}.ejs`
+    return dirs.map((dir) => join(dir, file)).find((path) => existsSync(path))
+  }
+  return {
+    ejs: async (file: string, locals: Record<string, unknown>): Promise<string> => {
+      let layout: string | undefined
+      const blocks: Record<string, string> = {}
+      const helpers = {
+        layout: (name: string) => {
+          layout = name
+          return ''
+        },
+        block: (name: string, html: unknown) => {
+          blocks[name] = name === 'title' ? String(html) : (blocks[name] ?? '') + String(html)
+          return ''
+        },
+        contentFor: (name: string) => `${MARK}${name}${END}`,
+      }
+      const options = { views: [...dirs], cache, filename: file, async: false }
+      const html: string = await ejs.renderFile(file, { ...locals, ...helpers }, options)
+      const parts = html.split(MARK)
+      let content = parts[0] ?? ''
+      for (const part of parts.slice(1)) {
+        const end = part.indexOf(END)
+        const name = part.slice(0, end)
+        const body = part.slice(end + END.length)
+        if (name === 'body' || name === 'content') content += body
+        else blocks[name] = (blocks[name] ?? '') + body
+      }
+      if (!layout) return content
+      const layoutFile = find(layout)
+      if (!layoutFile) throw new Error(`the layout '${layout}' is in none of ${dirs.join(', ')}`)
+      const slots = Object.fromEntries(BLOCKS.map((name) => [name, blocks[name] ?? '']))
+      return ejs.renderFile(
+        layoutFile,
+        { ...locals, ...slots, title: blocks.title || locals.title || '', blocks, content },
+        { ...options, filename: layoutFile },
+      )
+    },
+  }
+}
+
+/** One render function per template namespace (`app`, and each plugin with template folders). */
+export class Renderers {
+  readonly #app: string
+  readonly #cache: boolean
+  readonly #byPlugin = new Map<string, { dirs: readonly string[]; render: Render }>()
+  readonly #appRender: Render
+
+  constructor(appViews: string, cache: boolean) {
+    this.#app = appViews
+    this.#cache = cache
+    this.#appRender = this.#make(appViews, [appViews])
+  }
+
+  #make(root: string, dirs: readonly string[]): Render {
+    return (views as unknown as (root: string, options: object) => () => Render)(root, {
+      extension: 'ejs',
+      autoRender: false,
+      engineSource: layoutEngine(dirs, this.#cache),
+    })()
+  }
+
+  setPlugin(plugin: string, dirs: readonly string[]): void {
+    if (dirs.length === 0) {
+      this.#byPlugin.delete(plugin)
+      return
+    }
+    // A plugin's own folders first (its views and partials), then the app's (the base layout and partials).
+    const all = [...dirs, this.#app]
+    const renders = dirs.map((dir) => ({ dir, render: this.#make(dir, all) }))
+    const render: Render = function (this: unknown, view, locals) {
+      const file = view.endsWith('.ejs') ? view : `${view}.ejs`
+      const found = renders.find((r) => existsSync(join(r.dir, file)))
+      if (!found) throw new SmError('SM_ERR_WEB_TEMPLATE_NOT_FOUND', { view, plugin })
+      return found.render.call(this, view, locals)
+    }
+    this.#byPlugin.set(plugin, { dirs, render })
+  }
+
+  /** `plugin:view`, or a bare view of `plugin` (the route's own plugin) or of the app. */
+  render(ctx: object, view: string, locals: Record<string, unknown>, plugin?: string): Promise<string> {
+    const cut = view.indexOf(':')
+    const namespace = cut > 0 ? view.slice(0, cut) : (plugin ?? 'app')
+    const name = cut > 0 ? view.slice(cut + 1) : view
+    if (namespace === 'app') return this.#appRender.call(ctx, name, locals)
+    const entry = this.#byPlugin.get(namespace)
+    if (!entry) throw new SmError('SM_ERR_WEB_TEMPLATE_NOT_FOUND', { view: name, plugin: namespace })
+    return entry.render.call(ctx, name, locals)
+  }
+}

@@ -1,0 +1,170 @@
+import type {} from '@koa/bodyparser'
+import Router, { type Layer, type RouterContext } from '@koa/router'
+import type { Middleware, Next } from 'koa'
+import { z } from 'zod'
+import { SmError } from '../../kernel/errors'
+import { type Identity, type Role, roleAtLeast } from '../auth/contract'
+
+/** Who may call a route: a role (that role or higher, signed in) or `public` (anyone). */
+export type Access = Role | 'public'
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
+
+/** What the web server keeps on `ctx.state`. */
+export interface WebState {
+  /** The caller, when signed in (session or API token). */
+  user?: Identity
+  /** Why a presented token was not accepted (thrown by a guard if the route needs a user). */
+  authError?: SmError
+  /** The plugin whose route is running, if any. */
+  plugin?: string
+  [key: string]: unknown
+}
+
+export type WebContext = RouterContext<WebState>
+
+/** One route, for core and plugins alike: it is registered, guarded, validated and documented from this. */
+export interface RouteSpec<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  readonly method: Method
+  /** Relative to the router's prefix, in Koa's form (`/servers/:name`). */
+  readonly path: string
+  /** A name for the route (and the native page's sidebar label when it has no summary). */
+  readonly name?: string
+  readonly summary?: string
+  readonly description?: string
+  readonly tags?: readonly string[]
+  /** Who may call it. Required: every route says who may call it. */
+  readonly access: Access
+  readonly params?: P
+  readonly query?: Q
+  readonly body?: B
+  readonly response?: R
+  /** The success status (default 200). */
+  readonly status?: number
+  /** What the route answers with when it is not JSON (`text/html`, `text/event-stream`, `application/zip`). */
+  readonly produces?: string
+}
+
+export interface RouteInput<P, Q, B> {
+  readonly params: P
+  readonly query: Q
+  readonly body: B
+}
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined
+
+const specs = new WeakMap<Layer, RouteSpec>()
+const ACCESS = Symbol.for('server-manager.web.access')
+
+/** The spec a layer was defined with (undefined for a plain `router.get`). */
+export function specOf(layer: Layer): RouteSpec | undefined {
+  return specs.get(layer)
+}
+
+/** The access a guard middleware enforces, if the middleware is one of ours. */
+export function accessOf(middleware: unknown): Access | undefined {
+  return typeof middleware === 'function' ? (middleware as { [ACCESS]?: Access })[ACCESS] : undefined
+}
+
+function guard(required: Access): Middleware<WebState> {
+  const middleware: Middleware<WebState> = async (ctx, next) => {
+    if (required !== 'public') {
+      const user = ctx.state.user
+      if (!user) throw ctx.state.authError ?? new SmError('SM_ERR_AUTH_REQUIRED', {})
+      if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
+    }
+    await next()
+  }
+  Object.defineProperty(middleware, ACCESS, { value: required })
+  Object.defineProperty(middleware, 'name', { value: `require_${required}` })
+  return middleware
+}
+
+/** Any signed-in user (the seed's get_current_user). */
+export const requireUser = guard('user')
+/** Moderators and admins (get_moderator_user). */
+export const requireModerator = guard('moderator')
+/** Admins only (get_admin_user). */
+export const requireAdmin = guard('admin')
+/** Anyone, signed in or not: say so explicitly, since a plugin route with no guard needs a signed-in user. */
+export const allowPublic = guard('public')
+
+const GUARDS: Record<Access, Middleware<WebState>> = {
+  user: requireUser,
+  moderator: requireModerator,
+  admin: requireAdmin,
+  public: allowPublic,
+}
+
+/** The signed-in caller; throws 401 when there is none (for handlers behind `public`). */
+export function currentUser(ctx: { state: WebState }): Identity {
+  const user = ctx.state.user
+  if (!user) throw ctx.state.authError ?? new SmError('SM_ERR_AUTH_REQUIRED', {})
+  return user
+}
+
+/**
+ * Registers a route on `router` from its spec: the access guard, then validation of path
+ * parameters, query and body with the zod schemas (422 listing the issues), then the handler.
+ * A handler's return value becomes the JSON body (with `status`); a handler may also set
+ * `ctx.body` itself. The route appears in `/api/openapi.json` with its schemas.
+ */
+export function defineRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  R extends z.ZodType | undefined = undefined,
+>(
+  router: Router,
+  spec: RouteSpec & { params?: P; query?: Q; body?: B; response?: R },
+  handler: (
+    ctx: WebContext,
+    input: RouteInput<Out<P>, Out<Q>, Out<B>>,
+  ) =>
+    | (R extends z.ZodType ? z.input<R> : unknown)
+    | undefined
+    | Promise<(R extends z.ZodType ? z.input<R> : unknown) | undefined>,
+): Layer {
+  const run = async (ctx: WebContext, next: Next) => {
+    const issues: { where: string; path: string; message: string }[] = []
+    const parse = (where: string, schema: z.ZodType | undefined, value: unknown) => {
+      if (!schema) return undefined
+      const result = schema.safeParse(value)
+      if (result.success) return result.data
+      for (const issue of result.error.issues)
+        issues.push({ where, path: issue.path.map(String).join('.'), message: issue.message })
+      return undefined
+    }
+    const input = {
+      params: parse('path', spec.params, ctx.params),
+      query: parse('query', spec.query, ctx.query),
+      body: parse('body', spec.body, ctx.request.body ?? {}),
+    }
+    if (issues.length > 0) {
+      const summary = issues
+        .slice(0, 3)
+        .map((i) => `${i.where}${i.path ? ` '${i.path}'` : ''}: ${i.message}`)
+        .join('; ')
+      throw new SmError('SM_ERR_WEB_VALIDATION', { summary, issues })
+    }
+    const result = await handler(ctx, input as RouteInput<Out<P>, Out<Q>, Out<B>>)
+    if (result !== undefined) {
+      ctx.status = spec.status ?? 200
+      ctx.body = result
+    }
+    void next
+  }
+  const name = spec.name ?? null
+  const layer = router.register(spec.path, [spec.method.toUpperCase()], [GUARDS[spec.access], run] as never, {
+    name,
+  }) as Layer
+  specs.set(layer, spec as RouteSpec)
+  return layer
+}
+
+export { Router, z }

@@ -1,0 +1,789 @@
+import { createReadStream } from 'node:fs'
+import { resolve } from 'node:path'
+import Router from '@koa/router'
+import { z } from 'zod'
+import { SmError, withoutSecrets } from '../../../kernel'
+import { ROLES, roleAtLeast } from '../../auth/contract'
+import { nativePages, type WebApp } from '../app'
+import { currentUser, defineRoute } from '../route'
+
+const ServerName = z.object({ name: z.string().min(1).max(200) })
+const Accepted = z
+  .object({ status: z.literal('accepted'), message: z.string(), task_id: z.string() })
+  .meta({ id: 'Accepted', description: 'The work runs as a task: follow GET /api/tasks/{id} or the task:<id> topic.' })
+const RoleSchema = z.enum(ROLES)
+const PluginName = z.object({ name: z.string().min(1).max(200) })
+
+/** Console commands only admins may send over the API (decisions §7): prefix, any case, a leading / ignored. */
+const ADMIN_ONLY_COMMANDS = ['stop', 'save', 'allowlist off']
+
+export function adminOnlyCommand(command: string): string | undefined {
+  const text = command.trim().replace(/^\/+/, '').toLowerCase().replace(/\s+/g, ' ')
+  return ADMIN_ONLY_COMMANDS.find((blocked) => text.startsWith(blocked))
+}
+
+/** The JSON API: status, servers, tasks, settings, plugins, the event log, users and API tokens. */
+export function apiRoutes(app: WebApp): Router {
+  const { bus } = app
+  const router = new Router({ prefix: '/api' })
+
+  // -- status -------------------------------------------------------------------------------
+  defineRoute(
+    router,
+    { method: 'get', path: '/info', name: 'info', summary: 'The version (public)', tags: ['Status'], access: 'public' },
+    () => ({ status: 'success', version: app.version }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/status',
+      name: 'status',
+      summary: 'The manager: version, uptime, servers, plugins, web clients',
+      tags: ['Status'],
+      access: 'user',
+    },
+    async () => {
+      const servers = await bus.request('servers:list', {})
+      const plugins = await bus.request('plugins:list', {})
+      return {
+        status: 'success',
+        version: app.version,
+        uptime_s: Math.round((Date.now() - app.startedAt) / 1000),
+        url: app.url(),
+        servers: { total: servers.length, running: servers.filter((s) => s.status === 'running').length },
+        plugins: { total: plugins.length, loaded: plugins.filter((p) => p.state === 'loaded').length },
+        stream_clients: app.stream.clients,
+      }
+    },
+  )
+
+  // -- servers --------------------------------------------------------------------------------
+  const servers = ['Servers']
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers',
+      name: 'list_servers',
+      summary: 'Servers with their status',
+      tags: servers,
+      access: 'user',
+    },
+    async () => ({ status: 'success', servers: await bus.request('servers:list', {}) }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name',
+      name: 'server_info',
+      summary: 'One server: its record and status',
+      tags: servers,
+      access: 'user',
+      params: ServerName,
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      server: await bus.request('servers:info', { name: params.name }),
+      run: await bus.request('servers:status', { name: params.name }),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name/status',
+      name: 'server_status',
+      summary: "A server's status (checked against the process)",
+      tags: servers,
+      access: 'user',
+      params: ServerName,
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      run: await bus.request('servers:status', { name: params.name }),
+    }),
+  )
+  for (const action of ['start', 'stop', 'restart'] as const) {
+    defineRoute(
+      router,
+      {
+        method: 'post',
+        path: `/servers/:name/${action}`,
+        name: `${action}_server`,
+        summary: `${action[0]?.toUpperCase()}${action.slice(1)} a server (a task: 202 with its id)`,
+        tags: servers,
+        access: 'moderator',
+        params: ServerName,
+        status: 202,
+        response: Accepted,
+      },
+      async (_ctx, { params }) => {
+        const { taskId } = await bus.request('servers:begin', { action, name: params.name })
+        return { status: 'accepted' as const, message: `${action} of '${params.name}' began.`, task_id: taskId }
+      },
+    )
+  }
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/servers/:name/command',
+      name: 'send_command',
+      summary: 'Send a console command, answered with its reply lines (stop, save and allowlist off: admins only)',
+      tags: servers,
+      access: 'moderator',
+      params: ServerName,
+      body: z.object({ command: z.string().trim().min(1).max(1000) }),
+    },
+    async (ctx, { params, body }) => {
+      const user = currentUser(ctx)
+      const blocked = adminOnlyCommand(body.command)
+      if (blocked && user.role !== 'admin') throw new SmError('SM_ERR_WEB_COMMAND_BLOCKED', { command: blocked })
+      const reply = await bus.request('servers:send', { name: params.name, command: body.command })
+      return { status: 'success', message: `Sent '${body.command}' to '${params.name}'.`, ...reply }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name/logs',
+      name: 'server_logs',
+      summary: "The last lines of a server's console (follow live with the server_log:<name> topic)",
+      tags: servers,
+      access: 'moderator',
+      params: ServerName,
+      query: z.object({ lines: z.coerce.number().int().min(1).max(10_000).default(200) }),
+    },
+    async (_ctx, { params, query }) => ({
+      status: 'success',
+      ...(await bus.request('servers:logs', { name: params.name, lines: query.lines })),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name/properties',
+      name: 'server_properties',
+      summary: 'server.properties',
+      tags: servers,
+      access: 'moderator',
+      params: ServerName,
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      properties: await bus.request('servers:properties', { name: params.name }),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'put',
+      path: '/servers/:name/properties',
+      name: 'set_server_properties',
+      summary: 'Change keys of server.properties (comments and order kept)',
+      tags: servers,
+      access: 'admin',
+      params: ServerName,
+      body: z.object({
+        properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)),
+      }),
+    },
+    async (_ctx, { params, body }) => ({
+      status: 'success',
+      ...(await bus.request('servers:set_properties', { name: params.name, properties: body.properties })),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name/backups',
+      name: 'list_backups',
+      summary: "A server's backups, newest first",
+      tags: servers,
+      access: 'moderator',
+      params: ServerName,
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      backups: await bus.request('servers:backups', { name: params.name }),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/servers/:name/backups',
+      name: 'create_backup',
+      summary: 'Back up (hot for a running bedrock server): a task, progress on backup_progress:<name>',
+      tags: servers,
+      access: 'moderator',
+      params: ServerName,
+      body: z.object({ type: z.enum(['world', 'config', 'all']).default('world'), stop: z.boolean().default(false) }),
+      status: 202,
+      response: Accepted,
+    },
+    async (_ctx, { params, body }) => {
+      const { taskId } = await bus.request('servers:begin', {
+        action: 'backup',
+        name: params.name,
+        type: body.type,
+        stopStart: body.stop,
+      })
+      return { status: 'accepted' as const, message: `Backup of '${params.name}' began.`, task_id: taskId }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/servers/:name/restore',
+      name: 'restore_backup',
+      summary: 'Put a backup back (a safety backup first); a running server only with stop: true',
+      tags: servers,
+      access: 'admin',
+      params: ServerName,
+      body: z.object({ file: z.string().min(1).max(300), stop: z.boolean().default(false) }),
+      status: 202,
+      response: Accepted,
+    },
+    async (_ctx, { params, body }) => {
+      // An unknown file is refused now, not in the task.
+      await bus.request('servers:backup_file', { name: params.name, file: body.file })
+      const { taskId } = await bus.request('servers:begin', {
+        action: 'restore',
+        name: params.name,
+        file: body.file,
+        stopStart: body.stop,
+      })
+      return {
+        status: 'accepted' as const,
+        message: `Restore of '${body.file}' to '${params.name}' began.`,
+        task_id: taskId,
+      }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name/backups/:file',
+      name: 'download_backup',
+      summary: 'Download a backup',
+      tags: servers,
+      access: 'moderator',
+      params: ServerName.extend({ file: z.string().min(1).max(300) }),
+      produces: 'application/zip',
+    },
+    async (ctx, { params }) => {
+      const backup = await bus.request('servers:backup_file', { name: params.name, file: params.file })
+      ctx.attachment(backup.file)
+      ctx.length = backup.bytes
+      ctx.body = createReadStream(resolve(backup.path))
+      return undefined
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name/schedules',
+      name: 'list_schedules',
+      summary: "A server's schedules",
+      tags: servers,
+      access: 'moderator',
+      params: ServerName,
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      schedules: await bus.request('servers:schedule_list', { name: params.name }),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/servers/:name/schedules',
+      name: 'add_schedule',
+      summary: 'Add a schedule (cron: backup, restart, stop, start or command)',
+      tags: servers,
+      access: 'admin',
+      params: ServerName,
+      body: z.object({
+        cron: z.string().min(1).max(200),
+        action: z.string().min(1).max(40),
+        command: z.string().max(1000).optional(),
+        timezone: z.string().max(100).optional(),
+      }),
+      status: 201,
+    },
+    async (_ctx, { params, body }) => ({
+      status: 'success',
+      schedule: await bus.request('servers:schedule_add', { name: params.name, ...body }),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'delete',
+      path: '/schedules/:id',
+      name: 'remove_schedule',
+      summary: 'Remove a schedule',
+      tags: servers,
+      access: 'admin',
+      params: z.object({ id: z.string().min(1) }),
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      schedule: await bus.request('servers:schedule_remove', { id: params.id }),
+    }),
+  )
+
+  // -- tasks ----------------------------------------------------------------------------------
+  const tasks = ['Tasks']
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/tasks',
+      name: 'list_tasks',
+      summary: 'Recent tasks, newest first',
+      tags: tasks,
+      access: 'user',
+      query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(50) }),
+    },
+    async (_ctx, { query }) => ({ status: 'success', tasks: await bus.request('tasks:list', { limit: query.limit }) }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/tasks/:id',
+      name: 'get_task',
+      summary: 'One task: state, progress, result or error',
+      tags: tasks,
+      access: 'user',
+      params: z.object({ id: z.string().min(1) }),
+    },
+    async (_ctx, { params }) => ({ status: 'success', task: await bus.request('tasks:get', { id: params.id }) }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/tasks/:id/cancel',
+      name: 'cancel_task',
+      summary: 'Cancel a queued task, or ask a running one to stop',
+      tags: tasks,
+      access: 'moderator',
+      params: z.object({ id: z.string().min(1) }),
+    },
+    async (_ctx, { params }) => ({ status: 'success', task: await bus.request('tasks:cancel', { id: params.id }) }),
+  )
+
+  // -- settings -------------------------------------------------------------------------------
+  const settings = ['Settings']
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/settings',
+      name: 'list_settings',
+      summary: 'Every global setting (defaults merged; secret-looking values redacted)',
+      tags: settings,
+      access: 'admin',
+    },
+    async () => ({ status: 'success', settings: withoutSecrets(await bus.request('settings:get_all', {})) }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'put',
+      path: '/settings/:key',
+      name: 'set_setting',
+      summary: 'Set a global setting (validated; the setting_update hooks run)',
+      tags: settings,
+      access: 'admin',
+      params: z.object({ key: z.string().min(1).max(200) }),
+      body: z.object({ value: z.unknown() }),
+    },
+    async (_ctx, { params, body }) => {
+      const change = await bus.request('settings:set', { key: params.key, value: body.value, mode: 'replace' })
+      return { status: 'success', message: `Setting '${params.key}' updated.`, change: withoutSecrets(change) }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'delete',
+      path: '/settings/:key',
+      name: 'unset_setting',
+      summary: 'Unset a global setting (back to its default)',
+      tags: settings,
+      access: 'admin',
+      params: z.object({ key: z.string().min(1).max(200) }),
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      change: withoutSecrets(await bus.request('settings:unset', { key: params.key })),
+    }),
+  )
+
+  // -- plugins (compatible with the original's endpoints) ------------------------------------
+  const plugins = ['Plugin Management']
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/plugins/trigger_event',
+      name: 'trigger_event',
+      summary: 'Trigger a custom plugin event (listeners get sender external_api_trigger)',
+      tags: plugins,
+      access: 'admin',
+      body: z.object({
+        event_name: z.string().min(1, 'Event name is required to trigger a custom plugin event.').max(200),
+        payload: z.record(z.string(), z.unknown()).nullable().optional(),
+      }),
+      response: z.object({ status: z.literal('success'), message: z.string(), details: z.unknown() }),
+    },
+    async (_ctx, { body }) => {
+      const report = await bus.request('plugins:trigger_event', { event: body.event_name, payload: body.payload ?? {} })
+      return { status: 'success' as const, message: `Event '${body.event_name}' triggered.`, details: report }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/plugins/pages',
+      name: 'plugin_pages',
+      summary: 'Native plugin pages the caller may open',
+      tags: plugins,
+      access: 'user',
+    },
+    (ctx) => ({
+      status: 'success',
+      message: null,
+      pages: nativePages(app.routes(), currentUser(ctx).role).map(({ name, path, type }) => ({ name, path, type })),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/plugins',
+      name: 'list_plugins',
+      summary: 'Every discovered plugin: enabled, version, state, errors',
+      tags: plugins,
+      access: 'admin',
+    },
+    async () => {
+      const records = await bus.request('plugins:list', {})
+      return { status: 'success', message: null, plugins: Object.fromEntries(records.map((r) => [r.name, r])) }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'put',
+      path: '/plugins/reload',
+      name: 'reload_plugins',
+      summary: 'Reload every plugin from disk',
+      tags: plugins,
+      access: 'admin',
+    },
+    async () => {
+      const report = await bus.request('plugins:reload', {})
+      return { status: 'success', message: 'Plugins have been reloaded successfully.', details: report }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/plugins/:name',
+      name: 'set_plugin_enabled',
+      summary: 'Enable or disable a plugin (it loads or unloads at once; its routes follow)',
+      tags: plugins,
+      access: 'admin',
+      params: PluginName,
+      body: z.object({ enabled: z.boolean() }),
+    },
+    async (_ctx, { params, body }) => {
+      const result = await bus.request('plugins:set_enabled', { name: params.name, enabled: body.enabled })
+      if (result.status !== 'success')
+        throw new SmError('SM_ERR_INTERNAL', { reason: result.message ?? 'the plugin was not changed' })
+      const record = (await bus.request('plugins:list', {})).find((p) => p.name === params.name)
+      return {
+        status: 'success',
+        message: `Plugin '${params.name}' has been ${body.enabled ? 'enabled' : 'disabled'}.`,
+        details: record,
+        task_id: null,
+      }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/plugins/:name',
+      name: 'plugin_info',
+      summary: 'One plugin: its record, hooks and listeners',
+      tags: plugins,
+      access: 'admin',
+      params: PluginName,
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      plugin: await bus.request('plugins:info', { name: params.name }),
+    }),
+  )
+
+  // -- the event log ----------------------------------------------------------------------------
+  const events = ['Events']
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/events',
+      name: 'list_events',
+      summary: 'The event log (facts), oldest first; filter by type (prefix*), time and sequence',
+      tags: events,
+      access: 'admin',
+      query: z.object({
+        types: z.string().optional().meta({ description: 'comma-separated; a trailing * matches a prefix' }),
+        after: z.coerce.number().int().min(0).optional(),
+        since: z.string().optional(),
+        until: z.string().optional(),
+        limit: z.coerce.number().int().min(1).max(10_000).default(100),
+        tail: z.enum(['true', 'false']).optional(),
+      }),
+    },
+    async (_ctx, { query }) => ({
+      status: 'success',
+      events: await bus.request('events:read', {
+        types: query.types
+          ? query.types
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean)
+          : undefined,
+        afterSeq: query.after,
+        since: query.since,
+        until: query.until,
+        limit: query.limit,
+        tail: query.tail === 'true',
+      }),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/events/stream',
+      name: 'event_stream',
+      summary:
+        'Live Server-Sent Events: topics server_status, tasks, task:<id>, server_log:<server>, backup_progress:<server>, event:<type>',
+      tags: events,
+      access: 'user',
+      query: z.object({ topics: z.string().default('server_status') }),
+      produces: 'text/event-stream',
+    },
+    (ctx, { query }) => {
+      app.stream.open(
+        ctx as never,
+        query.topics
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean),
+        currentUser(ctx),
+      )
+      return undefined
+    },
+  )
+
+  // -- users and API tokens -------------------------------------------------------------------
+  const users = ['Users']
+  const Username = z.object({ username: z.string().min(1).max(80) })
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/users',
+      name: 'list_users',
+      summary: 'Users and their roles',
+      tags: users,
+      access: 'moderator',
+    },
+    async () => ({ status: 'success', users: await bus.request('auth:list_users', {}) }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/users',
+      name: 'create_user',
+      summary: 'Create a user',
+      tags: users,
+      access: 'admin',
+      body: z.object({
+        username: z.string().min(1).max(80),
+        password: z.string().min(1).max(1024),
+        role: RoleSchema.default('user'),
+      }),
+      status: 201,
+    },
+    async (_ctx, { body }) => ({ status: 'success', user: await bus.request('auth:create_user', body) }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'put',
+      path: '/users/:username/role',
+      name: 'set_user_role',
+      summary: "Change a user's role (the last admin stays)",
+      tags: users,
+      access: 'admin',
+      params: Username,
+      body: z.object({ role: RoleSchema }),
+    },
+    async (_ctx, { params, body }) => ({
+      status: 'success',
+      user: await bus.request('auth:set_role', { username: params.username, role: body.role }),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'put',
+      path: '/users/:username/password',
+      name: 'set_user_password',
+      summary: "Set a user's password (admins: anyone's; others: their own). Their sessions end.",
+      tags: users,
+      access: 'user',
+      params: Username,
+      body: z.object({ password: z.string().min(1).max(1024) }),
+    },
+    async (ctx, { params, body }) => {
+      const user = currentUser(ctx)
+      if (user.role !== 'admin' && user.username.toLowerCase() !== params.username.toLowerCase())
+        throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required: 'admin' })
+      return {
+        status: 'success',
+        user: await bus.request('auth:reset_password', { username: params.username, password: body.password }),
+      }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'delete',
+      path: '/users/:username',
+      name: 'delete_user',
+      summary: 'Delete a user (and their API tokens)',
+      tags: users,
+      access: 'admin',
+      params: Username,
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      user: await bus.request('auth:delete_user', { username: params.username }),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/tokens',
+      name: 'list_tokens',
+      summary: 'API tokens (admins: all; others: their own)',
+      tags: users,
+      access: 'user',
+    },
+    async (ctx) => {
+      const user = currentUser(ctx)
+      const all = await bus.request('auth:list_tokens', {})
+      return {
+        status: 'success',
+        tokens: user.role === 'admin' ? all : all.filter((t) => t.owner.toLowerCase() === user.username.toLowerCase()),
+      }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/tokens',
+      name: 'create_token',
+      summary: "Create an API token acting for the caller (its role at most the caller's); the token is shown once",
+      tags: users,
+      access: 'user',
+      body: z.object({
+        name: z.string().trim().min(1).max(80),
+        role: RoleSchema,
+        expires_days: z.number().int().min(1).max(3650).optional(),
+      }),
+      status: 201,
+    },
+    async (ctx, { body }) => {
+      const user = currentUser(ctx)
+      if (user.via === 'token')
+        throw new SmError('SM_ERR_AUTH_FORBIDDEN', {
+          role: `${user.role} (API token)`,
+          required: 'a signed-in session',
+        })
+      if (!roleAtLeast(user.role, body.role))
+        throw new SmError('SM_ERR_AUTH_ROLE_TOO_HIGH', { role: body.role, owner: user.username, ownerRole: user.role })
+      const created = await bus.request('auth:create_token', {
+        name: body.name,
+        role: body.role,
+        owner: user.username,
+        expiresDays: body.expires_days,
+      })
+      return {
+        status: 'success',
+        message: 'Copy the token now: it is not shown again.',
+        token: created.token,
+        record: created.record,
+      }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'delete',
+      path: '/tokens/:id',
+      name: 'revoke_token',
+      summary: 'Revoke an API token (its owner or an admin)',
+      tags: users,
+      access: 'user',
+      params: z.object({ id: z.string().min(1).max(40) }),
+    },
+    async (ctx, { params }) => {
+      const user = currentUser(ctx)
+      const token = (await bus.request('auth:list_tokens', {})).find((t) => t.id === params.id)
+      if (token && user.role !== 'admin' && token.owner.toLowerCase() !== user.username.toLowerCase())
+        throw new SmError('SM_ERR_AUTH_TOKEN_NOT_FOUND', { id: params.id })
+      return { status: 'success', token: await bus.request('auth:revoke_token', { id: params.id }) }
+    },
+  )
+
+  // -- the API's description ------------------------------------------------------------------
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/openapi.json',
+      name: 'openapi',
+      summary: 'This document',
+      tags: ['Docs'],
+      access: 'public',
+    },
+    () => app.openApi(),
+  )
+  return router
+}

@@ -1,0 +1,169 @@
+import Router from '@koa/router'
+import { z } from 'zod'
+import type { Session } from '../../auth/contract'
+import { CSRF_COOKIE, SESSION_COOKIE, type WebApp } from '../app'
+import { currentUser, defineRoute, type WebContext } from '../route'
+
+const truthy = z
+  .union([z.boolean(), z.enum(['true', 'false', 'on', 'off', '1', '0', 'yes', 'no'])])
+  .optional()
+  .transform((v) => v === true || v === 'true' || v === 'on' || v === '1' || v === 'yes')
+
+const Credentials = z.object({
+  username: z.string().trim().min(1, 'Username and password cannot be empty.').max(80),
+  password: z.string().min(1, 'Username and password cannot be empty.').max(1024),
+  remember_me: truthy,
+})
+
+const TokenResponse = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal('bearer'),
+    expires_in: z.number().meta({ description: 'seconds' }),
+    csrf_token: z.string().meta({ description: 'send as X-CSRF-Token on writes authenticated by the cookie' }),
+    message: z.string(),
+  })
+  .meta({ id: 'TokenResponse' })
+
+/** Sets the session cookie (httpOnly) and the CSRF cookie (readable by our pages' scripts). */
+export function setSessionCookies(ctx: WebContext, session: Session): void {
+  const common = { path: '/', sameSite: 'lax' as const, secure: ctx.secure, overwrite: true }
+  ctx.cookies.set(SESSION_COOKIE, session.accessToken, { ...common, httpOnly: true, maxAge: session.expiresIn * 1000 })
+  ctx.cookies.set(CSRF_COOKIE, session.csrf, {
+    ...common,
+    httpOnly: false,
+    sameSite: 'strict',
+    maxAge: session.expiresIn * 1000,
+  })
+}
+
+function clearSessionCookies(ctx: WebContext): void {
+  ctx.cookies.set(SESSION_COOKIE, null, { path: '/' })
+  ctx.cookies.set(CSRF_COOKIE, null, { path: '/' })
+}
+
+function tokenBody(session: Session, message: string) {
+  return {
+    access_token: session.accessToken,
+    token_type: session.tokenType,
+    expires_in: session.expiresIn,
+    csrf_token: session.csrf,
+    message,
+  }
+}
+
+/** Sign-in, sign-out, who am I, and first-run setup. */
+export function authRoutes(app: WebApp): Router {
+  const router = new Router()
+  const tags = ['Auth']
+  /** Checks the password (rate-limited per user and client), sets the cookies, answers with the token. */
+  const signIn = async (ctx: WebContext, body: z.output<typeof Credentials>, message: string) => {
+    const session = await app.bus.request('auth:login', {
+      username: body.username,
+      password: body.password,
+      remember: body.remember_me,
+      client: ctx.ip,
+    })
+    setSessionCookies(ctx, session)
+    return tokenBody(session, message)
+  }
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/auth/token',
+      name: 'login',
+      summary: 'Sign in: a session token (JSON or form: username, password, remember_me)',
+      tags,
+      access: 'public',
+      body: Credentials,
+      response: TokenResponse,
+    },
+    async (ctx, { body }) => {
+      return signIn(ctx, body, 'Successfully authenticated.')
+    },
+  )
+
+  const logout = (ctx: WebContext) => {
+    clearSessionCookies(ctx)
+    return { status: 'success', message: 'Successfully logged out.' }
+  }
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/auth/logout',
+      name: 'logout',
+      summary: 'Sign out (clears the cookies)',
+      tags,
+      access: 'user',
+    },
+    logout,
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/auth/logout',
+      name: 'logout_get',
+      summary: 'Sign out (the original GET form)',
+      tags,
+      access: 'user',
+    },
+    logout,
+  )
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/auth/me',
+      name: 'me',
+      summary: 'Who the caller is',
+      tags,
+      access: 'user',
+      response: z.object({ username: z.string(), role: z.string(), via: z.string() }),
+    },
+    (ctx) => {
+      const { username, role, via } = currentUser(ctx)
+      return { username, role, via }
+    },
+  )
+
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/api/setup/status',
+      name: 'setup_status',
+      summary: 'Whether first-run setup is needed (no user exists)',
+      tags: ['Setup'],
+      access: 'public',
+      response: z.object({ needs_setup: z.boolean() }),
+    },
+    async () => ({ needs_setup: await app.bus.request('auth:setup_needed', {}) }),
+  )
+
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/api/setup/create-first-user',
+      name: 'setup',
+      summary: 'Create the first admin and sign in (only while no user exists)',
+      tags: ['Setup'],
+      access: 'public',
+      body: Credentials,
+      response: TokenResponse.extend({ status: z.literal('success') }),
+    },
+    async (ctx, { body }) => {
+      await app.bus.request('auth:create_user', { username: body.username, password: body.password, firstAdmin: true })
+      return {
+        status: 'success' as const,
+        ...(await signIn(ctx, body, 'Admin account created and logged in successfully.')),
+      }
+    },
+  )
+  return router
+}

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Router from '@koa/router'
+import { defineRoute } from '../route'
+
+const INITIALIZER = `window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: '/api/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    withCredentials: true,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    layout: 'StandaloneLayout',
+  })
+}
+`
+
+/** Swagger UI at /docs, from swagger-ui-dist on this machine (nothing loaded from outside). */
+export function docsRoutes(swaggerDist: string): Router {
+  // strict: /docs and /docs/ are different routes (otherwise the redirect loops).
+  const router = new Router({ strict: true })
+  const index = readFileSync(join(swaggerDist, 'index.html'), 'utf8').replace(
+    '<title>Swagger UI</title>',
+    '<title>server-manager API</title>',
+  )
+  const tags = ['Docs']
+  defineRoute(
+    router,
+    { method: 'get', path: '/docs', name: 'docs_redirect', summary: 'Swagger UI', tags, access: 'public' },
+    (ctx) => {
+      ctx.redirect('/docs/')
+      return undefined
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/docs/',
+      name: 'docs',
+      summary: 'Swagger UI',
+      tags,
+      access: 'public',
+      produces: 'text/html',
+    },
+    (ctx) => {
+      ctx.type = 'html'
+      ctx.body = index
+      return undefined
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/docs/swagger-initializer.js',
+      name: 'docs_initializer',
+      summary: 'Swagger UI set-up',
+      tags,
+      access: 'public',
+      produces: 'text/javascript',
+    },
+    (ctx) => {
+      ctx.type = 'text/javascript'
+      ctx.body = INITIALIZER
+      return undefined
+    },
+  )
+  return router
+}

@@ -1,0 +1,90 @@
+import Router from '@koa/router'
+import { z } from 'zod'
+import type { WebApp } from '../app'
+import { currentUser, defineRoute, type WebContext } from '../route'
+
+type Render = (view: string, locals?: Record<string, unknown>) => Promise<string>
+const render = (ctx: WebContext, view: string, locals: Record<string, unknown> = {}) =>
+  (ctx as unknown as { render: Render }).render(view, locals)
+
+/** The server-rendered pages: each draws its frame and first data, and its script keeps it live. */
+export function pageRoutes(app: WebApp): Router {
+  const router = new Router()
+  const tags = ['Pages']
+  const page = (
+    path: string,
+    name: string,
+    access: 'public' | 'user' | 'moderator' | 'admin',
+    fill: (ctx: WebContext) => Promise<Record<string, unknown>> | Record<string, unknown>,
+    view = name,
+  ) =>
+    defineRoute(
+      router,
+      { method: 'get', path, name: `page_${name}`, summary: `The ${name} page`, tags, access, produces: 'text/html' },
+      async (ctx) => {
+        await render(ctx, view, await fill(ctx))
+        return undefined
+      },
+    )
+
+  page('/login', 'login', 'public', (ctx) => ({ title: 'Sign in', next: safeNext(ctx.query.next) }))
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/setup',
+      name: 'page_setup',
+      summary: 'First-run setup',
+      tags,
+      access: 'public',
+      produces: 'text/html',
+    },
+    async (ctx) => {
+      if (!(await app.setupNeeded())) {
+        ctx.redirect('/login')
+        return undefined
+      }
+      await render(ctx, 'setup', { title: 'Welcome' })
+      return undefined
+    },
+  )
+  page('/', 'dashboard', 'user', async () => ({
+    title: 'Dashboard',
+    servers: await app.bus.request('servers:list', {}),
+  }))
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name',
+      name: 'page_server',
+      summary: 'A server',
+      tags,
+      access: 'user',
+      produces: 'text/html',
+      params: z.object({ name: z.string().min(1) }),
+    },
+    async (ctx, { params }) => {
+      const server = await app.bus.request('servers:info', { name: params.name })
+      const run = await app.bus.request('servers:status', { name: params.name })
+      await render(ctx, 'server', { title: server.name, server, run })
+      return undefined
+    },
+  )
+  page('/plugins', 'plugins', 'admin', async () => ({
+    title: 'Plugins',
+    plugins: await app.bus.request('plugins:list', {}),
+  }))
+  page('/plugin-page', 'native', 'user', (ctx) => ({ title: 'Plugin page', url: String(ctx.query.url ?? '') }))
+  page('/settings', 'settings', 'admin', () => ({ title: 'Settings' }))
+  page('/users', 'users', 'user', (ctx) => ({ title: 'Users and tokens', me: currentUser(ctx) }))
+  page('/events', 'events', 'admin', () => ({ title: 'Event log' }))
+  page('/tasks', 'tasks', 'user', () => ({ title: 'Tasks' }))
+  return router
+}
+
+/** Only a local path: never send a signed-in user to another site. */
+function safeNext(value: unknown): string {
+  const next = typeof value === 'string' ? value : '/'
+  return next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/'
+}

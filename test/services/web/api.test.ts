@@ -1,0 +1,141 @@
+import { expect } from 'chai'
+import { plugin } from '../../helpers/plugins'
+import { http, startWeb, type WebSetup } from '../../helpers/web'
+
+/** Records every delivery of pingplugin:ping into a file of the data directory. */
+const LISTENER = plugin(
+  'Listener',
+  `override async onLoad() {
+    await this.api.listenForEvent('pingplugin:ping', (payload, meta) => {
+      ;((globalThis as any).received ??= []).push({ payload, meta })
+    })
+  }`,
+)
+
+interface Operation {
+  readonly method: string
+  readonly path: string
+  readonly role: string
+}
+
+function operations(document: { paths: Record<string, Record<string, { 'x-required-role': string }>> }): Operation[] {
+  return Object.entries(document.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, role: op['x-required-role'] })),
+  )
+}
+
+describe('services/web: the API, its OpenAPI document and trigger_event', () => {
+  let web: WebSetup
+  afterEach(async () => {
+    await web?.manager.stop()
+  })
+
+  it('every route in the OpenAPI document but sign-in, setup and the docs answers 401 without credentials and 403 below its role', async () => {
+    web = await startWeb()
+    const document = (await http(`${web.url}/api/openapi.json`)).json
+    expect(document.openapi).to.equal('3.1.0')
+    const ops = operations(document)
+    expect(ops.length).to.be.greaterThan(40)
+    const publicOps = ops.filter((op) => op.role === 'public').map((op) => `${op.method} ${op.path}`)
+    expect(
+      publicOps.every((op) => /\/(auth\/token|setup|docs|openapi\.json|api\/info|login)/.test(op)),
+      publicOps.join(', '),
+    ).to.equal(true)
+    const tokens = { user: await web.login('u', 'user'), moderator: await web.login('m', 'moderator') }
+    const below = { user: [], moderator: [tokens.user], admin: [tokens.user, tokens.moderator] } as Record<
+      string,
+      string[]
+    >
+    for (const op of ops.filter((o) => o.role !== 'public')) {
+      const url = `${web.url}${op.path.replace(/\{[^}]+\}/g, 'x')}`
+      const body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(op.method) ? {} : undefined
+      const anonymous = await http(url, { method: op.method, body })
+      expect(anonymous.status, `${op.method} ${op.path} without credentials`).to.equal(401)
+      expect(anonymous.json?.code, `${op.method} ${op.path}`).to.equal('SM_ERR_AUTH_REQUIRED')
+      for (const token of below[op.role] ?? []) {
+        const forbidden = await http(url, { method: op.method, body, token })
+        expect(forbidden.status, `${op.method} ${op.path} below ${op.role}`).to.equal(403)
+      }
+    }
+  })
+
+  it('POST /api/plugins/trigger_event delivers the payload to the listener as external_api_trigger, with the report', async () => {
+    web = await startWeb({ files: { 'listener.ts': LISTENER }, enable: ['listener'] })
+    ;(globalThis as { received?: unknown[] }).received = []
+    const reply = await http(`${web.url}/api/plugins/trigger_event`, {
+      token: web.admin,
+      body: { event_name: 'pingplugin:ping', payload: { a: 1 } },
+    })
+    expect(reply.status).to.equal(200)
+    expect(reply.json).to.deep.equal({
+      status: 'success',
+      message: "Event 'pingplugin:ping' triggered.",
+      details: { event: 'pingplugin:ping', listeners: 1, delivered: 1, skipped: false, failed: [] },
+    })
+    expect((globalThis as { received?: unknown[] }).received).to.deep.equal([
+      { payload: { a: 1 }, meta: { event: 'pingplugin:ping', sender: 'external_api_trigger' } },
+    ])
+    const facts = await web.manager.bus.request('events:read', { types: ['custom_event_triggered'] })
+    expect(facts.map((f) => f.actor)).to.deep.equal(['http:admin'])
+  })
+
+  it('answers bad trigger_event bodies with a clear 4xx, never a 5xx', async () => {
+    web = await startWeb()
+    const call = (options: Parameters<typeof http>[1]) =>
+      http(`${web.url}/api/plugins/trigger_event`, { token: web.admin, ...options })
+    const cases: [string, Parameters<typeof http>[1], number, string][] = [
+      ['malformed JSON', { raw: '{"event_name": ' }, 400, 'SM_ERR_WEB_BAD_JSON'],
+      ['a JSON string', { raw: '"pingplugin:ping"' }, 400, 'SM_ERR_WEB_BAD_JSON'],
+      ['no name', { body: { payload: {} } }, 422, 'SM_ERR_WEB_VALIDATION'],
+      ['an empty name', { body: { event_name: '' } }, 422, 'SM_ERR_WEB_VALIDATION'],
+      ['a name without a namespace', { body: { event_name: 'ping' } }, 422, 'SM_ERR_PLUGIN_INVALID_EVENT_NAME'],
+      ['a name with an empty part', { body: { event_name: 'ping:' } }, 422, 'SM_ERR_PLUGIN_INVALID_EVENT_NAME'],
+      ['a payload that is a list', { body: { event_name: 'a:b', payload: [1] } }, 422, 'SM_ERR_WEB_VALIDATION'],
+      [
+        'a body over the limit',
+        { body: { event_name: 'a:b', payload: { big: 'x'.repeat(1_100_000) } } },
+        413,
+        'SM_ERR_WEB_BODY_TOO_LARGE',
+      ],
+    ]
+    for (const [what, options, status, code] of cases) {
+      const reply = await call(options)
+      expect(reply.status, what).to.equal(status)
+      expect(reply.json.code, what).to.equal(code)
+      expect(reply.json.message, what).to.be.a('string').and.not.empty
+    }
+    const validation = await call({ body: { payload: {} } })
+    expect(validation.json.issues).to.deep.include({
+      where: 'body',
+      path: 'event_name',
+      message: validation.json.issues[0].message,
+    })
+  })
+
+  it('answers unknown plugins with 404 and unknown routes with a JSON 404', async () => {
+    web = await startWeb()
+    const unknown = await http(`${web.url}/api/plugins/nope`, { token: web.admin, body: { enabled: true } })
+    expect(unknown.status).to.equal(404)
+    expect(unknown.json.code).to.equal('SM_ERR_PLUGIN_NOT_FOUND')
+    const route = await http(`${web.url}/api/nothing/here`, { token: web.admin })
+    expect(route.status).to.equal(404)
+    expect(route.json.code).to.equal('SM_ERR_WEB_NOT_FOUND')
+    const pages = await http(`${web.url}/api/plugins/pages`, { token: web.admin })
+    expect(pages.json).to.deep.equal({ status: 'success', message: null, pages: [] })
+  })
+
+  it('serves Swagger UI and every asset from this machine', async () => {
+    web = await startWeb()
+    const page = await http(`${web.url}/docs/`, { headers: { Accept: 'text/html' } })
+    expect(page.status).to.equal(200)
+    const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string)
+    expect(assets.length).to.be.greaterThan(3)
+    for (const asset of assets) {
+      expect(asset).not.to.match(/^(https?:)?\/\//)
+      expect((await http(new URL(asset, `${web.url}/docs/`).href)).status, asset).to.equal(200)
+    }
+    const init = await http(`${web.url}/docs/swagger-initializer.js`)
+    expect(init.text).to.contain("url: '/api/openapi.json'")
+    expect(init.text).not.to.match(/https?:\/\//)
+  })
+})

@@ -1,0 +1,180 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { http, startWeb, type WebSetup } from '../../helpers/web'
+
+const ROUTES_PLUGIN = `import { PluginBase } from 'server-manager'
+import { allowPublic, defineRoute, requireAdmin, Router, z } from 'server-manager/web'
+
+export default class Routes extends PluginBase {
+  static version = '1.0.0'
+  getRouters() {
+    const router = new Router({ prefix: '/myplugin' })
+    router.get('/hello', (ctx) => { ctx.body = { hello: ctx.state.user.username } })
+    router.get('/open', allowPublic, (ctx) => { ctx.body = { open: true } })
+    router.get('/secret', requireAdmin, (ctx) => { ctx.body = { secret: true } })
+    defineRoute(router, {
+      method: 'post', path: '/echo', name: 'echo', summary: 'Echo', access: 'moderator',
+      body: z.object({ text: z.string().min(1) }),
+    }, (_ctx, { body }) => ({ status: 'success', data: body, message: 'echoed' }))
+    defineRoute(router, {
+      method: 'get', path: '/ui', name: 'ui', summary: 'My Page', tags: ['plugin-ui-native'], access: 'admin',
+    }, () => ({ type: 'Text', props: { content: 'hi' } }))
+    return [router]
+  }
+  getTemplatePaths() { return ['views'] }
+  getStaticMounts() { return [['/myplugin/static', 'static', 'myplugin_static']] }
+}
+`
+
+const PAGE = `<% layout('base') -%>
+<% block('title', 'Greeting for ' + name) -%>
+<%- contentFor('head_styles') %><style>.greet { font-weight: bold }</style>
+<%- contentFor('body') %><p class="greet">Hello <%= name %></p>
+<%- contentFor('body_scripts') %><script src="<%= urlFor('myplugin_static', 'js/greet.js') %>"></script>
+`
+
+const PAGE_ROUTE = `
+    router.get('/page', async (ctx) => { await ctx.render('greet', { name: String(ctx.query.name) }) })`
+
+function routesPlugin(dataDir: string, name = 'routes', extra = ''): void {
+  const dir = join(dataDir, 'plugins', name)
+  mkdirSync(join(dir, 'views'), { recursive: true })
+  mkdirSync(join(dir, 'static', 'js'), { recursive: true })
+  writeFileSync(join(dir, 'index.ts'), ROUTES_PLUGIN.replace('return [router]', `${extra}\n    return [router]`))
+  writeFileSync(join(dir, 'views', 'greet.ejs'), PAGE)
+  writeFileSync(join(dir, 'static', 'js', 'greet.js'), 'console.log("greet")\n')
+}
+
+const OTHER = (prefix: string, mount: [string, string]) => `import { PluginBase } from 'server-manager'
+import { Router } from 'server-manager/web'
+export default class Other extends PluginBase {
+  static version = '1.0.0'
+  getRouters() {
+    const router = new Router({ prefix: '${prefix}' })
+    router.get('/status', (ctx) => { ctx.body = { other: true } })
+    return [router]
+  }
+  getStaticMounts() { return [['${mount[0]}', '.', '${mount[1]}']] }
+}
+`
+
+async function openApiPaths(web: WebSetup): Promise<Record<string, Record<string, { tags: string[] }>>> {
+  return (await http(`${web.url}/api/openapi.json`)).json.paths
+}
+
+describe('services/web: plugin routers, templates, static mounts and native pages, live', () => {
+  let web: WebSetup
+  afterEach(async () => {
+    await web?.manager.stop()
+  })
+
+  it('mounts a plugin router when the plugin is enabled and removes it when it is disabled, in OpenAPI too', async () => {
+    web = await startWeb()
+    routesPlugin(web.dataDir)
+    await web.manager.bus.request('plugins:reload', {})
+    expect((await http(`${web.url}/myplugin/hello`, { token: web.admin })).status).to.equal(404)
+    expect(await openApiPaths(web)).not.to.have.property('/myplugin/hello')
+
+    await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: true })
+    const hello = await http(`${web.url}/myplugin/hello`, { token: web.admin })
+    expect(hello.status).to.equal(200)
+    expect(hello.json).to.deep.equal({ hello: 'admin' })
+    const paths = await openApiPaths(web)
+    expect(paths['/myplugin/hello']?.get?.tags).to.deep.equal(['routes'])
+    expect(paths['/myplugin/echo']?.post).to.include({ operationId: 'echo', 'x-required-role': 'moderator' })
+    expect(paths['/myplugin/secret']?.get).to.include({ 'x-required-role': 'admin' })
+
+    await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: false })
+    expect((await http(`${web.url}/myplugin/hello`, { token: web.admin })).status).to.equal(404)
+    expect(await openApiPaths(web)).not.to.have.property('/myplugin/hello')
+  })
+
+  it('guards plugin routes: signed-in users by default, the declared role, public only when said, and validates bodies', async () => {
+    web = await startWeb()
+    routesPlugin(web.dataDir)
+    await web.manager.bus.request('plugins:reload', {})
+    await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: true })
+    const user = await web.login('u', 'user')
+    expect((await http(`${web.url}/myplugin/hello`)).status).to.equal(401)
+    expect((await http(`${web.url}/myplugin/open`)).json).to.deep.equal({ open: true })
+    expect((await http(`${web.url}/myplugin/secret`, { token: user })).status).to.equal(403)
+    expect((await http(`${web.url}/myplugin/echo`, { token: user, body: { text: 'x' } })).status).to.equal(403)
+    const echo = await http(`${web.url}/myplugin/echo`, { token: web.admin, body: { text: 'hi' } })
+    expect(echo.json).to.deep.equal({ status: 'success', data: { text: 'hi' }, message: 'echoed' })
+    const bad = await http(`${web.url}/myplugin/echo`, { token: web.admin, body: { text: 3 } })
+    expect(bad.status).to.equal(422)
+    expect(bad.json.issues[0]).to.include({ where: 'body', path: 'text' })
+  })
+
+  it('renders a plugin template in the base layout with its blocks, serves its static files and refuses traversal', async () => {
+    web = await startWeb()
+    routesPlugin(web.dataDir, 'routes', PAGE_ROUTE)
+    await web.manager.bus.request('plugins:reload', {})
+    await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: true })
+    const page = await http(`${web.url}/myplugin/page?name=%3Cb%3EBob`, {
+      token: web.admin,
+      headers: { Accept: 'text/html' },
+    })
+    expect(page.status).to.equal(200)
+    expect(page.text).to.contain('<title>Greeting for &lt;b&gt;Bob · server-manager</title>')
+    expect(page.text).to.match(/<style>\.greet \{ font-weight: bold \}<\/style>\s*<\/head>/)
+    expect(page.text).to.contain('<p class="greet">Hello &lt;b&gt;Bob</p>')
+    expect(page.text).to.contain('<script src="/myplugin/static/js/greet.js"></script>')
+    expect(page.text).to.contain('class="sidebar"')
+    expect((await http(`${web.url}/myplugin/static/js/greet.js`)).text).to.contain('greet')
+    for (const path of [
+      '/myplugin/static/../index.ts',
+      '/myplugin/static/%2e%2e/index.ts',
+      '/myplugin/static/..%2Findex.ts',
+    ]) {
+      const escaped = await fetch(`${web.url}${path}`)
+      expect(escaped.status, path).to.be.oneOf([400, 403, 404])
+    }
+  })
+
+  it('lists native pages only to roles that may open them', async () => {
+    web = await startWeb()
+    routesPlugin(web.dataDir)
+    await web.manager.bus.request('plugins:reload', {})
+    await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: true })
+    const user = await web.login('u', 'user')
+    const admin = await http(`${web.url}/api/plugins/pages`, { token: web.admin })
+    expect(admin.json.pages).to.deep.equal([{ name: 'My Page', path: '/myplugin/ui', type: 'native' }])
+    expect((await http(`${web.url}/api/plugins/pages`, { token: user })).json.pages).to.deep.equal([])
+    expect((await http(`${web.url}/myplugin/ui`, { token: web.admin })).json).to.deep.equal({
+      type: 'Text',
+      props: { content: 'hi' },
+    })
+  })
+
+  it('refuses a later plugin that claims a taken prefix, mount path or mount name, or shadows a core route, naming both; the first keeps working', async () => {
+    web = await startWeb()
+    routesPlugin(web.dataDir)
+    const files: Record<string, string> = {
+      'a_prefix.ts': OTHER('/myplugin', ['/a_prefix_static', 'a_prefix_static']),
+      'b_core.ts': OTHER('/api', ['/b_core_static', 'b_core_static']),
+      'c_mount.ts': OTHER('/c_mount', ['/myplugin/static', 'c_mount_static']),
+      'd_name.ts': OTHER('/d_name', ['/d_name_static', 'myplugin_static']),
+    }
+    for (const [file, source] of Object.entries(files)) writeFileSync(join(web.dataDir, 'plugins', file), source)
+    await web.manager.bus.request('plugins:reload', {})
+    await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: true })
+    const expected: Record<string, [string, string]> = {
+      a_prefix: ["the router prefix '/myplugin'", "the plugin 'routes' has it"],
+      b_core: ['the route GET /api/status', 'the core has it'],
+      c_mount: ["the static mount path '/myplugin/static'", "the plugin 'routes' has it"],
+      d_name: ["the static mount name 'myplugin_static'", "the plugin 'routes' has it"],
+    }
+    for (const [name, [what, other]] of Object.entries(expected)) {
+      await web.manager.bus.request('plugins:set_enabled', { name, enabled: true })
+      const record = await web.manager.bus.request('plugins:info', { name })
+      expect(record.state, name).to.equal('failed')
+      expect(record.error?.code, name).to.equal('SM_ERR_WEB_CONFLICT')
+      expect(record.error?.message, name).to.contain(`'${name}'`).and.contain(what).and.contain(other)
+    }
+    expect((await http(`${web.url}/myplugin/hello`, { token: web.admin })).status).to.equal(200)
+    expect((await http(`${web.url}/api/status`, { token: web.admin })).json.status).to.equal('success')
+    expect((await http(`${web.url}/myplugin/static/js/greet.js`)).status).to.equal(200)
+  })
+})
