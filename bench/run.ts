@@ -8,9 +8,10 @@ import { type Comparison, formatNs } from './harness'
 import { hookPairBench, loadBench } from './plugins.bench'
 import { replayBench } from './replay.bench'
 import { consoleRoundTripBench, serverListBench, worldArchiveBench } from './servers.bench'
+import { dashboardBench, type LoadResult, webThroughputBench } from './web.bench'
 
 /**
- * `npm run bench [-- dispatch|append|hooks|load|replay|client|bridge|set|backup|list|console] [--events N] [--world-mb N]`: every figure is a ratio against a
+ * `npm run bench [-- dispatch|append|hooks|load|replay|client|bridge|set|backup|list|console|web|dashboard] [--events N] [--world-mb N]`: every figure is a ratio against a
  * baseline measured in the same run, because these machines are shared and noisy.
  */
 async function main(): Promise<void> {
@@ -121,6 +122,38 @@ async function main(): Promise<void> {
       const r = await consoleRoundTripBench(dir)
       console.log(`console round trip: send 'list' to the reply reaching a follower (median of ${r.runs})`)
       console.log(`  ${r.medianMs.toFixed(2)} ms\n`)
+    }
+    if (wanted('web')) {
+      const r = await webThroughputBench(dir)
+      const line = (name: string, l: LoadResult) =>
+        console.log(
+          `  ${name.padEnd(46)} ${Math.round(l.rps).toLocaleString('en').padStart(7)} req/s  p50 ${l.p50Ms} ms  p99 ${l.p99Ms} ms${l.errors || l.non2xx ? `  (${l.errors} errors, ${l.non2xx} non-2xx)` : ''}`,
+        )
+      console.log(`HTTP at 50 connections (autocannon in its own process, 8 s each, after a 2 s warm-up)`)
+      line('bare Koa + router: parse the JSON body', r.trigger.bare)
+      line('ours: trigger_event, JWT, listener, fact', r.trigger.ours)
+      const trigger = r.trigger.ours.rps / r.trigger.bare.rps
+      const clean = (l: LoadResult) => l.errors === 0 && l.non2xx === 0
+      console.log(`  (${r.facts.toLocaleString('en')} facts in the log after the trigger runs)`)
+      console.log(
+        `  trigger_event / bare: ${trigger.toFixed(2)}x; goal at least 0.7x → ${verdict(trigger >= 0.7 && clean(r.trigger.ours))}`,
+      )
+      line('bare Koa + router: the JSON handler', r.route.bare)
+      line("ours: a plugin's JSON GET route, signed in", r.route.ours)
+      const route = r.route.ours.rps / r.route.bare.rps
+      console.log(
+        `  plugin route / bare: ${route.toFixed(2)}x; goal at least 0.8x → ${verdict(route >= 0.8 && clean(r.route.ours))}\n`,
+      )
+    }
+    if (wanted('dashboard')) {
+      const r = await dashboardBench(dir)
+      console.log(`the dashboard page with 50 registered servers (${r.rows} rows drawn)`)
+      console.log(
+        `  node http.get: first byte ${r.ttfbMs.toFixed(1)} ms, whole page ${r.bodyMs.toFixed(1)} ms (median of 20)`,
+      )
+      console.log(
+        `  Chromium: first byte ${r.browserTtfbMs.toFixed(1)} ms, load event (styles and scripts in) ${r.browserLoadMs.toFixed(1)} ms (median of 10)\n`,
+      )
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })

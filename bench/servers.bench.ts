@@ -116,7 +116,7 @@ export async function worldArchiveBench(dir: string, megabytes: number, rounds =
 }
 
 /** A fake bedrock server directory (the test fixture). */
-function fakeServer(dir: string): string {
+export function fakeServer(dir: string): string {
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, 'bedrock_server'), `#!/bin/sh\nexec '${process.execPath}' '${FAKE}' "$@"\n`, { mode: 0o755 })
   writeFileSync(join(dir, 'server.properties'), 'level-name=Bedrock level\n')

@@ -13,6 +13,16 @@ export function roleAtLeast(role: Role, required: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(required)
 }
 
+/** The facts about users and API tokens (whoever remembers an identity forgets it on any of these). */
+export const AUTH_FACTS = [
+  'user_created',
+  'user_role_changed',
+  'user_password_changed',
+  'user_deleted',
+  'api_token_created',
+  'api_token_revoked',
+] as const
+
 export interface UserRecord {
   readonly username: string
   readonly role: Role
@@ -39,6 +49,8 @@ export interface Identity {
   readonly tokenId?: string
   /** The session's CSRF value, when `via` is `session` (checked on cookie-authenticated writes). */
   readonly csrf?: string
+  /** When the token stops being valid (epoch ms), if it expires. */
+  readonly expiresAt?: number
 }
 
 export interface Session {

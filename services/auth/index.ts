@@ -23,6 +23,15 @@ const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/
 const TOKEN_PREFIX = 'smt_'
 const JWT_KEY = 'auth.jwt_key'
 const passwordKey = (username: string) => `auth.password:${username.toLowerCase()}`
+/** Session tokens whose signature was checked, remembered (oldest forgotten first). */
+const CHECKED_TOKENS = 10_000
+
+interface Claims {
+  readonly sub?: string
+  readonly csrf?: unknown
+  readonly ep?: unknown
+  readonly exp?: number
+}
 
 /**
  * Users, roles, sessions and API tokens. Users and tokens are facts with a projection; password
@@ -74,6 +83,7 @@ class Auth {
   readonly #limiter = new FailureLimiter()
   #state: Promise<{ users: StoredUser[]; tokens: StoredToken[] }> | undefined
   #key: Promise<Uint8Array> | undefined
+  readonly #checked = new Map<string, Claims>()
 
   constructor(bus: BusScope) {
     this.#bus = bus
@@ -84,6 +94,7 @@ class Auth {
   }
 
   state(): Promise<{ users: StoredUser[]; tokens: StoredToken[] }> {
+    if (this.#state) return this.#state
     const loading = this.#bus.request('events:read_projection', {
       projection: 'users',
       read: readAuthState,
@@ -91,11 +102,11 @@ class Auth {
       users: StoredUser[]
       tokens: StoredToken[]
     }>
-    this.#state ??= loading
+    this.#state = loading
     loading.catch(() => {
-      this.#state = undefined
+      if (this.#state === loading) this.#state = undefined
     })
-    return this.#state
+    return loading
   }
 
   async #user(username: string): Promise<StoredUser> {
@@ -217,9 +228,9 @@ class Auth {
   async verify(token: string): Promise<Identity> {
     const text = String(token ?? '')
     if (text.startsWith(TOKEN_PREFIX)) return this.#verifyApiToken(text)
-    let claims: { sub?: string; csrf?: unknown; ep?: unknown }
+    let claims: Claims
     try {
-      claims = (await jwtVerify(text, await this.#signingKey(), { algorithms: ['HS256'] })).payload
+      claims = await this.#verifiedClaims(text)
     } catch (error) {
       const reason =
         error instanceof jose.JWTExpired
@@ -233,7 +244,27 @@ class Auth {
     if (!user) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'its user no longer exists' })
     if (claims.ep !== user.epoch)
       throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'the password changed since it was issued' })
-    return { username: user.username, role: user.role, via: 'session', csrf: String(claims.csrf ?? '') }
+    return {
+      username: user.username,
+      role: user.role,
+      via: 'session',
+      csrf: String(claims.csrf ?? ''),
+      expiresAt: claims.exp === undefined ? undefined : claims.exp * 1000,
+    }
+  }
+
+  /**
+   * The claims of a session token whose signature checked out. A signature check costs far more
+   * than the rest of a request, so a checked token is remembered (by its whole text) until it
+   * expires; its user, role and password epoch are still looked up on every request.
+   */
+  async #verifiedClaims(token: string): Promise<Claims> {
+    const known = this.#checked.get(token)
+    if (known && (known.exp ?? 0) * 1000 > Date.now()) return known
+    const claims = (await jwtVerify(token, await this.#signingKey(), { algorithms: ['HS256'] })).payload as Claims
+    if (this.#checked.size >= CHECKED_TOKENS) this.#checked.delete(this.#checked.keys().next().value as string)
+    this.#checked.set(token, claims)
+    return claims
   }
 
   async #verifyApiToken(text: string): Promise<Identity> {
@@ -252,7 +283,13 @@ class Auth {
     const owner = users.find((u) => u.username.toLowerCase() === token.owner.toLowerCase())
     if (!owner) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'its owner no longer exists' })
     const role = roleAtLeast(owner.role, token.role) ? token.role : owner.role
-    return { username: owner.username, role, via: 'token', tokenId: token.id }
+    return {
+      username: owner.username,
+      role,
+      via: 'token',
+      tokenId: token.id,
+      expiresAt: token.expiresAt ? Date.parse(token.expiresAt) : undefined,
+    }
   }
 
   async createToken(request: {

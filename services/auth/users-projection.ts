@@ -1,14 +1,9 @@
 import type { Projection, Sql } from '../events/contract'
 import type { ApiTokenRecord, Role, UserRecord } from './contract'
 
-export const AUTH_FACTS = [
-  'user_created',
-  'user_role_changed',
-  'user_password_changed',
-  'user_deleted',
-  'api_token_created',
-  'api_token_revoked',
-] as const
+import { AUTH_FACTS } from './contract'
+
+export { AUTH_FACTS }
 
 /** A stored token: its record, the digest of its secret, and the owner's session epoch is not needed. */
 export interface StoredToken extends ApiTokenRecord {

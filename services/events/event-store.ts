@@ -31,6 +31,8 @@ const REPLAY_PAGE = 5_000
 export class EventStore {
   readonly #db: SqliteDatabase
   readonly #projections = new Map<string, Projection>()
+  readonly #waiting: { rows: readonly Row[]; resolve(events: StoredEvent[]): void; reject(error: unknown): void }[] = []
+  #committing = false
 
   private constructor(db: SqliteDatabase) {
     this.#db = db
@@ -74,6 +76,41 @@ export class EventStore {
   append(events: readonly NewEvent[]): Promise<StoredEvent[]> {
     const rows = events.map(toRow)
     if (rows.length === 0) return Promise.resolve([])
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ rows, resolve, reject })
+      if (!this.#committing) void this.#commitWaiting()
+    })
+  }
+
+  /**
+   * Group commit: appends that arrive while a transaction is in flight wait for it, then go in
+   * together in the next one (one fsync for all of them), each answered with its own events
+   * once that commit is durable. A batch that fails is retried one append at a time, so one bad
+   * append never fails the others.
+   */
+  async #commitWaiting(): Promise<void> {
+    this.#committing = true
+    try {
+      while (this.#waiting.length > 0) {
+        const batch = this.#waiting.splice(0)
+        try {
+          const stored = await this.#insert(batch.flatMap((append) => append.rows))
+          let at = 0
+          for (const append of batch) {
+            append.resolve(stored.slice(at, at + append.rows.length))
+            at += append.rows.length
+          }
+        } catch (error) {
+          if (batch.length === 1) batch[0]?.reject(error)
+          else for (const append of batch) await this.#insert(append.rows).then(append.resolve, append.reject)
+        }
+      }
+    } finally {
+      this.#committing = false
+    }
+  }
+
+  #insert(rows: readonly Row[]): Promise<StoredEvent[]> {
     return this.#db.transaction(async (sql) => {
       const time = Date.now()
       const stored: StoredEvent[] = []

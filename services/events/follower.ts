@@ -1,4 +1,5 @@
 import type { BusScope, Logger } from '../../kernel'
+import type { StoredEvent } from './contract'
 import type { EventStore } from './event-store'
 
 const PAGE = 1_000
@@ -15,6 +16,7 @@ export class Follower {
   readonly #logger: Logger
   readonly #timer: NodeJS.Timeout
   #cursor: number | undefined
+  readonly #local: StoredEvent[] = []
   #busy = false
   #again = false
 
@@ -24,6 +26,17 @@ export class Follower {
     this.#logger = logger
     this.#timer = setInterval(() => this.wake(), intervalMs)
     this.#timer.unref()
+  }
+
+  /**
+   * Events this process just appended: emitted without reading them back when they follow on
+   * from what was emitted last (another process's events in between are read from the log).
+   */
+  appended(events: readonly StoredEvent[]): void {
+    if (events.length === 0) return
+    this.#local.push(...events)
+    if (this.#local.length > PAGE) this.#local.splice(0, this.#local.length - PAGE)
+    this.wake()
   }
 
   /** Follow from `afterSeq` on (a reader that has already seen everything up to it). */
@@ -49,6 +62,15 @@ export class Follower {
       })
   }
 
+  /** The local events that continue right after `cursor`, in order (none if there is a gap). */
+  #takeLocal(cursor: number): StoredEvent[] {
+    const local = this.#local
+    while (local.length > 0 && (local[0] as StoredEvent).seq <= cursor) local.shift()
+    let run = 0
+    while (run < local.length && (local[run] as StoredEvent).seq === cursor + run + 1) run++
+    return local.splice(0, run)
+  }
+
   stop(): void {
     clearInterval(this.#timer)
   }
@@ -56,6 +78,7 @@ export class Follower {
   async #poll(): Promise<void> {
     if (!this.#bus.hasListeners('events:appended')) {
       this.#cursor = undefined
+      this.#local.length = 0
       return
     }
     if (this.#cursor === undefined) {
@@ -63,7 +86,9 @@ export class Follower {
       return
     }
     for (;;) {
-      const events = await this.#store.read({ afterSeq: this.#cursor, limit: PAGE })
+      const cursor: number = this.#cursor
+      const local = this.#takeLocal(cursor)
+      const events: StoredEvent[] = local.length > 0 ? local : await this.#store.read({ afterSeq: cursor, limit: PAGE })
       const last = events[events.length - 1]
       if (!last) return
       this.#cursor = last.seq

@@ -39,7 +39,7 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
 
       bus.handle('events:append', async ({ events }) => {
         const stored = await opened.append(events)
-        follow.wake()
+        follow.appended(stored)
         return stored
       })
       // What leaves the log for people and clients has secret values redacted, like logs and hooks.
@@ -71,9 +71,9 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
       bus.setRecorder({
         accepts: (type) => type.startsWith('after_') || facts.has(type),
         record: async (type, payload, actor) => {
-          const [event] = await opened.append([{ type, actor, payload }])
-          follow.wake()
-          return event?.seq ?? 0
+          const stored = await opened.append([{ type, actor, payload }])
+          follow.appended(stored)
+          return stored[0]?.seq ?? 0
         },
       })
       stopRetention = scheduleRetention(opened, bus, logger, options.retention)

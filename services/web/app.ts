@@ -4,10 +4,11 @@ import { dirname, join } from 'node:path'
 import { bodyParser } from '@koa/bodyparser'
 import type Router from '@koa/router'
 import Koa, { type Middleware } from 'koa'
+import compose from 'koa-compose'
 import mount from 'koa-mount'
 import serve from 'koa-static'
 import { type BusScope, type Logger, runInContext, SmError } from '../../kernel'
-import { type Identity, roleAtLeast } from '../auth/contract'
+import { AUTH_FACTS, type Identity, roleAtLeast } from '../auth/contract'
 import { EventStream } from './event-stream'
 import { writeError } from './http-errors'
 import { openApiDocument } from './openapi'
@@ -23,6 +24,8 @@ export const SWAGGER_DIST = dirname(require.resolve('swagger-ui-dist/package.jso
 const PICO_CSS = join(dirname(require.resolve('@picocss/pico/package.json')), 'css')
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+/** Methods whose bodies are parsed (as @koa/bodyparser does by default). */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 export const SESSION_COOKIE = 'access_token_cookie'
 export const CSRF_COOKIE = 'sm_csrf'
 
@@ -77,6 +80,9 @@ export class WebServer implements WebApp {
   #server: Server | undefined
   #openApi: object | undefined
   #setupDone = false
+  readonly #identities = new Map<string, Identity>()
+  /** Bumped whenever users or tokens change, so an answer computed before the change is not kept. */
+  #generation = 0
 
   constructor(options: WebAppOptions) {
     this.bus = options.bus
@@ -91,31 +97,33 @@ export class WebServer implements WebApp {
         this.#openApi = undefined
       },
     )
+    const forget = () => {
+      this.#identities.clear()
+      this.#generation++
+    }
+    for (const fact of AUTH_FACTS) options.bus.on(fact, forget)
+    options.bus.on('events:appended', ({ events }) => {
+      if (events.some((e) => (AUTH_FACTS as readonly string[]).includes(e.type))) forget()
+    })
     this.koa.proxy = options.trustProxy
     this.koa.silent = true
-    this.koa.use(this.#errors())
-    this.koa.use(securityHeaders)
-    this.koa.use(this.#identity())
-    this.koa.use(this.#setupRedirect())
-    this.koa.use(this.#render())
-    this.koa.use(
-      bodyParser({
-        enableTypes: ['json', 'form'],
-        jsonLimit: `${options.maxBodyKb}kb`,
-        formLimit: `${options.maxBodyKb}kb`,
-        onError: (error) => {
-          const status = (error as { status?: number }).status
-          if (status === 413) throw new SmError('SM_ERR_WEB_BODY_TOO_LARGE', { limitKb: options.maxBodyKb })
-          if (status === 415) throw new SmError('SM_ERR_WEB_UNSUPPORTED_MEDIA', { type: 'unknown' })
-          throw new SmError('SM_ERR_WEB_BAD_JSON', { reason: firstLine((error as Error).message) })
-        },
-      }) as Middleware<WebState>,
-    )
+    const parseBody = bodyParser({
+      enableTypes: ['json', 'form'],
+      jsonLimit: `${options.maxBodyKb}kb`,
+      formLimit: `${options.maxBodyKb}kb`,
+      onError: (error) => {
+        const status = (error as { status?: number }).status
+        if (status === 413) throw new SmError('SM_ERR_WEB_BODY_TOO_LARGE', { limitKb: options.maxBodyKb })
+        if (status === 415) throw new SmError('SM_ERR_WEB_UNSUPPORTED_MEDIA', { type: 'unknown' })
+        throw new SmError('SM_ERR_WEB_BAD_JSON', { reason: firstLine((error as Error).message) })
+      },
+    }) as Middleware<WebState>
+    this.koa.use(this.#front(parseBody))
   }
 
   /** Adds the core routers, then the plugin layer and static files; call once, after the core routes are defined. */
   seal(): void {
-    for (const router of this.core) this.koa.use(router.routes() as Middleware<WebState>)
+    this.koa.use(coreDispatch(this.core))
     this.koa.use(this.layer.middleware())
     this.koa.use(mount('/static/vendor/pico', serve(PICO_CSS, { index: false, maxage: 86_400_000 }) as never) as never)
     this.koa.use(mount('/static', serve(APP_PUBLIC, { index: false, maxage: 3_600_000 }) as never) as never)
@@ -194,71 +202,90 @@ export class WebServer implements WebApp {
     clearTimeout(timer)
   }
 
-  #errors(): Middleware<WebState> {
+  /**
+   * Everything before the routes, in one middleware (each async layer costs every request):
+   * security headers; errors as JSON (or a page); the caller's identity from the bearer header or
+   * the session cookie (a cookie write needs the CSRF header); the first-run redirect to setup;
+   * `ctx.render`; the body, parsed with its size limit; then the routes, as `http:<user>`.
+   */
+  #front(parseBody: Middleware<WebState>): Middleware<WebState> {
+    const open = /^\/(api|auth|static|docs|setup|favicon\.ico)(\/|$)/
     return async (ctx, next) => {
+      ctx.set('X-Content-Type-Options', 'nosniff')
       try {
-        await next()
+        await this.#identify(ctx)
+        if (ctx.method === 'GET' && !this.#setupDone && !open.test(ctx.path) && (await this.setupNeeded())) {
+          ctx.redirect('/setup')
+          return
+        }
+        ;(ctx as unknown as { render: unknown }).render = (view: string, locals: Record<string, unknown> = {}) =>
+          this.#renderPage(ctx, view, locals)
+        const actor = ctx.state.user ? `http:${ctx.state.user.username}` : 'http:anonymous'
+        await runInContext({ actor }, () => (BODY_METHODS.has(ctx.method) ? parseBody(ctx, next) : next()))
       } catch (error) {
         writeError(ctx as never, error, this.logger)
       }
+      // Pages load nothing from outside the machine: scripts, styles, images and connections stay on this origin.
+      if (ctx.response.is('html')) {
+        ctx.set('Content-Security-Policy', CSP)
+        ctx.set('X-Frame-Options', 'SAMEORIGIN')
+        ctx.set('Referrer-Policy', 'same-origin')
+      }
     }
   }
 
-  #identity(): Middleware<WebState> {
-    return async (ctx, next) => {
-      const header = ctx.get('authorization')
-      const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1]
-      const cookie = bearer ? undefined : ctx.cookies.get(SESSION_COOKIE)
-      const token = bearer ?? cookie
-      if (token) {
-        try {
-          const user: Identity = await this.bus.request('auth:verify', { token })
-          // A write authenticated by the browser's cookie must prove it comes from our pages.
-          if (cookie && UNSAFE.has(ctx.method) && (!user.csrf || ctx.get('x-csrf-token') !== user.csrf))
-            ctx.state.authError = new SmError('SM_ERR_AUTH_CSRF', {})
-          else ctx.state.user = user
-        } catch (error) {
-          if (!(error instanceof SmError) || error.status !== 401) throw error
-          ctx.state.authError = error
-          if (cookie) ctx.cookies.set(SESSION_COOKIE, null)
-        }
-      } else if (header) {
+  async #identify(ctx: Koa.ParameterizedContext<WebState>): Promise<void> {
+    const header = ctx.get('authorization')
+    const bearer = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined
+    const cookie = bearer ? undefined : ctx.cookies.get(SESSION_COOKIE)
+    const token = bearer ?? cookie
+    if (!token) {
+      if (header)
         ctx.state.authError = new SmError('SM_ERR_AUTH_TOKEN_INVALID', {
           reason: 'the Authorization header is not "Bearer <token>"',
         })
-      }
-      const actor = ctx.state.user ? `http:${ctx.state.user.username}` : 'http:anonymous'
-      await runInContext({ actor }, next)
+      return
+    }
+    try {
+      const user = await this.#verify(token)
+      // A write authenticated by the browser's cookie must prove it comes from our pages.
+      if (cookie && UNSAFE.has(ctx.method) && (!user.csrf || ctx.get('x-csrf-token') !== user.csrf))
+        ctx.state.authError = new SmError('SM_ERR_AUTH_CSRF', {})
+      else ctx.state.user = user
+    } catch (error) {
+      if (!(error instanceof SmError) || error.status !== 401) throw error
+      ctx.state.authError = error
+      if (cookie) ctx.cookies.set(SESSION_COOKIE, null)
     }
   }
 
-  #setupRedirect(): Middleware<WebState> {
-    const open = /^\/(api|auth|static|docs|setup|favicon\.ico)(\/|$)/
-    return async (ctx, next) => {
-      if (ctx.method === 'GET' && !open.test(ctx.path) && (await this.setupNeeded())) {
-        ctx.redirect('/setup')
-        return
-      }
-      await next()
+  /**
+   * Who a token is, asked of the auth service once and remembered until the token expires or
+   * any user or token fact is recorded (a role change, a password reset, a revocation, from this
+   * process or another), so a request does not cost a round trip to the auth service.
+   */
+  async #verify(token: string): Promise<Identity> {
+    const known = this.#identities.get(token)
+    if (known && (known.expiresAt === undefined || known.expiresAt > Date.now())) return known
+    const generation = this.#generation
+    const user = await this.bus.request('auth:verify', { token })
+    if (generation === this.#generation) {
+      if (this.#identities.size >= 10_000) this.#identities.delete(this.#identities.keys().next().value as string)
+      this.#identities.set(token, user)
     }
+    return user
   }
 
-  #render(): Middleware<WebState> {
-    return async (ctx, next) => {
-      const render = async (view: string, locals: Record<string, unknown> = {}) => {
-        const html = await this.renderers.render(
-          ctx,
-          view,
-          await this.pageLocals(ctx as never, locals),
-          ctx.state.plugin as string | undefined,
-        )
-        ctx.type = 'html'
-        ctx.body = html
-        return html
-      }
-      ;(ctx as unknown as { render: typeof render }).render = render
-      await next()
-    }
+  async #renderPage(ctx: Koa.ParameterizedContext<WebState>, view: string, locals: Record<string, unknown>) {
+    const html = await this.renderers.render(
+      ctx,
+      view,
+      await this.pageLocals(ctx as never, locals),
+      ctx.state.plugin as string | undefined,
+    )
+    ctx.type = 'html'
+    ctx.body = html
+    return html
   }
 
   /** What every template sees: the user, the CSRF value, `urlFor`, the sidebar's plugin pages. */
@@ -300,17 +327,27 @@ export function nativePages(routes: readonly KnownRoute[], role: Identity['role'
     })
 }
 
-const securityHeaders: Middleware<WebState> = async (ctx, next) => {
-  ctx.set('X-Content-Type-Options', 'nosniff')
-  ctx.set('Referrer-Policy', 'same-origin')
-  ctx.set('X-Frame-Options', 'SAMEORIGIN')
-  // Nothing is loaded from outside the machine: scripts, styles, images, fonts and connections stay on this origin.
-  ctx.set(
-    'Content-Security-Policy',
-    "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'self'; base-uri 'self'; form-action 'self'",
-  )
-  await next()
+/**
+ * The core routers, each asked only for the paths it can have (by prefix), so a request for a
+ * plugin route is not matched against every core route first.
+ */
+function coreDispatch(routers: readonly Router[]): Middleware<WebState> {
+  const byPrefix = routers.map((router) => {
+    const paths = router.stack.map((layer) => String(layer.path))
+    const prefixes = [...new Set(paths.map((path) => `/${path.split('/')[1] ?? ''}`))]
+    return { prefixes, dispatch: router.routes() as Middleware<WebState> }
+  })
+  return (ctx, next) => {
+    const head = `/${ctx.path.split('/', 2)[1] ?? ''}`
+    const candidates = byPrefix.filter((r) => r.prefixes.includes(head))
+    if (candidates.length === 0) return next()
+    if (candidates.length === 1) return (candidates[0] as (typeof byPrefix)[number]).dispatch(ctx, next)
+    return compose(candidates.map((c) => c.dispatch))(ctx, next)
+  }
 }
+
+const CSP =
+  "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'self'; base-uri 'self'; form-action 'self'"
 
 function firstLine(text: string): string {
   return text.split('\n')[0] ?? text

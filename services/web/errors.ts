@@ -35,17 +35,11 @@ export const webErrors = defineErrors('web', {
     when: 'No route answers this method and path.',
     message: (p) => `Nothing answers ${p.method} ${p.path}. The API is described at /api/openapi.json and /docs.`,
   }),
-  SM_ERR_WEB_PATH_REFUSED: spec<{ path: string }>({
-    status: 403,
-    exit: 77,
-    when: 'A static file path that leaves its folder (.., encoded or not) or names a hidden file.',
-    message: (p) => `The path '${p.path}' is not served: it leaves its folder.`,
-  }),
-  SM_ERR_WEB_BAD_REQUEST: spec<{ reason: string }>({
+  SM_ERR_WEB_REQUEST_REFUSED: spec<{ status: number; reason: string }>({
     status: 400,
     exit: 65,
-    when: 'A request the web server cannot read (a malformed URL or header).',
-    message: (p) => `The request cannot be read: ${p.reason}.`,
+    when: 'A route or the static file server refused the request with a 4xx of its own (ctx.throw in a plugin route, a static path that leaves its folder, a malformed URL); the answer keeps that status.',
+    message: (p) => `The request was refused (${p.status}): ${p.reason}.`,
   }),
   SM_ERR_WEB_CONFLICT: spec<{ plugin: string; other: string; what: string }>({
     status: 409,

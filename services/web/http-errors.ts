@@ -38,9 +38,14 @@ function asSmError(thrown: unknown, ctx: Context): SmError {
   // Koa's own errors (ctx.throw, koa-send's 403 and 404, a malformed URL's 400) carry a status.
   const status = (thrown as { status?: unknown })?.status
   if (status === 404) return new SmError('SM_ERR_WEB_NOT_FOUND', { method: ctx.method, path: ctx.path })
-  if (status === 403) return new SmError('SM_ERR_WEB_PATH_REFUSED', { path: ctx.path })
-  if (typeof status === 'number' && status >= 400 && status < 500)
-    return new SmError('SM_ERR_WEB_BAD_REQUEST', { reason: String((thrown as Error).message ?? 'bad request') })
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const params = { status, reason: String((thrown as Error).message || 'refused') }
+    const plain = new SmError('SM_ERR_WEB_REQUEST_REFUSED', params)
+    return new SmError('SM_ERR_WEB_REQUEST_REFUSED', params, {
+      cause: thrown,
+      wire: { code: plain.code, message: plain.message, status, exitCode: plain.exitCode, params },
+    })
+  }
   return toSmError(thrown)
 }
 

@@ -2,7 +2,6 @@ import { existsSync, statSync } from 'node:fs'
 import { isAbsolute, posix, resolve } from 'node:path'
 import Router, { type Layer } from '@koa/router'
 import type { Middleware } from 'koa'
-import compose from 'koa-compose'
 import mount from 'koa-mount'
 import serve from 'koa-static'
 import { SmError } from '../../kernel/errors'
@@ -130,7 +129,7 @@ export class PluginLayer {
       plugin,
       routers: routers.map((router) => ({
         router,
-        dispatch: compose([router.routes(), router.allowedMethods()]) as Middleware<WebState>,
+        dispatch: router.routes() as Middleware<WebState>,
         access: new Map(routesOf(plugin, router, 'user').map((r) => [r.layer, r.access])),
       })),
       mounts,
@@ -152,6 +151,7 @@ export class PluginLayer {
     return async (ctx, next) => {
       const entries = this.#entries
       for (const entry of entries) {
+        if (entry.mounts.length === 0) continue
         for (const m of entry.mounts) {
           if (ctx.path !== m.urlPath && !ctx.path.startsWith(`${m.urlPath}/`)) continue
           let serveMount = mounted.get(m)

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs'
 import { resolve } from 'node:path'
 import Router from '@koa/router'
 import { z } from 'zod'
-import { SmError, withoutSecrets } from '../../../kernel'
+import { REDACTED, SmError, withoutSecrets } from '../../../kernel'
 import { ROLES, roleAtLeast } from '../../auth/contract'
 import { nativePages, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
@@ -412,6 +412,12 @@ export function apiRoutes(app: WebApp): Router {
       body: z.object({ value: z.unknown() }),
     },
     async (_ctx, { params, body }) => {
+      // A secret is shown redacted; saving the placeholder back would overwrite the secret with it.
+      if (body.value === REDACTED)
+        throw new SmError('SM_ERR_WEB_VALIDATION', {
+          summary: `body 'value': '${REDACTED}' is the placeholder shown for a secret, not a value`,
+          issues: [{ where: 'body', path: 'value', message: 'the redaction placeholder cannot be stored' }],
+        })
       const change = await bus.request('settings:set', { key: params.key, value: body.value, mode: 'replace' })
       return { status: 'success', message: `Setting '${params.key}' updated.`, change: withoutSecrets(change) }
     },

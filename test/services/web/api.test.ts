@@ -112,6 +112,49 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
     })
   })
 
+  it('keeps console commands that stop or save a server, and allowlist off, for admins', async () => {
+    web = await startWeb()
+    const moderator = await web.login('m', 'moderator')
+    for (const command of ['stop', '/STOP', 'save hold', '  Save resume', 'allowlist off']) {
+      const refused = await http(`${web.url}/api/servers/any/command`, { token: moderator, body: { command } })
+      expect(refused.status, command).to.equal(403)
+      expect(refused.json.code, command).to.equal('SM_ERR_WEB_COMMAND_BLOCKED')
+    }
+    // Anything else goes on to the server (here: there is none).
+    const other = await http(`${web.url}/api/servers/any/command`, { token: moderator, body: { command: 'list' } })
+    expect(other.json.code).to.equal('SM_ERR_SERVER_NOT_FOUND')
+    const admin = await http(`${web.url}/api/servers/any/command`, { token: web.admin, body: { command: 'stop' } })
+    expect(admin.json.code).to.equal('SM_ERR_SERVER_NOT_FOUND')
+  })
+
+  it('checks each event-stream topic against the role, and refuses unknown topics', async () => {
+    web = await startWeb()
+    const user = await web.login('u', 'user')
+    const stream = (topics: string, token: string) =>
+      http(`${web.url}/api/events/stream?topics=${encodeURIComponent(topics)}`, { token })
+    expect((await stream('server_status,server_log:lobby', user)).status).to.equal(403)
+    expect((await stream('event:*', user)).status).to.equal(403)
+    const unknown = await stream('resource-monitor:lobby', user)
+    expect(unknown.status).to.equal(422)
+    expect(unknown.json.message).to.contain("'resource-monitor:lobby' is not a topic")
+  })
+
+  it('refuses to store the redaction placeholder over a secret setting', async () => {
+    web = await startWeb()
+    const reply = await http(`${web.url}/api/settings/custom.db_password`, {
+      token: web.admin,
+      method: 'PUT',
+      body: { value: '[redacted]' },
+    })
+    expect(reply.status).to.equal(422)
+    const stored = await http(`${web.url}/api/settings/custom.motd`, {
+      token: web.admin,
+      method: 'PUT',
+      body: { value: 'hi' },
+    })
+    expect(stored.json.status).to.equal('success')
+  })
+
   it('answers unknown plugins with 404 and unknown routes with a JSON 404', async () => {
     web = await startWeb()
     const unknown = await http(`${web.url}/api/plugins/nope`, { token: web.admin, body: { enabled: true } })

@@ -52,8 +52,8 @@
     const { command } = formData(sendForm)
     try {
       const result = await api('POST', `${base}/command`, { command })
-      reply.hidden = !result.lines?.length
-      reply.textContent = (result.lines || []).join('\n')
+      reply.hidden = !result.reply?.length
+      reply.textContent = (result.reply || []).join('\n')
       sendForm.reset()
     } catch (error) {
       fail(error)

@@ -1,0 +1,222 @@
+import { execFile, execFileSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { createServer, get, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { bodyParser } from '@koa/bodyparser'
+import Router from '@koa/router'
+import Koa from 'koa'
+import { createManager, type Kernel, silentLogger } from '../manager'
+import { median } from './harness'
+import { fakeServer } from './servers.bench'
+
+const exec = promisify(execFile)
+const AUTOCANNON = require.resolve('autocannon/autocannon.js')
+const CONNECTIONS = 50
+
+/** A listener for the trigger and a JSON GET route, as a user plugin would have them. */
+const BENCH_PLUGIN = `import { PluginBase } from 'server-manager'
+import { allowPublic, Router } from 'server-manager/web'
+export default class BenchPlugin extends PluginBase {
+  static version = '1.0.0'
+  override async onLoad() {
+    await this.api.listenForEvent('bench:ping', () => {})
+  }
+  getRouters() {
+    const router = new Router({ prefix: '/benchplugin' })
+    router.get('/json', (ctx) => { ctx.body = HANDLER_BODY })
+    router.get('/open', allowPublic, (ctx) => { ctx.body = HANDLER_BODY })
+    return [router]
+  }
+}
+`
+const HANDLER_BODY = "{ status: 'success', data: { servers: ['lobby', 'survival'], uptime: 12345, ok: true } }"
+const TRIGGER_BODY = JSON.stringify({ event_name: 'bench:ping', payload: { player: 'Steve', x: 1, y: 64, z: -3 } })
+
+export interface LoadResult {
+  readonly rps: number
+  readonly p99Ms: number
+  readonly p50Ms: number
+  readonly errors: number
+  readonly non2xx: number
+}
+
+/** autocannon in its own process, pinned to the other core when taskset exists (the server keeps this one). */
+async function load(
+  url: string,
+  options: { method?: string; body?: string; token?: string; seconds: number },
+): Promise<LoadResult> {
+  const args = [AUTOCANNON, '-c', String(CONNECTIONS), '-d', String(options.seconds), '-j']
+  if (options.method) args.push('-m', options.method)
+  if (options.body) args.push('-b', options.body, '-H', 'content-type=application/json')
+  if (options.token) args.push('-H', `authorization=Bearer ${options.token}`)
+  args.push(url)
+  const pinned = hasTaskset() ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args]
+  const { stdout } = await exec(pinned[0] as string, pinned[1] as string[], { maxBuffer: 64 * 1024 * 1024 })
+  const r = JSON.parse(stdout) as {
+    requests: { average: number }
+    latency: { p99: number; p50: number }
+    errors: number
+    non2xx: number
+  }
+  return { rps: r.requests.average, p99Ms: r.latency.p99, p50Ms: r.latency.p50, errors: r.errors, non2xx: r.non2xx }
+}
+
+let taskset: boolean | undefined
+function hasTaskset(): boolean {
+  if (taskset === undefined) {
+    try {
+      execFileSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })
+      taskset = true
+    } catch {
+      taskset = false
+    }
+  }
+  return taskset
+}
+
+/** The bare baseline: Koa with @koa/router and the same body parser, the same handlers, nothing else. */
+async function bareKoa(): Promise<{ url: string; server: Server }> {
+  const app = new Koa()
+  const router = new Router()
+  app.use(bodyParser())
+  router.post('/api/plugins/trigger_event', (ctx) => {
+    const body = ctx.request.body as { event_name: string }
+    ctx.body = { status: 'success', message: `Event '${body.event_name}' triggered.`, details: null }
+  })
+  router.get('/benchplugin/json', (ctx) => {
+    ctx.body = { status: 'success', data: { servers: ['lobby', 'survival'], uptime: 12345, ok: true } }
+  })
+  app.use(router.routes())
+  const server = createServer(app.callback())
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
+}
+
+async function ourManager(dir: string, servers = 0): Promise<{ manager: Kernel; url: string; token: string }> {
+  const dataDir = join(dir, `web-${Date.now()}`)
+  mkdirSync(join(dataDir, 'plugins'), { recursive: true })
+  writeFileSync(join(dataDir, 'plugins', 'benchplugin.ts'), BENCH_PLUGIN.replaceAll('HANDLER_BODY', HANDLER_BODY))
+  const manager = createManager({
+    dataDir,
+    logger: silentLogger,
+    web: { host: '127.0.0.1', port: 0 },
+    defaultPlugins: false,
+  })
+  await manager.start()
+  await manager.bus.request('plugins:set_enabled', { name: 'benchplugin', enabled: true })
+  for (let i = 0; i < servers; i++)
+    await manager.bus.request('servers:add', { name: `s${i}`, dir: fakeServer(join(dataDir, 'dirs', `s${i}`)) })
+  await manager.bus.request('auth:create_user', { username: 'bench', password: 'bench password', firstAdmin: true })
+  const session = await manager.bus.request('auth:login', { username: 'bench', password: 'bench password' })
+  const url = (await manager.bus.request('web:status', {})).url as string
+  return { manager, url, token: session.accessToken }
+}
+
+/**
+ * Requests per second at 50 connections, ours vs bare Koa, in one run: the authenticated
+ * trigger_event (JWT checked, body validated, listener called, fact recorded) against a bare
+ * route parsing the same body; and a plugin's JSON GET route (signed-in user) against the same
+ * handler in bare Koa.
+ */
+export async function webThroughputBench(dir: string, seconds = 8) {
+  const bare = await bareKoa()
+  const ours = await ourManager(dir)
+  try {
+    const triggerOurs = `${ours.url}/api/plugins/trigger_event`
+    const triggerBare = `${bare.url}/api/plugins/trigger_event`
+    // Warm up both (JIT, SQLite pages, connection pools), then measure each once, alternating.
+    await load(triggerOurs, { method: 'POST', body: TRIGGER_BODY, token: ours.token, seconds: 2 })
+    await load(triggerBare, { method: 'POST', body: TRIGGER_BODY, seconds: 2 })
+    const trigger = {
+      bare: await load(triggerBare, { method: 'POST', body: TRIGGER_BODY, seconds }),
+      ours: await load(triggerOurs, { method: 'POST', body: TRIGGER_BODY, token: ours.token, seconds }),
+    }
+    const facts = (await ours.manager.bus.request('events:head', {})).seq
+    await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds: 2 })
+    await load(`${bare.url}/benchplugin/json`, { seconds: 2 })
+    const route = {
+      bare: await load(`${bare.url}/benchplugin/json`, { seconds }),
+      ours: await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds }),
+    }
+    return { trigger, route, facts }
+  } finally {
+    bare.server.close()
+    await ours.manager.stop()
+  }
+}
+
+/** Time to first byte of the dashboard with 50 servers (median of 20), and a complete render in Chromium (median of 10). */
+export async function dashboardBench(dir: string) {
+  const ours = await ourManager(dir, 50)
+  try {
+    const ttfb: number[] = []
+    const whole: number[] = []
+    for (let i = 0; i < 21; i++) {
+      const began = performance.now()
+      await new Promise<void>((resolve, reject) => {
+        get(`${ours.url}/`, { headers: { Authorization: `Bearer ${ours.token}`, Accept: 'text/html' } }, (res) => {
+          ttfb.push(performance.now() - began)
+          res.resume()
+          res.on('end', () => {
+            whole.push(performance.now() - began)
+            resolve()
+          })
+        }).on('error', reject)
+      })
+    }
+    ttfb.shift()
+    whole.shift()
+    const { launchBrowser } = require('../test/helpers/browser') as typeof import('../test/helpers/browser')
+    const browser = await launchBrowser()
+    const renders: number[] = []
+    const firstBytes: number[] = []
+    let rows = 0
+    try {
+      const context = await browser.newContext({ extraHTTPHeaders: { Authorization: `Bearer ${ours.token}` } })
+      const page = await context.newPage()
+      for (let i = 0; i < 11; i++) {
+        await page.goto(`${ours.url}/`, { waitUntil: 'load' })
+        const timing = await page.evaluate(() => {
+          const [nav] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[]
+          return { ttfb: nav?.responseStart ?? 0, load: nav?.loadEventEnd ?? 0 }
+        })
+        if (i > 0) {
+          firstBytes.push(timing.ttfb)
+          renders.push(timing.load)
+        }
+        rows = await page.locator('tr[data-server]').count()
+      }
+    } finally {
+      await browser.close()
+    }
+    return {
+      ttfbMs: median(ttfb),
+      bodyMs: median(whole),
+      browserTtfbMs: median(firstBytes),
+      browserLoadMs: median(renders),
+      rows,
+    }
+  } finally {
+    await ours.manager.stop()
+  }
+}
+
+/** For profiling one side by hand: `node -e` with --cpu-prof (not part of npm run bench). */
+export async function __profile(dir: string, mode: 'route' | 'trigger' | 'open') {
+  const ours = await ourManager(dir)
+  try {
+    if (mode === 'open') return await load(`${ours.url}/benchplugin/open`, { seconds: 6 })
+    return mode === 'route'
+      ? await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds: 6 })
+      : await load(`${ours.url}/api/plugins/trigger_event`, {
+          method: 'POST',
+          body: TRIGGER_BODY,
+          token: ours.token,
+          seconds: 6,
+        })
+  } finally {
+    await ours.manager.stop()
+  }
+}

@@ -1,0 +1,149 @@
+import type { ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser, outsideRequests, pageErrors } from '../helpers/browser'
+import { fakeBedrockDir, gameDataDir } from '../helpers/game'
+import { cli, spawnCli, stop, waitForLine } from '../helpers/run'
+
+/** With SM_SCREENSHOTS=<dir>, the pages are saved there as PNG (to look at them; not checked). */
+async function snap(page: Page, name: string): Promise<void> {
+  const dir = process.env.SM_SCREENSHOTS
+  if (dir) await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
+}
+
+/**
+ * The web UI in Debian's Chromium against a real manager (`server-manager start`) and a game
+ * server under its supervisor, as an admin uses it the first time.
+ */
+describe('the web UI in a real browser', () => {
+  let dataDir: string
+  let manager: ChildProcess
+  let url: string
+  let browser: Browser
+  let page: Page
+  let outside: string[]
+  let errors: string[]
+
+  before(async () => {
+    dataDir = gameDataDir()
+    for (const args of [
+      ['setting', 'set', 'web.port', '0'],
+      ['setting', 'set', 'plugins.dev_examples', 'true'],
+      ['server', 'add', 'lobby', '--dir', fakeBedrockDir()],
+    ]) {
+      const result = await cli(dataDir, args)
+      expect(result.code, result.stderr).to.equal(0)
+    }
+    manager = spawnCli(dataDir, ['start'])
+    const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/)
+    url = /(http:\/\/\S+?)\s/.exec(`${line} `)?.[1] as string
+    browser = await launchBrowser()
+    page = await browser.newPage()
+    outside = outsideRequests(page, url)
+    errors = pageErrors(page)
+  })
+
+  after(async () => {
+    await browser?.close()
+    if (manager && manager.exitCode === null) await stop(manager)
+  })
+
+  it('leads the first visit to setup, which creates the admin and signs in', async () => {
+    await page.goto(`${url}/`)
+    expect(new URL(page.url()).pathname).to.equal('/setup')
+    await page.getByLabel('User name').fill('admin')
+    await page.getByLabel('Password', { exact: true }).fill('a good password')
+    await page.getByLabel('Password again').fill('a good password')
+    await page.getByRole('button', { name: 'Create the admin account' }).click()
+    await page.waitForURL(`${url}/`)
+    await page.getByRole('heading', { name: 'Servers' }).waitFor()
+    expect(await page.locator('tr[data-server="lobby"] [data-status]').textContent()).to.equal('stopped')
+  })
+
+  it('signs out and in again, showing a wrong password as a readable message', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(/\/login/)
+    await page.getByLabel('User name').fill('admin')
+    await page.getByLabel('Password').fill('not it')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByText('Incorrect username or password.').waitFor()
+    await page.getByLabel('Password').fill('a good password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(`${url}/`)
+  })
+
+  it('starts a server from the dashboard and shows its status change live', async () => {
+    await page.locator('tr[data-server="lobby"]').getByRole('button', { name: 'Start', exact: true }).click()
+    await page.locator('tr[data-server="lobby"] [data-status]', { hasText: 'running' }).waitFor()
+    expect(await page.locator('#running-count').textContent()).to.equal('1')
+    await snap(page, 'dashboard')
+  })
+
+  it("shows the server's console live and the reply to a command sent from the page", async () => {
+    await page.getByRole('link', { name: 'lobby' }).click()
+    await page.waitForURL(`${url}/servers/lobby`)
+    await page.locator('#console .line', { hasText: 'Server started.' }).waitFor()
+    await page.getByLabel('Console command').fill('say hello from the browser')
+    await page.getByRole('button', { name: 'Send' }).click()
+    await page.locator('#console .line', { hasText: 'hello from the browser' }).waitFor()
+    await page.getByLabel('Console command').fill('list')
+    await page.getByRole('button', { name: 'Send' }).click()
+    await page.locator('#reply', { hasText: 'players online' }).waitFor()
+    await snap(page, 'server')
+  })
+
+  it('takes a backup, following its progress to the end, and lists it with a download link', async () => {
+    await page.getByRole('button', { name: 'Back up now' }).click()
+    await page.locator('#backup-status', { hasText: 'Backup: done' }).waitFor()
+    const link = page.locator('#backups a[download]').first()
+    await link.waitFor()
+    expect(await link.textContent()).to.match(/\.mcworld$/)
+    const download = await page.request.get(`${url}${await link.getAttribute('href')}`)
+    expect(download.status()).to.equal(200)
+    expect((await download.body()).subarray(0, 2).toString()).to.equal('PK')
+  })
+
+  it('enables a plugin from the plugins page, and its native page appears in the sidebar, draws and submits its form', async () => {
+    await page.goto(`${url}/plugins`)
+    expect(await page.locator('.plugin-pages').count()).to.equal(0)
+    await page.getByLabel('Enable native_page_example').check()
+    await page.locator('tr[data-plugin="native_page_example"] .state', { hasText: 'loaded' }).waitFor()
+    const entry = page.locator('.plugin-pages').getByRole('link', { name: 'Component showcase' })
+    await entry.click()
+    await page.getByRole('heading', { name: 'Component showcase' }).waitFor()
+    await page.getByLabel('Message').fill('from the browser')
+    await page.getByRole('button', { name: 'Submit' }).click()
+    await page.getByText('Received: 4 fields').waitFor()
+    await snap(page, 'native')
+    await page.getByRole('tab', { name: 'Display' }).click()
+    await page.getByRole('button', { name: 'Open a modal' }).click()
+    await page.locator('dialog[open]').getByText('A modal.').waitFor()
+    await page.locator('dialog[open]').getByRole('button', { name: 'Close', exact: true }).click()
+    expect(await page.locator('dialog[open]').count()).to.equal(0)
+    expect(await page.locator('.unknown-component').count()).to.equal(0)
+  })
+
+  it('fits a phone-width screen: the sidebar becomes a menu', async () => {
+    await page.setViewportSize({ width: 390, height: 800 })
+    await page.goto(`${url}/`)
+    expect(await page.locator('#sidebar').isVisible()).to.equal(false)
+    await page.getByRole('button', { name: 'Menu' }).click()
+    expect(await page.locator('#sidebar').isVisible()).to.equal(true)
+    await snap(page, 'phone')
+    const width = await page.evaluate(() => document.documentElement.scrollWidth)
+    expect(width).to.be.at.most(390)
+    await page.setViewportSize({ width: 1280, height: 800 })
+  })
+
+  it('draws every operation in Swagger UI at /docs', async () => {
+    await page.goto(`${url}/docs`)
+    await page.locator('.opblock').first().waitFor()
+    expect(await page.locator('.opblock').count()).to.be.greaterThan(40)
+  })
+
+  it('loaded nothing from outside the machine, and no page logged an error', () => {
+    expect(outside).to.deep.equal([])
+    expect(errors).to.deep.equal([])
+  })
+})
