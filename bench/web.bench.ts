@@ -27,6 +27,7 @@ export default class BenchPlugin extends PluginBase {
     const router = new Router({ prefix: '/benchplugin' })
     router.get('/json', (ctx) => { ctx.body = HANDLER_BODY })
     router.get('/open', allowPublic, (ctx) => { ctx.body = HANDLER_BODY })
+    router.post('/post', allowPublic, (ctx) => { ctx.body = { status: 'success', got: ctx.request.body.event_name } })
     return [router]
   }
 }
@@ -204,10 +205,12 @@ export async function dashboardBench(dir: string) {
 }
 
 /** For profiling one side by hand: `node -e` with --cpu-prof (not part of npm run bench). */
-export async function __profile(dir: string, mode: 'route' | 'trigger' | 'open') {
+export async function __profile(dir: string, mode: 'route' | 'trigger' | 'open' | 'post') {
   const ours = await ourManager(dir)
   try {
     if (mode === 'open') return await load(`${ours.url}/benchplugin/open`, { seconds: 6 })
+    if (mode === 'post')
+      return await load(`${ours.url}/benchplugin/post`, { method: 'POST', body: TRIGGER_BODY, seconds: 6 })
     return mode === 'route'
       ? await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds: 6 })
       : await load(`${ours.url}/api/plugins/trigger_event`, {

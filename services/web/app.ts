@@ -226,7 +226,7 @@ export class WebServer implements WebApp {
         writeError(ctx as never, error, this.logger)
       }
       // Pages load nothing from outside the machine: scripts, styles, images and connections stay on this origin.
-      if (ctx.response.is('html')) {
+      if (ctx.response.type === 'text/html') {
         ctx.set('Content-Security-Policy', CSP)
         ctx.set('X-Frame-Options', 'SAMEORIGIN')
         ctx.set('Referrer-Policy', 'same-origin')
@@ -338,7 +338,9 @@ function coreDispatch(routers: readonly Router[]): Middleware<WebState> {
     return { prefixes, dispatch: router.routes() as Middleware<WebState> }
   })
   return (ctx, next) => {
-    const head = `/${ctx.path.split('/', 2)[1] ?? ''}`
+    const path = ctx.path
+    const cut = path.indexOf('/', 1)
+    const head = cut < 0 ? path : path.slice(0, cut)
     const candidates = byPrefix.filter((r) => r.prefixes.includes(head))
     if (candidates.length === 0) return next()
     if (candidates.length === 1) return (candidates[0] as (typeof byPrefix)[number]).dispatch(ctx, next)

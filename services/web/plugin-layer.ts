@@ -2,11 +2,11 @@ import { existsSync, statSync } from 'node:fs'
 import { isAbsolute, posix, resolve } from 'node:path'
 import Router, { type Layer } from '@koa/router'
 import type { Middleware } from 'koa'
+import compose from 'koa-compose'
 import mount from 'koa-mount'
 import serve from 'koa-static'
 import { SmError } from '../../kernel/errors'
-import { type Role, roleAtLeast } from '../auth/contract'
-import { type Access, accessOf, specOf, type WebState } from './route'
+import { type Access, accessOf, requireUser, specOf, type WebState } from './route'
 
 /** What a plugin hands the web server (its extension methods' results). */
 export interface Contributions {
@@ -37,7 +37,7 @@ export interface KnownRoute {
 
 interface Entry {
   readonly plugin: string
-  readonly routers: readonly { router: Router; dispatch: Middleware<WebState>; access: Map<Layer, Access> }[]
+  readonly routers: readonly Router[]
   readonly mounts: readonly StaticMount[]
   readonly templateDirs: readonly string[]
 }
@@ -59,15 +59,6 @@ export function routesOf(owner: string, router: Router, fallback: Access): Known
   return routes
 }
 
-function strictest(accesses: Iterable<Access>): Access {
-  let result: Access = 'public'
-  for (const access of accesses) {
-    if (access === 'public') continue
-    if (result === 'public' || roleAtLeast(access as Role, result as Role)) result = access
-  }
-  return result
-}
-
 /**
  * Plugin routers, static mounts and template folders, swapped in and out while the server
  * runs. Each change builds a new immutable set and replaces the old one in one assignment, so
@@ -76,6 +67,7 @@ function strictest(accesses: Iterable<Access>): Access {
  */
 export class PluginLayer {
   #entries: readonly Entry[] = []
+  #dispatch: Middleware<WebState> = (_ctx, next) => next()
   readonly #core: () => { routers: readonly Router[]; mounts: readonly StaticMount[] }
   readonly #onChange: (plugin: string, templateDirs: readonly string[]) => void
 
@@ -93,14 +85,27 @@ export class PluginLayer {
 
   /** Every plugin route, in mount order. */
   routes(): KnownRoute[] {
-    return this.#entries.flatMap((entry) =>
-      entry.routers.flatMap(({ router, access }) =>
-        routesOf(entry.plugin, router, 'user').map((route) => ({
-          ...route,
-          access: access.get(route.layer) ?? 'user',
-        })),
-      ),
+    return this.#entries.flatMap((entry) => entry.routers.flatMap((router) => routesOf(entry.plugin, router, 'user')))
+  }
+
+  /** The new set, and the one middleware that runs it: each router in turn, as its plugin. */
+  #set(entries: readonly Entry[]): void {
+    const steps: Middleware<WebState>[] = entries.flatMap((entry) =>
+      entry.routers.map((router) => {
+        const routes = router.routes() as Middleware<WebState>
+        const step: Middleware<WebState> = (ctx, next) => {
+          ctx.state.plugin = entry.plugin
+          return routes(ctx, next)
+        }
+        return step
+      }),
     )
+    const none: Middleware<WebState> = (ctx, next) => {
+      ctx.state.plugin = undefined
+      return next()
+    }
+    this.#dispatch = steps.length === 0 ? none : (compose([...steps, none]) as Middleware<WebState>)
+    this.#entries = entries
   }
 
   mounts(): StaticMount[] {
@@ -125,23 +130,15 @@ export class PluginLayer {
       const path = this.#dir(plugin, contributions.root, dir, `template path (getTemplatePaths()[${i}])`)
       return path
     })
-    const entry: Entry = {
-      plugin,
-      routers: routers.map((router) => ({
-        router,
-        dispatch: router.routes() as Middleware<WebState>,
-        access: new Map(routesOf(plugin, router, 'user').map((r) => [r.layer, r.access])),
-      })),
-      mounts,
-      templateDirs,
-    }
-    this.#entries = [...others, entry]
+    for (const router of routers) guardUndeclared(router)
+    const entry: Entry = { plugin, routers, mounts, templateDirs }
+    this.#set([...others, entry])
     this.#onChange(plugin, templateDirs)
   }
 
   release(plugin: string): void {
     if (!this.#entries.some((e) => e.plugin === plugin)) return
-    this.#entries = this.#entries.filter((e) => e.plugin !== plugin)
+    this.#set(this.#entries.filter((e) => e.plugin !== plugin))
     this.#onChange(plugin, [])
   }
 
@@ -162,22 +159,7 @@ export class PluginLayer {
           return (serveMount as Middleware<WebState>)(ctx, next)
         }
       }
-      for (const entry of entries) {
-        for (const { router, dispatch, access } of entry.routers) {
-          const match = router.match(ctx.path, ctx.method)
-          if (!match.route) continue
-          const required = strictest(match.pathAndMethod.map((layer) => access.get(layer) ?? 'user'))
-          if (required !== 'public') {
-            const user = ctx.state.user
-            if (!user) throw ctx.state.authError ?? new SmError('SM_ERR_AUTH_REQUIRED', {})
-            if (!roleAtLeast(user.role, required))
-              throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
-          }
-          ctx.state.plugin = entry.plugin
-          return dispatch(ctx, next)
-        }
-      }
-      return next()
+      return this.#dispatch(ctx, next)
     }
   }
 
@@ -189,7 +171,7 @@ export class PluginLayer {
       if (prefix) {
         if (ownPrefixes.has(prefix)) continue
         ownPrefixes.add(prefix)
-        const holder = others.find((e) => e.routers.some((r) => (r.router.opts.prefix ?? '') === prefix))
+        const holder = others.find((e) => e.routers.some((r) => (r.opts.prefix ?? '') === prefix))
         if (holder) throw conflict(plugin, holder.plugin, `the router prefix '${prefix}'`)
       }
       for (const route of routesOf(plugin, router, 'user')) {
@@ -199,7 +181,7 @@ export class PluginLayer {
             throw conflict(plugin, 'core', `the route ${route.method} ${route.path}`)
         }
         for (const other of others)
-          for (const { router: theirs } of other.routers)
+          for (const theirs of other.routers)
             if (theirs.match(sample, route.method).route)
               throw conflict(plugin, other.plugin, `the route ${route.method} ${route.path}`)
       }
@@ -246,6 +228,18 @@ export class PluginLayer {
       throw new SmError('SM_ERR_WEB_BAD_CONTRIBUTION', { plugin, what, reason: `the folder ${dir} does not exist` })
     return dir
   }
+}
+
+/**
+ * A route that says nothing about who may call it (no spec, no guard of its own or of its
+ * router) gets `requireUser` in front: a plugin route is never open by accident.
+ */
+function guardUndeclared(router: Router): void {
+  const routerLevel = router.stack.some((layer) => layer.methods.length === 0 && layer.stack.some((m) => accessOf(m)))
+  if (routerLevel) return
+  for (const layer of router.stack)
+    if (layer.methods.length > 0 && !specOf(layer) && !layer.stack.some((m) => accessOf(m) !== undefined))
+      layer.stack.unshift(requireUser as never)
 }
 
 function conflict(plugin: string, other: string, what: string): SmError {
