@@ -111,7 +111,7 @@ export class EventStore {
   }
 
   #insert(rows: readonly Row[]): Promise<StoredEvent[]> {
-    return this.#db.transaction(async (sql) => {
+    const insert = async (sql: Sql): Promise<StoredEvent[]> => {
       const time = Date.now()
       const stored: StoredEvent[] = []
       for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
@@ -124,6 +124,13 @@ export class EventStore {
           stored.push(toStored({ seq: lastId - chunk.length + 1 + i, time, ...row }, row.value))
         })
       }
+      return stored
+    }
+    // Facts no projection follows, in one statement: SQLite's own transaction is enough.
+    const followed = rows.some((row) => [...this.#projections.values()].some((p) => p.types.includes(row.type)))
+    if (!followed && rows.length <= INSERT_CHUNK) return this.#db.statement(insert)
+    return this.#db.transaction(async (sql) => {
+      const stored = await insert(sql)
       await this.#applyAll(sql, stored)
       return stored
     })

@@ -124,6 +124,37 @@ describe('the web UI in a real browser', () => {
     expect(await page.locator('.unknown-component').count()).to.equal(0)
   })
 
+  it('shows tasks, settings, users and API tokens, and the event log, each from its sidebar entry', async () => {
+    await page.goto(`${url}/`)
+    await page.locator('#sidebar').getByRole('link', { name: 'Tasks' }).click()
+    await page
+      .locator('#tasks tr', { hasText: 'backup lobby' })
+      .locator('.state', { hasText: 'succeeded' })
+      .first()
+      .waitFor()
+    await page.locator('#sidebar').getByRole('link', { name: 'Settings' }).click()
+    await page.getByLabel('Filter settings').fill('web.port')
+    await page.locator('#settings tr[data-key="web.port"]').waitFor()
+    await page.locator('#sidebar').getByRole('link', { name: 'Users and tokens' }).click()
+    await page.locator('#users td', { hasText: 'admin' }).first().waitFor()
+    await page.getByLabel('Token name').fill('from the browser')
+    await page.getByRole('button', { name: 'Create token' }).click()
+    await page.locator('#new-token .token', { hasText: 'smt_' }).waitFor()
+    const token = (await page.locator('#new-token .token').textContent()) ?? ''
+    expect(token).to.match(/^smt_/)
+    const api = await page.request.get(`${url}/api/servers`, { headers: { Authorization: `Bearer ${token}` } })
+    expect(api.status()).to.equal(200)
+    await page.locator('#tokens td', { hasText: 'from the browser' }).waitFor()
+    await page.locator('#sidebar').getByRole('link', { name: 'Event log' }).click()
+    await page.locator('#events code', { hasText: 'api_token_created' }).first().waitFor()
+    // Followed live: a fact recorded now appears without a reload.
+    await page.request.put(`${url}/api/settings/custom.from_browser`, {
+      data: { value: 1 },
+      headers: { 'X-CSRF-Token': (await page.locator('meta[name="csrf-token"]').getAttribute('content')) ?? '' },
+    })
+    await page.locator('#events code', { hasText: 'after_setting_update' }).last().waitFor()
+  })
+
   it('fits a phone-width screen: the sidebar becomes a menu', async () => {
     await page.setViewportSize({ width: 390, height: 800 })
     await page.goto(`${url}/`)
