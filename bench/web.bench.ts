@@ -17,7 +17,7 @@ const CONNECTIONS = 50
 
 /** A listener for the trigger and a JSON GET route, as a user plugin would have them. */
 const BENCH_PLUGIN = `import { PluginBase } from 'server-manager'
-import { allowPublic, Router } from 'server-manager/web'
+import { allowPublic, defineRoute, requireAdmin, Router, z } from 'server-manager/web'
 export default class BenchPlugin extends PluginBase {
   static version = '1.0.0'
   override async onLoad() {
@@ -28,6 +28,11 @@ export default class BenchPlugin extends PluginBase {
     router.get('/json', (ctx) => { ctx.body = HANDLER_BODY })
     router.get('/open', allowPublic, (ctx) => { ctx.body = HANDLER_BODY })
     router.post('/post', allowPublic, (ctx) => { ctx.body = { status: 'success', got: ctx.request.body.event_name } })
+    router.post('/post_admin', requireAdmin, (ctx) => { ctx.body = { status: 'success', got: ctx.request.body.event_name } })
+    defineRoute(router, { method: 'post', path: '/post_zod', access: 'admin', body: z.object({ event_name: z.string().min(1).max(200), payload: z.record(z.string(), z.unknown()).nullable().optional() }) },
+      (_ctx, { body }) => ({ status: 'success', got: body.event_name }))
+    defineRoute(router, { method: 'post', path: '/post_send', access: 'admin', body: z.object({ event_name: z.string().min(1).max(200), payload: z.record(z.string(), z.unknown()).nullable().optional() }) },
+      async (_ctx, { body }) => ({ status: 'success', details: await this.api.sendEvent(body.event_name, body.payload ?? {}) }))
     return [router]
   }
 }
@@ -205,12 +210,17 @@ export async function dashboardBench(dir: string) {
 }
 
 /** For profiling one side by hand: `node -e` with --cpu-prof (not part of npm run bench). */
-export async function __profile(dir: string, mode: 'route' | 'trigger' | 'open' | 'post') {
+export async function __profile(dir: string, mode: string) {
   const ours = await ourManager(dir)
   try {
     if (mode === 'open') return await load(`${ours.url}/benchplugin/open`, { seconds: 6 })
-    if (mode === 'post')
-      return await load(`${ours.url}/benchplugin/post`, { method: 'POST', body: TRIGGER_BODY, seconds: 6 })
+    if (mode.startsWith('post'))
+      return await load(`${ours.url}/benchplugin/${mode}`, {
+        method: 'POST',
+        body: TRIGGER_BODY,
+        token: ours.token,
+        seconds: 6,
+      })
     return mode === 'route'
       ? await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds: 6 })
       : await load(`${ours.url}/api/plugins/trigger_event`, {

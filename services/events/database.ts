@@ -87,13 +87,7 @@ export class SqliteDatabase {
    * that no projection follows.
    */
   statement<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-    return this.#queue.run(async () => {
-      try {
-        return await this.#retryBusy(() => fn(this.#sql))
-      } catch (error) {
-        throw toDatabaseError(error, this.path)
-      }
-    })
+    return this.read(fn)
   }
 
   /** Runs read statements outside a transaction (they see only committed data). */
