@@ -72,13 +72,14 @@ export function accessOf(middleware: unknown): Access | undefined {
 }
 
 function guard(required: Access): Middleware<WebState> {
-  const middleware: Middleware<WebState> = async (ctx, next) => {
+  // Not async: a refusal still rejects (koa-compose wraps a throw), and a pass adds no promise of its own.
+  const middleware: Middleware<WebState> = (ctx, next) => {
     if (required !== 'public') {
       const user = ctx.state.user
       if (!user) throw ctx.state.authError ?? new SmError('SM_ERR_AUTH_REQUIRED', {})
       if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
     }
-    await next()
+    return next()
   }
   Object.defineProperty(middleware, ACCESS, { value: required })
   Object.defineProperty(middleware, 'name', { value: `require_${required}` })
