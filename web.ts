@@ -33,6 +33,8 @@ export {
   requireAdmin,
   requireModerator,
   requireUser,
+  type UploadedFile,
+  uploadedFiles,
   type WebContext,
   type WebState,
   z,

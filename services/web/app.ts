@@ -11,6 +11,7 @@ import { type BusScope, type Logger, runInContext, SmError } from '../../kernel'
 import { AUTH_FACTS, type Identity, roleAtLeast } from '../auth/contract'
 import { EventStream } from './event-stream'
 import { writeError } from './http-errors'
+import { parseMultipart } from './multipart'
 import { openApiDocument } from './openapi'
 import { type KnownRoute, PluginLayer, routesOf, type StaticMount } from './plugin-layer'
 import { Renderers } from './render'
@@ -118,7 +119,12 @@ export class WebServer implements WebApp {
         throw new SmError('SM_ERR_WEB_BAD_JSON', { reason: firstLine((error as Error).message) })
       },
     }) as Middleware<WebState>
-    this.koa.use(this.#front(parseBody))
+    // Read per upload (uploads are rare), so a change of web.max_upload_mb applies at once.
+    const uploads = async () => ({
+      maxFileBytes: Number((await options.bus.request('settings:get', { key: 'web.max_upload_mb' })).value) * 1048576,
+      maxFieldBytes: options.maxBodyKb * 1024,
+    })
+    this.koa.use(this.#front(parseBody, uploads))
   }
 
   /** Adds the core routers, then the plugin layer and static files; call once, after the core routes are defined. */
@@ -208,7 +214,10 @@ export class WebServer implements WebApp {
    * the session cookie (a cookie write needs the CSRF header); the first-run redirect to setup;
    * `ctx.render`; the body, parsed with its size limit; then the routes, as `http:<user>`.
    */
-  #front(parseBody: Middleware<WebState>): Middleware<WebState> {
+  #front(
+    parseBody: Middleware<WebState>,
+    uploads: () => Promise<{ maxFileBytes: number; maxFieldBytes: number }>,
+  ): Middleware<WebState> {
     const open = /^\/(api|auth|static|docs|setup|favicon\.ico)(\/|$)/
     return async (ctx, next) => {
       ctx.set('X-Content-Type-Options', 'nosniff')
@@ -221,7 +230,17 @@ export class WebServer implements WebApp {
         ;(ctx as unknown as { render: unknown }).render = (view: string, locals: Record<string, unknown> = {}) =>
           this.#renderPage(ctx, view, locals)
         const actor = ctx.state.user ? `http:${ctx.state.user.username}` : 'http:anonymous'
-        await runInContext({ actor }, () => (BODY_METHODS.has(ctx.method) ? parseBody(ctx, next) : next()))
+        await runInContext({ actor }, async () => {
+          if (!BODY_METHODS.has(ctx.method)) return next()
+          if (!ctx.is('multipart/form-data')) return parseBody(ctx, next)
+          // Uploaded files live for the request: the route moves or copies what it keeps.
+          const cleanup = await parseMultipart(ctx as never, await uploads())
+          try {
+            await next()
+          } finally {
+            cleanup()
+          }
+        })
       } catch (error) {
         writeError(ctx as never, error, this.logger)
       }

@@ -15,6 +15,19 @@ export const webErrors = defineErrors('web', {
     when: 'A request body over web.max_body_kb.',
     message: (p) => `The request body is larger than ${p.limitKb} KiB (the setting web.max_body_kb).`,
   }),
+  SM_ERR_WEB_UPLOAD_TOO_LARGE: spec<{ limitMb: number }>({
+    status: 413,
+    exit: 65,
+    when: 'An uploaded file over web.max_upload_mb, or a multipart form with too many files or fields.',
+    message: (p) =>
+      `The upload is too large: files may have at most ${p.limitMb} MiB (the setting web.max_upload_mb), and a form at most 20 files and 200 fields.`,
+  }),
+  SM_ERR_WEB_BAD_MULTIPART: spec<{ reason: string }>({
+    status: 400,
+    exit: 65,
+    when: 'A multipart/form-data body that cannot be read.',
+    message: (p) => `The multipart form cannot be read (${p.reason}).`,
+  }),
   SM_ERR_WEB_UNSUPPORTED_MEDIA: spec<{ type: string }>({
     status: 415,
     exit: 65,

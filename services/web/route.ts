@@ -4,6 +4,9 @@ import type { Middleware, Next } from 'koa'
 import { z } from 'zod'
 import { SmError } from '../../kernel/errors'
 import { type Identity, type Role, roleAtLeast } from '../auth/contract'
+import type { UploadedFile } from './multipart'
+
+export type { UploadedFile } from './multipart'
 
 /** Who may call a route: a role (that role or higher, signed in) or `public` (anyone). */
 export type Access = Role | 'public'
@@ -22,6 +25,11 @@ export interface WebState {
 }
 
 export type WebContext = RouterContext<WebState>
+
+/** The files of a multipart request (`FileUpload` in native pages), by field name; deleted when the request ends. */
+export function uploadedFiles(ctx: { request: object }): Readonly<Record<string, UploadedFile>> {
+  return (ctx.request as { files?: Record<string, UploadedFile> }).files ?? {}
+}
 
 /** One route, for core and plugins alike: it is registered, guarded, validated and documented from this. */
 export interface RouteSpec<

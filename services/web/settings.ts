@@ -10,6 +10,11 @@ defineSettings('web', {
     summary: 'the largest JSON or form request body accepted, in KiB (413 past it)',
     rule: wholeNumber(1, 1_048_576),
   },
+  'web.max_upload_mb': {
+    default: 512,
+    summary: 'the largest file accepted in a multipart upload (a world, say), in MiB',
+    rule: wholeNumber(1, 65_536),
+  },
   'web.trust_proxy': {
     default: false,
     summary: 'trust X-Forwarded-For and X-Forwarded-Proto (only behind a reverse proxy you run)',

@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { http, startWeb, type WebSetup } from '../../helpers/web'
@@ -62,6 +63,25 @@ export default class Other extends PluginBase {
 async function openApiPaths(web: WebSetup): Promise<Record<string, Record<string, { tags: string[] }>>> {
   return (await http(`${web.url}/api/openapi.json`)).json.paths
 }
+
+const UPLOAD_PLUGIN = `import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { PluginBase } from 'server-manager'
+import { defineRoute, Router, uploadedFiles } from 'server-manager/web'
+export default class Uploads extends PluginBase {
+  static version = '1.0.0'
+  getRouters() {
+    const router = new Router({ prefix: '/uploads' })
+    defineRoute(router, { method: 'post', path: '/world', access: 'admin' }, (ctx) => {
+      const file = uploadedFiles(ctx).world
+      if (!file) return { status: 'error', message: 'no file' }
+      const sha = createHash('sha256').update(readFileSync(file.path)).digest('hex')
+      return { status: 'success', name: file.filename, size: file.size, sha, path: file.path, note: ctx.request.body.note }
+    })
+    return [router]
+  }
+}
+`
 
 describe('services/web: plugin routers, templates, static mounts and native pages, live', () => {
   let web: WebSetup
@@ -131,6 +151,39 @@ describe('services/web: plugin routers, templates, static mounts and native page
       const escaped = await fetch(`${web.url}${path}`)
       expect(escaped.status, path).to.be.oneOf([400, 403, 404])
     }
+  })
+
+  it('hands a route the files of a multipart upload for the length of the request, and refuses one over web.max_upload_mb', async () => {
+    web = await startWeb({ files: { 'uploads.ts': UPLOAD_PLUGIN }, enable: ['uploads'] })
+    const content = Buffer.alloc(300_000, 7)
+    const form = () => {
+      const data = new FormData()
+      data.append('note', 'a world')
+      data.append('world', new Blob([content]), 'My World.mcworld')
+      return data
+    }
+    const upload = (data: FormData) =>
+      fetch(`${web.url}/uploads/world`, {
+        method: 'POST',
+        body: data,
+        headers: { Authorization: `Bearer ${web.admin}` },
+      })
+    const reply = await upload(form())
+    const body = (await reply.json()) as Record<string, unknown>
+    expect(body).to.include({
+      status: 'success',
+      name: 'My World.mcworld',
+      size: 300_000,
+      sha: createHash('sha256').update(content).digest('hex'),
+      note: 'a world',
+    })
+    expect(existsSync(String(body.path)), 'deleted after the request').to.equal(false)
+    await web.manager.bus.request('settings:set', { key: 'web.max_upload_mb', value: 1 })
+    const big = new FormData()
+    big.append('world', new Blob([Buffer.alloc(1_100_000, 1)]), 'big.mcworld')
+    const refused = await upload(big)
+    expect(refused.status).to.equal(413)
+    expect(((await refused.json()) as { code: string }).code).to.equal('SM_ERR_WEB_UPLOAD_TOO_LARGE')
   })
 
   it('lists native pages only to roles that may open them', async () => {
