@@ -213,6 +213,23 @@ export async function dashboardBench(dir: string) {
 export async function __profile(dir: string, mode: string) {
   const ours = await ourManager(dir)
   try {
+    if (mode === 'ab') {
+      const bare = await bareKoa()
+      const out: Record<string, number> = {}
+      for (const [name, url, token] of [
+        ['bare', `${bare.url}/benchplugin/json`, undefined],
+        ['core public /api/info', `${ours.url}/api/info`, undefined],
+        ['core /auth/me', `${ours.url}/auth/me`, ours.token],
+        ['plugin public', `${ours.url}/benchplugin/open`, undefined],
+        ['plugin signed in', `${ours.url}/benchplugin/json`, ours.token],
+        ['bare again', `${bare.url}/benchplugin/json`, undefined],
+      ] as const) {
+        await load(url, { token, seconds: 1 })
+        out[name] = Math.round((await load(url, { token, seconds: 4 })).rps)
+      }
+      bare.server.close()
+      return out
+    }
     if (mode === 'open') return await load(`${ours.url}/benchplugin/open`, { seconds: 6 })
     if (mode.startsWith('post'))
       return await load(`${ours.url}/benchplugin/${mode}`, {

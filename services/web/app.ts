@@ -106,6 +106,13 @@ export class WebServer implements WebApp {
     options.bus.on('events:appended', ({ events }) => {
       if (events.some((e) => (AUTH_FACTS as readonly string[]).includes(e.type))) forget()
     })
+    // ctx.render, once on Koa's context prototype rather than a closure per request.
+    const server = this
+    Object.defineProperty(this.koa.context, 'render', {
+      value(this: Koa.ParameterizedContext<WebState>, view: string, locals: Record<string, unknown> = {}) {
+        return server.#renderPage(this, view, locals)
+      },
+    })
     this.koa.proxy = options.trustProxy
     this.koa.silent = true
     const parseBody = bodyParser({
@@ -219,28 +226,33 @@ export class WebServer implements WebApp {
     uploads: () => Promise<{ maxFileBytes: number; maxFieldBytes: number }>,
   ): Middleware<WebState> {
     const open = /^\/(api|auth|static|docs|setup|favicon\.ico)(\/|$)/
+    // Uploaded files live for the request: the route moves or copies what it keeps.
+    const withUploads = async (ctx: Koa.ParameterizedContext<WebState>, next: Koa.Next) => {
+      const cleanup = await parseMultipart(ctx as never, await uploads())
+      try {
+        await next()
+      } finally {
+        cleanup()
+      }
+    }
     return async (ctx, next) => {
       ctx.set('X-Content-Type-Options', 'nosniff')
       try {
-        await this.#identify(ctx)
+        // Known tokens are answered without waiting (most requests); new ones ask the auth service.
+        const identifying = this.#identify(ctx)
+        if (identifying) await identifying
         if (ctx.method === 'GET' && !this.#setupDone && !open.test(ctx.path) && (await this.setupNeeded())) {
           ctx.redirect('/setup')
           return
         }
-        ;(ctx as unknown as { render: unknown }).render = (view: string, locals: Record<string, unknown> = {}) =>
-          this.#renderPage(ctx, view, locals)
         const actor = ctx.state.user ? `http:${ctx.state.user.username}` : 'http:anonymous'
-        await runInContext({ actor }, async () => {
-          if (!BODY_METHODS.has(ctx.method)) return next()
-          if (!ctx.is('multipart/form-data')) return parseBody(ctx, next)
-          // Uploaded files live for the request: the route moves or copies what it keeps.
-          const cleanup = await parseMultipart(ctx as never, await uploads())
-          try {
-            await next()
-          } finally {
-            cleanup()
-          }
-        })
+        await runInContext({ actor }, () =>
+          !BODY_METHODS.has(ctx.method)
+            ? next()
+            : ctx.is('multipart/form-data')
+              ? withUploads(ctx, next)
+              : parseBody(ctx, next),
+        )
       } catch (error) {
         writeError(ctx as never, error, this.logger)
       }
@@ -253,7 +265,8 @@ export class WebServer implements WebApp {
     }
   }
 
-  async #identify(ctx: Koa.ParameterizedContext<WebState>): Promise<void> {
+  /** Sets the caller (or why its token was refused); a promise only when the auth service must be asked. */
+  #identify(ctx: Koa.ParameterizedContext<WebState>): Promise<void> | undefined {
     const header = ctx.get('authorization')
     const bearer = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined
     const cookie = bearer ? undefined : ctx.cookies.get(SESSION_COOKIE)
@@ -263,19 +276,24 @@ export class WebServer implements WebApp {
         ctx.state.authError = new SmError('SM_ERR_AUTH_TOKEN_INVALID', {
           reason: 'the Authorization header is not "Bearer <token>"',
         })
-      return
+      return undefined
     }
-    try {
-      const user = await this.#verify(token)
+    const accept = (user: Identity) => {
       // A write authenticated by the browser's cookie must prove it comes from our pages.
       if (cookie && UNSAFE.has(ctx.method) && (!user.csrf || ctx.get('x-csrf-token') !== user.csrf))
         ctx.state.authError = new SmError('SM_ERR_AUTH_CSRF', {})
       else ctx.state.user = user
-    } catch (error) {
+    }
+    const known = this.#identities.get(token)
+    if (known && (known.expiresAt === undefined || known.expiresAt > Date.now())) {
+      accept(known)
+      return undefined
+    }
+    return this.#verify(token).then(accept, (error: unknown) => {
       if (!(error instanceof SmError) || error.status !== 401) throw error
       ctx.state.authError = error
       if (cookie) ctx.cookies.set(SESSION_COOKIE, null)
-    }
+    })
   }
 
   /**
@@ -347,22 +365,29 @@ export function nativePages(routes: readonly KnownRoute[], role: Identity['role'
 }
 
 /**
- * The core routers, each asked only for the paths it can have (by prefix), so a request for a
- * plugin route is not matched against every core route first.
+ * The core routers, each asked only for the paths it can have (its literal paths, and the
+ * literal start of its paths with parameters), so a request is matched against a handful of
+ * routes rather than every core route, and a plugin route against none.
  */
 function coreDispatch(routers: readonly Router[]): Middleware<WebState> {
-  const byPrefix = routers.map((router) => {
-    const paths = router.stack.map((layer) => String(layer.path))
-    const prefixes = [...new Set(paths.map((path) => `/${path.split('/')[1] ?? ''}`))]
-    return { prefixes, dispatch: router.routes() as Middleware<WebState> }
+  const trim = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
+  const byPath = routers.map((router) => {
+    const exact = new Set<string>()
+    const prefixes = new Set<string>()
+    for (const layer of router.stack) {
+      const path = String(layer.path)
+      const cut = path.search(/[:(*]/)
+      if (cut < 0) exact.add(trim(path))
+      else prefixes.add(path.slice(0, cut))
+    }
+    return { exact, prefixes: [...prefixes], dispatch: router.routes() as Middleware<WebState> }
   })
   return (ctx, next) => {
     const path = ctx.path
-    const cut = path.indexOf('/', 1)
-    const head = cut < 0 ? path : path.slice(0, cut)
-    const candidates = byPrefix.filter((r) => r.prefixes.includes(head))
+    const key = trim(path)
+    const candidates = byPath.filter((r) => r.exact.has(key) || r.prefixes.some((prefix) => path.startsWith(prefix)))
     if (candidates.length === 0) return next()
-    if (candidates.length === 1) return (candidates[0] as (typeof byPrefix)[number]).dispatch(ctx, next)
+    if (candidates.length === 1) return (candidates[0] as (typeof byPath)[number]).dispatch(ctx, next)
     return compose(candidates.map((c) => c.dispatch))(ctx, next)
   }
 }

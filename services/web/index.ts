@@ -33,7 +33,7 @@ export function webService(options: {
         trustProxy: (await setting('web.trust_proxy')) === true,
         cacheTemplates: process.env.SM_WEB_DEV !== '1',
       })
-      web.core.push(authRoutes(web), apiRoutes(web), docsRoutes(SWAGGER_DIST), pageRoutes(web))
+      web.core.push(authRoutes(web), ...apiRoutes(web), docsRoutes(SWAGGER_DIST), pageRoutes(web))
       web.seal()
       bus.handle('web:claim', (contributions: Contributions) => {
         web.layer.claim(contributions)

@@ -23,11 +23,18 @@ export function adminOnlyCommand(command: string): string | undefined {
 }
 
 /** The JSON API: status, servers, tasks, settings, plugins, the event log, users and API tokens. */
-export function apiRoutes(app: WebApp): Router {
+export function apiRoutes(app: WebApp): Router[] {
   const { bus } = app
-  const router = new Router({ prefix: '/api' })
+  // One router per area: a request is matched only against its area's routes (see coreDispatch).
+  const routers: Router[] = []
+  let router = new Router({ prefix: '/api' })
+  const area = () => {
+    router = new Router({ prefix: '/api' })
+    routers.push(router)
+  }
 
   // -- status -------------------------------------------------------------------------------
+  area()
   defineRoute(
     router,
     { method: 'get', path: '/info', name: 'info', summary: 'The version (public)', tags: ['Status'], access: 'public' },
@@ -59,6 +66,7 @@ export function apiRoutes(app: WebApp): Router {
   )
 
   // -- servers --------------------------------------------------------------------------------
+  area()
   const servers = ['Servers']
   defineRoute(
     router,
@@ -344,6 +352,7 @@ export function apiRoutes(app: WebApp): Router {
   )
 
   // -- tasks ----------------------------------------------------------------------------------
+  area()
   const tasks = ['Tasks']
   defineRoute(
     router,
@@ -386,6 +395,7 @@ export function apiRoutes(app: WebApp): Router {
   )
 
   // -- settings -------------------------------------------------------------------------------
+  area()
   const settings = ['Settings']
   defineRoute(
     router,
@@ -440,6 +450,7 @@ export function apiRoutes(app: WebApp): Router {
   )
 
   // -- plugins (compatible with the original's endpoints) ------------------------------------
+  area()
   const plugins = ['Plugin Management']
   defineRoute(
     router,
@@ -550,6 +561,7 @@ export function apiRoutes(app: WebApp): Router {
   )
 
   // -- the event log ----------------------------------------------------------------------------
+  area()
   const events = ['Events']
   defineRoute(
     router,
@@ -613,6 +625,7 @@ export function apiRoutes(app: WebApp): Router {
   )
 
   // -- users and API tokens -------------------------------------------------------------------
+  area()
   const users = ['Users']
   const Username = z.object({ username: z.string().min(1).max(80) })
   defineRoute(
@@ -779,6 +792,7 @@ export function apiRoutes(app: WebApp): Router {
   )
 
   // -- the API's description ------------------------------------------------------------------
+  area()
   defineRoute(
     router,
     {
@@ -791,5 +805,5 @@ export function apiRoutes(app: WebApp): Router {
     },
     () => app.openApi(),
   )
-  return router
+  return routers
 }
