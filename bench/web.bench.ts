@@ -134,16 +134,17 @@ export async function webThroughputBench(dir: string, seconds = 8) {
     const triggerBare = `${bare.url}/api/plugins/trigger_event`
     // Warm up both (JIT, SQLite pages, connection pools), then measure each once, alternating.
     await load(triggerOurs, { method: 'POST', body: TRIGGER_BODY, token: ours.token, seconds: 2 })
-    await load(triggerBare, { method: 'POST', body: TRIGGER_BODY, seconds: 2 })
+    // The bare server gets the very same requests, Authorization header included (it ignores it).
+    await load(triggerBare, { method: 'POST', body: TRIGGER_BODY, token: ours.token, seconds: 2 })
     const trigger = {
-      bare: await load(triggerBare, { method: 'POST', body: TRIGGER_BODY, seconds }),
+      bare: await load(triggerBare, { method: 'POST', body: TRIGGER_BODY, token: ours.token, seconds }),
       ours: await load(triggerOurs, { method: 'POST', body: TRIGGER_BODY, token: ours.token, seconds }),
     }
     const facts = (await ours.manager.bus.request('events:head', {})).seq
     await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds: 2 })
-    await load(`${bare.url}/benchplugin/json`, { seconds: 2 })
+    await load(`${bare.url}/benchplugin/json`, { token: ours.token, seconds: 2 })
     const route = {
-      bare: await load(`${bare.url}/benchplugin/json`, { seconds }),
+      bare: await load(`${bare.url}/benchplugin/json`, { token: ours.token, seconds }),
       ours: await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds }),
     }
     return { trigger, route, facts }
