@@ -72,13 +72,19 @@ export function serversService(): Service {
         })
       }
 
+      /** The work of each tracked handler, by verb: `servers:begin` runs it in the background. */
+      const trackedWork = new Map<string, (server: ServerRecord, payload: never) => Promise<unknown>>()
       /** A handler whose work runs as a task named `<verb> <server>`, on the server the payload names. */
-      const tracked =
-        <P extends { name: string }, T>(verb: string, work: (server: ServerRecord, payload: P) => Promise<T>) =>
-        async (payload: P): Promise<T> => {
+      const tracked = <P extends { name: string }, T>(
+        verb: string,
+        work: (server: ServerRecord, payload: P) => Promise<T>,
+      ) => {
+        trackedWork.set(verb, work as (server: ServerRecord, payload: never) => Promise<unknown>)
+        return async (payload: P): Promise<T> => {
           const server = await find(payload.name)
           return task(`${verb} ${payload.name}`, () => work(server, payload))
         }
+      }
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const servers = new ServerControl(bus, config.dataDir, setting, logger)
       control = servers
@@ -138,26 +144,6 @@ export function serversService(): Service {
         'servers:backup',
         tracked('backup', (server, { type, stopStart }) => backups.backup(server, type ?? 'world', { stopStart })),
       )
-      bus.handle('servers:begin', async (request) => {
-        const server = await find(request.name)
-        const work = (): Promise<unknown> => {
-          switch (request.action) {
-            case 'start':
-              return servers.start(server, 'detached')
-            case 'stop':
-              return servers.stop(server)
-            case 'restart':
-              return servers.restart(server)
-            case 'backup':
-              return backups.backup(server, request.type ?? 'world', { stopStart: request.stopStart })
-            case 'restore':
-              return backups.restore(server, request.file, { stopStart: request.stopStart })
-          }
-        }
-        const { id, done } = tasks.run(`${request.action} ${request.name}`, work)
-        done.catch(() => {}) // recorded as task_finished, read with tasks:get
-        return { taskId: id }
-      })
       bus.handle('servers:backups', async ({ name }) => backups.list(await find(name)))
       bus.handle('servers:backup_file', async ({ name, file }) => {
         const server = await find(name)
@@ -169,6 +155,17 @@ export function serversService(): Service {
         'servers:restore',
         tracked('restore', (server, { file, stopStart }) => backups.restore(server, file, { stopStart })),
       )
+      // The same work as servers:<action>, answered at once with the task's id (the web API's 202).
+      bus.handle('servers:begin', async (request) => {
+        const server = await find(request.name)
+        const work = trackedWork.get(request.action) as (
+          server: ServerRecord,
+          payload: typeof request,
+        ) => Promise<unknown>
+        const { id, done } = tasks.run(`${request.action} ${request.name}`, () => work(server, request))
+        done.catch(() => {}) // recorded as task_finished, read with tasks:get
+        return { taskId: id }
+      })
       bus.handle('servers:prune', async ({ name, keep }) => backups.prune(await find(name), keep))
       bus.handle(
         'servers:export',

@@ -122,7 +122,6 @@ export class WebServer implements WebApp {
       onError: (error) => {
         const status = (error as { status?: number }).status
         if (status === 413) throw new SmError('SM_ERR_WEB_BODY_TOO_LARGE', { limitKb: options.maxBodyKb })
-        if (status === 415) throw new SmError('SM_ERR_WEB_UNSUPPORTED_MEDIA', { type: 'unknown' })
         throw new SmError('SM_ERR_WEB_BAD_JSON', { reason: firstLine((error as Error).message) })
       },
     }) as Middleware<WebState>
@@ -160,10 +159,6 @@ export class WebServer implements WebApp {
   openApi(): object {
     this.#openApi ??= openApiDocument(this.routes(), { version: this.version })
     return this.#openApi
-  }
-
-  invalidateOpenApi(): void {
-    this.#openApi = undefined
   }
 
   async setupNeeded(): Promise<boolean> {

@@ -28,12 +28,6 @@ export const webErrors = defineErrors('web', {
     when: 'A multipart/form-data body that cannot be read.',
     message: (p) => `The multipart form cannot be read (${p.reason}).`,
   }),
-  SM_ERR_WEB_UNSUPPORTED_MEDIA: spec<{ type: string }>({
-    status: 415,
-    exit: 65,
-    when: 'A request body in a format other than JSON or a URL-encoded form.',
-    message: (p) => `Request bodies must be JSON or a URL-encoded form, not '${p.type}'.`,
-  }),
   SM_ERR_WEB_VALIDATION: spec<{ summary: string; issues: readonly { where: string; path: string; message: string }[] }>(
     {
       status: 422,

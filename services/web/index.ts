@@ -37,12 +37,10 @@ export function webService(options: {
       web.seal()
       bus.handle('web:claim', (contributions: Contributions) => {
         web.layer.claim(contributions)
-        web.invalidateOpenApi()
         return undefined
       })
       bus.handle('web:release', ({ plugin }) => {
         web.layer.release(plugin)
-        web.invalidateOpenApi()
         return undefined
       })
       bus.handle('web:status', () => ({

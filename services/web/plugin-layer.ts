@@ -68,6 +68,7 @@ export function routesOf(owner: string, router: Router, fallback: Access): Known
 export class PluginLayer {
   #entries: readonly Entry[] = []
   #dispatch: Middleware<WebState> = (_ctx, next) => next()
+  #statics: readonly { urlPath: string; serve: Middleware<WebState> }[] = []
   readonly #core: () => { routers: readonly Router[]; mounts: readonly StaticMount[] }
   readonly #onChange: (plugin: string, templateDirs: readonly string[]) => void
 
@@ -105,6 +106,15 @@ export class PluginLayer {
       return next()
     }
     this.#dispatch = steps.length === 0 ? none : (compose([...steps, none]) as Middleware<WebState>)
+    this.#statics = entries.flatMap((entry) =>
+      entry.mounts.map((m) => ({
+        urlPath: m.urlPath,
+        serve: mount(
+          m.urlPath,
+          serve(m.dir, { index: false, hidden: false }) as never,
+        ) as unknown as Middleware<WebState>,
+      })),
+    )
     this.#entries = entries
   }
 
@@ -144,21 +154,10 @@ export class PluginLayer {
 
   /** The middleware that serves plugin mounts and routes (the current set, per request). */
   middleware(): Middleware<WebState> {
-    const mounted = new WeakMap<StaticMount, Middleware<WebState>>()
-    return async (ctx, next) => {
-      const entries = this.#entries
-      for (const entry of entries) {
-        if (entry.mounts.length === 0) continue
-        for (const m of entry.mounts) {
-          if (ctx.path !== m.urlPath && !ctx.path.startsWith(`${m.urlPath}/`)) continue
-          let serveMount = mounted.get(m)
-          if (!serveMount) {
-            serveMount = mount(m.urlPath, serve(m.dir, { index: false, hidden: false }) as never) as never
-            mounted.set(m, serveMount as Middleware<WebState>)
-          }
-          return (serveMount as Middleware<WebState>)(ctx, next)
-        }
-      }
+    return (ctx, next) => {
+      const path = ctx.path
+      for (const s of this.#statics)
+        if (path === s.urlPath || path.startsWith(`${s.urlPath}/`)) return s.serve(ctx, next)
       return this.#dispatch(ctx, next)
     }
   }

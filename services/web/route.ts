@@ -1,6 +1,6 @@
 import type {} from '@koa/bodyparser'
 import Router, { type Layer, type RouterContext } from '@koa/router'
-import type { Middleware, Next } from 'koa'
+import type { Middleware } from 'koa'
 import { z } from 'zod'
 import { SmError } from '../../kernel/errors'
 import { type Identity, type Role, roleAtLeast } from '../auth/contract'
@@ -139,7 +139,8 @@ export function defineRoute<
     | undefined
     | Promise<(R extends z.ZodType ? z.input<R> : unknown) | undefined>,
 ): Layer {
-  const run = async (ctx: WebContext, next: Next) => {
+  // The end of the chain: it answers, it never calls next.
+  const run = async (ctx: WebContext) => {
     const issues: { where: string; path: string; message: string }[] = []
     const parse = (where: string, schema: z.ZodType | undefined, value: unknown) => {
       if (!schema) return undefined
@@ -166,7 +167,6 @@ export function defineRoute<
       ctx.status = spec.status ?? 200
       ctx.body = result
     }
-    void next
   }
   const name = spec.name ?? null
   const layer = router.register(spec.path, [spec.method.toUpperCase()], [GUARDS[spec.access], run] as never, {

@@ -89,30 +89,20 @@ export function authRoutes(app: WebApp): Router {
     clearSessionCookies(ctx)
     return { status: 'success', message: 'Successfully logged out.' }
   }
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/auth/logout',
-      name: 'logout',
-      summary: 'Sign out (clears the cookies)',
-      tags,
-      access: 'user',
-    },
-    logout,
-  )
-  defineRoute(
-    router,
-    {
-      method: 'get',
-      path: '/auth/logout',
-      name: 'logout_get',
-      summary: 'Sign out (the original GET form)',
-      tags,
-      access: 'user',
-    },
-    logout,
-  )
+  // POST, and GET as the original had it.
+  for (const method of ['post', 'get'] as const)
+    defineRoute(
+      router,
+      {
+        method,
+        path: '/auth/logout',
+        name: method === 'post' ? 'logout' : 'logout_get',
+        summary: method === 'post' ? 'Sign out (clears the cookies)' : 'Sign out (the original GET form)',
+        tags,
+        access: 'user',
+      },
+      logout,
+    )
 
   defineRoute(
     router,
