@@ -16,7 +16,6 @@ import { serversService } from './services/servers'
 import { resolveDataDir, settingsService } from './services/settings'
 import { tasksService } from './services/tasks'
 import { webService } from './services/web'
-import * as webSdk from './web'
 
 export * from './kernel'
 export { authService } from './services/auth'
@@ -84,7 +83,8 @@ export function builtinServices(
     serversService(),
     pluginsService({
       sdk,
-      webSdk,
+      webSdk: () => require('./web'),
+      cliSdk: () => require('./cli'),
       load,
       retryFailed: !options.oneShot,
       watchdog: load && options.watchdog,

@@ -121,7 +121,7 @@ export async function hookPairBench(dir: string, count = 50): Promise<Comparison
   const bus = new Bus()
   bus.setIdentifier(eventIdentifier())
   const scope = new BusScope(bus, 'plugins')
-  const importer = new PluginImporter(require('../index'), join(dir, 'pair-cache'))
+  const importer = new PluginImporter({ sdk: require('../index') }, join(dir, 'pair-cache'))
   const plugins: LoadedPlugin[] = []
   for (const candidate of discover([{ source: 'user', dir: pluginsDir }]).candidates) {
     const definition = await importer.import(candidate)

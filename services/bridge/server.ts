@@ -14,7 +14,8 @@ import type { ClientMessage, Link, ServerMessage } from './protocol'
 import { connectOrCode, isManagerAlive, type ManagerFiles, readManagerInfo, withTakeover } from './socket-files'
 
 /** A caller over the bridge is a local user of the command line: `cli:<name>`, nothing else. */
-const ACTOR = /^cli:[^\s:]{1,64}$/
+// A person at the CLI, or a plugin's command running in a CLI process.
+const ACTOR = /^(cli|plugin):[^\s:]{1,64}$/
 
 /**
  * Serves the manager's bus on a local socket (mode 0600): each request goes to its command's
@@ -104,7 +105,7 @@ export class BridgeServer {
       case 'req': {
         if (typeof message.command !== 'string') return refuse('the request names no command')
         if (typeof message.actor !== 'string' || !ACTOR.test(message.actor))
-          return refuse(`the actor '${String(message.actor)}' is not cli:<user>`)
+          return refuse(`the actor '${String(message.actor)}' is not cli:<user> or plugin:<name>`)
         void this.#request(connection, id, message)
         return
       }

@@ -1,25 +1,19 @@
-import { userInfo } from 'node:os'
 import { Command, Errors } from '@oclif/core'
 import './errors'
 import type { Disposable } from '../../kernel/disposable'
 import { toSmError } from '../../kernel/errors'
 import type { CommandName, CommandPayload, CommandReply, EventName, PayloadOf } from '../../kernel/maps'
 import type { Kernel, LogLevel, ServiceReport } from '../../manager'
-import { BridgeClient } from '../bridge/client'
-import { resolveDataDir } from '../settings/data-dir'
 import { cliError } from './cli-error'
 import { formatSize } from './format'
-
-/** Where a command's requests go: the running manager over the bridge, or one booted in this process. */
-type Target =
-  | { readonly kind: 'remote'; readonly client: BridgeClient }
-  | { readonly kind: 'local'; readonly kernel: Kernel }
+import { CliSession, type Target } from './session'
 
 /**
  * The base of every built-in command. When a manager runs on the data directory, the command
  * is its client: requests go over the bus bridge and run there, under its plugins' hooks, as
  * `cli:<os user>`. When none runs, the command boots the built-in services in this process and
  * stops them afterwards. Every failure becomes `Error [SM_ERR_…]: message` with its exit code.
+ * Inside the interactive menu, commands share the menu's session.
  */
 export abstract class ManagerCommand extends Command {
   /** Console log level while the command runs in-process; one-shot commands only show problems. */
@@ -29,61 +23,45 @@ export abstract class ManagerCommand extends Command {
    * listeners receive events). Read-only commands discover plugins but run none.
    */
   protected loadsPlugins = true
-  /** What each service reported when an in-process manager booted. */
-  protected bootReport: ServiceReport[] = []
-  #target: Target | undefined
+  #session: CliSession | undefined
 
   protected get actor(): string {
-    try {
-      return `cli:${userInfo().username}`
-    } catch {
-      return 'cli:unknown'
-    }
+    return CliSession.actor
   }
 
   protected get dataDir(): string {
-    return resolveDataDir()
+    return this.session.dataDir
+  }
+
+  /** The menu's session, or this command's own (made on first use). */
+  protected get session(): CliSession {
+    this.#session ??=
+      CliSession.shared ?? new CliSession({ consoleLevel: this.consoleLevel, loadsPlugins: this.loadsPlugins })
+    return this.#session
+  }
+
+  /** What each service reported when an in-process manager booted. */
+  protected get bootReport(): ServiceReport[] {
+    return this.session.bootReport
   }
 
   /** The running manager, or an in-process one booted on first use. */
-  protected async target(): Promise<Target> {
-    if (!this.#target) {
-      const client = await BridgeClient.connect(this.dataDir)
-      this.#target = client ? { kind: 'remote', client } : { kind: 'local', kernel: await this.boot({}) }
-    }
-    return this.#target
+  protected target(): Promise<Target> {
+    return this.session.target()
   }
 
   /** Boots the built-in services in this process (loaded lazily: a client never needs them). */
-  protected async boot(options: { daemon?: boolean }): Promise<Kernel> {
-    const { createManager } = require('../../manager') as typeof import('../../manager')
-    const kernel = createManager({
-      dataDir: this.dataDir,
-      consoleLevel: this.consoleLevel,
-      loadPlugins: this.loadsPlugins,
-      daemon: options.daemon,
-      oneShot: !options.daemon,
-      watchdog: true,
-    })
-    this.#target = { kind: 'local', kernel }
-    this.bootReport = await kernel.start()
-    return kernel
+  protected boot(options: { daemon?: boolean }): Promise<Kernel> {
+    return this.session.boot(options)
   }
 
   protected async request<K extends CommandName>(name: K, payload: CommandPayload<K>): Promise<CommandReply<K>> {
-    const target = await this.target()
-    if (target.kind === 'remote') return (await target.client.request(name, payload, this.actor)) as CommandReply<K>
-    return target.kernel.bus.request(name, payload, { actor: this.actor })
+    return (await this.session.request(name, payload, this.actor)) as CommandReply<K>
   }
 
   /** Receives `event` from the manager (running or in-process) until the command ends. */
-  protected async subscribe<K extends EventName>(
-    event: K,
-    listener: (payload: PayloadOf<K>) => void,
-  ): Promise<Disposable> {
-    const target = await this.target()
-    if (target.kind === 'remote') return target.client.on(event, (payload) => listener(payload as PayloadOf<K>))
-    return target.kernel.bus.on(event, (payload) => listener(payload as PayloadOf<K>), { owner: 'cli' })
+  protected subscribe<K extends EventName>(event: K, listener: (payload: PayloadOf<K>) => void): Promise<Disposable> {
+    return this.session.subscribe(event, (payload) => listener(payload as PayloadOf<K>), 'cli')
   }
 
   /**
@@ -119,10 +97,9 @@ export abstract class ManagerCommand extends Command {
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {
-    const target = this.#target
-    this.#target = undefined
-    if (target?.kind === 'remote') target.client.close()
-    if (target?.kind === 'local') await target.kernel.stop()
+    const session = this.#session
+    this.#session = undefined
+    if (session && session !== CliSession.shared) await session.close()
     return super.finally(error)
   }
 }

@@ -106,6 +106,8 @@ declare module '../../kernel/maps' {
     /** Enables or disables a plugin (the set_plugin_status action) and loads or unloads it at once. */
     'plugins:set_enabled': { payload: { name: string; enabled: boolean }; reply: ActionResult }
     'plugins:reload': { payload: Record<string, never>; reply: ReloadReport }
+    /** Sends a custom event as the caller (a plugin's command in a CLI process sends as `plugin:<name>`). */
+    'plugins:send_event': { payload: { event: string; payload?: Record<string, unknown> }; reply: DeliveryReport }
     /** Triggers a custom event from outside (CLI, HTTP) as `external_api_trigger`. */
     'plugins:trigger_event': { payload: { event: string; payload?: Record<string, unknown> }; reply: DeliveryReport }
   }

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { extname, join } from 'node:path'
 import { SmError } from '../../kernel'
 import type { PluginSource } from './contract'
+import { hashOf } from './fingerprint'
 
 const EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
@@ -92,17 +92,4 @@ function* scan(source: PluginSource, dir: string): Generator<Candidate | Discove
     }
     yield { name, source, entry: main, root, hash: hashOf(root) }
   }
-}
-
-function hashOf(root: string): string {
-  const hash = createHash('sha1')
-  const walk = (path: string): void => {
-    const stat = statSync(path)
-    if (stat.isDirectory()) {
-      for (const child of readdirSync(path).sort())
-        if (child !== 'node_modules' && !child.startsWith('.')) walk(join(path, child))
-    } else hash.update(`${path}\0${stat.size}\0${stat.mtimeMs}\n`)
-  }
-  walk(root)
-  return hash.digest('hex').slice(0, 16)
 }

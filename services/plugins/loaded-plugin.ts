@@ -3,7 +3,7 @@ import type { CallOptions } from './guarded-call'
 import { bindHooks, unknownHookMethods } from './hook-binding'
 import { isBoundedTimeout, runBounded } from './loop-watchdog'
 import type { PluginBase } from './plugin-base'
-import { createPluginGateway, type PluginGateway } from './plugin-gateway'
+import { createPluginGateway, type PluginGateway, scopeLink } from './plugin-gateway'
 import type { PluginDefinition } from './plugin-module'
 
 export interface LoadOptions {
@@ -77,7 +77,7 @@ export class LoadedPlugin {
       onFailure: (event, error) => options.onHookFailure(name, event, error),
       enter: options.onEnter && ((hook) => options.onEnter?.(name, hook)),
     }
-    const gateway = createPluginGateway(name, scope, callOptions)
+    const gateway = createPluginGateway(name, scopeLink(scope, callOptions), callOptions)
     const release = () => {
       gateway.revoke()
       scope.dispose()

@@ -1,12 +1,17 @@
 import {
   type ActionResult,
   type BusScope,
+  type CommandName,
+  type CommandPayload,
+  type CommandReply,
+  type Disposable,
   isSecretName,
   reasonOf,
   runInContext,
   SmError,
   withoutSecrets,
 } from '../../kernel'
+import type { DeliveryReport } from './contract'
 import { listenForCustomEvent, sendCustomEvent } from './custom-events'
 import type { CallOptions } from './guarded-call'
 import type { ApiDescription, CustomEventListener, PluginApi } from './plugin-api'
@@ -157,12 +162,37 @@ export interface PluginGateway {
 }
 
 /**
+ * How a gateway reaches the manager: the plugin's bus scope in the manager, or a CLI session
+ * (the running manager over the bridge) for the plugin's commands and menu items.
+ */
+export interface GatewayLink {
+  request<K extends CommandName>(name: K, payload: CommandPayload<K>): Promise<CommandReply<K>>
+  /** Sends a custom event as the plugin. */
+  send(name: string, payload: Record<string, unknown> | undefined): Promise<DeliveryReport>
+  /** Registers the plugin's listener for a custom event. */
+  listen(name: string, listener: CustomEventListener): Disposable | Promise<Disposable>
+}
+
+/** The link of a plugin loaded in the manager: its own bus scope. */
+export function scopeLink(scope: BusScope, options: CallOptions): GatewayLink {
+  return {
+    request: (name, payload) => scope.request(name, payload),
+    send: (name, payload) => sendCustomEvent(scope, name, payload),
+    listen: (name, listener) => listenForCustomEvent(scope, name, listener, options),
+  }
+}
+
+/**
  * Builds `this.api` for one plugin. Every call runs as `plugin:<name>`, so what it causes is
  * attributed to the plugin in the event log, and goes through the bus like any other caller's.
  * Once the plugin is unloaded, disabled or failed the gateway is revoked: a late `onLoad` or a
  * forgotten timer can no longer act.
  */
-export function createPluginGateway(plugin: string, scope: BusScope, options: CallOptions): PluginGateway {
+export function createPluginGateway(
+  plugin: string,
+  link: GatewayLink,
+  options: Pick<CallOptions, 'logger'>,
+): PluginGateway {
   const actor = `plugin:${plugin}`
   let revoked = false
   const live =
@@ -173,12 +203,10 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
     }
 
   const api: PluginApi = Object.freeze({
-    sendEvent: live('sendEvent', (name: string, payload?: Record<string, unknown>) =>
-      sendCustomEvent(scope, name, payload),
-    ),
+    sendEvent: live('sendEvent', (name: string, payload?: Record<string, unknown>) => link.send(name, payload)),
 
     listenForEvent: live('listenForEvent', async (name: string, listener: CustomEventListener) => {
-      const subscription = listenForCustomEvent(scope, name, listener, options)
+      const subscription = await link.listen(name, listener)
       return () => subscription.dispose()
     }),
 
@@ -187,7 +215,7 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
         throw new SmError('SM_ERR_PLUGIN_FORBIDDEN', { plugin, what: `read the secret setting '${key}'` })
       }
       try {
-        const reply = await scope.request('settings:get', { key })
+        const reply = await link.request('settings:get', { key })
         return reply.found ? withoutSecrets(reply.value, 'drop') : undefined
       } catch (error) {
         // "No such setting" reads as absent, as the API promises; a malformed key still throws.
@@ -205,7 +233,7 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
         )
       }
       try {
-        await scope.request('settings:set', { key: `custom.${name}`, value })
+        await link.request('settings:set', { key: `custom.${name}`, value })
         return { status: 'success', message: `Global setting 'custom.${name}' updated.` } as ActionResult
       } catch (error) {
         return { status: 'error', message: reasonOf(error), code: (error as SmError).code } as ActionResult
@@ -213,7 +241,7 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
     }),
 
     getPluginStatuses: live('getPluginStatuses', async () => {
-      const records = await scope.request('plugins:list', {})
+      const records = await link.request('plugins:list', {})
       return Object.fromEntries(
         records.map((r) => [
           r.name,
@@ -223,7 +251,7 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
     }),
 
     listServers: live('listServers', async () =>
-      (await scope.request('servers:list', {})).map((s) => ({
+      (await link.request('servers:list', {})).map((s) => ({
         name: s.name,
         profile: s.profile,
         dir: s.dir,
@@ -233,28 +261,28 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
     ),
 
     getServerRunningStatus: live('getServerRunningStatus', async (serverName: string) => {
-      const { status } = await scope.request('servers:status', { name: serverName })
+      const { status } = await link.request('servers:status', { name: serverName })
       return { status, running: status === 'starting' || status === 'running' || status === 'stopping' }
     }),
 
     startServer: live('startServer', (serverName: string, mode: 'detached' | 'direct' = 'detached') =>
-      asResult(() => scope.request('servers:start', { name: serverName, mode }), `Server '${serverName}' started.`),
+      asResult(() => link.request('servers:start', { name: serverName, mode }), `Server '${serverName}' started.`),
     ),
 
     stopServer: live('stopServer', (serverName: string) =>
-      asResult(() => scope.request('servers:stop', { name: serverName }), `Server '${serverName}' stopped.`),
+      asResult(() => link.request('servers:stop', { name: serverName }), `Server '${serverName}' stopped.`),
     ),
 
     restartServer: live('restartServer', (serverName: string) =>
-      asResult(() => scope.request('servers:restart', { name: serverName }), `Server '${serverName}' restarted.`),
+      asResult(() => link.request('servers:restart', { name: serverName }), `Server '${serverName}' restarted.`),
     ),
 
     sendCommand: live('sendCommand', (serverName: string, command: string) =>
-      asResult(() => scope.request('servers:send', { name: serverName, command }), `Sent to '${serverName}'.`),
+      asResult(() => link.request('servers:send', { name: serverName, command }), `Sent to '${serverName}'.`),
     ),
 
     getServerSetting: live('getServerSetting', async (serverName: string, key: string) => {
-      const { value } = await scope.request('servers:get_setting', { name: serverName, key })
+      const { value } = await link.request('servers:get_setting', { name: serverName, key })
       return withoutSecrets(value, 'drop')
     }),
 
@@ -263,21 +291,21 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
         .trim()
         .replace(/^custom\./, '')
       return asResult(
-        () => scope.request('servers:set_setting', { name: serverName, key: `custom.${name}`, value }),
+        () => link.request('servers:set_setting', { name: serverName, key: `custom.${name}`, value }),
         `Server setting 'custom.${name}' of '${serverName}' updated.`,
       )
     }),
 
     backupWorld: live('backupWorld', (serverName: string, options: { stopStartServer?: boolean } = {}) =>
       asResult(
-        () => scope.request('servers:backup', { name: serverName, type: 'world', stopStart: options.stopStartServer }),
+        () => link.request('servers:backup', { name: serverName, type: 'world', stopStart: options.stopStartServer }),
         `World of '${serverName}' backed up.`,
       ),
     ),
 
     backupAll: live('backupAll', (serverName: string, options: { stopStartServer?: boolean } = {}) =>
       asResult(
-        () => scope.request('servers:backup', { name: serverName, type: 'all', stopStart: options.stopStartServer }),
+        () => link.request('servers:backup', { name: serverName, type: 'all', stopStart: options.stopStartServer }),
         `'${serverName}' backed up.`,
       ),
     ),
@@ -286,19 +314,19 @@ export function createPluginGateway(plugin: string, scope: BusScope, options: Ca
       'restoreWorld',
       (serverName: string, file: string, options: { stopStartServer?: boolean } = {}) =>
         asResult(
-          () => scope.request('servers:restore', { name: serverName, file, stopStart: options.stopStartServer }),
+          () => link.request('servers:restore', { name: serverName, file, stopStart: options.stopStartServer }),
           `Restored ${file} into '${serverName}'.`,
         ),
     ),
 
-    listBackups: live('listBackups', (serverName: string) => scope.request('servers:backups', { name: serverName })),
+    listBackups: live('listBackups', (serverName: string) => link.request('servers:backups', { name: serverName })),
 
     pruneBackups: live('pruneBackups', (serverName: string, keep?: number) =>
-      asResult(() => scope.request('servers:prune', { name: serverName, keep }), `Backups of '${serverName}' pruned.`),
+      asResult(() => link.request('servers:prune', { name: serverName, keep }), `Backups of '${serverName}' pruned.`),
     ),
 
     runTask: live('runTask', (name: string, fn: Parameters<PluginApi['runTask']>[1]) =>
-      scope.request('tasks:run', { name: `${plugin}: ${String(name)}`, fn }),
+      link.request('tasks:run', { name: `${plugin}: ${String(name)}`, fn }),
     ),
 
     listAvailableApis: live('listAvailableApis', async () =>

@@ -49,16 +49,21 @@ export class PluginImporter {
   readonly #jiti: ReturnType<typeof createJiti>
   readonly #cacheDir: string | false
 
-  constructor(publicModule: object, cacheDir: string | false, webModule?: object) {
+  /**
+   * `sdk` is what `server-manager` resolves to; `web` and `cli` load `server-manager/web` and
+   * `server-manager/cli` on a plugin's first use of them (most plugins use neither).
+   */
+  constructor(modules: { sdk: object; web?: () => object; cli?: () => object }, cacheDir: string | false) {
     this.#cacheDir = cacheDir
     this.#jiti = createJiti(__filename, {
       fsCache: cacheDir,
       moduleCache: false,
       interopDefault: false,
       virtualModules: {
-        'server-manager': publicModule,
+        'server-manager': modules.sdk,
         'server-manager/manager': forbiddenManager,
-        ...(webModule ? { 'server-manager/web': webModule } : {}),
+        ...(modules.web ? { 'server-manager/web': lazyModule(modules.web) } : {}),
+        ...(modules.cli ? { 'server-manager/cli': lazyModule(modules.cli) } : {}),
       },
     })
   }
@@ -141,5 +146,26 @@ function firstLine(text: string): string {
       .split('\n')
       .find((line) => line.trim() !== '')
       ?.trim() ?? text
+  )
+}
+
+/** A module object whose exports are loaded on first use. */
+function lazyModule(load: () => object): object {
+  let loaded: Record<PropertyKey, unknown> | undefined
+  const get = () => {
+    loaded ??= load() as Record<PropertyKey, unknown>
+    return loaded
+  }
+  return new Proxy(
+    {},
+    {
+      get: (_target, key) => get()[key],
+      has: (_target, key) => key in get(),
+      ownKeys: () => Reflect.ownKeys(get()),
+      getOwnPropertyDescriptor: (_target, key) => {
+        const descriptor = Object.getOwnPropertyDescriptor(get(), key)
+        return descriptor && { ...descriptor, configurable: true }
+      },
+    },
   )
 }

@@ -1,0 +1,133 @@
+import { userInfo } from 'node:os'
+import type { Disposable } from '../../kernel/disposable'
+import { SmError } from '../../kernel/errors'
+import type { Kernel, LogLevel, ServiceReport } from '../../manager'
+import { BridgeClient } from '../bridge/client'
+import { resolveDataDir } from '../settings/data-dir'
+
+/** Where a command's requests go: the running manager over the bridge, or one booted in this process. */
+export type Target =
+  | { readonly kind: 'remote'; readonly client: BridgeClient }
+  | { readonly kind: 'local'; readonly kernel: Kernel }
+
+export interface SessionOptions {
+  /** Console log level while an in-process manager runs; one-shot commands only show problems. */
+  readonly consoleLevel?: LogLevel
+  /** Whether an in-process manager loads the plugins (their hooks veto actions, their listeners receive events). */
+  readonly loadsPlugins?: boolean
+  /** Always an in-process manager, even while one runs (a plugin command marked `static local = true`). */
+  readonly local?: boolean
+}
+
+/**
+ * A CLI process's link to the manager of its data directory: the running manager over the bus
+ * bridge, or, when none runs, the built-in services booted in this process on first use. Every
+ * command has one; the interactive menu shares one with the commands it invokes, so they reuse
+ * its connection (or its in-process manager) instead of opening their own.
+ */
+export class CliSession {
+  static #shared: CliSession | undefined
+  readonly dataDir: string
+  readonly #options: SessionOptions
+  #target: Promise<Target> | undefined
+  /** What each service reported when an in-process manager booted. */
+  bootReport: ServiceReport[] = []
+
+  constructor(options: SessionOptions = {}, dataDir = resolveDataDir()) {
+    this.#options = options
+    this.dataDir = dataDir
+  }
+
+  /** The session commands use while `work` runs (the menu's), instead of their own. */
+  static async sharing<T>(session: CliSession, work: () => Promise<T>): Promise<T> {
+    CliSession.#shared = session
+    try {
+      return await work()
+    } finally {
+      CliSession.#shared = undefined
+    }
+  }
+
+  static get shared(): CliSession | undefined {
+    return CliSession.#shared
+  }
+
+  /** `cli:<os user>`: who a command acts as. */
+  static get actor(): string {
+    try {
+      return `cli:${userInfo().username}`
+    } catch {
+      return 'cli:unknown'
+    }
+  }
+
+  /** The running manager, or an in-process one booted on first use. */
+  target(): Promise<Target> {
+    this.#target ??= (async (): Promise<Target> => {
+      const client = this.#options.local ? undefined : await BridgeClient.connect(this.dataDir)
+      return client ? { kind: 'remote', client } : { kind: 'local', kernel: await this.#boot({}) }
+    })()
+    return this.#target
+  }
+
+  /** Boots the built-in services in this process (loaded lazily: a client never needs them). */
+  async boot(options: { daemon?: boolean }): Promise<Kernel> {
+    const kernel = this.#boot(options)
+    this.#target = kernel.then((k) => ({ kind: 'local', kernel: k }))
+    return kernel
+  }
+
+  async #boot(options: { daemon?: boolean }): Promise<Kernel> {
+    const { createManager } = require('../../manager') as typeof import('../../manager')
+    const kernel = createManager({
+      dataDir: this.dataDir,
+      consoleLevel: this.#options.consoleLevel ?? 'warn',
+      loadPlugins: this.#options.loadsPlugins ?? true,
+      daemon: options.daemon,
+      oneShot: !options.daemon,
+      watchdog: true,
+    })
+    this.bootReport = await kernel.start()
+    return kernel
+  }
+
+  async request(name: string, payload: unknown, actor: string): Promise<unknown> {
+    const target = await this.target()
+    if (target.kind === 'remote') {
+      if (hasFunction(payload))
+        throw new SmError('SM_ERR_CLI_NEEDS_LOCAL', {
+          command: name,
+          reason: 'it hands the manager a function, which cannot travel to another process',
+        })
+      return target.client.request(name, payload, actor)
+    }
+    return target.kernel.bus.request(name as 'plugins:list', payload as never, { actor })
+  }
+
+  /** Receives `event` from the manager (running or in-process) until disposed or the session ends. */
+  async subscribe(
+    event: string,
+    listener: (payload: unknown, meta: { event: string; actor: string }) => unknown,
+    owner: string,
+    options?: { timeoutMs?: number; guarded?: boolean },
+  ): Promise<Disposable> {
+    const target = await this.target()
+    if (target.kind === 'remote') return target.client.on(event, (payload, meta) => void listener(payload, meta))
+    return target.kernel.bus.on(event as 'plugin:x', listener as never, { owner, ...options })
+  }
+
+  /** Disconnects, or stops the in-process manager. */
+  async close(): Promise<void> {
+    const target = this.#target
+    this.#target = undefined
+    const settled = await target?.catch(() => undefined)
+    if (settled?.kind === 'remote') settled.client.close()
+    if (settled?.kind === 'local') await settled.kernel.stop()
+  }
+}
+
+function hasFunction(value: unknown, depth = 0): boolean {
+  if (typeof value === 'function') return true
+  if (value === null || typeof value !== 'object' || depth > 4) return false
+  return Object.values(value).some((v) => hasFunction(v, depth + 1))
+}
