@@ -109,7 +109,7 @@ async function started(dataDir: string): Promise<Kernel> {
 }
 
 /** A minimal oclif CLI: its own package.json, one command printing a constant, the project's @oclif/core. */
-function bareOclifCli(dir: string): string {
+export function bareOclifCli(dir: string): string {
   const core = JSON.stringify(require.resolve('@oclif/core'))
   mkdirSync(join(dir, 'commands'), { recursive: true })
   writeFileSync(

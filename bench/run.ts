@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { appendBench } from './append.bench'
+import { helpColdStartBench } from './cli.bench'
 import { bridgeRoundTripBench, clientColdStartBench, settingSetBench } from './daemon.bench'
 import { dispatchBench } from './dispatch.bench'
 import { type Comparison, formatNs } from './harness'
@@ -11,7 +12,7 @@ import { consoleRoundTripBench, serverListBench, worldArchiveBench } from './ser
 import { dashboardBench, type LoadResult, webThroughputBench } from './web.bench'
 
 /**
- * `npm run bench [-- dispatch|append|hooks|load|replay|client|bridge|set|backup|list|console|web|dashboard] [--events N] [--world-mb N]`: every figure is a ratio against a
+ * `npm run bench [-- dispatch|append|help|hooks|load|replay|client|bridge|set|backup|list|console|web|dashboard] [--events N] [--world-mb N]`: every figure is a ratio against a
  * baseline measured in the same run, because these machines are shared and noisy.
  */
 async function main(): Promise<void> {
@@ -144,6 +145,13 @@ async function main(): Promise<void> {
       console.log(
         `  plugin route / bare: ${route.toFixed(2)}x; goal at least 0.8x → ${verdict(route >= 0.8 && clean(r.route.ours))}\n`,
       )
+    }
+    if (wanted('help')) {
+      const r = await helpColdStartBench(dir)
+      print(r.plugins)
+      console.log(`  goal: at most 1.2x → ${r.plugins.ratio.toFixed(2)}x, ${verdict(r.plugins.ratio <= 1.2)}\n`)
+      print(r.bare)
+      console.log(`  goal: at most 1.5x → ${r.bare.ratio.toFixed(2)}x, ${verdict(r.bare.ratio <= 1.5)}\n`)
     }
     if (wanted('dashboard')) {
       const r = await dashboardBench(dir)

@@ -19,10 +19,30 @@ void (async () => {
   // bound plugin code are unref'd, and must still fire when nothing else is pending.
   const keepAlive = setInterval(() => {}, 1 << 30)
   const oclif = await import('@oclif/core')
-  await oclif.execute({ dir: __dirname })
+  let argv = process.argv.slice(2)
+  // Alone on a terminal: the interactive menu; otherwise (a pipe, a script) the help.
+  if (argv.length === 0 && process.stdin.isTTY && process.stdout.isTTY) argv = ['menu']
+  await (async () => {
+    const config = await oclif.Config.load({ root: join(__dirname, '..') })
+    // The enabled plugins' commands, from their cache: no plugin code runs until one of them does.
+    // Listings say why a plugin adds nothing; other commands stay quiet about it.
+    const listing =
+      argv.length === 0 || ['help', 'menu'].includes(argv[0]) || argv.some((a) => a === '--help' || a === '-h')
+    await require('../dist/services/cli/plugin-commands').attachPluginCommands(config, { warn: listing })
+    await oclif.run(argv, config)
+    oclif.flush()
+  })().catch((error) => {
+    // A coded error raised outside a command (a plugin command that cannot load) keeps its code.
+    if (typeof error?.code === 'string' && error.code.startsWith('SM_ERR_') && typeof error.exitCode === 'number') {
+      process.stderr.write(`Error [${error.code}]: ${error.message}\n`)
+      process.exitCode = error.exitCode
+      return
+    }
+    return oclif.handle(error)
+  })
   clearInterval(keepAlive)
   // Whatever plugins left running (timers, sockets) does not outlive the command; what the
   // command printed does (a pipe takes large output in several writes).
   await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((done) => stream.write('', done))))
-  exit()
+  exit(process.exitCode)
 })()

@@ -36,6 +36,48 @@ export const cliErrors = defineErrors('cli', {
     when: 'A command-line argument or flag has an invalid value.',
     message: (p) => `Invalid ${p.name}: ${p.reason}. Run the command with --help for its usage.`,
   }),
+  SM_ERR_CLI_COMMAND_CONFLICT: spec<{ plugin: string; other: string; what: string }>({
+    status: 409,
+    exit: 65,
+    when: 'A plugin contributed a command or topic that a built-in command or another plugin already has.',
+    message: (p) =>
+      `The plugin '${p.plugin}' cannot have ${p.what}: ${p.other === 'core' ? 'server-manager has it built in' : `the plugin '${p.other}' has it`}. Rename it in '${p.plugin}' (the first one keeps working).`,
+  }),
+  SM_ERR_CLI_INVALID_CONTRIBUTION: spec<{ plugin: string; method: string; reason: string }>({
+    status: 422,
+    exit: 65,
+    when: "A plugin's getCliCommands() or getCliMenuItems() returned something that is not a command, topic or menu item.",
+    message: (p) =>
+      `The plugin '${p.plugin}' returned a bad value from ${p.method}(): ${p.reason}. See 'CLI commands and menu items' in docs/plugins.md.`,
+  }),
+  SM_ERR_CLI_PLUGIN_COMMAND_FAILED: spec<{ plugin: string; command: string; reason: string }>({
+    status: 500,
+    exit: 70,
+    when: "A plugin's command could not be loaded: its plugin no longer imports, or no longer has the command.",
+    message: (p) =>
+      `The command '${p.command}' of the plugin '${p.plugin}' could not be loaded: ${p.reason.replace(/\.$/, '')}. Fix the plugin (server-manager plugin info ${p.plugin}); other commands are not affected.`,
+  }),
+  SM_ERR_CLI_PLUGIN_COMMAND_ERROR: spec<{ plugin: string; command: string; reason: string }>({
+    status: 500,
+    exit: 70,
+    when: "A plugin's command (or menu item) threw an error of its own.",
+    message: (p) =>
+      `'${p.command}' (plugin '${p.plugin}') failed: ${p.reason}. This comes from the plugin's code; see its documentation, or report it to its author.`,
+  }),
+  SM_ERR_CLI_NEEDS_LOCAL: spec<{ command: string; reason: string }>({
+    status: 400,
+    exit: 64,
+    when: "A plugin command running as the manager's client asked for something only an in-process manager can do (runTask with a function).",
+    message: (p) =>
+      `'${p.command}' cannot go to the running manager: ${p.reason}. Do the work in the command itself, or mark the command 'static local = true' so it runs against an in-process manager.`,
+  }),
+  SM_ERR_CLI_NO_PLUGIN_API: spec<{ command: string }>({
+    status: 500,
+    exit: 70,
+    when: '`this.api` of a plugin command was used although server-manager did not load the command from a plugin.',
+    message: (p) =>
+      `The command '${p.command}' has no plugin API: it was not loaded by server-manager from an enabled plugin. Return it from your plugin's getCliCommands().`,
+  }),
 })
 
 declare module '../../kernel/error-catalogue' {

@@ -3,7 +3,15 @@ import './errors'
 import './settings'
 import { randomUUID } from 'node:crypto'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { LoggerToken, type Service } from '../../kernel'
+import { LoggerToken, reasonOf, type Service } from '../../kernel'
+import {
+  builtinCli,
+  type CliContribution,
+  checkCliConflicts,
+  cliCacheFile,
+  contributionOf,
+  writeCliCache,
+} from '../cli/contributions'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
 import { eventIdentifier } from './identity'
@@ -28,8 +36,10 @@ const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
 export interface PluginsServiceOptions {
   /** What `import … from 'server-manager'` gives a plugin: the plugin SDK, handed in by the composition root. */
   readonly sdk: object
-  /** What `import … from 'server-manager/web'` gives a plugin: Router, guards, defineRoute, z. */
-  readonly webSdk?: object
+  /** Loads what `import … from 'server-manager/web'` gives a plugin: Router, guards, defineRoute, z. */
+  readonly webSdk?: () => object
+  /** Loads what `import … from 'server-manager/cli'` gives a plugin: Command, Flags, Args. */
+  readonly cliSdk?: () => object
   /** Where `plugins/default` and `plugins/examples` are (default: this package). */
   readonly packageRoot?: string
   /** False: discover plugins and keep the registry current, but load none (default true). */
@@ -53,6 +63,9 @@ export function pluginsService(options: PluginsServiceOptions): Service {
   let manager: PluginManager | undefined
   let watchdog: LoopWatchdog | undefined
   const packageRoot = options.packageRoot ?? PACKAGE_ROOT
+  // What the loaded plugins add to the CLI, by plugin, for <data dir>/cache/cli.json.
+  const cli = new Map<string, CliContribution>()
+  let builtins: ReturnType<typeof builtinCli> | undefined
 
   return {
     name: 'plugins',
@@ -86,23 +99,44 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         scope: bus,
         logger,
         rootLogger: registry.resolve(LoggerToken),
-        importer: new PluginImporter(options.sdk, join(config.dataDir, 'cache', 'jiti'), options.webSdk),
+        importer: new PluginImporter(
+          { sdk: options.sdk, web: options.webSdk, cli: options.cliSdk },
+          join(config.dataDir, 'cache', 'jiti'),
+        ),
         searchPaths,
         hookTimeoutMs: async () => Number(await setting('plugins.hook_timeout_ms')),
         registryFile: join(config.dataDir, 'plugins.json'),
-        // The web server (in the manager) takes routers, template folders and static mounts live.
         contribute: async (plugin) => {
-          if (!bus.hasHandler('web:claim')) return
-          await bus.request('web:claim', {
-            plugin: plugin.name,
-            root: dirname(plugin.definition.candidate.entry),
-            routers: plugin.extension('getRouters'),
-            templatePaths: plugin.extension('getTemplatePaths'),
-            staticMounts: plugin.extension('getStaticMounts'),
-          })
+          // Commands, topics and menu items: described now, so the CLI never imports a plugin to list them.
+          const { candidate, version } = plugin.definition
+          const cliContribution = await contributionOf(
+            { plugin: plugin.name, root: candidate.root, entry: candidate.entry, hash: candidate.hash, version },
+            { commands: plugin.extension('getCliCommands'), menuItems: plugin.extension('getCliMenuItems') },
+          )
+          builtins ??= builtinCli()
+          checkCliConflicts(plugin.name, cliContribution, builtins, [...cli.values()])
+          // The web server (in the manager) takes routers, template folders and static mounts live.
+          if (bus.hasHandler('web:claim'))
+            await bus.request('web:claim', {
+              plugin: plugin.name,
+              root: dirname(candidate.entry),
+              routers: plugin.extension('getRouters'),
+              templatePaths: plugin.extension('getTemplatePaths'),
+              staticMounts: plugin.extension('getStaticMounts'),
+            })
+          cli.set(plugin.name, cliContribution)
         },
         withdraw: async (name) => {
+          cli.delete(name)
           if (bus.hasHandler('web:release')) await bus.request('web:release', { plugin: name })
+        },
+        settled: () => {
+          try {
+            builtins ??= builtinCli()
+            writeCliCache(cliCacheFile(config.dataDir), builtins.version, [...cli.values()])
+          } catch (error) {
+            logger.warn(`the CLI cache could not be written (${reasonOf(error)}); the CLI rebuilds it itself`)
+          }
         },
       })
       manager = plugins
@@ -121,6 +155,8 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         await bus.emit('plugins_reloaded', { origin, loaded: report.loaded, failed: report.failed })
         return report
       })
+      // A plugin's sendEvent from its CLI command, sent here as the plugin.
+      bus.handle('plugins:send_event', ({ event, payload }) => sendCustomEvent(bus, event, payload))
       bus.handle('plugins:trigger_event', async ({ event, payload }) => {
         const report = await sendCustomEvent(bus, event, payload)
         await bus.emit('custom_event_triggered', { event, payload: payload ?? {}, report })

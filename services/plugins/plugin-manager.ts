@@ -43,6 +43,8 @@ export interface ManagerOptions {
   readonly contribute?: (plugin: LoadedPlugin) => Promise<void>
   /** Takes them back, before the plugin unloads. */
   readonly withdraw?: (plugin: string) => Promise<void>
+  /** Told when a reconcile ended: the loaded plugins are what they will stay until the next change. */
+  readonly settled?: () => void
 }
 
 const HOOK_FACT_INTERVAL_MS = 60_000
@@ -135,6 +137,8 @@ export class PluginManager {
   /** The set_plugin_status action, then load or unload at once. */
   setEnabled(name: string, enabled: boolean): Promise<ActionResult> {
     return this.#queue.run(async () => {
+      // A plugin added since the last discovery (a file dropped in while the manager runs).
+      if (!(await this.records()).some((r) => r.name === name)) await this.#sync()
       const known = await this.record(name)
       if (enabled && known.state === 'missing')
         throw new SmError('SM_ERR_PLUGIN_MISSING', { plugin: name, path: known.path })
@@ -273,6 +277,7 @@ export class PluginManager {
     }
     const after = await this.records()
     this.#writeRegistryFile(after)
+    this.#options.settled?.()
     return after
   }
 

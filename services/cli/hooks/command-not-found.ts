@@ -2,6 +2,7 @@ import { Errors, type Hook } from '@oclif/core'
 import { closest } from '../../../kernel/closest'
 import { SmError } from '../../../kernel/errors'
 import '../errors'
+import { pluginCommands } from '../plugin-commands'
 
 /**
  * An unknown command: a coded error with the nearest real command (`setings get` → `setting
@@ -9,6 +10,19 @@ import '../errors'
  */
 const hook: Hook.CommandNotFound = async (options) => {
   const typed = options.id.split(':')
+  // One of a plugin's commands, while that plugin does not import: say so, not "unknown".
+  const broken = pluginCommands().broken.find((entry) =>
+    entry.knownIds?.some((id) => options.id === id || options.id.startsWith(`${id}:`)),
+  )
+  if (broken?.error) {
+    const error = new SmError('SM_ERR_CLI_PLUGIN_COMMAND_FAILED', {
+      plugin: broken.plugin,
+      command: typed.join(' '),
+      reason: broken.error.message,
+    })
+    process.stderr.write(`Error [${error.code}]: ${error.message}\n`)
+    throw new Errors.ExitError(error.exitCode)
+  }
   const commands = options.config.commands.filter((c) => !c.hidden).map((c) => c.id.split(':'))
   const topics = options.config.topics.map((t) => t.name.split(':'))
   let hint = ''

@@ -4,6 +4,7 @@ import { ManagerCommand } from '../../manager-command'
 export default class DbCheck extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = "Check the database's integrity and that every projection equals a replay of the log"
+  static override examples = ['<%= config.bin %> db check', '<%= config.bin %> db check --json']
   static override description =
     'Changes nothing. Exits 1 when a problem is found; `db rebuild` repairs drifted projections.'
   static override flags = { json: Flags.boolean({ description: 'print the result as JSON' }) }

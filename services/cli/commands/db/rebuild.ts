@@ -4,6 +4,7 @@ import { ManagerCommand } from '../../manager-command'
 export default class DbRebuild extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = 'Rebuild every projection (settings, ...) by replaying the event log'
+  static override examples = ['<%= config.bin %> db rebuild', '<%= config.bin %> db rebuild --json']
   static override description = 'Runs in one transaction: on any failure the current state is kept.'
   static override flags = { json: Flags.boolean({ description: 'print the result as JSON' }) }
 

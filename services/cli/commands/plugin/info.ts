@@ -4,6 +4,7 @@ import { ManagerCommand } from '../../manager-command'
 export default class PluginInfo extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = 'Show one plugin: metadata, state, hooks and failures'
+  static override examples = ['<%= config.bin %> plugin info greet', '<%= config.bin %> plugin info greet --json']
   static override args = { name: Args.string({ description: 'the plugin name', required: true }) }
   static override flags = { json: Flags.boolean({ description: 'print JSON' }) }
 

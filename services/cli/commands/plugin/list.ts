@@ -4,6 +4,7 @@ import { ManagerCommand } from '../../manager-command'
 export default class PluginList extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = 'List every plugin found, with its state'
+  static override examples = ['<%= config.bin %> plugin list', '<%= config.bin %> plugin list --json']
   static override description =
     'States: loaded, disabled, failed (enabled but broke while loading), invalid (cannot load: no version, a syntax error, ...), missing (gone from disk).'
   static override flags = { json: Flags.boolean({ description: 'print the registry as JSON' }) }

@@ -3,6 +3,7 @@ import { ManagerCommand } from '../../manager-command'
 
 export default class PluginReload extends ManagerCommand {
   static override summary = 'Unload every plugin, discover them again and load the enabled ones (running changed code)'
+  static override examples = ['<%= config.bin %> plugin reload', '<%= config.bin %> plugin reload --json']
   static override flags = { json: Flags.boolean({ description: 'print the result as JSON' }) }
 
   async run(): Promise<void> {

@@ -1,0 +1,78 @@
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createManager, silentLogger } from '../manager'
+import { bareOclifCli } from './daemon.bench'
+import { type Comparison, compare } from './harness'
+
+const CLI = join(__dirname, '..', '..', 'bin', 'run.js')
+
+/** A user plugin contributing one command, `<name> run`, in a topic of its own. */
+function commandPlugin(name: string): string {
+  return `import { PluginBase } from 'server-manager'
+import { Command, Flags } from 'server-manager/cli'
+class Run extends Command {
+  static id = 'run'
+  static summary = 'Run ${name}'
+  static examples = ['<%= config.bin %> ${name} run --times 2']
+  static flags = { times: Flags.integer({ description: 'how often', default: 1 }) }
+  async run() { const { flags } = await this.parse(Run); this.log('${name} x' + flags.times) }
+}
+export default class P extends PluginBase {
+  static version = '1.0.0'
+  getCliCommands() { return [{ name: '${name}', description: 'The ${name} plugin', commands: [Run] }] }
+}
+`
+}
+
+/** A data directory with `count` enabled plugins, each contributing a command (their CLI cache written). */
+async function dataDirWithPlugins(dir: string, count: number): Promise<string> {
+  const dataDir = join(dir, `cli-${count}`)
+  mkdirSync(join(dataDir, 'plugins'), { recursive: true })
+  for (let i = 0; i < count; i++) writeFileSync(join(dataDir, 'plugins', `tool${i}.ts`), commandPlugin(`tool${i}`))
+  const manager = createManager({ dataDir, logger: silentLogger, defaultPlugins: false })
+  await manager.start()
+  for (let i = 0; i < count; i++) await manager.bus.request('plugins:set_enabled', { name: `tool${i}`, enabled: true })
+  await manager.stop()
+  return dataDir
+}
+
+/**
+ * `server-manager --help` as cold processes: with 50 enabled plugins each contributing a command
+ * against none, and against a bare oclif CLI with one command.
+ */
+export async function helpColdStartBench(dir: string): Promise<{ plugins: Comparison; bare: Comparison }> {
+  const none = await dataDirWithPlugins(dir, 0)
+  const fifty = await dataDirWithPlugins(dir, 50)
+  const bare = bareOclifCli(join(dir, 'bare-help-cli'))
+  const runs = (args: string[], dataDir: string, expect: string) => ({
+    run: (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const env = { ...process.env, SM_DATA_DIR: dataDir, SM_DEFAULT_PLUGINS: 'off' }
+        const result = spawnSync(process.execPath, args, { env, encoding: 'utf8' })
+        if (result.status !== 0 || !result.stdout.includes(expect))
+          throw new Error(`${args.join(' ')} failed: ${result.stderr}`)
+      }
+    },
+  })
+  const options = { rounds: 11, perRound: 3, warmup: 2 }
+  const withFifty = runs([CLI, '--help'], fifty, 'tool49')
+  return {
+    plugins: await compare(
+      'cold `server-manager --help`: 50 enabled plugins with a command each vs none',
+      {
+        baseline: ['no plugins', runs([CLI, '--help'], none, 'USAGE')],
+        candidate: ['50 plugins, 50 commands', withFifty],
+      },
+      options,
+    ),
+    bare: await compare(
+      'cold `--help`: server-manager with 50 plugin commands vs a bare oclif CLI with one command',
+      {
+        baseline: ['bare oclif CLI, one command', runs([join(bare, 'run.js'), '--help'], none, 'USAGE')],
+        candidate: ['server-manager, 50 plugins', withFifty],
+      },
+      options,
+    ),
+  }
+}

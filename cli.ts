@@ -1,0 +1,84 @@
+/**
+ * The plugin CLI SDK: what `import … from 'server-manager/cli'` gives a plugin, so a plugin in
+ * the user's data directory needs no packages of its own.
+ *
+ * ```ts
+ * import { PluginBase } from 'server-manager'
+ * import { Command, Flags } from 'server-manager/cli'
+ *
+ * class Hello extends Command {
+ *   static id = 'hello'                      // in the topic below: `server-manager greet hello`
+ *   static summary = 'Say hello'
+ *   static examples = ['<%= config.bin %> greet hello --name Steve']
+ *   static flags = { name: Flags.string({ char: 'n', required: true, description: 'who to greet' }) }
+ *   async run() {
+ *     const { flags } = await this.parse(Hello)
+ *     this.log(`Hello, ${flags.name}!`)
+ *     await this.api.sendEvent('greet:said_hello', { name: flags.name })
+ *   }
+ * }
+ *
+ * export default class Greet extends PluginBase {
+ *   static version = '1.0.0'
+ *   getCliCommands() {
+ *     return [{ name: 'greet', description: 'Greetings', commands: [Hello] }]
+ *   }
+ * }
+ * ```
+ */
+import { Args, Errors, Flags, Command as OclifCommand } from '@oclif/core'
+import { SmError, toSmError } from './kernel/errors'
+import { cliError } from './services/cli/cli-error'
+import { bindingOf } from './services/cli/plugin-binding'
+import { CliSession } from './services/cli/session'
+import type { PluginApi } from './services/plugins/plugin-api'
+
+export type { MenuContext, MenuItem, PluginManagerApi, PromptQuestion } from './services/cli/menu-context'
+export { Args, Flags }
+
+/**
+ * The base of a plugin's commands: an oclif command (`static summary`, `flags`, `args`,
+ * `examples`, `this.parse`, `this.log`) with `this.api`, the plugin's own gateway to the
+ * manager. Give it a `static id`; return it (or a topic holding it) from `getCliCommands()`.
+ */
+export abstract class Command extends OclifCommand {
+  /**
+   * `true`: `this.api` works on a manager booted in this process even while one runs (for
+   * `runTask` with a function). Default: the running manager, as its client, or an in-process
+   * one when none runs.
+   */
+  static local?: boolean
+
+  /** The plugin's `this.api`, acting as `plugin:<name>`; it connects on first use. */
+  get api(): PluginApi {
+    const binding = bindingOf(this.constructor)
+    if (!binding) throw new SmError('SM_ERR_CLI_NO_PLUGIN_API', { command: this.id ?? this.constructor.name })
+    return binding.api
+  }
+
+  /** Prints a value as indented JSON (for a `--json` flag). */
+  protected printJson(value: unknown): void {
+    this.log(JSON.stringify(value, null, 2))
+  }
+
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    if (error instanceof Errors.ExitError) throw error
+    const plugin = bindingOf(this.constructor)?.plugin ?? 'unknown'
+    const command = (this.id ?? '').replaceAll(':', ' ')
+    const own = error instanceof SmError || (error instanceof Errors.CLIError && error.constructor.name !== 'CLIError')
+    const coded = own
+      ? (cliError(error) ?? toSmError(error))
+      : new SmError('SM_ERR_CLI_PLUGIN_COMMAND_ERROR', { plugin, command, reason: error?.message ?? String(error) })
+    this.logToStderr(`Error [${coded.code}]: ${coded.message}`)
+    if (process.env.DEBUG && error?.stack) this.logToStderr(error.stack)
+    // `this.error(message, { exit })` keeps the exit code the plugin chose.
+    const chosen = own ? undefined : (error as { oclif?: { exit?: unknown } }).oclif?.exit
+    return this.exit(typeof chosen === 'number' && chosen > 0 ? chosen : coded.exitCode)
+  }
+
+  protected override async finally(error: Error | undefined): Promise<unknown> {
+    const session = bindingOf(this.constructor)?.session
+    if (session && session !== CliSession.shared) await session.close()
+    return super.finally(error)
+  }
+}

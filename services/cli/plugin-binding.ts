@@ -1,0 +1,24 @@
+import type { PluginApi } from '../plugins/plugin-api'
+import type { CliSession } from './session'
+
+/** What a plugin command class runs with: its plugin's name, `this.api`, and the session behind it. */
+export interface PluginBinding {
+  readonly plugin: string
+  readonly api: PluginApi
+  readonly session: CliSession
+}
+
+const bindings = new WeakMap<object, PluginBinding>()
+
+export function bindCommand(cls: object, binding: PluginBinding): void {
+  bindings.set(cls, binding)
+}
+
+/** The binding of a command class or of one it extends. */
+export function bindingOf(cls: object | null): PluginBinding | undefined {
+  for (let at = cls; at && at !== Function.prototype; at = Object.getPrototypeOf(at)) {
+    const found = bindings.get(at)
+    if (found) return found
+  }
+  return undefined
+}

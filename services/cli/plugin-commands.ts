@@ -1,0 +1,219 @@
+import { existsSync } from 'node:fs'
+import { type Command, type Config, type Interfaces, Plugin } from '@oclif/core'
+import { SmError } from '../../kernel/errors'
+import { hashOf } from '../plugins/fingerprint'
+import { resolveDataDir } from '../settings/data-dir'
+import {
+  type CliContribution,
+  checkCliConflicts,
+  cliCacheFile,
+  commandClasses,
+  contributionOf,
+  writeCliCache,
+} from './contributions'
+import { bindCommand } from './plugin-binding'
+import type { HostedPlugin } from './plugin-host'
+import { CliSession } from './session'
+
+/** The plugins whose contributions this process shows, and those that no longer import. */
+export interface PluginCommands {
+  readonly contributions: readonly CliContribution[]
+  readonly broken: readonly CliContribution[]
+}
+
+let current: PluginCommands = { contributions: [], broken: [] }
+
+/** What `attachPluginCommands` found (the menu lists their items; the not-found hook names broken ones). */
+export function pluginCommands(): PluginCommands {
+  return current
+}
+
+/**
+ * Adds the enabled plugins' commands and topics to oclif's config, from the cache the plugins
+ * service writes (<data dir>/cache/cli.json) — no plugin code runs for `--help`. An entry whose
+ * plugin files changed since (or that another version wrote) is rebuilt by importing that plugin
+ * here; one that no longer imports is left out, with a warning, and running one of its
+ * commands names the import error. `warn` prints why a plugin adds nothing (for help listings).
+ */
+export async function attachPluginCommands(
+  config: Config,
+  options: { dataDir?: string; warn?: boolean } = {},
+): Promise<PluginCommands> {
+  const dataDir = options.dataDir ?? resolveDataDir()
+  const file = cliCacheFile(dataDir)
+  const { readFileSync } = require('node:fs') as typeof import('node:fs')
+  let cached: { version?: string; plugins?: CliContribution[] } = {}
+  try {
+    cached = JSON.parse(readFileSync(file, 'utf8'))
+  } catch {
+    // No cache yet: no process has loaded the plugins of this data directory.
+  }
+  const entries: CliContribution[] = []
+  let rebuilt = false
+  for (const entry of Array.isArray(cached.plugins) ? cached.plugins : []) {
+    if (!existsSync(entry.root)) {
+      rebuilt = true
+      continue
+    }
+    const hash = hashOf(entry.root)
+    if (hash === entry.hash && cached.version === config.version) {
+      entries.push(entry)
+      continue
+    }
+    rebuilt = true
+    entries.push(await rebuild({ ...entry, hash }, dataDir))
+  }
+  if (rebuilt) {
+    try {
+      writeCliCache(file, config.version, entries)
+    } catch {
+      // Rebuilt again next time: the cache only saves work.
+    }
+  }
+  const builtin = {
+    commands: new Set(config.commands.map((c) => c.id)),
+    topics: new Set(config.topics.map((t) => t.name)),
+  }
+  const accepted: CliContribution[] = []
+  const broken: CliContribution[] = []
+  for (const entry of entries) {
+    if (entry.error) {
+      broken.push(entry)
+      if (options.warn) warn(`the plugin '${entry.plugin}' adds no commands now: ${entry.error.message}`)
+      continue
+    }
+    try {
+      checkCliConflicts(entry.plugin, entry, builtin, accepted)
+      accepted.push(entry)
+    } catch (error) {
+      warn((error as Error).message)
+    }
+  }
+  current = { contributions: accepted, broken }
+  const commands = accepted.flatMap((entry) => entry.commands.map((command) => loadable(entry, command)))
+  if (commands.length > 0) {
+    const topics = accepted.flatMap((entry) => entry.topics.filter((t) => t.description !== undefined))
+    const plugin = new RuntimePlugin(config.root, commands, topics as Interfaces.Topic[])
+    await plugin.load()
+    config.plugins.set(plugin.name, plugin)
+  }
+  return current
+}
+
+/** Describes a plugin again by importing it here; a failure becomes the entry's error. */
+async function rebuild(entry: CliContribution, dataDir: string): Promise<CliContribution> {
+  const base = { plugin: entry.plugin, root: entry.root, entry: entry.entry, hash: entry.hash, version: entry.version }
+  try {
+    const hosted = await host(entry, new CliSession({}, dataDir))
+    return await contributionOf(
+      { ...base, version: hosted.instance.version },
+      { commands: extension(hosted, 'getCliCommands'), menuItems: extension(hosted, 'getCliMenuItems') },
+    )
+  } catch (error) {
+    const coded = error instanceof SmError ? error : undefined
+    return {
+      ...base,
+      commands: [],
+      topics: [],
+      menuItems: [],
+      // Kept to recognise its commands when someone runs one.
+      knownIds: [...(entry.knownIds ?? []), ...entry.commands.map((c) => c.id)],
+      error: { code: coded?.code ?? 'SM_ERR_PLUGIN_IMPORT_FAILED', message: (error as Error).message },
+    }
+  }
+}
+
+/** What one of a hosted plugin's CLI extension methods returns (`[]` when it has none). */
+export function extension(hosted: HostedPlugin, method: 'getCliCommands' | 'getCliMenuItems'): unknown[] {
+  const fn = (hosted.instance as unknown as Record<string, unknown>)[method]
+  if (typeof fn !== 'function') return []
+  const value = fn.call(hosted.instance)
+  if (value === undefined || value === null) return []
+  if (!Array.isArray(value))
+    throw new SmError('SM_ERR_CLI_INVALID_CONTRIBUTION', {
+      plugin: hosted.name,
+      method,
+      reason: 'it did not return an array',
+    })
+  return value
+}
+
+/** A cached command that imports its plugin only when it runs. */
+function loadable(entry: CliContribution, command: Command.Cached): Command.Loadable {
+  const id = command.id
+  return {
+    ...command,
+    pluginName: RUNTIME,
+    pluginAlias: RUNTIME,
+    pluginType: 'user',
+    async load() {
+      const failed = (reason: string, cause?: unknown) =>
+        new SmError(
+          'SM_ERR_CLI_PLUGIN_COMMAND_FAILED',
+          { plugin: entry.plugin, command: id.replaceAll(':', ' '), reason },
+          { cause },
+        )
+      const session = CliSession.shared ?? new CliSession({ local: (command as { local?: boolean }).local === true })
+      let cls: Command.Class | undefined
+      let hosted: HostedPlugin
+      try {
+        hosted = await host(entry, session)
+        cls = commandClasses(entry.plugin, extension(hosted, 'getCliCommands')).classes.get(id)
+      } catch (error) {
+        throw failed((error as Error).message, error)
+      }
+      if (!cls) throw failed('the plugin no longer returns it from getCliCommands()')
+      bindCommand(cls, { plugin: entry.plugin, api: hosted.api, session })
+      cls.id = id
+      return cls
+    },
+  }
+}
+
+const RUNTIME = 'server-manager-plugins'
+
+/** The enabled plugins' commands as one oclif plugin, built in memory (stack-notes.md, section 2). */
+class RuntimePlugin extends Plugin {
+  readonly #commands: Command.Loadable[]
+  readonly #topics: Interfaces.Topic[]
+
+  constructor(root: string, commands: Command.Loadable[], topics: Interfaces.Topic[]) {
+    super({ root, name: RUNTIME, type: 'user' })
+    this.#commands = commands
+    this.#topics = topics
+  }
+
+  override get topics(): Interfaces.Topic[] {
+    return this.#topics
+  }
+
+  override async load(): Promise<void> {
+    this.type = 'user'
+    this.name = RUNTIME
+    this.alias = RUNTIME
+    this.version = '0.0.0'
+    this.root = this.options.root
+    this.isRoot = false
+    this.valid = true
+    this.hooks = {}
+    this.moduleType = 'commonjs'
+    this.pjson = { name: RUNTIME, version: this.version, oclif: {} } as Interfaces.PJSON
+    this.commands = this.#commands
+    this.commandIDs = this.#commands.map((c) => c.id)
+  }
+
+  override async findCommand(id: string, opts?: { must: boolean }): Promise<Command.Class> {
+    const command = this.#commands.find((c) => c.id === id)
+    if (!command && opts?.must) throw new SmError('SM_ERR_CLI_UNKNOWN_COMMAND', { command: id, hint: '' })
+    return command?.load() as Promise<Command.Class>
+  }
+}
+
+/** Imports a plugin here (the importer, jiti and the plugin API load only when a plugin must run). */
+export function host(entry: CliContribution, session: CliSession): Promise<HostedPlugin> {
+  return (require('./plugin-host') as typeof import('./plugin-host')).hostPlugin(entry, session)
+}
+
+function warn(message: string): void {
+  process.stderr.write(`Warning: ${message}\n`)
+}

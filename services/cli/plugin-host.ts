@@ -1,0 +1,76 @@
+import { join } from 'node:path'
+import type { Disposable } from '../../kernel/disposable'
+import type { Logger } from '../../kernel/logger'
+import { createLogger, isLogLevel } from '../log/logger'
+import { assertCustomEventName, senderOf } from '../plugins/event-names'
+import { guardedListener } from '../plugins/guarded-call'
+import type { PluginApi } from '../plugins/plugin-api'
+import type { PluginBase } from '../plugins/plugin-base'
+import { createPluginGateway, type GatewayLink } from '../plugins/plugin-gateway'
+import type { CliContribution } from './contributions'
+import type { CliSession } from './session'
+
+/** A plugin imported into a CLI process for its commands or menu items (never loaded: no onLoad, no hooks). */
+export interface HostedPlugin {
+  readonly name: string
+  readonly instance: PluginBase
+  readonly api: PluginApi
+  readonly session: CliSession
+}
+
+/**
+ * Imports one plugin in this CLI process and makes its instance, with a `this.api` that acts as
+ * `plugin:<name>` through `session`: the running manager over the bridge, or an in-process one.
+ * Nothing connects until the plugin calls its API.
+ */
+export async function hostPlugin(
+  contribution: Pick<CliContribution, 'plugin' | 'root' | 'entry' | 'hash'>,
+  session: CliSession,
+): Promise<HostedPlugin> {
+  const { plugin: name, root, entry, hash } = contribution
+  const { PluginImporter } = require('../plugins/plugin-module') as typeof import('../plugins/plugin-module')
+  const importer = new PluginImporter(
+    { sdk: require('../../index'), web: () => require('../../web'), cli: () => require('../../cli') },
+    join(session.dataDir, 'cache', 'jiti'),
+  )
+  const definition = await importer.import({ name, source: 'user', entry, root, hash })
+  const logger = cliLogger(session.dataDir).child(`plugin:${name}`)
+  const link = sessionLink(session, name, logger)
+  const { api } = createPluginGateway(name, link, { logger })
+  const instance = new definition.cls({ name, version: definition.version, logger, api })
+  return { name, instance, api, session }
+}
+
+let rootLogger: Logger | undefined
+function cliLogger(dataDir: string): Logger {
+  const level = process.env.SM_LOG_LEVEL
+  rootLogger ??= createLogger({
+    file: join(dataDir, 'logs', 'server-manager.log'),
+    consoleLevel: isLogLevel(level) ? level : 'warn',
+  })
+  return rootLogger
+}
+
+/** The gateway's way to the manager from a CLI process: every call as `plugin:<name>`. */
+function sessionLink(session: CliSession, plugin: string, logger: Logger): GatewayLink {
+  const actor = `plugin:${plugin}`
+  return {
+    request: (name, payload) => session.request(name, payload, actor) as never,
+    send: (event, payload) => session.request('plugins:send_event', { event, payload }, actor) as never,
+    async listen(event, listener): Promise<Disposable> {
+      assertCustomEventName(event)
+      if (typeof listener !== 'function') throw new TypeError(`the listener for '${event}' is not a function`)
+      const call = guardedListener<Record<string, unknown>>(
+        event,
+        { plugin, logger, timeoutMs: 60_000, onFailure: () => {} },
+        (payload, meta) => listener(payload, { event, sender: senderOf(meta.actor) }),
+      )
+      return session.subscribe(
+        event,
+        (payload, meta) => call(payload as Record<string, unknown>, meta as never),
+        actor,
+        { timeoutMs: 0, guarded: true },
+      )
+    },
+  }
+}

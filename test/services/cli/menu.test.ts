@@ -1,0 +1,158 @@
+import { execFileSync } from 'node:child_process'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { expect } from 'chai'
+import { writePlugins } from '../../helpers/plugins'
+import { CLI, cli } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+
+const NO_DEFAULTS = { SM_DEFAULT_PLUGINS: 'off' }
+
+/** A real terminal: `server-manager` alone, in a tmux session of its own, driven with send-keys. */
+class Terminal {
+  readonly #socket = `sm-test-${process.pid}-${Math.random().toString(36).slice(2)}`
+
+  constructor(dataDir: string) {
+    const command = `env SM_DATA_DIR=${dataDir} SM_DEFAULT_PLUGINS=off ${process.execPath} ${CLI}; echo "EXITED $?"; sleep 600`
+    this.#tmux('new-session', '-d', '-s', 'menu', '-x', '120', '-y', '50', command)
+  }
+
+  screen(): string {
+    return this.#tmux('capture-pane', '-p', '-t', 'menu', '-S', '-200')
+  }
+
+  keys(...keys: string[]): void {
+    this.#tmux('send-keys', '-t', 'menu', ...keys)
+  }
+
+  /** Types literal text (no key names). */
+  type(text: string): void {
+    this.#tmux('send-keys', '-t', 'menu', '-l', text)
+  }
+
+  /** Waits until the screen matches (polling what the terminal shows; mocha's timeout ends a hang). */
+  async waitFor(pattern: RegExp): Promise<string> {
+    for (;;) {
+      const screen = this.screen()
+      if (pattern.test(screen)) return screen
+      await sleep(50)
+    }
+  }
+
+  close(): void {
+    try {
+      this.#tmux('kill-server')
+    } catch {
+      // already gone
+    }
+  }
+
+  #tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.#socket, ...args], { encoding: 'utf8' })
+  }
+}
+
+describe('services/cli: the interactive menu in a real terminal', function () {
+  this.timeout(120_000)
+
+  it('reaches a plugin item, runs it, returns after a cancelled prompt or a throwing handler, and leaves with Esc', async () => {
+    const dir = tempDir()
+    writePlugins(dir, {
+      'listener.ts': `import { PluginBase } from 'server-manager'
+export default class Listener extends PluginBase {
+  static version = '1.0.0'
+  override async onLoad() { await this.api.listenForEvent('menu:wave', () => {}) }
+}
+`,
+      'oops.ts': `import { PluginBase } from 'server-manager'
+export default class Oops extends PluginBase {
+  static version = '1.0.0'
+  getCliMenuItems() { return [{ name: 'Break', handler: () => { throw new Error('the handler broke') } }] }
+}
+`,
+    })
+    await cli(dir, ['setting', 'set', 'plugins.dev_examples', 'true'], NO_DEFAULTS)
+    for (const name of ['greet', 'listener', 'oops']) await cli(dir, ['plugin', 'enable', name], NO_DEFAULTS)
+
+    const terminal = new Terminal(dir)
+    try {
+      await terminal.waitFor(/what would you like to do\?[\s\S]*Plugin Custom Menus/)
+      terminal.keys('Down', 'Down', 'Down', 'Down', 'Down', 'Enter')
+      await terminal.waitFor(/Send Custom Event \(plugin: greet\)[\s\S]*Break \(plugin: oops\)/)
+
+      // Cancel the second prompt: the handler gets undefined, says so, and the menu comes back.
+      terminal.keys('Enter')
+      await terminal.waitFor(/\? Event name/)
+      terminal.type('menu:wave')
+      terminal.keys('Enter')
+      await terminal.waitFor(/\? Payload \(a JSON object\)/)
+      terminal.keys('Escape')
+      const cancelled = await terminal.waitFor(/Cancelled\.\n[\s\S]*\? Plugin Custom Menus/)
+      expect(cancelled).not.to.match(/at .*\.js:\d+/)
+
+      // The whole way: name, payload, confirm; the event reaches the listener in the manager.
+      terminal.keys('Enter')
+      await terminal.waitFor(/\? Event name/)
+      terminal.type('menu:wave')
+      terminal.keys('Enter')
+      await terminal.waitFor(/\? Payload \(a JSON object\)/)
+      terminal.keys('C-u')
+      terminal.type('{"player":"Steve"}')
+      terminal.keys('Enter')
+      await terminal.waitFor(/Send menu:wave with \{"player":"Steve"\}\?/)
+      terminal.keys('Enter')
+      await terminal.waitFor(/Sent menu:wave: delivered to 1 of 1 listeners\./)
+
+      // A handler that throws: its error, then the menu again.
+      await terminal.waitFor(/Sent menu:wave[\s\S]*\? Plugin Custom Menus/)
+      terminal.keys('Down', 'Enter')
+      const broke = await terminal.waitFor(
+        /Error \[SM_ERR_CLI_PLUGIN_COMMAND_ERROR\]: 'Break' \(plugin 'oops'\) failed: the handler broke\.[\s\S]*\? Plugin Custom Menus/,
+      )
+      expect(broke).not.to.match(/at .*\.js:\d+/)
+
+      terminal.keys('Escape')
+      await terminal.waitFor(/\? server-manager: what would you like to do\?[^✖]*$/)
+      terminal.keys('Escape')
+      await terminal.waitFor(/EXITED 0/)
+    } finally {
+      terminal.close()
+    }
+  })
+
+  it('runs built-in operations from the menu (plugins: list, enable)', async () => {
+    const dir = tempDir()
+    writePlugins(dir, {
+      'quiet.ts':
+        "import { PluginBase } from 'server-manager'\nexport default class Quiet extends PluginBase { static version = '1.0.0' }\n",
+    })
+    await cli(dir, ['plugin', 'list'], NO_DEFAULTS)
+    const terminal = new Terminal(dir)
+    try {
+      await terminal.waitFor(/what would you like to do\?/)
+      expect(terminal.screen()).not.to.include('Plugin Custom Menus')
+      terminal.keys('Down', 'Down', 'Enter')
+      await terminal.waitFor(/\? Plugins/)
+      terminal.keys('Down', 'Enter')
+      await terminal.waitFor(/quiet \(disabled, disabled\)/)
+      terminal.keys('Enter')
+      await terminal.waitFor(/Plugin 'quiet' enabled\. State: loaded\.[\s\S]*\? Plugins/)
+      terminal.keys('C-c')
+      await terminal.waitFor(/\? server-manager: what would you like to do\?[^✖]*$/)
+      terminal.keys('C-c')
+      await terminal.waitFor(/EXITED 0/)
+    } finally {
+      terminal.close()
+    }
+    const list = JSON.parse((await cli(dir, ['plugin', 'list', '--json'], NO_DEFAULTS)).stdout)
+    expect(list.find((p: { name: string }) => p.name === 'quiet').enabled).to.equal(true)
+  })
+
+  it('prints the help when run alone without a terminal', async () => {
+    const help = await cli(tempDir(), [], NO_DEFAULTS)
+    expect(help.code).to.equal(0)
+    expect(help.stdout).to.include('USAGE').and.include('menu')
+    const menu = await cli(tempDir(), ['menu'], NO_DEFAULTS)
+    expect(menu.code).to.equal(64)
+    expect(menu.stderr).to.include('the interactive menu needs a terminal')
+  })
+})

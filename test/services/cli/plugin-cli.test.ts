@@ -1,0 +1,196 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { writePlugins } from '../../helpers/plugins'
+import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+
+const NO_DEFAULTS = { SM_DEFAULT_PLUGINS: 'off' }
+
+/** A user plugin contributing one command `<id>` that prints `<output>` (and notes each import in `marker`). */
+function commandPlugin(className: string, id: string, output: string, marker?: string): string {
+  return `import { appendFileSync } from 'node:fs'
+import { PluginBase } from 'server-manager'
+import { Command, Flags } from 'server-manager/cli'
+${marker ? `appendFileSync(${JSON.stringify(marker)}, 'imported\\n')` : ''}
+class Cmd extends Command {
+  static id = '${id}'
+  static summary = 'Summary of ${id}'
+  static examples = ['<%= config.bin %> ${id.replaceAll(':', ' ')}']
+  static flags = { loud: Flags.boolean({ description: 'shout it' }) }
+  async run() {
+    const { flags } = await this.parse(Cmd)
+    this.log(flags.loud ? '${output}'.toUpperCase() : '${output}')
+  }
+}
+export default class ${className} extends PluginBase {
+  static version = '1.0.0'
+  getCliCommands() { return [Cmd] }
+}
+`
+}
+
+describe('services/cli: commands and topics from plugins', function () {
+  this.timeout(120_000)
+
+  it('lists the greet example in --help and runs greet hello; after plugin disable both are gone', async () => {
+    const dir = tempDir()
+    await cli(dir, ['setting', 'set', 'plugins.dev_examples', 'true'], NO_DEFAULTS)
+    expect((await cli(dir, ['plugin', 'enable', 'greet'], NO_DEFAULTS)).code).to.equal(0)
+
+    const help = await cli(dir, ['--help'], NO_DEFAULTS)
+    expect(help.code).to.equal(0)
+    expect(help.stdout).to.match(/^\s+greet\s+Greetings from the greet example plugin$/m)
+    const topic = await cli(dir, ['greet', '--help'], NO_DEFAULTS)
+    expect(topic.stdout).to.include('greet hello').and.include('greet servers')
+    const usage = await cli(dir, ['greet', 'hello', '--help'], NO_DEFAULTS)
+    expect(usage.stdout).to.include('-n, --name=<value>').and.include('$ server-manager greet hello --name Steve')
+
+    const hello = await cli(dir, ['greet', 'hello', '--name', 'x'], NO_DEFAULTS)
+    expect(hello).to.include({ code: 0, stdout: 'Hello, x!\n' })
+    const missing = await cli(dir, ['greet', 'hello'], NO_DEFAULTS)
+    expect(missing.code).to.equal(64)
+    expect(missing.stderr).to.match(/^Error \[SM_ERR_CLI_INVALID_ARGUMENT\]: .*Missing required flag name/)
+
+    expect((await cli(dir, ['plugin', 'disable', 'greet'], NO_DEFAULTS)).code).to.equal(0)
+    expect((await cli(dir, ['--help'], NO_DEFAULTS)).stdout).not.to.include('greet')
+    const gone = await cli(dir, ['greet', 'hello', '--name', 'x'], NO_DEFAULTS)
+    expect(gone.code).to.equal(64)
+    expect(gone.stderr).to.include('SM_ERR_CLI_UNKNOWN_COMMAND')
+  })
+
+  it('runs a plugin command as a client of the running manager: this.api acts as the plugin there', async () => {
+    const dir = tempDir()
+    writePlugins(dir, {
+      'listener.ts': `import { PluginBase } from 'server-manager'
+export default class Listener extends PluginBase {
+  static version = '1.0.0'
+  override async onLoad() {
+    await this.api.listenForEvent('greet:said_hello', (payload, meta) => {
+      this.logger.warn('heard ' + JSON.stringify(payload) + ' from ' + meta.sender + ' in PID ' + process.pid)
+    })
+  }
+}
+`,
+    })
+    await cli(dir, ['setting', 'set', 'plugins.dev_examples', 'true'], NO_DEFAULTS)
+    await cli(dir, ['plugin', 'enable', 'greet'], NO_DEFAULTS)
+    await cli(dir, ['plugin', 'enable', 'listener'], NO_DEFAULTS)
+    const manager = spawnCli(dir, ['start'], NO_DEFAULTS)
+    try {
+      const pid = Number((await waitForLine(manager, /PID \d+$/)).match(/PID (\d+)$/)?.[1])
+      await waitForLine(manager, /^ready in/)
+      const heard = waitForLine(manager, /heard/, { stream: 'stderr' })
+      const hello = await cli(dir, ['greet', 'hello', '--name', 'Steve', '--event'], NO_DEFAULTS)
+      expect(hello.stderr).to.equal('')
+      expect(hello.stdout).to.equal('Hello, Steve!\ngreet:said_hello reached 1 of 1 listeners.\n')
+      expect(await heard).to.include(`heard {"name":"Steve"} from greet in PID ${pid}`)
+      const servers = await cli(dir, ['greet', 'servers', '--json'], NO_DEFAULTS)
+      expect(JSON.parse(servers.stdout)).to.deep.equal([])
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
+  })
+
+  it('lists commands without importing any plugin, and rebuilds the entry of a changed plugin', async () => {
+    const dir = tempDir()
+    const marker = join(dir, 'imports.txt')
+    writePlugins(dir, { 'shout.ts': commandPlugin('Shout', 'shout:it', 'hey', marker) })
+    expect((await cli(dir, ['plugin', 'enable', 'shout'], NO_DEFAULTS)).code).to.equal(0)
+    rmSync(marker, { force: true })
+
+    for (const args of [['--help'], ['shout', '--help'], ['shout', 'it', '--help'], ['help', 'shout', 'it']]) {
+      const listed = await cli(dir, args, NO_DEFAULTS)
+      expect(listed.code, args.join(' ')).to.equal(0)
+      expect(listed.stdout).to.include('Summary of shout:it')
+    }
+    expect(existsSync(marker), 'no plugin code ran for help').to.equal(false)
+
+    const run = await cli(dir, ['shout', 'it', '--loud'], NO_DEFAULTS)
+    expect(run).to.include({ code: 0, stdout: 'HEY\n' })
+    expect(readFileSync(marker, 'utf8')).to.equal('imported\n')
+
+    // The file changes: the cached description is stale, so it is rebuilt, never shown.
+    writePlugins(dir, { 'shout.ts': commandPlugin('Shout', 'shout:it', 'hey', marker).replace('Summary of', 'Now') })
+    expect((await cli(dir, ['shout', '--help'], NO_DEFAULTS)).stdout).to.include('Now shout:it')
+  })
+
+  it('breaks only the command of a plugin that throws on import: help still works and says why', async () => {
+    const dir = tempDir()
+    writePlugins(dir, {
+      'good.ts': commandPlugin('Good', 'good:one', 'fine'),
+      'bad.ts': commandPlugin('Bad', 'bad:one', 'never'),
+    })
+    await cli(dir, ['plugin', 'enable', 'good'], NO_DEFAULTS)
+    await cli(dir, ['plugin', 'enable', 'bad'], NO_DEFAULTS)
+    expect((await cli(dir, ['bad', 'one'], NO_DEFAULTS)).stdout).to.equal('never\n')
+
+    const file = join(dir, 'plugins', 'bad.ts')
+    writeFileSync(file, `${readFileSync(file, 'utf8')}\nthrow new Error('broken on purpose')\n`)
+    const help = await cli(dir, ['--help'], NO_DEFAULTS)
+    expect(help.code).to.equal(0)
+    expect(help.stdout).to.include('good').and.not.include('bad ')
+    expect(help.stderr).to.include("Warning: the plugin 'bad' adds no commands now").and.include('broken on purpose')
+
+    const broken = await cli(dir, ['bad', 'one'], NO_DEFAULTS)
+    expect(broken.code).to.equal(70)
+    expect(broken.stderr).to.match(
+      /^Error \[SM_ERR_CLI_PLUGIN_COMMAND_FAILED\]: The command 'bad one' of the plugin 'bad' could not be loaded: .*broken on purpose \(at .*bad\.ts:\d+:\d+\)/,
+    )
+    expect(await cli(dir, ['good', 'one'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'fine\n', stderr: '' })
+  })
+
+  it('refuses a command that shadows a built-in or another plugin, naming both; the first keeps working', async () => {
+    const dir = tempDir()
+    writePlugins(dir, {
+      'first.ts': commandPlugin('First', 'tools:run', 'first'),
+      'second.ts': commandPlugin('Second', 'tools:run', 'second'),
+      'shadow.ts': commandPlugin('Shadow', 'server:list', 'mine'),
+    })
+    expect((await cli(dir, ['plugin', 'enable', 'first'], NO_DEFAULTS)).stdout).to.include('State: loaded')
+    const second = await cli(dir, ['plugin', 'enable', 'second'], NO_DEFAULTS)
+    expect(second.stdout).to.include('State: failed')
+    const info = JSON.parse((await cli(dir, ['plugin', 'info', 'second', '--json'], NO_DEFAULTS)).stdout)
+    expect(info.error.code).to.equal('SM_ERR_CLI_COMMAND_CONFLICT')
+    expect(info.error.message).to.equal(
+      "The plugin 'second' cannot have the command 'tools run': the plugin 'first' has it. Rename it in 'second' (the first one keeps working).",
+    )
+    await cli(dir, ['plugin', 'enable', 'shadow'], NO_DEFAULTS)
+    const shadow = JSON.parse((await cli(dir, ['plugin', 'info', 'shadow', '--json'], NO_DEFAULTS)).stdout)
+    expect(shadow.error.message).to.include("cannot have the command 'server list': server-manager has it built in")
+
+    expect(await cli(dir, ['tools', 'run'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'first\n' })
+    expect((await cli(dir, ['server', 'list', '--json'], NO_DEFAULTS)).stdout.trim()).to.equal('[]')
+  })
+
+  it('gives every command examples in its --help, and --json to every command that reads', () => {
+    const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', '..', 'oclif.manifest.json'), 'utf8'))
+    const commands = Object.entries(manifest.commands) as [string, { examples?: string[]; flags: object }][]
+    expect(commands.filter(([, c]) => !c.examples?.length).map(([id]) => id)).to.deep.equal([])
+    const reads = commands.filter(([id]) => /(^|:)(list|info|status|get|backups|logs|check|tasks|events)$/.test(id))
+    expect(reads.length).to.be.greaterThan(12)
+    expect(reads.filter(([, c]) => !('json' in c.flags)).map(([id]) => id)).to.deep.equal([])
+  })
+
+  it('prints plain help on a pipe or with NO_COLOR, and offers shell completion with plugin commands', async () => {
+    const dir = tempDir()
+    const home = tempDir()
+    await cli(dir, ['setting', 'set', 'plugins.dev_examples', 'true'], NO_DEFAULTS)
+    await cli(dir, ['plugin', 'enable', 'greet'], NO_DEFAULTS)
+    const coloured = await cli(dir, ['--help'], { ...NO_DEFAULTS, FORCE_COLOR: '1' })
+    expect(coloured.stdout).to.include('\u001b[')
+    for (const env of [{}, { NO_COLOR: '1' }]) {
+      const plain = await cli(dir, ['greet', 'hello', '--help'], { ...NO_DEFAULTS, ...env })
+      expect(plain.stdout).not.to.include('\u001b[')
+    }
+    const env = { ...NO_DEFAULTS, HOME: home, XDG_CACHE_HOME: join(home, 'cache') }
+    const setup = await cli(dir, ['autocomplete', 'bash'], env)
+    expect(setup.code).to.equal(0)
+    expect(setup.stdout).to.include('server-manager autocomplete script bash')
+    const completion = readFileSync(
+      join(home, 'cache', 'server-manager', 'autocomplete', 'functions', 'bash', 'server-manager.bash'),
+      'utf8',
+    )
+    expect(completion).to.include('greet:hello').and.include('server:start')
+  })
+})
