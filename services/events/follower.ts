@@ -82,7 +82,9 @@ export class Follower {
       return
     }
     if (this.#cursor === undefined) {
-      this.#cursor = await this.#store.head()
+      const head = await this.#store.head()
+      // A watch() that came in while the head was read knows better where its reader stands.
+      this.#cursor = this.#cursor === undefined ? head : Math.min(this.#cursor, head)
       return
     }
     for (;;) {
