@@ -37,12 +37,16 @@ export function cliCacheFile(dataDir: string): string {
   return join(dataDir, 'cache', 'cli.json')
 }
 
-/** The cache, or undefined when absent, unreadable, or written by another version (then it is rebuilt). */
-export function readCliCache(file: string, version: string): CliCache | undefined {
+/**
+ * The cache as written (its version says whether its descriptions still hold), or undefined when
+ * absent, unreadable or of another format.
+ */
+export function readCliCache(file: string): CliCache | undefined {
   try {
     const cache = JSON.parse(readFileSync(file, 'utf8')) as CliCache
-    return cache.format === FORMAT && cache.version === version && Array.isArray(cache.plugins) ? cache : undefined
+    return cache.format === FORMAT && Array.isArray(cache.plugins) ? cache : undefined
   } catch {
+    // No cache yet: no process has loaded the plugins of this data directory.
     return undefined
   }
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { type Command, type Config, type Interfaces, Plugin } from '@oclif/core'
 import { SmError } from '../../kernel/errors'
+import { extensionOf } from '../plugins/extension'
 import { hashOf } from '../plugins/fingerprint'
 import { resolveDataDir } from '../settings/data-dir'
 import {
@@ -9,6 +10,7 @@ import {
   cliCacheFile,
   commandClasses,
   contributionOf,
+  readCliCache,
   writeCliCache,
 } from './contributions'
 import { bindCommand } from './plugin-binding'
@@ -41,22 +43,16 @@ export async function attachPluginCommands(
 ): Promise<PluginCommands> {
   const dataDir = options.dataDir ?? resolveDataDir()
   const file = cliCacheFile(dataDir)
-  const { readFileSync } = require('node:fs') as typeof import('node:fs')
-  let cached: { version?: string; plugins?: CliContribution[] } = {}
-  try {
-    cached = JSON.parse(readFileSync(file, 'utf8'))
-  } catch {
-    // No cache yet: no process has loaded the plugins of this data directory.
-  }
+  const cached = readCliCache(file)
   const entries: CliContribution[] = []
   let rebuilt = false
-  for (const entry of Array.isArray(cached.plugins) ? cached.plugins : []) {
+  for (const entry of cached?.plugins ?? []) {
     if (!existsSync(entry.root)) {
       rebuilt = true
       continue
     }
     const hash = hashOf(entry.root)
-    if (hash === entry.hash && cached.version === config.version) {
+    if (hash === entry.hash && cached?.version === config.version) {
       entries.push(entry)
       continue
     }
@@ -125,17 +121,7 @@ async function rebuild(entry: CliContribution, dataDir: string): Promise<CliCont
 
 /** What one of a hosted plugin's CLI extension methods returns (`[]` when it has none). */
 export function extension(hosted: HostedPlugin, method: 'getCliCommands' | 'getCliMenuItems'): unknown[] {
-  const fn = (hosted.instance as unknown as Record<string, unknown>)[method]
-  if (typeof fn !== 'function') return []
-  const value = fn.call(hosted.instance)
-  if (value === undefined || value === null) return []
-  if (!Array.isArray(value))
-    throw new SmError('SM_ERR_CLI_INVALID_CONTRIBUTION', {
-      plugin: hosted.name,
-      method,
-      reason: 'it did not return an array',
-    })
-  return value
+  return extensionOf(hosted.instance, hosted.name, method)
 }
 
 /** A cached command that imports its plugin only when it runs. */

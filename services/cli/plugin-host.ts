@@ -7,6 +7,7 @@ import { guardedListener } from '../plugins/guarded-call'
 import type { PluginApi } from '../plugins/plugin-api'
 import type { PluginBase } from '../plugins/plugin-base'
 import { createPluginGateway, type GatewayLink } from '../plugins/plugin-gateway'
+import type { PluginImporter } from '../plugins/plugin-module'
 import type { CliContribution } from './contributions'
 import type { CliSession } from './session'
 
@@ -28,17 +29,23 @@ export async function hostPlugin(
   session: CliSession,
 ): Promise<HostedPlugin> {
   const { plugin: name, root, entry, hash } = contribution
-  const { PluginImporter } = require('../plugins/plugin-module') as typeof import('../plugins/plugin-module')
-  const importer = new PluginImporter(
-    { sdk: require('../../index'), web: () => require('../../web'), cli: () => require('../../cli') },
-    join(session.dataDir, 'cache', 'jiti'),
-  )
-  const definition = await importer.import({ name, source: 'user', entry, root, hash })
+  const definition = await importerFor(session.dataDir).import({ name, source: 'user', entry, root, hash })
   const logger = cliLogger(session.dataDir).child(`plugin:${name}`)
   const link = sessionLink(session, name, logger)
   const { api } = createPluginGateway(name, link, { logger })
   const instance = new definition.cls({ name, version: definition.version, logger, api })
   return { name, instance, api, session }
+}
+
+// One importer (one jiti) per process: the menu may host several plugins in one session.
+let importer: { dataDir: string; importer: PluginImporter } | undefined
+function importerFor(dataDir: string): PluginImporter {
+  if (importer?.dataDir !== dataDir) {
+    const { PluginImporter } = require('../plugins/plugin-module') as typeof import('../plugins/plugin-module')
+    const sdk = { sdk: require('../../index'), web: () => require('../../web'), cli: () => require('../../cli') }
+    importer = { dataDir, importer: new PluginImporter(sdk, join(dataDir, 'cache', 'jiti')) }
+  }
+  return importer.importer
 }
 
 let rootLogger: Logger | undefined

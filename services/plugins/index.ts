@@ -65,7 +65,12 @@ export function pluginsService(options: PluginsServiceOptions): Service {
   const packageRoot = options.packageRoot ?? PACKAGE_ROOT
   // What the loaded plugins add to the CLI, by plugin, for <data dir>/cache/cli.json.
   const cli = new Map<string, CliContribution>()
-  let builtins: ReturnType<typeof builtinCli> | undefined
+  let known: ReturnType<typeof builtinCli> | undefined
+  // The built-in commands and this package's version, read once, when first needed.
+  const builtins = () => {
+    known ??= builtinCli()
+    return known
+  }
 
   return {
     name: 'plugins',
@@ -113,8 +118,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
             { plugin: plugin.name, root: candidate.root, entry: candidate.entry, hash: candidate.hash, version },
             { commands: plugin.extension('getCliCommands'), menuItems: plugin.extension('getCliMenuItems') },
           )
-          builtins ??= builtinCli()
-          checkCliConflicts(plugin.name, cliContribution, builtins, [...cli.values()])
+          checkCliConflicts(plugin.name, cliContribution, builtins(), [...cli.values()])
           // The web server (in the manager) takes routers, template folders and static mounts live.
           if (bus.hasHandler('web:claim'))
             await bus.request('web:claim', {
@@ -132,8 +136,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         },
         settled: () => {
           try {
-            builtins ??= builtinCli()
-            writeCliCache(cliCacheFile(config.dataDir), builtins.version, [...cli.values()])
+            writeCliCache(cliCacheFile(config.dataDir), builtins().version, [...cli.values()])
           } catch (error) {
             logger.warn(`the CLI cache could not be written (${reasonOf(error)}); the CLI rebuilds it itself`)
           }

@@ -1,4 +1,5 @@
 import { type BusScope, type Logger, reasonOf, runInContext, SmError, timeBox } from '../../kernel'
+import { type ExtensionMethod, extensionOf } from './extension'
 import type { CallOptions } from './guarded-call'
 import { bindHooks, unknownHookMethods } from './hook-binding'
 import { isBoundedTimeout, runBounded } from './loop-watchdog'
@@ -18,14 +19,6 @@ export interface LoadOptions {
 }
 
 type Lifecycle = 'onLoad' | 'onUnload' | 'onManagerStartup'
-
-/** The extension methods a plugin may override (decisions §4.5); each returns an array. */
-export type ExtensionMethod =
-  | 'getRouters'
-  | 'getTemplatePaths'
-  | 'getStaticMounts'
-  | 'getCliCommands'
-  | 'getCliMenuItems'
 
 /**
  * A running plugin: its instance, its bus scope (every hook and listener it registered), its
@@ -120,27 +113,10 @@ export class LoadedPlugin {
    * plugin's name and the method.
    */
   extension(method: ExtensionMethod): unknown[] {
-    const fn = (this.#instance as unknown as Record<string, unknown>)[method]
-    if (typeof fn !== 'function') return []
-    let value: unknown
-    try {
+    return extensionOf(this.#instance, this.name, method, (fn) => {
       this.#enter?.(method)
-      value = runInContext({ actor: `plugin:${this.name}` }, () => fn.call(this.#instance))
-    } catch (error) {
-      throw new SmError(
-        'SM_ERR_PLUGIN_LOAD_FAILED',
-        { plugin: this.name, phase: method, reason: reasonOf(error) },
-        { cause: error },
-      )
-    }
-    if (value === undefined || value === null) return []
-    if (!Array.isArray(value))
-      throw new SmError('SM_ERR_PLUGIN_LOAD_FAILED', {
-        plugin: this.name,
-        phase: method,
-        reason: 'it did not return an array',
-      })
-    return value
+      return runInContext({ actor: `plugin:${this.name}` }, fn)
+    })
   }
 
   /** Registrations (hooks and listeners) the plugin holds on the bus. */

@@ -5,8 +5,15 @@ import { ask, invoker, menuContext } from '../menu-context'
 import { extension, host, pluginCommands } from '../plugin-commands'
 import { CliSession } from '../session'
 
-type Choice = { name: string; message: string }
-const BACK: Choice = { name: '__back', message: 'Back' }
+/** A menu entry: what it says, and what choosing it does. */
+interface Action {
+  readonly message: string
+  readonly run: () => Promise<unknown>
+}
+
+const BACK = 'Back'
+const CUSTOM = 'Plugin Custom Menus'
+const EXIT = 'Exit'
 
 /**
  * The interactive menu (`server-manager` alone on a terminal): the built-in operations, and
@@ -30,84 +37,125 @@ export default class Menu extends ManagerCommand {
   }
 
   async #main(): Promise<void> {
+    const areas = this.#areas()
     for (;;) {
       const items = pluginCommands().contributions.flatMap((c) =>
         c.menuItems.map((item) => ({ plugin: c.plugin, item })),
       )
-      const choices: Choice[] = [
-        { name: 'servers', message: 'Servers' },
-        { name: 'backups', message: 'Backups' },
-        { name: 'plugins', message: 'Plugins' },
-        { name: 'settings', message: 'Settings' },
-        { name: 'tasks', message: 'Tasks' },
-        ...(items.length > 0 ? [{ name: 'custom', message: 'Plugin Custom Menus' }] : []),
-        { name: 'exit', message: 'Exit' },
-      ]
+      const choices = [...Object.keys(areas), ...(items.length > 0 ? [CUSTOM] : []), EXIT]
       const choice = await select('server-manager: what would you like to do?', choices)
-      if (choice === undefined || choice === 'exit') return
-      if (choice === 'custom') await this.#custom(items)
-      else await this.#area(choice)
+      if (choice === undefined || choice === EXIT) return
+      if (choice === CUSTOM) {
+        const actions = items.map(({ plugin, item }) => ({
+          message: `${item} (plugin: ${plugin})`,
+          run: () => this.#runItem(plugin, item),
+        }))
+        await this.#submenu(CUSTOM, actions)
+      } else await this.#submenu(choice, areas[choice] ?? [])
     }
   }
 
-  async #area(area: string): Promise<void> {
+  /** One level of the menu: choose, run, come back, until Back, Esc or Ctrl+C. */
+  async #submenu(title: string, actions: readonly Action[]): Promise<void> {
     for (;;) {
-      const choice = await select(AREAS[area]?.title ?? area, [...(AREAS[area]?.choices ?? []), BACK])
-      if (choice === undefined || choice === BACK.name) return
-      await this.#guard(() => this.#perform(choice))
+      const choice = await select(title, [...actions.map((a) => a.message), BACK])
+      const action = actions.find((a) => a.message === choice)
+      if (!action) return
+      await this.#guard(action.run)
     }
   }
 
-  async #perform(action: string): Promise<void> {
+  /** The built-in operations, by area; each runs the command a user would type. */
+  #areas(): Record<string, readonly Action[]> {
     const run = invoker(this.config)
-    const [area, verb] = action.split('.') as [string, string]
-    if ((area === 'server' || area === 'backup') && action !== 'server.list') {
+    const onServer = (work: (server: string) => Promise<unknown>) => async (): Promise<unknown> => {
       const server = await this.#pickServer()
-      if (server === undefined) return
-      if (verb === 'send') {
-        const command = await ask<string>({ message: `Console command for ${server}`, validate: nonEmpty })
-        if (command !== undefined) await run('server send', [server, command])
-      } else if (verb === 'restore') {
-        const backups = await this.request('servers:backups', { name: server })
-        if (backups.length === 0) return this.log(`No backups of ${server} yet.`)
-        const file = await select(
-          `Restore which backup into ${server}?`,
-          backups.map((b) => ({ name: b.file, message: `${b.file} (${b.kind}, ${b.createdAt})` })),
-        )
-        if (file === undefined) return
-        const sure = await ask<boolean>({ type: 'confirm', message: `Replace ${server}'s files with ${file}?` })
-        if (sure) await run('server restore', [server, file, '--stop'])
-      } else await run(COMMANDS[action] ?? action, [server, ...(EXTRA[action] ?? [])])
-    } else if (action === 'plugin.toggle') {
-      const plugins = await this.request('plugins:list', {})
-      const name = await select(
-        'Enable or disable which plugin?',
-        plugins.map((p) => ({
-          name: p.name,
-          message: `${p.name} (${p.enabled ? 'enabled' : 'disabled'}, ${p.state})`,
-        })),
-      )
-      const plugin = plugins.find((p) => p.name === name)
-      if (plugin) await run(plugin.enabled ? 'plugin disable' : 'plugin enable', [plugin.name])
-    } else if (action === 'setting.set') {
-      const key = await ask<string>({ message: 'Setting key (e.g. web.port)', validate: nonEmpty })
-      if (key === undefined) return
-      const value = await ask<string>({ message: `New value of ${key} (JSON or text)` })
-      if (value !== undefined) await run('setting set', [key, value])
-    } else if (action === 'setting.get') {
-      const key = await ask<string>({ message: 'Setting key (e.g. web.port)', validate: nonEmpty })
-      if (key !== undefined) await run('setting get', [key])
-    } else if (action === 'task.cancel') {
-      const running = (await this.request('tasks:list', { limit: 100 })).filter(
-        (t) => t.state === 'running' || t.state === 'queued',
-      )
-      if (running.length === 0) return this.log('No task is running.')
-      const id = await select(
-        'Cancel which task?',
-        running.map((t) => ({ name: t.id, message: `${t.name} (${t.state})` })),
-      )
-      if (id !== undefined) await run('tasks cancel', [id])
-    } else await run(COMMANDS[action] ?? action, EXTRA[action] ?? [])
+      return server === undefined ? undefined : work(server)
+    }
+    const serverCommand = (command: string, ...flags: string[]) =>
+      onServer((server) => run(command, [server, ...flags]))
+    const askKey = () => ask<string>({ message: 'Setting key (e.g. web.port)', validate: nonEmpty })
+    return {
+      Servers: [
+        { message: 'List servers', run: () => run('server list') },
+        { message: 'Status of a server', run: serverCommand('server status') },
+        { message: 'Start a server', run: serverCommand('server start') },
+        { message: 'Stop a server', run: serverCommand('server stop') },
+        { message: 'Restart a server', run: serverCommand('server restart') },
+        {
+          message: 'Send a console command',
+          run: onServer(async (server) => {
+            const command = await ask<string>({ message: `Console command for ${server}`, validate: nonEmpty })
+            if (command !== undefined) await run('server send', [server, command])
+          }),
+        },
+        { message: 'Show the recent console log', run: serverCommand('server logs', '--lines', '30') },
+      ],
+      Backups: [
+        { message: "Back up a server's world", run: serverCommand('server backup', '--type', 'world') },
+        { message: 'Back up world and config', run: serverCommand('server backup', '--type', 'all') },
+        { message: "List a server's backups", run: serverCommand('server backups') },
+        { message: 'Restore a backup', run: onServer((server) => this.#restore(server)) },
+        { message: 'Prune old backups', run: serverCommand('server prune') },
+      ],
+      Plugins: [
+        { message: 'List plugins', run: () => run('plugin list') },
+        { message: 'Enable or disable a plugin', run: () => this.#togglePlugin() },
+        { message: 'Reload plugins', run: () => run('plugin reload') },
+      ],
+      Settings: [
+        { message: 'List settings', run: () => run('setting list') },
+        {
+          message: 'Show a setting',
+          run: async () => {
+            const key = await askKey()
+            if (key !== undefined) await run('setting get', [key])
+          },
+        },
+        {
+          message: 'Change a setting',
+          run: async () => {
+            const key = await askKey()
+            const value =
+              key === undefined ? undefined : await ask<string>({ message: `New value of ${key} (JSON or text)` })
+            if (key !== undefined && value !== undefined) await run('setting set', [key, value])
+          },
+        },
+      ],
+      Tasks: [
+        { message: 'List recent tasks', run: () => run('tasks') },
+        { message: 'Cancel a task', run: () => this.#cancelTask() },
+      ],
+    }
+  }
+
+  async #restore(server: string): Promise<void> {
+    const backups = await this.request('servers:backups', { name: server })
+    if (backups.length === 0) return this.log(`No backups of ${server} yet.`)
+    const label = (b: (typeof backups)[number]) => `${b.file} (${b.kind}, ${b.createdAt})`
+    const picked = await select(`Restore which backup into ${server}?`, backups.map(label))
+    const file = backups.find((b) => label(b) === picked)?.file
+    if (file === undefined) return
+    const sure = await ask<boolean>({ type: 'confirm', message: `Replace ${server}'s files with ${file}?` })
+    if (sure) await invoker(this.config)('server restore', [server, file, '--stop'])
+  }
+
+  async #togglePlugin(): Promise<void> {
+    const plugins = await this.request('plugins:list', {})
+    const label = (p: (typeof plugins)[number]) => `${p.name} (${p.enabled ? 'enabled' : 'disabled'}, ${p.state})`
+    const picked = await select('Enable or disable which plugin?', plugins.map(label))
+    const plugin = plugins.find((p) => label(p) === picked)
+    if (plugin) await invoker(this.config)(plugin.enabled ? 'plugin disable' : 'plugin enable', [plugin.name])
+  }
+
+  async #cancelTask(): Promise<void> {
+    const tasks = await this.request('tasks:list', { limit: 100 })
+    const running = tasks.filter((t) => t.state === 'running' || t.state === 'queued')
+    if (running.length === 0) return this.log('No task is running.')
+    const label = (t: (typeof running)[number]) => `${t.name} (${t.state}, ${t.id.slice(0, 8)})`
+    const picked = await select('Cancel which task?', running.map(label))
+    const task = running.find((t) => label(t) === picked)
+    if (task) await invoker(this.config)('tasks cancel', [task.id])
   }
 
   async #pickServer(): Promise<string | undefined> {
@@ -116,26 +164,15 @@ export default class Menu extends ManagerCommand {
       this.log('No servers yet: add one with server-manager server add <name> <dir>.')
       return undefined
     }
-    return select(
-      'Which server?',
-      servers.map((s) => ({ name: s.name, message: `${s.name} (${s.status})` })),
-    )
-  }
-
-  async #custom(items: { plugin: string; item: string }[]): Promise<void> {
-    for (;;) {
-      const choices = items.map(({ plugin, item }, i) => ({ name: String(i), message: `${item} (plugin: ${plugin})` }))
-      const choice = await select('Plugin Custom Menus', [...choices, BACK])
-      if (choice === undefined || choice === BACK.name) return
-      const { plugin, item } = items[Number(choice)] as { plugin: string; item: string }
-      await this.#guard(() => this.#runItem(plugin, item))
-    }
+    const label = (s: (typeof servers)[number]) => `${s.name} (${s.status})`
+    const picked = await select('Which server?', servers.map(label))
+    return servers.find((s) => label(s) === picked)?.name
   }
 
   async #runItem(plugin: string, name: string): Promise<void> {
-    const contribution = pluginCommands().contributions.find((c) => c.plugin === plugin)
-    if (!contribution) return
     const failed = (reason: string) => new SmError('SM_ERR_CLI_PLUGIN_COMMAND_ERROR', { plugin, command: name, reason })
+    const contribution = pluginCommands().contributions.find((c) => c.plugin === plugin)
+    if (!contribution) throw failed('the plugin no longer supplies CLI contributions')
     const hosted = await host(contribution, this.session)
     const item = extension(hosted, 'getCliMenuItems').find((i) => (i as { name?: unknown }).name === name) as
       | { handler(ctx: unknown): unknown }
@@ -150,7 +187,7 @@ export default class Menu extends ManagerCommand {
   }
 
   /** Runs one choice; whatever goes wrong is shown, and the menu carries on. */
-  async #guard(work: () => Promise<void>): Promise<void> {
+  async #guard(work: () => Promise<unknown>): Promise<void> {
     try {
       await work()
     } catch (error) {
@@ -163,85 +200,11 @@ export default class Menu extends ManagerCommand {
   }
 }
 
-/** A choice from a list; undefined when cancelled. */
-async function select(message: string, choices: readonly Choice[]): Promise<string | undefined> {
-  // enquirer shows the chosen name once answered: show the text, map it back to the key.
-  const picked = await ask<string>({ type: 'select', message, choices: choices.map((c) => ({ name: c.message })) })
-  return choices.find((c) => c.message === picked)?.name
+/** A choice from a list, by its text; undefined when cancelled. */
+function select(message: string, choices: readonly string[]): Promise<string | undefined> {
+  return ask<string>({ type: 'select', message, choices: [...choices] })
 }
 
 function nonEmpty(value: string): boolean | string {
   return value.trim() !== '' || 'Type something, or press Esc to go back.'
-}
-
-const AREAS: Record<string, { title: string; choices: Choice[] }> = {
-  servers: {
-    title: 'Servers',
-    choices: [
-      { name: 'server.list', message: 'List servers' },
-      { name: 'server.status', message: 'Status of a server' },
-      { name: 'server.start', message: 'Start a server' },
-      { name: 'server.stop', message: 'Stop a server' },
-      { name: 'server.restart', message: 'Restart a server' },
-      { name: 'server.send', message: 'Send a console command' },
-      { name: 'server.logs', message: 'Show the recent console log' },
-    ],
-  },
-  backups: {
-    title: 'Backups',
-    choices: [
-      { name: 'backup.world', message: "Back up a server's world" },
-      { name: 'backup.all', message: 'Back up world and config' },
-      { name: 'backup.list', message: "List a server's backups" },
-      { name: 'backup.restore', message: 'Restore a backup' },
-      { name: 'backup.prune', message: 'Prune old backups' },
-    ],
-  },
-  plugins: {
-    title: 'Plugins',
-    choices: [
-      { name: 'plugin.list', message: 'List plugins' },
-      { name: 'plugin.toggle', message: 'Enable or disable a plugin' },
-      { name: 'plugin.reload', message: 'Reload plugins' },
-    ],
-  },
-  settings: {
-    title: 'Settings',
-    choices: [
-      { name: 'setting.list', message: 'List settings' },
-      { name: 'setting.get', message: 'Show a setting' },
-      { name: 'setting.set', message: 'Change a setting' },
-    ],
-  },
-  tasks: {
-    title: 'Tasks',
-    choices: [
-      { name: 'task.list', message: 'List recent tasks' },
-      { name: 'task.cancel', message: 'Cancel a task' },
-    ],
-  },
-}
-
-/** The command each choice runs (with the chosen server first, for server and backup choices). */
-const COMMANDS: Record<string, string> = {
-  'server.status': 'server status',
-  'server.start': 'server start',
-  'server.stop': 'server stop',
-  'server.restart': 'server restart',
-  'server.logs': 'server logs',
-  'backup.world': 'server backup',
-  'backup.all': 'server backup',
-  'backup.list': 'server backups',
-  'backup.prune': 'server prune',
-  'server.list': 'server list',
-  'plugin.list': 'plugin list',
-  'plugin.reload': 'plugin reload',
-  'setting.list': 'setting list',
-  'task.list': 'tasks',
-}
-
-const EXTRA: Record<string, string[]> = {
-  'backup.world': ['--type', 'world'],
-  'backup.all': ['--type', 'all'],
-  'server.logs': ['--lines', '30'],
 }
