@@ -232,6 +232,21 @@ export async function __profile(dir: string, mode: string) {
       return out
     }
     if (mode === 'open') return await load(`${ours.url}/benchplugin/open`, { seconds: 6 })
+    if (mode === 'work') {
+      // The trigger without HTTP: 50 concurrent callers for 4 s, CPU per call (thread-pool included).
+      const payload = JSON.parse(TRIGGER_BODY).payload as Record<string, unknown>
+      let calls = 0
+      const cpu = process.cpuUsage()
+      const end = performance.now() + 4000
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async () => {
+          for (; performance.now() < end; calls++)
+            await ours.manager.bus.request('plugins:trigger_event', { event: 'bench:ping', payload })
+        }),
+      )
+      const used = process.cpuUsage(cpu)
+      return { callsPerSecond: Math.round(calls / 4), cpuMicrosPerCall: (used.user + used.system) / calls }
+    }
     if (mode.startsWith('post'))
       return await load(`${ours.url}/benchplugin/${mode}`, {
         method: 'POST',

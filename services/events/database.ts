@@ -23,6 +23,7 @@ export class SqliteDatabase {
   readonly #queue = new SerialQueue()
   readonly #busyBudgetMs: number
   readonly #sql: Sql
+  readonly #prepared = new Map<string, Promise<sqlite3.Statement>>()
 
   private constructor(db: Database, options: DatabaseOptions) {
     this.#db = db
@@ -32,6 +33,15 @@ export class SqliteDatabase {
       run: async (sql, params) => {
         const result = await db.run(sql, params ?? [])
         return { changes: result.changes ?? 0, lastId: result.lastID ?? 0 }
+      },
+      runPrepared: async (sql, params) => {
+        const statement = await this.#statement(sql)
+        return new Promise((resolve, reject) => {
+          statement.run(params, function (this: sqlite3.RunResult, error: Error | null) {
+            if (error) reject(error)
+            else resolve({ changes: this.changes, lastId: this.lastID })
+          })
+        })
       },
       all: (sql, params) => db.all(sql, params ?? []),
       get: (sql, params) => db.get(sql, params ?? []),
@@ -102,7 +112,29 @@ export class SqliteDatabase {
   }
 
   async close(): Promise<void> {
-    await this.#queue.run(() => this.#db.close())
+    await this.#queue.run(async () => {
+      const statements = await Promise.allSettled(this.#prepared.values())
+      this.#prepared.clear()
+      for (const s of statements)
+        if (s.status === 'fulfilled') await new Promise<void>((resolve) => s.value.finalize(() => resolve()))
+      await this.#db.close()
+    })
+  }
+
+  /** The connection's prepared statement for `sql` (prepared on first use; a failed prepare is not kept). */
+  #statement(sql: string): Promise<sqlite3.Statement> {
+    let statement = this.#prepared.get(sql)
+    if (!statement) {
+      const raw = this.#db.getDatabaseInstance() as sqlite3.Database
+      statement = new Promise<sqlite3.Statement>((resolve, reject) => {
+        const prepared: sqlite3.Statement = raw.prepare(sql, (error: Error | null) =>
+          error ? reject(error) : resolve(prepared),
+        )
+      })
+      statement.catch(() => this.#prepared.delete(sql))
+      this.#prepared.set(sql, statement)
+    }
+    return statement
   }
 
   async #retryBusy<T>(fn: () => Promise<T>): Promise<T> {

@@ -22,6 +22,9 @@ interface EventRow {
 }
 
 const INSERT_CHUNK = 200
+/** Appends the rows of a JSON array of `[type, actor, payload]`, in order, all at time `?1`. */
+const INSERT =
+  'INSERT INTO events (time, type, actor, payload) SELECT ?1, value->>0, value->>1, value->>2 FROM json_each(?2) ORDER BY key'
 const REPLAY_PAGE = 5_000
 
 /**
@@ -33,6 +36,7 @@ export class EventStore {
   readonly #projections = new Map<string, Projection>()
   readonly #waiting: { rows: readonly Row[]; resolve(events: StoredEvent[]): void; reject(error: unknown): void }[] = []
   #committing = false
+  #committed: (events: readonly StoredEvent[]) => void = () => {}
 
   private constructor(db: SqliteDatabase) {
     this.#db = db
@@ -72,6 +76,14 @@ export class EventStore {
     })
   }
 
+  /**
+   * Tells `listener` of every commit, synchronously and in sequence order, before the appenders
+   * hear of it: a follower of this process's appends never has to read them back.
+   */
+  onCommitted(listener: (events: readonly StoredEvent[]) => void): void {
+    this.#committed = listener
+  }
+
   /** Appends events atomically, applying them to every projection; returns them with their sequence numbers. */
   append(events: readonly NewEvent[]): Promise<StoredEvent[]> {
     const rows = events.map(toRow)
@@ -95,6 +107,7 @@ export class EventStore {
         const batch = this.#waiting.splice(0)
         try {
           const stored = await this.#insert(batch.flatMap((append) => append.rows))
+          this.#committed(stored)
           let at = 0
           for (const append of batch) {
             append.resolve(stored.slice(at, at + append.rows.length))
@@ -102,7 +115,12 @@ export class EventStore {
           }
         } catch (error) {
           if (batch.length === 1) batch[0]?.reject(error)
-          else for (const append of batch) await this.#insert(append.rows).then(append.resolve, append.reject)
+          else
+            for (const append of batch)
+              await this.#insert(append.rows).then((stored) => {
+                this.#committed(stored)
+                append.resolve(stored)
+              }, append.reject)
         }
       }
     } finally {
@@ -113,15 +131,19 @@ export class EventStore {
   #insert(rows: readonly Row[]): Promise<StoredEvent[]> {
     const insert = async (sql: Sql): Promise<StoredEvent[]> => {
       const time = Date.now()
+      const iso = new Date(time).toISOString()
       const stored: StoredEvent[] = []
       for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
         const chunk = rows.slice(start, start + INSERT_CHUNK)
-        const params = chunk.flatMap((row) => [time, row.type, row.actor, row.payload])
-        const values = chunk.map(() => '(?,?,?,?)').join(',')
-        const { lastId } = await sql.run(`INSERT INTO events (time, type, actor, payload) VALUES ${values}`, params)
+        // One statement text for any number of rows (kept prepared), the rows as one JSON array.
+        let json = '['
+        for (const row of chunk)
+          json += `${json.length > 1 ? ',' : ''}[${JSON.stringify(row.type)},${JSON.stringify(row.actor)},${JSON.stringify(row.payload)}]`
+        const { lastId } = await sql.runPrepared(INSERT, [time, `${json}]`])
         // One statement under the write lock gets consecutive sequence numbers.
         chunk.forEach((row, i) => {
-          stored.push(toStored({ seq: lastId - chunk.length + 1 + i, time, ...row }, row.value))
+          const { type, actor, value } = row
+          stored.push({ seq: lastId - chunk.length + 1 + i, time: iso, type, actor, payload: value })
         })
       }
       return stored
@@ -315,8 +337,15 @@ function toRow(event: NewEvent): Row {
   if (payload === undefined) throw invalid(`the payload of '${event.type}' is not JSON`)
   // Projections and listeners get the payload as the log holds it (a Date becomes its string,
   // undefined fields vanish), so live state and a replay can never differ.
-  return { type: event.type, actor: event.actor, payload, value: JSON.parse(payload) }
+  return { type: wellFormed(event.type), actor: wellFormed(event.actor), payload, value: JSON.parse(payload) }
 }
+
+/** A lone UTF-16 surrogate becomes U+FFFD, as SQLite stores it, so the live event equals the stored one. */
+function wellFormed(text: string): string {
+  return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATE_ALL, '\ufffd') : text
+}
+const LONE_SURROGATE = /\p{Cs}/u
+const LONE_SURROGATE_ALL = /\p{Cs}/gu
 
 function toStored(row: EventRow, value?: unknown): StoredEvent {
   return {

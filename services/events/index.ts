@@ -36,12 +36,9 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
       const facts = new Set<string>()
       const follow = new Follower(opened, bus, logger)
       follower = follow
+      opened.onCommitted((events) => follow.appended(events))
 
-      bus.handle('events:append', async ({ events }) => {
-        const stored = await opened.append(events)
-        follow.appended(stored)
-        return stored
-      })
+      bus.handle('events:append', ({ events }) => opened.append(events))
       // What leaves the log for people and clients has secret values redacted, like logs and hooks.
       bus.handle('events:read', async (query) =>
         (await opened.read(query)).map((event) => ({ ...event, payload: withoutSecrets(event.payload) })),
@@ -72,7 +69,6 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         accepts: (type) => type.startsWith('after_') || facts.has(type),
         record: async (type, payload, actor) => {
           const stored = await opened.append([{ type, actor, payload }])
-          follow.appended(stored)
           return stored[0]?.seq ?? 0
         },
       })

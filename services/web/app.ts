@@ -27,6 +27,8 @@ const PICO_CSS = join(dirname(require.resolve('@picocss/pico/package.json')), 'c
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 /** Methods whose bodies are parsed (as @koa/bodyparser does by default). */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+/** What `ctx.is('multipart/form-data')` answers, without parsing the media type on every write. */
+const MULTIPART = /^\s*multipart\/form-data\s*(;|$)/i
 export const SESSION_COOKIE = 'access_token_cookie'
 export const CSRF_COOKIE = 'sm_csrf'
 
@@ -244,7 +246,7 @@ export class WebServer implements WebApp {
         await runInContext({ actor }, () =>
           !BODY_METHODS.has(ctx.method)
             ? next()
-            : ctx.is('multipart/form-data')
+            : MULTIPART.test(ctx.get('content-type'))
               ? withUploads(ctx, next)
               : parseBody(ctx, next),
         )

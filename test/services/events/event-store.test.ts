@@ -111,6 +111,26 @@ describe('services/events: the event log', () => {
       expect(stored?.payload).to.deep.equal({ when: '1970-01-01T00:00:00.000Z' })
     }))
 
+  it('keeps every string exactly, and each of many concurrent appends gets its own events', () =>
+    withManager(async ({ bus }) => {
+      const odd = 'é😀 "quoted" \\ back\nline \u0000 nul \ud800 lone'
+      const appends = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          bus.request('events:append', {
+            events: [event('test_a', { i, odd, [odd]: [odd] }, `cli:${odd}`), event('test_b', i % 2 ? null : [i])],
+          }),
+        ),
+      )
+      appends.forEach((stored, i) => {
+        expect(stored.map((e) => e.payload)).to.deep.equal([{ i, odd, [odd]: [odd] }, i % 2 ? null : [i]])
+        expect(stored[1]?.seq).to.equal((stored[0]?.seq ?? 0) + 1)
+      })
+      const read = await bus.request('events:read', { limit: 10_000 })
+      expect(read).to.deep.equal(appends.flat().sort((a, b) => a.seq - b.seq))
+      // In a payload a lone surrogate survives (JSON escapes it); in a column SQLite stores U+FFFD.
+      expect(read[0]?.actor).to.equal(`cli:${odd.replace('\ud800', '\ufffd')}`)
+    }))
+
   it('records every after_* fact and declared fact types, but no intent', () =>
     withManager(async ({ bus }) => {
       await bus.request('events:declare_facts', { types: ['plugin_loaded'] })
