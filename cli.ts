@@ -27,7 +27,7 @@
  * ```
  */
 import { Args, Errors, Flags, Command as OclifCommand } from '@oclif/core'
-import { SmError, toSmError } from './kernel/errors'
+import { errorLine, SmError, toSmError } from './kernel/errors'
 import { cliError } from './services/cli/cli-error'
 import { bindingOf } from './services/cli/plugin-binding'
 import { CliSession } from './services/cli/session'
@@ -69,7 +69,7 @@ export abstract class Command extends OclifCommand {
     const coded = own
       ? (cliError(error) ?? toSmError(error))
       : new SmError('SM_ERR_CLI_PLUGIN_COMMAND_ERROR', { plugin, command, reason: error?.message ?? String(error) })
-    this.logToStderr(`Error [${coded.code}]: ${coded.message}`)
+    this.logToStderr(errorLine(coded))
     if (process.env.DEBUG && error?.stack) this.logToStderr(error.stack)
     // `this.error(message, { exit })` keeps the exit code the plugin chose.
     const chosen = own ? undefined : (error as { oclif?: { exit?: unknown } }).oclif?.exit

@@ -34,7 +34,7 @@ void (async () => {
   })().catch((error) => {
     // A coded error raised outside a command (a plugin command that cannot load) keeps its code.
     if (typeof error?.code === 'string' && error.code.startsWith('SM_ERR_') && typeof error.exitCode === 'number') {
-      process.stderr.write(`Error [${error.code}]: ${error.message}\n`)
+      process.stderr.write(`${require('../dist/kernel/errors').errorLine(error)}\n`)
       process.exitCode = error.exitCode
       return
     }

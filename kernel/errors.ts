@@ -59,6 +59,11 @@ export function reasonOf(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
 }
 
+/** How a coded error is shown to a person on a terminal: `Error [SM_ERR_…]: message`. */
+export function errorLine(error: { readonly code: string; readonly message: string }): string {
+  return `Error [${error.code}]: ${error.message}`
+}
+
 /** Keeps an SmError as it is; wraps anything else as SM_ERR_INTERNAL with the original as cause. */
 export function toSmError(value: unknown): SmError {
   return isSmError(value) ? value : new SmError('SM_ERR_INTERNAL', { reason: reasonOf(value) }, { cause: value })

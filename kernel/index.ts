@@ -37,7 +37,7 @@ export {
   errorCatalogue,
   errorSpec,
 } from './error-catalogue'
-export { isSmError, reasonOf, SmError, toSmError, type WireError } from './errors'
+export { errorLine, isSmError, reasonOf, SmError, toSmError, type WireError } from './errors'
 export { formatBytes, JsonValueError, measureJson } from './json-value'
 export {
   BusToken,

@@ -1,7 +1,7 @@
 import { Command, Errors } from '@oclif/core'
 import './errors'
 import type { Disposable } from '../../kernel/disposable'
-import { toSmError } from '../../kernel/errors'
+import { errorLine, toSmError } from '../../kernel/errors'
 import type { CommandName, CommandPayload, CommandReply, EventName, PayloadOf } from '../../kernel/maps'
 import type { Kernel, LogLevel, ServiceReport } from '../../manager'
 import { cliError } from './cli-error'
@@ -91,7 +91,7 @@ export abstract class ManagerCommand extends Command {
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error
     const coded = cliError(error) ?? toSmError(error)
-    this.logToStderr(`Error [${coded.code}]: ${coded.message}`)
+    this.logToStderr(errorLine(coded))
     if (coded.code === 'SM_ERR_INTERNAL' && error.stack) this.logToStderr(error.stack)
     return this.exit(coded.exitCode)
   }

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core'
 import { type ErrorCode, errorSpec } from '../../kernel/error-catalogue'
-import { SmError } from '../../kernel/errors'
+import { errorLine, SmError } from '../../kernel/errors'
 import { ManagerCommand } from './manager-command'
 
 /** `plugin enable` and `plugin disable`: the set_plugin_status action, then the plugin's new state. */
@@ -19,7 +19,7 @@ export abstract class PluginStatusCommand extends ManagerCommand {
     this.log(`${result.message} State: ${info.state}.`)
     if (this.enabled && info.error && info.state !== 'loaded') {
       // Enabled (the flag is kept for when it is fixed), but not running: say why, and fail.
-      this.logToStderr(`Error [${info.error.code}]: ${info.error.message}`)
+      this.logToStderr(errorLine(info.error))
       this.exit(errorSpec(info.error.code as ErrorCode)?.exit ?? 1)
     }
   }

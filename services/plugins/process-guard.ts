@@ -1,5 +1,5 @@
 import { sep } from 'node:path'
-import { type Disposable, reasonOf, SmError } from '../../kernel'
+import { type Disposable, errorLine, reasonOf, SmError } from '../../kernel'
 
 /** Told about an error thrown or rejected outside any hook by a plugin's code; returns true when it took it. */
 export type StrayHandler = (plugin: string, error: SmError) => boolean
@@ -57,14 +57,14 @@ function install(): void {
     if (report(reason, 'an unhandled promise rejection')) return
     // Not a plugin's: say so with a code, and carry on (a manager must not die of a stray promise).
     const error = new SmError('SM_ERR_INTERNAL', { reason: `unhandled rejection: ${reasonOf(reason)}` })
-    process.stderr.write(`Error [${error.code}]: ${error.message}\n${(reason as Error)?.stack ?? ''}\n`)
+    process.stderr.write(`${errorLine(error)}\n${(reason as Error)?.stack ?? ''}\n`)
   })
   process.on('uncaughtException', (error) => {
     if (report(error, 'an uncaught exception')) return
     // Someone else (a test runner, an embedder) handles the rest; alone, behave like Node, with a code.
     if (process.listenerCount('uncaughtException') > 1) return
     const coded = new SmError('SM_ERR_INTERNAL', { reason: reasonOf(error) }, { cause: error })
-    process.stderr.write(`Error [${coded.code}]: ${coded.message}\n${error.stack ?? ''}\n`)
+    process.stderr.write(`${errorLine(coded)}\n${error.stack ?? ''}\n`)
     realExit(coded.exitCode)
   })
 }
@@ -74,6 +74,6 @@ function report(thrown: unknown, what: string): boolean {
   if (!plugin) return false
   const error = new SmError('SM_ERR_PLUGIN_STRAY_ERROR', { plugin, what, reason: reasonOf(thrown) }, { cause: thrown })
   for (const handler of handlers) if (handler(plugin, error)) return true
-  process.stderr.write(`Error [${error.code}]: ${error.message}\n`)
+  process.stderr.write(`${errorLine(error)}\n`)
   return true
 }

@@ -1,5 +1,5 @@
 import { Args, Command, Errors, loadHelpClass } from '@oclif/core'
-import { SmError } from '../../../kernel/errors'
+import { errorLine, SmError } from '../../../kernel/errors'
 import '../errors'
 
 export default class Help extends Command {
@@ -21,7 +21,7 @@ export default class Help extends Command {
         command: words.join(' '),
         hint: '',
       })
-      this.logToStderr(`Error [${error.code}]: ${error.message}`)
+      this.logToStderr(errorLine(error))
       throw new Errors.ExitError(error.exitCode)
     }
     const HelpClass = await loadHelpClass(this.config)

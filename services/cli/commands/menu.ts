@@ -1,5 +1,5 @@
 import { Errors } from '@oclif/core'
-import { SmError, toSmError } from '../../../kernel/errors'
+import { errorLine, SmError, toSmError } from '../../../kernel/errors'
 import { ManagerCommand } from '../manager-command'
 import { ask, invoker, menuContext } from '../menu-context'
 import { extension, host, pluginCommands } from '../plugin-commands'
@@ -194,7 +194,7 @@ export default class Menu extends ManagerCommand {
       // A command that failed has said why already.
       if (error instanceof Errors.ExitError) return
       const coded = toSmError(error)
-      this.logToStderr(`Error [${coded.code}]: ${coded.message}`)
+      this.logToStderr(errorLine(coded))
     }
     this.log('')
   }

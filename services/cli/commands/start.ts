@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Flags } from '@oclif/core'
 import type { ServiceReport } from '../../../kernel'
-import { SmError } from '../../../kernel/errors'
+import { errorLine, SmError } from '../../../kernel/errors'
 import { sealedStdio } from '../../../kernel/process-identity'
 import type { Kernel } from '../../../manager'
 import { BridgeClient } from '../../bridge/client'
@@ -62,7 +62,7 @@ export default class Start extends ManagerCommand {
     await manager.bus.emit('manager_started', {})
     this.log(`ready in ${(performance.now() - began).toFixed(0)} ms; press Ctrl-C to stop`)
     const reason = await Promise.race([stopSignal, lost, asked])
-    if (reason instanceof SmError) this.logToStderr(`Error [${reason.code}]: ${reason.message}`)
+    if (reason instanceof SmError) this.logToStderr(errorLine(reason))
     else this.log(`${reason}: stopping`)
     await this.#stop(manager)
     if (reason instanceof SmError) this.exit(reason.exitCode)

@@ -1,6 +1,6 @@
 import { Errors, type Hook } from '@oclif/core'
 import { closest } from '../../../kernel/closest'
-import { SmError } from '../../../kernel/errors'
+import { errorLine, SmError } from '../../../kernel/errors'
 import '../errors'
 import { pluginCommands } from '../plugin-commands'
 
@@ -20,7 +20,7 @@ const hook: Hook.CommandNotFound = async (options) => {
       command: typed.join(' '),
       reason: broken.error.message,
     })
-    process.stderr.write(`Error [${error.code}]: ${error.message}\n`)
+    process.stderr.write(`${errorLine(error)}\n`)
     throw new Errors.ExitError(error.exitCode)
   }
   const commands = options.config.commands.filter((c) => !c.hidden).map((c) => c.id.split(':'))
@@ -33,7 +33,7 @@ const hook: Hook.CommandNotFound = async (options) => {
     if (nearest) hint = ` Did you mean '${nearest}'?`
   }
   const error = new SmError('SM_ERR_CLI_UNKNOWN_COMMAND', { command: typed.join(' '), hint })
-  process.stderr.write(`Error [${error.code}]: ${error.message}\n`)
+  process.stderr.write(`${errorLine(error)}\n`)
   throw new Errors.ExitError(error.exitCode)
 }
 
