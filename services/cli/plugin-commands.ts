@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { type Command, type Config, type Interfaces, Plugin } from '@oclif/core'
-import { SmError } from '../../kernel/errors'
+import { reasonOf, SmError } from '../../kernel/errors'
 import { extensionOf } from '../plugins/extension'
 import { hashOf } from '../plugins/fingerprint'
 import { resolveDataDir } from '../settings/data-dir'
@@ -62,8 +62,10 @@ export async function attachPluginCommands(
   if (rebuilt) {
     try {
       writeCliCache(file, config.version, entries)
-    } catch {
-      // Rebuilt again next time: the cache only saves work.
+    } catch (error) {
+      // Nothing is lost (it is rebuilt next time: the cache only saves work), but say so on listings.
+      if (options.warn)
+        warn(`the CLI cache ${file} could not be written (${reasonOf(error)}); it is rebuilt on each run`)
     }
   }
   const builtin = {
