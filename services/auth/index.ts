@@ -5,6 +5,7 @@ import { errors as jose, jwtVerify, SignJWT } from 'jose'
 import { type BusScope, type Service, SmError } from '../../kernel'
 import {
   type ApiTokenRecord,
+  AUTH_FACTS,
   type Identity,
   isRole,
   type Role,
@@ -14,7 +15,7 @@ import {
 } from './contract'
 import { decoyHash, hashPassword, verifyPassword } from './passwords'
 import { FailureLimiter } from './rate-limit'
-import { AUTH_FACTS, readAuthState, type StoredToken, type StoredUser, usersProjection } from './users-projection'
+import { readAuthState, type StoredToken, type StoredUser, usersProjection } from './users-projection'
 
 export type * from './contract'
 export { isRole, ROLES, roleAtLeast } from './contract'

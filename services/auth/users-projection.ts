@@ -3,8 +3,6 @@ import type { ApiTokenRecord, Role, UserRecord } from './contract'
 
 import { AUTH_FACTS } from './contract'
 
-export { AUTH_FACTS }
-
 /** A stored token: its record, the digest of its secret, and the owner's session epoch is not needed. */
 export interface StoredToken extends ApiTokenRecord {
   readonly digest: string

@@ -34,7 +34,9 @@ const REPLAY_PAGE = 5_000
 export class EventStore {
   readonly #db: SqliteDatabase
   readonly #projections = new Map<string, Projection>()
-  readonly #waiting: { rows: readonly Row[]; resolve(events: StoredEvent[]): void; reject(error: unknown): void }[] = []
+  readonly #waiting: Waiting[] = []
+  /** The event types some projection folds (their appends need a transaction). */
+  readonly #followed = new Set<string>()
   #committing = false
   #committed: (events: readonly StoredEvent[]) => void = () => {}
 
@@ -105,27 +107,34 @@ export class EventStore {
     try {
       while (this.#waiting.length > 0) {
         const batch = this.#waiting.splice(0)
-        try {
-          const stored = await this.#insert(batch.flatMap((append) => append.rows))
-          this.#committed(stored)
-          let at = 0
-          for (const append of batch) {
-            append.resolve(stored.slice(at, at + append.rows.length))
-            at += append.rows.length
-          }
-        } catch (error) {
-          if (batch.length === 1) batch[0]?.reject(error)
-          else
-            for (const append of batch)
-              await this.#insert(append.rows).then((stored) => {
-                this.#committed(stored)
-                append.resolve(stored)
-              }, append.reject)
-        }
+        if (!(await this.#commit(batch)) && batch.length > 1) for (const append of batch) await this.#commit([append])
       }
     } finally {
       this.#committing = false
     }
+  }
+
+  /**
+   * Inserts the appends' rows in one go and answers each of them; false when that failed (a
+   * lone append is rejected with the error). The commit listener hears of it outside the
+   * insert's failure path, so nothing it does can make a committed batch be inserted again.
+   */
+  async #commit(appends: readonly Waiting[]): Promise<boolean> {
+    let stored: StoredEvent[]
+    try {
+      stored = await this.#insert(appends.flatMap((append) => append.rows))
+    } catch (error) {
+      if (appends.length > 1) return false
+      appends[0]?.reject(error)
+      return true
+    }
+    this.#committed(stored)
+    let at = 0
+    for (const append of appends) {
+      append.resolve(stored.slice(at, at + append.rows.length))
+      at += append.rows.length
+    }
+    return true
   }
 
   #insert(rows: readonly Row[]): Promise<StoredEvent[]> {
@@ -149,8 +158,8 @@ export class EventStore {
       return stored
     }
     // Facts no projection follows, in one statement: SQLite's own transaction is enough.
-    const followed = rows.some((row) => [...this.#projections.values()].some((p) => p.types.includes(row.type)))
-    if (!followed && rows.length <= INSERT_CHUNK) return this.#db.statement(insert)
+    if (!rows.some((row) => this.#followed.has(row.type)) && rows.length <= INSERT_CHUNK)
+      return this.#db.statement(insert)
     return this.#db.transaction(async (sql) => {
       const stored = await insert(sql)
       await this.#applyAll(sql, stored)
@@ -182,6 +191,7 @@ export class EventStore {
     })
     // Only a projection whose tables exist takes part in appends.
     this.#projections.set(projection.name, projection)
+    for (const type of projection.types) this.#followed.add(type)
     return rebuilt
   }
 
@@ -315,6 +325,12 @@ function metaKey(projection: Projection): string {
   return `projection:${projection.name}`
 }
 
+interface Waiting {
+  readonly rows: readonly Row[]
+  resolve(events: StoredEvent[]): void
+  reject(error: unknown): void
+}
+
 interface Row {
   readonly type: string
   readonly actor: string
@@ -347,12 +363,12 @@ function wellFormed(text: string): string {
 const LONE_SURROGATE = /\p{Cs}/u
 const LONE_SURROGATE_ALL = /\p{Cs}/gu
 
-function toStored(row: EventRow, value?: unknown): StoredEvent {
+function toStored(row: EventRow): StoredEvent {
   return {
     seq: row.seq,
     time: new Date(row.time).toISOString(),
     type: row.type,
     actor: row.actor,
-    payload: value !== undefined ? value : JSON.parse(row.payload),
+    payload: JSON.parse(row.payload),
   }
 }

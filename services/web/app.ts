@@ -286,7 +286,7 @@ export class WebServer implements WebApp {
       accept(known)
       return undefined
     }
-    return this.#verify(token).then(accept, (error: unknown) => {
+    return this.#ask(token).then(accept, (error: unknown) => {
       if (!(error instanceof SmError) || error.status !== 401) throw error
       ctx.state.authError = error
       if (cookie) ctx.cookies.set(SESSION_COOKIE, null)
@@ -294,13 +294,11 @@ export class WebServer implements WebApp {
   }
 
   /**
-   * Who a token is, asked of the auth service once and remembered until the token expires or
+   * Who a token is, asked of the auth service and remembered until the token expires or
    * any user or token fact is recorded (a role change, a password reset, a revocation, from this
    * process or another), so a request does not cost a round trip to the auth service.
    */
-  async #verify(token: string): Promise<Identity> {
-    const known = this.#identities.get(token)
-    if (known && (known.expiresAt === undefined || known.expiresAt > Date.now())) return known
+  async #ask(token: string): Promise<Identity> {
     const generation = this.#generation
     const user = await this.bus.request('auth:verify', { token })
     if (generation === this.#generation) {

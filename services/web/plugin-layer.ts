@@ -43,19 +43,37 @@ interface Entry {
 
 /** The routes of a router with their access: declared (a spec or a guard), the router's own guard, else `fallback`. */
 export function routesOf(owner: string, router: Router, fallback: Access): KnownRoute[] {
-  const routerLevel = router.stack
-    .filter((layer) => layer.methods.length === 0)
-    .flatMap((layer) => layer.stack.map(accessOf))
-    .find((access) => access !== undefined)
+  const routerLevel = routerAccess(router)
   const routes: KnownRoute[] = []
   for (const layer of router.stack) {
     if (layer.methods.length === 0 || typeof layer.path !== 'string') continue
-    const declared = specOf(layer)?.access ?? layer.stack.map(accessOf).find((a) => a !== undefined)
-    const access = declared ?? routerLevel ?? fallback
+    const access = declaredAccess(layer) ?? routerLevel ?? fallback
     for (const method of layer.methods)
       if (method !== 'HEAD') routes.push({ owner, router, layer, method, path: layer.path, access })
   }
   return routes
+}
+
+/** The access a route declares: its spec's, or the first guard in its own stack. */
+function declaredAccess(layer: Layer): Access | undefined {
+  return specOf(layer)?.access ?? guardIn(layer)
+}
+
+/** The access a router's own guard (`router.use(requireAdmin)`) gives every route of it. */
+function routerAccess(router: Router): Access | undefined {
+  for (const layer of router.stack) {
+    const access = layer.methods.length === 0 ? guardIn(layer) : undefined
+    if (access !== undefined) return access
+  }
+  return undefined
+}
+
+function guardIn(layer: Layer): Access | undefined {
+  for (const middleware of layer.stack) {
+    const access = accessOf(middleware)
+    if (access !== undefined) return access
+  }
+  return undefined
 }
 
 /**
@@ -245,11 +263,9 @@ export class PluginLayer {
  * router) gets `requireUser` in front: a plugin route is never open by accident.
  */
 function guardUndeclared(router: Router): void {
-  const routerLevel = router.stack.some((layer) => layer.methods.length === 0 && layer.stack.some((m) => accessOf(m)))
-  if (routerLevel) return
+  if (routerAccess(router) !== undefined) return
   for (const layer of router.stack)
-    if (layer.methods.length > 0 && !specOf(layer) && !layer.stack.some((m) => accessOf(m) !== undefined))
-      layer.stack.unshift(requireUser as never)
+    if (layer.methods.length > 0 && declaredAccess(layer) === undefined) layer.stack.unshift(requireUser as never)
 }
 
 function conflict(plugin: string, other: string, what: string): SmError {

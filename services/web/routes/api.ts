@@ -27,14 +27,14 @@ export function apiRoutes(app: WebApp): Router[] {
   const { bus } = app
   // One router per area: a request is matched only against its area's routes (see coreDispatch).
   const routers: Router[] = []
-  let router = new Router({ prefix: '/api' })
   const area = () => {
-    router = new Router({ prefix: '/api' })
-    routers.push(router)
+    const next = new Router({ prefix: '/api' })
+    routers.push(next)
+    return next
   }
 
   // -- status -------------------------------------------------------------------------------
-  area()
+  let router = area()
   defineRoute(
     router,
     { method: 'get', path: '/info', name: 'info', summary: 'The version (public)', tags: ['Status'], access: 'public' },
@@ -66,7 +66,7 @@ export function apiRoutes(app: WebApp): Router[] {
   )
 
   // -- servers --------------------------------------------------------------------------------
-  area()
+  router = area()
   const servers = ['Servers']
   defineRoute(
     router,
@@ -352,7 +352,7 @@ export function apiRoutes(app: WebApp): Router[] {
   )
 
   // -- tasks ----------------------------------------------------------------------------------
-  area()
+  router = area()
   const tasks = ['Tasks']
   defineRoute(
     router,
@@ -395,7 +395,7 @@ export function apiRoutes(app: WebApp): Router[] {
   )
 
   // -- settings -------------------------------------------------------------------------------
-  area()
+  router = area()
   const settings = ['Settings']
   defineRoute(
     router,
@@ -450,7 +450,7 @@ export function apiRoutes(app: WebApp): Router[] {
   )
 
   // -- plugins (compatible with the original's endpoints) ------------------------------------
-  area()
+  router = area()
   const plugins = ['Plugin Management']
   defineRoute(
     router,
@@ -561,7 +561,7 @@ export function apiRoutes(app: WebApp): Router[] {
   )
 
   // -- the event log ----------------------------------------------------------------------------
-  area()
+  router = area()
   const events = ['Events']
   defineRoute(
     router,
@@ -625,7 +625,7 @@ export function apiRoutes(app: WebApp): Router[] {
   )
 
   // -- users and API tokens -------------------------------------------------------------------
-  area()
+  router = area()
   const users = ['Users']
   const Username = z.object({ username: z.string().min(1).max(80) })
   defineRoute(
@@ -792,7 +792,7 @@ export function apiRoutes(app: WebApp): Router[] {
   )
 
   // -- the API's description ------------------------------------------------------------------
-  area()
+  router = area()
   defineRoute(
     router,
     {
