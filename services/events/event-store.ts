@@ -86,6 +86,11 @@ export class EventStore {
     this.#committed = listener
   }
 
+  /** True while appends are being committed: their rows will reach the commit listener. */
+  get committing(): boolean {
+    return this.#committing
+  }
+
   /** Appends events atomically, applying them to every projection; returns them with their sequence numbers. */
   append(events: readonly NewEvent[]): Promise<StoredEvent[]> {
     const rows = events.map(toRow)

@@ -8,7 +8,8 @@ const PAGE = 1_000
  * Emits `events:appended` in sequence order for every event that reaches the log, whether this
  * process or another one appended it. It polls only while someone listens; a local append
  * wakes it at once. Commits are ordered by sequence number, so reading `seq > cursor` never
- * skips or repeats an event.
+ * skips or repeats an event. While this process commits it waits for the hand-over instead of
+ * reading: another process's events show as a gap in the local run and are read then.
  */
 export class Follower {
   readonly #store: EventStore
@@ -90,6 +91,9 @@ export class Follower {
     for (;;) {
       const cursor: number = this.#cursor
       const local = this.#takeLocal(cursor)
+      // Nothing local while this process commits: the commit's hand-over wakes us. Reading now
+      // would race it and fetch its rows back (and, once ahead, keep racing every commit).
+      if (local.length === 0 && this.#local.length === 0 && this.#store.committing) return
       const events: StoredEvent[] = local.length > 0 ? local : await this.#store.read({ afterSeq: cursor, limit: PAGE })
       const last = events[events.length - 1]
       if (!last) return

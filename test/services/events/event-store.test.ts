@@ -3,8 +3,12 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { open } from 'sqlite'
 import sqlite3 from 'sqlite3'
+import { Bus, BusScope, silentLogger } from '../../../kernel'
 import type { Projection, StoredEvent } from '../../../services/events'
 import { databasePath } from '../../../services/events'
+import { SqliteDatabase } from '../../../services/events/database'
+import { EventStore } from '../../../services/events/event-store'
+import { Follower } from '../../../services/events/follower'
 import { startManager, withManager } from '../../helpers/manager'
 import { rejection } from '../../helpers/rejection'
 import { tempDir } from '../../helpers/temp-dir'
@@ -277,6 +281,45 @@ describe('services/events: the event log', () => {
       } finally {
         await follower.stop()
         await writer.stop()
+      }
+    })
+
+    it("hands this process's commits to the follower without reading them back, even when woken mid-commit", async () => {
+      const store = await EventStore.create(await SqliteDatabase.open({ path: databasePath(tempDir()) }))
+      const bus = new BusScope(new Bus(), 'test')
+      const follower = new Follower(store, bus, silentLogger, 3_600_000)
+      store.onCommitted((events) => follower.appended(events))
+      const read = store.read.bind(store)
+      const reads: number[] = []
+      store.read = (query) => {
+        reads.push(query.afterSeq ?? 0)
+        return read(query)
+      }
+      const seen: number[] = []
+      let allSeen: () => void = () => {}
+      const all = new Promise<void>((resolve) => {
+        allSeen = resolve
+      })
+      bus.on('events:appended', ({ events }) => {
+        seen.push(...events.map((e) => e.seq))
+        if (seen.length === 30) allSeen()
+      })
+      try {
+        follower.wake() // takes the head (0) as its cursor: a read of the log happens only on a gap
+        for (let batch = 0; batch < 10; batch++) {
+          const appending = Promise.all([1, 2, 3].map(() => store.append([event('test_a')])))
+          // What the poll timer does: wake while a commit is in flight and nothing is local yet.
+          expect(store.committing).to.equal(true)
+          follower.wake()
+          await appending
+        }
+        await all
+        expect(seen).to.deep.equal(Array.from({ length: 30 }, (_, i) => i + 1))
+        expect(reads).to.deep.equal([])
+      } finally {
+        follower.stop()
+        bus.dispose()
+        await store.close()
       }
     })
   })
