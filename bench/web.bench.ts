@@ -42,6 +42,8 @@ const TRIGGER_BODY = JSON.stringify({ event_name: 'bench:ping', payload: { playe
 
 export interface LoadResult {
   readonly rps: number
+  /** Requests answered in the run. */
+  readonly total: number
   readonly p99Ms: number
   readonly p50Ms: number
   readonly errors: number
@@ -61,12 +63,19 @@ async function load(
   const pinned = hasTaskset() ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args]
   const { stdout } = await exec(pinned[0] as string, pinned[1] as string[], { maxBuffer: 64 * 1024 * 1024 })
   const r = JSON.parse(stdout) as {
-    requests: { average: number }
+    requests: { average: number; total: number }
     latency: { p99: number; p50: number }
     errors: number
     non2xx: number
   }
-  return { rps: r.requests.average, p99Ms: r.latency.p99, p50Ms: r.latency.p50, errors: r.errors, non2xx: r.non2xx }
+  return {
+    rps: r.requests.average,
+    total: r.requests.total,
+    p99Ms: r.latency.p99,
+    p50Ms: r.latency.p50,
+    errors: r.errors,
+    non2xx: r.non2xx,
+  }
 }
 
 let taskset: boolean | undefined
@@ -247,21 +256,25 @@ export async function __profile(dir: string, mode: string) {
       const used = process.cpuUsage(cpu)
       return { callsPerSecond: Math.round(calls / 4), cpuMicrosPerCall: (used.user + used.system) / calls }
     }
-    if (mode.startsWith('post'))
-      return await load(`${ours.url}/benchplugin/${mode}`, {
-        method: 'POST',
-        body: TRIGGER_BODY,
-        token: ours.token,
-        seconds: 6,
-      })
-    return mode === 'route'
-      ? await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds: 6 })
-      : await load(`${ours.url}/api/plugins/trigger_event`, {
+    // The HTTP modes: the load, and this process's CPU (thread-pool and kernel time included) per request.
+    const cpu = process.cpuUsage()
+    const result = mode.startsWith('post')
+      ? await load(`${ours.url}/benchplugin/${mode}`, {
           method: 'POST',
           body: TRIGGER_BODY,
           token: ours.token,
           seconds: 6,
         })
+      : mode === 'route'
+        ? await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds: 6 })
+        : await load(`${ours.url}/api/plugins/trigger_event`, {
+            method: 'POST',
+            body: TRIGGER_BODY,
+            token: ours.token,
+            seconds: 6,
+          })
+    const used = process.cpuUsage(cpu)
+    return { ...result, cpuMicrosPerRequest: (used.user + used.system) / result.total }
   } finally {
     await ours.manager.stop()
   }
