@@ -38,7 +38,7 @@ export {
   errorSpec,
 } from './error-catalogue'
 export { errorLine, isSmError, reasonOf, SmError, toSmError, type WireError } from './errors'
-export { formatBytes, JsonValueError, measureJson } from './json-value'
+export { formatBytes, frozenJsonCopy, JsonValueError, measureJson } from './json-value'
 export {
   BusToken,
   ConfigToken,

@@ -2,9 +2,8 @@ import {
   type BusScope,
   type DispatchReport,
   type Disposable,
-  deepFreeze,
   type EmitOptions,
-  measureJson,
+  frozenJsonCopy,
   reasonOf,
   SmError,
 } from '../../kernel'
@@ -42,13 +41,13 @@ export async function sendCustomEvent(
   if (payload !== undefined && (payload === null || typeof payload !== 'object' || Array.isArray(payload))) {
     throw new SmError('SM_ERR_PLUGIN_INVALID_PAYLOAD', { event: name, reason: 'it is not a JSON object' })
   }
+  let copy: Record<string, unknown>
   try {
-    measureJson(payload ?? {}, MAX_EVENT_PAYLOAD_BYTES)
+    copy = frozenJsonCopy(payload ?? {}, MAX_EVENT_PAYLOAD_BYTES)
   } catch (error) {
     throw new SmError('SM_ERR_PLUGIN_INVALID_PAYLOAD', { event: name, reason: reasonOf(error) }, { cause: error })
   }
-  const copy = structuredClone(payload ?? {})
-  return toDeliveryReport(await scope.emit(name, deepFreeze(copy), options))
+  return toDeliveryReport(await scope.emit(name, copy, options))
 }
 
 export function toDeliveryReport(report: DispatchReport): DeliveryReport {
