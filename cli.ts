@@ -30,7 +30,6 @@ import { Args, Errors, Flags, Command as OclifCommand } from '@oclif/core'
 import { errorLine, SmError, toSmError } from './kernel/errors'
 import { cliError } from './services/cli/cli-error'
 import { bindingOf } from './services/cli/plugin-binding'
-import { CliSession } from './services/cli/session'
 import type { PluginApi } from './services/plugins/plugin-api'
 
 export type { MenuContext, MenuItem, PluginManagerApi, PromptQuestion } from './services/cli/menu-context'
@@ -77,8 +76,7 @@ export abstract class Command extends OclifCommand {
   }
 
   protected override async finally(error: Error | undefined): Promise<unknown> {
-    const session = bindingOf(this.constructor)?.session
-    if (session && session !== CliSession.shared) await session.close()
+    await bindingOf(this.constructor)?.session.release()
     return super.finally(error)
   }
 }

@@ -219,6 +219,19 @@ export async function dashboardBench(dir: string) {
   }
 }
 
+/** The routes `__profile` can load, by mode: the trigger, the plugin's GET routes, and its POST routes layer by layer. */
+const PROFILE_ROUTES: Record<string, { path: string; post: boolean; signedIn: boolean }> = {
+  trigger: { path: '/api/plugins/trigger_event', post: true, signedIn: true },
+  route: { path: '/benchplugin/json', post: false, signedIn: true },
+  open: { path: '/benchplugin/open', post: false, signedIn: false },
+  ...Object.fromEntries(
+    ['post', 'post_admin', 'post_zod', 'post_send'].map((mode) => [
+      mode,
+      { path: `/benchplugin/${mode}`, post: true, signedIn: true },
+    ]),
+  ),
+}
+
 /** For profiling one side by hand: `node -e` with --cpu-prof (not part of npm run bench). */
 export async function __profile(dir: string, mode: string) {
   const ours = await ourManager(dir)
@@ -240,7 +253,6 @@ export async function __profile(dir: string, mode: string) {
       bare.server.close()
       return out
     }
-    if (mode === 'open') return await load(`${ours.url}/benchplugin/open`, { seconds: 6 })
     if (mode === 'work') {
       // The trigger without HTTP: 50 concurrent callers for 4 s, CPU per call (thread-pool included).
       const payload = JSON.parse(TRIGGER_BODY).payload as Record<string, unknown>
@@ -257,22 +269,14 @@ export async function __profile(dir: string, mode: string) {
       return { callsPerSecond: Math.round(calls / 4), cpuMicrosPerCall: (used.user + used.system) / calls }
     }
     // The HTTP modes: the load, and this process's CPU (thread-pool and kernel time included) per request.
+    const target = PROFILE_ROUTES[mode]
+    if (!target) throw new Error(`unknown mode '${mode}': ab, work, or ${Object.keys(PROFILE_ROUTES).join(', ')}`)
     const cpu = process.cpuUsage()
-    const result = mode.startsWith('post')
-      ? await load(`${ours.url}/benchplugin/${mode}`, {
-          method: 'POST',
-          body: TRIGGER_BODY,
-          token: ours.token,
-          seconds: 6,
-        })
-      : mode === 'route'
-        ? await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds: 6 })
-        : await load(`${ours.url}/api/plugins/trigger_event`, {
-            method: 'POST',
-            body: TRIGGER_BODY,
-            token: ours.token,
-            seconds: 6,
-          })
+    const result = await load(`${ours.url}${target.path}`, {
+      ...(target.post ? { method: 'POST', body: TRIGGER_BODY } : {}),
+      token: target.signedIn ? ours.token : undefined,
+      seconds: 6,
+    })
     const used = process.cpuUsage(cpu)
     return { ...result, cpuMicrosPerRequest: (used.user + used.system) / result.total }
   } finally {

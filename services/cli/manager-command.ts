@@ -99,7 +99,7 @@ export abstract class ManagerCommand extends Command {
   protected override async finally(error: Error | undefined): Promise<unknown> {
     const session = this.#session
     this.#session = undefined
-    if (session && session !== CliSession.shared) await session.close()
+    await session?.release()
     return super.finally(error)
   }
 }

@@ -116,6 +116,11 @@ export class CliSession {
     return target.kernel.bus.on(event as 'plugin:x', listener as never, { owner, ...options })
   }
 
+  /** Ends this session when a command is done with it; the menu's shared one stays open for its next command. */
+  async release(): Promise<void> {
+    if (this !== CliSession.#shared) await this.close()
+  }
+
   /** Disconnects, or stops the in-process manager. */
   async close(): Promise<void> {
     const target = this.#target

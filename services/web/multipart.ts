@@ -46,7 +46,7 @@ export async function parseMultipart(ctx: Context, options: { maxFileBytes: numb
         fields[name] = value
       })
       parser.on('file', (name, stream, info) => {
-        const path = join(dir, String(Object.keys(files).length + writes.length))
+        const path = join(dir, String(writes.length))
         let size = 0
         stream.on('data', (chunk: Buffer) => {
           size += chunk.length

@@ -132,19 +132,23 @@ export default class Menu extends ManagerCommand {
   async #restore(server: string): Promise<void> {
     const backups = await this.request('servers:backups', { name: server })
     if (backups.length === 0) return this.log(`No backups of ${server} yet.`)
-    const label = (b: (typeof backups)[number]) => `${b.file} (${b.kind}, ${b.createdAt})`
-    const picked = await select(`Restore which backup into ${server}?`, backups.map(label))
-    const file = backups.find((b) => label(b) === picked)?.file
-    if (file === undefined) return
-    const sure = await ask<boolean>({ type: 'confirm', message: `Replace ${server}'s files with ${file}?` })
-    if (sure) await invoker(this.config)('server restore', [server, file, '--stop'])
+    const backup = await pick(
+      `Restore which backup into ${server}?`,
+      backups,
+      (b) => `${b.file} (${b.kind}, ${b.createdAt})`,
+    )
+    if (backup === undefined) return
+    const sure = await ask<boolean>({ type: 'confirm', message: `Replace ${server}'s files with ${backup.file}?` })
+    if (sure) await invoker(this.config)('server restore', [server, backup.file, '--stop'])
   }
 
   async #togglePlugin(): Promise<void> {
     const plugins = await this.request('plugins:list', {})
-    const label = (p: (typeof plugins)[number]) => `${p.name} (${p.enabled ? 'enabled' : 'disabled'}, ${p.state})`
-    const picked = await select('Enable or disable which plugin?', plugins.map(label))
-    const plugin = plugins.find((p) => label(p) === picked)
+    const plugin = await pick(
+      'Enable or disable which plugin?',
+      plugins,
+      (p) => `${p.name} (${p.enabled ? 'enabled' : 'disabled'}, ${p.state})`,
+    )
     if (plugin) await invoker(this.config)(plugin.enabled ? 'plugin disable' : 'plugin enable', [plugin.name])
   }
 
@@ -152,9 +156,7 @@ export default class Menu extends ManagerCommand {
     const tasks = await this.request('tasks:list', { limit: 100 })
     const running = tasks.filter((t) => t.state === 'running' || t.state === 'queued')
     if (running.length === 0) return this.log('No task is running.')
-    const label = (t: (typeof running)[number]) => `${t.name} (${t.state}, ${t.id.slice(0, 8)})`
-    const picked = await select('Cancel which task?', running.map(label))
-    const task = running.find((t) => label(t) === picked)
+    const task = await pick('Cancel which task?', running, (t) => `${t.name} (${t.state}, ${t.id.slice(0, 8)})`)
     if (task) await invoker(this.config)('tasks cancel', [task.id])
   }
 
@@ -164,9 +166,7 @@ export default class Menu extends ManagerCommand {
       this.log('No servers yet: add one with server-manager server add <name> <dir>.')
       return undefined
     }
-    const label = (s: (typeof servers)[number]) => `${s.name} (${s.status})`
-    const picked = await select('Which server?', servers.map(label))
-    return servers.find((s) => label(s) === picked)?.name
+    return (await pick('Which server?', servers, (s) => `${s.name} (${s.status})`))?.name
   }
 
   async #runItem(plugin: string, name: string): Promise<void> {
@@ -203,6 +203,12 @@ export default class Menu extends ManagerCommand {
 /** A choice from a list, by its text; undefined when cancelled. */
 function select(message: string, choices: readonly string[]): Promise<string | undefined> {
   return ask<string>({ type: 'select', message, choices: [...choices] })
+}
+
+/** One of `items`, chosen by the text `label` gives it; undefined when cancelled. */
+async function pick<T>(message: string, items: readonly T[], label: (item: T) => string): Promise<T | undefined> {
+  const picked = await select(message, items.map(label))
+  return items.find((item) => label(item) === picked)
 }
 
 function nonEmpty(value: string): boolean | string {

@@ -74,27 +74,27 @@ export default class Oops extends PluginBase {
     for (const name of ['greet', 'listener', 'oops']) await cli(dir, ['plugin', 'enable', name], NO_DEFAULTS)
 
     const terminal = new Terminal(dir)
+    // "Send Custom Event" up to its payload prompt, the event name typed.
+    const toPayload = async () => {
+      terminal.keys('Enter')
+      await terminal.waitFor(/\? Event name/)
+      terminal.type('menu:wave')
+      terminal.keys('Enter')
+      await terminal.waitFor(/\? Payload \(a JSON object\)/)
+    }
     try {
       await terminal.waitFor(/what would you like to do\?[\s\S]*Plugin Custom Menus/)
       terminal.keys('Down', 'Down', 'Down', 'Down', 'Down', 'Enter')
       await terminal.waitFor(/Send Custom Event \(plugin: greet\)[\s\S]*Break \(plugin: oops\)/)
 
       // Cancel the second prompt: the handler gets undefined, says so, and the menu comes back.
-      terminal.keys('Enter')
-      await terminal.waitFor(/\? Event name/)
-      terminal.type('menu:wave')
-      terminal.keys('Enter')
-      await terminal.waitFor(/\? Payload \(a JSON object\)/)
+      await toPayload()
       terminal.keys('Escape')
       const cancelled = await terminal.waitFor(/Cancelled\.\n[\s\S]*\? Plugin Custom Menus/)
       expect(cancelled).not.to.match(/at .*\.js:\d+/)
 
       // The whole way: name, payload, confirm; the event reaches the listener in the manager.
-      terminal.keys('Enter')
-      await terminal.waitFor(/\? Event name/)
-      terminal.type('menu:wave')
-      terminal.keys('Enter')
-      await terminal.waitFor(/\? Payload \(a JSON object\)/)
+      await toPayload()
       terminal.keys('C-u')
       terminal.type('{"player":"Steve"}')
       terminal.keys('Enter')
