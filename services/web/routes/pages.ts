@@ -2,6 +2,7 @@ import Router from '@koa/router'
 import { z } from 'zod'
 import type { WebApp } from '../app'
 import { currentUser, defineRoute, type WebContext } from '../route'
+import { sameOriginPath } from '../same-origin-path'
 
 type Render = (view: string, locals?: Record<string, unknown>) => Promise<string>
 const render = (ctx: WebContext, view: string, locals: Record<string, unknown> = {}) =>
@@ -27,7 +28,10 @@ export function pageRoutes(app: WebApp): Router {
       },
     )
 
-  page('/login', 'login', 'public', (ctx) => ({ title: 'Sign in', next: safeNext(ctx.query.next) }))
+  page('/login', 'login', 'public', (ctx) => ({
+    title: 'Sign in',
+    next: sameOriginPath(ctx.query.next, `${ctx.protocol}://${ctx.host}`),
+  }))
   defineRoute(
     router,
     {
@@ -81,10 +85,4 @@ export function pageRoutes(app: WebApp): Router {
   page('/events', 'events', 'admin', () => ({ title: 'Event log' }))
   page('/tasks', 'tasks', 'user', () => ({ title: 'Tasks' }))
   return router
-}
-
-/** Only a local path: never send a signed-in user to another site. */
-function safeNext(value: unknown): string {
-  const next = typeof value === 'string' ? value : '/'
-  return next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/'
 }
