@@ -21,7 +21,11 @@ export const AUTH_FACTS = [
   'user_deleted',
   'api_token_created',
   'api_token_revoked',
+  'session_revoked',
 ] as const
+
+/** Sign-in failures and lockouts: recorded for admins (`server-manager events`), never a password. */
+export const SIGN_IN_FACTS = ['sign_in_failed', 'sign_in_locked'] as const
 
 export interface UserRecord {
   readonly username: string
@@ -49,6 +53,8 @@ export interface Identity {
   readonly tokenId?: string
   /** The session's CSRF value, when `via` is `session` (checked on cookie-authenticated writes). */
   readonly csrf?: string
+  /** The session's id, when `via` is `session` (what sign-out revokes). */
+  readonly sessionId?: string
   /** When the token stops being valid (epoch ms), if it expires. */
   readonly expiresAt?: number
 }
@@ -64,7 +70,11 @@ export interface Session {
 
 declare module '../../kernel/maps' {
   interface EventMap {
-    user_created: { readonly username: string; readonly role: Role }
+    /**
+     * `id` names this very account: a session carries it, so a later account of the same name
+     * is another account. (Facts from before ids replay with one derived from the name and time.)
+     */
+    user_created: { readonly username: string; readonly role: Role; readonly id?: string }
     user_role_changed: { readonly username: string; readonly role: Role; readonly previous: Role }
     /** The password changed; sessions issued before it end. (The hash is in the vault, never in a fact.) */
     user_password_changed: { readonly username: string }
@@ -79,6 +89,18 @@ declare module '../../kernel/maps' {
       readonly expiresAt: string | undefined
     }
     api_token_revoked: { readonly id: string; readonly name: string }
+    /** Signed out: the session `id` is refused until it would have expired anyway. */
+    session_revoked: { readonly id: string; readonly username: string; readonly expiresAt: string }
+    /** A sign-in (or a password check) with a wrong password or an unknown user name. */
+    sign_in_failed: { readonly username: string; readonly client: string | undefined }
+    /** A user name or client reached the limit of failed sign-ins; recorded once per window per key. */
+    sign_in_locked: {
+      readonly username: string
+      readonly client: string | undefined
+      /** Which limit: the user name's or the client's. */
+      readonly limit: 'user' | 'client'
+      readonly seconds: number
+    }
   }
 
   interface CommandMap {
@@ -91,13 +113,21 @@ declare module '../../kernel/maps' {
     }
     'auth:list_users': { payload: Record<string, never>; reply: UserRecord[] }
     'auth:set_role': { payload: { username: string; role: Role }; reply: UserRecord }
+    /** Sets anyone's password without the old one (admins, the local CLI). */
     'auth:reset_password': { payload: { username: string; password: string }; reply: UserRecord }
+    /** A user changes their own password: the current one is checked like a sign-in (rate-limited). */
+    'auth:change_password': {
+      payload: { username: string; current: string; password: string; client?: string }
+      reply: UserRecord
+    }
     'auth:delete_user': { payload: { username: string }; reply: UserRecord }
     /** Checks a password (rate-limited per user and per client) and opens a session. */
     'auth:login': {
       payload: { username: string; password: string; remember?: boolean; client?: string }
       reply: Session
     }
+    /** Ends a session (a JWT) for good: recorded, so it stays refused after a restart. */
+    'auth:logout': { payload: { token: string }; reply: { username: string } }
     /** A session token (JWT) or an API token → who it is. */
     'auth:verify': { payload: { token: string }; reply: Identity }
     /** A new API token; `token` is the only time its secret is shown. */

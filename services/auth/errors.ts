@@ -28,6 +28,26 @@ export const authErrors = defineErrors('auth', {
     message: (p) =>
       `You do not have permission to access this resource: it needs the role '${p.required}', and you have '${p.role}'.`,
   }),
+  SM_ERR_AUTH_SESSION_REQUIRED: spec<Record<string, never>>({
+    status: 403,
+    exit: 77,
+    when: 'Account management (users, passwords, API tokens) or sign-out was asked with an API token instead of a signed-in session.',
+    message: () =>
+      'Managing accounts, passwords and API tokens needs a signed-in session, not an API token. Sign in (POST /auth/token, or the web page) and send the session token.',
+  }),
+  SM_ERR_AUTH_CURRENT_PASSWORD: spec<Record<string, never>>({
+    status: 403,
+    exit: 77,
+    when: 'A user changed their own password without giving their current password, or gave a wrong one.',
+    message: () =>
+      'To change your own password, give your current password as well (current_password). If you forgot it, ask an admin to reset it.',
+  }),
+  SM_ERR_AUTH_LOGOUT_NEEDS_POST: spec<Record<string, never>>({
+    status: 405,
+    exit: 64,
+    when: 'GET /auth/logout: signing out needs POST, so that a link or image on another site cannot sign a user out.',
+    message: () => "Sign out with POST /auth/logout (the page's Sign out button does).",
+  }),
   SM_ERR_AUTH_CSRF: spec<Record<string, never>>({
     status: 403,
     exit: 77,

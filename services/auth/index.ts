@@ -1,6 +1,6 @@
 import './errors'
 import './settings'
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { errors as jose, jwtVerify, SignJWT } from 'jose'
 import { type BusScope, type Service, SmError } from '../../kernel'
 import {
@@ -11,11 +11,12 @@ import {
   type Role,
   roleAtLeast,
   type Session,
+  SIGN_IN_FACTS,
   type UserRecord,
 } from './contract'
 import { decoyHash, hashPassword, verifyPassword } from './passwords'
 import { FailureLimiter } from './rate-limit'
-import { readAuthState, type StoredToken, type StoredUser, usersProjection } from './users-projection'
+import { type AuthState, readAuthState, type StoredToken, type StoredUser, usersProjection } from './users-projection'
 
 export type * from './contract'
 export { isRole, ROLES, roleAtLeast } from './contract'
@@ -29,6 +30,10 @@ const CHECKED_TOKENS = 10_000
 
 interface Claims {
   readonly sub?: string
+  /** The account's id: a later account of the same name is another account. */
+  readonly uid?: unknown
+  /** The session's id (what sign-out revokes). */
+  readonly jti?: string
   readonly csrf?: unknown
   readonly ep?: unknown
   readonly exp?: number
@@ -46,7 +51,7 @@ export function authService(): Service {
     dependsOn: ['events', 'settings'],
     async start({ bus }) {
       await bus.request('events:register_projection', { projection: usersProjection })
-      await bus.request('events:declare_facts', { types: AUTH_FACTS })
+      await bus.request('events:declare_facts', { types: [...AUTH_FACTS, ...SIGN_IN_FACTS] })
       const auth = new Auth(bus)
       for (const fact of AUTH_FACTS) bus.on(fact, () => auth.invalidate())
       bus.on('events:appended', ({ events }) => {
@@ -57,6 +62,8 @@ export function authService(): Service {
       bus.handle('auth:list_users', async () => (await auth.state()).users.map(publicUser))
       bus.handle('auth:set_role', ({ username, role }) => auth.setRole(username, role))
       bus.handle('auth:reset_password', ({ username, password }) => auth.resetPassword(username, password))
+      bus.handle('auth:change_password', (request) => auth.changePassword(request))
+      bus.handle('auth:logout', ({ token }) => auth.logout(token))
       bus.handle('auth:delete_user', ({ username }) => auth.deleteUser(username))
       bus.handle('auth:login', (request) => auth.login(request))
       bus.handle('auth:verify', ({ token }) => auth.verify(token))
@@ -67,7 +74,7 @@ export function authService(): Service {
   }
 }
 
-function publicUser({ username, role, createdAt }: StoredUser): UserRecord {
+function publicUser({ username, role, createdAt }: UserRecord): UserRecord {
   return { username, role, createdAt }
 }
 
@@ -82,7 +89,7 @@ function digestOf(secret: string): string {
 class Auth {
   readonly #bus: BusScope
   readonly #limiter = new FailureLimiter()
-  #state: Promise<{ users: StoredUser[]; tokens: StoredToken[] }> | undefined
+  #state: Promise<AuthState> | undefined
   #key: Promise<Uint8Array> | undefined
   readonly #checked = new Map<string, Claims>()
 
@@ -94,15 +101,12 @@ class Auth {
     this.#state = undefined
   }
 
-  state(): Promise<{ users: StoredUser[]; tokens: StoredToken[] }> {
+  state(): Promise<AuthState> {
     if (this.#state) return this.#state
     const loading = this.#bus.request('events:read_projection', {
       projection: 'users',
       read: readAuthState,
-    }) as Promise<{
-      users: StoredUser[]
-      tokens: StoredToken[]
-    }>
+    }) as Promise<AuthState>
     this.#state = loading
     loading.catch(() => {
       if (this.#state === loading) this.#state = undefined
@@ -144,7 +148,7 @@ class Auth {
       throw new SmError('SM_ERR_AUTH_USER_EXISTS', { username })
     // The hash first: a crash between the two leaves an unused vault entry, never a user without a password.
     await this.#bus.request('events:vault_set', { name: passwordKey(username), value: await hashPassword(password) })
-    await this.#bus.emit('user_created', { username, role })
+    await this.#bus.emit('user_created', { username, role, id: randomUUID() })
     return publicUser(await this.#user(username))
   }
 
@@ -155,6 +159,19 @@ class Auth {
     if (user.role === 'admin') await this.#keepAnAdmin(user)
     await this.#bus.emit('user_role_changed', { username: user.username, role, previous: user.role })
     return publicUser(await this.#user(username))
+  }
+
+  async changePassword(request: {
+    username: string
+    current: string
+    password: string
+    client?: string
+  }): Promise<UserRecord> {
+    const user = await this.#user(request.username)
+    await this.#checkPassword(request.password)
+    if (!(await this.#attempt(user.username, String(request.current ?? ''), request.client)))
+      throw new SmError('SM_ERR_AUTH_CURRENT_PASSWORD', {})
+    return this.resetPassword(user.username, request.password)
   }
 
   async resetPassword(username: string, password: string): Promise<UserRecord> {
@@ -183,23 +200,47 @@ class Auth {
   }
 
   async login(request: { username: string; password: string; remember?: boolean; client?: string }): Promise<Session> {
-    const username = String(request.username ?? '')
-    const password = String(request.password ?? '')
+    const user = await this.#attempt(String(request.username ?? ''), String(request.password ?? ''), request.client)
+    if (!user) throw new SmError('SM_ERR_AUTH_INVALID_CREDENTIALS', {})
+    return this.#session(user, request.remember === true)
+  }
+
+  /**
+   * Checks a password, limited per user name and per client: the attempt is counted before the
+   * slow hash, in the same turn as the check, so parallel attempts cannot all pass the limit
+   * while their hashes run. A failure is recorded (`sign_in_failed`), a lockout once per window
+   * per key (`sign_in_locked`): the refused attempts themselves cost one fact at most. The user
+   * when the password matches, undefined when not; 429 at the limit.
+   */
+  async #attempt(username: string, password: string, client: string | undefined): Promise<StoredUser | undefined> {
     const max = await this.#setting('auth.login_max_failures')
     const windowMs = (await this.#setting('auth.login_window_s')) * 1000
-    const keys = [`user:${username.toLowerCase()}`, ...(request.client ? [`client:${request.client}`] : [])]
-    const wait = Math.max(...keys.map((key) => this.#limiter.retryAfter(key, max, windowMs)))
-    if (wait > 0) throw new SmError('SM_ERR_AUTH_RATE_LIMITED', { seconds: wait })
+    const userKey = `user:${username.toLowerCase()}`
+    const clientKey = client ? `client:${client}` : undefined
+    const at = Date.now()
+    const refused = this.#limiter.reserve(clientKey ? [userKey, clientKey] : [userKey], max, windowMs, at)
+    if (refused) {
+      if (refused.report)
+        await this.#bus.emit('sign_in_locked', {
+          username,
+          client,
+          limit: refused.key === userKey ? 'user' : 'client',
+          seconds: refused.seconds,
+        })
+      throw new SmError('SM_ERR_AUTH_RATE_LIMITED', { seconds: refused.seconds })
+    }
     const user = (await this.state()).users.find((u) => u.username.toLowerCase() === username.toLowerCase())
     const stored = user && (await this.#bus.request('events:vault_get', { name: passwordKey(user.username) }))
     // A missing user costs as much as a wrong password, so timing does not tell which it was.
     const ok = await verifyPassword(password, stored ?? (await decoyHash()))
     if (!user || !stored || !ok) {
-      for (const key of keys) this.#limiter.fail(key, windowMs)
-      throw new SmError('SM_ERR_AUTH_INVALID_CREDENTIALS', {})
+      await this.#bus.emit('sign_in_failed', { username, client })
+      return undefined
     }
-    for (const key of keys) this.#limiter.clear(key)
-    return this.#session(user, request.remember === true)
+    // The password is proven: the user name's failures are forgiven, the client's attempt taken back.
+    this.#limiter.clear(userKey)
+    if (clientKey) this.#limiter.release(clientKey, at)
+    return user
   }
 
   async #session(user: StoredUser, remember: boolean): Promise<Session> {
@@ -207,9 +248,10 @@ class Auth {
       ? (await this.#setting('auth.remember_days')) * 86_400
       : (await this.#setting('auth.session_hours')) * 3_600
     const csrf = randomBytes(18).toString('base64url')
-    const accessToken = await new SignJWT({ csrf, ep: user.epoch })
+    const accessToken = await new SignJWT({ csrf, ep: user.epoch, uid: user.id })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.username)
+      .setJti(randomBytes(16).toString('base64url'))
       .setIssuedAt()
       .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
       .sign(await this.#signingKey())
@@ -229,6 +271,31 @@ class Auth {
   async verify(token: string): Promise<Identity> {
     const text = String(token ?? '')
     if (text.startsWith(TOKEN_PREFIX)) return this.#verifyApiToken(text)
+    const { user, claims } = await this.#verifySession(text)
+    return {
+      username: user.username,
+      role: user.role,
+      via: 'session',
+      csrf: String(claims.csrf ?? ''),
+      sessionId: claims.jti,
+      expiresAt: claims.exp === undefined ? undefined : claims.exp * 1000,
+    }
+  }
+
+  async logout(token: string): Promise<{ username: string }> {
+    const text = String(token ?? '')
+    if (text.startsWith(TOKEN_PREFIX)) throw new SmError('SM_ERR_AUTH_SESSION_REQUIRED', {})
+    const { user, claims } = await this.#verifySession(text)
+    await this.#bus.emit('session_revoked', {
+      id: String(claims.jti),
+      username: user.username,
+      expiresAt: new Date((claims.exp ?? 0) * 1000).toISOString(),
+    })
+    return { username: user.username }
+  }
+
+  /** A session token's account and claims: signed by this manager, unexpired, not signed out, of this very account. */
+  async #verifySession(text: string): Promise<{ user: StoredUser; claims: Claims }> {
     let claims: Claims
     try {
       claims = await this.#verifiedClaims(text)
@@ -241,17 +308,15 @@ class Auth {
             : 'unreadable'
       throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason })
     }
-    const user = (await this.state()).users.find((u) => u.username.toLowerCase() === claims.sub?.toLowerCase())
-    if (!user) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'its user no longer exists' })
+    const { users, revoked } = await this.state()
+    // By the account's id, not its name: a deleted account's sessions never pass to a new one of that name.
+    const user = typeof claims.uid === 'string' ? users.find((u) => u.id === claims.uid) : undefined
+    if (!user) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'its account no longer exists' })
     if (claims.ep !== user.epoch)
       throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'the password changed since it was issued' })
-    return {
-      username: user.username,
-      role: user.role,
-      via: 'session',
-      csrf: String(claims.csrf ?? ''),
-      expiresAt: claims.exp === undefined ? undefined : claims.exp * 1000,
-    }
+    if (typeof claims.jti !== 'string' || revoked.has(claims.jti))
+      throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'it was signed out' })
+    return { user, claims }
   }
 
   /**

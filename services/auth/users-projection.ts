@@ -1,31 +1,56 @@
+import { createHash } from 'node:crypto'
 import type { Projection, Sql } from '../events/contract'
 import type { ApiTokenRecord, Role, UserRecord } from './contract'
 
 import { AUTH_FACTS } from './contract'
 
-/** A stored token: its record, the digest of its secret, and the owner's session epoch is not needed. */
+/** A stored token: its record and the digest of its secret. */
 export interface StoredToken extends ApiTokenRecord {
   readonly digest: string
 }
 
 export interface StoredUser extends UserRecord {
+  /** This very account: sessions name it, so a later account of the same name does not accept them. */
+  readonly id: string
   /** Bumped by each password change: sessions carry it, and an older one is refused. */
   readonly epoch: number
 }
 
-/** Users and API tokens as a projection of the auth facts. Password hashes live in the vault. */
+export interface AuthState {
+  readonly users: StoredUser[]
+  readonly tokens: StoredToken[]
+  /** Ids of signed-out sessions that have not expired yet. */
+  readonly revoked: ReadonlySet<string>
+}
+
+/**
+ * The id of an account created before accounts had ids: derived from its name and creation
+ * time, which a replay of its `user_created` fact and a snapshot of its row both know.
+ */
+export function derivedUserId(username: string, created: string): string {
+  return `u-${createHash('sha256').update(`${username.toLowerCase()}\n${created}`).digest('base64url').slice(0, 22)}`
+}
+
+/**
+ * Users, API tokens and signed-out sessions as a projection of the auth facts. Password hashes
+ * live in the vault. (Version 2 has new tables: `accounts` with ids; the version 1 `users` table
+ * is dropped.)
+ */
 export const usersProjection: Projection = {
   name: 'users',
-  version: 1,
+  version: 2,
   types: AUTH_FACTS,
   schema: [
-    `CREATE TABLE IF NOT EXISTS users (
-       username TEXT PRIMARY KEY COLLATE NOCASE, role TEXT NOT NULL, created TEXT NOT NULL, epoch INTEGER NOT NULL
+    'DROP TABLE IF EXISTS users',
+    `CREATE TABLE IF NOT EXISTS accounts (
+       username TEXT PRIMARY KEY COLLATE NOCASE, id TEXT NOT NULL, role TEXT NOT NULL, created TEXT NOT NULL,
+       epoch INTEGER NOT NULL
      )`,
     `CREATE TABLE IF NOT EXISTS api_tokens (
        id TEXT PRIMARY KEY, name TEXT NOT NULL, role TEXT NOT NULL, owner TEXT NOT NULL,
        digest TEXT NOT NULL, created TEXT NOT NULL, expires TEXT
      )`,
+    'CREATE TABLE IF NOT EXISTS revoked_sessions (id TEXT PRIMARY KEY, expires TEXT NOT NULL)',
   ],
 
   async apply(sql, events) {
@@ -33,20 +58,21 @@ export const usersProjection: Projection = {
       const p = event.payload as Record<string, string>
       switch (event.type) {
         case 'user_created':
-          await sql.run('INSERT OR REPLACE INTO users (username, role, created, epoch) VALUES (?, ?, ?, 0)', [
+          await sql.run('INSERT OR REPLACE INTO accounts (username, id, role, created, epoch) VALUES (?, ?, ?, ?, 0)', [
             p.username,
+            p.id ?? derivedUserId(String(p.username), event.time),
             p.role,
             event.time,
           ])
           break
         case 'user_role_changed':
-          await sql.run('UPDATE users SET role = ? WHERE username = ?', [p.role, p.username])
+          await sql.run('UPDATE accounts SET role = ? WHERE username = ?', [p.role, p.username])
           break
         case 'user_password_changed':
-          await sql.run('UPDATE users SET epoch = epoch + 1 WHERE username = ?', [p.username])
+          await sql.run('UPDATE accounts SET epoch = epoch + 1 WHERE username = ?', [p.username])
           break
         case 'user_deleted':
-          await sql.run('DELETE FROM users WHERE username = ?', [p.username])
+          await sql.run('DELETE FROM accounts WHERE username = ?', [p.username])
           await sql.run('DELETE FROM api_tokens WHERE owner = ? COLLATE NOCASE', [p.username])
           break
         case 'api_token_created':
@@ -58,27 +84,40 @@ export const usersProjection: Projection = {
         case 'api_token_revoked':
           await sql.run('DELETE FROM api_tokens WHERE id = ?', [p.id])
           break
+        case 'session_revoked':
+          // Sessions that expired by now need no revocation: the list stays as short as the live sessions.
+          await sql.run('DELETE FROM revoked_sessions WHERE expires <= ?', [event.time])
+          await sql.run('INSERT OR REPLACE INTO revoked_sessions (id, expires) VALUES (?, ?)', [p.id, p.expiresAt])
+          break
       }
     }
   },
 
   async reset(sql) {
-    await sql.run('DELETE FROM users')
+    await sql.run('DELETE FROM accounts')
     await sql.run('DELETE FROM api_tokens')
+    await sql.run('DELETE FROM revoked_sessions')
   },
 
   async snapshot(sql) {
     return {
-      users: await sql.all('SELECT * FROM users'),
-      tokens: await sql.all('SELECT * FROM api_tokens'),
+      users: await sql.all('SELECT * FROM accounts ORDER BY username'),
+      tokens: await sql.all('SELECT * FROM api_tokens ORDER BY id'),
+      revoked: await sql.all('SELECT * FROM revoked_sessions ORDER BY id'),
     }
   },
 
   async restore(sql, state) {
-    const { users, tokens } = state as { users: Record<string, unknown>[]; tokens: Record<string, unknown>[] }
+    const { users, tokens, revoked } = state as {
+      users: Record<string, unknown>[]
+      tokens: Record<string, unknown>[]
+      revoked?: Record<string, unknown>[]
+    }
     for (const u of users)
-      await sql.run('INSERT OR REPLACE INTO users (username, role, created, epoch) VALUES (?, ?, ?, ?)', [
+      await sql.run('INSERT OR REPLACE INTO accounts (username, id, role, created, epoch) VALUES (?, ?, ?, ?, ?)', [
         u.username,
+        // A snapshot from version 1 has no ids: the same one a replay of the fact would derive.
+        u.id ?? derivedUserId(String(u.username), String(u.created)),
         u.role,
         u.created,
         u.epoch,
@@ -88,12 +127,14 @@ export const usersProjection: Projection = {
         'INSERT OR REPLACE INTO api_tokens (id, name, role, owner, digest, created, expires) VALUES (?, ?, ?, ?, ?, ?, ?)',
         [t.id, t.name, t.role, t.owner, t.digest, t.created, t.expires],
       )
+    for (const r of revoked ?? [])
+      await sql.run('INSERT OR REPLACE INTO revoked_sessions (id, expires) VALUES (?, ?)', [r.id, r.expires])
   },
 }
 
-export async function readAuthState(sql: Sql): Promise<{ users: StoredUser[]; tokens: StoredToken[] }> {
-  const users = await sql.all<{ username: string; role: Role; created: string; epoch: number }>(
-    'SELECT username, role, created, epoch FROM users ORDER BY created, username',
+export async function readAuthState(sql: Sql): Promise<AuthState> {
+  const users = await sql.all<{ username: string; id: string; role: Role; created: string; epoch: number }>(
+    'SELECT username, id, role, created, epoch FROM accounts ORDER BY created, username',
   )
   const tokens = await sql.all<{
     id: string
@@ -104,8 +145,11 @@ export async function readAuthState(sql: Sql): Promise<{ users: StoredUser[]; to
     created: string
     expires: string | null
   }>('SELECT * FROM api_tokens ORDER BY created, id')
+  const revoked = await sql.all<{ id: string }>('SELECT id FROM revoked_sessions WHERE expires > ?', [
+    new Date().toISOString(),
+  ])
   return {
-    users: users.map((u) => ({ username: u.username, role: u.role, createdAt: u.created, epoch: u.epoch })),
+    users: users.map((u) => ({ username: u.username, id: u.id, role: u.role, createdAt: u.created, epoch: u.epoch })),
     tokens: tokens.map((t) => ({
       id: t.id,
       name: t.name,
@@ -115,5 +159,6 @@ export async function readAuthState(sql: Sql): Promise<{ users: StoredUser[]; to
       createdAt: t.created,
       expiresAt: t.expires ?? undefined,
     })),
+    revoked: new Set(revoked.map((r) => r.id)),
   }
 }

@@ -265,9 +265,7 @@ export class WebServer implements WebApp {
   /** Sets the caller (or why its token was refused); a promise only when the auth service must be asked. */
   #identify(ctx: Koa.ParameterizedContext<WebState>): Promise<void> | undefined {
     const header = ctx.get('authorization')
-    const bearer = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined
-    const cookie = bearer ? undefined : ctx.cookies.get(SESSION_COOKIE)
-    const token = bearer ?? cookie
+    const { token, cookie } = presentedToken(ctx)
     if (!token) {
       if (header)
         ctx.state.authError = new SmError('SM_ERR_AUTH_TOKEN_INVALID', {
@@ -340,6 +338,17 @@ export class WebServer implements WebApp {
       urlFor: (name: string, path?: string) => this.urlFor(name, path),
     }
   }
+}
+
+/** The token a request presents: the bearer header's, else the session cookie's (`cookie` then). */
+export function presentedToken(ctx: { get(field: string): string; cookies: Koa.Context['cookies'] }): {
+  token: string | undefined
+  cookie: string | undefined
+} {
+  const header = ctx.get('authorization')
+  const bearer = header ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined
+  const cookie = bearer ? undefined : ctx.cookies.get(SESSION_COOKIE)
+  return { token: bearer ?? cookie, cookie }
 }
 
 /** The native pages (routes tagged `plugin-ui-native`) a role may open, for the sidebar and /api/plugins/pages. */

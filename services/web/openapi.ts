@@ -61,7 +61,12 @@ export function openApiDocument(routes: readonly KnownRoute[], info: { version: 
     }
     if (route.access !== 'public') {
       responses['401'] = errorResponse('Not signed in, or the token is not valid.')
-      if (route.access !== 'user') responses['403'] = errorResponse(`Needs the role ${route.access}.`)
+      if (route.access !== 'user' || spec?.session)
+        responses['403'] = errorResponse(
+          spec?.session
+            ? `Needs a signed-in session (not an API token)${route.access === 'user' ? '' : ` of the role ${route.access}`}.`
+            : `Needs the role ${route.access}.`,
+        )
     }
     if (spec?.params || spec?.query || spec?.body) responses['422'] = errorResponse('The request is not valid.')
     registry.registerPath({

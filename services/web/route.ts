@@ -48,6 +48,12 @@ export interface RouteSpec<
   readonly tags?: readonly string[]
   /** Who may call it. Required: every route says who may call it. */
   readonly access: Access
+  /**
+   * Only a signed-in session (the JWT from sign-in, by header or cookie), never an API token:
+   * account management, so that a token can never widen its own reach (a new password, a new
+   * token, another token revoked).
+   */
+  readonly session?: boolean
   readonly params?: P
   readonly query?: Q
   readonly body?: B
@@ -110,6 +116,13 @@ const GUARDS: Record<Access, Middleware<WebState>> = {
   public: allowPublic,
 }
 
+/** After the role guard of a `session` route: an API token is refused, whatever its role. */
+const sessionOnly: Middleware<WebState> = (ctx, next) => {
+  const user = currentUser(ctx)
+  if (user.via !== 'session') throw new SmError('SM_ERR_AUTH_SESSION_REQUIRED', {})
+  return next()
+}
+
 /** The signed-in caller; throws 401 when there is none (for handlers behind `public`). */
 export function currentUser(ctx: { state: WebState }): Identity {
   const user = ctx.state.user
@@ -169,9 +182,8 @@ export function defineRoute<
     }
   }
   const name = spec.name ?? null
-  const layer = router.register(spec.path, [spec.method.toUpperCase()], [GUARDS[spec.access], run] as never, {
-    name,
-  }) as Layer
+  const chain = spec.session ? [GUARDS[spec.access], sessionOnly, run] : [GUARDS[spec.access], run]
+  const layer = router.register(spec.path, [spec.method.toUpperCase()], chain as never, { name }) as Layer
   specs.set(layer, spec as RouteSpec)
   return layer
 }

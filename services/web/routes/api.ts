@@ -636,6 +636,7 @@ export function apiRoutes(app: WebApp): Router[] {
       name: 'list_users',
       summary: 'Users and their roles',
       tags: users,
+      session: true,
       access: 'moderator',
     },
     async () => ({ status: 'success', users: await bus.request('auth:list_users', {}) }),
@@ -648,6 +649,7 @@ export function apiRoutes(app: WebApp): Router[] {
       name: 'create_user',
       summary: 'Create a user',
       tags: users,
+      session: true,
       access: 'admin',
       body: z.object({
         username: z.string().min(1).max(80),
@@ -666,6 +668,7 @@ export function apiRoutes(app: WebApp): Router[] {
       name: 'set_user_role',
       summary: "Change a user's role (the last admin stays)",
       tags: users,
+      session: true,
       access: 'admin',
       params: Username,
       body: z.object({ role: RoleSchema }),
@@ -681,16 +684,30 @@ export function apiRoutes(app: WebApp): Router[] {
       method: 'put',
       path: '/users/:username/password',
       name: 'set_user_password',
-      summary: "Set a user's password (admins: anyone's; others: their own). Their sessions end.",
+      summary:
+        "Set a user's password: your own with current_password; an admin anyone else's without it. Their sessions end.",
       tags: users,
+      session: true,
       access: 'user',
       params: Username,
-      body: z.object({ password: z.string().min(1).max(1024) }),
+      body: z.object({
+        password: z.string().min(1).max(1024),
+        current_password: z.string().max(1024).optional().meta({ description: 'required for your own password' }),
+      }),
     },
     async (ctx, { params, body }) => {
       const user = currentUser(ctx)
-      if (user.role !== 'admin' && user.username.toLowerCase() !== params.username.toLowerCase())
-        throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required: 'admin' })
+      if (user.username.toLowerCase() === params.username.toLowerCase())
+        return {
+          status: 'success',
+          user: await bus.request('auth:change_password', {
+            username: user.username,
+            current: body.current_password ?? '',
+            password: body.password,
+            client: ctx.ip,
+          }),
+        }
+      if (user.role !== 'admin') throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required: 'admin' })
       return {
         status: 'success',
         user: await bus.request('auth:reset_password', { username: params.username, password: body.password }),
@@ -705,6 +722,7 @@ export function apiRoutes(app: WebApp): Router[] {
       name: 'delete_user',
       summary: 'Delete a user (and their API tokens)',
       tags: users,
+      session: true,
       access: 'admin',
       params: Username,
     },
@@ -721,6 +739,7 @@ export function apiRoutes(app: WebApp): Router[] {
       name: 'list_tokens',
       summary: 'API tokens (admins: all; others: their own)',
       tags: users,
+      session: true,
       access: 'user',
     },
     async (ctx) => {
@@ -740,6 +759,7 @@ export function apiRoutes(app: WebApp): Router[] {
       name: 'create_token',
       summary: "Create an API token acting for the caller (its role at most the caller's); the token is shown once",
       tags: users,
+      session: true,
       access: 'user',
       body: z.object({
         name: z.string().trim().min(1).max(80),
@@ -750,11 +770,6 @@ export function apiRoutes(app: WebApp): Router[] {
     },
     async (ctx, { body }) => {
       const user = currentUser(ctx)
-      if (user.via === 'token')
-        throw new SmError('SM_ERR_AUTH_FORBIDDEN', {
-          role: `${user.role} (API token)`,
-          required: 'a signed-in session',
-        })
       if (!roleAtLeast(user.role, body.role))
         throw new SmError('SM_ERR_AUTH_ROLE_TOO_HIGH', { role: body.role, owner: user.username, ownerRole: user.role })
       const created = await bus.request('auth:create_token', {
@@ -779,6 +794,7 @@ export function apiRoutes(app: WebApp): Router[] {
       name: 'revoke_token',
       summary: 'Revoke an API token (its owner or an admin)',
       tags: users,
+      session: true,
       access: 'user',
       params: z.object({ id: z.string().min(1).max(40) }),
     },

@@ -1,7 +1,8 @@
 import Router from '@koa/router'
 import { z } from 'zod'
+import { SmError } from '../../../kernel'
 import type { Session } from '../../auth/contract'
-import { CSRF_COOKIE, SESSION_COOKIE, type WebApp } from '../app'
+import { CSRF_COOKIE, presentedToken, SESSION_COOKIE, type WebApp } from '../app'
 import { currentUser, defineRoute, type WebContext } from '../route'
 
 const truthy = z
@@ -85,24 +86,39 @@ export function authRoutes(app: WebApp): Router {
     },
   )
 
-  const logout = (ctx: WebContext) => {
-    clearSessionCookies(ctx)
-    return { status: 'success', message: 'Successfully logged out.' }
-  }
-  // POST, and GET as the original had it.
-  for (const method of ['post', 'get'] as const)
-    defineRoute(
-      router,
-      {
-        method,
-        path: '/auth/logout',
-        name: method === 'post' ? 'logout' : 'logout_get',
-        summary: method === 'post' ? 'Sign out (clears the cookies)' : 'Sign out (the original GET form)',
-        tags,
-        access: 'user',
-      },
-      logout,
-    )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/auth/logout',
+      name: 'logout',
+      summary: 'Sign out: the session is revoked for good (also after a restart), and the cookies cleared',
+      tags,
+      access: 'user',
+      session: true,
+    },
+    async (ctx) => {
+      await app.bus.request('auth:logout', { token: presentedToken(ctx).token ?? '' })
+      clearSessionCookies(ctx)
+      return { status: 'success', message: 'Successfully logged out.' }
+    },
+  )
+  // Only POST signs out: a link or an image on another site must not (a cookie goes with a GET).
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/auth/logout',
+      name: 'logout_get',
+      summary: 'Refused (405): sign out with POST',
+      tags,
+      access: 'public',
+    },
+    (ctx) => {
+      ctx.set('Allow', 'POST')
+      throw new SmError('SM_ERR_AUTH_LOGOUT_NEEDS_POST', {})
+    },
+  )
 
   defineRoute(
     router,

@@ -160,7 +160,7 @@ describe('services/web: setup, sign-in, roles and API tokens over HTTP', () => {
     const own = await http(`${web.url}/api/users/carol/password`, {
       token: carol,
       method: 'PUT',
-      body: { password: 'y'.repeat(12) },
+      body: { password: 'y'.repeat(12), current_password: 'carol password' },
     })
     expect(own.status).to.equal(200)
   })

@@ -1,0 +1,277 @@
+import { expect } from 'chai'
+import { hashPassword } from '../../../services/auth/passwords'
+import { startManager } from '../../helpers/manager'
+import { cli } from '../../helpers/run'
+import { ADMIN_PASSWORD, http, signIn, startWeb, type WebSetup } from '../../helpers/web'
+
+/** Issue 18, accounts and sessions: what a token, a session, a sign-in and a sign-out may do. */
+describe('services/web: accounts and sessions hold against a token, parallel guesses, a recreated name and a sign-out', () => {
+  let web: WebSetup | undefined
+  /** A manager started again on the same data directory, stopped after the test. */
+  let again: Awaited<ReturnType<typeof startManager>> | undefined
+  afterEach(async () => {
+    await again?.stop()
+    await web?.manager.stop()
+    again = undefined
+    web = undefined
+  })
+
+  /** Stops the test's manager and starts another on its data directory; its web URL. */
+  async function restart(setup: WebSetup): Promise<string> {
+    await setup.manager.stop()
+    again = await startManager({ dataDir: setup.dataDir, web: true })
+    return (await again.bus.request('web:status', {})).url as string
+  }
+
+  it('item 1: a token, of any role, manages no account; own password needs the current one; an admin session resets others', async () => {
+    web = await startWeb()
+    const { url } = web
+    const made = async (role: string) => {
+      const reply = await http(`${url}/api/tokens`, { token: web?.admin, body: { name: `t-${role}`, role } })
+      expect(reply.status, reply.text).to.equal(201)
+      return reply.json as { token: string; record: { id: string } }
+    }
+    const userToken = await made('user')
+    const adminToken = await made('admin')
+    await web.login('bob', 'user')
+
+    for (const token of [userToken.token, adminToken.token]) {
+      const calls: [string, string, unknown?][] = [
+        ['PUT', '/api/users/admin/password', { password: 'taken over!' }],
+        ['PUT', '/api/users/bob/password', { password: 'taken over!' }],
+        ['DELETE', `/api/tokens/${adminToken.record.id}`],
+        ['POST', '/api/tokens', { name: 'more', role: 'user' }],
+        ['GET', '/api/tokens'],
+        ['POST', '/api/users', { username: 'mallory', password: 'mallory password', role: 'admin' }],
+        ['PUT', '/api/users/bob/role', { role: 'admin' }],
+        ['DELETE', '/api/users/bob'],
+        ['GET', '/api/users'],
+      ]
+      for (const [method, path, body] of calls) {
+        const reply = await http(`${url}${path}`, { method, token, body })
+        expect(reply.status, `${method} ${path}: ${reply.text}`).to.equal(403)
+        expect(reply.json.code, `${method} ${path}`).to.be.oneOf([
+          'SM_ERR_AUTH_SESSION_REQUIRED',
+          'SM_ERR_AUTH_FORBIDDEN',
+        ])
+        if (token === adminToken.token) expect(reply.json.code).to.equal('SM_ERR_AUTH_SESSION_REQUIRED')
+      }
+    }
+    // Nothing changed: the old password signs in, the admin token still works, bob is still a user.
+    const session = await signIn(url, 'admin', ADMIN_PASSWORD)
+    expect((await http(`${url}/auth/me`, { token: adminToken.token })).json).to.include({ role: 'admin' })
+    const listed = (await http(`${url}/api/users`, { token: session })).json.users as { username: string }[]
+    expect(listed.map(({ username }) => username)).to.deep.equal(['admin', 'bob'])
+    expect(listed[1]).to.include({ role: 'user' })
+
+    // A token never acts above its own role, whatever its owner's.
+    expect((await http(`${url}/auth/me`, { token: userToken.token })).json).to.include({ role: 'user', via: 'token' })
+    const above = await http(`${url}/api/settings`, { token: userToken.token })
+    expect(above.status).to.equal(403)
+    expect(above.json.code).to.equal('SM_ERR_AUTH_FORBIDDEN')
+
+    // One's own password: the current one is needed, also for an admin.
+    const path = `${url}/api/users/admin/password`
+    const bare = await http(path, { method: 'PUT', token: session, body: { password: 'a new admin password' } })
+    expect(bare.status).to.equal(403)
+    expect(bare.json.code).to.equal('SM_ERR_AUTH_CURRENT_PASSWORD')
+    const wrong = await http(path, {
+      method: 'PUT',
+      token: session,
+      body: { password: 'a new admin password', current_password: 'not the password' },
+    })
+    expect(wrong.json.code).to.equal('SM_ERR_AUTH_CURRENT_PASSWORD')
+    const own = await http(path, {
+      method: 'PUT',
+      token: session,
+      body: { password: 'a new admin password', current_password: ADMIN_PASSWORD },
+    })
+    expect(own.status, own.text).to.equal(200)
+    const fresh = await signIn(url, 'admin', 'a new admin password')
+    // An admin session resets another user's password without theirs.
+    const reset = await http(`${url}/api/users/bob/password`, {
+      method: 'PUT',
+      token: fresh,
+      body: { password: 'bob reset password' },
+    })
+    expect(reset.status, reset.text).to.equal(200)
+    expect(await signIn(url, 'bob', 'bob reset password')).to.be.a('string')
+  })
+
+  it('item 2: 100 parallel wrong passwords give at most the limit 401s, the rest 429', async () => {
+    web = await startWeb()
+    const { url } = web
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        http(`${url}/auth/token`, { body: { username: 'admin', password: 'guessed password' } }),
+      ),
+    )
+    const statuses = replies.map((r) => r.status)
+    expect(statuses.filter((s) => s === 401).length, statuses.join(' ')).to.equal(10)
+    expect(statuses.filter((s) => s === 429).length, statuses.join(' ')).to.equal(90)
+    for (const reply of replies.filter((r) => r.status === 429))
+      expect(reply.json.code).to.equal('SM_ERR_AUTH_RATE_LIMITED')
+    // The right password, now, waits too.
+    const right = await http(`${url}/auth/token`, { body: { username: 'admin', password: ADMIN_PASSWORD } })
+    expect(right.status).to.equal(429)
+  })
+
+  it('item 7: failed sign-ins and one lockout per window are facts in `events`, with user and client, never the password', async () => {
+    web = await startWeb({ settings: { 'auth.login_max_failures': 3 } })
+    const { url } = web
+    const guess = 'guessed password 123'
+    const statuses: number[] = []
+    for (const username of ['admin', 'admin', 'nobody', 'admin', 'admin', 'admin'])
+      statuses.push((await http(`${url}/auth/token`, { body: { username, password: guess } })).status)
+    // The client's limit (3) is reached after three failures: the rest are refused without a check.
+    expect(statuses).to.deep.equal([401, 401, 401, 429, 429, 429])
+
+    const failed = await web.manager.bus.request('events:read', { types: ['sign_in_failed'] })
+    expect(failed.map((e) => e.payload)).to.deep.equal([
+      { username: 'admin', client: '127.0.0.1' },
+      { username: 'admin', client: '127.0.0.1' },
+      { username: 'nobody', client: '127.0.0.1' },
+    ])
+    const locked = await web.manager.bus.request('events:read', { types: ['sign_in_locked'] })
+    expect(locked.map((e) => e.payload)).to.have.length(1)
+    expect(locked[0]?.payload).to.include({ username: 'admin', client: '127.0.0.1', limit: 'client' })
+    const shown = await cli(web.dataDir, ['events'])
+    expect(shown.code, shown.stderr).to.equal(0)
+    expect(shown.stdout).to.contain('sign_in_failed').and.contain('sign_in_locked').and.contain('127.0.0.1')
+    expect(shown.stdout).not.to.contain(guess)
+    expect(JSON.stringify(await web.manager.bus.request('events:read', { limit: 10_000 }))).not.to.contain(guess)
+  })
+
+  it("item 3: a recreated user of a deleted one's name does not accept the old session, also after a restart", async () => {
+    web = await startWeb()
+    const { url } = web
+    await web.manager.bus.request('auth:create_user', {
+      username: 'ghost',
+      password: 'ghost password 1',
+      role: 'admin',
+    })
+    const old = await signIn(url, 'ghost', 'ghost password 1')
+    expect((await http(`${url}/auth/me`, { token: old })).json).to.include({ username: 'ghost', role: 'admin' })
+    expect((await http(`${url}/api/users/ghost`, { method: 'DELETE', token: web.admin })).status).to.equal(200)
+    await web.manager.bus.request('auth:create_user', {
+      username: 'ghost',
+      password: 'ghost password 2',
+      role: 'admin',
+    })
+    const refused = await http(`${url}/auth/me`, { token: old })
+    expect(refused.status).to.equal(401)
+    expect(refused.json.message).to.contain('no longer exists')
+    const current = await signIn(url, 'ghost', 'ghost password 2')
+
+    const after = await restart(web)
+    expect((await http(`${after}/auth/me`, { token: old })).status).to.equal(401)
+    expect((await http(`${after}/auth/me`, { token: current })).json).to.include({ username: 'ghost', role: 'admin' })
+    // A replay of the log gives every account the id it had.
+    await again?.bus.request('events:rebuild', {})
+    expect((await http(`${after}/auth/me`, { token: old })).status).to.equal(401)
+    expect((await http(`${after}/auth/me`, { token: current })).status).to.equal(200)
+  })
+
+  it('item 3: an account recorded before ids keeps its sessions across a restart and a replay', async () => {
+    web = await startWeb()
+    const { manager } = web
+    // A user_created fact as an older version wrote it: no id.
+    await manager.bus.request('events:vault_set', {
+      name: 'auth.password:elder',
+      value: await hashPassword('elder password'),
+    })
+    await manager.bus.emit('user_created', { username: 'elder', role: 'moderator' })
+    const session = await signIn(web.url, 'elder', 'elder password')
+    const after = await restart(web)
+    expect((await http(`${after}/auth/me`, { token: session })).json).to.include({
+      username: 'elder',
+      role: 'moderator',
+    })
+    await again?.bus.request('events:rebuild', {})
+    expect((await http(`${after}/auth/me`, { token: session })).status).to.equal(200)
+  })
+
+  it('item 4: POST /auth/logout ends the session for good, also after a restart; GET does not sign out (405)', async () => {
+    web = await startWeb()
+    const { url } = web
+    const login = await fetch(`${url}/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+    })
+    const { access_token: cookieSession, csrf_token: csrf } = (await login.json()) as {
+      access_token: string
+      csrf_token: string
+    }
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ')
+
+    // A GET (a link, an image on another site) signs nobody out.
+    for (const headers of [{ Cookie: cookie }, { Cookie: cookie, Accept: 'text/html' }, {}] as Record<
+      string,
+      string
+    >[]) {
+      const get = await http(`${url}/auth/logout`, { headers })
+      expect(get.status).to.equal(405)
+      expect(get.headers.get('allow')).to.equal('POST')
+      if (!headers.Accept) expect(get.json.code).to.equal('SM_ERR_AUTH_LOGOUT_NEEDS_POST')
+    }
+    expect((await http(`${url}/auth/me`, { headers: { Cookie: cookie } })).status).to.equal(200)
+
+    // An API token is no session to end.
+    const token = (await http(`${url}/api/tokens`, { token: web.admin, body: { name: 'bot', role: 'admin' } })).json
+      .token as string
+    const byToken = await http(`${url}/auth/logout`, { method: 'POST', token })
+    expect(byToken.json.code).to.equal('SM_ERR_AUTH_SESSION_REQUIRED')
+    expect((await http(`${url}/auth/me`, { token })).status).to.equal(200)
+
+    // Signing out by the cookie (with its CSRF header), and by the bearer header.
+    const out = await http(`${url}/auth/logout`, { method: 'POST', headers: { Cookie: cookie, 'X-CSRF-Token': csrf } })
+    expect(out.status, out.text).to.equal(200)
+    const bearer = await http(`${url}/auth/logout`, { method: 'POST', token: web.admin })
+    expect(bearer.status, bearer.text).to.equal(200)
+    for (const session of [cookieSession, web.admin] as string[]) {
+      const after = await http(`${url}/auth/me`, { token: session })
+      expect(after.status).to.equal(401)
+      expect(after.json.message).to.contain('signed out')
+    }
+    // Other sessions of the same user go on.
+    const other = await signIn(url, 'admin', ADMIN_PASSWORD)
+    expect((await http(`${url}/auth/me`, { token: other })).status).to.equal(200)
+
+    const restarted = await restart(web)
+    expect((await http(`${restarted}/auth/me`, { token: cookieSession })).status).to.equal(401)
+    expect((await http(`${restarted}/auth/me`, { token: web.admin })).status).to.equal(401)
+    expect((await http(`${restarted}/auth/me`, { token: other })).status).to.equal(200)
+  })
+
+  it('item 5: after sign-in, next is followed only to a path of this origin', async () => {
+    web = await startWeb()
+    const nextOf = async (next: string) => {
+      const page = await http(`${web?.url}/login?next=${next}`, { headers: { Accept: 'text/html' } })
+      expect(page.status).to.equal(200)
+      return /data-next="([^"]*)"/.exec(page.text)?.[1]
+    }
+    const elsewhere = [
+      '%2F%09%2Fevil.example%2Fx',
+      '%2F%0A%2Fevil.example',
+      '%2F%0D%2Fevil.example',
+      '%2F%20%2Fevil.example',
+      '//evil.example/x',
+      '%2F%2Fevil.example',
+      '/%5Cevil.example',
+      '%2F%5C%2Fevil.example',
+      'https://evil.example/x',
+      'javascript:alert(1)',
+      '%2F%252F%252Fevil.example',
+      '%2F%2509%2Fevil.example',
+      'evil.example',
+      '',
+    ]
+    for (const next of elsewhere) expect(await nextOf(next), next).to.equal('/')
+    expect(await nextOf('%2Fservers%2Fmc%3Ftab%3Dlog')).to.equal('/servers/mc?tab=log')
+    expect(await nextOf('/tasks')).to.equal('/tasks')
+  })
+})
