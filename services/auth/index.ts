@@ -310,11 +310,13 @@ class Auth {
     }
     const { users, revoked } = await this.state()
     // By the account's id, not its name: a deleted account's sessions never pass to a new one of that name.
-    const user = typeof claims.uid === 'string' ? users.find((u) => u.id === claims.uid) : undefined
+    if (typeof claims.uid !== 'string' || typeof claims.jti !== 'string')
+      throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'it was issued by an older version' })
+    const user = users.find((u) => u.id === claims.uid)
     if (!user) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'its account no longer exists' })
     if (claims.ep !== user.epoch)
       throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'the password changed since it was issued' })
-    if (typeof claims.jti !== 'string' || revoked.has(claims.jti))
+    if (revoked.has(claims.jti))
       throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'it was signed out' })
     return { user, claims }
   }

@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import { SignJWT } from 'jose'
 import { hashPassword } from '../../../services/auth/passwords'
 import { startManager } from '../../helpers/manager'
 import { cli } from '../../helpers/run'
@@ -182,6 +183,16 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     })
     await manager.bus.emit('user_created', { username: 'elder', role: 'moderator' })
     const session = await signIn(web.url, 'elder', 'elder password')
+    // A session as an older version signed it names the account only by name: refused.
+    const key = (await manager.bus.request('events:vault_get', { name: 'auth.jwt_key' })) as string
+    const unnamed = await new SignJWT({ csrf: 'x', ep: 0 })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject('elder')
+      .setExpirationTime('1h')
+      .sign(new Uint8Array(Buffer.from(key, 'base64url')))
+    const old = await http(`${web.url}/auth/me`, { token: unnamed })
+    expect(old.status).to.equal(401)
+    expect(old.json.message).to.contain('older version')
     const after = await restart(web)
     expect((await http(`${after}/auth/me`, { token: session })).json).to.include({
       username: 'elder',
@@ -189,6 +200,11 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     })
     await again?.bus.request('events:rebuild', {})
     expect((await http(`${after}/auth/me`, { token: session })).status).to.equal(200)
+    // And from a snapshot, once retention has deleted the fact.
+    expect((await again?.bus.request('events:prune', { maxEvents: 0 }))?.snapshotSeq).to.be.a('number')
+    await again?.bus.request('events:rebuild', {})
+    expect((await http(`${after}/auth/me`, { token: session })).status).to.equal(200)
+    expect((await again?.bus.request('events:check', {}))?.drifted).to.deep.equal([])
   })
 
   it('item 4: POST /auth/logout ends the session for good, also after a restart; GET does not sign out (405)', async () => {
