@@ -316,8 +316,7 @@ class Auth {
     if (!user) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'its account no longer exists' })
     if (claims.ep !== user.epoch)
       throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'the password changed since it was issued' })
-    if (revoked.has(claims.jti))
-      throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'it was signed out' })
+    if (revoked.has(claims.jti)) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'it was signed out' })
     return { user, claims }
   }
 
