@@ -79,6 +79,10 @@ export function authRoutes(app: WebApp): Router {
       access: 'public',
       body: Credentials,
       response: TokenResponse,
+      errors: {
+        401: 'Wrong user name or password.',
+        429: 'Too many failed sign-ins for this user or client: wait the Retry-After seconds.',
+      },
     },
     async (ctx, { body }) => {
       return signIn(ctx, body, 'Successfully authenticated.')
@@ -100,6 +104,7 @@ export function authRoutes(app: WebApp): Router {
         summary: method === 'post' ? 'Sign out (clears the cookies)' : 'Sign out (the original GET form)',
         tags,
         access: 'user',
+        response: z.object({ status: z.literal('success'), message: z.string() }).meta({ id: 'LoggedOut' }),
       },
       logout,
     )
@@ -145,7 +150,8 @@ export function authRoutes(app: WebApp): Router {
       tags: ['Setup'],
       access: 'public',
       body: Credentials,
-      response: TokenResponse.extend({ status: z.literal('success') }),
+      response: TokenResponse.extend({ status: z.literal('success') }).meta({ id: 'SetupDone' }),
+      errors: { 409: 'Setup is done: a user exists already.' },
     },
     async (ctx, { body }) => {
       await app.bus.request('auth:create_user', { username: body.username, password: body.password, firstAdmin: true })
