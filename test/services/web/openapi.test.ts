@@ -238,6 +238,10 @@ describe('services/web: the OpenAPI document is the API', function () {
     const created = await admin('POST', '/api/tokens', '/api/tokens', { name: 'walk', role: 'user' })
     await admin('DELETE', '/api/tokens/{id}', `/api/tokens/${(created.json as Json)?.record?.id}`)
     await admin('POST', '/api/plugins/trigger_event', '/api/plugins/trigger_event', { event_name: 'walk:ping' })
+    await admin('POST', '/api/plugins/trigger_event', '/api/plugins/trigger_event', {
+      event_name: 'walk:ping',
+      payload: { big: 'x'.repeat(1_100_000) },
+    })
     await admin('PUT', '/api/plugins/reload', '/api/plugins/reload', {})
     await admin('POST', '/api/plugins/{name}', '/api/plugins/plain', { enabled: true })
     const schedule = await admin('POST', '/api/servers/{name}/schedules', '/api/servers/alpha/schedules', {
@@ -300,6 +304,7 @@ describe('services/web: the OpenAPI document is the API', function () {
       'POST /api/users 409 application/json',
       'POST /auth/token 429 application/json',
       'POST /api/users 400 application/json',
+      'POST /api/plugins/trigger_event 413 application/json',
       'GET /servers/{name} 404 text/html',
       'GET /plain/json 200 application/json',
       'GET /api/events/stream 200 text/event-stream',
