@@ -13,7 +13,7 @@ const payload = (i: number) => ({ key: `custom.k${i % 100}`, value: i, previous:
  * consulted, all in one transaction per batch) against a bare sqlite3 prepared-statement insert
  * loop into the same table, same indexes and same pragmas, one transaction per batch.
  */
-export async function appendBench(dir: string): Promise<Comparison> {
+export async function appendBench(dir: string, quick = false): Promise<Comparison> {
   const manager = createManager({ dataDir: join(dir, 'ours'), logger: silentLogger })
   await manager.start()
   const bare = await openBare(join(dir, 'bare.db'))
@@ -47,7 +47,7 @@ export async function appendBench(dir: string): Promise<Comparison> {
           },
         ],
       },
-      { perRound: 10 * BATCH, rounds: 7 },
+      { perRound: 10 * BATCH, rounds: 7, quick },
     )
   } finally {
     await manager.stop()

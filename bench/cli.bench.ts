@@ -38,12 +38,16 @@ async function dataDirWithPlugins(dir: string, count: number): Promise<string> {
 }
 
 /**
- * `server-manager --help` as cold processes: with 50 enabled plugins each contributing a command
- * against none, and against a bare oclif CLI with one command.
+ * `server-manager --help` as cold processes: with 50 (`count`) enabled plugins each contributing
+ * a command against none, and against a bare oclif CLI with one command.
  */
-export async function helpColdStartBench(dir: string): Promise<{ plugins: Comparison; bare: Comparison }> {
+export async function helpColdStartBench(
+  dir: string,
+  count = 50,
+  quick = false,
+): Promise<{ plugins: Comparison; bare: Comparison }> {
   const none = await dataDirWithPlugins(dir, 0)
-  const fifty = await dataDirWithPlugins(dir, 50)
+  const many = await dataDirWithPlugins(dir, count)
   const bare = bareOclifCli(join(dir, 'bare-help-cli'))
   const runs = (args: string[], dataDir: string, expect: string) => ({
     run: (n: number) => {
@@ -55,22 +59,22 @@ export async function helpColdStartBench(dir: string): Promise<{ plugins: Compar
       }
     },
   })
-  const options = { rounds: 11, perRound: 3, warmup: 2 }
-  const withFifty = runs([CLI, '--help'], fifty, 'tool49')
+  const options = { rounds: 11, perRound: 3, warmup: 2, quick }
+  const withMany = runs([CLI, '--help'], many, `tool${count - 1}`)
   return {
     plugins: await compare(
-      'cold `server-manager --help`: 50 enabled plugins with a command each vs none',
+      `cold \`server-manager --help\`: ${count} enabled plugins with a command each vs none`,
       {
         baseline: ['no plugins', runs([CLI, '--help'], none, 'USAGE')],
-        candidate: ['50 plugins, 50 commands', withFifty],
+        candidate: [`${count} plugins, ${count} commands`, withMany],
       },
       options,
     ),
     bare: await compare(
-      'cold `--help`: server-manager with 50 plugin commands vs a bare oclif CLI with one command',
+      `cold \`--help\`: server-manager with ${count} plugin commands vs a bare oclif CLI with one command`,
       {
         baseline: ['bare oclif CLI, one command', runs([join(bare, 'run.js'), '--help'], none, 'USAGE')],
-        candidate: ['server-manager, 50 plugins', withFifty],
+        candidate: [`server-manager, ${count} plugins`, withMany],
       },
       options,
     ),

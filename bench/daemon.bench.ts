@@ -13,7 +13,7 @@ const CLI = join(ROOT, 'bin', 'run.js')
  * CLI with one command that prints a constant (same @oclif/core, its own package.json), both
  * spawned cold, in alternating rounds.
  */
-export async function clientColdStartBench(dir: string): Promise<Comparison> {
+export async function clientColdStartBench(dir: string, quick = false): Promise<Comparison> {
   const bare = bareOclifCli(join(dir, 'bare-cli'))
   const dataDir = join(dir, 'client-data')
   const manager = await startManagerProcess(dataDir)
@@ -35,7 +35,7 @@ export async function clientColdStartBench(dir: string): Promise<Comparison> {
         baseline: ['bare oclif CLI, one command, a constant', runs([join(bare, 'run.js'), 'hello'])],
         candidate: ['server-manager setting get custom.x', runs([CLI, 'setting', 'get', 'custom.x'])],
       },
-      { rounds: 9, perRound: 3, warmup: 2 },
+      { rounds: 9, perRound: 3, warmup: 2, quick },
     )
   } finally {
     await stopProcess(manager)
@@ -47,7 +47,13 @@ export async function bridgeRoundTripBench(
   dir: string,
   requests = 5_000,
 ): Promise<{ bridgeMs: number; localMs: number }> {
-  const kernel = createManager({ dataDir: join(dir, 'bridge-data'), logger: silentLogger, daemon: true })
+  // Any free port: the default one may be taken by a manager already running on this machine.
+  const kernel = createManager({
+    dataDir: join(dir, 'bridge-data'),
+    logger: silentLogger,
+    daemon: true,
+    web: { host: '127.0.0.1', port: 0 },
+  })
   await kernel.start()
   await kernel.bus.emit('manager_started', {})
   const client = await BridgeClient.connect(kernel.config.dataDir)
@@ -76,15 +82,15 @@ export async function bridgeRoundTripBench(
 }
 
 /**
- * `settings:set custom.small 1` with 100 custom values of 1 MB each already stored, against the
- * same on an empty data directory: per-key storage must make the stored bulk irrelevant.
+ * `settings:set custom.small 1` with 100 custom values of 1 MB each already stored (`stored`),
+ * against the same on an empty data directory: per-key storage must make the stored bulk irrelevant.
  */
-export async function settingSetBench(dir: string): Promise<Comparison> {
+export async function settingSetBench(dir: string, stored = 100, quick = false): Promise<Comparison> {
   const empty = await started(join(dir, 'set-empty'))
   const full = await started(join(dir, 'set-full'))
   try {
     const mb = 'x'.repeat(1_000_000)
-    for (let i = 0; i < 100; i++) await full.bus.request('settings:set', { key: `custom.big${i}`, value: mb })
+    for (let i = 0; i < stored; i++) await full.bus.request('settings:set', { key: `custom.big${i}`, value: mb })
     let value = 0
     const setter = (kernel: Kernel) => ({
       run: async (n: number) => {
@@ -92,9 +98,9 @@ export async function settingSetBench(dir: string): Promise<Comparison> {
       },
     })
     return await compare(
-      'setting set custom.small, 100 values of 1 MB stored',
-      { baseline: ['with nothing stored', setter(empty)], candidate: ['with 100 MB stored', setter(full)] },
-      { rounds: 9, perRound: 50, warmup: 20 },
+      `setting set custom.small, ${stored} values of 1 MB stored`,
+      { baseline: ['with nothing stored', setter(empty)], candidate: [`with ${stored} MB stored`, setter(full)] },
+      { rounds: 9, perRound: 50, warmup: 20, quick },
     )
   } finally {
     await empty.stop()
@@ -127,9 +133,13 @@ export function bareOclifCli(dir: string): string {
   return dir
 }
 
+/** `server-manager start` on any free port (the default one may be taken by a manager already running here). */
 function startManagerProcess(dataDir: string): Promise<ChildProcess> {
+  const env = { ...process.env, SM_DATA_DIR: dataDir }
+  const port = spawnSync(process.execPath, [CLI, 'setting', 'set', 'web.port', '0'], { env, encoding: 'utf8' })
+  if (port.status !== 0) throw new Error(`setting set web.port 0 failed: ${port.stderr}`)
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'start'], { env: { ...process.env, SM_DATA_DIR: dataDir } })
+    const child = spawn(process.execPath, [CLI, 'start'], { env })
     let out = ''
     child.stderr.on('data', (chunk: Buffer) => {
       out += chunk

@@ -9,7 +9,7 @@ const LISTENERS = 50
  * against a bare EventEmitter2 `emit`, configured the same way (wildcards, ':' delimiter) and
  * plain. Each listener does a little real work with the payload.
  */
-export async function dispatchBench(): Promise<Comparison[]> {
+export async function dispatchBench(quick = false): Promise<Comparison[]> {
   let sink = 0
   const work = (payload: { serverName: string; n: number }) => {
     sink += payload.n + payload.serverName.length
@@ -38,7 +38,7 @@ export async function dispatchBench(): Promise<Comparison[]> {
       await compare(
         'emit to 50 listeners',
         { baseline: [label, bare], candidate: ['Bus.emit', ours] },
-        { perRound: 50_000 },
+        { perRound: 50_000, quick },
       ),
     )
   }

@@ -22,8 +22,10 @@ export interface Comparison {
 export async function compare(
   name: string,
   sides: { baseline: [string, Side]; candidate: [string, Side] },
-  options: { rounds?: number; perRound: number; warmup?: number },
+  options: { rounds?: number; perRound: number; warmup?: number; quick?: boolean },
 ): Promise<Comparison> {
+  // Quick mode proves both sides run end to end (one round of one operation, no warm-up); its figures mean nothing.
+  if (options.quick) options = { rounds: 1, perRound: 1, warmup: 0 }
   const rounds = options.rounds ?? 9
   const [baselineName, baseline] = sides.baseline
   const [candidateName, candidate] = sides.candidate

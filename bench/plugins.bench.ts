@@ -54,7 +54,7 @@ export interface LoadResult {
  * import with jiti, validate, instantiate, bind hooks, onLoad), with jiti's transpile cache
  * emptied (cold) and kept (warm), against `require` + `new` of the same code precompiled to JS.
  */
-export async function loadBench(dir: string, count = 100): Promise<LoadResult> {
+export async function loadBench(dir: string, count = 100, rounds = 5): Promise<LoadResult> {
   const dataDir = join(dir, 'load')
   const pluginsDir = join(dataDir, 'plugins')
   const bareDir = join(dir, 'bare-plugins')
@@ -64,8 +64,10 @@ export async function loadBench(dir: string, count = 100): Promise<LoadResult> {
     writeFileSync(join(pluginsDir, `generated_${i}.ts`), source(i))
     writeFileSync(join(bareDir, `generated_${i}.js`), compiled(i))
   }
-  const manager = createManager({ dataDir, logger: silentLogger })
+  // Without the shipped default plugins: the figure is per generated plugin, whatever ships.
+  const manager = createManager({ dataDir, logger: silentLogger, defaultPlugins: false })
   await manager.start()
+  const names = Array.from({ length: count }, (_, i) => `generated_${i}`)
   try {
     for (let i = 0; i < count; i++)
       await manager.bus.request('plugins:set_enabled', { name: `generated_${i}`, enabled: true })
@@ -73,22 +75,24 @@ export async function loadBench(dir: string, count = 100): Promise<LoadResult> {
     const reload = async (cold: boolean) => {
       if (cold) rmSync(jitiCache, { recursive: true, force: true })
       const report = await manager.bus.request('plugins:reload', {})
-      if (report.loaded.length !== count) {
+      const loaded = new Set(report.loaded)
+      if (report.loaded.length !== count || names.some((name) => !loaded.has(name))) {
         const states = (await manager.bus.request('plugins:list', {})).map(
           (r) => `${r.name}:${r.state}:${r.error?.message ?? ''}`,
         )
-        throw new Error(`loaded ${report.loaded.length} of ${count}: ${states.slice(0, 3).join(' | ')}`)
+        const unexpected = states.filter((state) => !state.startsWith('generated_') || !state.includes(':loaded:'))
+        throw new Error(`loaded ${report.loaded.length} of ${count}: ${unexpected.slice(0, 3).join(' | ')}`)
       }
       return report.ms
     }
     const cold: number[] = []
     const warm: number[] = []
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < rounds; round++) {
       cold.push(await reload(true))
       warm.push(await reload(false))
     }
     const bare: number[] = []
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < rounds; round++) {
       const began = performance.now()
       for (let i = 0; i < count; i++) {
         const file = join(bareDir, `generated_${i}.js`)
@@ -114,7 +118,7 @@ export async function loadBench(dir: string, count = 100): Promise<LoadResult> {
  * loop guard on) against a bare EventEmitter2 with 50 listeners on each of the two events:
  * its synchronous `emit` (which cannot await an async hook) and its `emitAsync` (which can).
  */
-export async function hookPairBench(dir: string, count = 50): Promise<Comparison[]> {
+export async function hookPairBench(dir: string, count = 50, quick = false): Promise<Comparison[]> {
   const pluginsDir = join(dir, 'pair')
   mkdirSync(pluginsDir, { recursive: true })
   for (let i = 0; i < count; i++) writeFileSync(join(pluginsDir, `generated_${i}.ts`), source(i))
@@ -169,20 +173,20 @@ export async function hookPairBench(dir: string, count = 50): Promise<Comparison
   try {
     return [
       await compare(
-        'before/after pair to 50 plugins',
+        `before/after pair to ${count} plugins`,
         {
           baseline: ['EventEmitter2 emit ×2 (sync, cannot await)', sync],
-          candidate: ['Bus.emit ×2 to 50 plugin hooks', ours],
+          candidate: [`Bus.emit ×2 to ${count} plugin hooks`, ours],
         },
-        { perRound: 20_000 },
+        { perRound: 20_000, quick },
       ),
       await compare(
-        'before/after pair to 50 plugins',
+        `before/after pair to ${count} plugins`,
         {
           baseline: ['EventEmitter2 emitAsync ×2 (awaits)', awaited],
-          candidate: ['Bus.emit ×2 to 50 plugin hooks', ours],
+          candidate: [`Bus.emit ×2 to ${count} plugin hooks`, ours],
         },
-        { perRound: 5_000 },
+        { perRound: 5_000, quick },
       ),
     ]
   } finally {

@@ -131,14 +131,14 @@ async function cli(dataDir: string, args: string[]): Promise<string> {
   return stdout
 }
 
-/** `server list --json` over 50 servers: with 10 running vs none, alternating, median of `rounds` each. */
-export async function serverListBench(dir: string, rounds = 9) {
+/** `server list --json` over 50 (`servers`) servers: with 10 (`running`) running vs none, alternating, median of `rounds` each. */
+export async function serverListBench(dir: string, rounds = 9, servers = 50, running = 10) {
   const idle = join(dir, 'idle')
   const busy = join(dir, 'busy')
   for (const data of [idle, busy])
-    for (let i = 0; i < 50; i++)
+    for (let i = 0; i < servers; i++)
       await cli(data, ['server', 'add', `s${i}`, '--dir', fakeServer(join(data, 'dirs', `s${i}`))])
-  for (let i = 0; i < 10; i++) await cli(busy, ['server', 'start', `s${i}`])
+  for (let i = 0; i < running; i++) await cli(busy, ['server', 'start', `s${i}`])
   const a: number[] = []
   const b: number[] = []
   try {
@@ -158,13 +158,13 @@ export async function serverListBench(dir: string, rounds = 9) {
       }
     }
   } finally {
-    for (let i = 0; i < 10; i++) await cli(busy, ['server', 'kill', `s${i}`]).catch(() => {})
+    for (let i = 0; i < running; i++) await cli(busy, ['server', 'kill', `s${i}`]).catch(() => {})
   }
   return { idleMs: median(a), busyMs: median(b) }
 }
 
-/** `send list` to the reply line reaching a follower, through the supervisor's socket: median of `n`. */
-export async function consoleRoundTripBench(dir: string, n = 60) {
+/** `send list` to the reply line reaching a follower, through the supervisor's socket: median of `n` after `warmup` more. */
+export async function consoleRoundTripBench(dir: string, n = 50, warmup = 10) {
   const data = join(dir, 'console')
   await cli(data, ['server', 'add', 'rt', '--dir', fakeServer(join(data, 'dirs', 'rt'))])
   await cli(data, ['server', 'start', 'rt'])
@@ -182,14 +182,14 @@ export async function consoleRoundTripBench(dir: string, n = 60) {
   )
   const times: number[] = []
   try {
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < warmup + n; i++) {
       const seen = new Promise<void>((resolve) => {
         waiting = resolve
       })
       const began = process.hrtime.bigint()
       await sender.request('send', { command: 'list' })
       await seen
-      if (i >= 10) times.push(Number(process.hrtime.bigint() - began) / 1e6)
+      if (i >= warmup) times.push(Number(process.hrtime.bigint() - began) / 1e6)
     }
   } finally {
     sender.close()

@@ -53,9 +53,11 @@ export interface LoadResult {
 /** autocannon in its own process, pinned to the other core when taskset exists (the server keeps this one). */
 async function load(
   url: string,
-  options: { method?: string; body?: string; token?: string; seconds: number },
+  options: { method?: string; body?: string; token?: string; seconds: number; amount?: number },
 ): Promise<LoadResult> {
-  const args = [AUTOCANNON, '-c', String(CONNECTIONS), '-d', String(options.seconds), '-j']
+  // `amount` (quick mode) sends that many requests in all instead of loading for `seconds`.
+  const length = options.amount ? ['-a', String(options.amount)] : ['-d', String(options.seconds)]
+  const args = [AUTOCANNON, '-c', String(CONNECTIONS), ...length, '-j']
   if (options.method) args.push('-m', options.method)
   if (options.body) args.push('-b', options.body, '-H', 'content-type=application/json')
   if (options.token) args.push('-H', `authorization=Bearer ${options.token}`)
@@ -135,26 +137,31 @@ async function ourManager(dir: string, servers = 0): Promise<{ manager: Kernel; 
  * route parsing the same body; and a plugin's JSON GET route (signed-in user) against the same
  * handler in bare Koa.
  */
-export async function webThroughputBench(dir: string, seconds = 8) {
+export async function webThroughputBench(dir: string, seconds = 8, quick = false) {
+  const amount = quick ? CONNECTIONS : undefined
   const bare = await bareKoa()
   const ours = await ourManager(dir)
   try {
     const triggerOurs = `${ours.url}/api/plugins/trigger_event`
     const triggerBare = `${bare.url}/api/plugins/trigger_event`
     // Warm up both (JIT, SQLite pages, connection pools), then measure each once, alternating.
-    await load(triggerOurs, { method: 'POST', body: TRIGGER_BODY, token: ours.token, seconds: 2 })
+    const post = { method: 'POST', body: TRIGGER_BODY, token: ours.token, amount }
+    // Quick mode (a fixed number of requests) measures nothing, so it needs no warm-up.
+    const warm = quick ? async () => {} : load
+    await warm(triggerOurs, { ...post, seconds: 2 })
     // The bare server gets the very same requests, Authorization header included (it ignores it).
-    await load(triggerBare, { method: 'POST', body: TRIGGER_BODY, token: ours.token, seconds: 2 })
+    await warm(triggerBare, { ...post, seconds: 2 })
     const trigger = {
-      bare: await load(triggerBare, { method: 'POST', body: TRIGGER_BODY, token: ours.token, seconds }),
-      ours: await load(triggerOurs, { method: 'POST', body: TRIGGER_BODY, token: ours.token, seconds }),
+      bare: await load(triggerBare, { ...post, seconds }),
+      ours: await load(triggerOurs, { ...post, seconds }),
     }
     const facts = (await ours.manager.bus.request('events:head', {})).seq
-    await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds: 2 })
-    await load(`${bare.url}/benchplugin/json`, { token: ours.token, seconds: 2 })
+    const get = { token: ours.token, amount }
+    await warm(`${ours.url}/benchplugin/json`, { ...get, seconds: 2 })
+    await warm(`${bare.url}/benchplugin/json`, { ...get, seconds: 2 })
     const route = {
-      bare: await load(`${bare.url}/benchplugin/json`, { token: ours.token, seconds }),
-      ours: await load(`${ours.url}/benchplugin/json`, { token: ours.token, seconds }),
+      bare: await load(`${bare.url}/benchplugin/json`, { ...get, seconds }),
+      ours: await load(`${ours.url}/benchplugin/json`, { ...get, seconds }),
     }
     return { trigger, route, facts }
   } finally {
@@ -163,13 +170,16 @@ export async function webThroughputBench(dir: string, seconds = 8) {
   }
 }
 
-/** Time to first byte of the dashboard with 50 servers (median of 20), and a complete render in Chromium (median of 10). */
-export async function dashboardBench(dir: string) {
-  const ours = await ourManager(dir, 50)
+/**
+ * Time to first byte of the dashboard with 50 (`servers`) servers (median of 20, `requests`), and a
+ * complete render in Chromium (median of 10, `renders`), each after one warm-up.
+ */
+export async function dashboardBench(dir: string, servers = 50, requests = 20, renders = 10) {
+  const ours = await ourManager(dir, servers)
   try {
     const ttfb: number[] = []
     const whole: number[] = []
-    for (let i = 0; i < 21; i++) {
+    for (let i = 0; i <= requests; i++) {
       const began = performance.now()
       await new Promise<void>((resolve, reject) => {
         get(`${ours.url}/`, { headers: { Authorization: `Bearer ${ours.token}`, Accept: 'text/html' } }, (res) => {
@@ -186,13 +196,13 @@ export async function dashboardBench(dir: string) {
     whole.shift()
     const { launchBrowser } = require('../test/helpers/browser') as typeof import('../test/helpers/browser')
     const browser = await launchBrowser()
-    const renders: number[] = []
+    const loads: number[] = []
     const firstBytes: number[] = []
     let rows = 0
     try {
       const context = await browser.newContext({ extraHTTPHeaders: { Authorization: `Bearer ${ours.token}` } })
       const page = await context.newPage()
-      for (let i = 0; i < 11; i++) {
+      for (let i = 0; i <= renders; i++) {
         await page.goto(`${ours.url}/`, { waitUntil: 'load' })
         const timing = await page.evaluate(() => {
           const [nav] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[]
@@ -200,7 +210,7 @@ export async function dashboardBench(dir: string) {
         })
         if (i > 0) {
           firstBytes.push(timing.ttfb)
-          renders.push(timing.load)
+          loads.push(timing.load)
         }
         rows = await page.locator('tr[data-server]').count()
       }
@@ -211,7 +221,7 @@ export async function dashboardBench(dir: string) {
       ttfbMs: median(ttfb),
       bodyMs: median(whole),
       browserTtfbMs: median(firstBytes),
-      browserLoadMs: median(renders),
+      browserLoadMs: median(loads),
       rows,
     }
   } finally {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What the tests drive besides Node: Debian's Chromium (the browser tests, through playwright-core,
-# which downloads no browser) and tmux (the interactive menu, in a real terminal). Installs what is
+# which downloads no browser), tmux (the interactive menu, in a real terminal), and Info-ZIP's zip
+# and unzip (the baselines of the backup benchmark, which runs in its quick mode). Installs what is
 # missing when this user may (root, or sudo without a password); otherwise says how, and fails:
 # a test run without those tests is not a passing run.
 set -euo pipefail
@@ -11,6 +12,8 @@ for candidate in "${SM_CHROMIUM:-}" /usr/lib/chromium/chromium /usr/bin/chromium
 done
 [ "$chromium" = yes ] || missing+=(chromium)
 command -v tmux >/dev/null || missing+=(tmux)
+command -v zip >/dev/null || missing+=(zip)
+command -v unzip >/dev/null || missing+=(unzip)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -eq 0 ]; then sudo=""; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; else
   echo "The tests need ${missing[*]}: install Debian's packages (sudo apt-get install ${missing[*]}), or set SM_CHROMIUM to a Chromium binary." >&2

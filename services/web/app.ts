@@ -12,7 +12,7 @@ import { AUTH_FACTS, type Identity, roleAtLeast } from '../auth/contract'
 import { EventStream } from './event-stream'
 import { writeError } from './http-errors'
 import { parseMultipart } from './multipart'
-import { openApiDocument } from './openapi'
+import { openApiDocument, SETUP_EXEMPT } from './openapi'
 import { type KnownRoute, PluginLayer, routesOf, type StaticMount } from './plugin-layer'
 import { Renderers } from './render'
 import { specOf, type WebState } from './route'
@@ -222,7 +222,6 @@ export class WebServer implements WebApp {
     parseBody: Middleware<WebState>,
     uploads: () => Promise<{ maxFileBytes: number; maxFieldBytes: number }>,
   ): Middleware<WebState> {
-    const open = /^\/(api|auth|static|docs|setup|favicon\.ico)(\/|$)/
     // Uploaded files live for the request: the route moves or copies what it keeps.
     const withUploads = async (ctx: Koa.ParameterizedContext<WebState>, next: Koa.Next) => {
       const cleanup = await parseMultipart(ctx as never, await uploads())
@@ -238,7 +237,7 @@ export class WebServer implements WebApp {
         // Known tokens are answered without waiting (most requests); new ones ask the auth service.
         const identifying = this.#identify(ctx)
         if (identifying) await identifying
-        if (ctx.method === 'GET' && !this.#setupDone && !open.test(ctx.path) && (await this.setupNeeded())) {
+        if (ctx.method === 'GET' && !this.#setupDone && !SETUP_EXEMPT.test(ctx.path) && (await this.setupNeeded())) {
           ctx.redirect('/setup')
           return
         }

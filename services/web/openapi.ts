@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi'
 import { z } from 'zod'
 import type { KnownRoute } from './plugin-layer'
-import { specOf } from './route'
+import { type RouteSpec, specOf } from './route'
 
 const ErrorBody = z
   .object({
@@ -16,7 +16,11 @@ const ErrorBody = z
   })
   .meta({ id: 'Error' })
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } })
+/** Paths a GET may open before first-run setup; any other GET is sent to /setup until then. */
+export const SETUP_EXEMPT = /^\/(api|auth|static|docs|setup|favicon\.ico)(\/|$)/
+
+const UNSAFE = new Set(['post', 'put', 'patch', 'delete'])
+const BODY = new Set(['post', 'put', 'patch'])
 
 /** `/servers/:name` → `/servers/{name}`. */
 export function openApiPath(path: string): string {
@@ -52,28 +56,13 @@ export function openApiDocument(routes: readonly KnownRoute[], info: { version: 
     const params =
       spec?.params ??
       (paramNames.length > 0 ? z.object(Object.fromEntries(paramNames.map((n) => [n, z.string()]))) : undefined)
-    const responses: Record<string, object> = {
-      [String(spec?.status ?? 200)]: spec?.response
-        ? { description: 'Success', content: { 'application/json': { schema: spec.response } } }
-        : spec?.produces
-          ? { description: 'Success', content: { [spec.produces]: { schema: { type: 'string' } } } }
-          : { description: 'Success' },
-    }
-    if (route.access !== 'public') {
-      responses['401'] = errorResponse('Not signed in, or the token is not valid.')
-      if (route.access !== 'user' || spec?.session)
-        responses['403'] = errorResponse(
-          spec?.session
-            ? `Needs a signed-in session (not an API token)${route.access === 'user' ? '' : ` of the role ${route.access}`}.`
-            : `Needs the role ${route.access}.`,
-        )
-    }
-    if (spec?.params || spec?.query || spec?.body) responses['422'] = errorResponse('The request is not valid.')
+    const responses = responsesOf(route, spec, method, path)
     registry.registerPath({
       method,
       path,
       operationId,
-      summary: spec?.summary ?? route.layer.name ?? undefined,
+      // Every operation has a summary: a plain plugin route gets one from its name or its path.
+      summary: spec?.summary ?? route.layer.name ?? `${route.method.toUpperCase()} ${path} (plugin ${route.owner})`,
       description: spec?.description,
       tags,
       security: route.access === 'public' ? [] : [{ bearer: [] }, { cookie: [] }],
@@ -91,12 +80,88 @@ export function openApiDocument(routes: readonly KnownRoute[], info: { version: 
     info: {
       title: 'server-manager',
       version: info.version,
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
-        'Start, stop, command and back up game servers, manage plugins and users. Sign in with POST /auth/token, then send "Authorization: Bearer <token>"; or use an API token.',
+        'Start, stop, command and back up game servers, manage plugins and users. Sign in with POST /auth/token, then send "Authorization: Bearer <token>"; or use an API token. Every error answer is the JSON `Error` body (a page asks for HTML gets an error page instead).',
     },
+    // The manager that serves this document, whatever name or proxy it is reached through.
+    servers: [{ url: '/', description: 'this manager' }],
   }) as { paths?: Record<string, Record<string, Record<string, unknown>>> }
   for (const [path, operations] of Object.entries(document.paths ?? {}))
     for (const [method, operation] of Object.entries(operations))
       operation['x-required-role'] = extensions.get(`${method} ${path}`) ?? 'user'
   return document
+}
+
+const errorBody = { schema: ErrorBody }
+const htmlPage = { schema: { type: 'string' } }
+
+/**
+ * Every status an operation answers, with its content types: its success; the errors of its
+ * kind (access, body, schemas, pages); the errors its spec declares; 500 and 503 for all.
+ * test/services/web/openapi.test.ts calls every route and checks each answer is listed here.
+ */
+function responsesOf(
+  route: KnownRoute,
+  spec: RouteSpec | undefined,
+  method: string,
+  path: string,
+): Record<string, object> {
+  const status = spec?.status ?? 200
+  // Errors of a GET outside /api/ are an HTML page for a browser, the JSON body for anyone else.
+  const page = method === 'get' && !path.startsWith('/api/')
+  const error = (description: string) => ({
+    description,
+    content: page ? { 'application/json': errorBody, 'text/html': htmlPage } : { 'application/json': errorBody },
+  })
+  const responses: Record<string, object> = {}
+  if (status >= 300 && status < 400)
+    responses[String(status)] = {
+      description: spec?.summary ?? 'Redirect',
+      headers: { Location: { description: 'where to go', schema: { type: 'string' } } },
+    }
+  else responses[String(status)] = { description: spec?.summary ?? 'Success', content: successContent(spec) }
+  const redirects: string[] = spec?.redirect ? [spec.redirect] : []
+  if (method === 'get' && !SETUP_EXEMPT.test(path)) redirects.push('to /setup while no user exists (first run)')
+  if (page && route.access !== 'public')
+    redirects.push('to /login?next=… when a browser (Accept: text/html) is not signed in')
+  if (redirects.length > 0 && status !== 302)
+    responses['302'] = {
+      description: `Redirect: ${redirects.join('; ')}.`,
+      headers: { Location: { description: 'where to go', schema: { type: 'string' } } },
+    }
+  if (BODY.has(method)) {
+    responses['400'] = error('The body is not valid JSON, form data or multipart data.')
+    responses['413'] = error('The body, or an uploaded file, is larger than its limit (web.max_upload_mb for files).')
+  }
+  if (route.access !== 'public') responses['401'] = error('Not signed in, or the token is not valid.')
+  const forbidden: string[] = []
+  if (route.access === 'moderator' || route.access === 'admin') forbidden.push(`needs the role ${route.access}`)
+  if (route.access !== 'public' && UNSAFE.has(method))
+    forbidden.push('a write signed in by the session cookie needs the X-CSRF-Token header')
+  if (spec?.session) forbidden.push('needs a signed-in session (not an API token)')
+  if (spec?.errors?.[403]) forbidden.push(spec.errors[403])
+  if (forbidden.length > 0) responses['403'] = error(`Forbidden: ${forbidden.join('; ')}.`)
+  if (spec?.params || spec?.query || spec?.body)
+    responses['422'] = error(spec.errors?.[422] ?? 'The request is not valid (`issues` lists what).')
+  for (const [code, description] of Object.entries(spec?.errors ?? {}))
+    if (code !== '403' && code !== '422') responses[code] = error(description)
+  responses['500'] = error('Something failed inside the manager; the detail is in its log.')
+  responses['503'] = error('The manager is starting or stopping, or a service it needs is unavailable: try again.')
+  return responses
+}
+
+function successContent(spec: RouteSpec | undefined): Record<string, object> {
+  if (spec?.response) return { 'application/json': { schema: spec.response } }
+  if (spec?.produces)
+    return {
+      [spec.produces]: {
+        schema: spec.produces.startsWith('text/')
+          ? { type: 'string' }
+          : { type: 'string', contentMediaType: spec.produces },
+      },
+    }
+  // A defineRoute route answers JSON; a plain router route answers whatever its handler sets.
+  if (spec) return { 'application/json': { schema: {} } }
+  return { '*/*': { schema: {} } }
 }

@@ -58,10 +58,19 @@ export interface RouteSpec<
   readonly query?: Q
   readonly body?: B
   readonly response?: R
-  /** The success status (default 200). */
+  /** The success status (default 200; a 3xx is documented as a redirect). */
   readonly status?: number
   /** What the route answers with when it is not JSON (`text/html`, `text/event-stream`, `application/zip`). */
   readonly produces?: string
+  /**
+   * The error statuses the route's own work answers, each with when (`{ 404: 'No such server.' }`).
+   * Those every route of its kind may answer are documented without this: 401 and 403 from its
+   * access, 400 and 413 from a body, 422 from its schemas, 302 to setup or sign-in for pages,
+   * 500 and 503.
+   */
+  readonly errors?: Readonly<Record<number, string>>
+  /** When and where the route's own work redirects (302), if it may: `'to /login once setup is done'`. */
+  readonly redirect?: string
 }
 
 export interface RouteInput<P, Q, B> {
@@ -71,6 +80,20 @@ export interface RouteInput<P, Q, B> {
 }
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined
+
+/**
+ * What a handler may return for a documented response: its shape, with literal values widened
+ * (`status: 'success'` in a returned object literal is a string to TypeScript), arrays
+ * readonly, and a loose object's index signature dropped (records are interfaces without one), so
+ * the compiler checks the documented fields against what the handler returns, without casts.
+ */
+type Answer<T> = T extends string
+  ? string
+  : T extends readonly (infer U)[]
+    ? readonly Answer<U>[]
+    : T extends object
+      ? { [K in keyof T as string extends K ? never : K]: Answer<T[K]> }
+      : T
 
 const specs = new WeakMap<Layer, RouteSpec>()
 const ACCESS = Symbol.for('server-manager.web.access')
@@ -148,9 +171,9 @@ export function defineRoute<
     ctx: WebContext,
     input: RouteInput<Out<P>, Out<Q>, Out<B>>,
   ) =>
-    | (R extends z.ZodType ? z.input<R> : unknown)
+    | (R extends z.ZodType ? Answer<z.input<R>> : unknown)
     | undefined
-    | Promise<(R extends z.ZodType ? z.input<R> : unknown) | undefined>,
+    | Promise<(R extends z.ZodType ? Answer<z.input<R>> : unknown) | undefined>,
 ): Layer {
   // The end of the chain: it answers, it never calls next.
   const run = async (ctx: WebContext) => {

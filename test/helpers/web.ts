@@ -36,13 +36,16 @@ export async function http(
     redirect: 'manual',
   })
   const text = await res.text()
-  let json: unknown
+  return { status: res.status, headers: res.headers, text, json: parseJson(text) }
+}
+
+/** The JSON in `text`, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
-    json = JSON.parse(text)
+    return JSON.parse(text)
   } catch {
-    json = undefined
+    return undefined
   }
-  return { status: res.status, headers: res.headers, text, json }
 }
 
 export interface WebSetup {

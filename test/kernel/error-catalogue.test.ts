@@ -28,7 +28,10 @@ allowed, 1 a plain "no".
 
 /** docs/errors.md as the declarations say it should be. */
 function renderDoc(): string {
-  const entries = errorCatalogue()
+  // Grouped by owner (the kernel first), each in its declaration order: the page must not depend
+  // on which modules a test run happened to load first.
+  const rank = (owner: string) => (owner === 'kernel' ? '' : owner)
+  const entries = [...errorCatalogue()].sort((a, b) => rank(a.owner).localeCompare(rank(b.owner)))
   const placeholder = new Proxy({}, { get: (_t, key) => `<${String(key)}>` })
   const lines = [INTRO, '| code | declared by | HTTP | exit | when |', '|---|---|---|---|---|']
   for (const { code, owner, spec } of entries)

@@ -4,14 +4,31 @@ import Router from '@koa/router'
 import { z } from 'zod'
 import { REDACTED, SmError, withoutSecrets } from '../../../kernel'
 import { ROLES, roleAtLeast } from '../../auth/contract'
+import type { SettingChange as SettingChangeRecord } from '../../settings/contract'
 import { nativePages, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
+import {
+  ApiToken,
+  BackupFile,
+  DeliveryReport,
+  PluginRecord,
+  RunStatus,
+  Schedule,
+  ServerRecord,
+  SettingChange,
+  StoredEvent,
+  success,
+  Task,
+  User,
+} from './api-schemas'
 
 const ServerName = z.object({ name: z.string().min(1).max(200) })
 const Accepted = z
   .object({ status: z.literal('accepted'), message: z.string(), task_id: z.string() })
   .meta({ id: 'Accepted', description: 'The work runs as a task: follow GET /api/tasks/{id} or the task:<id> topic.' })
 const RoleSchema = z.enum(ROLES)
+const ServerSummary = ServerRecord.extend({ status: z.string(), pid: z.number().optional() })
+const ServerInfo = ServerRecord.extend({ world: z.string().optional(), dirExists: z.boolean() })
 const PluginName = z.object({ name: z.string().min(1).max(200) })
 
 /** Console commands only admins may send over the API (decisions §7): prefix, any case, a leading / ignored. */
@@ -37,7 +54,15 @@ export function apiRoutes(app: WebApp): Router[] {
   let router = area()
   defineRoute(
     router,
-    { method: 'get', path: '/info', name: 'info', summary: 'The version (public)', tags: ['Status'], access: 'public' },
+    {
+      method: 'get',
+      path: '/info',
+      name: 'info',
+      summary: 'The version (public)',
+      tags: ['Status'],
+      access: 'public',
+      response: success('Info', { version: z.string() }),
+    },
     () => ({ status: 'success', version: app.version }),
   )
   defineRoute(
@@ -49,6 +74,14 @@ export function apiRoutes(app: WebApp): Router[] {
       summary: 'The manager: version, uptime, servers, plugins, web clients',
       tags: ['Status'],
       access: 'user',
+      response: success('ManagerStatus', {
+        version: z.string(),
+        uptime_s: z.number(),
+        url: z.string().optional(),
+        servers: z.object({ total: z.number(), running: z.number() }),
+        plugins: z.object({ total: z.number(), loaded: z.number() }),
+        stream_clients: z.number(),
+      }),
     },
     async () => {
       const servers = await bus.request('servers:list', {})
@@ -77,6 +110,7 @@ export function apiRoutes(app: WebApp): Router[] {
       summary: 'Servers with their status',
       tags: servers,
       access: 'user',
+      response: success('ServerList', { servers: z.array(ServerSummary) }),
     },
     async () => ({ status: 'success', servers: await bus.request('servers:list', {}) }),
   )
@@ -90,6 +124,8 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: servers,
       access: 'user',
       params: ServerName,
+      response: success('ServerInfo', { server: ServerInfo, run: RunStatus }),
+      errors: { 404: 'No server of that name.' },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -107,6 +143,8 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: servers,
       access: 'user',
       params: ServerName,
+      response: success('ServerStatus', { run: RunStatus }),
+      errors: { 404: 'No server of that name.' },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -126,6 +164,10 @@ export function apiRoutes(app: WebApp): Router[] {
         params: ServerName,
         status: 202,
         response: Accepted,
+        errors: {
+          404: 'No server of that name.',
+          409: 'The server is busy with another power action, backup or restore.',
+        },
       },
       async (_ctx, { params }) => {
         const { taskId } = await bus.request('servers:begin', { action, name: params.name })
@@ -144,6 +186,12 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'moderator',
       params: ServerName,
       body: z.object({ command: z.string().trim().min(1).max(1000) }),
+      response: success('CommandReply', { message: z.string(), sent: z.literal(true), reply: z.array(z.string()) }),
+      errors: {
+        403: 'stop, save and allowlist off are for admins',
+        404: 'No server of that name.',
+        409: 'The server is not running.',
+      },
     },
     async (ctx, { params, body }) => {
       const user = currentUser(ctx)
@@ -164,6 +212,8 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'moderator',
       params: ServerName,
       query: z.object({ lines: z.coerce.number().int().min(1).max(10_000).default(200) }),
+      response: success('ConsoleLines', { file: z.string(), lines: z.array(z.string()) }),
+      errors: { 404: 'No server of that name.' },
     },
     async (_ctx, { params, query }) => ({
       status: 'success',
@@ -180,6 +230,8 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: servers,
       access: 'moderator',
       params: ServerName,
+      response: success('ServerProperties', { properties: z.record(z.string(), z.string()) }),
+      errors: { 404: 'No server of that name, or it has no server.properties.' },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -199,6 +251,13 @@ export function apiRoutes(app: WebApp): Router[] {
       body: z.object({
         properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)),
       }),
+      response: success('PropertiesChanged', {
+        changed: z.record(z.string(), z.object({ from: z.string().optional(), to: z.string() })),
+      }),
+      errors: {
+        404: 'No server of that name, or it has no server.properties.',
+        409: 'The server is busy with another power action, backup or restore.',
+      },
     },
     async (_ctx, { params, body }) => ({
       status: 'success',
@@ -215,6 +274,8 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: servers,
       access: 'moderator',
       params: ServerName,
+      response: success('BackupList', { backups: z.array(BackupFile) }),
+      errors: { 404: 'No server of that name.' },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -234,6 +295,10 @@ export function apiRoutes(app: WebApp): Router[] {
       body: z.object({ type: z.enum(['world', 'config', 'all']).default('world'), stop: z.boolean().default(false) }),
       status: 202,
       response: Accepted,
+      errors: {
+        404: 'No server of that name.',
+        409: 'The server is busy with another power action, backup or restore.',
+      },
     },
     async (_ctx, { params, body }) => {
       const { taskId } = await bus.request('servers:begin', {
@@ -258,6 +323,10 @@ export function apiRoutes(app: WebApp): Router[] {
       body: z.object({ file: z.string().min(1).max(300), stop: z.boolean().default(false) }),
       status: 202,
       response: Accepted,
+      errors: {
+        404: 'No server of that name, or no backup of that name.',
+        409: 'The server is busy with another power action, backup or restore.',
+      },
     },
     async (_ctx, { params, body }) => {
       // An unknown file is refused now, not in the task.
@@ -281,15 +350,19 @@ export function apiRoutes(app: WebApp): Router[] {
       method: 'get',
       path: '/servers/:name/backups/:file',
       name: 'download_backup',
-      summary: 'Download a backup',
+      summary: 'Download a backup (a zip archive: world_….mcworld or config_….zip)',
       tags: servers,
       access: 'moderator',
       params: ServerName.extend({ file: z.string().min(1).max(300) }),
       produces: 'application/zip',
+      errors: { 404: 'No server of that name, or no backup of that name.' },
     },
     async (ctx, { params }) => {
       const backup = await bus.request('servers:backup_file', { name: params.name, file: params.file })
       ctx.attachment(backup.file)
+      // Every backup is a zip archive, a world's too (.mcworld): the type the document declares,
+      // not the one guessed from the extension (none for .mcworld, so application/octet-stream).
+      ctx.type = 'application/zip'
       ctx.length = backup.bytes
       ctx.body = createReadStream(resolve(backup.path))
       return undefined
@@ -305,6 +378,8 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: servers,
       access: 'moderator',
       params: ServerName,
+      response: success('ScheduleList', { schedules: z.array(Schedule) }),
+      errors: { 404: 'No server of that name.' },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -328,6 +403,8 @@ export function apiRoutes(app: WebApp): Router[] {
         timezone: z.string().max(100).optional(),
       }),
       status: 201,
+      response: success('ScheduleAdded', { schedule: Schedule }),
+      errors: { 404: 'No server of that name.' },
     },
     async (_ctx, { params, body }) => ({
       status: 'success',
@@ -344,6 +421,8 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: servers,
       access: 'admin',
       params: z.object({ id: z.string().min(1) }),
+      response: success('ScheduleRemoved', { schedule: Schedule }),
+      errors: { 404: 'No schedule with that id.' },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -364,6 +443,7 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: tasks,
       access: 'user',
       query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(50) }),
+      response: success('TaskList', { tasks: z.array(Task) }),
     },
     async (_ctx, { query }) => ({ status: 'success', tasks: await bus.request('tasks:list', { limit: query.limit }) }),
   )
@@ -377,6 +457,8 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: tasks,
       access: 'user',
       params: z.object({ id: z.string().min(1) }),
+      response: success('TaskInfo', { task: Task }),
+      errors: { 404: 'No task with that id.' },
     },
     async (_ctx, { params }) => ({ status: 'success', task: await bus.request('tasks:get', { id: params.id }) }),
   )
@@ -390,6 +472,8 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: tasks,
       access: 'moderator',
       params: z.object({ id: z.string().min(1) }),
+      response: success('TaskCancelled', { task: Task }),
+      errors: { 404: 'No task with that id.', 409: 'The task has already ended.' },
     },
     async (_ctx, { params }) => ({ status: 'success', task: await bus.request('tasks:cancel', { id: params.id }) }),
   )
@@ -406,8 +490,12 @@ export function apiRoutes(app: WebApp): Router[] {
       summary: 'Every global setting (defaults merged; secret-looking values redacted)',
       tags: settings,
       access: 'admin',
+      response: success('SettingList', { settings: z.record(z.string(), z.unknown()) }),
     },
-    async () => ({ status: 'success', settings: withoutSecrets(await bus.request('settings:get_all', {})) }),
+    async () => ({
+      status: 'success',
+      settings: withoutSecrets(await bus.request('settings:get_all', {})) as Record<string, unknown>,
+    }),
   )
   defineRoute(
     router,
@@ -420,6 +508,11 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'admin',
       params: z.object({ key: z.string().min(1).max(200) }),
       body: z.object({ value: z.unknown() }),
+      response: success('SettingSet', { message: z.string(), change: SettingChange }),
+      errors: {
+        404: 'No setting of that key (outside custom.*, only declared settings exist).',
+        409: "A plugin's before_setting_update hook cancelled the change.",
+      },
     },
     async (_ctx, { params, body }) => {
       // A secret is shown redacted; saving the placeholder back would overwrite the secret with it.
@@ -429,7 +522,11 @@ export function apiRoutes(app: WebApp): Router[] {
           issues: [{ where: 'body', path: 'value', message: 'the redaction placeholder cannot be stored' }],
         })
       const change = await bus.request('settings:set', { key: params.key, value: body.value, mode: 'replace' })
-      return { status: 'success', message: `Setting '${params.key}' updated.`, change: withoutSecrets(change) }
+      return {
+        status: 'success',
+        message: `Setting '${params.key}' updated.`,
+        change: withoutSecrets(change) as SettingChangeRecord,
+      }
     },
   )
   defineRoute(
@@ -442,10 +539,15 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: settings,
       access: 'admin',
       params: z.object({ key: z.string().min(1).max(200) }),
+      response: success('SettingUnset', { change: SettingChange }),
+      errors: {
+        404: 'No setting of that key (outside custom.*, only declared settings exist).',
+        409: "A plugin's before_setting_update hook cancelled the change.",
+      },
     },
     async (_ctx, { params }) => ({
       status: 'success',
-      change: withoutSecrets(await bus.request('settings:unset', { key: params.key })),
+      change: withoutSecrets(await bus.request('settings:unset', { key: params.key })) as SettingChangeRecord,
     }),
   )
 
@@ -465,7 +567,7 @@ export function apiRoutes(app: WebApp): Router[] {
         event_name: z.string().min(1, 'Event name is required to trigger a custom plugin event.').max(200),
         payload: z.record(z.string(), z.unknown()).nullable().optional(),
       }),
-      response: z.object({ status: z.literal('success'), message: z.string(), details: z.unknown() }),
+      response: success('EventTriggered', { message: z.string(), details: DeliveryReport }),
     },
     async (_ctx, { body }) => {
       const report = await bus.request('plugins:trigger_event', { event: body.event_name, payload: body.payload ?? {} })
@@ -481,6 +583,10 @@ export function apiRoutes(app: WebApp): Router[] {
       summary: 'Native plugin pages the caller may open',
       tags: plugins,
       access: 'user',
+      response: success('PluginPages', {
+        message: z.null(),
+        pages: z.array(z.object({ name: z.string(), path: z.string(), type: z.string() })),
+      }),
     },
     (ctx) => ({
       status: 'success',
@@ -497,6 +603,7 @@ export function apiRoutes(app: WebApp): Router[] {
       summary: 'Every discovered plugin: enabled, version, state, errors',
       tags: plugins,
       access: 'admin',
+      response: success('PluginList', { message: z.null(), plugins: z.record(z.string(), PluginRecord) }),
     },
     async () => {
       const records = await bus.request('plugins:list', {})
@@ -512,6 +619,10 @@ export function apiRoutes(app: WebApp): Router[] {
       summary: 'Reload every plugin from disk',
       tags: plugins,
       access: 'admin',
+      response: success('PluginsReloaded', {
+        message: z.string(),
+        details: z.looseObject({ loaded: z.array(z.string()), failed: z.array(z.string()), ms: z.number() }),
+      }),
     },
     async () => {
       const report = await bus.request('plugins:reload', {})
@@ -529,6 +640,15 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'admin',
       params: PluginName,
       body: z.object({ enabled: z.boolean() }),
+      response: success('PluginEnabled', {
+        message: z.string(),
+        details: PluginRecord.optional(),
+        task_id: z.null(),
+      }),
+      errors: {
+        404: 'No plugin of that name.',
+        409: 'The plugin cannot be changed now (its files are missing, or a hook refused).',
+      },
     },
     async (_ctx, { params, body }) => {
       const result = await bus.request('plugins:set_enabled', { name: params.name, enabled: body.enabled })
@@ -553,6 +673,10 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: plugins,
       access: 'admin',
       params: PluginName,
+      response: success('PluginInfo', {
+        plugin: PluginRecord.extend({ hooks: z.array(z.string()), listeners: z.number() }),
+      }),
+      errors: { 404: 'No plugin of that name.' },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -580,6 +704,7 @@ export function apiRoutes(app: WebApp): Router[] {
         limit: z.coerce.number().int().min(1).max(10_000).default(100),
         tail: z.enum(['true', 'false']).optional(),
       }),
+      response: success('EventList', { events: z.array(StoredEvent) }),
     },
     async (_ctx, { query }) => ({
       status: 'success',
@@ -610,6 +735,7 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'user',
       query: z.object({ topics: z.string().default('server_status') }),
       produces: 'text/event-stream',
+      errors: { 403: "A topic above the caller's role." },
     },
     (ctx, { query }) => {
       app.stream.open(
@@ -638,6 +764,7 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: users,
       session: true,
       access: 'moderator',
+      response: success('UserList', { users: z.array(User) }),
     },
     async () => ({ status: 'success', users: await bus.request('auth:list_users', {}) }),
   )
@@ -657,6 +784,8 @@ export function apiRoutes(app: WebApp): Router[] {
         role: RoleSchema.default('user'),
       }),
       status: 201,
+      response: success('UserCreated', { user: User }),
+      errors: { 409: 'A user of that name exists.' },
     },
     async (_ctx, { body }) => ({ status: 'success', user: await bus.request('auth:create_user', body) }),
   )
@@ -672,6 +801,8 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'admin',
       params: Username,
       body: z.object({ role: RoleSchema }),
+      response: success('UserRoleSet', { user: User }),
+      errors: { 404: 'No user of that name.', 409: 'The last admin stays an admin.' },
     },
     async (_ctx, { params, body }) => ({
       status: 'success',
@@ -694,6 +825,12 @@ export function apiRoutes(app: WebApp): Router[] {
         password: z.string().min(1).max(1024),
         current_password: z.string().max(1024).optional().meta({ description: 'required for your own password' }),
       }),
+      response: success('UserPasswordSet', { user: User }),
+      errors: {
+        403: "only admins set another user's password",
+        404: 'No user of that name.',
+        429: 'Too many wrong current passwords: wait (Retry-After).',
+      },
     },
     async (ctx, { params, body }) => {
       const user = currentUser(ctx)
@@ -725,6 +862,8 @@ export function apiRoutes(app: WebApp): Router[] {
       session: true,
       access: 'admin',
       params: Username,
+      response: success('UserDeleted', { user: User }),
+      errors: { 404: 'No user of that name.', 409: 'The last admin cannot be deleted.' },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -741,6 +880,7 @@ export function apiRoutes(app: WebApp): Router[] {
       tags: users,
       session: true,
       access: 'user',
+      response: success('TokenList', { tokens: z.array(ApiToken) }),
     },
     async (ctx) => {
       const user = currentUser(ctx)
@@ -767,6 +907,8 @@ export function apiRoutes(app: WebApp): Router[] {
         expires_days: z.number().int().min(1).max(3650).optional(),
       }),
       status: 201,
+      response: success('TokenCreated', { message: z.string(), token: z.string(), record: ApiToken }),
+      errors: { 403: "an API token cannot create tokens, nor a role above the caller's" },
     },
     async (ctx, { body }) => {
       const user = currentUser(ctx)
@@ -797,6 +939,8 @@ export function apiRoutes(app: WebApp): Router[] {
       session: true,
       access: 'user',
       params: z.object({ id: z.string().min(1).max(40) }),
+      response: success('TokenRevoked', { token: ApiToken }),
+      errors: { 404: 'No API token with that id (of the caller, unless an admin).' },
     },
     async (ctx, { params }) => {
       const user = currentUser(ctx)
@@ -818,8 +962,13 @@ export function apiRoutes(app: WebApp): Router[] {
       summary: 'This document',
       tags: ['Docs'],
       access: 'public',
+      response: z.looseObject({
+        openapi: z.string(),
+        info: z.looseObject({}),
+        paths: z.record(z.string(), z.unknown()),
+      }),
     },
-    () => app.openApi(),
+    () => app.openApi() as { openapi: string; info: object; paths: object },
   )
   return routers
 }

@@ -80,6 +80,10 @@ export function authRoutes(app: WebApp): Router {
       access: 'public',
       body: Credentials,
       response: TokenResponse,
+      errors: {
+        401: 'Wrong user name or password.',
+        429: 'Too many failed sign-ins for this user or client: wait the Retry-After seconds.',
+      },
     },
     async (ctx, { body }) => {
       return signIn(ctx, body, 'Successfully authenticated.')
@@ -96,6 +100,7 @@ export function authRoutes(app: WebApp): Router {
       tags,
       access: 'user',
       session: true,
+      response: z.object({ status: z.literal('success'), message: z.string() }).meta({ id: 'LoggedOut' }),
     },
     async (ctx) => {
       await app.bus.request('auth:logout', { token: presentedToken(ctx).token ?? '' })
@@ -113,6 +118,7 @@ export function authRoutes(app: WebApp): Router {
       summary: 'Refused (405): sign out with POST',
       tags,
       access: 'public',
+      errors: { 405: 'Sign out with POST: a GET must not end a session.' },
     },
     (ctx) => {
       ctx.set('Allow', 'POST')
@@ -161,7 +167,8 @@ export function authRoutes(app: WebApp): Router {
       tags: ['Setup'],
       access: 'public',
       body: Credentials,
-      response: TokenResponse.extend({ status: z.literal('success') }),
+      response: TokenResponse.extend({ status: z.literal('success') }).meta({ id: 'SetupDone' }),
+      errors: { 409: 'Setup is done: a user exists already.' },
     },
     async (ctx, { body }) => {
       await app.bus.request('auth:create_user', { username: body.username, password: body.password, firstAdmin: true })

@@ -16,28 +16,22 @@ const INITIALIZER = `window.onload = function () {
 }
 `
 
-/** Swagger UI at /docs, from swagger-ui-dist on this machine (nothing loaded from outside). */
+/**
+ * Swagger UI at /docs (and /docs/, the same route), from swagger-ui-dist on this machine (nothing
+ * loaded from outside). Its assets are linked by absolute paths, so the page works at either URL
+ * without a redirect, and the API document has no trailing-slash path.
+ */
 export function docsRoutes(swaggerDist: string): Router {
-  // strict: /docs and /docs/ are different routes (otherwise the redirect loops).
-  const router = new Router({ strict: true })
-  const index = readFileSync(join(swaggerDist, 'index.html'), 'utf8').replace(
-    '<title>Swagger UI</title>',
-    '<title>server-manager API</title>',
-  )
+  const router = new Router()
+  const index = readFileSync(join(swaggerDist, 'index.html'), 'utf8')
+    .replace('<title>Swagger UI</title>', '<title>server-manager API</title>')
+    .replace(/(href|src)="(?:\.\/)?([^"/:]+)"/g, '$1="/docs/$2"')
   const tags = ['Docs']
-  defineRoute(
-    router,
-    { method: 'get', path: '/docs', name: 'docs_redirect', summary: 'Swagger UI', tags, access: 'public' },
-    (ctx) => {
-      ctx.redirect('/docs/')
-      return undefined
-    },
-  )
   defineRoute(
     router,
     {
       method: 'get',
-      path: '/docs/',
+      path: '/docs',
       name: 'docs',
       summary: 'Swagger UI',
       tags,

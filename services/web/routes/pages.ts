@@ -42,6 +42,7 @@ export function pageRoutes(app: WebApp): Router {
       tags,
       access: 'public',
       produces: 'text/html',
+      redirect: 'to /login once setup is done',
     },
     async (ctx) => {
       if (!(await app.setupNeeded())) {
@@ -67,6 +68,7 @@ export function pageRoutes(app: WebApp): Router {
       access: 'user',
       produces: 'text/html',
       params: z.object({ name: z.string().min(1) }),
+      errors: { 404: 'No server of that name.' },
     },
     async (ctx, { params }) => {
       const server = await app.bus.request('servers:info', { name: params.name })
