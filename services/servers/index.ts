@@ -11,7 +11,7 @@ import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
 import { applyUpdate, installSource, stageRelease } from './install'
 import { readServers, serversProjection } from './registry-projection'
-import { describeSchedule, nextRun, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
+import { describeSchedule, listed, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
 import { propertyProblem, ServerProperties } from './server-properties'
 import { allServerSettings, checkServerSetting, serverSetting } from './server-settings'
 import { statusProjection } from './status-projection'
@@ -259,17 +259,16 @@ export function serversService(): Service {
       })
       stopScheduler = () => scheduler.stop()
       let managing = false
-      const withNext = (s: Schedule) => ({ ...s, nextRun: nextRun(s) })
       bus.handle('servers:schedule_add', async ({ name, cron, action, command, timezone }) => {
         const server = await find(name)
         const schedule = describeSchedule({ server: server.name, cron, action, command, timezone })
         await bus.emit('schedule_added', { schedule })
         if (managing) scheduler.sync(await schedules())
-        return withNext(schedule)
+        return listed(schedule)
       })
       bus.handle('servers:schedule_list', async ({ name }) => {
         if (name !== undefined) await find(name)
-        return (await schedules()).filter((s) => name === undefined || s.server === name).map(withNext)
+        return (await schedules()).filter((s) => name === undefined || s.server === name).map(listed)
       })
       bus.handle('servers:schedule_remove', async ({ id }) => {
         const schedule = (await schedules()).find((s) => s.id === id)
