@@ -3,7 +3,7 @@ import './errors'
 import './settings'
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { join, resolve, sep } from 'node:path'
 import { type BusScope, closest, performAction, reasonOf, type Service, SmError } from '../../kernel'
 import { TASKS } from '../tasks/contract'
 import { Backups } from './backups/backups'
@@ -12,6 +12,7 @@ import { ServerControl, settled } from './control'
 import { applyUpdate, installSource, stageRelease } from './install'
 import { readServers, serversProjection } from './registry-projection'
 import { describeSchedule, listed, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
+import { dirConflict, isInside } from './server-dir'
 import { propertyProblem, ServerProperties } from './server-properties'
 import { allServerSettings, checkServerSetting, serverSetting } from './server-settings'
 import { statusProjection } from './status-projection'
@@ -89,8 +90,13 @@ export function serversService(): Service {
       const servers = new ServerControl(bus, config.dataDir, setting, logger)
       control = servers
 
+      /** Where servers may not be (server-dir.ts): the data directory, but for the folder install uses. */
+      const places = async () => ({
+        dataDir: config.dataDir,
+        serversFolder: resolve(config.dataDir, String(await setting('paths.servers'))),
+      })
       bus.handle('servers:add', async (request) => {
-        const server = await describe(request, await all())
+        const server = await describe(request, await all(), await places())
         await bus.emit('server_added', { server })
         return server
       })
@@ -180,6 +186,9 @@ export function serversService(): Service {
         const target = resolve(dir ?? join(String(await setting('paths.servers')), name))
         if (existsSync(target) && readdirSync(target).length > 0)
           throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: target, reason: 'it exists and is not empty' })
+        // Before anything is unpacked there: the same place checks as an add.
+        const conflict = dirConflict(target, await all(), await places())
+        if (conflict) throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: target, reason: conflict })
         const source = await installSource(from)
         const outcome = await performAction(bus, {
           before: 'before_server_install',
@@ -190,7 +199,7 @@ export function serversService(): Service {
               const staging = await stageRelease(source, target)
               rmSync(target, { recursive: true, force: true })
               renameSync(staging, target)
-              const server = await describe({ name, dir: target }, await all())
+              const server = await describe({ name, dir: target }, await all(), await places())
               await bus.emit('server_added', { server })
               return server
             }),
@@ -311,15 +320,19 @@ function checkNewName(name: unknown, servers: readonly ServerRecord[]): asserts 
 }
 
 /** The record for a directory being added, or the coded reason it cannot be. */
-async function describe(request: AddServer, servers: readonly ServerRecord[]): Promise<ServerRecord> {
+async function describe(
+  request: AddServer,
+  servers: readonly ServerRecord[],
+  places: Parameters<typeof dirConflict>[2],
+): Promise<ServerRecord> {
   const { name } = request
   checkNewName(name, servers)
   const dir = resolve(String(request.dir ?? ''))
   const unusable = (reason: string) => new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir, reason })
   if (!existsSync(dir)) throw unusable('it does not exist')
   if (!statSync(dir).isDirectory()) throw unusable('it is not a directory')
-  const owner = servers.find((s) => s.dir === dir)
-  if (owner) throw unusable(`it is already the server '${owner.name}'`)
+  const conflict = dirConflict(dir, servers, places)
+  if (conflict) throw unusable(conflict)
   const bedrock = existsSync(join(dir, 'bedrock_server'))
   if (!bedrock && !request.command) throw new SmError('SM_ERR_SERVER_NO_COMMAND', { dir })
   if (request.worldDir !== undefined && !isInside(dir, resolve(dir, request.worldDir)))
@@ -400,10 +413,4 @@ async function deleteData(bus: BusScope, server: ServerRecord, dataDir: string):
     message: () => `Deleted ${server.dir}.`,
   })
   settled(outcome, server.name, 'Deleting the files of')
-}
-
-/** Whether `child` is `parent` or inside it. */
-function isInside(parent: string, child: string): boolean {
-  const path = relative(parent, child)
-  return path === '' || (!path.startsWith('..') && !isAbsolute(path))
 }
