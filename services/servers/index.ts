@@ -287,6 +287,9 @@ export function serversService(): Service {
         return schedule
       })
 
+      // A read of the log shows what supervisors saw while nobody recorded it (events, the API, --follow).
+      bus.on('events:reading', async () => servers.ingestPending(await all()))
+
       // The manager follows its servers live, adopts what outlived a supervisor and runs the
       // schedules; a one-shot CLI does none of that.
       bus.on(
