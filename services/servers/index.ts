@@ -365,10 +365,17 @@ function readProperties(server: ServerRecord): ServerProperties {
 }
 
 async function setProperties(bus: BusScope, server: ServerRecord, properties: Record<string, string>) {
+  if (properties === null || typeof properties !== 'object' || Array.isArray(properties))
+    throw new SmError('SM_ERR_SERVER_PROPERTY_INVALID', {
+      server: server.name,
+      key: '(properties)',
+      reason: 'give the changes as an object of key → value',
+    })
   const file = readProperties(server)
   const present = Object.keys(file.entries())
-  const wanted: Record<string, string> = {}
-  for (const [key, raw] of Object.entries(properties ?? {})) {
+  // Null-prototype records: every key in them is one the caller gave (a `__proto__` key is data).
+  const wanted: Record<string, string> = Object.create(null)
+  for (const [key, raw] of Object.entries(properties)) {
     const value = String(raw)
     const problem = propertyProblem(key, value, present)
     if (problem) throw new SmError('SM_ERR_SERVER_PROPERTY_INVALID', { server: server.name, key, reason: problem })
@@ -379,7 +386,7 @@ async function setProperties(bus: BusScope, server: ServerRecord, properties: Re
     after: 'after_properties_change',
     payload: { serverName: server.name, properties: wanted },
     perform: async () => {
-      const changed: Record<string, { from: string | undefined; to: string }> = {}
+      const changed: Record<string, { from: string | undefined; to: string }> = Object.create(null)
       for (const [key, value] of Object.entries(wanted)) {
         changed[key] = { from: file.get(key), to: value }
         file.set(key, value)
