@@ -81,7 +81,7 @@ export function describeSchedule(request: {
   const schedule: Schedule = {
     id: randomUUID().slice(0, 8),
     server,
-    cron: typeof cron === 'string' ? cron : String(cron),
+    cron,
     action: action as ScheduleAction,
     command: action === 'command' ? command : undefined,
     timezone,
@@ -128,12 +128,12 @@ export function scheduleProblem(schedule: Schedule): string | undefined {
 
 /** Why `zone` is not a time zone this process can compute in, or undefined. */
 function timeZoneProblem(zone: unknown): string | undefined {
-  const hint = 'give an IANA time zone such as Europe/Berlin, America/New_York or UTC'
-  if (typeof zone !== 'string' || zone.trim() === '') return `the time zone '${String(zone)}' is empty; ${hint}`
+  const problem = `'${String(zone)}' is not a time zone; give an IANA time zone such as Europe/Berlin, America/New_York or UTC`
+  if (typeof zone !== 'string' || zone.trim() === '') return problem
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone })
   } catch {
-    return `'${zone}' is not a time zone; ${hint}`
+    return problem
   }
   return undefined
 }
