@@ -64,6 +64,7 @@ export type {
   KernelConfig,
   PayloadOf,
 } from './maps'
+export { setOwnProperty } from './own-property'
 export { createToken, Registry, type Token } from './registry'
 export { isSecretName, REDACTED, withoutSecrets } from './secrets'
 export { SerialQueue } from './serial-queue'

@@ -1,3 +1,5 @@
+import { setOwnProperty } from './own-property'
+
 /** Why a value cannot travel as JSON (the caller wraps it in its own coded error). */
 export class JsonValueError extends Error {
   override readonly name = 'JsonValueError'
@@ -89,9 +91,7 @@ class JsonWalker {
         keys.push(key)
         const child = this.walk(value)
         // A '__proto__' key is data, as in JSON.parse, never the copy's prototype.
-        if (out && key === '__proto__')
-          Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true })
-        else if (out) out[key] = child
+        if (out) setOwnProperty(out, key, child)
         keys.pop()
       }
       copy = out

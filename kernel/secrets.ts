@@ -1,3 +1,5 @@
+import { setOwnProperty } from './own-property'
+
 const SECRET_NAME =
   /passw(or)?d|passphrase|(^|[-_.])pass$|secret|token|jwt|(api|private|access|signing|encryption|ssh|master)[-_]?key|authori[sz]ation|cookie|credential|session[-_]?(id|key)/i
 
@@ -46,12 +48,12 @@ function redact(value: unknown, mode: 'mask' | 'drop', depth: number, path: Set<
     for (const [key, item] of Object.entries(record)) {
       if (isSecretName(key) || (secretPair && (key === 'value' || key === 'previous'))) {
         changed = true
-        if (mode === 'mask') out[key] = REDACTED
+        if (mode === 'mask') setOwnProperty(out, key, REDACTED)
         continue
       }
       const safe = redact(item, mode, depth + 1, path)
       changed ||= safe !== item
-      out[key] = safe
+      setOwnProperty(out, key, safe)
     }
     return changed ? out : value
   } finally {

@@ -1,9 +1,20 @@
 import type { StoredEvent } from '../events/contract'
 
-/** One event on one line: `#seq  time  actor  type  payload`. */
+/**
+ * One event on one line: `#seq  time  actor  type  payload`, the time it was recorded. A fact
+ * recorded after it happened (a supervisor's status change seen with no manager running)
+ * says when it happened: `(happened <time>)` before its payload.
+ */
 export function formatEvent(event: StoredEvent): string {
-  const time = event.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z')
-  return `#${event.seq}  ${time}  ${event.actor}  ${event.type}  ${JSON.stringify(event.payload)}`
+  const time = shortTime(event.time)
+  const at = (event.payload as { at?: unknown } | null)?.at
+  const happened = typeof at === 'string' && shortTime(at) !== time ? `(happened ${shortTime(at)})  ` : ''
+  return `#${event.seq}  ${time}  ${event.actor}  ${event.type}  ${happened}${JSON.stringify(event.payload)}`
+}
+
+/** `2026-01-31 12:00:00Z`: an ISO time to the second. */
+function shortTime(iso: string): string {
+  return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')
 }
 
 /** `3d 4h 5m 6s` (the zero parts left out; `0s` for under a second). */

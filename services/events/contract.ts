@@ -97,6 +97,12 @@ declare module '../../kernel/maps' {
     'events:appended': { readonly events: readonly StoredEvent[] }
     /** The scheduled retention deleted old events (after writing a snapshot). */
     'events:pruned': PruneResult
+    /**
+     * A read of the log is about to be answered: whoever holds facts not yet recorded (the
+     * servers service, the status journals supervisors wrote with no manager running) records
+     * them now, so the read shows everything that has happened. Awaited before each read.
+     */
+    'events:reading': Record<string, never>
     /** The database file was deleted or replaced by another file: this process writes to a ghost. */
     'events:database_lost': { readonly path: string; readonly reason: string }
   }

@@ -40,9 +40,11 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
 
       bus.handle('events:append', ({ events }) => opened.append(events))
       // What leaves the log for people and clients has secret values redacted, like logs and hooks.
-      bus.handle('events:read', async (query) =>
-        (await opened.read(query)).map((event) => ({ ...event, payload: withoutSecrets(event.payload) })),
-      )
+      // Facts held elsewhere and not yet recorded are recorded first (events:reading).
+      bus.handle('events:read', async (query) => {
+        await bus.emit('events:reading', {})
+        return (await opened.read(query)).map((event) => ({ ...event, payload: withoutSecrets(event.payload) }))
+      })
       bus.handle('events:head', async () => ({ seq: await opened.head() }))
       bus.handle('events:register_projection', async ({ projection }) => ({
         rebuilt: await opened.register(projection),

@@ -1,4 +1,4 @@
-import { type LogFields, type Logger, withoutSecrets } from '../../kernel'
+import { type LogFields, type Logger, setOwnProperty, withoutSecrets } from '../../kernel'
 import { FileSink } from './file-sink'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
@@ -6,7 +6,7 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 }
 
 export function isLogLevel(value: unknown): value is LogLevel {
-  return typeof value === 'string' && value in RANK
+  return typeof value === 'string' && Object.hasOwn(RANK, value)
 }
 
 export interface LoggerOptions {
@@ -75,7 +75,7 @@ function record(time: Date, level: string, name: string, message: string, fields
   if (!fields) return own
   const extra: LogFields = {}
   const clashing: LogFields = {}
-  for (const [key, value] of Object.entries(fields)) (OWN_FIELDS.has(key) ? clashing : extra)[key] = value
+  for (const [key, value] of Object.entries(fields)) setOwnProperty(OWN_FIELDS.has(key) ? clashing : extra, key, value)
   return Object.keys(clashing).length ? { ...own, ...extra, fields: clashing } : { ...own, ...extra }
 }
 

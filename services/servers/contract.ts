@@ -1,7 +1,7 @@
 import type { ActionResult } from '../../kernel'
 import type { BackupFile, BackupReply, BackupType } from './backups/backups'
 import type { StartReply } from './control'
-import type { Schedule } from './schedules'
+import type { ListedSchedule, Schedule } from './schedules'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
 import type { ServerStatus, StartMode } from './supervisor/run-files'
 
@@ -161,10 +161,11 @@ declare module '../../kernel/maps' {
     /** Adds a schedule (run by the manager while it runs). */
     'servers:schedule_add': {
       payload: { name: string; cron: string; action: string; command?: string; timezone?: string }
-      reply: Schedule & { nextRun: string | undefined }
+      reply: ListedSchedule
     }
     /** The schedules (of one server, or all), with their next run. */
-    'servers:schedule_list': { payload: { name?: string }; reply: (Schedule & { nextRun: string | undefined })[] }
+    /** Each with its next run, or, for a stored one that cannot run, `invalid`: why (it is skipped). */
+    'servers:schedule_list': { payload: { name?: string }; reply: ListedSchedule[] }
     'servers:schedule_remove': { payload: { id: string }; reply: Schedule }
     /** Creates a server from a Bedrock server zip or directory (the server_install action) and registers it. */
     'servers:install': { payload: { name: string; from: string; dir?: string }; reply: ServerRecord }

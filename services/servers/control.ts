@@ -13,7 +13,7 @@ import { isSameProcess } from '../../kernel/process-identity'
 import type { ServerRecord } from './contract'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
 import { serverSetting } from './server-settings'
-import { recordedJournalSeq } from './status-projection'
+import { type RecordedStatus, readStatuses, recordedJournalSeq } from './status-projection'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
 import { lastLines } from './supervisor/log-tail'
@@ -132,6 +132,26 @@ export class ServerControl {
   }
 
   readonly #ingesting = new Map<string, Promise<void>>()
+
+  /**
+   * Records, for every server, the journal entries the log does not have yet (asked before each
+   * read of the log, so it shows what supervisors saw while no manager ran). Cheap when there
+   * is nothing new: one projection query, then the last line of each journal.
+   */
+  async ingestPending(servers: readonly ServerRecord[]): Promise<void> {
+    if (recordingNow.getStore()) return
+    const recorded = (await this.#bus.request('events:read_projection', {
+      projection: 'server_status',
+      read: readStatuses,
+    })) as RecordedStatus[]
+    const seen = new Map(recorded.map((s) => [s.name, s.journalSeq]))
+    for (const server of servers) {
+      if (this.files(server.name).lastJournalSeq() <= (seen.get(server.name) ?? 0)) continue
+      await this.ingest(server).catch((error) =>
+        this.#logger.warn(`Recording the status journal of '${server.name}' failed: ${reasonOf(error)}`),
+      )
+    }
+  }
 
   async #ingestJournal(name: string): Promise<void> {
     const seen = (await this.#bus.request('events:read_projection', {

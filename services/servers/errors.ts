@@ -25,7 +25,7 @@ export const serversErrors = defineErrors('servers', {
   SM_ERR_SERVER_DIR_UNUSABLE: spec<{ dir: string; reason: string }>({
     status: 422,
     exit: 66,
-    when: "A server's directory is missing, not a directory, or already another server's.",
+    when: "A server's directory is missing, not a directory, another server's (by its real path), inside or holding one, or in the data directory.",
     message: (p) => `The directory '${p.dir}' cannot be used for this server: ${p.reason}.`,
   }),
   SM_ERR_SERVER_NO_COMMAND: spec<{ dir: string }>({
@@ -180,7 +180,7 @@ export const serversErrors = defineErrors('servers', {
   SM_ERR_SCHEDULE_INVALID: spec<{ server: string; reason: string }>({
     status: 422,
     exit: 64,
-    when: 'A schedule with a bad cron expression, action or command.',
+    when: 'A schedule with a bad cron expression, time zone, action or command.',
     message: (p) => `That schedule for '${p.server}' cannot be added: ${p.reason}. Nothing was added.`,
   }),
   SM_ERR_SCHEDULE_NOT_FOUND: spec<{ id: string }>({

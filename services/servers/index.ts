@@ -3,7 +3,7 @@ import './errors'
 import './settings'
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { join, resolve, sep } from 'node:path'
 import { type BusScope, closest, performAction, reasonOf, type Service, SmError } from '../../kernel'
 import { TASKS } from '../tasks/contract'
 import { Backups } from './backups/backups'
@@ -11,7 +11,8 @@ import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
 import { applyUpdate, installSource, stageRelease } from './install'
 import { readServers, serversProjection } from './registry-projection'
-import { describeSchedule, nextRun, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
+import { describeSchedule, listed, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
+import { dirConflict, isInside } from './server-dir'
 import { propertyProblem, ServerProperties } from './server-properties'
 import { allServerSettings, checkServerSetting, serverSetting } from './server-settings'
 import { statusProjection } from './status-projection'
@@ -89,8 +90,13 @@ export function serversService(): Service {
       const servers = new ServerControl(bus, config.dataDir, setting, logger)
       control = servers
 
+      /** Where servers may not be (server-dir.ts): the data directory, but for the folder install uses. */
+      const places = async () => ({
+        dataDir: config.dataDir,
+        serversFolder: resolve(config.dataDir, String(await setting('paths.servers'))),
+      })
       bus.handle('servers:add', async (request) => {
-        const server = await describe(request, await all())
+        const server = await describe(request, await all(), await places())
         await bus.emit('server_added', { server })
         return server
       })
@@ -180,6 +186,9 @@ export function serversService(): Service {
         const target = resolve(dir ?? join(String(await setting('paths.servers')), name))
         if (existsSync(target) && readdirSync(target).length > 0)
           throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: target, reason: 'it exists and is not empty' })
+        // Before anything is unpacked there: the same place checks as an add.
+        const conflict = dirConflict(target, await all(), await places())
+        if (conflict) throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: target, reason: conflict })
         const source = await installSource(from)
         const outcome = await performAction(bus, {
           before: 'before_server_install',
@@ -190,7 +199,7 @@ export function serversService(): Service {
               const staging = await stageRelease(source, target)
               rmSync(target, { recursive: true, force: true })
               renameSync(staging, target)
-              const server = await describe({ name, dir: target }, await all())
+              const server = await describe({ name, dir: target }, await all(), await places())
               await bus.emit('server_added', { server })
               return server
             }),
@@ -259,17 +268,16 @@ export function serversService(): Service {
       })
       stopScheduler = () => scheduler.stop()
       let managing = false
-      const withNext = (s: Schedule) => ({ ...s, nextRun: nextRun(s) })
       bus.handle('servers:schedule_add', async ({ name, cron, action, command, timezone }) => {
         const server = await find(name)
         const schedule = describeSchedule({ server: server.name, cron, action, command, timezone })
         await bus.emit('schedule_added', { schedule })
         if (managing) scheduler.sync(await schedules())
-        return withNext(schedule)
+        return listed(schedule)
       })
       bus.handle('servers:schedule_list', async ({ name }) => {
         if (name !== undefined) await find(name)
-        return (await schedules()).filter((s) => name === undefined || s.server === name).map(withNext)
+        return (await schedules()).filter((s) => name === undefined || s.server === name).map(listed)
       })
       bus.handle('servers:schedule_remove', async ({ id }) => {
         const schedule = (await schedules()).find((s) => s.id === id)
@@ -278,6 +286,9 @@ export function serversService(): Service {
         if (managing) scheduler.sync(await schedules())
         return schedule
       })
+
+      // A read of the log shows what supervisors saw while nobody recorded it (events, the API, --follow).
+      bus.on('events:reading', async () => servers.ingestPending(await all()))
 
       // The manager follows its servers live, adopts what outlived a supervisor and runs the
       // schedules; a one-shot CLI does none of that.
@@ -312,15 +323,19 @@ function checkNewName(name: unknown, servers: readonly ServerRecord[]): asserts 
 }
 
 /** The record for a directory being added, or the coded reason it cannot be. */
-async function describe(request: AddServer, servers: readonly ServerRecord[]): Promise<ServerRecord> {
+async function describe(
+  request: AddServer,
+  servers: readonly ServerRecord[],
+  places: Parameters<typeof dirConflict>[2],
+): Promise<ServerRecord> {
   const { name } = request
   checkNewName(name, servers)
   const dir = resolve(String(request.dir ?? ''))
   const unusable = (reason: string) => new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir, reason })
   if (!existsSync(dir)) throw unusable('it does not exist')
   if (!statSync(dir).isDirectory()) throw unusable('it is not a directory')
-  const owner = servers.find((s) => s.dir === dir)
-  if (owner) throw unusable(`it is already the server '${owner.name}'`)
+  const conflict = dirConflict(dir, servers, places)
+  if (conflict) throw unusable(conflict)
   const bedrock = existsSync(join(dir, 'bedrock_server'))
   if (!bedrock && !request.command) throw new SmError('SM_ERR_SERVER_NO_COMMAND', { dir })
   if (request.worldDir !== undefined && !isInside(dir, resolve(dir, request.worldDir)))
@@ -350,10 +365,17 @@ function readProperties(server: ServerRecord): ServerProperties {
 }
 
 async function setProperties(bus: BusScope, server: ServerRecord, properties: Record<string, string>) {
+  if (properties === null || typeof properties !== 'object' || Array.isArray(properties))
+    throw new SmError('SM_ERR_SERVER_PROPERTY_INVALID', {
+      server: server.name,
+      key: '(properties)',
+      reason: 'give the changes as an object of key → value',
+    })
   const file = readProperties(server)
   const present = Object.keys(file.entries())
-  const wanted: Record<string, string> = {}
-  for (const [key, raw] of Object.entries(properties ?? {})) {
+  // Null-prototype records: every key in them is one the caller gave (a `__proto__` key is data).
+  const wanted: Record<string, string> = Object.create(null)
+  for (const [key, raw] of Object.entries(properties)) {
     const value = String(raw)
     const problem = propertyProblem(key, value, present)
     if (problem) throw new SmError('SM_ERR_SERVER_PROPERTY_INVALID', { server: server.name, key, reason: problem })
@@ -364,7 +386,7 @@ async function setProperties(bus: BusScope, server: ServerRecord, properties: Re
     after: 'after_properties_change',
     payload: { serverName: server.name, properties: wanted },
     perform: async () => {
-      const changed: Record<string, { from: string | undefined; to: string }> = {}
+      const changed: Record<string, { from: string | undefined; to: string }> = Object.create(null)
       for (const [key, value] of Object.entries(wanted)) {
         changed[key] = { from: file.get(key), to: value }
         file.set(key, value)
@@ -401,10 +423,4 @@ async function deleteData(bus: BusScope, server: ServerRecord, dataDir: string):
     message: () => `Deleted ${server.dir}.`,
   })
   settled(outcome, server.name, 'Deleting the files of')
-}
-
-/** Whether `child` is `parent` or inside it. */
-function isInside(parent: string, child: string): boolean {
-  const path = relative(parent, child)
-  return path === '' || (!path.startsWith('..') && !isAbsolute(path))
 }

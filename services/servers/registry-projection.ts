@@ -21,7 +21,8 @@ export const serversProjection: Projection = {
         const row = await sql.get<{ record: string }>('SELECT record FROM servers WHERE name = ?', [name])
         if (!row) continue
         const record = JSON.parse(row.record) as ServerRecord
-        const settings: Record<string, unknown> = { ...record.settings }
+        // Null-prototype: the keys are the ones set (checked, but a replay must not depend on it).
+        const settings: Record<string, unknown> = Object.assign(Object.create(null), record.settings)
         if (value === undefined) delete settings[key]
         else settings[key] = value
         await sql.run('UPDATE servers SET record = ? WHERE name = ?', [JSON.stringify({ ...record, settings }), name])

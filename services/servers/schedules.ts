@@ -62,6 +62,13 @@ export async function readSchedules(sql: Sql): Promise<Schedule[]> {
   return rows.map((r) => JSON.parse(r.record) as Schedule)
 }
 
+/** A schedule as `schedule list` shows it: when it runs next, or why it cannot run. */
+export type ListedSchedule = Schedule & {
+  readonly nextRun: string | undefined
+  /** Why this stored schedule cannot run (recorded before its check existed, or its zone is gone); it is skipped. */
+  readonly invalid?: string
+}
+
 /** A new schedule, or the coded reason it cannot be one. */
 export function describeSchedule(request: {
   server: string
@@ -71,30 +78,75 @@ export function describeSchedule(request: {
   timezone?: string
 }): Schedule {
   const { server, cron, action, command, timezone } = request
-  if (!['backup', 'restart', 'command'].includes(action))
-    throw invalid(server, `'${action}' is not a schedule action (backup, restart or command)`)
-  if (action === 'command') {
-    const problem = commandProblem(command)
-    if (problem) throw invalid(server, `its --command cannot be sent: ${problem}`)
-  } else if (command !== undefined) throw invalid(server, '--command goes only with --action command')
-  try {
-    new Cron(String(cron), { paused: true, timezone }).stop()
-  } catch (error) {
-    throw invalid(server, `'${cron}' is not a cron expression: ${reasonOf(error)}`)
-  }
-  return {
+  const schedule: Schedule = {
     id: randomUUID().slice(0, 8),
     server,
-    cron: String(cron),
+    cron,
     action: action as ScheduleAction,
     command: action === 'command' ? command : undefined,
     timezone,
     addedAt: new Date().toISOString(),
   }
+  // Checked whole before anything is stored: what is stored must be able to run.
+  const problem = scheduleProblem(schedule)
+  if (problem) throw invalid(server, problem)
+  if (action !== 'command' && command !== undefined) throw invalid(server, '--command goes only with --action command')
+  return schedule
 }
 
-/** When a schedule runs next (for `schedule list`). */
-export function nextRun(schedule: Schedule): string | undefined {
+/**
+ * Why a schedule cannot run, or undefined: its action, its command, its time zone (an IANA name
+ * this Node knows) and its cron expression, asked for a next run the way the runner will.
+ * The same check guards additions and every stored record, so a bad one is refused or skipped,
+ * never thrown at whoever lists or runs the others.
+ */
+export function scheduleProblem(schedule: Schedule): string | undefined {
+  const { action, command, cron, timezone } = schedule
+  if (!['backup', 'restart', 'command'].includes(action))
+    return `'${String(action)}' is not a schedule action (backup, restart or command)`
+  if (action === 'command') {
+    const problem = commandProblem(command)
+    if (problem) return `its --command cannot be sent: ${problem}`
+  }
+  if (timezone !== undefined) {
+    const problem = timeZoneProblem(timezone)
+    if (problem) return problem
+  }
+  if (typeof cron !== 'string') return `'${String(cron)}' is not a cron expression`
+  try {
+    const job = new Cron(cron, { paused: true, timezone })
+    try {
+      job.nextRun()
+    } finally {
+      job.stop()
+    }
+  } catch (error) {
+    return `'${cron}' is not a cron expression: ${reasonOf(error)}`
+  }
+  return undefined
+}
+
+/** Why `zone` is not a time zone this process can compute in, or undefined. */
+function timeZoneProblem(zone: unknown): string | undefined {
+  const problem = `'${String(zone)}' is not a time zone; give an IANA time zone such as Europe/Berlin, America/New_York or UTC`
+  if (typeof zone !== 'string' || zone.trim() === '') return problem
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone })
+  } catch {
+    return problem
+  }
+  return undefined
+}
+
+/** A stored schedule with its next run, or the reason it cannot run. */
+export function listed(schedule: Schedule): ListedSchedule {
+  const problem = scheduleProblem(schedule)
+  if (problem) return { ...schedule, nextRun: undefined, invalid: problem }
+  return { ...schedule, nextRun: nextRun(schedule) }
+}
+
+/** When a valid schedule runs next. */
+function nextRun(schedule: Schedule): string | undefined {
   const job = new Cron(schedule.cron, { paused: true, timezone: schedule.timezone })
   const next = job.nextRun()
   job.stop()
@@ -107,6 +159,8 @@ export function nextRun(schedule: Schedule): string | undefined {
  */
 export class Scheduler {
   readonly #jobs = new Map<string, Cron>()
+  /** Stored schedules that cannot run, warned about once. */
+  readonly #skipped = new Set<string>()
 
   constructor(
     private readonly bus: BusScope,
@@ -123,6 +177,14 @@ export class Scheduler {
       }
     for (const schedule of schedules) {
       if (this.#jobs.has(schedule.id)) continue
+      // One record that cannot run is skipped (and said once), never in the way of the others.
+      const problem = scheduleProblem(schedule)
+      if (problem) {
+        if (!this.#skipped.has(schedule.id))
+          this.logger.warn(`Schedule ${schedule.id} of '${schedule.server}' is skipped: ${problem}.`)
+        this.#skipped.add(schedule.id)
+        continue
+      }
       const job = new Cron(schedule.cron, { timezone: schedule.timezone, protect: true }, () => this.#run(schedule))
       this.#jobs.set(schedule.id, job)
     }

@@ -13,9 +13,13 @@ export class ServerProperties {
     this.#lines = text.split(/\r?\n/)
   }
 
-  /** Key → value, in file order (`key=value`; `#` and `!` start comments; no multi-line values). */
+  /**
+   * Key → value, in file order (`key=value`; `#` and `!` start comments; no multi-line values).
+   * A null-prototype object: the file's keys are its only keys (`constructor` is not one unless
+   * the file has it), and a `__proto__` line is data.
+   */
   entries(): Record<string, string> {
-    const out: Record<string, string> = {}
+    const out: Record<string, string> = Object.create(null)
     for (const line of this.#lines) {
       const entry = parseLine(line)
       if (entry) out[entry.key] = entry.value
@@ -23,8 +27,14 @@ export class ServerProperties {
     return out
   }
 
+  /** The value of `key` in the file (its last line, as in `entries`), or undefined. */
   get(key: string): string | undefined {
-    return this.entries()[key]
+    let value: string | undefined
+    for (const line of this.#lines) {
+      const entry = parseLine(line)
+      if (entry?.key === key) value = entry.value
+    }
+    return value
   }
 
   /** Sets `key` in place, or appends it when the file does not have it. */
@@ -68,40 +78,45 @@ const oneOf =
     choices.includes(value) ? undefined : `it must be one of ${choices.join(', ')}`
 const bool = oneOf('true', 'false')
 
-/** Bedrock's documented keys with rules; other keys already in the file are taken as they are. */
-const BEDROCK_RULES: Readonly<Record<string, Rule>> = {
-  'server-name': (v) => (v.trim() === '' || v.includes(';') ? "it must be non-empty text without ';'" : undefined),
-  gamemode: oneOf('survival', 'creative', 'adventure'),
-  'force-gamemode': bool,
-  difficulty: oneOf('peaceful', 'easy', 'normal', 'hard'),
-  'allow-cheats': bool,
-  'max-players': integer(1, 1000),
-  'online-mode': bool,
-  'allow-list': bool,
-  'white-list': bool,
-  'server-port': integer(1, 65_535),
-  'server-portv6': integer(1, 65_535),
-  'enable-lan-visibility': bool,
-  'view-distance': integer(5, 96),
-  'tick-distance': integer(4, 12),
-  'player-idle-timeout': integer(0, 100_000),
-  'max-threads': integer(0, 1024),
-  'level-name': (v) =>
-    v.trim() === '' || /[/\\]|^\.\.?$/.test(v)
-      ? "it must be a folder name (not empty, no '/', '\\', '.' or '..')"
-      : undefined,
-  'level-seed': () => undefined,
-  'default-player-permission-level': oneOf('visitor', 'member', 'operator'),
-  'texturepack-required': bool,
-  'content-log-file-enabled': bool,
-  'compression-threshold': integer(0, 65_535),
-  'server-authoritative-movement': oneOf('client-auth', 'server-auth', 'server-auth-with-rewind'),
-  'correct-player-movement': bool,
-  'server-authoritative-block-breaking': bool,
-  'chat-restriction': oneOf('None', 'Dropped', 'Disabled'),
-  'disable-player-interaction': bool,
-  'emit-server-telemetry': bool,
-}
+/**
+ * Bedrock's documented keys with rules; other keys already in the file are taken as they are.
+ * A Map, so a key named like an Object method (`valueOf`, `hasOwnProperty`) is just unknown.
+ */
+const BEDROCK_RULES: ReadonlyMap<string, Rule> = new Map(
+  Object.entries({
+    'server-name': (v) => (v.trim() === '' || v.includes(';') ? "it must be non-empty text without ';'" : undefined),
+    gamemode: oneOf('survival', 'creative', 'adventure'),
+    'force-gamemode': bool,
+    difficulty: oneOf('peaceful', 'easy', 'normal', 'hard'),
+    'allow-cheats': bool,
+    'max-players': integer(1, 1000),
+    'online-mode': bool,
+    'allow-list': bool,
+    'white-list': bool,
+    'server-port': integer(1, 65_535),
+    'server-portv6': integer(1, 65_535),
+    'enable-lan-visibility': bool,
+    'view-distance': integer(5, 96),
+    'tick-distance': integer(4, 12),
+    'player-idle-timeout': integer(0, 100_000),
+    'max-threads': integer(0, 1024),
+    'level-name': (v) =>
+      v.trim() === '' || /[/\\]|^\.\.?$/.test(v)
+        ? "it must be a folder name (not empty, no '/', '\\', '.' or '..')"
+        : undefined,
+    'level-seed': () => undefined,
+    'default-player-permission-level': oneOf('visitor', 'member', 'operator'),
+    'texturepack-required': bool,
+    'content-log-file-enabled': bool,
+    'compression-threshold': integer(0, 65_535),
+    'server-authoritative-movement': oneOf('client-auth', 'server-auth', 'server-auth-with-rewind'),
+    'correct-player-movement': bool,
+    'server-authoritative-block-breaking': bool,
+    'chat-restriction': oneOf('None', 'Dropped', 'Disabled'),
+    'disable-player-interaction': bool,
+    'emit-server-telemetry': bool,
+  }),
+)
 
 /**
  * Why `value` cannot be stored at `key`, or undefined. A key the file does not have and no rule
@@ -110,9 +125,9 @@ const BEDROCK_RULES: Readonly<Record<string, Rule>> = {
 export function propertyProblem(key: string, value: string, present: readonly string[]): string | undefined {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(key)) return "a key is letters, digits, '-', '_' and '.'"
   if (/[\r\n]/.test(value)) return 'a value is one line'
-  const rule = BEDROCK_RULES[key]
+  const rule = BEDROCK_RULES.get(key)
   if (rule) return rule(value)
   if (present.includes(key)) return undefined
-  const nearest = closest(key, [...present, ...Object.keys(BEDROCK_RULES)])
+  const nearest = closest(key, [...present, ...BEDROCK_RULES.keys()])
   return `server.properties has no such key${nearest ? `; did you mean '${nearest}'?` : ''}`
 }

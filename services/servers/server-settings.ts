@@ -16,34 +16,39 @@ const whole = (min: number, max: number) => (value: unknown) =>
     ? undefined
     : `it must be a whole number from ${min} to ${max}`
 
-/** The settings each server has (docs/settings.md, "Per-server settings"); plugins add theirs under `custom.`. */
-export const SERVER_SETTINGS: Readonly<Record<string, ServerSettingSpec>> = {
-  autostart: { default: false, summary: 'start it when the manager starts (the autostart plugin)', check: bool },
-  'restart.enabled': {
-    default: undefined,
-    inherits: 'servers.restart.enabled',
-    summary: 'restart it after a crash',
-    check: bool,
-  },
-  'restart.max_restarts': {
-    default: undefined,
-    inherits: 'servers.restart.max_restarts',
-    summary: 'crash restarts in a row before it is left crashed',
-    check: whole(0, 1_000),
-  },
-  'restart.min_uptime_s': {
-    default: undefined,
-    inherits: 'servers.restart.min_uptime_s',
-    summary: 'a run this long ends a crash streak',
-    check: whole(0, 86_400),
-  },
-  'backup.hot': {
-    default: undefined,
-    inherits: 'servers.backup.hot',
-    summary: 'back it up hot while it runs (bedrock)',
-    check: bool,
-  },
-}
+/**
+ * The settings each server has (docs/settings.md, "Per-server settings"); plugins add theirs
+ * under `custom.`. A Map, so a key named like an Object method (`valueOf`) is just unknown.
+ */
+export const SERVER_SETTINGS: ReadonlyMap<string, ServerSettingSpec> = new Map(
+  Object.entries({
+    autostart: { default: false, summary: 'start it when the manager starts (the autostart plugin)', check: bool },
+    'restart.enabled': {
+      default: undefined,
+      inherits: 'servers.restart.enabled',
+      summary: 'restart it after a crash',
+      check: bool,
+    },
+    'restart.max_restarts': {
+      default: undefined,
+      inherits: 'servers.restart.max_restarts',
+      summary: 'crash restarts in a row before it is left crashed',
+      check: whole(0, 1_000),
+    },
+    'restart.min_uptime_s': {
+      default: undefined,
+      inherits: 'servers.restart.min_uptime_s',
+      summary: 'a run this long ends a crash streak',
+      check: whole(0, 86_400),
+    },
+    'backup.hot': {
+      default: undefined,
+      inherits: 'servers.backup.hot',
+      summary: 'back it up hot while it runs (bedrock)',
+      check: bool,
+    },
+  } satisfies Record<string, ServerSettingSpec>),
+)
 
 export type ServerSettings = Readonly<Record<string, unknown>>
 
@@ -51,12 +56,12 @@ export type ServerSettings = Readonly<Record<string, unknown>>
 export function checkServerSetting(server: string, key: string, value: unknown): void {
   if (typeof key !== 'string' || key === '') throw invalid(server, String(key), 'the key is empty')
   if (key.startsWith('custom.') && key.length > 'custom.'.length) return
-  const spec = SERVER_SETTINGS[key]
+  const spec = SERVER_SETTINGS.get(key)
   if (!spec)
     throw invalid(
       server,
       key,
-      `there is no such server setting (${[...Object.keys(SERVER_SETTINGS), 'custom.<key>'].join(', ')})`,
+      `there is no such server setting (${[...SERVER_SETTINGS.keys(), 'custom.<key>'].join(', ')})`,
     )
   if (value === undefined) return
   const problem = spec.check(value)
@@ -69,9 +74,9 @@ export async function serverSetting(
   key: string,
   global: (key: string) => Promise<unknown>,
 ): Promise<unknown> {
-  const own = server.settings?.[key]
+  const own = server.settings && Object.hasOwn(server.settings, key) ? server.settings[key] : undefined
   if (own !== undefined) return own
-  const spec = SERVER_SETTINGS[key]
+  const spec = SERVER_SETTINGS.get(key)
   if (spec?.inherits) return global(spec.inherits)
   return spec?.default
 }
@@ -81,8 +86,8 @@ export async function allServerSettings(
   server: ServerRecord,
   global: (key: string) => Promise<unknown>,
 ): Promise<Record<string, unknown>> {
-  const all: Record<string, unknown> = {}
-  for (const key of Object.keys(SERVER_SETTINGS)) all[key] = await serverSetting(server, key, global)
+  const all: Record<string, unknown> = Object.create(null)
+  for (const key of SERVER_SETTINGS.keys()) all[key] = await serverSetting(server, key, global)
   for (const [key, value] of Object.entries(server.settings ?? {})) if (key.startsWith('custom.')) all[key] = value
   return all
 }

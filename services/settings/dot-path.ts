@@ -1,4 +1,4 @@
-import { SmError } from '../../kernel'
+import { SmError, setOwnProperty } from '../../kernel'
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/
 const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor'])
@@ -44,11 +44,12 @@ export function getPath(tree: unknown, segments: readonly string[]): unknown {
 export function assignPath(tree: Tree, segments: readonly string[], value: unknown): void {
   let node = tree
   for (const segment of segments.slice(0, -1)) {
-    if (!isTree(node[segment])) node[segment] = {}
+    // Own values only: `valueOf` is a key like any other, never Object.prototype's method.
+    if (!(Object.hasOwn(node, segment) && isTree(node[segment]))) setOwnProperty(node, segment, {})
     node = node[segment] as Tree
   }
   const last = segments[segments.length - 1] as string
-  node[last] = value !== null && typeof value === 'object' ? structuredClone(value) : value
+  setOwnProperty(node, last, value !== null && typeof value === 'object' ? structuredClone(value) : value)
 }
 
 /** `over` laid over `base`, objects merged key by key, everything else replaced. */
@@ -56,6 +57,7 @@ export function deepMerge(base: unknown, over: unknown): unknown {
   if (over === undefined) return base
   if (!isTree(base) || !isTree(over)) return over
   const merged: Tree = { ...base }
-  for (const [key, value] of Object.entries(over)) merged[key] = deepMerge(base[key], value)
+  for (const [key, value] of Object.entries(over))
+    setOwnProperty(merged, key, deepMerge(Object.hasOwn(base, key) ? base[key] : undefined, value))
   return merged
 }

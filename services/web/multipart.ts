@@ -24,8 +24,9 @@ export interface UploadedFile {
 export async function parseMultipart(ctx: Context, options: { maxFileBytes: number; maxFieldBytes: number }) {
   const dir = mkdtempSync(join(tmpdir(), 'sm-upload-'))
   const cleanup = () => rmSync(dir, { recursive: true, force: true })
-  const fields: Record<string, string> = {}
-  const files: Record<string, UploadedFile> = {}
+  // Null-prototype: the names are the client's, so only what it sent is in them (and `__proto__` is a name).
+  const fields: Record<string, string> = Object.create(null)
+  const files: Record<string, UploadedFile> = Object.create(null)
   const writes: Promise<void>[] = []
   try {
     await new Promise<void>((resolve, reject) => {

@@ -4,11 +4,14 @@ import { formatEvent } from '../format'
 import { ManagerCommand } from '../manager-command'
 import { waitForSignal } from '../wait-for-signal'
 
+/** How often `--follow` reads while no manager runs, so supervisors' status changes show up. */
+const JOURNAL_POLL_MS = 1_000
+
 export default class Events extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = 'Read the event log'
   static override description =
-    'Prints the newest events (oldest first). With --follow, keeps printing new events from any process until interrupted.'
+    'Prints the newest events in the order they were recorded (by sequence number). A status change or crash a server\'s supervisor saw while no manager ran is recorded when the log is read next, with the time it happened: the line then says "(happened <time>)" before its payload. With --follow, keeps printing new events from any process until interrupted.'
   static override examples = [
     '<%= config.bin %> events',
     '<%= config.bin %> events --type after_setting_update --since 2h',
@@ -69,7 +72,14 @@ export default class Events extends ManagerCommand {
     }
     await this.subscribe('events:appended', onAppended)
     await this.request('events:watch', { afterSeq: cursor })
-    await stop
+    // With no manager, nobody follows the supervisors: each read records what their journals
+    // hold (events:reading), so read now and then even when the log itself is quiet.
+    const poll = (await this.target()).kind === 'local' ? setInterval(onAppended, JOURNAL_POLL_MS) : undefined
+    try {
+      await stop
+    } finally {
+      clearInterval(poll)
+    }
     await pending
   }
 

@@ -153,17 +153,20 @@ export class RunFiles {
     return entries
   }
 
-  /** Appends one entry (one write of one line, so concurrent readers never see half of it). */
-  appendJournal(entry: Omit<StatusEntry, 'seq'>): StatusEntry {
+  /** The sequence number of the journal's last entry (0: none), reading only its end. */
+  lastJournalSeq(): number {
     // Only the last line is read: the journal grows with every status change.
     const [last] = lastLines(this.journal, 1)
-    let seq = 0
     try {
-      seq = last ? (JSON.parse(last) as StatusEntry).seq : 0
+      return last ? (JSON.parse(last) as StatusEntry).seq : 0
     } catch {
-      seq = this.readJournal().at(-1)?.seq ?? 0 // a torn last line: the last whole one counts
+      return this.readJournal().at(-1)?.seq ?? 0 // a torn last line: the last whole one counts
     }
-    const full = { seq: seq + 1, ...entry }
+  }
+
+  /** Appends one entry (one write of one line, so concurrent readers never see half of it). */
+  appendJournal(entry: Omit<StatusEntry, 'seq'>): StatusEntry {
+    const full = { seq: this.lastJournalSeq() + 1, ...entry }
     appendFileSync(this.journal, `${JSON.stringify(full)}\n`, { mode: 0o600 })
     return full
   }

@@ -26,7 +26,8 @@ export default class ServerAdd extends ManagerCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerAdd)
-    const env: Record<string, string> = {}
+    // Null-prototype: `--env __proto__=x` is a variable like any other, not lost to the prototype setter.
+    const env: Record<string, string> = Object.create(null)
     for (const pair of flags.env ?? []) {
       const at = pair.indexOf('=')
       if (at <= 0)

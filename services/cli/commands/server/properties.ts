@@ -32,7 +32,8 @@ export default class ServerProperties extends ManagerCommand {
     }
     const properties = await this.request('servers:properties', { name: args.name })
     if (args.key !== undefined) {
-      const value = properties[args.key]
+      // Only the file's own keys: `constructor` is as unknown as any key the file lacks.
+      const value = Object.hasOwn(properties, args.key) ? properties[args.key] : undefined
       if (value === undefined)
         throw new SmError('SM_ERR_SERVER_PROPERTY_INVALID', {
           server: args.name,

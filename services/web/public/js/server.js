@@ -163,7 +163,7 @@
           {},
           el('td', {}, el('code', {}, s.cron), s.timezone ? ` (${s.timezone})` : ''),
           el('td', {}, s.action, s.command ? `: ${s.command}` : ''),
-          el('td', {}, when(s.nextRun)),
+          el('td', {}, s.invalid ? `cannot run: ${s.invalid}` : when(s.nextRun)),
           el(
             'td',
             {},

@@ -1,0 +1,143 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import type { Schedule } from '../../../services/servers/schedules'
+import { gameDataDir } from '../../helpers/game'
+import { startManager } from '../../helpers/manager'
+import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+import { http, startWeb } from '../../helpers/web'
+
+/** A directory that passes for a bedrock server (never started here). */
+function bedrockDir(): string {
+  const dir = join(tempDir(), 'bds')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'bedrock_server'), '#!/bin/sh\n', { mode: 0o755 })
+  writeFileSync(join(dir, 'server.properties'), 'server-name=x\n')
+  return dir
+}
+
+async function ok(dataDir: string, args: string[]): Promise<string> {
+  const r = await cli(dataDir, args)
+  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
+  return r.stdout
+}
+
+/** A schedule as a version without the time zone check recorded it. */
+const POISONED: Schedule = {
+  id: 'bad00001',
+  server: 'one',
+  cron: '0 3 * * *',
+  action: 'backup',
+  command: undefined,
+  timezone: 'Mars/Olympus',
+  addedAt: '2026-01-01T00:00:00.000Z',
+}
+
+describe('services/servers: schedule time zones (issue 18 item 12)', function () {
+  this.timeout(60_000)
+
+  it('refuses an unknown time zone with a coded error naming it, over HTTP (422) and the CLI (exit 64), storing nothing', async () => {
+    const web = await startWeb()
+    try {
+      await web.manager.bus.request('servers:add', { name: 'one', dir: bedrockDir() })
+      for (const timezone of ['Mars/Olympus', '', '+01:00']) {
+        const reply = await http(`${web.url}/api/servers/one/schedules`, {
+          token: web.admin,
+          body: { cron: '0 3 * * *', action: 'backup', timezone },
+        })
+        expect(reply.status, timezone).to.equal(422)
+        expect(reply.json).to.include({ status: 'error', code: 'SM_ERR_SCHEDULE_INVALID' })
+        expect(reply.json.message).to.contain(`'${timezone}'`)
+      }
+      const good = await http(`${web.url}/api/servers/one/schedules`, {
+        token: web.admin,
+        body: { cron: '0 3 * * *', action: 'backup', timezone: 'Europe/Berlin' },
+      })
+      expect(good.status).to.equal(201)
+      const list = await http(`${web.url}/api/servers/one/schedules`, { token: web.admin })
+      expect(list.status).to.equal(200)
+      expect(list.json.schedules.map((s: Schedule) => s.timezone)).to.deep.equal(['Europe/Berlin'])
+    } finally {
+      await web.manager.stop()
+    }
+
+    const data = tempDir()
+    await ok(data, ['server', 'add', 'one', '--dir', bedrockDir()])
+    const r = await cli(data, [
+      'server',
+      'schedule',
+      'add',
+      'one',
+      '--cron',
+      '0 3 * * *',
+      '--action',
+      'backup',
+      '--timezone',
+      'Mars/Olympus',
+    ])
+    expect(r.code).to.equal(64)
+    expect(r.stderr).to.contain('[SM_ERR_SCHEDULE_INVALID]').and.to.contain("'Mars/Olympus' is not a time zone")
+    expect(JSON.parse(await ok(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
+    expect(JSON.parse(await ok(data, ['events', '--type', 'schedule_added', '--json']))).to.deep.equal([])
+  })
+
+  it('lists a stored schedule that cannot run as invalid, and it breaks neither listing, adding nor the manager and its runner', async () => {
+    const data = gameDataDir()
+    // An older version stored it (its check did not exist then).
+    const old = await startManager({ dataDir: data })
+    try {
+      await old.bus.request('servers:add', { name: 'one', dir: bedrockDir() })
+      await old.bus.request('servers:add', { name: 'two', dir: bedrockDir() })
+      await old.bus.emit('schedule_added', { schedule: POISONED })
+    } finally {
+      await old.stop()
+    }
+
+    const list = JSON.parse(await ok(data, ['server', 'schedule', 'list', '--json']))
+    expect(list).to.have.length(1)
+    expect(list[0]).to.include({ id: POISONED.id })
+    expect(list[0].invalid).to.contain("'Mars/Olympus' is not a time zone")
+    expect(await ok(data, ['server', 'schedule', 'list'])).to.match(/bad00001 .*INVALID, skipped: 'Mars\/Olympus'/)
+    await ok(data, ['server', 'schedule', 'add', 'two', '--cron', '0 4 * * *', '--action', 'restart'])
+
+    await ok(data, ['setting', 'set', 'web.port', '0'])
+    const manager = spawnCli(data, ['start'])
+    let ran: ReturnType<typeof spawnCli> | undefined
+    try {
+      await waitForLine(manager, /^ready in/)
+      ran = spawnCli(data, ['events', '--follow', '--type', 'schedule_ran', '--json'])
+      // Through the running manager: adding syncs its runner with every stored schedule.
+      const every = JSON.parse(
+        await ok(data, [
+          'server',
+          'schedule',
+          'add',
+          'two',
+          '--cron',
+          '* * * * * *',
+          '--action',
+          'command',
+          '--command',
+          'say hi',
+          '--json',
+        ]),
+      )
+      // The runner still runs the good ones: this one fails (the server is not running), as a fact.
+      const line = await waitForLine(ran, /"type":"schedule_ran"/)
+      expect(JSON.parse(line).payload).to.include({ id: every.id, server: 'two' })
+      const listed = JSON.parse(await ok(data, ['server', 'schedule', 'list', '--json']))
+      expect(
+        listed.map((s: { id: string; invalid?: string }) => [s.id, s.invalid !== undefined]),
+      ).to.deep.include.members([
+        [POISONED.id, true],
+        [every.id, false],
+      ])
+      expect(await ok(data, ['server', 'schedule', 'remove', POISONED.id])).to.match(/removed/)
+      expect(await stop(manager)).to.equal(0)
+    } finally {
+      manager.kill('SIGKILL')
+      ran?.kill('SIGKILL')
+    }
+  })
+})
