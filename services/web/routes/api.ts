@@ -392,7 +392,7 @@ export function apiRoutes(app: WebApp): Router[] {
       method: 'post',
       path: '/servers/:name/schedules',
       name: 'add_schedule',
-      summary: 'Add a schedule (cron: backup, restart, stop, start or command)',
+      summary: 'Add a schedule (cron: backup, restart or command)',
       tags: servers,
       access: 'admin',
       params: ServerName,
