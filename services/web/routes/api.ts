@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs'
 import { resolve } from 'node:path'
 import Router from '@koa/router'
 import { z } from 'zod'
-import { REDACTED, SmError, withoutSecrets } from '../../../kernel'
+import { REDACTED, SmError } from '../../../kernel'
 import { ROLES, roleAtLeast } from '../../auth/contract'
 import { nativePages, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
@@ -403,11 +403,40 @@ export function apiRoutes(app: WebApp): Router[] {
       method: 'get',
       path: '/settings',
       name: 'list_settings',
-      summary: 'Every global setting (defaults merged; secret-looking values redacted)',
+      summary: 'Every global setting (defaults merged; secrets redacted, never revealed here)',
       tags: settings,
       access: 'admin',
     },
-    async () => ({ status: 'success', settings: withoutSecrets(await bus.request('settings:get_all', {})) }),
+    async () => ({ status: 'success', settings: await bus.request('settings:get_all', { redact: 'mask' }) }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/settings/:key',
+      name: 'get_setting',
+      summary:
+        'One global setting (secrets redacted; ?reveal=true shows a secret to an admin signed in with a session, not an API token)',
+      tags: settings,
+      access: 'admin',
+      params: z.object({ key: z.string().min(1).max(200) }),
+      query: z.object({ reveal: z.enum(['true', 'false']).default('false') }),
+    },
+    async (ctx, { params, query }) => {
+      const reveal = query.reveal === 'true'
+      // Reading a secret is a person's explicit act: a script's token never reveals one.
+      if (reveal && currentUser(ctx).via === 'token')
+        throw new SmError('SM_ERR_AUTH_FORBIDDEN', {
+          role: `${currentUser(ctx).role} (API token)`,
+          required: 'a signed-in session to reveal a secret',
+        })
+      const reply = await bus.request(
+        'settings:get',
+        reveal ? { key: params.key } : { key: params.key, redact: 'mask' },
+      )
+      if (!reply.found) throw new SmError('SM_ERR_SETTINGS_NOT_FOUND', { key: params.key })
+      return { status: 'success', key: params.key, value: reply.value, secret: reply.secret === true }
+    },
   )
   defineRoute(
     router,
@@ -415,11 +444,12 @@ export function apiRoutes(app: WebApp): Router[] {
       method: 'put',
       path: '/settings/:key',
       name: 'set_setting',
-      summary: 'Set a global setting (validated; the setting_update hooks run)',
+      summary:
+        'Set a global setting (validated; the setting_update hooks run; secret: true makes the key secret for good)',
       tags: settings,
       access: 'admin',
       params: z.object({ key: z.string().min(1).max(200) }),
-      body: z.object({ value: z.unknown() }),
+      body: z.object({ value: z.unknown(), secret: z.boolean().optional() }),
     },
     async (_ctx, { params, body }) => {
       // A secret is shown redacted; saving the placeholder back would overwrite the secret with it.
@@ -428,8 +458,13 @@ export function apiRoutes(app: WebApp): Router[] {
           summary: `body 'value': '${REDACTED}' is the placeholder shown for a secret, not a value`,
           issues: [{ where: 'body', path: 'value', message: 'the redaction placeholder cannot be stored' }],
         })
-      const change = await bus.request('settings:set', { key: params.key, value: body.value, mode: 'replace' })
-      return { status: 'success', message: `Setting '${params.key}' updated.`, change: withoutSecrets(change) }
+      const change = await bus.request('settings:set', {
+        key: params.key,
+        value: body.value,
+        mode: 'replace',
+        ...(body.secret === true ? { secret: true } : {}),
+      })
+      return { status: 'success', message: `Setting '${params.key}' updated.`, change }
     },
   )
   defineRoute(
@@ -445,7 +480,7 @@ export function apiRoutes(app: WebApp): Router[] {
     },
     async (_ctx, { params }) => ({
       status: 'success',
-      change: withoutSecrets(await bus.request('settings:unset', { key: params.key })),
+      change: await bus.request('settings:unset', { key: params.key }),
     }),
   )
 
