@@ -83,6 +83,11 @@ describe('services/settings: secret settings are hidden in every output, and rev
       URL_VALUE,
     )
     expect(await ok(data, ['db', 'check'])).to.contain('equal to a replay')
+    // What an output shows cannot be stored back over the secret.
+    const copied = await cli(data, ['setting', 'set', 'custom.rcon', JSON.stringify(rcon)])
+    expect(copied.code).to.equal(64)
+    expect(copied.stderr).to.contain('SM_ERR_SETTINGS_INVALID_VALUE').and.to.contain('placeholder')
+    expect(JSON.parse(await ok(data, ['setting', 'get', 'custom.rcon', '--reveal', '--json']))).to.deep.equal(NESTED)
     // Still secret after the replay: the mark is a fact of the log.
     expect(await ok(data, ['setting', 'get', 'custom.admin_note'])).to.equal('[redacted]\n')
     expectNone(readFileSync(join(data, 'logs', 'server-manager.log'), 'utf8'), secrets, 'the log file')
