@@ -13,7 +13,7 @@ export type SettingMode = 'merge' | 'replace' | 'unset'
 export interface SettingUpdate {
   /** Dot path, e.g. `web.port` or `custom.greeting`. */
   readonly key: string
-  /** The new value (absent for `unset`). Secret-named keys show `[redacted]` to plugins and in output. */
+  /** The new value (absent for `unset`). A secret key's (declared, marked or named secret) shows `[redacted]` to plugins and in output. */
   readonly value: unknown
   /** The value before the change (stored or default), when there was one. */
   readonly previous?: unknown
