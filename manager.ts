@@ -13,7 +13,7 @@ import { eventsService } from './services/events'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
 import { pluginsService } from './services/plugins'
 import { serversService } from './services/servers'
-import { resolveDataDir, settingsService } from './services/settings'
+import { openDataDir, resolveDataDir, settingsService } from './services/settings'
 import { tasksService } from './services/tasks'
 import { webService } from './services/web'
 
@@ -98,6 +98,8 @@ export function createManager(options: ManagerOptions = {}): Kernel {
   const dataDir = options.dataDir ?? resolveDataDir()
   const envLevel = isLogLevel(process.env.SM_LOG_LEVEL) ? process.env.SM_LOG_LEVEL : undefined
   const services: Service[] = []
+  // Before anything (the log file first) is written there: created private, or made private.
+  const dir = openDataDir(dataDir)
   let logger = options.logger
   if (!logger) {
     const root = createLogger({
@@ -108,6 +110,10 @@ export function createManager(options: ManagerOptions = {}): Kernel {
     services.push(logService(root))
     logger = root
   }
+  if (dir.tightened)
+    logger.warn(`the data directory was open to other users (mode ${dir.tightened}); it is now 0700`, {
+      path: dataDir,
+    })
   if (options.daemon) services.push(bridgeService({ version: VERSION }))
   const kernel = createKernel({ config: { dataDir }, logger })
   // The web server starts before the plugins, so they find it to take their routers.

@@ -66,7 +66,15 @@ export type {
 } from './maps'
 export { setOwnProperty } from './own-property'
 export { createToken, Registry, type Token } from './registry'
-export { isSecretName, REDACTED, withoutSecrets } from './secrets'
+export {
+  isSecretKey,
+  isSecretName,
+  markSecretKey,
+  REDACTED,
+  withoutSecretSettings,
+  withoutSecrets,
+  withoutUrlSecrets,
+} from './secrets'
 export { SerialQueue } from './serial-queue'
 export type { Service, ServiceContext, ServiceReport } from './service'
 export {

@@ -95,6 +95,13 @@ export const kernelErrors = defineErrors('kernel', {
     message: (p) =>
       `The data directory '${p.path}' cannot be used (${p.reason}). Point SM_DATA_DIR at a directory this user can read and write, or fix its permissions.`,
   }),
+  SM_ERR_DATA_DIR_EXPOSED: spec<{ path: string; mode: string }>({
+    status: 500,
+    exit: 77,
+    when: 'The data directory is open to other users (group or others may read, write or enter it) and belongs to another user.',
+    message: (p) =>
+      `The data directory '${p.path}' (mode ${p.mode}) is open to other users and belongs to another user, so it cannot be made private here: it holds password hashes and the signing key. Its owner (or root) should run: chmod 700 '${p.path}', then try again.`,
+  }),
 })
 
 declare module './error-catalogue' {

@@ -1,3 +1,5 @@
+import { markSecretKey } from './secrets'
+
 /** What the composition root tells every setting's default about this manager. */
 export interface SettingContext {
   readonly dataDir: string
@@ -13,6 +15,11 @@ export interface SettingSpec {
   readonly summary: string
   /** A range or choice beyond "same type as the default". */
   readonly rule?: SettingRule
+  /**
+   * Its value is a secret (a password, a key, a URL with a token in it): shown as `[redacted]`
+   * in every output (API, CLI, events, hooks, logs); `setting get <key> --reveal` shows it.
+   */
+  readonly secret?: boolean
 }
 
 export interface SettingEntry {
@@ -35,6 +42,7 @@ export function defineSettings(owner: string, specs: Readonly<Record<string, Set
     const known = catalogue.get(key)
     if (known && known.spec !== spec) throw new Error(`setting ${key} is declared by both ${known.owner} and ${owner}`)
     catalogue.set(key, { key, owner, spec })
+    if (spec.secret) markSecretKey(key)
   }
 }
 

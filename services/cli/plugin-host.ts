@@ -6,7 +6,7 @@ import { assertCustomEventName, senderOf } from '../plugins/event-names'
 import { guardedListener } from '../plugins/guarded-call'
 import type { PluginApi } from '../plugins/plugin-api'
 import type { PluginBase } from '../plugins/plugin-base'
-import { createPluginGateway, type GatewayLink } from '../plugins/plugin-gateway'
+import { createPluginGateway, declaredSecretKeys, type GatewayLink } from '../plugins/plugin-gateway'
 import type { PluginImporter } from '../plugins/plugin-module'
 import type { CliContribution } from './contributions'
 import type { CliSession } from './session'
@@ -32,7 +32,8 @@ export async function hostPlugin(
   const definition = await importerFor(session.dataDir).import({ name, source: 'user', entry, root, hash })
   const logger = cliLogger(session.dataDir).child(`plugin:${name}`)
   const link = sessionLink(session, name, logger)
-  const { api } = createPluginGateway(name, link, { logger })
+  const ownSecrets = declaredSecretKeys(name, definition.cls.secretSettings)
+  const { api } = createPluginGateway(name, link, { logger, ownSecrets })
   const instance = new definition.cls({ name, version: definition.version, logger, api })
   return { name, instance, api, session }
 }

@@ -3,7 +3,7 @@ import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
 import type { Kernel, LogLevel, ServiceReport } from '../../manager'
 import { BridgeClient } from '../bridge/client'
-import { resolveDataDir } from '../settings/data-dir'
+import { openDataDir, resolveDataDir } from '../settings/data-dir'
 
 /** Where a command's requests go: the running manager over the bridge, or one booted in this process. */
 export type Target =
@@ -64,10 +64,21 @@ export class CliSession {
   /** The running manager, or an in-process one booted on first use. */
   target(): Promise<Target> {
     this.#target ??= (async (): Promise<Target> => {
+      if (!this.#options.local) this.#checkDataDir()
       const client = this.#options.local ? undefined : await BridgeClient.connect(this.dataDir)
       return client ? { kind: 'remote', client } : { kind: 'local', kernel: await this.#boot({}) }
     })()
     return this.#target
+  }
+
+  // A client checks too: the manager made the directory private when it started, but it may
+  // have been opened since. An in-process manager checks when it is created.
+  #checkDataDir(): void {
+    const { tightened } = openDataDir(this.dataDir)
+    if (tightened)
+      process.stderr.write(
+        `Warning: the data directory '${this.dataDir}' was open to other users (mode ${tightened}); it is now 0700\n`,
+      )
   }
 
   /** Boots the built-in services in this process (loaded lazily: a client never needs them). */

@@ -1,4 +1,4 @@
-import { type LogFields, type Logger, setOwnProperty, withoutSecrets } from '../../kernel'
+import { type LogFields, type Logger, setOwnProperty, withoutSecrets, withoutUrlSecrets } from '../../kernel'
 import { FileSink } from './file-sink'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
@@ -25,7 +25,7 @@ export interface RootLogger extends Logger {
 
 /**
  * The structured logger: human-readable lines on the console, JSON lines in the data
- * directory's log file, one child per service or plugin. Secret-looking fields are redacted.
+ * directory's log file, one child per service or plugin. Secrets are redacted (kernel/secrets.ts).
  */
 export function createLogger(options: LoggerOptions = {}): RootLogger {
   const sink = options.file ? new FileSink({ path: options.file }) : undefined
@@ -34,10 +34,12 @@ export function createLogger(options: LoggerOptions = {}): RootLogger {
   const out = options.console ?? process.stderr
   let warnedBroken = false
 
-  const write = (level: Exclude<LogLevel, 'silent'>, name: string, message: string, fields?: LogFields): void => {
+  const write = (level: Exclude<LogLevel, 'silent'>, name: string, text: string, fields?: LogFields): void => {
     const rank = RANK[level]
     if (rank < fileRank && rank < consoleRank) return
     const time = new Date()
+    // The one redaction rule (kernel/secrets.ts): secret fields and settings, URL passwords.
+    const message = withoutUrlSecrets(text)
     const safe = fields ? (withoutSecrets(fields) as LogFields) : undefined
     if (sink && rank >= fileRank) {
       sink.write(JSON.stringify(record(time, level, name, message, safe)))

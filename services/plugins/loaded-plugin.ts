@@ -4,7 +4,7 @@ import type { CallOptions } from './guarded-call'
 import { bindHooks, unknownHookMethods } from './hook-binding'
 import { isBoundedTimeout, runBounded } from './loop-watchdog'
 import type { PluginBase } from './plugin-base'
-import { createPluginGateway, type PluginGateway, scopeLink } from './plugin-gateway'
+import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from './plugin-gateway'
 import type { PluginDefinition } from './plugin-module'
 
 export interface LoadOptions {
@@ -70,10 +70,24 @@ export class LoadedPlugin {
       onFailure: (event, error) => options.onHookFailure(name, event, error),
       enter: options.onEnter && ((hook) => options.onEnter?.(name, hook)),
     }
-    const gateway = createPluginGateway(name, scopeLink(scope, callOptions), callOptions)
+    let ownSecrets: string[]
+    try {
+      ownSecrets = declaredSecretKeys(name, definition.cls.secretSettings)
+    } catch (error) {
+      scope.dispose()
+      throw error
+    }
+    const gateway = createPluginGateway(name, scopeLink(scope, callOptions), { ...callOptions, ownSecrets })
     const release = () => {
       gateway.revoke()
       scope.dispose()
+    }
+    try {
+      // Before any of its code runs: what it stores there is hidden from its first write.
+      await recordSecrets(name, ownSecrets, scope)
+    } catch (error) {
+      release()
+      throw error
     }
     let instance: PluginBase
     try {
@@ -162,5 +176,19 @@ export class LoadedPlugin {
     this.#gateway.revoke()
     this.#scope.dispose()
     return failure
+  }
+}
+
+/** Records a plugin's declared secret keys as secret settings, for good (none: nothing to do). */
+async function recordSecrets(plugin: string, keys: readonly string[], scope: BusScope): Promise<void> {
+  if (keys.length === 0 || !scope.hasHandler('settings:mark_secret')) return
+  try {
+    await runInContext({ actor: `plugin:${plugin}` }, () => scope.request('settings:mark_secret', { keys }))
+  } catch (error) {
+    throw new SmError(
+      'SM_ERR_PLUGIN_LOAD_FAILED',
+      { plugin, phase: 'its static secretSettings', reason: reasonOf(error) },
+      { cause: error },
+    )
   }
 }

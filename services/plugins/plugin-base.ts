@@ -43,6 +43,15 @@ export type CheckedPlugin<Self> = {
 // biome-ignore lint/suspicious/noExplicitAny: the unchecked default keeps `extends PluginBase` valid
 // biome-ignore lint/correctness/noUnusedVariables: Self is used by the constraint (the compile-time hook check)
 export abstract class PluginBase<Self extends CheckedPlugin<Self> = any> {
+  /**
+   * The `custom.*` keys this plugin stores secrets under (`['rcon_password', 'discord']`, the
+   * `custom.` prefix optional): recorded as secret settings when it loads, before its own code
+   * runs, and kept so for good. Their values (and everything under them) show as `[redacted]` in
+   * the API, the CLI, `events`, hook payloads and logs; keys named like a secret (`password`,
+   * `token`, `pw`, `pin`, `api_key`, `webhook`...) are hidden without it.
+   */
+  static secretSettings?: readonly string[]
+
   /** The plugin's name: its file or folder name. */
   readonly name: string
   readonly version: string
@@ -88,4 +97,5 @@ export type PluginClass = (new (
   readonly requires?: unknown
   readonly engines?: unknown
   readonly enabledByDefault?: unknown
+  readonly secretSettings?: unknown
 }

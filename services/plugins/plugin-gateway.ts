@@ -5,7 +5,7 @@ import {
   type CommandPayload,
   type CommandReply,
   type Disposable,
-  isSecretName,
+  isSecretKey,
   reasonOf,
   runInContext,
   SmError,
@@ -191,8 +191,12 @@ export function scopeLink(scope: BusScope, options: CallOptions): GatewayLink {
 export function createPluginGateway(
   plugin: string,
   link: GatewayLink,
-  options: Pick<CallOptions, 'logger'>,
+  options: Pick<CallOptions, 'logger'> & {
+    /** The secret keys the plugin declared (`static secretSettings`): its own to read back. */
+    readonly ownSecrets?: readonly string[]
+  },
 ): PluginGateway {
+  const ownSecrets = options.ownSecrets ?? []
   const actor = `plugin:${plugin}`
   let revoked = false
   const live =
@@ -211,12 +215,16 @@ export function createPluginGateway(
     }),
 
     getGlobalSetting: live('getGlobalSetting', async (key: string) => {
-      if (typeof key === 'string' && key.split('.').some(isSecretName)) {
-        throw new SmError('SM_ERR_PLUGIN_FORBIDDEN', { plugin, what: `read the secret setting '${key}'` })
-      }
+      const forbidden = () =>
+        new SmError('SM_ERR_PLUGIN_FORBIDDEN', { plugin, what: `read the secret setting '${key}'` })
+      const own = typeof key === 'string' && ownSecrets.some((k) => key === k || key.startsWith(`${k}.`))
+      if (!own && typeof key === 'string' && isSecretKey(key)) throw forbidden()
       try {
-        const reply = await link.request('settings:get', { key })
-        return reply.found ? withoutSecrets(reply.value, 'drop') : undefined
+        // Redacted where the secret keys are known (the manager, over the bridge).
+        const reply = await link.request('settings:get', own ? { key } : { key, redact: 'drop' })
+        if (own) return reply.found ? reply.value : undefined
+        if (reply.secret) throw forbidden()
+        return reply.found ? reply.value : undefined
       } catch (error) {
         // "No such setting" reads as absent, as the API promises; a malformed key still throws.
         if ((error as SmError).code === 'SM_ERR_SETTINGS_UNKNOWN_KEY') return undefined
@@ -353,4 +361,19 @@ async function asResult(fn: () => Promise<object>, message: string): Promise<Act
     const status = code === 'SM_ERR_SERVER_CHANGE_CANCELLED' ? 'cancelled' : 'error'
     return { status, message: reasonOf(error), code }
   }
+}
+
+/**
+ * The `custom.*` keys a plugin class declares secret (`static secretSettings = ['rcon_pw']`, the
+ * prefix optional); a declaration that is not a list of keys is refused.
+ */
+export function declaredSecretKeys(plugin: string, declared: unknown): string[] {
+  if (declared === undefined) return []
+  if (!Array.isArray(declared) || declared.some((key) => typeof key !== 'string' || key.trim() === ''))
+    throw new SmError('SM_ERR_PLUGIN_LOAD_FAILED', {
+      plugin,
+      phase: 'its static secretSettings',
+      reason: "it must be a list of setting keys under 'custom.', such as ['rcon_password']",
+    })
+  return (declared as string[]).map((key) => (key.startsWith('custom.') ? key : `custom.${key}`))
 }

@@ -2,16 +2,28 @@ import './actions'
 import './errors'
 import { mkdirSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
-import { type BusScope, performAction, reasonOf, type Service, SmError } from '../../kernel'
+import {
+  type BusScope,
+  currentContext,
+  isSecretKey,
+  markSecretKey,
+  performAction,
+  reasonOf,
+  type Service,
+  SmError,
+  withoutSecretSettings,
+  withoutSecrets,
+} from '../../kernel'
 import type { Sql } from '../events/contract'
 import type { SettingChange, SettingMode } from './contract'
 import { DeclaredSettings } from './declared'
 import { deepMerge, parseKey, type Tree } from './dot-path'
+import { markedSecretKeys, secretsProjection } from './secrets-projection'
 import { readAll, readStored, settingsProjection, storedKeys } from './settings-projection'
 import { validateSetting } from './validate'
 
 export type * from './contract'
-export { resolveDataDir } from './data-dir'
+export { openDataDir, PRIVATE_UMASK, resolveDataDir } from './data-dir'
 
 type Read = <T>(fn: (sql: Sql) => Promise<T>) => Promise<T>
 
@@ -36,16 +48,43 @@ export function settingsService(): Service {
         return deepMerge(declared.defaultAt(segments), await read((sql) => readStored(sql, segments)))
       }
 
-      bus.handle('settings:get', async ({ key }) => {
-        const value = await get(key)
-        return value === undefined ? { found: false } : { found: true, value }
+      const secrets = await loadSecrets(bus)
+      // Marked in another process (a CLI next to this manager): known here as the log is followed.
+      bus.on('events:appended', ({ events }) => {
+        for (const event of events)
+          if (event.type === 'setting_marked_secret') secrets.learn((event.payload as { key: string }).key)
       })
-      bus.handle('settings:get_all', async () => deepMerge(declared.defaults, await read(readAll)) as Tree)
-      bus.handle('settings:set', ({ key, value, mode }) =>
-        change(bus, read, get, key, mode === 'replace' ? 'replace' : 'merge', (segments) =>
+      const markSecret = async (keys: readonly string[]): Promise<string[]> => {
+        const fresh = [...new Set(keys)].filter((key) => {
+          declared.assertKnown(key, parseKey(key))
+          return !secrets.recorded.has(key)
+        })
+        for (const key of fresh) {
+          // Hidden from this moment, before any listener of the fact or of a change runs.
+          secrets.learn(key)
+          await bus.emit('setting_marked_secret', { key, by: currentContext().actor })
+        }
+        return fresh
+      }
+
+      bus.handle('settings:get', async ({ key, redact }) => {
+        const value = await get(key)
+        const secret = isSecretKey(key) ? { secret: true } : {}
+        if (value === undefined) return { found: false, ...secret }
+        return { found: true, value: redact ? withoutSecretSettings(value, key, redact) : value, ...secret }
+      })
+      bus.handle('settings:get_all', async (payload) => {
+        const redact = payload?.redact
+        const all = deepMerge(declared.defaults, await read(readAll)) as Tree
+        return redact ? (withoutSecretSettings(all, '', redact) as Tree) : all
+      })
+      bus.handle('settings:mark_secret', async ({ keys }) => ({ marked: await markSecret(keys) }))
+      bus.handle('settings:set', async ({ key, value, mode, secret }) => {
+        if (secret === true) await markSecret([key])
+        return change(bus, read, get, key, mode === 'replace' ? 'replace' : 'merge', (segments) =>
           validateSetting(key, segments, value, declared),
-        ),
-      )
+        )
+      })
       bus.handle('settings:unset', async ({ key }) => {
         const segments = parseKey(key)
         declared.assertKnown(key, segments)
@@ -94,5 +133,29 @@ async function change(
   }
   if (outcome.status === 'error') throw outcome.error
   const after = new Set(mode === 'merge' ? [] : await read((sql) => storedKeys(sql, key)))
-  return { key, value: await get(key), previous, mode, removed: before.filter((k) => !after.has(k)) }
+  // The caller knows what it set; whoever it shows the change to must not see a secret.
+  const done = { key, value: await get(key), previous, mode, removed: before.filter((k) => !after.has(k)) }
+  return withoutSecrets(done) as SettingChange
+}
+
+/**
+ * The keys marked secret in this data directory: made known to this process's redaction
+ * (`markSecretKey`) at start and whenever one is marked; `recorded` is what the log holds.
+ */
+async function loadSecrets(bus: BusScope): Promise<{ recorded: Set<string>; learn(key: string): void }> {
+  await bus.request('events:register_projection', { projection: secretsProjection })
+  await bus.request('events:declare_facts', { types: ['setting_marked_secret'] })
+  const keys = (await bus.request('events:read_projection', {
+    projection: secretsProjection.name,
+    read: markedSecretKeys,
+  })) as string[]
+  const recorded = new Set(keys)
+  for (const key of keys) markSecretKey(key)
+  return {
+    recorded,
+    learn(key) {
+      recorded.add(key)
+      markSecretKey(key)
+    },
+  }
 }

@@ -1,4 +1,4 @@
-import { formatBytes, measureJson, reasonOf, SmError } from '../../kernel'
+import { formatBytes, measureJson, REDACTED, reasonOf, SmError } from '../../kernel'
 import type { DeclaredSettings } from './declared'
 import { isTree } from './dot-path'
 
@@ -23,6 +23,12 @@ export function validateSetting(
     throw invalid(reasonOf(error).replace(formatBytes(MAX_VALUE_BYTES), `${formatBytes(MAX_VALUE_BYTES)} of JSON`))
   }
   const stored: unknown = JSON.parse(JSON.stringify(value))
+  // A value copied from an output (setting get, the API, a hook payload) would overwrite the
+  // secret with its placeholder.
+  if (holdsPlaceholder(stored))
+    throw invalid(
+      `it holds '${REDACTED}', the placeholder shown for a secret: give the real value (setting get --reveal shows it)`,
+    )
   if (segments[0] === 'custom') {
     if (segments.length === 1 && !isTree(stored)) throw invalid("'custom' holds keys; set 'custom.<key>' instead")
     return stored
@@ -62,4 +68,10 @@ function article(kindName: string): string {
 
 function describe(value: unknown): string {
   return `${kind(value)} ${JSON.stringify(value).slice(0, 40)}`
+}
+
+function holdsPlaceholder(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes(REDACTED)
+  if (value === null || typeof value !== 'object') return false
+  return Object.values(value).some(holdsPlaceholder)
 }

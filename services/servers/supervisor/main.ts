@@ -526,6 +526,8 @@ function announce(message: Announcement): void {
 }
 
 async function main(): Promise<void> {
+  // Its run directory's files are its user's alone, whoever started it (PRIVATE_UMASK).
+  process.umask(0o077)
   const dir = process.argv[2]
   if (!dir) {
     process.stderr.write('usage: main.js <server run directory>\n')

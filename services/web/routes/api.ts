@@ -2,9 +2,8 @@ import { createReadStream } from 'node:fs'
 import { resolve } from 'node:path'
 import Router from '@koa/router'
 import { z } from 'zod'
-import { REDACTED, SmError, withoutSecrets } from '../../../kernel'
+import { REDACTED, SmError } from '../../../kernel'
 import { ROLES, roleAtLeast } from '../../auth/contract'
-import type { SettingChange as SettingChangeRecord } from '../../settings/contract'
 import { nativePages, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
 import {
@@ -487,15 +486,46 @@ export function apiRoutes(app: WebApp): Router[] {
       method: 'get',
       path: '/settings',
       name: 'list_settings',
-      summary: 'Every global setting (defaults merged; secret-looking values redacted)',
+      summary: 'Every global setting (defaults merged; secrets redacted, never revealed here)',
       tags: settings,
       access: 'admin',
       response: success('SettingList', { settings: z.record(z.string(), z.unknown()) }),
     },
-    async () => ({
-      status: 'success',
-      settings: withoutSecrets(await bus.request('settings:get_all', {})) as Record<string, unknown>,
-    }),
+    async () => ({ status: 'success', settings: await bus.request('settings:get_all', { redact: 'mask' }) }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/settings/:key',
+      name: 'get_setting',
+      summary:
+        'One global setting (secrets redacted; ?reveal=true shows a secret to an admin signed in with a session, not an API token)',
+      tags: settings,
+      access: 'admin',
+      params: z.object({ key: z.string().min(1).max(200) }),
+      query: z.object({ reveal: z.enum(['true', 'false']).default('false') }),
+      response: success('SettingValue', { key: z.string(), value: z.unknown(), secret: z.boolean() }),
+      errors: {
+        403: 'revealing a secret needs a signed-in session, not an API token',
+        404: 'No setting of that key.',
+      },
+    },
+    async (ctx, { params, query }) => {
+      const reveal = query.reveal === 'true'
+      // Reading a secret is a person's explicit act: a script's token never reveals one.
+      if (reveal && currentUser(ctx).via === 'token')
+        throw new SmError('SM_ERR_AUTH_FORBIDDEN', {
+          role: `${currentUser(ctx).role} (API token)`,
+          required: 'a signed-in session to reveal a secret',
+        })
+      const reply = await bus.request(
+        'settings:get',
+        reveal ? { key: params.key } : { key: params.key, redact: 'mask' },
+      )
+      if (!reply.found) throw new SmError('SM_ERR_SETTINGS_NOT_FOUND', { key: params.key })
+      return { status: 'success', key: params.key, value: reply.value, secret: reply.secret === true }
+    },
   )
   defineRoute(
     router,
@@ -503,11 +533,12 @@ export function apiRoutes(app: WebApp): Router[] {
       method: 'put',
       path: '/settings/:key',
       name: 'set_setting',
-      summary: 'Set a global setting (validated; the setting_update hooks run)',
+      summary:
+        'Set a global setting (validated; the setting_update hooks run; secret: true makes the key secret for good)',
       tags: settings,
       access: 'admin',
       params: z.object({ key: z.string().min(1).max(200) }),
-      body: z.object({ value: z.unknown() }),
+      body: z.object({ value: z.unknown(), secret: z.boolean().optional() }),
       response: success('SettingSet', { message: z.string(), change: SettingChange }),
       errors: {
         404: 'No setting of that key (outside custom.*, only declared settings exist).',
@@ -521,12 +552,13 @@ export function apiRoutes(app: WebApp): Router[] {
           summary: `body 'value': '${REDACTED}' is the placeholder shown for a secret, not a value`,
           issues: [{ where: 'body', path: 'value', message: 'the redaction placeholder cannot be stored' }],
         })
-      const change = await bus.request('settings:set', { key: params.key, value: body.value, mode: 'replace' })
-      return {
-        status: 'success',
-        message: `Setting '${params.key}' updated.`,
-        change: withoutSecrets(change) as SettingChangeRecord,
-      }
+      const change = await bus.request('settings:set', {
+        key: params.key,
+        value: body.value,
+        mode: 'replace',
+        ...(body.secret === true ? { secret: true } : {}),
+      })
+      return { status: 'success', message: `Setting '${params.key}' updated.`, change }
     },
   )
   defineRoute(
@@ -547,7 +579,7 @@ export function apiRoutes(app: WebApp): Router[] {
     },
     async (_ctx, { params }) => ({
       status: 'success',
-      change: withoutSecrets(await bus.request('settings:unset', { key: params.key })) as SettingChangeRecord,
+      change: await bus.request('settings:unset', { key: params.key }),
     }),
   )
 

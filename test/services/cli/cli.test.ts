@@ -92,7 +92,8 @@ describe('services/cli: server-manager as a user runs it', function () {
     expect(events.stdout).to.not.contain('s3cr3t')
     expect((await cli(dir, ['events'])).stdout).to.not.contain('s3cr3t')
     expect(readFileSync(join(dir, 'logs', 'server-manager.log'), 'utf8')).to.not.contain('s3cr3t')
-    expect((await cli(dir, ['setting', 'get', 'custom.api_token'])).stdout).to.equal('s3cr3t-value\n')
+    expect((await cli(dir, ['setting', 'get', 'custom.api_token'])).stdout).to.equal('[redacted]\n')
+    expect((await cli(dir, ['setting', 'get', 'custom.api_token', '--reveal'])).stdout).to.equal('s3cr3t-value\n')
   })
 
   describe('bad input gives a coded error, a non-zero exit code, and writes nothing', () => {
@@ -218,7 +219,7 @@ describe('services/cli: server-manager as a user runs it', function () {
     await cli(dir, ['setting', 'set', 'custom.b', '2'])
     const rebuild = await cli(dir, ['db', 'rebuild', '--json'])
     expect(JSON.parse(rebuild.stdout)).to.deep.include({
-      projections: ['settings', 'users', 'servers', 'server_status', 'schedules', 'plugins'],
+      projections: ['settings', 'setting_secrets', 'users', 'servers', 'server_status', 'schedules', 'plugins'],
       replayed: 2,
     })
     const check = await cli(dir, ['db', 'check'])

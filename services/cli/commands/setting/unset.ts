@@ -1,6 +1,4 @@
 import { Args, Flags } from '@oclif/core'
-import { withoutSecrets } from '../../../../kernel/secrets'
-import type { SettingChange } from '../../../settings/contract'
 import { ManagerCommand } from '../../manager-command'
 import { formatValue } from '../../setting-value'
 
@@ -16,7 +14,7 @@ export default class SettingUnset extends ManagerCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(SettingUnset)
-    const change = withoutSecrets(await this.request('settings:unset', { key: args.key })) as SettingChange
+    const change = await this.request('settings:unset', { key: args.key })
     if (flags.json) return this.printJson(change)
     const now = change.value === undefined ? 'unset' : `back to its default ${formatValue(change.value)}`
     const below = change.removed.filter((key) => key !== change.key)

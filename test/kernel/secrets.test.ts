@@ -1,0 +1,58 @@
+import { expect } from 'chai'
+import { isSecretName, withoutSecretSettings, withoutSecrets, withoutUrlSecrets } from '../../kernel'
+import { run } from '../helpers/run'
+
+describe('kernel/secrets: one redaction rule', () => {
+  it('knows secret names in any case style, and leaves look-alikes alone', () => {
+    const secret = ['rcon_pw', 'rconPw', 'pin', 'admin-pin', 'passwd', 'api_key', 'apiKey', 'ApiKey', 'webhook_url']
+    secret.push('discordWebhook', 'credentials', 'db_pass', 'client_secret', 'otp', 'database_dsn', 'license_key')
+    for (const name of secret) expect(isSecretName(name), name).to.equal(true)
+    const plain = ['spin', 'ping', 'pinned', 'opinion', 'mapping', 'port', 'passive', 'compass', 'keyboard', 'url']
+    for (const name of plain) expect(isSecretName(name), name).to.equal(false)
+  })
+
+  it('hides the password of a URL and secret query parameters in any text', () => {
+    expect(withoutUrlSecrets('see https://bob:hunter2@example.com/x?a=1&token=t0k&sig=s1 now')).to.equal(
+      'see https://bob:[redacted]@example.com/x?a=1&token=[redacted]&sig=[redacted] now',
+    )
+    expect(withoutUrlSecrets('no url: user:pw@host')).to.equal('no url: user:pw@host')
+    expect(withoutSecrets({ feed: 'redis://:pw1@localhost:6379' })).to.deep.equal({
+      feed: 'redis://:[redacted]@localhost:6379',
+    })
+  })
+
+  it('hides a secret nested in a setting value, by name at any depth, in changes and in the whole tree', () => {
+    expect(withoutSecrets({ key: 'custom.rcon', value: { host: 'h', pw: 'x' }, previous: { pw: 'y' } })).to.deep.equal({
+      key: 'custom.rcon',
+      value: { host: 'h', pw: '[redacted]' },
+      previous: { pw: '[redacted]' },
+    })
+    const tree = { custom: { rcon: { host: 'h', auth: { password: 'p' } }, pin: 1 }, web: { port: 1 } }
+    expect(withoutSecretSettings(tree, '')).to.deep.equal({
+      custom: { rcon: { host: 'h', auth: { password: '[redacted]' } }, pin: '[redacted]' },
+      web: { port: 1 },
+    })
+    expect(withoutSecretSettings('x', 'custom.db_password')).to.equal('[redacted]')
+  })
+
+  it('hides a setting declared `secret: true` (and what is under it) in every output of the process', async () => {
+    // In its own process: a declared setting would stay in this one's catalogue (and docs check).
+    const script = `
+      const k = require('./dist/kernel')
+      k.defineSettings('probe', { 'probe.remote': { default: {}, summary: 's', secret: true } })
+      console.log(JSON.stringify([
+        k.withoutSecrets({ key: 'probe.remote', value: { host: 'h' } }),
+        k.withoutSecrets({ key: 'probe', value: { remote: { host: 'h' }, other: 1 } }),
+        k.withoutSecretSettings({ probe: { remote: { host: 'h' } } }, ''),
+        k.isSecretKey('probe.remote.host'),
+      ]))`
+    const result = await run(process.execPath, ['-e', script])
+    expect(result.code, result.stderr).to.equal(0)
+    expect(JSON.parse(result.stdout)).to.deep.equal([
+      { key: 'probe.remote', value: '[redacted]' },
+      { key: 'probe', value: { remote: '[redacted]', other: 1 } },
+      { probe: { remote: '[redacted]' } },
+      true,
+    ])
+  })
+})
