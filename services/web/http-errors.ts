@@ -1,36 +1,63 @@
+import { randomUUID } from 'node:crypto'
 import type { Context } from 'koa'
 import { type Logger, SmError, toSmError } from '../../kernel'
+import { errorSpec } from '../../kernel/error-catalogue'
+
+/** 5xx codes whose own message is written for the client (no parameter of theirs is internal). */
+const PUBLIC_5XX = new Set(['SM_ERR_WEB_UNAVAILABLE'])
 
 /**
  * Turns anything a route threw into the JSON error body every client gets:
  * `{status: 'error', code, message, detail}` (`detail` is the original's FastAPI field), with
  * the status of the error's code, `WWW-Authenticate` on a 401 and `issues` on a 422. A browser
- * asking for a page it may not see is sent to the sign-in page instead. A 5xx is logged with
- * its cause and its message kept generic.
+ * asking for a page it may not see is sent to the sign-in page instead. A 5xx says only what the
+ * code means and where its detail is: the detail (a raw message, a path on this machine) goes to
+ * the log, under a request id the body names. An answer sent before its request body was read
+ * closes the connection, so the rest of that body is never read.
  */
 export function writeError(ctx: Context, thrown: unknown, logger: Logger): void {
   const error = asSmError(thrown, ctx)
+  if (!ctx.req.complete) ctx.set('Connection', 'close')
   if (error.status === 401 && ctx.method === 'GET' && wantsHtml(ctx)) {
     ctx.redirect(`/login?next=${encodeURIComponent(ctx.originalUrl)}`)
     return
   }
-  if (error.status >= 500) logger.error(`${ctx.method} ${ctx.path} failed: ${error.message}`, { error: thrown })
+  const message = error.status >= 500 ? internalMessage(ctx, error, thrown, logger) : error.message
   ctx.status = error.status
   if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer')
   if (error.code === 'SM_ERR_AUTH_RATE_LIMITED')
     ctx.set('Retry-After', String((error.params as { seconds: number }).seconds))
-  const issues = (error.params as { issues?: unknown } | undefined)?.issues
-  const body = {
-    status: 'error',
-    code: error.code,
-    message: error.message,
-    detail: error.message,
-    ...(issues ? { issues } : {}),
-  }
+  if (error.code === 'SM_ERR_WEB_UNAVAILABLE') ctx.set('Retry-After', '1')
+  const issues = error.status < 500 ? (error.params as { issues?: unknown } | undefined)?.issues : undefined
   if (wantsHtml(ctx) && ctx.method === 'GET') {
     ctx.type = 'html'
-    ctx.body = errorPage(error)
-  } else ctx.body = body
+    ctx.body = errorPage(error.status, message, error.code)
+  } else ctx.body = errorBody(error.code, message, issues)
+}
+
+/** The coded JSON error body every HTTP error answers with. */
+export function errorBody(code: string, message: string, issues?: unknown) {
+  return { status: 'error', code, message, detail: message, ...(issues ? { issues } : {}) }
+}
+
+/**
+ * What a client is told of a 5xx: what its code means (the catalogue's text, no parameters) and
+ * the request id under which the log has the rest.
+ */
+function internalMessage(ctx: Context, error: SmError, thrown: unknown, logger: Logger): string {
+  if (PUBLIC_5XX.has(error.code)) return error.message
+  const requestId = randomUUID().slice(0, 8)
+  try {
+    logger.error(`${ctx.method} ${ctx.path} failed (request ${requestId}): ${error.code}: ${error.message}`, {
+      requestId,
+      code: error.code,
+      stack: String((thrown as Error)?.stack ?? thrown),
+    })
+  } catch {
+    // The log cannot be written (a full disk): the client still gets its answer.
+  }
+  const when = errorSpec(error.code)?.when ?? 'An unexpected failure inside server-manager.'
+  return `${when} The request could not be completed (${error.code}). The manager's log (logs/server-manager.log in its data directory) has the details under request ${requestId}: retry, and report them if it happens again.`
 }
 
 function asSmError(thrown: unknown, ctx: Context): SmError {
@@ -53,9 +80,30 @@ export function wantsHtml(ctx: Context): boolean {
   return !ctx.path.startsWith('/api/') && ctx.accepts('json', 'html') === 'html'
 }
 
+/**
+ * Koa's last resort (an error after the middleware returned, such as a body that cannot be sent),
+ * in the same coded JSON shape instead of Koa's text/plain, and logged.
+ */
+export function lastResort(ctx: Context, thrown: unknown, logger: Logger): void {
+  if (ctx.headerSent || !ctx.writable) {
+    logger.error(`${ctx.method} ${ctx.path} failed after its answer began: ${(thrown as Error)?.message ?? thrown}`)
+    return
+  }
+  for (const name of ctx.res.getHeaderNames()) ctx.res.removeHeader(name)
+  const error = toSmError(thrown)
+  const message = error.status >= 500 ? internalMessage(ctx, error, thrown, logger) : error.message
+  const body = JSON.stringify(errorBody(error.code, message))
+  ctx.res.statusCode = error.status
+  ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8')
+  ctx.res.setHeader('Content-Length', Buffer.byteLength(body))
+  ctx.res.setHeader('X-Content-Type-Options', 'nosniff')
+  if (!ctx.req.complete) ctx.res.setHeader('Connection', 'close')
+  ctx.res.end(body)
+}
+
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)
 
-function errorPage(error: SmError): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${error.status} · server-manager</title><link rel="stylesheet" href="/static/css/app.css"></head><body class="error-page"><main class="narrow"><div class="card"><h1>${error.status}</h1><p>${escapeHtml(error.message)}</p><p class="muted"><code>${escapeHtml(error.code)}</code></p><p><a class="button" href="/">Back to the dashboard</a></p></div></main></body></html>`
+function errorPage(status: number, message: string, code: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status} · server-manager</title><link rel="stylesheet" href="/static/css/app.css"></head><body class="error-page"><main class="narrow"><div class="card"><h1>${status}</h1><p>${escapeHtml(message)}</p><p class="muted"><code>${escapeHtml(code)}</code></p><p><a class="button" href="/">Back to the dashboard</a></p></div></main></body></html>`
 }
