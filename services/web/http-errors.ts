@@ -86,7 +86,8 @@ export function wantsHtml(ctx: Context): boolean {
  */
 export function lastResort(ctx: Context, thrown: unknown, logger: Logger): void {
   if (ctx.headerSent || !ctx.writable) {
-    logger.error(`${ctx.method} ${ctx.path} failed after its answer began: ${(thrown as Error)?.message ?? thrown}`)
+    // Nothing can be said to the client any more (most often, it went away mid-answer).
+    logger.debug(`${ctx.method} ${ctx.path} ended after its answer began: ${(thrown as Error)?.message ?? thrown}`)
     return
   }
   for (const name of ctx.res.getHeaderNames()) ctx.res.removeHeader(name)
