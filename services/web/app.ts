@@ -263,6 +263,9 @@ export class WebServer implements WebApp {
         throw new SmError('SM_ERR_WEB_BODY_TOO_LARGE', { limitKb: maxBodyKb })
       goOn(ctx)
       await parseBody(ctx, noop)
+      // The parser leaves no body when the client went away first: the route must not run without it.
+      if (ctx.request.body === undefined)
+        throw new SmError('SM_ERR_WEB_BAD_JSON', { reason: 'the request was closed before its body was read' })
       checkJsonDepth(ctx.request.body, (ctx.request as { rawBody?: string }).rawBody?.length ?? 0)
       return undefined
     }

@@ -12,12 +12,10 @@ const PUBLIC_5XX = new Set(['SM_ERR_WEB_UNAVAILABLE'])
  * the status of the error's code, `WWW-Authenticate` on a 401 and `issues` on a 422. A browser
  * asking for a page it may not see is sent to the sign-in page instead. A 5xx says only what the
  * code means and where its detail is: the detail (a raw message, a path on this machine) goes to
- * the log, under a request id the body names. An answer sent before its request body was read
- * closes the connection, so the rest of that body is never read.
+ * the log, under a request id the body names.
  */
 export function writeError(ctx: Context, thrown: unknown, logger: Logger): void {
   const error = asSmError(thrown, ctx)
-  if (!ctx.req.complete) ctx.set('Connection', 'close')
   if (error.status === 401 && ctx.method === 'GET' && wantsHtml(ctx)) {
     ctx.redirect(`/login?next=${encodeURIComponent(ctx.originalUrl)}`)
     return
