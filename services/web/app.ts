@@ -11,7 +11,7 @@ import { type BusScope, type Logger, runInContext, SmError } from '../../kernel'
 import { AUTH_FACTS, type Identity, roleAtLeast } from '../auth/contract'
 import { EventStream } from './event-stream'
 import { HostCheck } from './host-check'
-import { lastResort, writeError } from './http-errors'
+import { clientErrorResponse, lastResort, writeError } from './http-errors'
 import { parseMultipart, type UploadLimits } from './multipart'
 import { openApiDocument } from './openapi'
 import { type KnownRoute, PluginLayer, routesOf, type StaticMount } from './plugin-layer'
@@ -206,6 +206,12 @@ export class WebServer implements WebApp {
     // A client that asks before sending its body (Expect: 100-continue, as curl does for large
     // uploads) is told to go on only when the body is read (`readBody`): a refused upload is never sent.
     server.on('checkContinue', handle)
+    // A request the parser cannot read gets the coded JSON shape too (Node's own 400 has no body).
+    server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+      const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent
+      if (error.code === 'ECONNRESET' || !socket.writable || answering) socket.destroy()
+      else socket.end(clientErrorResponse(error))
+    })
     // Slow clients cannot hold sockets forever; event streams opt out per request.
     server.requestTimeout = 60_000
     server.headersTimeout = 20_000

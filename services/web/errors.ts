@@ -75,7 +75,7 @@ export const webErrors = defineErrors('web', {
   SM_ERR_WEB_REQUEST_REFUSED: spec<{ status: number; reason: string }>({
     status: 400,
     exit: 65,
-    when: 'A route or the static file server refused the request with a 4xx of its own (ctx.throw in a plugin route, a static path that leaves its folder, a malformed URL); the answer keeps that status.',
+    when: 'A route or the static file server refused the request with a 4xx of its own (ctx.throw in a plugin route, a static path that leaves its folder, a malformed URL), or the request is not readable HTTP (400, 408, 431); the answer keeps that status.',
     message: (p) => `The request was refused (${p.status}): ${p.reason}.`,
   }),
   SM_ERR_WEB_CONFLICT: spec<{ plugin: string; other: string; what: string }>({

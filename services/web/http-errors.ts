@@ -58,19 +58,40 @@ function internalMessage(ctx: Context, error: SmError, thrown: unknown, logger: 
   return `${when} The request could not be completed (${error.code}). The manager's log (logs/server-manager.log in its data directory) has the details under request ${requestId}: retry, and report them if it happens again.`
 }
 
+/**
+ * What Node's HTTP parser answers for a request it cannot read (a bad request line, headers too
+ * large, a timeout), as a whole raw response: the coded JSON shape instead of an empty 400.
+ */
+export function clientErrorResponse(error: NodeJS.ErrnoException): string {
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
+  const refused = refusedWith(status, `the request is not valid HTTP (${error.code ?? 'unreadable'})`)
+  const body = JSON.stringify(errorBody(refused.code, refused.message))
+  return `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+}
+
+/** SM_ERR_WEB_REQUEST_REFUSED with the 4xx status someone else chose. */
+function refusedWith(status: number, reason: string, cause?: unknown): SmError {
+  const params = { status, reason }
+  const plain = new SmError('SM_ERR_WEB_REQUEST_REFUSED', params)
+  return new SmError('SM_ERR_WEB_REQUEST_REFUSED', params, {
+    cause,
+    wire: { code: plain.code, message: plain.message, status, exitCode: plain.exitCode, params },
+  })
+}
+
 function asSmError(thrown: unknown, ctx: Context): SmError {
   if (thrown instanceof SmError) return thrown
   // Koa's own errors (ctx.throw, koa-send's 403 and 404, a malformed URL's 400) carry a status.
   const status = (thrown as { status?: unknown })?.status
   if (status === 404) return new SmError('SM_ERR_WEB_NOT_FOUND', { method: ctx.method, path: ctx.path })
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    const params = { status, reason: String((thrown as Error).message || 'refused') }
-    const plain = new SmError('SM_ERR_WEB_REQUEST_REFUSED', params)
-    return new SmError('SM_ERR_WEB_REQUEST_REFUSED', params, {
-      cause: thrown,
-      wire: { code: plain.code, message: plain.message, status, exitCode: plain.exitCode, params },
-    })
-  }
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return refusedWith(status, String((thrown as Error).message || 'refused'), thrown)
   return toSmError(thrown)
 }
 

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { writePlugins } from '../../helpers/plugins'
@@ -78,6 +79,21 @@ describe('services/web: every error is the coded JSON shape, and a 5xx keeps its
         400,
         'SM_ERR_WEB_BAD_MULTIPART',
       )
+
+      // A request Node's parser cannot read.
+      const { hostname, port } = new URL(url)
+      const raw = await new Promise<string>((resolve, reject) => {
+        let text = ''
+        const socket = connect(Number(port), hostname, () => socket.write('NOT HTTP AT ALL\r\n\r\n'))
+        socket.on('data', (chunk) => {
+          text += chunk
+        })
+        socket.on('end', () => resolve(text))
+        socket.on('error', reject)
+      })
+      expect(raw).to.match(/^HTTP\/1\.1 400 /)
+      expect(raw).to.match(/content-type: application\/json/i)
+      expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).to.include({ code: 'SM_ERR_WEB_REQUEST_REFUSED' })
 
       // A route that fails with a raw message and a path, and one whose answer cannot be serialised.
       const crash = await http(`${url}/failing/crash`)
