@@ -40,7 +40,7 @@ export const webErrors = defineErrors('web', {
     exit: 77,
     when: 'A request whose Host (X-Forwarded-Host with web.trust_proxy) is not a name of this manager: loopback, web.host, the address it listens on, or web.allowed_hosts. It keeps pages of other sites from reaching the manager through a domain of theirs (DNS rebinding).',
     message: (p) =>
-      `This manager does not answer to the host name '${p.host}', so that a page of another site cannot reach it through a domain name of its own. If '${p.host}' is this manager's name (a DNS name, a reverse proxy), add it to the setting web.allowed_hosts: server-manager setting set web.allowed_hosts '["${p.host}"]'.`,
+      `This manager does not answer to the host name '${p.host}', so that a page of another site cannot reach it through a domain name of its own. If '${p.host}' is this manager's name (a DNS name, a reverse proxy), add it to the list in the setting web.allowed_hosts (as the only one: server-manager setting set web.allowed_hosts '["${p.host}"]').`,
   }),
   SM_ERR_WEB_ORIGIN_REFUSED: spec<{ origin: string; own: string }>({
     status: 403,
