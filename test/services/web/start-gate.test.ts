@@ -8,9 +8,11 @@ import { spawnCli, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 
-/** A plugin whose onLoad, once armed, holds the manager's start open until the test releases it. */
+/** A plugin whose onLoad and onUnload, once armed, hold the manager's start and stop open until the test releases them. */
 function gatePlugin(dir: string): string {
-  const [armed, loading, release] = ['armed', 'loading', 'release'].map((name) => JSON.stringify(join(dir, name)))
+  const [armed, loading, release, unloading, unload] = ['armed', 'loading', 'release', 'unloading', 'unload'].map(
+    (name) => JSON.stringify(join(dir, name)),
+  )
   return `import { existsSync, writeFileSync } from 'node:fs'
 import { PluginBase } from 'server-manager'
 export default class Gate extends PluginBase {
@@ -19,6 +21,11 @@ export default class Gate extends PluginBase {
     if (!existsSync(${armed})) return
     writeFileSync(${loading}, '')
     while (!existsSync(${release})) await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  async onUnload() {
+    if (!existsSync(${armed})) return
+    writeFileSync(${unloading}, '')
+    while (!existsSync(${unload})) await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
 `
@@ -40,7 +47,7 @@ const accepts = (port: number) =>
   })
 
 describe('services/web: nothing is served before every service and plugin is up (issue 18 item 23)', () => {
-  it('answers 503 with Retry-After and a coded body while a plugin still loads, never 500, then serves once the manager has started', async () => {
+  it('answers 503 with Retry-After and a coded body while a plugin still loads (and again while the manager stops), never 500, and serves once the manager has started', async () => {
     const dataDir = tempDir()
     const signals = tempDir()
     writePlugins(dataDir, { 'gate.ts': gatePlugin(signals) })
@@ -80,10 +87,20 @@ describe('services/web: nothing is served before every service and plugin is up 
       expect(answer.status, answer.text).to.equal(200)
       expect(answer.json.status).to.equal('success')
       await ready
+
+      // Stopping: the plugins go down first, and meanwhile nothing is served either.
+      manager.kill('SIGTERM')
+      await until(() => existsSync(join(signals, 'unloading')))
+      const late = await trigger()
+      expect(late.status, late.text).to.equal(503)
+      expect(late.json).to.include({ status: 'error', code: 'SM_ERR_WEB_UNAVAILABLE' })
+      expect(late.json.message).to.contain('stopping')
+      writeFileSync(join(signals, 'unload'), '')
+      expect(await exited).to.equal(0)
     } finally {
       writeFileSync(join(signals, 'release'), '')
-      if (manager.exitCode === null) await stop(manager)
+      writeFileSync(join(signals, 'unload'), '')
+      if (manager.exitCode === null && manager.signalCode === null) await stop(manager, 'SIGKILL')
     }
-    expect(await exited).to.equal(0)
   })
 })
