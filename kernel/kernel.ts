@@ -31,7 +31,7 @@ export interface Kernel {
   readonly state: KernelState
   /** Registers services; they start in dependency order on `start()`. */
   use(...services: Service[]): Kernel
-  /** Starts every service; on a failure, stops those already started and rejects. */
+  /** Starts every service, then tells each it is ready; on a failure, stops those already started and rejects. */
   start(): Promise<ServiceReport[]>
   /** Stops the started services in reverse order. Never rejects; failures are in the report. */
   stop(): Promise<ServiceReport[]>
@@ -116,6 +116,12 @@ export function createKernel(options: KernelOptions = {}): Kernel {
           }
           running.push({ service, ctx })
           logger.debug(`service ${service.name} started`, { ms: Math.round(report.ms) })
+        }
+        // Every service is up: those that serve the outside world may now answer.
+        for (const { service, ctx } of running) {
+          if (!service.ready) continue
+          const report = await timed(service, 'start', () => service.ready?.(ctx))
+          if (!report.ok) throw report.error
         }
       } catch (error) {
         await stopRunning()

@@ -13,6 +13,11 @@ export interface Service {
   /** Names of the services that must be started first. */
   readonly dependsOn?: readonly string[]
   start(ctx: ServiceContext): void | Promise<void>
+  /**
+   * Called once every service has started (in start order): the moment to begin serving the
+   * outside world (the web server answers 503 until then), since every command has its handler.
+   */
+  ready?(ctx: ServiceContext): void | Promise<void>
   stop?(ctx: ServiceContext): void | Promise<void>
 }
 

@@ -10,11 +10,13 @@ import serve from 'koa-static'
 import { type BusScope, type Logger, runInContext, SmError } from '../../kernel'
 import { AUTH_FACTS, type Identity, roleAtLeast } from '../auth/contract'
 import { EventStream } from './event-stream'
-import { writeError } from './http-errors'
-import { parseMultipart } from './multipart'
+import { HostCheck } from './host-check'
+import { clientErrorResponse, lastResort, writeError } from './http-errors'
+import { parseMultipart, type UploadLimits } from './multipart'
 import { openApiDocument, SETUP_EXEMPT } from './openapi'
 import { type KnownRoute, PluginLayer, routesOf, type StaticMount } from './plugin-layer'
 import { Renderers } from './render'
+import { checkJsonDepth, deferBody, releaseBody } from './request-body'
 import { specOf, type WebState } from './route'
 
 /** The package's root (dist/services/web → the checkout or the installed package). */
@@ -25,7 +27,7 @@ export const SWAGGER_DIST = dirname(require.resolve('swagger-ui-dist/package.jso
 const PICO_CSS = join(dirname(require.resolve('@picocss/pico/package.json')), 'css')
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-/** Methods whose bodies are parsed (as @koa/bodyparser does by default). */
+/** Methods whose bodies are read (as @koa/bodyparser does by default), once the route's guard has passed. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 /** What `ctx.is('multipart/form-data')` answers, without parsing the media type on every write. */
 const MULTIPART = /^\s*multipart\/form-data\s*(;|$)/i
@@ -80,7 +82,11 @@ export class WebServer implements WebApp {
     { urlPath: '/docs', dir: SWAGGER_DIST, name: 'docs', owner: 'core' },
     { urlPath: '/static/vendor/pico', dir: PICO_CSS, name: 'pico', owner: 'core' },
   ]
+  /** Which names the manager answers to, and whether a write comes from its own pages. */
+  readonly hosts = new HostCheck()
   #server: Server | undefined
+  /** Nothing is served before every service is up (`ready`), nor once the manager is stopping. */
+  #state: 'starting' | 'serving' | 'stopping' = 'starting'
   #openApi: object | undefined
   #setupDone = false
   readonly #identities = new Map<string, Identity>()
@@ -117,6 +123,13 @@ export class WebServer implements WebApp {
     })
     this.koa.proxy = options.trustProxy
     this.koa.silent = true
+    // What escapes the middleware (a body that cannot be sent) is answered as coded JSON too, and logged.
+    const logger = options.logger
+    Object.defineProperty(this.koa.context, 'onerror', {
+      value(this: Koa.Context, error: unknown) {
+        if (error != null) lastResort(this, error, logger)
+      },
+    })
     const parseBody = bodyParser({
       enableTypes: ['json', 'form'],
       jsonLimit: `${options.maxBodyKb}kb`,
@@ -128,11 +141,11 @@ export class WebServer implements WebApp {
       },
     }) as Middleware<WebState>
     // Read per upload (uploads are rare), so a change of web.max_upload_mb applies at once.
-    const uploads = async () => ({
-      maxFileBytes: Number((await options.bus.request('settings:get', { key: 'web.max_upload_mb' })).value) * 1048576,
+    const uploads = async (): Promise<UploadLimits> => ({
+      maxBytes: Number((await options.bus.request('settings:get', { key: 'web.max_upload_mb' })).value) * 1048576,
       maxFieldBytes: options.maxBodyKb * 1024,
     })
-    this.koa.use(this.#front(parseBody, uploads))
+    this.koa.use(this.#front(parseBody, options.maxBodyKb, uploads))
   }
 
   /** Adds the core routers, then the plugin layer and static files; call once, after the core routes are defined. */
@@ -177,8 +190,28 @@ export class WebServer implements WebApp {
     return `http://${host}:${address.port}`
   }
 
+  /** Every service and plugin is up: requests are answered from now on. */
+  open(): void {
+    if (this.#state === 'starting') this.#state = 'serving'
+  }
+
+  /** The manager is stopping: requests are answered 503 from now on, while the services go down. */
+  closing(): void {
+    this.#state = 'stopping'
+  }
+
   async listen(host: string, port: number): Promise<string> {
-    const server = createServer(this.koa.callback())
+    const handle = this.koa.callback()
+    const server = createServer(handle)
+    // A client that asks before sending its body (Expect: 100-continue, as curl does for large
+    // uploads) is told to go on only when the body is read (`readBody`): a refused upload is never sent.
+    server.on('checkContinue', handle)
+    // A request the parser cannot read gets the coded JSON shape too (Node's own 400 has no body).
+    server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+      const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent
+      if (error.code === 'ECONNRESET' || !socket.writable || answering) socket.destroy()
+      else socket.end(clientErrorResponse(error))
+    })
     // Slow clients cannot hold sockets forever; event streams opt out per request.
     server.requestTimeout = 60_000
     server.headersTimeout = 20_000
@@ -214,26 +247,45 @@ export class WebServer implements WebApp {
 
   /**
    * Everything before the routes, in one middleware (each async layer costs every request):
-   * security headers; errors as JSON (or a page); the caller's identity from the bearer header or
-   * the session cookie (a cookie write needs the CSRF header); the first-run redirect to setup;
-   * `ctx.render`; the body, parsed with its size limit; then the routes, as `http:<user>`.
+   * security headers; errors as JSON (or a page); 503 until every service is up; the Host (and a
+   * write's Origin) checked against the manager's own names; the caller's identity from the bearer
+   * header or the session cookie (a cookie write needs the CSRF header); the first-run redirect to
+   * setup; then the routes, as `http:<user>`. The body is only read once a route has matched and
+   * its guard has passed (`readBody` in the guard), so nothing is read or written to disk for a
+   * request that is refused; a JSON answer is serialised here, so one that cannot be is a coded 500.
    */
   #front(
     parseBody: Middleware<WebState>,
-    uploads: () => Promise<{ maxFileBytes: number; maxFieldBytes: number }>,
+    maxBodyKb: number,
+    uploads: () => Promise<UploadLimits>,
   ): Middleware<WebState> {
-    // Uploaded files live for the request: the route moves or copies what it keeps.
-    const withUploads = async (ctx: Koa.ParameterizedContext<WebState>, next: Koa.Next) => {
-      const cleanup = await parseMultipart(ctx as never, await uploads())
-      try {
-        await next()
-      } finally {
-        cleanup()
-      }
+    const noop = async () => {}
+    const goOn = (ctx: Koa.ParameterizedContext<WebState>) => {
+      if (/100-continue/i.test(ctx.get('expect')) && !ctx.res.headersSent) ctx.res.writeContinue()
+    }
+    const readJson = async (ctx: Koa.ParameterizedContext<WebState>) => {
+      if (Number(ctx.get('content-length')) > maxBodyKb * 1024)
+        throw new SmError('SM_ERR_WEB_BODY_TOO_LARGE', { limitKb: maxBodyKb })
+      goOn(ctx)
+      await parseBody(ctx, noop)
+      // The parser leaves no body when the client went away first: the route must not run without it.
+      if (ctx.request.body === undefined)
+        throw new SmError('SM_ERR_WEB_BAD_JSON', { reason: 'the request was closed before its body was read' })
+      checkJsonDepth(ctx.request.body, (ctx.request as { rawBody?: string }).rawBody?.length ?? 0)
+      return undefined
     }
     return async (ctx, next) => {
       ctx.set('X-Content-Type-Options', 'nosniff')
       try {
+        if (this.#state !== 'serving') throw new SmError('SM_ERR_WEB_UNAVAILABLE', { state: this.#state })
+        const refused = this.hosts.hostRefusal(ctx.host)
+        if (refused) throw refused
+        const origin = UNSAFE.has(ctx.method) ? ctx.get('origin') : ''
+        if (origin) {
+          // Not ctx.origin: in Koa 3 that is the Origin header itself.
+          const foreign = this.hosts.originRefusal(origin, `${ctx.protocol}://${ctx.host}`)
+          if (foreign) throw foreign
+        }
         // Known tokens are answered without waiting (most requests); new ones ask the auth service.
         const identifying = this.#identify(ctx)
         if (identifying) await identifying
@@ -241,14 +293,21 @@ export class WebServer implements WebApp {
           ctx.redirect('/setup')
           return
         }
+        if (BODY_METHODS.has(ctx.method))
+          deferBody(
+            ctx,
+            MULTIPART.test(ctx.get('content-type'))
+              ? async () => parseMultipart(ctx as never, await uploads(), () => goOn(ctx))
+              : () => readJson(ctx),
+          )
         const actor = ctx.state.user ? `http:${ctx.state.user.username}` : 'http:anonymous'
-        await runInContext({ actor }, () =>
-          !BODY_METHODS.has(ctx.method)
-            ? next()
-            : MULTIPART.test(ctx.get('content-type'))
-              ? withUploads(ctx, next)
-              : parseBody(ctx, next),
-        )
+        try {
+          await runInContext({ actor }, next)
+        } finally {
+          // Uploaded files live for the request: the route moves or copies what it keeps.
+          releaseBody(ctx)
+        }
+        serialiseJson(ctx)
       } catch (error) {
         writeError(ctx as never, error, this.logger)
       }
@@ -258,6 +317,8 @@ export class WebServer implements WebApp {
         ctx.set('X-Frame-Options', 'SAMEORIGIN')
         ctx.set('Referrer-Policy', 'same-origin')
       }
+      // An answer given before its body was read (a refusal, a route that ignores it) ends the connection, so the rest is never read.
+      if (!ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close')
     }
   }
 
@@ -392,6 +453,20 @@ function coreDispatch(routers: readonly Router[]): Middleware<WebState> {
     if (candidates.length === 0) return next()
     if (candidates.length === 1) return (candidates[0] as (typeof byPath)[number]).dispatch(ctx, next)
     return compose(candidates.map((c) => c.dispatch))(ctx, next)
+  }
+}
+
+/**
+ * Turns a JSON answer into its text here rather than in Koa's respond, where a failure (a value
+ * nested too deep, a cycle) would be answered as text/plain outside every handler.
+ */
+function serialiseJson(ctx: Koa.Context): void {
+  const body = ctx.body
+  if (body === null || typeof body !== 'object') return
+  const proto = Object.getPrototypeOf(body)
+  if (Array.isArray(body) || proto === Object.prototype || proto === null) {
+    // The content type set with the object stays (a string body does not change it).
+    ctx.body = JSON.stringify(body)
   }
 }
 

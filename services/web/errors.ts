@@ -15,18 +15,48 @@ export const webErrors = defineErrors('web', {
     when: 'A request body over web.max_body_kb.',
     message: (p) => `The request body is larger than ${p.limitKb} KiB (the setting web.max_body_kb).`,
   }),
-  SM_ERR_WEB_UPLOAD_TOO_LARGE: spec<{ limitMb: number }>({
+  SM_ERR_WEB_UPLOAD_TOO_LARGE: spec<{ limitMb: number; fieldKb: number }>({
     status: 413,
     exit: 65,
-    when: 'An uploaded file over web.max_upload_mb, or a multipart form with too many files or fields.',
+    when: 'A multipart upload over web.max_upload_mb (all its files and fields together), a field over web.max_body_kb, or more than 20 files or 200 fields.',
     message: (p) =>
-      `The upload is too large: files may have at most ${p.limitMb} MiB (the setting web.max_upload_mb), and a form at most 20 files and 200 fields.`,
+      `The upload is too large: a multipart request may carry at most ${p.limitMb} MiB in all, files and fields together (the setting web.max_upload_mb), each field at most ${p.fieldKb} KiB (web.max_body_kb), and at most 20 files and 200 fields.`,
   }),
   SM_ERR_WEB_BAD_MULTIPART: spec<{ reason: string }>({
     status: 400,
     exit: 65,
     when: 'A multipart/form-data body that cannot be read.',
     message: (p) => `The multipart form cannot be read (${p.reason}).`,
+  }),
+  SM_ERR_WEB_JSON_TOO_DEEP: spec<{ limit: number }>({
+    status: 400,
+    exit: 65,
+    when: 'A JSON request body that nests arrays and objects deeper than the web server reads.',
+    message: (p) =>
+      `The request body nests arrays and objects more than ${p.limit} levels deep. Send a flatter JSON document.`,
+  }),
+  SM_ERR_WEB_HOST_REFUSED: spec<{ host: string }>({
+    status: 421,
+    exit: 77,
+    when: 'A request whose Host (X-Forwarded-Host with web.trust_proxy) is not a name of this manager: loopback, web.host, the address it listens on, or web.allowed_hosts. It keeps pages of other sites from reaching the manager through a domain of theirs (DNS rebinding).',
+    message: (p) =>
+      `This manager does not answer to the host name '${p.host}', so that a page of another site cannot reach it through a domain name of its own. If '${p.host}' is this manager's name (a DNS name, a reverse proxy), add it to the list in the setting web.allowed_hosts (as the only one: server-manager setting set web.allowed_hosts '["${p.host}"]').`,
+  }),
+  SM_ERR_WEB_ORIGIN_REFUSED: spec<{ origin: string; own: string }>({
+    status: 403,
+    exit: 77,
+    when: "A write (POST, PUT, PATCH, DELETE) sent by a browser page of another origin (its Origin header is not the request's own scheme, host and port).",
+    message: (p) =>
+      `A write from a page of ${p.origin} was refused: it is not this manager's own address (${p.own}). Use the manager's own pages. Behind a reverse proxy that serves it under another scheme or name, set web.trust_proxy to true and list the name in web.allowed_hosts, so the manager knows the address browsers use.`,
+  }),
+  SM_ERR_WEB_UNAVAILABLE: spec<{ state: 'starting' | 'stopping' }>({
+    status: 503,
+    exit: 75,
+    when: 'A request while the manager is starting (before every service and plugin is up) or stopping; the answer carries Retry-After.',
+    message: (p) =>
+      p.state === 'starting'
+        ? 'The manager is starting: it answers once every service and plugin is up. Retry in a moment (Retry-After).'
+        : "The manager is stopping. Retry once it runs again ('server-manager start').",
   }),
   SM_ERR_WEB_VALIDATION: spec<{ summary: string; issues: readonly { where: string; path: string; message: string }[] }>(
     {
@@ -45,7 +75,7 @@ export const webErrors = defineErrors('web', {
   SM_ERR_WEB_REQUEST_REFUSED: spec<{ status: number; reason: string }>({
     status: 400,
     exit: 65,
-    when: 'A route or the static file server refused the request with a 4xx of its own (ctx.throw in a plugin route, a static path that leaves its folder, a malformed URL); the answer keeps that status.',
+    when: 'A route or the static file server refused the request with a 4xx of its own (ctx.throw in a plugin route, a static path that leaves its folder, a malformed URL), or the request is not readable HTTP (400, 408, 431); the answer keeps that status.',
     message: (p) => `The request was refused (${p.status}): ${p.reason}.`,
   }),
   SM_ERR_WEB_CONFLICT: spec<{ plugin: string; other: string; what: string }>({

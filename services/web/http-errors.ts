@@ -1,12 +1,18 @@
+import { randomUUID } from 'node:crypto'
 import type { Context } from 'koa'
 import { type Logger, SmError, toSmError } from '../../kernel'
+import { errorSpec } from '../../kernel/error-catalogue'
+
+/** 5xx codes whose own message is written for the client (no parameter of theirs is internal). */
+const PUBLIC_5XX = new Set(['SM_ERR_WEB_UNAVAILABLE'])
 
 /**
  * Turns anything a route threw into the JSON error body every client gets:
  * `{status: 'error', code, message, detail}` (`detail` is the original's FastAPI field), with
  * the status of the error's code, `WWW-Authenticate` on a 401 and `issues` on a 422. A browser
- * asking for a page it may not see is sent to the sign-in page instead. A 5xx is logged with
- * its cause and its message kept generic.
+ * asking for a page it may not see is sent to the sign-in page instead. A 5xx says only what the
+ * code means and where its detail is: the detail (a raw message, a path on this machine) goes to
+ * the log, under a request id the body names.
  */
 export function writeError(ctx: Context, thrown: unknown, logger: Logger): void {
   const error = asSmError(thrown, ctx)
@@ -14,23 +20,69 @@ export function writeError(ctx: Context, thrown: unknown, logger: Logger): void 
     ctx.redirect(`/login?next=${encodeURIComponent(ctx.originalUrl)}`)
     return
   }
-  if (error.status >= 500) logger.error(`${ctx.method} ${ctx.path} failed: ${error.message}`, { error: thrown })
+  const message = error.status >= 500 ? internalMessage(ctx, error, thrown, logger) : error.message
   ctx.status = error.status
   if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer')
   if (error.code === 'SM_ERR_AUTH_RATE_LIMITED')
     ctx.set('Retry-After', String((error.params as { seconds: number }).seconds))
-  const issues = (error.params as { issues?: unknown } | undefined)?.issues
-  const body = {
-    status: 'error',
-    code: error.code,
-    message: error.message,
-    detail: error.message,
-    ...(issues ? { issues } : {}),
-  }
+  if (error.code === 'SM_ERR_WEB_UNAVAILABLE') ctx.set('Retry-After', '1')
+  const issues = error.status < 500 ? (error.params as { issues?: unknown } | undefined)?.issues : undefined
   if (wantsHtml(ctx) && ctx.method === 'GET') {
     ctx.type = 'html'
-    ctx.body = errorPage(error)
-  } else ctx.body = body
+    ctx.body = errorPage(error.status, message, error.code)
+  } else ctx.body = errorBody(error.code, message, issues)
+}
+
+/** The coded JSON error body every HTTP error answers with. */
+export function errorBody(code: string, message: string, issues?: unknown) {
+  return { status: 'error', code, message, detail: message, ...(issues ? { issues } : {}) }
+}
+
+/**
+ * What a client is told of a 5xx: what its code means (the catalogue's text, no parameters) and
+ * the request id under which the log has the rest.
+ */
+function internalMessage(ctx: Context, error: SmError, thrown: unknown, logger: Logger): string {
+  if (PUBLIC_5XX.has(error.code)) return error.message
+  const requestId = randomUUID().slice(0, 8)
+  try {
+    logger.error(`${ctx.method} ${ctx.path} failed (request ${requestId}): ${error.code}: ${error.message}`, {
+      requestId,
+      code: error.code,
+      stack: String((thrown as Error)?.stack ?? thrown),
+    })
+  } catch {
+    // The log cannot be written (a full disk): the client still gets its answer.
+  }
+  const when = errorSpec(error.code)?.when ?? 'An unexpected failure inside server-manager.'
+  return `${when} The request could not be completed (${error.code}). The manager's log (logs/server-manager.log in its data directory) has the details under request ${requestId}: retry, and report them if it happens again.`
+}
+
+/**
+ * What Node's HTTP parser answers for a request it cannot read (a bad request line, headers too
+ * large, a timeout), as a whole raw response: the coded JSON shape instead of an empty 400.
+ */
+export function clientErrorResponse(error: NodeJS.ErrnoException): string {
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
+  const refused = refusedWith(status, `the request is not valid HTTP (${error.code ?? 'unreadable'})`)
+  const body = JSON.stringify(errorBody(refused.code, refused.message))
+  return `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+}
+
+/** SM_ERR_WEB_REQUEST_REFUSED with the 4xx status someone else chose. */
+function refusedWith(status: number, reason: string, cause?: unknown): SmError {
+  const params = { status, reason }
+  const plain = new SmError('SM_ERR_WEB_REQUEST_REFUSED', params)
+  return new SmError('SM_ERR_WEB_REQUEST_REFUSED', params, {
+    cause,
+    wire: { code: plain.code, message: plain.message, status, exitCode: plain.exitCode, params },
+  })
 }
 
 function asSmError(thrown: unknown, ctx: Context): SmError {
@@ -38,14 +90,8 @@ function asSmError(thrown: unknown, ctx: Context): SmError {
   // Koa's own errors (ctx.throw, koa-send's 403 and 404, a malformed URL's 400) carry a status.
   const status = (thrown as { status?: unknown })?.status
   if (status === 404) return new SmError('SM_ERR_WEB_NOT_FOUND', { method: ctx.method, path: ctx.path })
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    const params = { status, reason: String((thrown as Error).message || 'refused') }
-    const plain = new SmError('SM_ERR_WEB_REQUEST_REFUSED', params)
-    return new SmError('SM_ERR_WEB_REQUEST_REFUSED', params, {
-      cause: thrown,
-      wire: { code: plain.code, message: plain.message, status, exitCode: plain.exitCode, params },
-    })
-  }
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return refusedWith(status, String((thrown as Error).message || 'refused'), thrown)
   return toSmError(thrown)
 }
 
@@ -53,9 +99,31 @@ export function wantsHtml(ctx: Context): boolean {
   return !ctx.path.startsWith('/api/') && ctx.accepts('json', 'html') === 'html'
 }
 
+/**
+ * Koa's last resort (an error after the middleware returned, such as a body that cannot be sent),
+ * in the same coded JSON shape instead of Koa's text/plain, and logged.
+ */
+export function lastResort(ctx: Context, thrown: unknown, logger: Logger): void {
+  if (ctx.headerSent || !ctx.writable) {
+    // Nothing can be said to the client any more (most often, it went away mid-answer).
+    logger.debug(`${ctx.method} ${ctx.path} ended after its answer began: ${(thrown as Error)?.message ?? thrown}`)
+    return
+  }
+  for (const name of ctx.res.getHeaderNames()) ctx.res.removeHeader(name)
+  const error = toSmError(thrown)
+  const message = error.status >= 500 ? internalMessage(ctx, error, thrown, logger) : error.message
+  const body = JSON.stringify(errorBody(error.code, message))
+  ctx.res.statusCode = error.status
+  ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8')
+  ctx.res.setHeader('Content-Length', Buffer.byteLength(body))
+  ctx.res.setHeader('X-Content-Type-Options', 'nosniff')
+  if (!ctx.req.complete) ctx.res.setHeader('Connection', 'close')
+  ctx.res.end(body)
+}
+
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)
 
-function errorPage(error: SmError): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${error.status} · server-manager</title><link rel="stylesheet" href="/static/css/app.css"></head><body class="error-page"><main class="narrow"><div class="card"><h1>${error.status}</h1><p>${escapeHtml(error.message)}</p><p class="muted"><code>${escapeHtml(error.code)}</code></p><p><a class="button" href="/">Back to the dashboard</a></p></div></main></body></html>`
+function errorPage(status: number, message: string, code: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${status} · server-manager</title><link rel="stylesheet" href="/static/css/app.css"></head><body class="error-page"><main class="narrow"><div class="card"><h1>${status}</h1><p>${escapeHtml(message)}</p><p class="muted"><code>${escapeHtml(code)}</code></p><p><a class="button" href="/">Back to the dashboard</a></p></div></main></body></html>`
 }

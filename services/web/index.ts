@@ -58,10 +58,34 @@ export function webService(options: {
       }
       const host = options.listen?.host ?? String(await setting('web.host'))
       const port = options.listen?.port ?? Number(await setting('web.port'))
+      // Listening now, so a taken port fails the start before any plugin loads; answering only at ready.
       const url = await web.listen(host, port)
-      logger.info(`web: listening on ${url}`)
+      // The names it answers to: loopback (always), web.host, the address it listens on, web.allowed_hosts.
+      const names = async () => {
+        const allowed = (await setting('web.allowed_hosts')) as string[]
+        web.hosts.configure([String(await setting('web.host')), host, new URL(url).hostname, ...allowed])
+      }
+      await names()
+      // Awaited by the change's emit, so a request after `setting set` sees the new names.
+      const renamed = async (key: string) => {
+        if (key === 'web' || key.startsWith('web.'))
+          await names().catch((error: unknown) =>
+            logger.error('web: the allowed host names could not be read', { error }),
+          )
+      }
+      bus.on('after_setting_update', ({ key }) => renamed(key))
+      bus.on('events:appended', async ({ events }) => {
+        for (const e of events)
+          if (e.type === 'after_setting_update') await renamed(String((e.payload as { key?: unknown }).key ?? ''))
+      })
+      bus.on('manager_stopping', () => web.closing())
+      logger.info(`web: listening on ${url} (answering once every service is up)`)
+    },
+    ready() {
+      server?.open()
     },
     async stop() {
+      server?.closing()
       await server?.close()
       server = undefined
     },

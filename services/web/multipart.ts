@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import busboy from 'busboy'
 import type { Context } from 'koa'
-import { SmError } from '../../kernel/errors'
+import { reasonOf, SmError } from '../../kernel/errors'
 
 /** A file uploaded with a multipart form, on disk for the length of the request. */
 export interface UploadedFile {
@@ -16,34 +16,63 @@ export interface UploadedFile {
   readonly path: string
 }
 
+/** The limits of one multipart request. */
+export interface UploadLimits {
+  /** The whole body: every file and field together (web.max_upload_mb). */
+  readonly maxBytes: number
+  /** One field's value (web.max_body_kb). */
+  readonly maxFieldBytes: number
+}
+
 /**
  * Parses a `multipart/form-data` body: fields into `ctx.request.body` (strings), files into
  * `ctx.request.files` (on disk, in a folder of their own). Resolves with a function that
- * deletes the files. A file over `maxFileBytes`, or more than 20 files, is refused with 413.
+ * deletes the files. A request over `maxBytes` in all (its declared length is refused before a
+ * byte is read), a field over `maxFieldBytes`, or more than 20 files or 200 fields is refused
+ * with 413; reading stops there (the answer closes the connection), and what was written is deleted.
+ * `beforeReading` runs once the body is accepted for reading (to send 100 Continue).
  */
-export async function parseMultipart(ctx: Context, options: { maxFileBytes: number; maxFieldBytes: number }) {
+export async function parseMultipart(
+  ctx: Context,
+  limits: UploadLimits,
+  beforeReading: () => void = () => {},
+): Promise<() => void> {
+  const tooLarge = () =>
+    new SmError('SM_ERR_WEB_UPLOAD_TOO_LARGE', {
+      limitMb: Math.round(limits.maxBytes / 1048576),
+      fieldKb: Math.round(limits.maxFieldBytes / 1024),
+    })
+  if (Number(ctx.get('content-length')) > limits.maxBytes) throw tooLarge()
+  let parser: busboy.Busboy
+  try {
+    parser = busboy({
+      headers: ctx.req.headers,
+      limits: { fileSize: limits.maxBytes, fieldSize: limits.maxFieldBytes, files: 20, fields: 200, parts: 220 },
+    })
+  } catch (error) {
+    // A content type without a boundary, say.
+    throw new SmError('SM_ERR_WEB_BAD_MULTIPART', { reason: reasonOf(error) }, { cause: error })
+  }
+  beforeReading()
   const dir = mkdtempSync(join(tmpdir(), 'sm-upload-'))
   const cleanup = () => rmSync(dir, { recursive: true, force: true })
   // Null-prototype: the names are the client's, so only what it sent is in them (and `__proto__` is a name).
   const fields: Record<string, string> = Object.create(null)
   const files: Record<string, UploadedFile> = Object.create(null)
   const writes: Promise<void>[] = []
+  const req = ctx.req
+  let received = 0
+  let refuse = () => {}
+  const count = (chunk: Buffer) => {
+    received += chunk.length
+    if (received > limits.maxBytes) refuse()
+  }
   try {
     await new Promise<void>((resolve, reject) => {
-      const parser = busboy({
-        headers: ctx.req.headers,
-        limits: {
-          fileSize: options.maxFileBytes,
-          fieldSize: options.maxFieldBytes,
-          files: 20,
-          fields: 200,
-          parts: 220,
-        },
-      })
-      const tooLarge = () =>
-        reject(new SmError('SM_ERR_WEB_UPLOAD_TOO_LARGE', { limitMb: Math.round(options.maxFileBytes / 1048576) }))
+      refuse = () => reject(tooLarge())
+      req.on('data', count)
       parser.on('field', (name, value, info) => {
-        if (info.valueTruncated) return tooLarge()
+        if (info.valueTruncated) return refuse()
         fields[name] = value
       })
       parser.on('file', (name, stream, info) => {
@@ -52,7 +81,7 @@ export async function parseMultipart(ctx: Context, options: { maxFileBytes: numb
         stream.on('data', (chunk: Buffer) => {
           size += chunk.length
         })
-        stream.on('limit', tooLarge)
+        stream.on('limit', refuse)
         const write = pipeline(stream, createWriteStream(path)).then(() => {
           files[name] = { filename: info.filename ?? name, mimeType: info.mimeType, size, path }
         })
@@ -60,19 +89,23 @@ export async function parseMultipart(ctx: Context, options: { maxFileBytes: numb
         write.catch(() => {})
         writes.push(write)
       })
-      parser.on('filesLimit', tooLarge)
-      parser.on('fieldsLimit', tooLarge)
+      parser.on('filesLimit', refuse)
+      parser.on('fieldsLimit', refuse)
+      parser.on('partsLimit', refuse)
       parser.on('error', (error: Error) =>
         reject(new SmError('SM_ERR_WEB_BAD_MULTIPART', { reason: error.message }, { cause: error })),
       )
       parser.on('close', () => resolve())
-      ctx.req.pipe(parser)
-    }).catch((error: unknown) => {
-      // Stop parsing, and let the rest of the body drain so the refusal can be answered.
-      ctx.req.unpipe()
-      ctx.req.resume()
-      throw error
+      req.pipe(parser)
     })
+      .catch((error: unknown) => {
+        // Stop reading: the refusal is answered with Connection: close, so the rest is never read.
+        req.unpipe(parser)
+        req.pause()
+        parser.destroy()
+        throw error
+      })
+      .finally(() => req.off('data', count))
     await Promise.all(writes)
   } catch (error) {
     cleanup()

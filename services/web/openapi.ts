@@ -139,6 +139,7 @@ function responsesOf(
   if (route.access === 'moderator' || route.access === 'admin') forbidden.push(`needs the role ${route.access}`)
   if (route.access !== 'public' && UNSAFE.has(method))
     forbidden.push('a write signed in by the session cookie needs the X-CSRF-Token header')
+  if (UNSAFE.has(method)) forbidden.push("a write's Origin header, when sent, must be the manager's own origin")
   if (spec?.session) forbidden.push('needs a signed-in session (not an API token)')
   if (spec?.errors?.[403]) forbidden.push(spec.errors[403])
   if (forbidden.length > 0) responses['403'] = error(`Forbidden: ${forbidden.join('; ')}.`)
@@ -146,6 +147,7 @@ function responsesOf(
     responses['422'] = error(spec.errors?.[422] ?? 'The request is not valid (`issues` lists what).')
   for (const [code, description] of Object.entries(spec?.errors ?? {}))
     if (code !== '403' && code !== '422') responses[code] = error(description)
+  responses['421'] = error("The Host header is not one of the manager's names (add it to web.allowed_hosts).")
   responses['500'] = error('Something failed inside the manager; the detail is in its log.')
   responses['503'] = error('The manager is starting or stopping, or a service it needs is unavailable: try again.')
   return responses

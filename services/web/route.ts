@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { SmError } from '../../kernel/errors'
 import { type Identity, type Role, roleAtLeast } from '../auth/contract'
 import type { UploadedFile } from './multipart'
+import { readBody } from './request-body'
 
 export type { UploadedFile } from './multipart'
 
@@ -116,7 +117,9 @@ function guard(required: Access): Middleware<WebState> {
       if (!user) throw ctx.state.authError ?? new SmError('SM_ERR_AUTH_REQUIRED', {})
       if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
     }
-    return next()
+    // The route matched and its caller may call it: only now is the request's body read.
+    const reading = readBody(ctx)
+    return reading ? reading.then(() => next()) : next()
   }
   Object.defineProperty(middleware, ACCESS, { value: required })
   Object.defineProperty(middleware, 'name', { value: `require_${required}` })
