@@ -95,6 +95,13 @@ export const kernelErrors = defineErrors('kernel', {
     message: (p) =>
       `The data directory '${p.path}' cannot be used (${p.reason}). Point SM_DATA_DIR at a directory this user can read and write, or fix its permissions.`,
   }),
+  SM_ERR_DISK_FULL: spec<{ reason: string }>({
+    status: 507,
+    exit: 74,
+    when: "A file could not be written because its disk (or the user's quota) is full.",
+    message: (p) =>
+      `The disk is full (${p.reason}). Free space on it (or raise the quota) and try again; nothing else needs restarting.`,
+  }),
 })
 
 declare module './error-catalogue' {
