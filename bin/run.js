@@ -14,6 +14,10 @@ if (!existsSync(join(__dirname, '..', 'dist', 'services', 'cli', 'commands'))) {
   exit(70)
 }
 
+// Output that cannot be written (a full disk under a background manager's output file, a closed
+// pipe or terminal) is dropped, never the end of the process; it resumes once writing works.
+require('../dist/services/log/guarded-output').guardProcessOutput()
+
 void (async () => {
   // A referenced timer keeps the process alive until the command has finished: the timers that
   // bound plugin code are unref'd, and must still fire when nothing else is pending.
