@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process'
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { alive, fakeBedrockDir, killServers } from '../../helpers/game'
+import { cli, type RunResult } from '../../helpers/run'
+
+/** Fills the file system holding `dir` to the last byte (with `file`). */
+function fill(file: string): void {
+  const fd = openSync(file, 'w')
+  try {
+    for (const size of [1 << 20, 4096, 1]) {
+      const chunk = Buffer.alloc(size)
+      for (;;)
+        try {
+          writeSync(fd, chunk)
+        } catch {
+          break
+        }
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function managerPid(data: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(data, 'manager.json'), 'utf8')) as { pid: number }).pid
+  } catch {
+    return undefined
+  }
+}
+
+const show = (r: RunResult) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`
+
+describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () {
+  this.timeout(240_000)
+  let mount: string | undefined
+  let data = ''
+
+  before(function () {
+    if (process.getuid?.() !== 0) {
+      console.log('      (skipped: mounting a tmpfs for a full disk needs root)')
+      this.skip()
+    }
+    mount = mkdtempSync(join(tmpdir(), 'sm-full-'))
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=20m', 'tmpfs', mount])
+    data = join(mount, 'data')
+    mkdirSync(data)
+  })
+
+  after(async () => {
+    if (!mount) return
+    const pid = managerPid(data)
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL')
+    killServers(data)
+    execFileSync('umount', ['-l', mount])
+    rmSync(mount, { recursive: true, force: true })
+  })
+
+  const ok = async (args: string[]) => {
+    const r = await cli(data, args)
+    expect(r.code, `${args.join(' ')}: ${show(r)}`).to.equal(0)
+    return r.stdout
+  }
+
+  it('ends every task with a coded disk-full error, keeps the background manager alive and answering, serves reads, and works again once space is freed', async () => {
+    const filler = join(mount as string, 'filler')
+    await ok(['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await ok(['setting', 'set', 'web.port', '0'])
+    await ok(['server', 'start', 's1'])
+    await ok(['start', '--detached'])
+    const pid = managerPid(data)
+    fill(filler)
+
+    // More backups than tasks.max_concurrent (4): each ends, failed with the disk-full code.
+    for (let i = 0; i < 12; i++) {
+      const r = await cli(data, ['server', 'backup', 's1'])
+      expect(r.code, show(r)).to.equal(74)
+      expect(r.stderr).to.match(/^Error \[SM_ERR_(DB|DISK)_FULL\]: .*[Ff]ree space/m)
+    }
+    // Reads need no space (the status journal is left unrecorded, with a warning).
+    expect(await ok(['server', 'list'])).to.match(/s1 +bedrock +running/)
+    expect(await ok(['server', 'status', 's1'])).to.match(/running/)
+    expect((await ok(['setting', 'get', 'web.port'])).trim()).to.equal('0')
+    await ok(['events', '--limit', '3'])
+    await ok(['plugin', 'list'])
+    const tasks = await ok(['tasks'])
+    expect(tasks).to.match(/failed +.*backup s1 +SM_ERR_(DB|DISK)_FULL/)
+    expect(tasks).not.to.match(/running|queued/)
+    // The same manager (its output file on the full disk too) is alive and answers.
+    expect(await ok(['status'])).to.include(`PID      ${pid}`)
+    expect(alive(pid)).to.equal(true)
+
+    // Space again: the runner works without a restart.
+    unlinkSync(filler)
+    expect(await ok(['server', 'backup', 's1'])).to.match(/world_.*\.mcworld/)
+    expect(await ok(['tasks', '--limit', '1'])).to.match(/succeeded +.*backup s1/)
+    expect(managerPid(data)).to.equal(pid)
+    await ok(['web', 'stop'])
+
+    // No manager, and the database's shared-memory file gone with it: reading still needs no space.
+    fill(filler)
+    expect(await ok(['server', 'list'])).to.match(/s1 +bedrock +running/)
+    expect((await ok(['setting', 'get', 'web.port'])).trim()).to.equal('0')
+    expect(await ok(['events', '--limit', '3'])).to.include('task_finished')
+    await ok(['plugin', 'list'])
+    await ok(['tasks'])
+    await ok(['status'])
+    const backup = await cli(data, ['server', 'backup', 's1'])
+    expect(backup.code, show(backup)).to.equal(74)
+    unlinkSync(filler)
+    await ok(['db', 'check'])
+    await ok(['server', 'stop', 's1'])
+  })
+})
