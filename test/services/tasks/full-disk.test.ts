@@ -80,6 +80,9 @@ describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () 
       expect(r.code, show(r)).to.equal(74)
       expect(r.stderr).to.match(/^Error \[SM_ERR_(DB|DISK)_FULL\]: .*[Ff]ree space/m)
     }
+    // The same manager (its output file on the full disk too) is alive and answers.
+    expect(alive(pid), 'the background manager ended').to.equal(true)
+    expect(await ok(['status'])).to.include(`PID      ${pid}`)
     // Reads need no space (the status journal is left unrecorded, with a warning).
     expect(await ok(['server', 'list'])).to.match(/s1 +bedrock +running/)
     expect(await ok(['server', 'status', 's1'])).to.match(/running/)
