@@ -102,6 +102,13 @@ export const kernelErrors = defineErrors('kernel', {
     message: (p) =>
       `The disk is full (${p.reason}). Free space on it (or raise the quota) and try again; nothing else needs restarting.`,
   }),
+  SM_ERR_OUTPUT_LOST: spec<{ reason: string }>({
+    status: 500,
+    exit: 74,
+    when: "A command's output could not be written (a full disk under a redirect, a closed pipe or terminal).",
+    message: (p) =>
+      `The command's output could not be written (${p.reason}), so it is incomplete. Free space where it goes, or keep its reader open, and run it again.`,
+  }),
 })
 
 declare module './error-catalogue' {

@@ -15,6 +15,19 @@ export function onOutputTrouble(listener: (trouble: OutputTrouble) => void): () 
 
 const guarded = new WeakSet<NodeJS.WriteStream>()
 
+/** The first output failure of this process and how many writes it dropped in all (resumed or not). */
+let lost: { stream: string; reason: string; dropped: number } | undefined
+
+/**
+ * What this process could not write to its stdout or stderr, if anything: a one-shot command
+ * whose output was lost must not exit 0 (bin/run.js makes it exit 74).
+ */
+export function lostOutput():
+  | { readonly stream: string; readonly reason: string; readonly dropped: number }
+  | undefined {
+  return lost
+}
+
 /**
  * Makes this process's stdout and stderr safe to write to whatever happens to them: a full disk
  * under a background manager's output file (ENOSPC), a reader that went away (EPIPE), a
@@ -33,6 +46,8 @@ export function guardOutput(stream: NodeJS.WriteStream, name: string): void {
   let failing: { reason: string; dropped: number } | undefined
   const dropped = (error: unknown) => {
     const reason = (error as Error)?.message ?? String(error)
+    lost ??= { stream: name, reason, dropped: 0 }
+    lost.dropped++
     if (failing) {
       failing.dropped++
       return

@@ -3,8 +3,9 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, unli
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { FileSink } from '../../../services/log/file-sink'
 import { alive, fakeBedrockDir, killServers } from '../../helpers/game'
-import { cli, type RunResult } from '../../helpers/run'
+import { CLI, cli, type RunResult, run } from '../../helpers/run'
 
 /** Fills the file system holding `dir` to the last byte (with `file`). */
 function fill(file: string): void {
@@ -102,6 +103,11 @@ describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () 
     expect(await ok(['tasks', '--limit', '1'])).to.match(/succeeded +.*backup s1/)
     expect(managerPid(data)).to.equal(pid)
     await ok(['web', 'stop'])
+    // Every failure was a coded one: no stray rejection, nothing called a bug.
+    const output = readFileSync(join(data, 'logs', 'manager.out'), 'utf8')
+    expect(output).not.to.match(/unhandled|This is a bug/)
+    // The log file's trouble was said once.
+    expect(output.match(/the log file cannot be written .*its lines are dropped until it can/g)).to.have.length(1)
 
     // No manager, and the database's shared-memory file gone with it: reading still needs no space.
     fill(filler)
@@ -116,5 +122,40 @@ describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () 
     unlinkSync(filler)
     await ok(['db', 'check'])
     await ok(['server', 'stop', 's1'])
+  })
+
+  it('a command whose output goes to the full disk fails with SM_ERR_OUTPUT_LOST instead of crashing or exiting 0', async () => {
+    const filler = join(mount as string, 'filler')
+    const out = join(mount as string, 'out.txt')
+    fill(filler)
+    try {
+      const r = await run('/bin/sh', ['-c', `exec "$0" "$1" setting list > '${out}'`, process.execPath, CLI], {
+        env: { SM_DATA_DIR: data },
+      })
+      expect(r.code, r.stderr).to.equal(74)
+      expect(r.stderr).to.match(/^Error \[SM_ERR_OUTPUT_LOST\]: .*ENOSPC/m)
+      expect(r.stderr).not.to.match(/This is a bug/)
+    } finally {
+      unlinkSync(filler)
+    }
+  })
+
+  it('the log file drops lines on a full disk, says so once, and resumes with a count once it can write', () => {
+    const filler = join(mount as string, 'filler')
+    const said: string[] = []
+    const sink = new FileSink({
+      path: join(mount as string, 'logs', 'x.log'),
+      onDropping: (reason) => said.push(`dropping: ${reason}`),
+      onResumed: (dropped) => said.push(`resumed after ${dropped}`),
+    })
+    sink.write('first')
+    fill(filler)
+    for (let i = 0; i < 5; i++) sink.write('x'.repeat(5000))
+    expect(sink.broken).to.match(/ENOSPC/)
+    unlinkSync(filler)
+    sink.write('after')
+    sink.close()
+    expect(said).to.deep.equal(['dropping: ENOSPC: no space left on device, write', 'resumed after 5'])
+    expect(readFileSync(join(mount as string, 'logs', 'x.log'), 'utf8')).to.match(/^first\n.*after\n$/s)
   })
 })
