@@ -115,15 +115,22 @@ export default class Start extends ManagerCommand {
       child.once('exit', (exitCode) => {
         code = exitCode
       })
+      const done = (word: { said: string; code: number | null | undefined }) => {
+        clearTimeout(timer)
+        channel.destroy()
+        resolve(word)
+      }
+      // Its word is one line: taken as soon as it is complete (a process the child started
+      // might still hold the pipe open).
       channel.on('data', (chunk: Buffer) => {
         said += chunk
+        if (said.includes('\n')) done({ said, code })
       })
-      // The channel closes when the child has said its word, or has ended without one (then
-      // its exit code is waited for).
+      // Closed without a word: it ended (its exit code is waited for), or the wait timed out.
       channel.once('close', () => {
-        clearTimeout(timer)
-        if (said || code !== undefined || timedOut) resolve({ said, code })
-        else child.once('exit', (exitCode) => resolve({ said, code: exitCode }))
+        if (said.includes('\n')) return
+        if (code !== undefined || timedOut) done({ said, code })
+        else child.once('exit', (exitCode) => done({ said, code: exitCode }))
       })
     })
     child.unref()
