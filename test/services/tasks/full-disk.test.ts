@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'chai'
@@ -73,6 +83,9 @@ describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () 
     await ok(['server', 'start', 's1'])
     await ok(['start', '--detached'])
     const pid = managerPid(data)
+    // Freed later: room for the task's facts but not for the archive.
+    const reserve = join(mount as string, 'reserve')
+    writeFileSync(reserve, Buffer.alloc(48 * 1024))
     fill(filler)
 
     // More backups than tasks.max_concurrent (4): each ends, failed with the disk-full code.
@@ -96,6 +109,12 @@ describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () 
     // The same manager (its output file on the full disk too) is alive and answers.
     expect(await ok(['status'])).to.include(`PID      ${pid}`)
     expect(alive(pid)).to.equal(true)
+
+    // A little space: the backup gets further and stops at the archive, still with the disk-full code.
+    unlinkSync(reserve)
+    const partial = await cli(data, ['server', 'backup', 's1'])
+    expect(partial.code, show(partial)).to.equal(74)
+    expect(partial.stderr).to.match(/^Error \[SM_ERR_(DB|DISK)_FULL\]: .*[Ff]ree space/m)
 
     // Space again: the runner works without a restart.
     unlinkSync(filler)
