@@ -18,6 +18,11 @@ if (!existsSync(join(__dirname, '..', 'dist', 'services', 'cli', 'commands'))) {
   exit(70)
 }
 
+// Output that cannot be written (a full disk under a background manager's output file, a closed
+// pipe or terminal) is dropped, never the end of the process; it resumes once writing works.
+const output = require('../dist/services/log/guarded-output')
+output.guardProcessOutput()
+
 void (async () => {
   // A referenced timer keeps the process alive until the command has finished: the timers that
   // bound plugin code are unref'd, and must still fire when nothing else is pending.
@@ -45,6 +50,14 @@ void (async () => {
     return oclif.handle(error)
   })
   clearInterval(keepAlive)
+  // A command whose output was lost did not do its work (a manager only logged: it carries on).
+  const lost = output.lostOutput()
+  if (lost && argv[0] !== 'start' && !process.exitCode) {
+    const { SmError, errorLine } = require('../dist/kernel/errors')
+    const reason = `${lost.dropped} writes to ${lost.stream} were lost: ${lost.reason}`
+    process.stderr.write(`${errorLine(new SmError('SM_ERR_OUTPUT_LOST', { reason }))}\n`)
+    process.exitCode = 74
+  }
   // Whatever plugins left running (timers, sockets) does not outlive the command; what the
   // command printed does (a pipe takes large output in several writes).
   await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((done) => stream.write('', done))))

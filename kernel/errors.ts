@@ -64,7 +64,28 @@ export function errorLine(error: { readonly code: string; readonly message: stri
   return `Error [${error.code}]: ${error.message}`
 }
 
-/** Keeps an SmError as it is; wraps anything else as SM_ERR_INTERNAL with the original as cause. */
+/**
+ * Keeps an SmError as it is; a full disk becomes SM_ERR_DISK_FULL (it is the user's to fix, not
+ * a bug); wraps anything else as SM_ERR_INTERNAL with the original as cause.
+ */
 export function toSmError(value: unknown): SmError {
-  return isSmError(value) ? value : new SmError('SM_ERR_INTERNAL', { reason: reasonOf(value) }, { cause: value })
+  if (isSmError(value)) return value
+  if (isDiskFull(value)) return new SmError('SM_ERR_DISK_FULL', { reason: reasonOf(value) }, { cause: value })
+  return new SmError('SM_ERR_INTERNAL', { reason: reasonOf(value) }, { cause: value })
+}
+
+const DISK_FULL = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', 'SM_ERR_DISK_FULL', 'SM_ERR_DB_FULL'])
+
+/**
+ * Whether an error (or one it was caused by) says the disk is full: a system call's ENOSPC or
+ * EDQUOT, SQLite's SQLITE_FULL, or the coded errors made of them. Read paths skip a write that
+ * fails this way instead of failing the read.
+ */
+export function isDiskFull(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && DISK_FULL.has(code)) return true
+    e = (e as { cause?: unknown }).cause
+  }
+  return false
 }

@@ -37,7 +37,7 @@ export {
   errorCatalogue,
   errorSpec,
 } from './error-catalogue'
-export { errorLine, isSmError, reasonOf, SmError, toSmError, type WireError } from './errors'
+export { errorLine, isDiskFull, isSmError, reasonOf, SmError, toSmError, type WireError } from './errors'
 export { formatBytes, frozenJsonCopy, JsonValueError, measureJson } from './json-value'
 export {
   BusToken,

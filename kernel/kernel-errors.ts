@@ -102,6 +102,20 @@ export const kernelErrors = defineErrors('kernel', {
     message: (p) =>
       `The data directory '${p.path}' (mode ${p.mode}) is open to other users and belongs to another user, so it cannot be made private here: it holds password hashes and the signing key. Its owner (or root) should run: chmod 700 '${p.path}', then try again.`,
   }),
+  SM_ERR_DISK_FULL: spec<{ reason: string }>({
+    status: 507,
+    exit: 74,
+    when: "A file could not be written because its disk (or the user's quota) is full.",
+    message: (p) =>
+      `The disk is full (${p.reason}). Free space on it (or raise the quota) and try again; nothing else needs restarting.`,
+  }),
+  SM_ERR_OUTPUT_LOST: spec<{ reason: string }>({
+    status: 500,
+    exit: 74,
+    when: "A command's output could not be written (a full disk under a redirect, a closed pipe or terminal).",
+    message: (p) =>
+      `The command's output could not be written (${p.reason}), so it is incomplete. Free space where it goes, or keep its reader open, and run it again.`,
+  }),
 })
 
 declare module './error-catalogue' {

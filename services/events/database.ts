@@ -1,7 +1,9 @@
+import { existsSync, statfsSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type Database, open } from 'sqlite'
 import sqlite3 from 'sqlite3'
-import { SerialQueue, SmError } from '../../kernel'
+import { isDiskFull, SerialQueue, SmError } from '../../kernel'
 import type { Sql, SqlParams } from './contract'
 import { isBusy, toDatabaseError } from './sql-error'
 
@@ -19,17 +21,24 @@ export interface DatabaseOptions {
  */
 export class SqliteDatabase {
   readonly path: string
-  readonly #db: Database
+  #db: Database
   readonly #queue = new SerialQueue()
   readonly #busyBudgetMs: number
-  readonly #sql: Sql
+  #sql: Sql
   readonly #prepared = new Map<string, Promise<sqlite3.Statement>>()
+  /** Opened in exclusive locking mode because the disk was full at open (see `open`). */
+  #fullAtOpen: boolean
 
-  private constructor(db: Database, options: DatabaseOptions) {
+  private constructor(db: Database, options: DatabaseOptions, fullAtOpen = false) {
     this.#db = db
     this.path = options.path
     this.#busyBudgetMs = options.busyBudgetMs ?? 30_000
-    this.#sql = {
+    this.#fullAtOpen = fullAtOpen
+    this.#sql = this.#sqlOf(db)
+  }
+
+  #sqlOf(db: Database): Sql {
+    return {
       run: async (sql, params) => {
         const result = await db.run(sql, params ?? [])
         return { changes: result.changes ?? 0, lastId: result.lastID ?? 0 }
@@ -49,24 +58,60 @@ export class SqliteDatabase {
     }
   }
 
+  /**
+   * Opens the database. On a full disk SQLite cannot create the shared-memory file a WAL
+   * database needs even to be read (an I/O error at the first statement); it is then opened in
+   * exclusive locking mode, which keeps that index in memory: everything can be read (the WAL
+   * included), a write that needs space fails with SM_ERR_DB_FULL, and other processes wait for
+   * this one. Once the disk has space again, the next use reopens it normally (no restart).
+   */
   static async open(options: DatabaseOptions): Promise<SqliteDatabase> {
+    try {
+      return new SqliteDatabase(await SqliteDatabase.#connect(options, false), options)
+    } catch (error) {
+      if (!(isDiskFull(error) || diskFullNow(options.path)) || !existsSync(options.path)) throw error
+      return new SqliteDatabase(await SqliteDatabase.#connect(options, true), options, true)
+    }
+  }
+
+  static async #connect(options: DatabaseOptions, exclusive: boolean): Promise<Database> {
     let db: Database | undefined
     try {
       db = await open({ filename: options.path, driver: sqlite3.Database })
-      const database = new SqliteDatabase(db, options)
-      await database.#retryBusy(async () => {
+      const opened = db
+      await retryBusy(options.path, options.busyBudgetMs ?? 30_000, async () => {
+        // Before the first read: only then does WAL mode do without the shared-memory file.
+        if (exclusive) await opened.exec('PRAGMA locking_mode = EXCLUSIVE')
         // The first statement reads the header: a file that is not SQLite fails here, before
         // anything is written next to it.
-        await db?.get('PRAGMA schema_version')
-        await db?.exec('PRAGMA busy_timeout = 5000')
-        await db?.get('PRAGMA journal_mode = WAL')
-        await db?.exec('PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON')
+        await opened.get('PRAGMA schema_version')
+        await opened.exec('PRAGMA busy_timeout = 5000')
+        await opened.get('PRAGMA journal_mode = WAL')
+        await opened.exec('PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON')
       })
-      return database
+      return opened
     } catch (error) {
       await db?.close().catch(() => undefined)
       throw toDatabaseError(error, options.path)
     }
+  }
+
+  /** Opened exclusively on a full disk and there is space again: back to the normal, shared mode (inside the queue). */
+  async #reopen(): Promise<void> {
+    if (!this.#fullAtOpen || diskFullNow(this.path)) return
+    const options = { path: this.path, busyBudgetMs: this.#busyBudgetMs }
+    // Ours is the exclusive lock the normal open would wait for: let it go first.
+    await this.#finalizeStatements()
+    await this.#db.close().catch(() => undefined)
+    let db: Database
+    try {
+      db = await SqliteDatabase.#connect(options, false)
+      this.#fullAtOpen = false
+    } catch {
+      db = await SqliteDatabase.#connect(options, true)
+    }
+    this.#db = db
+    this.#sql = this.#sqlOf(db)
   }
 
   /**
@@ -75,6 +120,7 @@ export class SqliteDatabase {
    */
   transaction<T>(fn: (sql: Sql) => Promise<T>, options?: { dryRun?: boolean }): Promise<T> {
     return this.#queue.run(async () => {
+      await this.#reopen()
       try {
         await this.#retryBusy(() => this.#db.exec('BEGIN IMMEDIATE'))
       } catch (error) {
@@ -103,6 +149,7 @@ export class SqliteDatabase {
   /** Runs read statements outside a transaction (they see only committed data). */
   read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     return this.#queue.run(async () => {
+      await this.#reopen()
       try {
         return await this.#retryBusy(() => fn(this.#sql))
       } catch (error) {
@@ -113,12 +160,16 @@ export class SqliteDatabase {
 
   async close(): Promise<void> {
     await this.#queue.run(async () => {
-      const statements = await Promise.allSettled(this.#prepared.values())
-      this.#prepared.clear()
-      for (const s of statements)
-        if (s.status === 'fulfilled') await new Promise<void>((resolve) => s.value.finalize(() => resolve()))
+      await this.#finalizeStatements()
       await this.#db.close()
     })
+  }
+
+  async #finalizeStatements(): Promise<void> {
+    const statements = await Promise.allSettled(this.#prepared.values())
+    this.#prepared.clear()
+    for (const s of statements)
+      if (s.status === 'fulfilled') await new Promise<void>((resolve) => s.value.finalize(() => resolve()))
   }
 
   /** The connection's prepared statement for `sql` (prepared on first use; a failed prepare is not kept). */
@@ -137,17 +188,30 @@ export class SqliteDatabase {
     return statement
   }
 
-  async #retryBusy<T>(fn: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + this.#busyBudgetMs
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await fn()
-      } catch (error) {
-        if (!isBusy(error)) throw error
-        if (Date.now() >= deadline) throw new SmError('SM_ERR_DB_BUSY', { path: this.path, ms: this.#busyBudgetMs })
-        await sleep(Math.min(5 * 2 ** attempt, 100) * (0.5 + Math.random()))
-      }
+  #retryBusy<T>(fn: () => Promise<T>): Promise<T> {
+    return retryBusy(this.path, this.#busyBudgetMs, fn)
+  }
+}
+
+async function retryBusy<T>(path: string, budgetMs: number, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + budgetMs
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn()
+    } catch (error) {
+      if (!isBusy(error)) throw error
+      if (Date.now() >= deadline) throw new SmError('SM_ERR_DB_BUSY', { path, ms: budgetMs })
+      await sleep(Math.min(5 * 2 ** attempt, 100) * (0.5 + Math.random()))
     }
+  }
+}
+
+/** Whether the disk holding `path` has no space left (SQLite reports a full disk at open as an I/O error). */
+function diskFullNow(path: string): boolean {
+  try {
+    return statfsSync(dirname(path)).bavail === 0
+  } catch {
+    return false
   }
 }
 

@@ -30,6 +30,13 @@ export const eventsErrors = defineErrors('events', {
     message: (p) =>
       `The database '${p.path}' has schema version ${p.found}, newer than the ${p.supported} this version understands. Upgrade server-manager; the file was left untouched.`,
   }),
+  SM_ERR_DB_FULL: spec<{ path: string }>({
+    status: 507,
+    exit: 74,
+    when: 'The disk that holds the database is full, so nothing can be recorded.',
+    message: (p) =>
+      `The disk that holds the database '${p.path}' is full, so nothing could be recorded. Free space on it; the manager goes on working once there is room, without a restart.`,
+  }),
   SM_ERR_DB_IO: spec<{ path: string; reason: string }>({
     status: 500,
     exit: 74,

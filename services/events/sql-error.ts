@@ -25,6 +25,8 @@ export function toDatabaseError(error: unknown, path: string): SmError {
     case 'SQLITE_PERM':
     case 'SQLITE_AUTH':
       return new SmError('SM_ERR_DATA_DIR_UNUSABLE', { path, reason }, { cause: error })
+    case 'SQLITE_FULL':
+      return new SmError('SM_ERR_DB_FULL', { path }, { cause: error })
     case 'SQLITE_BUSY':
     case 'SQLITE_LOCKED':
       return new SmError('SM_ERR_DB_BUSY', { path, ms: 0 }, { cause: error })

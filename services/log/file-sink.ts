@@ -7,42 +7,66 @@ export interface FileSinkOptions {
   readonly maxBytes?: number
   /** How many rotated files to keep (`.1` is the newest). */
   readonly keep?: number
+  /** Told once when lines start being dropped (the file cannot be opened or written). */
+  readonly onDropping?: (reason: string) => void
+  /** Told once writing works again, with how many lines were dropped meanwhile. */
+  readonly onResumed?: (dropped: number, reason: string) => void
 }
 
 /**
  * Appends lines to a log file with synchronous writes, so the last line before a crash is on
- * disk. The file is opened on the first line (first use), rotated by size at open, and a
- * failure to open disables the sink instead of breaking the caller.
+ * disk. The file is opened on the first line (first use) and rotated by size at open. A line
+ * that cannot be written (a full disk, a directory gone) is dropped instead of breaking the
+ * caller; every later line tries again, so logging resumes by itself once the cause is gone.
  */
 export class FileSink {
-  readonly #options: Required<FileSinkOptions>
+  readonly #options: FileSinkOptions & Required<Pick<FileSinkOptions, 'maxBytes' | 'keep'>>
   #fd: number | undefined
-  #broken: string | undefined
+  #failing: { reason: string; dropped: number } | undefined
 
   constructor(options: FileSinkOptions) {
     this.#options = { maxBytes: 10 * 1024 * 1024, keep: 3, ...options }
   }
 
-  /** Why the sink is disabled, if it is. */
+  /** Why lines are being dropped now, if they are. */
   get broken(): string | undefined {
-    return this.#broken
+    return this.#failing?.reason
   }
 
   write(line: string): void {
-    if (this.#broken) return
     try {
       this.#fd ??= this.#open()
-      writeSync(this.#fd, `${line}\n`)
+      writeAll(this.#fd, `${line}\n`)
     } catch (error) {
-      this.#broken = (error as Error).message
-      this.close()
+      this.#drop(error)
+      return
+    }
+    const resumed = this.#failing
+    if (resumed) {
+      this.#failing = undefined
+      this.#options.onResumed?.(resumed.dropped, resumed.reason)
     }
   }
 
   close(): void {
     if (this.#fd === undefined) return
-    closeSync(this.#fd)
+    const fd = this.#fd
     this.#fd = undefined
+    try {
+      closeSync(fd)
+    } catch {}
+  }
+
+  #drop(error: unknown): void {
+    // A descriptor that failed to write stays open (an append works again once there is space);
+    // one that could not be opened is opened again by the next line.
+    if (this.#failing) {
+      this.#failing.dropped++
+      return
+    }
+    const reason = (error as Error)?.message ?? String(error)
+    this.#failing = { reason, dropped: 1 }
+    this.#options.onDropping?.(reason)
   }
 
   #open(): number {
@@ -56,4 +80,9 @@ export class FileSink {
     }
     return openSync(path, 'a')
   }
+}
+
+function writeAll(fd: number, text: string): void {
+  let bytes = Buffer.from(text)
+  while (bytes.length > 0) bytes = bytes.subarray(writeSync(fd, bytes))
 }

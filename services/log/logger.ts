@@ -1,5 +1,6 @@
 import { type LogFields, type Logger, setOwnProperty, withoutSecrets, withoutUrlSecrets } from '../../kernel'
 import { FileSink } from './file-sink'
+import { onOutputTrouble } from './guarded-output'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 
@@ -28,11 +29,47 @@ export interface RootLogger extends Logger {
  * directory's log file, one child per service or plugin. Secrets are redacted (kernel/secrets.ts).
  */
 export function createLogger(options: LoggerOptions = {}): RootLogger {
-  const sink = options.file ? new FileSink({ path: options.file }) : undefined
   const fileRank = RANK[options.fileLevel ?? 'info']
   const consoleRank = RANK[options.consoleLevel ?? 'info']
   const out = options.console ?? process.stderr
-  let warnedBroken = false
+  const toConsole = (level: Exclude<LogLevel, 'silent'>, name: string, message: string, fields?: LogFields) => {
+    // The console is guarded (guarded-output.ts) in a CLI process; anything else given must not throw either.
+    try {
+      out.write(`${clock(new Date())} ${level.toUpperCase().padEnd(5)} [${name}] ${message}${format(fields)}\n`)
+    } catch {}
+  }
+  // A log line never ends the process: a file that cannot be written drops its lines, says so on
+  // the console once, and resumes (saying how many were dropped) as soon as it can write again.
+  const sink = options.file
+    ? new FileSink({
+        path: options.file,
+        onDropping: (reason) =>
+          toConsole('warn', 'log', `the log file cannot be written (${reason}); its lines are dropped until it can`),
+        onResumed: (dropped, reason) => {
+          const message = `the log file is written again; ${dropped} lines were dropped (${reason})`
+          sink?.write(JSON.stringify(record(new Date(), 'warn', 'log', message, undefined)))
+          toConsole('info', 'log', message)
+        },
+      })
+    : undefined
+  // The console's own trouble goes into the file (it cannot go where it failed).
+  const stopHearing = sink
+    ? onOutputTrouble((trouble) =>
+        sink.write(
+          JSON.stringify(
+            record(
+              new Date(),
+              'warn',
+              'log',
+              trouble.kind === 'dropping'
+                ? `${trouble.stream} cannot be written (${trouble.reason}); its lines are dropped until it can`
+                : `${trouble.stream} is written again; ${trouble.dropped} writes were dropped (${trouble.reason})`,
+              undefined,
+            ),
+          ),
+        ),
+      )
+    : () => {}
 
   const write = (level: Exclude<LogLevel, 'silent'>, name: string, text: string, fields?: LogFields): void => {
     const rank = RANK[level]
@@ -41,17 +78,8 @@ export function createLogger(options: LoggerOptions = {}): RootLogger {
     // The one redaction rule (kernel/secrets.ts): secret fields and settings, URL passwords.
     const message = withoutUrlSecrets(text)
     const safe = fields ? (withoutSecrets(fields) as LogFields) : undefined
-    if (sink && rank >= fileRank) {
-      sink.write(JSON.stringify(record(time, level, name, message, safe)))
-      if (sink.broken && !warnedBroken) {
-        warnedBroken = true
-        out.write(
-          `${clock(time)} WARN  [log] the log file cannot be written (${sink.broken}); logging to the console only\n`,
-        )
-      }
-    }
-    if (rank >= consoleRank)
-      out.write(`${clock(time)} ${level.toUpperCase().padEnd(5)} [${name}] ${message}${format(safe)}\n`)
+    if (sink && rank >= fileRank) sink.write(JSON.stringify(record(time, level, name, message, safe)))
+    if (rank >= consoleRank) toConsole(level, name, message, safe)
   }
 
   const make = (name: string): Logger => ({
@@ -63,7 +91,14 @@ export function createLogger(options: LoggerOptions = {}): RootLogger {
   })
 
   const root = make('manager')
-  return { ...root, child: (name) => make(name), close: () => sink?.close() }
+  return {
+    ...root,
+    child: (name) => make(name),
+    close: () => {
+      stopHearing()
+      sink?.close()
+    },
+  }
 }
 
 const OWN_FIELDS = new Set(['time', 'level', 'name', 'message', 'fields'])

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs'
 import {
   type ActionOutcome,
   type BusScope,
+  isDiskFull,
   type Logger,
   performAction,
   reasonOf,
@@ -59,8 +60,14 @@ export class ServerControl {
   /** The server's status now: its supervisor's word, else what its state file and /proc say. */
   async status(server: ServerRecord): Promise<RunStatus> {
     const status = await this.#current(server)
-    // Recorded after the look, which may itself have found a crash nobody saw.
-    await this.ingest(server)
+    // Recorded after the look, which may itself have found a crash nobody saw. A look never
+    // needs free space: on a full disk the journal stays unrecorded (the next look records it).
+    await this.ingest(server).catch((error: unknown) => {
+      if (!isDiskFull(error)) throw error
+      this.#logger.warn(
+        `the status journal of '${server.name}' is not recorded while the disk is full: ${reasonOf(error)}`,
+      )
+    })
     return status
   }
 

@@ -36,6 +36,10 @@ function acquire(path: string, action: string): Holder | undefined {
     }
     try {
       writeSync(fd, JSON.stringify(mine))
+    } catch (error) {
+      // Not taken (a full disk): no empty lock file is left behind.
+      rmSync(path, { force: true })
+      throw error
     } finally {
       closeSync(fd)
     }

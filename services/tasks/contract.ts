@@ -53,8 +53,12 @@ declare module '../../kernel/maps' {
     'tasks:list': { payload: { limit?: number }; reply: TaskRecord[] }
     /** Runs `fn` as a task in this process (plugins' this.api.runTask); answers with its id at once. */
     'tasks:run': { payload: { name: string; fn: (ctx: TaskContext) => Promise<unknown> }; reply: { taskId: string } }
+    /** One task, by its id or any unique start of it (SM_ERR_TASK_AMBIGUOUS lists the candidates). */
     'tasks:get': { payload: { id: string }; reply: TaskRecord }
-    /** Cancels a queued task, or asks a running one to stop (it ends when its work allows). */
+    /**
+     * Cancels a task (id or unique start of it): a queued one never runs, a running one ends at
+     * once as cancelled with its signal aborted. An ended task is SM_ERR_TASK_FINISHED.
+     */
     'tasks:cancel': { payload: { id: string }; reply: TaskRecord }
   }
 }

@@ -8,6 +8,18 @@ export const tasksErrors = defineErrors('tasks', {
     when: 'A task id that is not known.',
     message: (p) => `No task has the id '${p.id}'. 'server-manager tasks' lists them.`,
   }),
+  SM_ERR_TASK_AMBIGUOUS: spec<{ id: string; candidates: string }>({
+    status: 409,
+    exit: 64,
+    when: 'A task id prefix matches more than one task.',
+    message: (p) => `'${p.id}' is the start of more than one task id: ${p.candidates}. Give more of the id.`,
+  }),
+  SM_ERR_TASK_FINISHED: spec<{ id: string; name: string; state: string }>({
+    status: 409,
+    exit: 65,
+    when: 'A task that has already ended was asked to stop.',
+    message: (p) => `The task '${p.name}' (${p.id}) has already ended (${p.state}); there is nothing to cancel.`,
+  }),
   SM_ERR_TASK_NOT_RUNNABLE: spec<{ name: string }>({
     status: 422,
     exit: 64,

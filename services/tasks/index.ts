@@ -17,10 +17,12 @@ export function tasksService(): Service {
   return {
     name: 'tasks',
     dependsOn: ['events', 'settings'],
-    async start({ bus, registry }) {
+    async start({ bus, registry, logger }) {
       await bus.request('events:declare_facts', { types: ['task_started', 'task_finished'] })
-      const tasks = new TaskManager(bus, async () =>
-        Number((await bus.request('settings:get', { key: 'tasks.max_concurrent' })).value),
+      const tasks = new TaskManager(
+        bus,
+        async () => Number((await bus.request('settings:get', { key: 'tasks.max_concurrent' })).value),
+        logger,
       )
       registry.provide(TASKS, tasks)
 
@@ -44,15 +46,37 @@ export function tasksService(): Service {
         done.catch(() => {}) // recorded as task_finished; nobody awaits a plugin's task
         return { taskId: id }
       })
+      /** The one task whose id is `given` or starts with it (the 8-character id `tasks` prints, say). */
+      const resolve = async (given: unknown): Promise<{ live?: TaskRecord; recorded?: TaskRecord }> => {
+        const wanted = String(given ?? '')
+          .trim()
+          .toLowerCase()
+        const live = tasks.get(wanted)
+        if (live) return { live }
+        const found = new Map<string, { live?: TaskRecord; recorded?: TaskRecord }>()
+        for (const id of tasks.ids()) if (wanted && id.startsWith(wanted)) found.set(id, { live: tasks.get(id) })
+        for (const task of await recorded(1_000))
+          if (wanted && task.id.startsWith(wanted) && !found.has(task.id)) found.set(task.id, { recorded: task })
+        const matches = [...found.values()]
+        if (matches.length === 1) return matches[0] as { live?: TaskRecord; recorded?: TaskRecord }
+        if (matches.length === 0) throw new SmError('SM_ERR_TASK_NOT_FOUND', { id: String(given) })
+        const listed = matches.slice(0, 10).map((m) => {
+          const t = (m.live ?? m.recorded) as TaskRecord
+          return `${t.id} (${t.name}, ${t.state})`
+        })
+        const more = matches.length > listed.length ? ` and ${matches.length - listed.length} more` : ''
+        throw new SmError('SM_ERR_TASK_AMBIGUOUS', { id: String(given), candidates: `${listed.join(', ')}${more}` })
+      }
       bus.handle('tasks:get', async ({ id }) => {
-        const task = tasks.get(id) ?? (await recorded(1_000)).find((t) => t.id === id)
-        if (!task) throw new SmError('SM_ERR_TASK_NOT_FOUND', { id: String(id) })
-        return task
+        const { live, recorded } = await resolve(id)
+        return (live ?? recorded) as TaskRecord
       })
-      bus.handle('tasks:cancel', ({ id }) => {
-        const task = tasks.cancel(id)
-        if (!task) throw new SmError('SM_ERR_TASK_NOT_FOUND', { id: String(id) })
-        return task
+      bus.handle('tasks:cancel', async ({ id }) => {
+        const { live, recorded } = await resolve(id)
+        if (live) return (await tasks.cancel(live.id)) as TaskRecord
+        // Only in the log: it ran in a process that has ended (or that this one cannot reach).
+        const task = recorded as TaskRecord
+        throw new SmError('SM_ERR_TASK_FINISHED', { id: task.id, name: task.name, state: task.state })
       })
     },
   }

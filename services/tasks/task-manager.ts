@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
-import { type BusScope, currentContext, isSmError, reasonOf, SmError } from '../../kernel'
+import { type BusScope, currentContext, type Logger, reasonOf, SmError, toSmError } from '../../kernel'
 import type { TaskContext, TaskRecord } from './contract'
 
 interface Live {
@@ -8,6 +8,12 @@ interface Live {
   readonly controller: AbortController
   readonly began: number
   start?: () => void
+  /** Settles the task's `done` (set when it is created). */
+  settle: (outcome: { result?: unknown; error?: unknown }) => void
+  /** Set once the task has ended: later outcomes of its work change nothing. */
+  ended: boolean
+  /** Whether it counts against `max` (it started and has not ended). */
+  holdsSlot: boolean
 }
 
 const current = new AsyncLocalStorage<Live>()
@@ -16,21 +22,34 @@ const current = new AsyncLocalStorage<Live>()
  * Runs long work as tasks: each gets an id, a state, progress and a result, recorded as
  * `task_started`/`task_finished` facts. At most `max` run at once, the rest wait in order; work
  * started from inside a task runs at once (a nested task never waits for its own parent's slot).
+ *
+ * A task always ends, whatever happens to its facts: one whose `task_started` cannot be recorded
+ * (a full disk) fails with that coded cause without running; one whose `task_finished` cannot be
+ * recorded still ends here (listed, slot released, caller answered), with a warning in the log.
+ * Cancelling a running task ends it at once; work that does not watch its signal finishes in
+ * the background and its late outcome is only logged.
  */
 export class TaskManager {
   readonly #live = new Map<string, Live>()
   readonly #queue: Live[] = []
   #running = 0
+  /** The last `max` read; used while the setting cannot be read. */
+  #max = 1
 
   constructor(
     private readonly bus: BusScope,
     private readonly max: () => Promise<number>,
+    private readonly logger: Logger,
   ) {}
 
   /** Starts `fn` as a task; `done` settles with its result. */
   run<T>(name: string, fn: (ctx: TaskContext) => Promise<T>): { id: string; done: Promise<T> } {
     const id = randomUUID()
     const owner = currentContext()?.actor ?? 'core'
+    let settle!: Live['settle']
+    const done = new Promise<T>((resolve, reject) => {
+      settle = (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome.result as T))
+    })
     const live: Live = {
       record: {
         id,
@@ -46,38 +65,37 @@ export class TaskManager {
       },
       controller: new AbortController(),
       began: Date.now(),
+      settle,
+      ended: false,
+      holdsSlot: false,
     }
     this.#live.set(id, live)
     const nested = current.getStore() !== undefined
-    const done = new Promise<T>((resolve, reject) => {
-      live.start = () => {
-        live.start = undefined
-        this.#running++
-        live.record = { ...live.record, state: 'running' }
-        const ctx: TaskContext = {
-          id,
-          signal: live.controller.signal,
-          progress: (percent, message) => this.#progress(live, percent, message),
-        }
-        void current.run(live, async () => {
-          await this.bus.emit('task_started', { id, name, owner })
-          try {
-            // Cancelled while it waited: it never runs.
-            if (live.controller.signal.aborted) throw live.controller.signal.reason
-            const value = await fn(ctx)
-            await this.#finish(live, live.controller.signal.aborted ? 'cancelled' : 'succeeded', { result: value })
-            resolve(value)
-          } catch (error) {
-            await this.#finish(live, live.controller.signal.aborted ? 'cancelled' : 'failed', { error })
-            reject(error)
-          } finally {
-            this.#running--
-            void this.#next()
-          }
-        })
+    live.start = () => {
+      live.start = undefined
+      this.#running++
+      live.holdsSlot = true
+      live.record = { ...live.record, state: 'running' }
+      const ctx: TaskContext = {
+        id,
+        signal: live.controller.signal,
+        progress: (percent, message) => this.#progress(live, percent, message),
       }
-    })
-    if (nested) live.start?.()
+      void current.run(live, async () => {
+        const aborted = () => live.controller.signal.aborted
+        try {
+          // Not recorded as started (a full disk): it does not run, and fails with that cause.
+          await this.bus.emit('task_started', { id, name, owner })
+          // Cancelled while it waited: it never runs.
+          if (aborted()) throw live.controller.signal.reason
+          const value = await fn(ctx)
+          await this.#end(live, aborted() ? 'cancelled' : 'succeeded', { result: value })
+        } catch (error) {
+          await this.#end(live, aborted() ? 'cancelled' : 'failed', { error })
+        }
+      })
+    }
+    if (nested) live.start()
     else {
       this.#queue.push(live)
       void this.#next()
@@ -102,37 +120,70 @@ export class TaskManager {
     return this.#live.get(id)?.record
   }
 
-  cancel(id: string): TaskRecord | undefined {
+  /** The ids of the tasks this process knows, newest last. */
+  ids(): string[] {
+    return [...this.#live.keys()]
+  }
+
+  /**
+   * Cancels a task: a queued one never runs; a running one has its signal aborted and ends now
+   * as cancelled (its slot is free for the next). Undefined when the id is not known here.
+   */
+  async cancel(id: string): Promise<TaskRecord | undefined> {
     const live = this.#live.get(id)
     if (!live) return undefined
-    live.controller.abort(new SmError('SM_ERR_TASK_CANCELLED', { id, name: live.record.name }))
+    if (live.ended) throw new SmError('SM_ERR_TASK_FINISHED', { id, name: live.record.name, state: live.record.state })
+    const reason = new SmError('SM_ERR_TASK_CANCELLED', { id, name: live.record.name })
+    live.controller.abort(reason)
     const queued = this.#queue.indexOf(live)
-    if (queued >= 0) {
-      this.#queue.splice(queued, 1)
-      live.start?.() // it ends at once as cancelled, without running
-    }
+    if (queued >= 0) this.#queue.splice(queued, 1)
+    // Queued, or running work that may not watch its signal: it ends here and now either way.
+    await this.#end(live, 'cancelled', { error: reason })
     return live.record
   }
 
   async #next(): Promise<void> {
-    const max = await this.max()
-    while (this.#running < max && this.#queue.length > 0) this.#queue.shift()?.start?.()
+    try {
+      this.#max = await this.max()
+    } catch (error) {
+      this.logger.warn(`tasks.max_concurrent could not be read (${reasonOf(error)}); using ${this.#max}`)
+    }
+    while (this.#running < this.#max && this.#queue.length > 0) this.#queue.shift()?.start?.()
   }
 
   #progress(live: Live, percent: number | undefined, message: string | undefined): void {
+    if (live.ended) return
     live.record = { ...live.record, percent, message: message ?? live.record.message }
-    void this.bus.emit('task_progress', { id: live.record.id, name: live.record.name, percent, message })
+    void this.bus
+      .emit('task_progress', { id: live.record.id, name: live.record.name, percent, message })
+      .catch((error) => this.logger.warn(`progress of task '${live.record.name}' not sent: ${reasonOf(error)}`))
   }
 
-  async #finish(
+  /**
+   * Ends a task once: its record, its slot, its caller, then its fact. A later outcome (work
+   * that went on after a cancel) is only logged.
+   */
+  async #end(
     live: Live,
     state: 'succeeded' | 'failed' | 'cancelled',
     outcome: { result?: unknown; error?: unknown },
-  ) {
-    const error =
-      outcome.error === undefined
-        ? undefined
-        : { code: isSmError(outcome.error) ? outcome.error.code : 'SM_ERR_INTERNAL', message: reasonOf(outcome.error) }
+  ): Promise<void> {
+    if (live.ended) {
+      if (live.record.state === 'cancelled')
+        this.logger.info(
+          `the work of task '${live.record.name}' (${live.record.id}) ended after it was cancelled: ${
+            'error' in outcome ? `failed: ${reasonOf(outcome.error)}` : 'it completed'
+          }`,
+        )
+      return
+    }
+    live.ended = true
+    const coded = outcome.error === undefined ? undefined : toSmError(outcome.error)
+    // An unexpected error keeps its own words; a coded one (a full disk included) its message.
+    const error = coded && {
+      code: coded.code,
+      message: coded.code === 'SM_ERR_INTERNAL' ? reasonOf(outcome.error) : coded.message,
+    }
     live.record = {
       ...live.record,
       state,
@@ -141,17 +192,31 @@ export class TaskManager {
       error,
       finishedAt: new Date().toISOString(),
     }
-    await this.bus.emit('task_finished', {
-      id: live.record.id,
-      name: live.record.name,
-      state,
-      ...(error ? { error } : { result: live.record.result }),
-      ms: Date.now() - live.began,
-    })
-    // Finished tasks are kept for listing; the oldest go past a thousand.
-    for (const [id, l] of this.#live) {
-      if (this.#live.size <= 1_000) break
-      if (l.record.finishedAt) this.#live.delete(id)
+    try {
+      await this.bus.emit('task_finished', {
+        id: live.record.id,
+        name: live.record.name,
+        state,
+        ...(error ? { error } : { result: live.record.result }),
+        ms: Date.now() - live.began,
+      })
+    } catch (failure) {
+      // Ended all the same: a task never stays running because its end could not be written.
+      this.logger.warn(
+        `task '${live.record.name}' (${live.record.id}) ${state}, but that could not be recorded: ${reasonOf(failure)}`,
+      )
+    } finally {
+      if (live.holdsSlot) {
+        live.holdsSlot = false
+        this.#running--
+      }
+      live.settle(outcome.error === undefined ? { result: outcome.result } : { error: outcome.error })
+      void this.#next()
+      // Finished tasks are kept for listing; the oldest go past a thousand.
+      for (const [id, l] of this.#live) {
+        if (this.#live.size <= 1_000) break
+        if (l.ended) this.#live.delete(id)
+      }
     }
   }
 }

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process'
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
+import type { Readable } from 'node:stream'
 import { Flags } from '@oclif/core'
 import type { ServiceReport } from '../../../kernel'
-import { errorLine, SmError } from '../../../kernel/errors'
+import { errorLine, SmError, toSmError, type WireError } from '../../../kernel/errors'
 import { sealedStdio } from '../../../kernel/process-identity'
 import type { Kernel } from '../../../manager'
 import { BridgeClient } from '../../bridge/client'
@@ -35,8 +35,11 @@ export default class Start extends ManagerCommand {
     const { flags } = await this.parse(Start)
     if (flags.detached) return this.#detached()
     const began = performance.now()
+    // Started by `start --detached`: it waits on this channel for our own word, ready or not.
+    const parent = readyChannel()
     const manager = await this.boot({ daemon: true }).catch((error: unknown) => {
       this.logToStderr('server-manager failed to start:')
+      parent?.({ error: toSmError(error).toWire() })
       throw error
     })
     // Listen before announcing readiness: a signal sent on "ready" must find the handler.
@@ -53,14 +56,14 @@ export default class Start extends ManagerCommand {
     )
     this.log(`server-manager ${this.config.version}, data directory ${manager.config.dataDir}, PID ${process.pid}`)
     for (const line of this.bootReport) this.log(reportLine(line))
+    let url: string | undefined
     if (manager.bus.hasHandler('web:status')) {
-      const web = await manager.bus.request('web:status', {})
-      this.log(
-        web.url ? `web UI and API on ${web.url} (API docs: ${web.url}/docs)` : 'web UI off (web.enabled is false)',
-      )
+      url = (await manager.bus.request('web:status', {})).url
+      this.log(url ? `web UI and API on ${url} (API docs: ${url}/docs)` : 'web UI off (web.enabled is false)')
     }
     await manager.bus.emit('manager_started', {})
     this.log(`ready in ${(performance.now() - began).toFixed(0)} ms; press Ctrl-C to stop`)
+    parent?.({ ready: { pid: process.pid, url } })
     const reason = await Promise.race([stopSignal, lost, asked])
     if (reason instanceof SmError) this.logToStderr(errorLine(reason))
     else this.log(`${reason}: stopping`)
@@ -74,7 +77,12 @@ export default class Start extends ManagerCommand {
     this.log('stopped')
   }
 
-  /** Starts `server-manager start` in its own session and waits until its bridge answers. */
+  /**
+   * Starts `server-manager start` in its own session and waits for its own word on a pipe: ready
+   * (it holds the data directory's manager lock and serves), or the coded error it failed with.
+   * So of several at once, only the one whose child holds the lock reports success; each other
+   * one shows its own child's error (SM_ERR_MANAGER_RUNNING) and exits non-zero.
+   */
   async #detached(): Promise<void> {
     const dataDir = this.dataDir
     const running = await BridgeClient.connect(dataDir)
@@ -88,44 +96,94 @@ export default class Start extends ManagerCommand {
     const nullFd = openSync('/dev/null', 'r+')
     const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, 'start'], {
       detached: true,
-      env: { ...process.env, SM_DATA_DIR: dataDir },
-      // No descriptor of ours reaches it: a shell waiting for our output is not held up by the manager.
-      stdio: sealedStdio([nullFd, out, out], nullFd),
+      env: { ...process.env, SM_DATA_DIR: dataDir, [READY_FD_ENV]: '3' },
+      // No descriptor of ours reaches it (a shell waiting for our output is not held up by the
+      // manager), except the pipe it reports on, which it closes once it has.
+      stdio: sealedStdio([nullFd, out, out, 'pipe'], nullFd),
     })
     closeSync(out)
     closeSync(nullFd)
-    let exited: number | null | undefined
-    child.once('exit', (code) => {
-      exited = code
+    const channel = child.stdio[3] as Readable
+    const word = await new Promise<{ said: string; code: number | null | undefined }>((resolve) => {
+      let said = ''
+      let code: number | null | undefined
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        channel.destroy()
+      }, DETACHED_WAIT_MS)
+      child.once('exit', (exitCode) => {
+        code = exitCode
+      })
+      const done = (word: { said: string; code: number | null | undefined }) => {
+        clearTimeout(timer)
+        channel.destroy()
+        resolve(word)
+      }
+      // Its word is one line: taken as soon as it is complete (a process the child started
+      // might still hold the pipe open).
+      channel.on('data', (chunk: Buffer) => {
+        said += chunk
+        if (said.includes('\n')) done({ said, code })
+      })
+      // Closed without a word: it ended (its exit code is waited for), or the wait timed out.
+      channel.once('close', () => {
+        if (said.includes('\n')) return
+        if (code !== undefined || timedOut) done({ said, code })
+        else child.once('exit', (exitCode) => done({ said, code: exitCode }))
+      })
     })
     child.unref()
-    const deadline = Date.now() + DETACHED_WAIT_MS
-    while (Date.now() < deadline) {
-      if (exited !== undefined)
-        throw new SmError('SM_ERR_MANAGER_START_FAILED', {
-          reason: `it exited with code ${exited}:\n${tail(logFile)}`,
-          log: logFile,
-        })
-      const client = await BridgeClient.connect(dataDir).catch(() => undefined)
-      if (client) {
-        try {
-          const web = (await client.request('web:status', {}, this.actor).catch(() => undefined)) as
-            | { url?: string }
-            | undefined
-          this.log(`server-manager runs in the background (PID ${child.pid}); output in ${logFile}`)
-          if (web?.url) this.log(`web UI and API on ${web.url}`)
-          this.log(`stop it with: ${this.config.bin} web stop`)
-          return
-        } finally {
-          client.close()
-        }
-      }
-      await sleep(100)
+    const message = parseWord(word.said)
+    if (message?.ready) {
+      this.log(`server-manager runs in the background (PID ${message.ready.pid}); output in ${logFile}`)
+      if (message.ready.url) this.log(`web UI and API on ${message.ready.url}`)
+      this.log(`stop it with: ${this.config.bin} web stop`)
+      return
     }
+    // Its own error, as it raised it (not another child's lines from the shared output file).
+    if (message?.error) throw SmError.fromWire(message.error)
     throw new SmError('SM_ERR_MANAGER_START_FAILED', {
-      reason: `it did not answer within ${DETACHED_WAIT_MS / 1000} s`,
+      reason:
+        word.code === undefined
+          ? `it did not say it was ready within ${DETACHED_WAIT_MS / 1000} s`
+          : `it exited with code ${word.code} before it was ready:\n${tail(logFile)}`,
       log: logFile,
     })
+  }
+}
+
+/** The environment variable that names the descriptor `start --detached` waits on. */
+const READY_FD_ENV = 'SM_READY_FD'
+
+type Word = { ready?: { pid: number; url?: string }; error?: WireError }
+
+/** In a manager started by `start --detached`: how to send it our word (once), if it waits for one. */
+function readyChannel(): ((word: Word) => void) | undefined {
+  const fd = Number(process.env[READY_FD_ENV])
+  // Not passed on to the processes this one starts (supervisors, games).
+  delete process.env[READY_FD_ENV]
+  if (!Number.isInteger(fd) || fd < 3) return undefined
+  let said = false
+  return (word) => {
+    if (said) return
+    said = true
+    try {
+      writeSync(fd, `${JSON.stringify(word)}\n`)
+    } catch {
+      // The parent is gone: nobody waits for the word.
+    }
+    try {
+      closeSync(fd)
+    } catch {}
+  }
+}
+
+function parseWord(text: string): Word | undefined {
+  try {
+    return JSON.parse(text.trim()) as Word
+  } catch {
+    return undefined
   }
 }
 

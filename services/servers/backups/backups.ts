@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { type BusScope, isSmError, performAction, reasonOf, SmError } from '../../../kernel'
+import { type BusScope, isDiskFull, isSmError, performAction, reasonOf, SmError, toSmError } from '../../../kernel'
 import type { ServerRecord } from '../contract'
 import { type ServerControl, settled } from '../control'
 import { withPowerLock } from '../power-lock'
@@ -379,6 +379,8 @@ export class Backups {
       return await fn()
     } catch (error) {
       if (isSmError(error)) throw error
+      // A full disk says so (free space), whichever file it stopped.
+      if (isDiskFull(error)) throw toSmError(error)
       throw new SmError('SM_ERR_BACKUP_FAILED', { server: server.name, action, reason: reasonOf(error) })
     }
   }

@@ -1,7 +1,9 @@
 import { expect } from 'chai'
 import { TASKS } from '../../../services/tasks/contract'
+import { fakeBedrockDir, gameDataDir } from '../../helpers/game'
 import { withManager } from '../../helpers/manager'
 import { plugin, withPlugins } from '../../helpers/plugins'
+import { cli } from '../../helpers/run'
 
 describe('services/tasks: long work as tracked tasks', () => {
   it('runs at most tasks.max_concurrent at once, queues the rest in order, and records each as facts', () =>
@@ -89,4 +91,71 @@ describe('services/tasks: long work as tracked tasks', () => {
         expect(facts.map((e) => e.actor)).to.deep.equal(['plugin:jobs', 'plugin:jobs'])
       },
     ))
+
+  it('cancels a running task at once by its short id, even when its work ignores the signal, and frees its slot (issue 18 items 18, 26)', () =>
+    withManager(async ({ bus, registry }) => {
+      await bus.request('settings:set', { key: 'tasks.max_concurrent', value: 1 })
+      const tasks = registry.resolve(TASKS)
+      let started!: () => void
+      const running = new Promise<void>((resolve) => {
+        started = resolve
+      })
+      // Never ends and never looks at its signal.
+      const stuck = tasks.run('stuck', () => {
+        started()
+        return new Promise(() => {})
+      })
+      const stuckOutcome = stuck.done.then(
+        () => undefined,
+        (e) => e,
+      )
+      const next = tasks.run('next', async () => 'ran')
+      await running
+      const cancelled = await bus.request('tasks:cancel', { id: stuck.id.slice(0, 8) })
+      expect(cancelled).to.include({ id: stuck.id, state: 'cancelled' })
+      expect((await stuckOutcome)?.code).to.equal('SM_ERR_TASK_CANCELLED')
+      // Its slot went to the next one.
+      expect(await next.done).to.equal('ran')
+      expect((await bus.request('tasks:get', { id: next.id.slice(0, 8) })).state).to.equal('succeeded')
+      const again = await bus.request('tasks:cancel', { id: stuck.id.slice(0, 8) }).catch((e) => e)
+      expect(again.code).to.equal('SM_ERR_TASK_FINISHED')
+    }))
+
+  it('takes any unique prefix of a task id, and refuses an ambiguous one listing the candidates (issue 18 item 26)', () =>
+    withManager(async ({ bus, registry }) => {
+      const tasks = registry.resolve(TASKS)
+      // Seventeen ids: two of them share their first hex digit.
+      const ids: string[] = []
+      for (let i = 0; i < 17; i++) {
+        const { id, done } = tasks.run(`t${i}`, async () => i)
+        await done
+        ids.push(id)
+      }
+      const shared = ids.map((id) => id[0]).find((c, i, all) => all.indexOf(c) !== i) as string
+      const error = await bus.request('tasks:get', { id: shared }).catch((e) => e)
+      expect(error.code).to.equal('SM_ERR_TASK_AMBIGUOUS')
+      for (const id of ids.filter((i) => i.startsWith(shared))) expect(error.message).to.include(id)
+      const unique = ids[0] as string
+      expect((await bus.request('tasks:get', { id: unique.slice(0, 8).toUpperCase() })).id).to.equal(unique)
+      const missing = await bus.request('tasks:get', { id: 'zz' }).catch((e) => e)
+      expect(missing.code).to.equal('SM_ERR_TASK_NOT_FOUND')
+    }))
+
+  it('tasks cancel accepts the 8-character id tasks prints, from the CLI (issue 18 item 26)', async () => {
+    const data = gameDataDir()
+    expect((await cli(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])).code).to.equal(0)
+    expect((await cli(data, ['server', 'backup', 's1', '--type', 'config'])).code).to.equal(0)
+    const listed = await cli(data, ['tasks'])
+    const short = /^([0-9a-f]{8}) +succeeded .*backup s1$/m.exec(listed.stdout)?.[1] as string
+    expect(short, listed.stdout).to.be.a('string')
+    // Found by its short id; it has already ended, which is said with a code.
+    const cancel = await cli(data, ['tasks', 'cancel', short])
+    expect(cancel.code, cancel.stderr).to.equal(65)
+    expect(cancel.stderr).to.match(
+      /^Error \[SM_ERR_TASK_FINISHED\]: The task 'backup s1' \([0-9a-f-]{36}\) has already ended/m,
+    )
+    const unknown = await cli(data, ['tasks', 'cancel', 'ffffffff-0000'])
+    expect(unknown.code).to.equal(66)
+    expect(unknown.stderr).to.include('SM_ERR_TASK_NOT_FOUND')
+  })
 })
