@@ -89,6 +89,7 @@ export class Backups {
   }
 
   async #backup(server: ServerRecord, type: BackupType, options: { stopStart?: boolean }): Promise<BackupReply> {
+    await this.#sweep(server)
     const running = ACTIVE.includes((await this.control.status(server)).status)
     const hot =
       running &&
@@ -101,7 +102,7 @@ export class Backups {
       if (type !== 'config') files.push(await this.#world(server, hot))
       if (type !== 'world') files.push(await this.#config(server))
     }
-    if (stopStart) await this.control.stopped(server, run)
+    if (stopStart) await this.control.stopped(server, 'a backup', run)
     else await run()
     const pruned = await this.#prune(server)
     return { files, method: hot ? 'hot' : stopStart ? 'stop-start' : 'cold', pruned }
@@ -131,8 +132,8 @@ export class Backups {
     await this.#failing(server, `world ${operation}`, async () => {
       if (!hot) return writeZip(target, listTree(world), progress)
       const level = basename(world)
-      return this.control.withConsole(server, (send) =>
-        withSaveHold(send, level, (listed) => {
+      return this.control.withHold(server, (game) =>
+        withSaveHold(game, level, (listed) => {
           const entries: ArchiveEntry[] = listed.map(({ path, length }) => ({
             path: join(dirname(world), path),
             name: path.slice(level.length + 1),
@@ -190,10 +191,41 @@ export class Backups {
       before: 'before_prune_backups',
       after: 'after_prune_backups',
       payload: { serverName: server.name },
-      perform: async () => ({ pruned: await this.#locked(server, 'prune', () => this.#prune(server, keep)) }),
+      perform: async () => ({
+        pruned: await this.#locked(server, 'prune', async () => [
+          ...(await this.#sweep(server)),
+          ...(await this.#prune(server, keep)),
+        ]),
+      }),
       message: (r) => (r.pruned.length ? `Removed ${r.pruned.join(', ')}.` : 'Nothing to remove.'),
     })
     return settled(outcome, server.name, 'Pruning the backups of')
+  }
+
+  /**
+   * Removes the `.part` archives of backups that did not finish. Called holding `backup.lock`:
+   * then no live process writes one (one backup per server at a time), so every `.part` is a dead
+   * writer's. Returns their names.
+   */
+  async #sweep(server: ServerRecord): Promise<string[]> {
+    const folder = await this.folder(server)
+    if (!existsSync(folder)) return []
+    const parts = readdirSync(folder).filter((file) => file.endsWith('.part') && NAME.test(file.slice(0, -5)))
+    for (const file of parts) rmSync(join(folder, file), { force: true })
+    return parts
+  }
+
+  /**
+   * At the manager's start: removes what interrupted backups left (their `.part` archives),
+   * unless a backup of the server is under way in another process right now.
+   */
+  async recover(server: ServerRecord): Promise<string[]> {
+    try {
+      return await this.#locked(server, 'recovery', () => this.#sweep(server))
+    } catch (error) {
+      if (isSmError(error) && error.code === 'SM_ERR_SERVER_BUSY') return []
+      throw error
+    }
   }
 
   /** The restore action: a world or config backup back in place, after a safety backup of what is there now. */
@@ -364,7 +396,7 @@ export class Backups {
     const running = ACTIVE.includes((await this.control.status(server)).status)
     if (!running) return fn()
     if (!options.stopStart) throw new SmError('SM_ERR_BACKUP_SERVER_RUNNING', { server: server.name, action })
-    return this.control.stopped(server, fn)
+    return this.control.stopped(server, action, fn)
   }
 
   /** One backup, restore, export or import per server at a time, across processes. */
