@@ -295,7 +295,7 @@ export function serversService(): Service {
             })
             if (removed.length)
               logger.info(
-                `Removed ${removed.length} unfinished backup archive(s) of '${server.name}': ${removed.join(', ')}.`,
+                `Cleaned up after interrupted backups or restores of '${server.name}': ${removed.join(', ')}.`,
               )
           }
         },

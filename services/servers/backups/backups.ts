@@ -203,16 +203,36 @@ export class Backups {
   }
 
   /**
-   * Removes the `.part` archives of backups that did not finish. Called holding `backup.lock`:
-   * then no live process writes one (one backup per server at a time), so every `.part` is a dead
-   * writer's. Returns their names.
+   * Removes what backups and restores that did not finish left, and rolls back a world swap cut
+   * in half. Called holding `backup.lock`: then no live process writes an archive or swaps the
+   * world (one such action per server at a time), so every `.part` is a dead writer's. A world
+   * restore's `<world>.incoming-<pid>` and `<world>.outgoing-<pid>` of a dead PID are removed,
+   * except that an outgoing world with no world in place (killed between the two renames) is put
+   * back. Returns what it did, by name.
    */
   async #sweep(server: ServerRecord): Promise<string[]> {
+    const done: string[] = []
     const folder = await this.folder(server)
-    if (!existsSync(folder)) return []
-    const parts = readdirSync(folder).filter((file) => file.endsWith('.part') && NAME.test(file.slice(0, -5)))
-    for (const file of parts) rmSync(join(folder, file), { force: true })
-    return parts
+    if (existsSync(folder))
+      for (const file of readdirSync(folder).filter((f) => f.endsWith('.part') && NAME.test(f.slice(0, -5)))) {
+        rmSync(join(folder, file), { force: true })
+        done.push(file)
+      }
+    const world = worldOf(server)
+    const parent = world && dirname(world)
+    if (!world || !parent || !existsSync(parent)) return done
+    for (const name of readdirSync(parent)) {
+      const left = /^(.*)\.(incoming|outgoing)-(\d+)$/.exec(name)
+      if (!left || left[1] !== basename(world) || alive(Number(left[3]))) continue
+      if (left[2] === 'outgoing' && !existsSync(world)) {
+        renameSync(join(parent, name), world)
+        done.push(`${name} (put back as the world: a restore stopped between its two renames)`)
+      } else {
+        rmSync(join(parent, name), { recursive: true, force: true })
+        done.push(name)
+      }
+    }
+    return done
   }
 
   /**
@@ -247,6 +267,7 @@ export class Backups {
   }
 
   async #restore(server: ServerRecord, path: string, kind: BackupKind, options: { stopStart?: boolean }) {
+    await this.#sweep(server)
     await this.#validate(server, path, kind)
     const restore = async () => {
       const safety =
@@ -291,6 +312,7 @@ export class Backups {
       payload: { serverName: server.name, file: source },
       perform: () =>
         this.#locked(server, 'import', async () => {
+          await this.#sweep(server)
           await this.#validate(server, source, 'world')
           return this.#whileStopped(server, options, 'an import', async () => {
             const world = worldOf(server)
@@ -430,6 +452,16 @@ export class Backups {
       this.report(percent, `${operation} ${file}`)
       void this.bus.emit('backup_progress', { serverName: server.name, operation, file, ...p, percent })
     }
+  }
+}
+
+/** Whether a process with this PID exists (a PID from a file name: no identity to check it against). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

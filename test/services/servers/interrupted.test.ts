@@ -1,11 +1,13 @@
-import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process'
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import {
   constants,
   existsSync,
+  mkdirSync,
   openSync,
   closeSync as rawClose,
   readdirSync,
   readFileSync,
+  renameSync,
   statSync,
   writeFileSync,
 } from 'node:fs'
@@ -293,6 +295,25 @@ describe('services/servers: work interrupted by kill -9 is finished on the next 
     expect(record(files, 'intent.json')).to.equal(undefined)
     expect(JSON.parse(await ok(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
     expect(await ok(data, ['server', 'stop', 's1'])).to.match(/stopped/)
+    expect(await stop(manager)).to.equal(0)
+  })
+
+  it('puts the world back that a restore killed between its two renames left aside, and removes its half extraction, at the next manager start', async () => {
+    const data = gameDataDir()
+    const dir = fakeBedrockDir()
+    await ok(data, ['server', 'add', 's1', '--dir', dir])
+    await ok(data, ['server', 'start', 's1'])
+    await ok(data, ['server', 'stop', 's1'])
+    const world = join(dir, 'worlds', 'Bedrock level')
+    const level = readFileSync(join(world, 'level.dat'))
+    // What #replaceWorld leaves when killed after moving the world aside: named by the PID of a process now gone.
+    const gone = spawn(process.execPath, ['-e', ''])
+    await exited(gone)
+    renameSync(world, `${world}.outgoing-${gone.pid}`)
+    mkdirSync(`${world}.incoming-${gone.pid}/db`, { recursive: true })
+    const manager = await startManager(data)
+    expect(readFileSync(join(world, 'level.dat')).equals(level)).to.equal(true)
+    expect(readdirSync(join(dir, 'worlds'))).to.deep.equal(['Bedrock level'])
     expect(await stop(manager)).to.equal(0)
   })
 
