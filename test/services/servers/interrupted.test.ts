@@ -225,6 +225,31 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
     }
   })
 
+  it('finishes a backup the manager runs whose supervisor was killed mid-copy: the manager replaces it at once and resumes through it', async () => {
+    const data = gameDataDir()
+    const s = await heldServer(data)
+    try {
+      const manager = await startManager(data)
+      const backup = spawnCli(data, ['server', 'backup', 's1'])
+      await s.midCopy()
+      const supervisor = runState(data, 's1')?.supervisor?.pid as number
+      const game = nextLine(s.files.log, /Changes to the world are resumed/)
+      process.kill(supervisor, 'SIGKILL')
+      await untilGone(supervisor)
+      await s.release()
+      expect(await exited(backup)).to.equal(0)
+      await game
+      expect(await s.holdState()).to.equal('not held')
+      expect(record(s.files, 'hold.json')).to.equal(undefined)
+      const status = JSON.parse(await ok(data, ['server', 'status', 's1', '--json']))
+      expect(status).to.include({ status: 'running', adopted: true })
+      expect(status.supervisorPid).to.not.equal(supervisor)
+      expect(await stop(manager)).to.equal(0)
+    } finally {
+      await s.close()
+    }
+  })
+
   it('resumes at the next command when the supervisor and then the process holding the world were both killed; server prune removes the .part', async () => {
     const data = gameDataDir()
     const s = await heldServer(data)
