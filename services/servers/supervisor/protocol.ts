@@ -4,7 +4,7 @@ import type { ProcessRef, ServerStatus, StartMode, StatusEntry } from './run-fil
 /**
  * The supervisor's socket protocol: JSON lines, like the bus bridge (services/bridge/protocol).
  * Any process of the data directory's user can ask a server's supervisor for its status, send
- * console commands, follow the console and stop it.
+ * console commands, follow the console, hold the world for a backup and stop it.
  */
 export type SupervisorRequest =
   | { readonly t: 'req'; readonly id: number; readonly op: 'status' }
