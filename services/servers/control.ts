@@ -10,7 +10,8 @@ import {
   reportObserved,
   SmError,
 } from '../../kernel'
-import { isSameProcess } from '../../kernel/process-identity'
+import { isSameProcess, processIdentity } from '../../kernel/process-identity'
+import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord } from './contract'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
 import { serverSetting } from './server-settings'
@@ -59,6 +60,7 @@ export class ServerControl {
 
   /** The server's status now: its supervisor's word, else what its state file and /proc say. */
   async status(server: ServerRecord): Promise<RunStatus> {
+    await this.#finishInterrupted(server)
     const status = await this.#current(server)
     // Recorded after the look, which may itself have found a crash nobody saw. A look never
     // needs free space: on a full disk the journal stays unrecorded (the next look records it).
@@ -73,7 +75,9 @@ export class ServerControl {
 
   async #current(server: ServerRecord): Promise<RunStatus> {
     const files = this.files(server.name)
-    const client = await SupervisorClient.connect(files, server.name)
+    let client = await SupervisorClient.connect(files, server.name)
+    // A save hold whose supervisor died: a new one adopts the game and resumes it if its holder is gone too.
+    if (!client && files.readHold()) client = await this.#supervisor(server, 'be adopted').catch(() => undefined)
     if (client) {
       try {
         return await client.status()
@@ -364,23 +368,78 @@ export class ServerControl {
   }
 
   /**
-   * Stops a running server, runs `fn`, and starts it again whatever `fn` did. When `fn` succeeded
-   * but the start fails, that failure is the caller's: its work is done, the server is down.
+   * Stops a running server, runs `fn` (`work` names it: `a restore`), and starts it again
+   * whatever `fn` did. When `fn` succeeded but the start fails, that failure is the caller's: its
+   * work is done, the server is down. The intent to start it again is recorded first
+   * (`intent.json`), so that if this process dies on the way, the next look at the server
+   * (a command, or the manager starting) starts it.
    */
-  async stopped<T>(server: ServerRecord, fn: () => Promise<T>): Promise<T> {
-    await this.stop(server)
-    let value: T
+  async stopped<T>(server: ServerRecord, work: string, fn: () => Promise<T>): Promise<T> {
+    const files = this.files(server.name)
+    files.ensureDir()
+    files.writeIntent({
+      work,
+      holder: { pid: process.pid, identity: processIdentity(process.pid) },
+      since: new Date().toISOString(),
+    })
     try {
-      value = await fn()
-    } catch (error) {
-      await this.start(server, 'detached').catch((startError) =>
-        this.#logger.error(`Server '${server.name}' did not start again: ${reasonOf(startError)}`),
-      )
-      throw error
+      await this.stop(server)
+      let value: T
+      try {
+        value = await fn()
+      } catch (error) {
+        await this.start(server, 'detached').catch((startError) =>
+          this.#logger.error(`Server '${server.name}' did not start again: ${reasonOf(startError)}`),
+        )
+        throw error
+      }
+      await this.start(server, 'detached')
+      return value
+    } finally {
+      if (files.readIntent()?.holder.pid === process.pid) files.writeIntent(undefined)
     }
-    await this.start(server, 'detached')
-    return value
   }
+
+  /**
+   * Finishes what a process that died left undone: a server it stopped for some work and meant to
+   * start again is started (under the power lock; a live power action elsewhere goes first, and
+   * the next look finishes it). The record is taken over before the start, so a death now leaves
+   * it for the next look again.
+   */
+  async #finishInterrupted(server: ServerRecord): Promise<void> {
+    const files = this.files(server.name)
+    const intent = files.readIntent()
+    if (!intent || this.#finishing.has(server.name) || isSameProcess(intent.holder.pid, intent.holder.identity)) return
+    this.#finishing.add(server.name)
+    try {
+      await withPowerLock(files.powerLock, server.name, 'start', async () => {
+        const left = files.readIntent()
+        if (!left || isSameProcess(left.holder.pid, left.holder.identity)) return
+        files.writeIntent({ ...left, holder: { pid: process.pid, identity: processIdentity(process.pid) } })
+        const now = await this.#current(server)
+        if (!ACTIVE.includes(now.status) && now.supervisorPid === undefined) {
+          this.#logger.warn(
+            `Server '${server.name}' was left stopped by ${left.work} that did not finish (PID ${left.holder.pid}, since ${left.since}); starting it again.`,
+          )
+          try {
+            await this.#start(server, 'detached')
+          } catch (error) {
+            this.#logger.error(
+              `Server '${server.name}' did not start again after ${left.work} that did not finish: ${reasonOf(error)}. Start it with 'server-manager server start ${server.name}'.`,
+            )
+          }
+        }
+        files.writeIntent(undefined)
+      })
+    } catch (error) {
+      // Another process's start, stop or restart is under way: the next look finishes it.
+      if (!(error instanceof SmError && error.code === 'SM_ERR_SERVER_BUSY')) throw error
+    } finally {
+      this.#finishing.delete(server.name)
+    }
+  }
+
+  readonly #finishing = new Set<string>()
 
   /** SIGKILL at once, bypassing any power action in progress (its identity is checked first). */
   async kill(server: ServerRecord): Promise<ExitReply> {
@@ -444,18 +503,30 @@ export class ServerControl {
   }
 
   /**
-   * Console access for the service's own protocols (a hot backup's save hold/query/resume): the
-   * commands go straight to the game, not through the command_send hooks.
+   * The console as a hot backup needs it (save hold/query/resume), straight to the game, not
+   * through the command_send hooks. The supervisor holds the world on this process's behalf and
+   * resumes it by itself when this process goes away. A supervisor that dies meanwhile is
+   * replaced (the new one adopts the game and keeps the hold while this process lives) and the
+   * request is made again: hold, query and resume can each be repeated.
    */
-  async withConsole<T>(
-    server: ServerRecord,
-    fn: (send: (command: string) => Promise<readonly string[]>) => Promise<T>,
-  ): Promise<T> {
-    const client = await this.#supervisor(server, 'take commands')
+  async withHold<T>(server: ServerRecord, fn: (game: HoldConsole) => Promise<T>): Promise<T> {
+    let client = await this.#supervisor(server, 'take commands')
+    const holder = { pid: process.pid, identity: processIdentity(process.pid) }
+    const ask = async (op: 'hold' | 'send' | 'resume', fields: object): Promise<readonly string[]> => {
+      try {
+        return ((await client.request(op, fields as never)) as SendReply).reply
+      } catch (error) {
+        if (!client.closed) throw error
+        client = await this.#supervisor(server, 'take commands')
+        return ((await client.request(op, fields as never)) as SendReply).reply
+      }
+    }
     try {
-      return await fn(
-        async (command) => ((await client.request('send', { command, collect: true })) as SendReply).reply,
-      )
+      return await fn({
+        hold: () => ask('hold', { holder }),
+        send: (command) => ask('send', { command, collect: true }),
+        resume: () => ask('resume', {}),
+      })
     } finally {
       client.close()
     }

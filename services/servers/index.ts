@@ -230,7 +230,7 @@ export function serversService(): Service {
                 const staging = await stageRelease(source, server.dir)
                 return { replaced: applyUpdate(staging, server.dir), backup }
               }
-              return running ? servers.stopped(server, update) : update()
+              return running ? servers.stopped(server, 'an update', update) : update()
             }),
           message: (r) => `Updated '${name}': replaced ${r.replaced.length} files and folders; config and worlds kept.`,
         })
@@ -297,7 +297,18 @@ export function serversService(): Service {
         async () => {
           managing = true
           scheduler.sync(await schedules())
-          await servers.reconcile(await all())
+          const registered = await all()
+          await servers.reconcile(registered)
+          for (const server of registered) {
+            const removed = await backups.recover(server).catch((error) => {
+              logger.warn(`The backups of '${server.name}' could not be checked: ${reasonOf(error)}`)
+              return []
+            })
+            if (removed.length)
+              logger.info(
+                `Cleaned up after interrupted backups or restores of '${server.name}': ${removed.join(', ')}.`,
+              )
+          }
         },
         { timeoutMs: 0 },
       )

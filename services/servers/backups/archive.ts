@@ -83,7 +83,8 @@ export async function writeZip(
       continue
     }
     zip.addReadStreamLazy(entry.name, { ...options, size: entry.size }, (callback) => {
-      const stream = createReadStream(entry.path, { start: 0, end: entry.size - 1 })
+      // No `start`: read from the beginning without seeking, so a file that cannot seek (a FIFO) works too.
+      const stream = createReadStream(entry.path, { end: entry.size - 1 })
       const counted = counter((n) => {
         bytes += n
         onProgress?.({ bytes, totalBytes, files, totalFiles: entries.length })

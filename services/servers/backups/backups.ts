@@ -89,6 +89,7 @@ export class Backups {
   }
 
   async #backup(server: ServerRecord, type: BackupType, options: { stopStart?: boolean }): Promise<BackupReply> {
+    await this.#sweep(server)
     const running = ACTIVE.includes((await this.control.status(server)).status)
     const hot =
       running &&
@@ -101,7 +102,7 @@ export class Backups {
       if (type !== 'config') files.push(await this.#world(server, hot))
       if (type !== 'world') files.push(await this.#config(server))
     }
-    if (stopStart) await this.control.stopped(server, run)
+    if (stopStart) await this.control.stopped(server, 'a backup', run)
     else await run()
     const pruned = await this.#prune(server)
     return { files, method: hot ? 'hot' : stopStart ? 'stop-start' : 'cold', pruned }
@@ -131,8 +132,8 @@ export class Backups {
     await this.#failing(server, `world ${operation}`, async () => {
       if (!hot) return writeZip(target, listTree(world), progress)
       const level = basename(world)
-      return this.control.withConsole(server, (send) =>
-        withSaveHold(send, level, (listed) => {
+      return this.control.withHold(server, (game) =>
+        withSaveHold(game, level, (listed) => {
           const entries: ArchiveEntry[] = listed.map(({ path, length }) => ({
             path: join(dirname(world), path),
             name: path.slice(level.length + 1),
@@ -190,10 +191,61 @@ export class Backups {
       before: 'before_prune_backups',
       after: 'after_prune_backups',
       payload: { serverName: server.name },
-      perform: async () => ({ pruned: await this.#locked(server, 'prune', () => this.#prune(server, keep)) }),
+      perform: async () => ({
+        pruned: await this.#locked(server, 'prune', async () => [
+          ...(await this.#sweep(server)),
+          ...(await this.#prune(server, keep)),
+        ]),
+      }),
       message: (r) => (r.pruned.length ? `Removed ${r.pruned.join(', ')}.` : 'Nothing to remove.'),
     })
     return settled(outcome, server.name, 'Pruning the backups of')
+  }
+
+  /**
+   * Removes what backups and restores that did not finish left, and rolls back a world swap cut
+   * in half. Called holding `backup.lock`: then no live process writes an archive or swaps the
+   * world (one such action per server at a time), so every `.part` is a dead writer's. A world
+   * restore's `<world>.incoming-<pid>` and `<world>.outgoing-<pid>` of a dead PID are removed,
+   * except that an outgoing world with no world in place (killed between the two renames) is put
+   * back. Returns what it did, by name.
+   */
+  async #sweep(server: ServerRecord): Promise<string[]> {
+    const done: string[] = []
+    const folder = await this.folder(server)
+    if (existsSync(folder))
+      for (const file of readdirSync(folder).filter((f) => f.endsWith('.part') && NAME.test(f.slice(0, -5)))) {
+        rmSync(join(folder, file), { force: true })
+        done.push(file)
+      }
+    const world = worldOf(server)
+    const parent = world && dirname(world)
+    if (!world || !parent || !existsSync(parent)) return done
+    for (const name of readdirSync(parent)) {
+      const left = /^(.*)\.(incoming|outgoing)-(\d+)$/.exec(name)
+      if (!left || left[1] !== basename(world) || alive(Number(left[3]))) continue
+      if (left[2] === 'outgoing' && !existsSync(world)) {
+        renameSync(join(parent, name), world)
+        done.push(`${name} (put back as the world: a restore stopped between its two renames)`)
+      } else {
+        rmSync(join(parent, name), { recursive: true, force: true })
+        done.push(name)
+      }
+    }
+    return done
+  }
+
+  /**
+   * At the manager's start: removes what interrupted backups left (their `.part` archives),
+   * unless a backup of the server is under way in another process right now.
+   */
+  async recover(server: ServerRecord): Promise<string[]> {
+    try {
+      return await this.#locked(server, 'recovery', () => this.#sweep(server))
+    } catch (error) {
+      if (isSmError(error) && error.code === 'SM_ERR_SERVER_BUSY') return []
+      throw error
+    }
   }
 
   /** The restore action: a world or config backup back in place, after a safety backup of what is there now. */
@@ -215,6 +267,7 @@ export class Backups {
   }
 
   async #restore(server: ServerRecord, path: string, kind: BackupKind, options: { stopStart?: boolean }) {
+    await this.#sweep(server)
     await this.#validate(server, path, kind)
     const restore = async () => {
       const safety =
@@ -259,6 +312,7 @@ export class Backups {
       payload: { serverName: server.name, file: source },
       perform: () =>
         this.#locked(server, 'import', async () => {
+          await this.#sweep(server)
           await this.#validate(server, source, 'world')
           return this.#whileStopped(server, options, 'an import', async () => {
             const world = worldOf(server)
@@ -364,7 +418,7 @@ export class Backups {
     const running = ACTIVE.includes((await this.control.status(server)).status)
     if (!running) return fn()
     if (!options.stopStart) throw new SmError('SM_ERR_BACKUP_SERVER_RUNNING', { server: server.name, action })
-    return this.control.stopped(server, fn)
+    return this.control.stopped(server, action, fn)
   }
 
   /** One backup, restore, export or import per server at a time, across processes. */
@@ -400,6 +454,16 @@ export class Backups {
       this.report(percent, `${operation} ${file}`)
       void this.bus.emit('backup_progress', { serverName: server.name, operation, file, ...p, percent })
     }
+  }
+}
+
+/** Whether a process with this PID exists (a PID from a file name: no identity to check it against). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { isSmError } from '../../../kernel/errors'
 import { bedrockMessage } from '../supervisor/profiles'
 
 /** One file a Bedrock server listed after `save query`: its path under `worlds/`, and the bytes to copy. */
@@ -10,6 +11,16 @@ export interface ListedFile {
 /** Sends one console command and resolves with the reply lines the profile collected. */
 export type Send = (command: string) => Promise<readonly string[]>
 
+/**
+ * The game's console as a hot backup needs it. `hold` and `resume` go through the supervisor,
+ * which owns the hold on the caller's behalf: it resumes by itself when the caller goes away.
+ */
+export interface HoldConsole {
+  hold(): Promise<readonly string[]>
+  send: Send
+  resume(): Promise<readonly string[]>
+}
+
 const READY = /Files are now ready to be copied/
 const NOT_READY = /A previous save has not been completed/
 const QUERY_INTERVAL_MS = 500
@@ -18,22 +29,30 @@ const QUERY_ATTEMPTS = 120
 /**
  * The Bedrock hot-backup protocol (controller-notes.md section 5): `save hold`, then `save query`
  * until the file list arrives, then `copy` with exactly those files and lengths, and `save resume`
- * always, also when anything failed. The server keeps running throughout.
+ * always, also when anything failed (but never for a hold that another process has). The server
+ * keeps running throughout.
  */
 export async function withSaveHold<T>(
-  send: Send,
+  game: HoldConsole,
   level: string,
   copy: (files: readonly ListedFile[]) => Promise<T>,
 ): Promise<T> {
-  const hold = await send('save hold')
-  if (!hold.some((line) => /Saving|already running/.test(bedrockMessage(line))))
-    throw new Error(`'save hold' was not acknowledged (the server answered: ${summary(hold)})`)
+  let value: T
   try {
-    const files = await query(send, level)
-    return await copy(files)
-  } finally {
-    await resume(send)
+    const hold = await game.hold()
+    if (!hold.some((line) => /Saving|already running/.test(bedrockMessage(line))))
+      throw new Error(`'save hold' was not acknowledged (the server answered: ${summary(hold)})`)
+    const files = await query(game.send, level)
+    value = await copy(files)
+  } catch (error) {
+    // The first failure is the one to report; the supervisor goes on resuming if this one fails.
+    if (!isSmError(error) || error.code !== 'SM_ERR_SERVER_BUSY') await game.resume().catch(() => {})
+    throw error
   }
+  const resumed = await game.resume()
+  if (!resumed.some((line) => /are resumed/.test(line)))
+    throw new Error(`'save resume' was not acknowledged (the server answered: ${summary(resumed)})`)
+  return value
 }
 
 async function query(send: Send, level: string): Promise<ListedFile[]> {
@@ -52,20 +71,6 @@ async function query(send: Send, level: string): Promise<ListedFile[]> {
   throw new Error(
     `the server did not finish preparing the backup after ${(QUERY_ATTEMPTS * QUERY_INTERVAL_MS) / 1000} s`,
   )
-}
-
-async function resume(send: Send): Promise<void> {
-  let last: unknown
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const reply = await send('save resume')
-      if (reply.some((line) => /are resumed/.test(line))) return
-      last = new Error(`'save resume' was not acknowledged (${summary(reply)})`)
-    } catch (error) {
-      last = error
-    }
-  }
-  throw last
 }
 
 /**

@@ -20,18 +20,17 @@ export class SupervisorClient {
   #onStatus: ((entry: StatusEntry) => void) | undefined
   #onClose: (() => void)[] = []
   readonly #server: string
+  /** The supervisor's own log, named in every error about it. */
+  readonly #log: string
 
-  private constructor(socket: import('node:net').Socket, server: string) {
+  private constructor(socket: import('node:net').Socket, server: string, log: string) {
     this.#server = server
+    this.#log = log
     this.#connection = new Connection<SupervisorMessage, SupervisorRequest>(
       socket,
       (message) => this.#receive(message),
       () => {
-        const lost = new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
-          server,
-          reason: 'it closed the connection before answering (it ends when the game stops for good)',
-          log: 'supervisor.log in the server run directory',
-        })
+        const lost = this.#lost('it closed the connection before answering (it ends when the game stops for good)')
         for (const { reject } of this.#pending.values()) reject(lost)
         this.#pending.clear()
         for (const listener of this.#onClose) listener()
@@ -42,20 +41,13 @@ export class SupervisorClient {
   /** A client, or undefined when no supervisor answers (none runs, or a stale socket file). */
   static async connect(files: RunFiles, server: string): Promise<SupervisorClient | undefined> {
     const socket = await connectOrCode(files.socket)
-    return typeof socket === 'string' ? undefined : new SupervisorClient(socket, server)
+    return typeof socket === 'string' ? undefined : new SupervisorClient(socket, server, files.supervisorLog)
   }
 
   request<O extends Op>(op: O, fields: Fields<O>): Promise<unknown> {
     const id = this.#next++
     return new Promise((resolve, reject) => {
-      if (this.#connection.closed)
-        return reject(
-          new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
-            server: this.#server,
-            reason: 'the connection is closed',
-            log: '',
-          }),
-        )
+      if (this.#connection.closed) return reject(this.#lost('the connection to it is closed'))
       this.#pending.set(id, { resolve, reject })
       this.#connection.send({ t: 'req', id, op, ...fields } as SupervisorRequest)
     })
@@ -83,6 +75,15 @@ export class SupervisorClient {
 
   close(): void {
     this.#connection.close()
+  }
+
+  /** Whether the connection ended (closed here, or the supervisor went away). */
+  get closed(): boolean {
+    return this.#connection.closed
+  }
+
+  #lost(reason: string): SmError {
+    return new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', { server: this.#server, reason, log: this.#log })
   }
 
   #receive(message: SupervisorMessage): void {

@@ -32,6 +32,8 @@ import { type ConsoleProfile, consoleProfile } from './profiles'
 import type { Announcement, ExitReply, RunStatus, SendReply, SupervisorMessage, SupervisorRequest } from './protocol'
 import {
   ACTIVE,
+  type HoldRecord,
+  type ProcessRef,
   RunFiles,
   type RunSpec,
   type RunState,
@@ -48,11 +50,24 @@ const RING = 200
 /** How long a reply is collected: until the profile says it is complete, or quiet for a while. */
 const REPLY_QUIET_MS = 300
 const REPLY_MAX_MS = 3_000
+/** How often a save hold's holder is checked, once no connection of its own stands for it. */
+const HOLD_POLL_MS = 250
+const RESUMED = /are resumed/
 
 /** The environment a game gets: these from the starter's, then the profile's, then the server's own. */
 const PASSED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SHELL']
 
 type Conn = Connection<SupervisorRequest, SupervisorMessage>
+
+/**
+ * A bedrock `save hold` in effect: who holds it and through which connection (none after an
+ * adoption, until the holder comes back). `orphaned` once that connection closed without a resume.
+ */
+interface Hold {
+  readonly record: HoldRecord
+  connection: Conn | undefined
+  orphaned: boolean
+}
 
 class Supervisor {
   readonly #files: RunFiles
@@ -75,6 +90,9 @@ class Supervisor {
   #server: Server | undefined
   #owner: Conn | undefined
   #finished = false
+  #hold: Hold | undefined
+  #holdWatch: NodeJS.Timeout | undefined
+  #resuming: Promise<SendReply> | undefined
 
   constructor(files: RunFiles, spec: RunSpec) {
     this.#files = files
@@ -102,9 +120,16 @@ class Supervisor {
       supervisor: { pid: process.pid, identity: processIdentity(process.pid) },
     }
     const game = this.#state.game
+    const hold = this.#files.readHold()
     if (game && isSameProcess(game.pid, game.identity)) {
       this.#adopt(game.startedAt)
+      // A hold the supervisor before us took: kept while its holder lives, resumed at once if it is gone.
+      if (hold) {
+        this.#hold = { record: hold, connection: undefined, orphaned: false }
+        this.#watchHold()
+      }
     } else {
+      this.#files.writeHold(undefined) // a new game process holds nothing
       this.#state = { ...this.#state, mode: this.#spec.mode, restarts: 0 }
       this.#launch(undefined)
     }
@@ -235,6 +260,7 @@ class Supervisor {
     this.#adoptedPoll = undefined
     for (const timer of this.#timers) clearTimeout(timer)
     this.#timers = []
+    if (this.#hold) this.#releaseHold() // the held process is gone; a restarted one is not held
     const game = this.#state.game
     this.#state = { ...this.#state, game: undefined, exitCode: code, signal }
     const how = this.#adopted && code === null && signal === null ? 'ended' : describeExit(code, signal)
@@ -400,6 +426,97 @@ class Supervisor {
     return { sent: true, reply: lines }
   }
 
+  // ---- save hold ----
+
+  /** `save hold` for `holder`, owned by `connection` (the same holder coming back after an adoption takes its hold over). */
+  async #holdWorld(connection: Conn, holder: ProcessRef): Promise<SendReply> {
+    if (this.#spec.profile !== 'bedrock')
+      throw new SmError('SM_ERR_SERVER_COMMAND_INVALID', {
+        server: this.#spec.name,
+        reason: "'save hold' is a bedrock command and this is a generic server",
+      })
+    const held = this.#hold
+    const other = held?.record.holder
+    if (
+      held &&
+      other &&
+      !held.orphaned &&
+      (other.pid !== holder.pid || other.identity !== holder.identity) &&
+      isSameProcess(other.pid, other.identity)
+    )
+      throw new SmError('SM_ERR_SERVER_BUSY', {
+        server: this.#spec.name,
+        action: 'save hold',
+        pid: String(other.pid),
+        since: held.record.since,
+      })
+    const record: HoldRecord = { holder, since: new Date().toISOString() }
+    // Recorded before the game is held: a supervisor that dies right after leaves it known.
+    this.#files.writeHold(record)
+    this.#hold = { record, connection, orphaned: false }
+    this.#watchHold()
+    try {
+      return await this.#send('save hold', true)
+    } catch (error) {
+      if (isSmError(error) && error.code === 'SM_ERR_SERVER_CONSOLE_UNAVAILABLE') this.#releaseHold() // nothing was sent
+      throw error
+    }
+  }
+
+  /** `save resume`, up to three times; the hold is over once it is acknowledged. One at a time. */
+  #resume(): Promise<SendReply> {
+    this.#resuming ??= this.#sendResume().finally(() => {
+      this.#resuming = undefined
+    })
+    return this.#resuming
+  }
+
+  async #sendResume(): Promise<SendReply> {
+    let last: unknown
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const reply = await this.#send('save resume', true)
+        if (reply.reply.some((line) => RESUMED.test(line))) {
+          this.#releaseHold()
+          return reply
+        }
+        last = new SmError('SM_ERR_SERVER_CONSOLE_UNAVAILABLE', {
+          server: this.#spec.name,
+          reason: `'save resume' was not acknowledged (it answered: ${reply.reply.slice(0, 3).join(' | ') || 'nothing'})`,
+        })
+      } catch (error) {
+        last = error
+      }
+    }
+    throw last
+  }
+
+  #releaseHold(): void {
+    this.#hold = undefined
+    this.#files.writeHold(undefined)
+    if (this.#holdWatch) clearInterval(this.#holdWatch)
+    this.#holdWatch = undefined
+  }
+
+  #watchHold(): void {
+    this.#holdWatch ??= setInterval(() => this.#checkHold(), HOLD_POLL_MS)
+    this.#checkHold()
+  }
+
+  /** Resumes a hold nobody stands for any more: its connection closed, or (after an adoption) its holder is gone. */
+  #checkHold(): void {
+    const hold = this.#hold
+    if (!hold || this.#resuming) return
+    const { pid, identity } = hold.record.holder
+    const holderGone = !isSameProcess(pid, identity)
+    if (!hold.orphaned && (hold.connection !== undefined || !holderGone)) return
+    const why = hold.orphaned ? 'its holder closed the connection without resuming' : 'its holder is gone'
+    this.#resume().then(
+      () => log(`resumed the world's saving (save hold by PID ${pid} since ${hold.record.since}): ${why}`),
+      (error) => log(`could not resume a save hold of PID ${pid} (${why}), trying again: ${reasonOf(error)}`),
+    )
+  }
+
   #status(): RunStatus {
     return runStatusOf(this.#state, { supervisorPid: process.pid, adopted: this.#adopted })
   }
@@ -412,6 +529,10 @@ class Supervisor {
       (request) => void this.#answer(connection, request),
       () => {
         this.#subscribers.delete(connection)
+        if (this.#hold?.connection === connection) {
+          this.#hold.orphaned = true
+          this.#checkHold()
+        }
         if (this.#owner === connection && ACTIVE.includes(this.#state.status) && !this.#stopRequested) void this.#stop()
       },
     )
@@ -453,6 +574,10 @@ class Supervisor {
           tail <= this.#ring.length ? this.#ring.slice(this.#ring.length - tail) : lastLines(this.#files.log, tail)
         return { ...this.#status(), tail: tail ? lines : [] }
       }
+      case 'hold':
+        return this.#holdWorld(connection, { pid: Number(request.holder?.pid), identity: request.holder?.identity })
+      case 'resume':
+        return this.#resume()
       case 'own':
         this.#owner = connection
         return this.#status()
@@ -489,6 +614,7 @@ class Supervisor {
     this.#state = { ...this.#state, supervisor: undefined }
     this.#files.writeState(this.#state)
     if (this.#logCheck) clearInterval(this.#logCheck)
+    if (this.#holdWatch) clearInterval(this.#holdWatch)
     this.#tail?.stop()
     // Replies already queued go out; then the socket and its file go.
     setImmediate(() => {
@@ -514,6 +640,11 @@ function describeExit(code: number | null, signal: string | null): string {
 function isStopCommand(command: string, stopCommand: string): boolean {
   const norm = (s: string) => s.trim().replace(/^\//, '').toLowerCase()
   return norm(command) === norm(stopCommand)
+}
+
+/** A line in supervisor.log (its stderr). */
+function log(message: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${message}\n`)
 }
 
 function announce(message: Announcement): void {

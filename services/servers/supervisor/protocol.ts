@@ -1,10 +1,10 @@
 import type { WireError } from '../../../kernel/errors'
-import type { ServerStatus, StartMode, StatusEntry } from './run-files'
+import type { ProcessRef, ServerStatus, StartMode, StatusEntry } from './run-files'
 
 /**
  * The supervisor's socket protocol: JSON lines, like the bus bridge (services/bridge/protocol).
  * Any process of the data directory's user can ask a server's supervisor for its status, send
- * console commands, follow the console and stop it.
+ * console commands, follow the console, hold the world for a backup and stop it.
  */
 export type SupervisorRequest =
   | { readonly t: 'req'; readonly id: number; readonly op: 'status' }
@@ -18,6 +18,13 @@ export type SupervisorRequest =
   | { readonly t: 'req'; readonly id: number; readonly op: 'stop' | 'kill' }
   /** Follow the console and status changes; the reply carries the status and the last `tail` lines. */
   | { readonly t: 'req'; readonly id: number; readonly op: 'subscribe'; readonly tail?: number }
+  /**
+   * bedrock `save hold` on behalf of `holder` (the process doing the backup). The hold belongs to
+   * this connection: when it closes without `resume`, the supervisor sends `save resume` itself.
+   */
+  | { readonly t: 'req'; readonly id: number; readonly op: 'hold'; readonly holder: ProcessRef }
+  /** `save resume`, retried until acknowledged; the hold record is gone once it is. */
+  | { readonly t: 'req'; readonly id: number; readonly op: 'resume' }
   /** direct mode: this connection owns the server, which is stopped when the connection ends. */
   | { readonly t: 'req'; readonly id: number; readonly op: 'own' }
 

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileSize, lastLines } from './log-tail'
 
@@ -76,6 +76,28 @@ export interface RunSpec {
   readonly log: { readonly maxBytes: number; readonly keep: number }
 }
 
+/**
+ * `hold.json`: a bedrock `save hold` in effect and who holds it. Written by the supervisor before
+ * it sends `save hold`, removed once `save resume` is acknowledged; a supervisor that adopts the
+ * game resumes a recorded hold whose holder is gone.
+ */
+export interface HoldRecord {
+  readonly holder: ProcessRef
+  readonly since: string
+}
+
+/**
+ * `intent.json`: work that stopped a running server and must start it again (a backup, restore,
+ * import or update with `--stop`), written before the stop and removed after the start. One left
+ * behind by a process that is gone is finished by the next look at the server: it is started.
+ */
+export interface IntentRecord {
+  /** What stopped it: `a restore`, `an update`... */
+  readonly work: string
+  readonly holder: ProcessRef
+  readonly since: string
+}
+
 /** UNIX socket paths are limited to 107 bytes on Linux. */
 export const MAX_SOCKET_PATH = 107
 
@@ -113,6 +135,12 @@ export class RunFiles {
   get supervisorLog(): string {
     return join(this.dir, 'supervisor.log')
   }
+  get hold(): string {
+    return join(this.dir, 'hold.json')
+  }
+  get intent(): string {
+    return join(this.dir, 'intent.json')
+  }
 
   ensureDir(): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 })
@@ -132,6 +160,24 @@ export class RunFiles {
 
   writeSpec(spec: RunSpec): void {
     writeJson(this.spec, spec)
+  }
+
+  readHold(): HoldRecord | undefined {
+    return readJson<HoldRecord>(this.hold)
+  }
+
+  writeHold(hold: HoldRecord | undefined): void {
+    if (hold) writeJson(this.hold, hold)
+    else rmSync(this.hold, { force: true })
+  }
+
+  readIntent(): IntentRecord | undefined {
+    return readJson<IntentRecord>(this.intent)
+  }
+
+  writeIntent(intent: IntentRecord | undefined): void {
+    if (intent) writeJson(this.intent, intent)
+    else rmSync(this.intent, { force: true })
   }
 
   /** Journal entries after `seq`, oldest first (a torn last line, from a crash mid-write, is skipped). */

@@ -1,0 +1,354 @@
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import {
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  closeSync as rawClose,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { type FileHandle, open } from 'node:fs/promises'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
+import '../../../services/servers/errors'
+import { SupervisorClient } from '../../../services/servers/supervisor/client'
+import { LogTail } from '../../../services/servers/supervisor/log-tail'
+import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { fakeBedrockDir, gameDataDir, runState, untilSupervisorEnds } from '../../helpers/game'
+import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+
+async function ok(dataDir: string, args: string[]): Promise<string> {
+  const r = await cli(dataDir, args)
+  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
+  return r.stdout
+}
+
+/** Resolves with the first line matching `pattern` appended to `file` from its size now on (follows it, no polling of ours). */
+function nextLine(file: string, pattern: RegExp): Promise<string> {
+  const offset = existsSync(file) ? statSync(file).size : 0
+  return new Promise((resolve) => {
+    const tail: LogTail = new LogTail(file, offset, (line) => {
+      if (!pattern.test(line)) return
+      tail.stop()
+      resolve(line)
+    }).start({ ref: false }) // a test that fails before the line comes must not keep mocha alive
+  })
+}
+
+/** A manager in the foreground, once ready (web off: no port shared with other test runs). */
+async function startManager(data: string): Promise<ChildProcessWithoutNullStreams> {
+  await ok(data, ['setting', 'set', 'web.enabled', 'false'])
+  const manager = spawnCli(data, ['start'])
+  await waitForLine(manager, /^ready in/)
+  return manager
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+}
+
+async function untilGone(pid: number): Promise<void> {
+  const identity = processIdentity(pid)
+  const { setImmediate: tick } = await import('node:timers/promises')
+  while (isSameProcess(pid, identity)) await tick()
+}
+
+/**
+ * A bedrock server whose world holds a FIFO that save query lists at 100 bytes: a hot backup's
+ * copy blocks on it, in the middle of the archive, until the test writes to it.
+ */
+async function heldServer(data: string, env: Record<string, string> = {}) {
+  const dir = fakeBedrockDir({ env: { FAKE_FIFO: '100', ...env } })
+  await ok(data, ['server', 'add', 's1', '--dir', dir])
+  await ok(data, ['server', 'start', 's1'])
+  const fifo = join(dir, 'worlds', 'Bedrock level', 'db', 'gate.fifo')
+  const files = RunFiles.of(data, 's1')
+  let writer: FileHandle | undefined
+  return {
+    dir,
+    files,
+    /** Resolves once a backup's copy opened the FIFO: the world is held and the archive half written. */
+    async midCopy(): Promise<void> {
+      writer = await open(fifo, 'w')
+    },
+    /** Lets the copy finish: the 100 listed bytes, then end of file. */
+    async release(): Promise<void> {
+      await writer?.write(Buffer.alloc(100, 1))
+      await writer?.close()
+      writer = undefined
+    },
+    /** Unblocks a writer still waiting for a reader, and closes it (cleanup). */
+    async close(): Promise<void> {
+      if (!writer) {
+        try {
+          rawClose(openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK))
+        } catch {}
+      }
+      await writer?.close().catch(() => {})
+      writer = undefined
+    },
+    parts: () => readdirSync(join(data, 'backups', 's1')).filter((f) => f.endsWith('.part')),
+    holdState: async () => /Hold state: (.*)/.exec(await ok(data, ['server', 'send', 's1', 'holdstate']))?.[1],
+  }
+}
+
+/**
+ * Resolves once the game said its world saves again, with the supervisor's log line saying why it
+ * resumed it (written once the hold record is gone). Follow both before the kill.
+ */
+function resumed(files: RunFiles): Promise<string> {
+  const game = nextLine(files.log, /Changes to the world are resumed/)
+  const supervisor = nextLine(files.supervisorLog, /resumed the world's saving/)
+  return game.then(() => supervisor)
+}
+
+/** A record in the run directory (hold.json, intent.json), or undefined. */
+function record(files: RunFiles, name: string): { holder: { pid: number } } | undefined {
+  const path = join(files.dir, name)
+  return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : undefined
+}
+
+describe('services/servers: a hot backup interrupted by kill -9 of any process leaves the world resumed (issue 18 item 20)', function () {
+  this.timeout(60_000)
+
+  it('resumes at once when the CLI doing the backup is killed mid-copy; the next backup removes its .part', async () => {
+    const data = gameDataDir()
+    const s = await heldServer(data)
+    try {
+      const backup = spawnCli(data, ['server', 'backup', 's1'])
+      await s.midCopy()
+      expect(await s.holdState()).to.equal('held')
+      const why = resumed(s.files)
+      process.kill(backup.pid as number, 'SIGKILL')
+      expect(await why)
+        .to.include(`PID ${backup.pid} `)
+        .and.match(/its holder closed the connection/)
+      await s.close()
+      expect(await s.holdState()).to.equal('not held')
+      expect(record(s.files, 'hold.json')).to.equal(undefined)
+      expect(s.parts()).to.have.length(1)
+
+      // The next backup completes and removes what the interrupted one left.
+      const next = spawnCli(data, ['server', 'backup', 's1', '--json'])
+      await s.midCopy()
+      await s.release()
+      expect(await exited(next)).to.equal(0)
+      expect(s.parts()).to.deep.equal([])
+      expect(await s.holdState()).to.equal('not held')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('resumes at once when the manager doing the backup is killed; the next manager removes the .part', async () => {
+    const data = gameDataDir()
+    const s = await heldServer(data)
+    try {
+      const manager = await startManager(data)
+      const backup = spawnCli(data, ['server', 'backup', 's1'])
+      await s.midCopy()
+      const why = resumed(s.files)
+      process.kill(manager.pid as number, 'SIGKILL')
+      expect(await why).to.include(`PID ${manager.pid} `)
+      await s.close()
+      expect(await exited(backup)).to.not.equal(0)
+      expect(await s.holdState()).to.equal('not held')
+      expect(s.parts()).to.have.length(1)
+
+      const second = await startManager(data)
+      expect(s.parts()).to.deep.equal([])
+      expect(await stop(second)).to.equal(0)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('resumes when the manager doing the backup gets SIGTERM', async () => {
+    const data = gameDataDir()
+    // The save query is answered "not completed" until the gate exists: the manager waits, holding the world.
+    const gate = join(tempDir(), 'query-gate')
+    const s = await heldServer(data, { FAKE_QUERY_GATE: gate })
+    try {
+      const manager = await startManager(data)
+      const querying = nextLine(s.files.log, /A previous save has not been completed/)
+      const backup = spawnCli(data, ['server', 'backup', 's1'])
+      await querying
+      const why = resumed(s.files)
+      manager.kill('SIGTERM')
+      expect(await why).to.include(`PID ${manager.pid} `)
+      await exited(manager)
+      await exited(backup)
+      expect(await s.holdState()).to.equal('not held')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('finishes a backup whose supervisor was killed mid-copy: a new supervisor adopts the game, the archive is listed and the world resumed', async () => {
+    const data = gameDataDir()
+    const s = await heldServer(data)
+    try {
+      const backup = spawnCli(data, ['server', 'backup', 's1', '--json'])
+      let stderr = ''
+      backup.stderr.on('data', (chunk) => {
+        stderr += chunk
+      })
+      let stdout = ''
+      backup.stdout.on('data', (chunk) => {
+        stdout += chunk
+      })
+      await s.midCopy()
+      const supervisor = runState(data, 's1')?.supervisor?.pid as number
+      process.kill(supervisor, 'SIGKILL')
+      await untilGone(supervisor)
+      await s.release()
+      expect(await exited(backup), stderr).to.equal(0)
+      expect(stderr).to.not.match(/failed/)
+      const file = JSON.parse(stdout).files[0].file
+      const listed = JSON.parse(await ok(data, ['server', 'backups', 's1', '--json'])).map(
+        (b: { file: string }) => b.file,
+      )
+      expect(listed).to.include(file)
+      expect(await s.holdState()).to.equal('not held')
+      expect(record(s.files, 'hold.json')).to.equal(undefined)
+      const status = JSON.parse(await ok(data, ['server', 'status', 's1', '--json']))
+      expect(status).to.include({ status: 'running', adopted: true })
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('finishes a backup the manager runs whose supervisor was killed mid-copy: the manager replaces it at once and resumes through it', async () => {
+    const data = gameDataDir()
+    const s = await heldServer(data)
+    try {
+      const manager = await startManager(data)
+      const backup = spawnCli(data, ['server', 'backup', 's1'])
+      await s.midCopy()
+      const supervisor = runState(data, 's1')?.supervisor?.pid as number
+      const game = nextLine(s.files.log, /Changes to the world are resumed/)
+      process.kill(supervisor, 'SIGKILL')
+      await untilGone(supervisor)
+      await s.release()
+      expect(await exited(backup)).to.equal(0)
+      await game
+      expect(await s.holdState()).to.equal('not held')
+      expect(record(s.files, 'hold.json')).to.equal(undefined)
+      const status = JSON.parse(await ok(data, ['server', 'status', 's1', '--json']))
+      expect(status).to.include({ status: 'running', adopted: true })
+      expect(status.supervisorPid).to.not.equal(supervisor)
+      expect(await stop(manager)).to.equal(0)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('resumes at the next command when the supervisor and then the process holding the world were both killed; server prune removes the .part', async () => {
+    const data = gameDataDir()
+    const s = await heldServer(data)
+    try {
+      const backup = spawnCli(data, ['server', 'backup', 's1'])
+      await s.midCopy()
+      const supervisor = runState(data, 's1')?.supervisor?.pid as number
+      process.kill(supervisor, 'SIGKILL')
+      await untilGone(supervisor)
+      process.kill(backup.pid as number, 'SIGKILL')
+      await exited(backup)
+      await s.close()
+      const why = resumed(s.files)
+      expect(JSON.parse(await ok(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
+      expect(await why).to.match(/its holder is gone/)
+      expect(await s.holdState()).to.equal('not held')
+      expect(s.parts()).to.have.length(1)
+      expect(await ok(data, ['server', 'prune', 's1'])).to.match(/\.part/)
+      expect(s.parts()).to.deep.equal([])
+    } finally {
+      await s.close()
+    }
+  })
+
+  it("names the supervisor's own log when it went away under a client", async () => {
+    const data = gameDataDir()
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await ok(data, ['server', 'start', 's1'])
+    const files = RunFiles.of(data, 's1')
+    const client = (await SupervisorClient.connect(files, 's1')) as SupervisorClient
+    const closed = new Promise<void>((resolve) => client.onClose(resolve))
+    process.kill(runState(data, 's1')?.supervisor?.pid as number, 'SIGKILL')
+    await closed
+    const error = await client.status().then(
+      () => undefined,
+      (e: Error) => e,
+    )
+    expect(error?.message).to.include(`Its own log is ${files.supervisorLog}.`)
+  })
+})
+
+describe('services/servers: work interrupted by kill -9 is finished on the next start (issue 18 item 21)', function () {
+  this.timeout(60_000)
+
+  /** A `restore --stop` killed while the server it stopped is stopping: it is left stopped. */
+  async function interruptedRestore() {
+    const data = gameDataDir()
+    const gate = join(tempDir(), 'stop-gate')
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_STOP_GATE: gate } })])
+    await ok(data, ['server', 'start', 's1'])
+    const file = JSON.parse(await ok(data, ['server', 'backup', 's1', '--json'])).files[0].file
+    const files = RunFiles.of(data, 's1')
+    const stopping = nextLine(files.log, /Server stop requested/)
+    const restore = spawnCli(data, ['server', 'restore', 's1', file, '--stop'])
+    await stopping
+    process.kill(restore.pid as number, 'SIGKILL')
+    await exited(restore)
+    writeFileSync(gate, '')
+    await untilSupervisorEnds(data, 's1')
+    expect(runState(data, 's1')?.status).to.equal('stopped')
+    return { data, files }
+  }
+
+  it('starts a server an interrupted restore --stop left stopped when the next manager starts', async () => {
+    const { data, files } = await interruptedRestore()
+    const manager = await startManager(data)
+    expect(runState(data, 's1')?.status).to.equal('running')
+    expect(record(files, 'intent.json')).to.equal(undefined)
+    expect(JSON.parse(await ok(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
+    expect(await ok(data, ['server', 'stop', 's1'])).to.match(/stopped/)
+    expect(await stop(manager)).to.equal(0)
+  })
+
+  it('puts the world back that a restore killed between its two renames left aside, and removes its half extraction, at the next manager start', async () => {
+    const data = gameDataDir()
+    const dir = fakeBedrockDir()
+    await ok(data, ['server', 'add', 's1', '--dir', dir])
+    await ok(data, ['server', 'start', 's1'])
+    await ok(data, ['server', 'stop', 's1'])
+    const world = join(dir, 'worlds', 'Bedrock level')
+    const level = readFileSync(join(world, 'level.dat'))
+    // What #replaceWorld leaves when killed after moving the world aside: named by the PID of a process now gone.
+    const gone = spawn(process.execPath, ['-e', ''])
+    await exited(gone)
+    renameSync(world, `${world}.outgoing-${gone.pid}`)
+    mkdirSync(`${world}.incoming-${gone.pid}/db`, { recursive: true })
+    const manager = await startManager(data)
+    expect(readFileSync(join(world, 'level.dat')).equals(level)).to.equal(true)
+    expect(readdirSync(join(dir, 'worlds'))).to.deep.equal(['Bedrock level'])
+    expect(await stop(manager)).to.equal(0)
+  })
+
+  it('starts it at the next command on that server when no manager runs', async () => {
+    const { data, files } = await interruptedRestore()
+    const r = await cli(data, ['server', 'status', 's1', '--json'])
+    expect(r.code, r.stderr).to.equal(0)
+    expect(JSON.parse(r.stdout).status).to.equal('running')
+    expect(r.stderr).to.match(/left stopped by a restore that did not finish/)
+    expect(record(files, 'intent.json')).to.equal(undefined)
+    expect(await ok(data, ['server', 'stop', 's1'])).to.match(/stopped/)
+  })
+})
