@@ -113,6 +113,13 @@ export const pluginsErrors = defineErrors('plugins', {
     message: (p) =>
       `'${p.event}' is not a custom event name. Use '<namespace>:<event>', both parts made of letters, digits, '_', '-' or '.', e.g. 'pingplugin:ping'.`,
   }),
+  SM_ERR_PLUGIN_RESERVED_EVENT: spec<{ event: string; namespace: string; owner: string }>({
+    status: 422,
+    exit: 64,
+    when: 'A custom event (sendEvent, listenForEvent, a trigger from HTTP or the CLI) named in a namespace of the core.',
+    message: (p) =>
+      `'${p.event}' is in the namespace '${p.namespace}', which the core ('${p.owner}') uses on the bus: plugins and triggers send and hear only custom events. Use a namespace of your own, e.g. your plugin's name ('myplugin:${p.event.slice(p.namespace.length + 1)}').`,
+  }),
   SM_ERR_PLUGIN_INVALID_PAYLOAD: spec<{ event: string; reason: string }>({
     status: 422,
     exit: 64,
