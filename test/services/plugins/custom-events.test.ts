@@ -3,9 +3,10 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { plugin, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, spawnCli, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
-import { http, signIn } from '../../helpers/web'
+import { http } from '../../helpers/web'
+import { adminSession, webUrl } from '../../helpers/web-process'
 
 const received = () => ((globalThis as { received?: unknown[] }).received ??= [])
 const listener = (className: string, event: string, body = '') =>
@@ -315,16 +316,8 @@ describe('services/plugins: core events cannot be forged (a real manager)', func
     rmSync(join(dir, 'forger.txt')) // from that one-shot command: only the manager's load counts below
     const manager = spawnCli(dir, ['start'])
     try {
-      const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/)
-      const url = /(http:\/\/\S+?)\s/.exec(`${line} `)?.[1] as string
-      const created = await cli(
-        dir,
-        ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'],
-        {},
-        'a long password\n',
-      )
-      expect(created.code, created.stderr).to.equal(0)
-      const session = await signIn(url, 'boss', 'a long password')
+      const url = await webUrl(manager)
+      const session = await adminSession(dir, url)
       const refused = await http(`${url}/api/plugins/trigger_event`, {
         token: session,
         body: { event_name: 'events:database_lost', payload: {} },
