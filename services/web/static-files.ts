@@ -33,13 +33,19 @@ export function serveStatic(root: string, options: StaticOptions = {}): Middlewa
     base ??= realRoot(root)
     const file = base && (await containedFile(base, ctx.path))
     if (!file) return next()
+    // Counted before the descriptor exists, so a request for the same file meanwhile never takes ours for the manager's.
+    const release = serving(file)
     const handle = await open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
       () => undefined,
     )
-    if (!handle) return next()
+    if (!handle) {
+      release()
+      return next()
+    }
     const opened = await handle.stat().catch(() => undefined)
     if (!opened?.isFile() || opened.dev !== file.dev || opened.ino !== file.ino) {
       await handle.close()
+      release()
       return next()
     }
     ctx.set('Content-Length', String(opened.size))
@@ -47,7 +53,25 @@ export function serveStatic(root: string, options: StaticOptions = {}): Middlewa
     if (cacheControl) ctx.set('Cache-Control', cacheControl)
     ctx.type = extname(file.path)
     // Koa destroys the stream when the response ends (also for HEAD), which closes the file.
-    ctx.body = handle.createReadStream()
+    const stream = handle.createReadStream()
+    stream.once('close', release)
+    ctx.body = stream
+  }
+}
+
+// Descriptors this module holds, by file (device:inode): a static file served to two clients at once is not "open in the manager".
+const held = new Map<string, number>()
+
+function serving(file: { dev: number; ino: number }): () => void {
+  const key = `${file.dev}:${file.ino}`
+  held.set(key, (held.get(key) ?? 0) + 1)
+  let done = false
+  return () => {
+    if (done) return
+    done = true
+    const left = (held.get(key) ?? 1) - 1
+    if (left > 0) held.set(key, left)
+    else held.delete(key)
   }
 }
 
@@ -81,10 +105,10 @@ async function containedFile(
 }
 
 /**
- * Whether this process holds a descriptor of the file (device, inode), from /proc/self/fd
- * (stat follows each entry to the open file without opening it). Read per request: static
- * files are few per page, and a cache could miss a file opened since. Without /proc (not
- * Linux) nothing is known to be open.
+ * Whether this process holds a descriptor of the file (device, inode) besides the ones this
+ * module serves it with, from /proc/self/fd (stat follows each entry to the open file without
+ * opening it). Read per request: static files are few per page, and a cache could miss a file
+ * opened since. Without /proc (not Linux) nothing is known to be open.
  */
 function openInThisProcess(dev: number, ino: number): boolean {
   let fds: string[]
@@ -93,13 +117,14 @@ function openInThisProcess(dev: number, ino: number): boolean {
   } catch {
     return false
   }
+  let count = 0
   for (const fd of fds) {
     try {
       const open = statSync(`/proc/self/fd/${fd}`)
-      if (open.ino === ino && open.dev === dev) return true
+      if (open.ino === ino && open.dev === dev) count++
     } catch {
       // closed since the listing
     }
   }
-  return false
+  return count > (held.get(`${dev}:${ino}`) ?? 0)
 }

@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import type { PluginRecord } from '../../../manager'
@@ -84,6 +84,14 @@ describe('services/plugins: symbolic links in plugin folders (real CLI processes
       const url = await webUrl(manager)
       const session = await adminSession(dir, url)
       expect((await http(`${url}/shelf/static/hello.txt`)).text).to.equal('hello\n')
+      // Many clients at once get the same file: one served copy is not "a file the manager has open".
+      writeFileSync(join(dir, 'plugins', 'shelf', 'static', 'big.bin'), Buffer.alloc(4 << 20, 1))
+      const parallel = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          fetch(`${url}/shelf/static/big.bin`).then(async (r) => [r.status, (await r.arrayBuffer()).byteLength]),
+        ),
+      )
+      expect(parallel).to.deep.equal(Array.from({ length: 12 }, () => [200, 4 << 20]))
 
       // Links added while the manager runs (the plugin is loaded, its mount live).
       const statics = join(dir, 'plugins', 'shelf', 'static')
