@@ -107,6 +107,9 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     expect(listed).to.include({ state: 'failed', enabled: true })
     expect(listed.blocked?.hook).to.equal('before_setting_update')
     expect(existsSync(join(dir, 'plugins.blocked.json'))).to.equal(false)
+    expect((await cli(dir, ['plugin', 'info', 'spin'])).stdout).to.match(
+      /^blocked +since \S+ \(it blocked the event loop in before_setting_update\); kept out until 'plugin enable spin'/m,
+    )
     const facts = await cli(dir, ['events', '--json', '--type', 'plugin_blocked'])
     const blockedFacts = JSON.parse(facts.stdout) as { payload: { name: string; hook: string } }[]
     expect(blockedFacts.map((fact) => fact.payload.name)).to.deep.equal(['spin'])
