@@ -25,10 +25,14 @@ async function waitForFact(dir: string, key: string): Promise<void> {
 
 const logText = (dir: string) => readFileSync(join(dir, 'logs', 'server-manager.log'), 'utf8')
 
-/** A data directory with a short hook timeout and the given plugins enabled (each enable may fail). */
+/**
+ * A data directory with a short hook timeout, a free web port (other test runs may hold the
+ * default one) and the given plugins enabled (each enable may fail).
+ */
 async function setUp(files: Record<string, string>): Promise<string> {
   const dir = tempDir()
   expect((await cli(dir, ['setting', 'set', 'plugins.hook_timeout_ms', '300'])).code).to.equal(0)
+  expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
   writePlugins(dir, files)
   for (const name of Object.keys(files)) await cli(dir, ['plugin', 'enable', name.replace(/\.(ts|js)$/, '')])
   return dir
@@ -100,7 +104,6 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     const dir = await setUp({
       'spin.ts': plugin('Spin', "beforeSettingUpdate(p: { key: string }) { if (p.key === 'custom.spin') for (;;) {} }"),
     })
-    await cli(dir, ['setting', 'set', 'web.port', '0'])
     expect((await cli(dir, ['setting', 'set', 'custom.spin', '1'])).signal).to.equal('SIGKILL')
     // The first reader of the watchdog's record (here a listing) records the block for all later ones.
     const listed = await record(dir, 'spin')
