@@ -93,6 +93,11 @@ export class BusScope implements Disposable {
     return this.#bus.hasHandler(name)
   }
 
+  /** The owners registered in namespace `ns` (see `Bus.namespaceOwners`). */
+  namespaceOwners(ns: string): string[] {
+    return this.#bus.namespaceOwners(ns)
+  }
+
   /** How many registrations this owner still holds. */
   get registrations(): number {
     return this.#registrations.size

@@ -99,6 +99,9 @@ export class Bus {
   readonly #entries = new WeakMap<Token, Entry>()
   readonly #handlers = new WeakMap<Token, HandlerEntry>()
   readonly #table = new Map<string, Resolved>()
+  // Namespace (the part of a name or an owner before ':') → owner → live registrations, for
+  // `namespaceOwners`: who uses a namespace is known from what registers, not from a list.
+  readonly #namespaces = new Map<string, Map<string, number>>()
   readonly #timeoutMs: number
   #recorder: Recorder | undefined
   #identify: Identifier = (event) => event
@@ -120,15 +123,10 @@ export class Bus {
     })
     this.#events.on(name, token)
     this.#table.clear()
-    let live = true
-    return {
-      dispose: () => {
-        if (!live) return
-        live = false
-        this.#events.off(name, token)
-        this.#table.clear()
-      },
-    }
+    return this.#registered(name, options.owner, () => {
+      this.#events.off(name, token)
+      this.#table.clear()
+    })
   }
 
   /** Registers the one handler of a command. */
@@ -144,7 +142,44 @@ export class Bus {
     const token: Token = () => {}
     this.#handlers.set(token, { owner: options.owner, fn: handler as HandlerEntry['fn'] })
     this.#commands.on(name, token)
-    return { dispose: () => void this.#commands.off(name, token) }
+    return this.#registered(name, options.owner, () => void this.#commands.off(name, token))
+  }
+
+  /**
+   * The owners that hold a listener or a command handler in namespace `ns`: one named `ns:…`,
+   * or registered by an owner named `ns` or `ns:…` (the `events` service uses `events`).
+   */
+  namespaceOwners(ns: string): string[] {
+    const owners = this.#namespaces.get(ns)
+    return owners ? [...owners.keys()] : []
+  }
+
+  // Counts a registration in its namespaces; the disposable undoes it once.
+  #registered(name: string, owner: string, off: () => void): Disposable {
+    this.#count(name, owner, 1)
+    let live = true
+    return {
+      dispose: () => {
+        if (!live) return
+        live = false
+        off()
+        this.#count(name, owner, -1)
+      },
+    }
+  }
+
+  #count(name: string, owner: string, delta: number): void {
+    const colon = name.indexOf(':')
+    const ownNs = owner.split(':', 1)[0] as string
+    const named = colon > 0 ? name.slice(0, colon) : undefined
+    for (const ns of named === undefined || named === ownNs ? [ownNs] : [ownNs, named]) {
+      const owners = this.#namespaces.get(ns) ?? new Map<string, number>()
+      const count = (owners.get(owner) ?? 0) + delta
+      if (count > 0) owners.set(owner, count)
+      else owners.delete(owner)
+      if (owners.size > 0) this.#namespaces.set(ns, owners)
+      else this.#namespaces.delete(ns)
+    }
   }
 
   /** Installs the recorder that persists facts before dispatch (one at a time). */

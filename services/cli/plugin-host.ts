@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import type { Disposable } from '../../kernel/disposable'
 import type { Logger } from '../../kernel/logger'
 import { createLogger, isLogLevel } from '../log/logger'
-import { assertCustomEventName, senderOf } from '../plugins/event-names'
+import { assertCustomEventName, channelOf, senderOf } from '../plugins/event-names'
 import { guardedListener } from '../plugins/guarded-call'
 import type { PluginApi } from '../plugins/plugin-api'
 import type { PluginBase } from '../plugins/plugin-base'
@@ -73,8 +73,9 @@ function sessionLink(session: CliSession, plugin: string, logger: Logger): Gatew
         { plugin, logger, timeoutMs: 60_000, onFailure: () => {} },
         (payload, meta) => listener(payload, { event, sender: senderOf(meta.actor) }),
       )
+      // On the custom-event channel, where the manager sends them (never a core event).
       return session.subscribe(
-        event,
+        channelOf(event),
         (payload, meta) => call(payload as Record<string, unknown>, meta as never),
         actor,
         { timeoutMs: 0, guarded: true },

@@ -30,6 +30,21 @@ export interface PluginRecord {
   /** Hook and listener failures (throws and timeouts) counted while the plugin ran. */
   readonly hookFailures: number
   readonly lastHookError?: PluginError & { readonly event: string }
+  /**
+   * Set when the loop watchdog ended a process for this plugin: it stays out (state `failed`)
+   * until an admin enables it or reloads the plugins, whatever runs first.
+   */
+  readonly blocked?: BlockedLoop
+}
+
+/** What the loop watchdog saw when it ended a process for a plugin. */
+export interface BlockedLoop {
+  /** The hook (or event) the plugin last entered. */
+  readonly hook: string
+  /** How long the event loop had been blocked. */
+  readonly ms: number
+  /** When the process was ended (ISO time). */
+  readonly at: string
 }
 
 /** What `sendEvent` and the trigger endpoint answer: who got the event. */
@@ -76,6 +91,10 @@ declare module '../../kernel/maps' {
     /** `invalid`: the plugin cannot be loaded at all (no version, a syntax error, ...). */
     plugin_failed: { readonly name: string; readonly invalid: boolean; readonly error: PluginError }
     plugin_missing: { readonly name: string }
+    /** The loop watchdog ended a process for this plugin: it stays out until enabled or reloaded. */
+    plugin_blocked: BlockedLoop & { readonly name: string; readonly error: PluginError }
+    /** An explicit reload lets a blocked plugin load again (an enable does so through after_set_plugin_status). */
+    plugin_unblocked: { readonly name: string }
     /** Hook or listener failures of a running plugin (throttled: `count` since the last such fact). */
     plugin_hook_failed: {
       readonly name: string

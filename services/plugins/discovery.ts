@@ -1,8 +1,8 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync } from 'node:fs'
 import { extname, join } from 'node:path'
 import { SmError } from '../../kernel'
 import type { PluginSource } from './contract'
-import { hashOf } from './fingerprint'
+import { fingerprint } from './fingerprint'
 
 const EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
@@ -26,7 +26,7 @@ export interface Candidate {
 
 export interface Discovery {
   readonly candidates: Candidate[]
-  /** Plugins that cannot be loaded because of their name or a clash in one search path. */
+  /** Plugins that cannot be loaded: their name, a clash in one search path, a bad link or file. */
   readonly refused: {
     readonly name: string
     readonly root: string
@@ -69,6 +69,18 @@ export function discover(paths: readonly SearchPath[]): Discovery {
   return { candidates: [...taken.values()], refused, shadowed }
 }
 
+/**
+ * Whether a file is there, as a link too (lstat): an index that links to nothing is still the
+ * plugin's, and its fingerprint reports it; one that cannot be looked at counts, for the same.
+ */
+function present(file: string): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false }) !== undefined
+  } catch {
+    return true
+  }
+}
+
 function* scan(source: PluginSource, dir: string): Generator<Candidate | Discovery['refused'][number]> {
   if (!existsSync(dir)) return
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -78,7 +90,7 @@ function* scan(source: PluginSource, dir: string): Generator<Candidate | Discove
     let main: string | undefined
     if (entry.isDirectory()) {
       name = entry.name
-      main = EXTENSIONS.map((ext) => join(root, `index${ext}`)).find((file) => existsSync(file))
+      main = EXTENSIONS.map((ext) => join(root, `index${ext}`)).find(present)
       if (!main) continue
     } else {
       const ext = extname(entry.name)
@@ -90,6 +102,11 @@ function* scan(source: PluginSource, dir: string): Generator<Candidate | Discove
       yield { name, root, source, error: new SmError('SM_ERR_PLUGIN_INVALID_NAME', { plugin: name }) }
       continue
     }
-    yield { name, source, entry: main, root, hash: hashOf(root) }
+    const { hash, bad } = fingerprint(root)
+    if (bad) {
+      yield { name, root, source, error: new SmError('SM_ERR_PLUGIN_BAD_FILE', { plugin: name, ...bad }) }
+      continue
+    }
+    yield { name, source, entry: main, root, hash }
   }
 }

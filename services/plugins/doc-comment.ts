@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
 const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/
@@ -32,11 +32,13 @@ function commentAbove(text: string, className: string): string | undefined {
   return description || undefined
 }
 
+// Links are not followed (lstat): discovery allows only links inside the plugin, whose targets are found where they are.
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
     if (name === 'node_modules' || name.startsWith('.')) return []
-    if (statSync(path).isDirectory()) return sourceFiles(path)
-    return SOURCE.test(name) && !name.endsWith('.d.ts') ? [path] : []
+    const stat = lstatSync(path)
+    if (stat.isDirectory()) return sourceFiles(path)
+    return stat.isFile() && SOURCE.test(name) && !name.endsWith('.d.ts') ? [path] : []
   })
 }

@@ -23,6 +23,13 @@ export const pluginsErrors = defineErrors('plugins', {
     message: (p) =>
       `'${p.plugin}' cannot be a plugin name. Use up to 64 letters, digits, '_' and '-', starting with a letter or digit (the file or folder name is the plugin name).`,
   }),
+  SM_ERR_PLUGIN_BAD_FILE: spec<{ plugin: string; file: string; reason: string }>({
+    status: 422,
+    exit: 65,
+    when: "A plugin's folder holds a symbolic link out of it, to nothing or in a loop, or a file that cannot be read.",
+    message: (p) =>
+      `The plugin '${p.plugin}' cannot be loaded: its file '${p.file}' ${p.reason}. A plugin's links must stay inside its folder: remove the link or copy what it points to into the plugin, then run 'server-manager plugin reload'.`,
+  }),
   SM_ERR_PLUGIN_DUPLICATE_NAME: spec<{ plugin: string; first: string; second: string }>({
     status: 409,
     exit: 65,
@@ -112,6 +119,13 @@ export const pluginsErrors = defineErrors('plugins', {
     when: "A custom event name that is not '<namespace>:<event>'.",
     message: (p) =>
       `'${p.event}' is not a custom event name. Use '<namespace>:<event>', both parts made of letters, digits, '_', '-' or '.', e.g. 'pingplugin:ping'.`,
+  }),
+  SM_ERR_PLUGIN_RESERVED_EVENT: spec<{ event: string; namespace: string; owner: string }>({
+    status: 422,
+    exit: 64,
+    when: 'A custom event (sendEvent, listenForEvent, a trigger from HTTP or the CLI) named in a namespace of the core.',
+    message: (p) =>
+      `'${p.event}' is in the namespace '${p.namespace}', which the core ('${p.owner}') uses on the bus: plugins and triggers send and hear only custom events. Use a namespace of your own, e.g. your plugin's name ('myplugin:${p.event.slice(p.namespace.length + 1)}').`,
   }),
   SM_ERR_PLUGIN_INVALID_PAYLOAD: spec<{ event: string; reason: string }>({
     status: 422,

@@ -1,12 +1,47 @@
-import { SmError } from '../../kernel'
+import { errorCatalogue, SmError } from '../../kernel'
 
 const CUSTOM_EVENT = /^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$/
 
-/** Checks a custom event name is `<namespace>:<event>`. */
-export function assertCustomEventName(name: unknown): asserts name is `${string}:${string}` {
+/**
+ * Custom events travel on the bus under this prefix (`~custom:pingplugin:ping`), a channel no
+ * core listener is on: a core name never starts with '~' and a custom name cannot contain one,
+ * so a plugin or a trigger can never reach a core listener, whatever name it picks.
+ */
+const CHANNEL = '~custom:'
+
+/** The bus name a custom event `<namespace>:<event>` is emitted and listened to under. */
+export function channelOf(name: `${string}:${string}`): `${string}:${string}` {
+  return `${CHANNEL}${name}`
+}
+
+// The owners of the error catalogue (the kernel and the services), read at the first check:
+// every service module is loaded by then.
+let declaring: ReadonlySet<string> | undefined
+
+/** Who is registered on the bus, by namespace (a `BusScope`). */
+export interface NamespaceOwners {
+  namespaceOwners(ns: string): string[]
+}
+
+/**
+ * Checks a custom event name is `<namespace>:<event>` and, given the bus, that its namespace is
+ * not the core's: one a core owner (not a plugin) registers a listener or command in or is named
+ * after (`events:`, `settings:`, `manager:` ...), or a service declares its error codes under
+ * (`web`, `bridge`: reserved also in a process that does not run them). Derived from what the
+ * services register and declare, so a service added later reserves its namespace without a
+ * list to update.
+ */
+export function assertCustomEventName(name: unknown, bus?: NamespaceOwners): asserts name is `${string}:${string}` {
   if (typeof name !== 'string' || !CUSTOM_EVENT.test(name)) {
     throw new SmError('SM_ERR_PLUGIN_INVALID_EVENT_NAME', { event: String(name) })
   }
+  if (!bus) return
+  const namespace = name.slice(0, name.indexOf(':'))
+  declaring ??= new Set(errorCatalogue().map((entry) => entry.owner))
+  const core = declaring.has(namespace)
+    ? namespace
+    : bus.namespaceOwners(namespace).find((owner) => !owner.startsWith('plugin:'))
+  if (core !== undefined) throw new SmError('SM_ERR_PLUGIN_RESERVED_EVENT', { event: name, namespace, owner: core })
 }
 
 /**

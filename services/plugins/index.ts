@@ -15,7 +15,7 @@ import {
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
 import { eventIdentifier } from './identity'
-import { LoopWatchdog, takeBlockedRecord } from './loop-watchdog'
+import { LoopWatchdog } from './loop-watchdog'
 import { PluginManager } from './plugin-manager'
 import { PluginImporter } from './plugin-module'
 import { PLUGIN_FACTS, registryProjection } from './registry-projection'
@@ -111,6 +111,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         searchPaths,
         hookTimeoutMs: async () => Number(await setting('plugins.hook_timeout_ms')),
         registryFile: join(config.dataDir, 'plugins.json'),
+        blockedFile,
         contribute: async (plugin) => {
           // Commands, topics and menu items: described now, so the CLI never imports a plugin to list them.
           const { candidate, version } = plugin.definition
@@ -175,12 +176,11 @@ export function pluginsService(options: PluginsServiceOptions): Service {
           plugins.reconcile().catch(failed)
         }
       })
-      const blocked = takeBlockedRecord(blockedFile)
       if (options.load === false) {
-        await plugins.discoverOnly({ blocked })
+        await plugins.discoverOnly()
         return
       }
-      const report = await plugins.loadAll({ retryFailed: options.retryFailed, blocked })
+      const report = await plugins.loadAll({ retryFailed: options.retryFailed })
       logger.info(`plugins: ${report.loaded.length} loaded, ${report.failed.length} failed`, {
         ms: Math.round(report.ms),
       })

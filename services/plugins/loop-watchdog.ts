@@ -43,7 +43,8 @@ const BEAT_MS = 200
  * Notices when plugin code blocks the event loop for good (a synchronous infinite loop in a
  * hook): nothing on that thread, signals included, runs any more. A worker thread watches a
  * heartbeat; past `limitMs` without one it writes a coded error naming the plugin code that
- * last started, records it in `blockedFile` so the next start does not load that plugin, and
+ * last started, records it in `blockedFile` (the next process makes it a `plugin_blocked` fact, so
+ * no later start loads that plugin until it is enabled or reloaded), and
  * ends the process (SIGKILL: the blocked thread can run nothing else). Its timer and thread are
  * unref'd.
  */
@@ -86,22 +87,31 @@ export class LoopWatchdog {
   }
 }
 
-/** The record a watchdog left for this data directory, removed as it is read. */
-export function takeBlockedRecord(blockedFile: string): BlockedRecord | undefined {
+/**
+ * The record a watchdog left for this data directory, if any. It is only a hand-over (the
+ * blocked thread could not write to the database): the reader records it as a
+ * `plugin_blocked` fact and then removes the file (`clearBlockedRecord`), so a process killed
+ * in between leaves it for the next one. A damaged record reads as none and is removed at once.
+ */
+export function readBlockedRecord(blockedFile: string): BlockedRecord | undefined {
   let text: string
   try {
     text = readFileSync(blockedFile, 'utf8')
   } catch {
     return undefined // none: the usual case
   }
-  // Taken once, readable or not: a damaged record must not be read again at every start.
-  rmSync(blockedFile, { force: true })
   try {
     const record = JSON.parse(text) as BlockedRecord
-    return typeof record.plugin === 'string' ? record : undefined
+    if (typeof record.plugin === 'string') return record
   } catch {
-    return undefined
+    // damaged: removed below, so it is not read again at every start
   }
+  clearBlockedRecord(blockedFile)
+  return undefined
+}
+
+export function clearBlockedRecord(blockedFile: string): void {
+  rmSync(blockedFile, { force: true })
 }
 
 // The worker: plain JavaScript, run with eval so it needs no file of its own. It writes with

@@ -13,7 +13,7 @@ import type { PluginError, PluginRecord, ReloadReport } from './contract'
 import { type Candidate, discover, type SearchPath } from './discovery'
 import { planLoad } from './load-order'
 import { LoadedPlugin } from './loaded-plugin'
-import type { BlockedRecord } from './loop-watchdog'
+import { clearBlockedRecord, readBlockedRecord } from './loop-watchdog'
 import type { PluginDefinition, PluginImporter } from './plugin-module'
 import { containPlugins, registerPluginRoot } from './process-guard'
 import { type PLUGIN_FACTS, readAllRecords, registryProjection, type StoredRecord } from './registry-projection'
@@ -37,6 +37,8 @@ export interface ManagerOptions {
   readonly hookTimeoutMs: () => Promise<number>
   /** plugins.json, rewritten after every change of the registry. */
   readonly registryFile: string
+  /** Where the loop watchdog of an ended process left the plugin it blocked on (plugins.blocked.json). */
+  readonly blockedFile?: string
   /** Told before any plugin code runs (the loop watchdog). */
   readonly onEnter?: (plugin: string, hook: string) => void
   /** Hands a plugin's contributions (routers, templates, mounts) to whoever serves them; a throw fails the load. */
@@ -79,40 +81,58 @@ export class PluginManager {
 
   /**
    * Discovers plugins and loads the enabled ones. A plugin whose own code failed before is tried
-   * again when `retryFailed` (a manager starting) or when its files changed since.
+   * again when `retryFailed` (a manager starting) or when its files changed since; a blocked one
+   * (the loop watchdog ended a process for it) is not, until it is enabled or reloaded.
    */
-  loadAll(options: { retryFailed?: boolean; blocked?: BlockedRecord } = {}): Promise<ReloadReport> {
+  loadAll(options: { retryFailed?: boolean } = {}): Promise<ReloadReport> {
     return this.#queue.run(() =>
       this.#timed(async () => {
+        await this.#recordBlocked()
         const changed = await this.#sync()
-        const held = options.blocked
-        if (held) await this.#blocked(held)
-        const retry: Retry = options.retryFailed === false ? retryOnly(changed) : retryAll
-        return this.#reconcile((plugin) => plugin !== held?.plugin && retry(plugin))
+        return this.#reconcile(options.retryFailed === false ? retryOnly(changed) : retryAll)
       }),
     )
   }
 
   /** Discovers plugins and records what changed on disk (and a plugin the watchdog stopped), loading none. */
-  async discoverOnly(options: { blocked?: BlockedRecord } = {}): Promise<void> {
+  async discoverOnly(): Promise<void> {
     await this.#queue.run(async () => {
+      await this.#recordBlocked()
       await this.#sync()
-      if (options.blocked) await this.#blocked(options.blocked)
       this.#writeRegistryFile(await this.records())
     })
   }
 
-  // The plugin whose endless loop ended the last process stays out until enabled or reloaded.
-  async #blocked({ plugin, hook, ms }: BlockedRecord): Promise<void> {
-    await this.#failed(undefined, plugin, new SmError('SM_ERR_PLUGIN_BLOCKED_LOOP', { plugin, hook, ms }), false)
+  // The watchdog's hand-over file becomes a plugin_blocked fact, removed only once recorded: from
+  // then on the block is in the log and the registry, whichever command comes first.
+  async #recordBlocked(): Promise<void> {
+    const file = this.#options.blockedFile
+    const held = file && readBlockedRecord(file)
+    if (!file || !held) return
+    const { plugin, hook, ms, at } = held
+    const record = (await this.records()).find((r) => r.name === plugin)
+    if (record && record.blocked?.at !== at) {
+      const error = new SmError('SM_ERR_PLUGIN_BLOCKED_LOOP', { plugin, hook, ms })
+      this.#options.logger.warn(`plugin '${plugin}' failed: ${error.message}`, { code: error.code })
+      await this.#fact('plugin_blocked', {
+        name: plugin,
+        hook,
+        ms,
+        at,
+        error: { code: error.code, message: error.message },
+      })
+    }
+    clearBlockedRecord(file)
   }
 
-  /** Unloads every plugin, then discovers and loads again, running changed code. */
+  /** Unloads every plugin, then discovers and loads again, running changed code (blocked plugins too: a reload is explicit). */
   reload(): Promise<ReloadReport> {
     return this.#queue.run(() =>
       this.#timed(async () => {
         await this.#unloadAll()
         this.#definitions.clear()
+        for (const record of await this.records())
+          if (record.blocked) await this.#fact('plugin_unblocked', { name: record.name })
         await this.#sync()
         return this.#reconcile(retryAll)
       }),
@@ -206,7 +226,9 @@ export class PluginManager {
       const record = records.get(candidate.name)
       const unchanged = record && record.hash === candidate.hash && record.state !== 'missing'
       if (!unchanged) changed.add(candidate.name)
+      // A blocked plugin's code is not run, not even its module, until it is enabled or reloaded.
       if (unchanged && !record.enabled) continue
+      if (record?.blocked) continue
       try {
         const definition = await this.#options.importer.import(candidate)
         this.#definitions.set(candidate.name, definition)
@@ -230,7 +252,7 @@ export class PluginManager {
     const byName = new Map(records.map((r) => [r.name, r]))
     const wanted: PluginDefinition[] = []
     for (const record of records) {
-      if (!record.enabled || record.state === 'missing' || record.state === 'invalid') continue
+      if (!record.enabled || record.blocked || record.state === 'missing' || record.state === 'invalid') continue
       // Its own code failed (constructor, onLoad): run it again only when asked to.
       const ownFailure = record.state === 'failed' && OWN_FAILURES.has(record.error?.code ?? '')
       if (ownFailure && !this.#loaded.has(record.name) && !retry(record.name)) continue

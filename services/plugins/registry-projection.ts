@@ -1,6 +1,6 @@
 import type { EventMap } from '../../kernel'
 import type { Projection, Sql, StoredEvent } from '../events/contract'
-import type { PluginError, PluginRecord } from './contract'
+import type { BlockedLoop, PluginError, PluginRecord } from './contract'
 
 /** Facts about plugins, besides `after_set_plugin_status`. */
 export const PLUGIN_FACTS = [
@@ -9,6 +9,8 @@ export const PLUGIN_FACTS = [
   'plugin_failed',
   'plugin_missing',
   'plugin_hook_failed',
+  'plugin_blocked',
+  'plugin_unblocked',
 ] as const
 
 type DiscoveredFact = EventMap['plugin_discovered']
@@ -87,13 +89,21 @@ function fold(record: StoredRecord | undefined, event: StoredEvent): StoredRecor
     case 'after_set_plugin_status': {
       if (!record || (p.result as { status?: string } | undefined)?.status !== 'success') return record
       const enabled = p.enabled === true
-      if (enabled) return { ...record, enabled }
+      // Enabling is the admin's explicit word that a blocked plugin may run again.
+      if (enabled) return { ...record, enabled, blocked: undefined }
       return { ...record, enabled, state: record.state === 'missing' ? 'missing' : 'disabled', error: undefined }
     }
     case 'plugin_loaded':
       return record && { ...record, state: 'loaded', error: undefined }
     case 'plugin_failed':
       return record && { ...record, state: p.invalid === true ? 'invalid' : 'failed', error: p.error as PluginError }
+    case 'plugin_blocked': {
+      if (!record) return record
+      const { hook, ms, at } = p as unknown as BlockedLoop
+      return { ...record, state: 'failed', error: p.error as PluginError, blocked: { hook, ms, at } }
+    }
+    case 'plugin_unblocked':
+      return record && { ...record, blocked: undefined }
     case 'plugin_missing':
       return record && { ...record, state: 'missing' }
     case 'plugin_hook_failed': {

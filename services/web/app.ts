@@ -6,7 +6,6 @@ import type Router from '@koa/router'
 import Koa, { type Middleware } from 'koa'
 import compose from 'koa-compose'
 import mount from 'koa-mount'
-import serve from 'koa-static'
 import { type BusScope, type Logger, runInContext, SmError } from '../../kernel'
 import { AUTH_FACTS, type Identity, roleAtLeast } from '../auth/contract'
 import { EventStream } from './event-stream'
@@ -18,6 +17,7 @@ import { type KnownRoute, PluginLayer, routesOf, type StaticMount } from './plug
 import { Renderers } from './render'
 import { checkJsonDepth, deferBody, releaseBody } from './request-body'
 import { specOf, type WebState } from './route'
+import { serveStatic as serve } from './static-files'
 
 /** The package's root (dist/services/web → the checkout or the installed package). */
 export const PACKAGE_ROOT = join(__dirname, '..', '..', '..')

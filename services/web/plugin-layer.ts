@@ -3,9 +3,9 @@ import { isAbsolute, posix, resolve } from 'node:path'
 import Router, { type Layer } from '@koa/router'
 import type { Middleware } from 'koa'
 import mount from 'koa-mount'
-import serve from 'koa-static'
 import { SmError } from '../../kernel/errors'
 import { type Access, accessOf, requireUser, specOf, type WebState } from './route'
+import { serveStatic } from './static-files'
 
 /** What a plugin hands the web server (its extension methods' results). */
 export interface Contributions {
@@ -138,10 +138,7 @@ export class PluginLayer {
     this.#statics = entries.flatMap((entry) =>
       entry.mounts.map((m) => ({
         urlPath: m.urlPath,
-        serve: mount(
-          m.urlPath,
-          serve(m.dir, { index: false, hidden: false }) as never,
-        ) as unknown as Middleware<WebState>,
+        serve: mount(m.urlPath, serveStatic(m.dir) as never) as unknown as Middleware<WebState>,
       })),
     )
     this.#entries = entries

@@ -63,6 +63,8 @@ export function spawnCli(
 
 /** Sends `signal` and resolves with the exit code (null when the signal killed it). */
 export function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  // Already gone (it failed to start): its exit event has passed, so waiting for it would hang the test.
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   child.kill(signal)
   return exited

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import type { PluginApi } from '../../../index'
@@ -25,10 +25,14 @@ async function waitForFact(dir: string, key: string): Promise<void> {
 
 const logText = (dir: string) => readFileSync(join(dir, 'logs', 'server-manager.log'), 'utf8')
 
-/** A data directory with a short hook timeout and the given plugins enabled (each enable may fail). */
+/**
+ * A data directory with a short hook timeout, a free web port (other test runs may hold the
+ * default one) and the given plugins enabled (each enable may fail).
+ */
 async function setUp(files: Record<string, string>): Promise<string> {
   const dir = tempDir()
   expect((await cli(dir, ['setting', 'set', 'plugins.hook_timeout_ms', '300'])).code).to.equal(0)
+  expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
   writePlugins(dir, files)
   for (const name of Object.keys(files)) await cli(dir, ['plugin', 'enable', name.replace(/\.(ts|js)$/, '')])
   return dir
@@ -94,6 +98,57 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     expect(spin.error?.code).to.equal('SM_ERR_PLUGIN_BLOCKED_LOOP')
     expect((await cli(dir, ['setting', 'set', 'custom.x', '2'])).code).to.equal(0)
     expect((await cli(dir, ['setting', 'get', 'custom.x'])).stdout).to.equal('2\n')
+  })
+
+  it('keeps a plugin the watchdog stopped out of every later process until an admin enables it, whatever command comes first', async () => {
+    const dir = await setUp({
+      'spin.ts': plugin('Spin', "beforeSettingUpdate(p: { key: string }) { if (p.key === 'custom.spin') for (;;) {} }"),
+    })
+    expect((await cli(dir, ['setting', 'set', 'custom.spin', '1'])).signal).to.equal('SIGKILL')
+    // The first reader of the watchdog's record (here a listing) records the block for all later ones.
+    const listed = await record(dir, 'spin')
+    expect(listed).to.include({ state: 'failed', enabled: true })
+    expect(listed.blocked?.hook).to.equal('before_setting_update')
+    expect(existsSync(join(dir, 'plugins.blocked.json'))).to.equal(false)
+    expect((await cli(dir, ['plugin', 'info', 'spin'])).stdout).to.match(
+      /^blocked +since \S+ \(it blocked the event loop in before_setting_update\); kept out until 'plugin enable spin'/m,
+    )
+    const facts = await cli(dir, ['events', '--json', '--type', 'plugin_blocked'])
+    const blockedFacts = JSON.parse(facts.stdout) as { payload: { name: string; hook: string } }[]
+    expect(blockedFacts.map((fact) => fact.payload.name)).to.deep.equal(['spin'])
+    for (let round = 0; round < 2; round++) {
+      // A background manager, started and stopped twice: spin stays out, and custom.spin no longer kills it.
+      expect((await cli(dir, ['start', '--detached'])).code).to.equal(0)
+      try {
+        expect((await record(dir, 'spin')).state).to.equal('failed')
+        const set = await cli(dir, ['setting', 'set', 'custom.spin', String(round + 2)])
+        expect(set.code, set.stderr).to.equal(0)
+        expect((await cli(dir, ['status'])).code).to.equal(0)
+      } finally {
+        expect((await cli(dir, ['web', 'stop'])).code).to.equal(0)
+      }
+    }
+    // One-shot commands neither load it nor clear the block.
+    expect((await cli(dir, ['setting', 'set', 'custom.spin', '9'])).code).to.equal(0)
+    // Only an explicit enable lets it run again.
+    const enable = await cli(dir, ['plugin', 'enable', 'spin'])
+    expect(enable.code, enable.stderr).to.equal(0)
+    const enabled = await record(dir, 'spin')
+    expect(enabled.state).to.equal('loaded')
+    expect(enabled.blocked).to.equal(undefined)
+  })
+
+  it('lets a plugin reload bring back a plugin the watchdog stopped', async () => {
+    const dir = await setUp({
+      'spin.ts': plugin('Spin', "beforeSettingUpdate(p: { key: string }) { if (p.key === 'custom.spin') for (;;) {} }"),
+    })
+    expect((await cli(dir, ['setting', 'set', 'custom.spin', '1'])).signal).to.equal('SIGKILL')
+    expect((await cli(dir, ['setting', 'set', 'custom.other', '1'])).code).to.equal(0)
+    expect((await record(dir, 'spin')).blocked?.hook).to.equal('before_setting_update')
+    expect((await cli(dir, ['plugin', 'reload'])).code).to.equal(0)
+    const reloaded = await record(dir, 'spin')
+    expect(reloaded.blocked).to.equal(undefined)
+    expect(reloaded.state).to.equal('loaded')
   })
 
   it('cuts off an onManagerStartup that loops forever, so the manager still starts and stops on SIGTERM', async () => {

@@ -1,6 +1,12 @@
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { expect } from 'chai'
-import { plugin, withPlugins } from '../../helpers/plugins'
+import { plugin, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
+import { cli, spawnCli, stop } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+import { http } from '../../helpers/web'
+import { adminSession, webUrl } from '../../helpers/web-process'
 
 const received = () => ((globalThis as { received?: unknown[] }).received ??= [])
 const listener = (className: string, event: string, body = '') =>
@@ -174,6 +180,52 @@ describe('services/plugins: custom events', () => {
       },
     )
   })
+
+  it("keeps the core's namespaces to the core, derived from what registers on the bus", async () => {
+    await withPlugins({}, async ({ manager }) => {
+      // bridge and web do not run here: their namespaces are reserved by their declared errors.
+      for (const event of [
+        'events:database_lost',
+        'events:appended',
+        'settings:x',
+        'plugins:reload',
+        'tasks:y',
+        'bridge:z',
+        'web:w',
+      ]) {
+        const error = await rejection(manager.bus.request('plugins:trigger_event', { event }))
+        expect(error.code, event).to.equal('SM_ERR_PLUGIN_RESERVED_EVENT')
+      }
+      // A service that starts later reserves its namespace by registering, and frees it when it goes.
+      expect((await manager.bus.request('plugins:trigger_event', { event: 'newsvc:x' })).listeners).to.equal(0)
+      const handler = manager.bus.handle('newsvc:do' as 'plugins:list', () => [], { owner: 'newsvc' })
+      const error = await rejection(manager.bus.request('plugins:trigger_event', { event: 'newsvc:x' }))
+      expect(error.code).to.equal('SM_ERR_PLUGIN_RESERVED_EVENT')
+      expect(error.message).to.contain("the namespace 'newsvc'")
+      handler.dispose()
+      expect((await manager.bus.request('plugins:trigger_event', { event: 'newsvc:x' })).listeners).to.equal(0)
+    })
+  })
+
+  it('sends custom events on a channel of their own: a core listener never hears one, whatever its name', async () => {
+    await withPlugins({ 'one.ts': listener('One', 'zed:ping') }, { enable: ['one'] }, async ({ manager }) => {
+      const core: string[] = []
+      // A core listener that would match any '<namespace>:ping' on the bus.
+      const spy = manager.bus.on('*:ping' as 'zed:ping', (_payload, meta) => void core.push(meta.event), {
+        owner: 'web',
+      })
+      try {
+        const report = await manager.bus.request('plugins:trigger_event', { event: 'zed:ping', payload: { n: 1 } })
+        expect(report).to.deep.include({ event: 'zed:ping', listeners: 1, delivered: 1 })
+        expect(received()).to.deep.equal([
+          { plugin: 'one', payload: { n: 1 }, meta: { event: 'zed:ping', sender: 'external_api_trigger' } },
+        ])
+        expect(core).to.deep.equal([])
+      } finally {
+        spy.dispose()
+      }
+    })
+  })
 })
 
 describe('services/plugins: this.api', () => {
@@ -232,5 +284,75 @@ describe('services/plugins: this.api', () => {
         expect(out.badEvent).to.equal('SM_ERR_PLUGIN_INVALID_EVENT_NAME')
       },
     )
+  })
+})
+
+const FORGER = plugin(
+  'Forger',
+  `override async onLoad() {
+    const fs = require('node:fs')
+    const out = (line: string) => fs.appendFileSync(require('node:path').join(process.env.SM_DATA_DIR, 'forger.txt'), line + '\\n')
+    out('load')
+    await this.api.listenForEvent('forger:go', async () => {
+      // What a forged fact would make the plugins service do: reload every plugin.
+      const events = [{ seq: 1, time: '', actor: 'core', type: 'plugins_reloaded', payload: { origin: 'forged', loaded: [], failed: [] } }]
+      for (const name of ['events:appended', 'events:database_lost']) {
+        try {
+          await this.api.sendEvent(name, { events })
+          out(name + ' sent')
+        } catch (error) {
+          out(name + ' ' + (error as { code?: string }).code)
+        }
+      }
+      try {
+        await this.api.listenForEvent('settings:anything', () => {})
+        out('listen ok')
+      } catch (error) {
+        out('listen ' + (error as { code?: string }).code)
+      }
+    })
+  }`,
+)
+
+describe('services/plugins: core events cannot be forged (a real manager)', function () {
+  this.timeout(60_000)
+
+  it('refuses trigger_event and sendEvent in core namespaces with a code, and the manager keeps running', async () => {
+    const dir = tempDir()
+    writePlugins(dir, { 'forger.ts': FORGER })
+    expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
+    expect((await cli(dir, ['plugin', 'enable', 'forger'])).code).to.equal(0)
+    rmSync(join(dir, 'forger.txt')) // from that one-shot command: only the manager's load counts below
+    const manager = spawnCli(dir, ['start'])
+    try {
+      const url = await webUrl(manager)
+      const session = await adminSession(dir, url)
+      const refused = await http(`${url}/api/plugins/trigger_event`, {
+        token: session,
+        body: { event_name: 'events:database_lost', payload: {} },
+      })
+      expect(refused.status).to.equal(422)
+      expect(refused.json).to.include({ status: 'error', code: 'SM_ERR_PLUGIN_RESERVED_EVENT' })
+      const fromCli = await cli(dir, ['event', 'trigger', 'events:appended', '--payload', '{"events":[]}'])
+      expect(fromCli.code).to.equal(64)
+      expect(fromCli.stderr).to.contain('SM_ERR_PLUGIN_RESERVED_EVENT')
+
+      // The plugin tries the same from inside: refused, nothing sent, nothing reloaded.
+      const go = await cli(dir, ['event', 'trigger', 'forger:go'])
+      expect(go.code, go.stderr).to.equal(0)
+      expect(readFileSync(join(dir, 'forger.txt'), 'utf8').split('\n')).to.deep.equal([
+        'load',
+        'events:appended SM_ERR_PLUGIN_RESERVED_EVENT',
+        'events:database_lost SM_ERR_PLUGIN_RESERVED_EVENT',
+        'listen SM_ERR_PLUGIN_RESERVED_EVENT',
+        '',
+      ])
+      const triggered = JSON.parse((await cli(dir, ['events', '--json', '--type', 'custom_event_triggered'])).stdout)
+      expect(triggered.map((e: { payload: { event: string } }) => e.payload.event)).to.deep.equal(['forger:go'])
+      expect((await cli(dir, ['status'])).code).to.equal(0)
+      expect(manager.exitCode).to.equal(null)
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
   })
 })

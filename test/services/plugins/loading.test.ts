@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { createKernel, type PluginRecord, pluginsService, silentLogger } from '../../../manager'
 import { eventsService } from '../../../services/events'
+import { channelOf } from '../../../services/plugins/event-names'
 import { settingsService } from '../../../services/settings'
 import { startManager, withManager } from '../../helpers/manager'
 import { plugin, startWithPlugins, withPlugins, writePlugins } from '../../helpers/plugins'
@@ -130,11 +131,11 @@ export class OnlyOne extends PluginBase { static version = '3.0.0' }
     )
     expect(byName(await manager.bus.request('plugins:list', {})).zeta?.state).to.equal('loaded')
     expect(trace()).to.deep.equal(['load Alpha', 'load Zeta'])
-    expect(manager.bus.hasListeners('test:ping')).to.equal(true)
+    expect(manager.bus.hasListeners(channelOf('test:ping'))).to.equal(true)
     expect(manager.bus.hasListeners('after_setting_update')).to.equal(true)
     await manager.stop()
     expect(trace()).to.deep.equal(['load Alpha', 'load Zeta', 'unload Zeta', 'unload Alpha'])
-    expect(manager.bus.hasListeners('test:ping')).to.equal(false)
+    expect(manager.bus.hasListeners(channelOf('test:ping'))).to.equal(false)
   })
 
   it('enables, disables and reloads without a restart, running changed code on reload', async () => {

@@ -30,6 +30,11 @@ export default class PluginInfo extends ManagerCommand {
       ],
     ]
     if (info.error) lines.push(['error', `${info.error.code}: ${info.error.message}`])
+    if (info.blocked)
+      lines.push([
+        'blocked',
+        `since ${info.blocked.at} (it blocked the event loop in ${info.blocked.hook}); kept out until 'plugin enable ${info.name}' or 'plugin reload'`,
+      ])
     for (const [key, value] of lines) this.log(`${key.padEnd(14)}${value}`)
   }
 }

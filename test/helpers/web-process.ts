@@ -1,0 +1,22 @@
+import { expect } from 'chai'
+import { cli, waitForLine } from './run'
+import { signIn } from './web'
+
+/** The URL a `server-manager start` process prints once its web server listens. */
+export async function webUrl(manager: Parameters<typeof waitForLine>[0]): Promise<string> {
+  const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/)
+  return /(http:\/\/\S+?)\s/.exec(`${line} `)?.[1] as string
+}
+
+/** Creates the admin `boss` through the CLI (so the setup redirect ends) and signs in: a session token. */
+export async function adminSession(dataDir: string, url: string): Promise<string> {
+  const password = 'a long password'
+  const created = await cli(
+    dataDir,
+    ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'],
+    {},
+    `${password}\n`,
+  )
+  expect(created.code, created.stderr).to.equal(0)
+  return signIn(url, 'boss', password)
+}

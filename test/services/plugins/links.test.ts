@@ -1,0 +1,145 @@
+import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import type { PluginRecord } from '../../../manager'
+import { plugin, writePlugins } from '../../helpers/plugins'
+import { cli, spawnCli, stop } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+import { http } from '../../helpers/web'
+import { adminSession, webUrl } from '../../helpers/web-process'
+
+const records = async (dir: string): Promise<PluginRecord[]> => {
+  const listed = await cli(dir, ['plugin', 'list', '--json'])
+  expect(listed.code, listed.stderr).to.equal(0)
+  return JSON.parse(listed.stdout) as PluginRecord[]
+}
+
+/** A package plugin serving its `static` folder at /<name>/static. */
+const STATIC_PLUGIN = (className: string, name: string) =>
+  plugin(
+    className,
+    `override getStaticMounts(): [string, string, string][] {
+    return [['/${name}/static', require('node:path').join(__dirname, 'static'), '${name}_static']]
+  }`,
+  )
+
+describe('services/plugins: symbolic links in plugin folders (real CLI processes and a manager)', function () {
+  this.timeout(120_000)
+
+  it('refuses a plugin with a link out of its folder, to nothing or in a loop, naming it; every command still runs', async () => {
+    const dir = tempDir()
+    const outside = tempDir()
+    symlinkSync(join(outside, 'gone'), join(outside, 'dangling')) // a folder outside holding a dangling link
+    const plugins = join(dir, 'plugins')
+    writePlugins(dir, {
+      'outward/index.ts': plugin('Outward'),
+      'looping/index.ts': plugin('Looping'),
+      'nowhere/index.ts': plugin('Nowhere'),
+      'inward/index.ts': plugin('Inward'),
+      'inward/files/real.txt': 'real\n',
+    })
+    symlinkSync(outside, join(plugins, 'outward', 'etcdir'))
+    symlinkSync('self', join(plugins, 'looping', 'self'))
+    symlinkSync('/nonexistent/file', join(plugins, 'nowhere', 'file'))
+    symlinkSync('real.txt', join(plugins, 'inward', 'files', 'alias.txt'))
+    symlinkSync('..', join(plugins, 'inward', 'files', 'up'))
+
+    const set = await cli(dir, ['setting', 'set', 'custom.x', '1'])
+    expect(set.code, set.stderr).to.equal(0)
+    const byName = new Map((await records(dir)).map((r) => [r.name, r]))
+    const expected: Record<string, string> = {
+      outward: "its file 'etcdir' links to a place outside the plugin's folder",
+      looping: "its file 'self' is a symbolic link that loops",
+      nowhere: "its file 'file' is a symbolic link to nothing",
+    }
+    for (const [name, text] of Object.entries(expected)) {
+      const record = byName.get(name)
+      expect(record?.state, name).to.equal('invalid')
+      expect(record?.error?.code, name).to.equal('SM_ERR_PLUGIN_BAD_FILE')
+      expect(record?.error?.message, name).to.contain(`The plugin '${name}' cannot be loaded: ${text}`)
+    }
+    for (const name of Object.keys(expected)) {
+      const enable = await cli(dir, ['plugin', 'enable', name])
+      expect(enable.code, enable.stderr).to.equal(65)
+      expect(enable.stderr).to.contain('SM_ERR_PLUGIN_BAD_FILE')
+      expect(enable.stderr).not.to.contain(dir)
+    }
+    // A link that stays inside the plugin is fine.
+    const inward = await cli(dir, ['plugin', 'enable', 'inward'])
+    expect(inward.code, inward.stderr).to.equal(0)
+    expect((await records(dir)).find((r) => r.name === 'inward')?.state).to.equal('loaded')
+    expect((await cli(dir, ['plugin', 'reload'])).code).to.equal(0)
+  })
+
+  it('serves no file whose real path leaves its mount (links, a hard link to the database), and answers 200 to a reload with a bad link', async () => {
+    const dir = tempDir()
+    writePlugins(dir, {
+      'shelf/index.ts': STATIC_PLUGIN('Shelf', 'shelf'),
+      'shelf/static/hello.txt': 'hello\n',
+    })
+    expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
+    expect((await cli(dir, ['plugin', 'enable', 'shelf'])).code).to.equal(0)
+    const manager = spawnCli(dir, ['start'])
+    try {
+      const url = await webUrl(manager)
+      const session = await adminSession(dir, url)
+      expect((await http(`${url}/shelf/static/hello.txt`)).text).to.equal('hello\n')
+      // Many clients at once get the same file: one served copy is not "a file the manager has open".
+      writeFileSync(join(dir, 'plugins', 'shelf', 'static', 'big.bin'), Buffer.alloc(4 << 20, 1))
+      const parallel = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          fetch(`${url}/shelf/static/big.bin`).then(async (r) => [r.status, (await r.arrayBuffer()).byteLength]),
+        ),
+      )
+      expect(parallel).to.deep.equal(Array.from({ length: 12 }, () => [200, 4 << 20]))
+
+      // Links added while the manager runs (the plugin is loaded, its mount live).
+      const statics = join(dir, 'plugins', 'shelf', 'static')
+      const database = join(dir, 'server-manager.db')
+      symlinkSync('/etc/passwd', join(statics, 'passwd-link'))
+      symlinkSync(database, join(statics, 'db-link'))
+      symlinkSync(`${database}-wal`, join(statics, 'wal-link'))
+      symlinkSync('/etc', join(statics, 'etcdir'))
+      symlinkSync('hello.txt', join(statics, 'alias.txt'))
+      mkdirSync(join(statics, 'sub'))
+      // A hard link has no link to resolve: its real path is inside the mount, yet it is the database.
+      linkSync(database, join(statics, 'sub', 'copy.bin'))
+      for (const path of [
+        'passwd-link',
+        'db-link',
+        'wal-link',
+        'etcdir/passwd',
+        'sub/copy.bin',
+        '..%2f..%2fserver-manager.db',
+        '%2e%2e/%2e%2e/server-manager.db',
+        'sub',
+      ]) {
+        const reply = await http(`${url}/shelf/static/${path}`)
+        expect(reply.status, path).to.equal(404)
+        expect(reply.json, path).to.include({ status: 'error', code: 'SM_ERR_WEB_NOT_FOUND' })
+      }
+      for (const path of ['/static/../server-manager.db', '/docs/%2e%2e/%2e%2e/package.json']) {
+        expect((await http(`${url}${path}`)).status, path).to.equal(404)
+      }
+      expect((await http(`${url}/shelf/static/alias.txt`)).text).to.equal('hello\n')
+      expect((await http(`${url}/static/vendor/pico/pico.min.css`)).status).to.equal(200)
+
+      // A reload finds the links out of the folder: the plugin is refused with a code, not a 500.
+      symlinkSync('loop', join(statics, 'loop'))
+      const reload = await http(`${url}/api/plugins/reload`, { method: 'PUT', token: session })
+      expect(reload.status, reload.text).to.equal(200)
+      expect(reload.text).not.to.contain(dir)
+      const shelf = (await records(dir)).find((r) => r.name === 'shelf')
+      expect(shelf?.state).to.equal('invalid')
+      expect(shelf?.error?.code).to.equal('SM_ERR_PLUGIN_BAD_FILE')
+      expect((await http(`${url}/shelf/static/hello.txt`)).status).to.equal(404)
+      expect((await cli(dir, ['status'])).code).to.equal(0)
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
+    // The database is whole: a new process reads what the manager wrote.
+    const check = await cli(dir, ['db', 'check'])
+    expect(check.code, check.stderr).to.equal(0)
+    expect(readFileSync(join(dir, 'plugins', 'shelf', 'static', 'hello.txt'), 'utf8')).to.equal('hello\n')
+  })
+})
