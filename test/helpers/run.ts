@@ -61,8 +61,12 @@ export function spawnCli(
   return spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, SM_DATA_DIR: dataDir, ...env } })
 }
 
-/** Sends `signal` and resolves with the exit code (null when the signal killed it). */
+/**
+ * Sends `signal` and resolves with the exit code (null when a signal killed it); at once for a
+ * child that has already exited (waiting for its 'exit' again would wait forever).
+ */
 export function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   child.kill(signal)
   return exited
