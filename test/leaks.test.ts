@@ -5,8 +5,9 @@ import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { expect } from 'chai'
 import { processState } from '../kernel/process-identity'
+import { fakeBedrockDir, gameDataDir, runState } from './helpers/game'
 import { findLeaks, killAndWait } from './helpers/leaks'
-import { run } from './helpers/run'
+import { cli, run, spawnCli, waitForLine } from './helpers/run'
 import { tempDir } from './helpers/temp-dir'
 
 /**
@@ -129,5 +130,46 @@ describe('the check for processes a test run leaves behind', () => {
     expect(result.stdout).to.include(`(it runs in ${dir})`)
     expect(running(Number(pid))).to.equal(false)
     expect(existsSync(dir as string)).to.equal(false)
+  })
+})
+
+/**
+ * What a describe's before() hook starts (a data dir whose servers a test starts, a manager) is
+ * shared by its tests and cleaned up after the describe, not after its first test: the web UI
+ * test left its game server running because its data dir was cleaned up after its first test,
+ * before the page started the server.
+ */
+let shared: { manager: ChildProcess; game: number; supervisor: number } | undefined
+describe('a game server and a manager started for a whole describe', () => {
+  let data: string
+  let manager: ChildProcess
+  before(async () => {
+    data = gameDataDir()
+    const added = await cli(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    expect(added.code, added.stderr).to.equal(0)
+    const port = await cli(data, ['setting', 'set', 'web.port', '0'])
+    expect(port.code, port.stderr).to.equal(0)
+    manager = spawnCli(data, ['start'])
+    await waitForLine(manager, /^ready in/)
+  })
+
+  it('start in one test', async () => {
+    const started = await cli(data, ['server', 'start', 's1'])
+    expect(started.code, started.stderr).to.equal(0)
+    const state = runState(data, 's1')
+    shared = { manager, game: state?.game?.pid as number, supervisor: state?.supervisor?.pid as number }
+  })
+
+  it('still run in the next', () => {
+    expect(shared && [shared.game, shared.supervisor].filter(running)).to.have.length(2)
+    expect(manager.exitCode).to.equal(null)
+  })
+})
+
+describe('after that describe', () => {
+  it('they are gone', () => {
+    if (!shared) throw new Error('run with the describe before it (it starts what this one checks)')
+    expect([shared.game, shared.supervisor].filter(running)).to.deep.equal([])
+    expect(shared.manager.signalCode).to.equal('SIGKILL')
   })
 })

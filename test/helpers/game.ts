@@ -1,12 +1,13 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { isSameProcess } from '../../kernel/process-identity'
+import { managerFiles, readManagerInfo } from '../../services/bridge/socket-files'
 import { SupervisorClient } from '../../services/servers/supervisor/client'
 import type { RunStatus } from '../../services/servers/supervisor/protocol'
 import { RunFiles, type StatusEntry } from '../../services/servers/supervisor/run-files'
 import { killAndWait } from './leaks'
 import { ROOT } from './run'
-import { atRunEnd } from './run-end'
+import { afterItsUser } from './run-end'
 import { tempDir } from './temp-dir'
 
 export const FAKE_BEDROCK = join(ROOT, 'test', 'fixtures', 'fake-bedrock.js')
@@ -78,57 +79,42 @@ export async function untilSupervisorEnds(dataDir: string, name: string): Promis
 }
 
 /**
- * Kills every game and supervisor recorded under a data directory (identity-checked) and
- * resolves once they are gone: no test leaves one running.
+ * Kills the manager, and every game and supervisor, recorded under a data directory
+ * (identity-checked) and resolves once they are gone: no test leaves one running. The manager
+ * goes first (it would replace a supervisor that dies), and it looks again until nothing
+ * recorded runs, since one may have been replaced in the meantime.
  */
 export async function killServers(dataDir: string): Promise<void> {
+  for (let round = 0; ; round++) {
+    const pids = recordedProcesses(dataDir)
+    if (pids.length === 0) return
+    if (round === 5) throw new Error(`processes of ${dataDir} keep coming back: ${pids.join(', ')}`)
+    await killAndWait(pids)
+  }
+}
+
+function recordedProcesses(dataDir: string): number[] {
+  const pids: number[] = []
+  const manager = readManagerInfo(managerFiles(dataDir))
+  if (manager && isSameProcess(manager.pid, manager.identity)) pids.push(manager.pid)
   let names: string[] = []
   try {
     names = readdirSync(join(dataDir, 'servers'))
-  } catch {
-    return
-  }
-  const pids: number[] = []
+  } catch {}
   for (const name of names) {
     const state = runState(dataDir, name)
     for (const ref of [state?.supervisor, state?.game])
       if (ref && isSameProcess(ref.pid, ref.identity)) pids.push(ref.pid)
   }
-  await killAndWait(pids)
+  return pids
 }
 
-/**
- * A fresh data directory whose servers are killed when its user is done: made in a test (or a
- * beforeEach), after that test; made in a before() hook, after the top-level describe it ran in
- * (whose tests share the servers); and in any case at the end of the run.
- */
+/** A fresh data directory whose game servers are killed when its user is done (see afterItsUser). */
 export function gameDataDir(): string {
   const dir = tempDir('sm-game-')
-  ;(inTest ? ofTest : ofSuite).push(dir)
-  atRunEnd(() => killServers(dir))
+  afterItsUser(() => killServers(dir))
   return dir
 }
-
-// Root hooks (this module is loaded by a test file, at the top level): a root beforeEach runs
-// before any of a test's own hooks, a root afterEach after all of them.
-let inTest = false
-const ofTest: string[] = []
-const ofSuite: string[] = []
-beforeEach(() => {
-  inTest = true
-})
-afterEach(async function () {
-  inTest = false
-  const suiteDirs = ofSuite.splice(0)
-  // The first test after a before() hook runs in that hook's describe, or in one nested in it.
-  let top = this.currentTest?.parent
-  while (top?.parent && !top.parent.root) top = top.parent
-  if (suiteDirs.length > 0 && top)
-    top.afterAll('kill the game servers of data dirs made in a before() hook', async () => {
-      for (const dir of suiteDirs) await killServers(dir)
-    })
-  for (const dir of ofTest.splice(0)) await killServers(dir)
-})
 
 export function alive(pid: number | undefined): boolean {
   if (!pid) return false
