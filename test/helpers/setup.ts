@@ -4,9 +4,11 @@
 process.env.SM_DEFAULT_PLUGINS = 'off'
 
 import { rootHooks } from './run-end'
+import { removeAtRunEnd } from './temp-dir'
 
 /**
  * Mocha's root hooks: what helpers started is cleaned up after its user (afterItsUser), and at
  * the end of the whole run nothing the run started may still run, and its temp dirs go.
  */
 export const mochaHooks = rootHooks
+removeAtRunEnd()
