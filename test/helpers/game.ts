@@ -81,8 +81,8 @@ export async function untilSupervisorEnds(dataDir: string, name: string): Promis
 /**
  * Kills the manager, and every game and supervisor, recorded under a data directory
  * (identity-checked) and resolves once they are gone: no test leaves one running. The manager
- * goes first (it would replace a supervisor that dies), and it looks again until nothing
- * recorded runs, since one may have been replaced in the meantime.
+ * dies with them, and it looks again until nothing recorded runs: a manager replaces a
+ * supervisor that dies, maybe before its own SIGKILL lands.
  */
 export async function killServers(dataDir: string): Promise<void> {
   for (let round = 0; ; round++) {
