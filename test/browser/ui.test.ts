@@ -44,9 +44,15 @@ describe('the web UI in a real browser', () => {
     errors = pageErrors(page)
   })
 
+  // Each step whatever the one before did (a browser that fails to close still leaves no manager).
+  // The game server the page started outlives the manager by design: gameDataDir() kills it after
+  // this describe.
   after(async () => {
-    await browser?.close()
-    if (manager && manager.exitCode === null) await stop(manager)
+    try {
+      await browser?.close()
+    } finally {
+      if (manager) await stop(manager)
+    }
   })
 
   it('leads the first visit to setup, which creates the admin and signs in', async () => {

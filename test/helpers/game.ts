@@ -1,10 +1,13 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { isSameProcess } from '../../kernel/process-identity'
+import { managerFiles, readManagerInfo } from '../../services/bridge/socket-files'
 import { SupervisorClient } from '../../services/servers/supervisor/client'
 import type { RunStatus } from '../../services/servers/supervisor/protocol'
 import { RunFiles, type StatusEntry } from '../../services/servers/supervisor/run-files'
+import { killAndWait } from './leaks'
 import { ROOT } from './run'
+import { afterItsUser } from './run-end'
 import { tempDir } from './temp-dir'
 
 export const FAKE_BEDROCK = join(ROOT, 'test', 'fixtures', 'fake-bedrock.js')
@@ -75,35 +78,43 @@ export async function untilSupervisorEnds(dataDir: string, name: string): Promis
   })
 }
 
-/** Kills every game and supervisor recorded under a data directory (identity-checked): no test leaves one running. */
-export function killServers(dataDir: string): void {
+/**
+ * Kills the manager, and every game and supervisor, recorded under a data directory
+ * (identity-checked) and resolves once they are gone: no test leaves one running. The manager
+ * dies with them, and it looks again until nothing recorded runs: a manager replaces a
+ * supervisor that dies, maybe before its own SIGKILL lands.
+ */
+export async function killServers(dataDir: string): Promise<void> {
+  for (let round = 0; ; round++) {
+    const pids = recordedProcesses(dataDir)
+    if (pids.length === 0) return
+    if (round === 5) throw new Error(`processes of ${dataDir} keep coming back: ${pids.join(', ')}`)
+    await killAndWait(pids)
+  }
+}
+
+function recordedProcesses(dataDir: string): number[] {
+  const pids: number[] = []
+  const manager = readManagerInfo(managerFiles(dataDir))
+  if (manager && isSameProcess(manager.pid, manager.identity)) pids.push(manager.pid)
   let names: string[] = []
   try {
     names = readdirSync(join(dataDir, 'servers'))
-  } catch {
-    return
-  }
+  } catch {}
   for (const name of names) {
     const state = runState(dataDir, name)
     for (const ref of [state?.supervisor, state?.game])
-      if (ref && isSameProcess(ref.pid, ref.identity))
-        try {
-          process.kill(ref.pid, 'SIGKILL')
-        } catch {}
+      if (ref && isSameProcess(ref.pid, ref.identity)) pids.push(ref.pid)
   }
+  return pids
 }
 
-/** A fresh data directory whose servers are killed after the test. */
+/** A fresh data directory whose game servers are killed when its user is done (see afterItsUser). */
 export function gameDataDir(): string {
   const dir = tempDir('sm-game-')
-  dirs.push(dir)
+  afterItsUser(() => killServers(dir))
   return dir
 }
-
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) killServers(dir)
-})
 
 export function alive(pid: number | undefined): boolean {
   if (!pid) return false

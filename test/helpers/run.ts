@@ -1,5 +1,6 @@
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { join } from 'node:path'
+import { afterItsUser } from './run-end'
 
 /** The project root (tests run from dist/test/...). */
 export const ROOT = join(__dirname, '..', '..', '..')
@@ -52,18 +53,31 @@ export function cli(
   return run(process.execPath, [CLI, ...args], { env: { SM_DATA_DIR: dataDir, ...env }, input })
 }
 
-/** Starts `server-manager <args>` as a long-running process (output piped). */
+/**
+ * Starts `server-manager <args>` as a long-running process (output piped). One still running
+ * when its user is done (the test, or the describe whose before() started it) is killed then,
+ * whatever failed: a test stops it itself to see how it ends.
+ */
 export function spawnCli(
   dataDir: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
 ): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, SM_DATA_DIR: dataDir, ...env } })
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, SM_DATA_DIR: dataDir, ...env },
+  })
+  afterItsUser(async () => {
+    await stop(child, 'SIGKILL')
+  })
+  return child
 }
 
-/** Sends `signal` and resolves with the exit code (null when the signal killed it). */
+/**
+ * Sends `signal` and resolves with the exit code (null when a signal killed it); at once for a
+ * child that has already exited (waiting for its 'exit' again would wait forever).
+ */
 export function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
-  // Already gone (it failed to start): its exit event has passed, so waiting for it would hang the test.
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   child.kill(signal)

@@ -2,3 +2,13 @@
 // CLI child (which inherits this environment), runs without the shipped default plugins, so the
 // event log holds only what the test did. A test of the defaults turns them back on for its process.
 process.env.SM_DEFAULT_PLUGINS = 'off'
+
+import { rootHooks } from './run-end'
+import { removeAtRunEnd } from './temp-dir'
+
+/**
+ * Mocha's root hooks: what helpers started is cleaned up after its user (afterItsUser), and at
+ * the end of the whole run nothing the run started may still run, and its temp dirs go.
+ */
+export const mochaHooks = rootHooks
+removeAtRunEnd()

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import { writePlugins } from '../../helpers/plugins'
@@ -9,7 +10,9 @@ const NO_DEFAULTS = { SM_DEFAULT_PLUGINS: 'off' }
 
 /** A real terminal: `server-manager` alone, in a tmux session of its own, driven with send-keys. */
 class Terminal {
-  readonly #socket = `sm-test-${process.pid}-${Math.random().toString(36).slice(2)}`
+  // Its own server on a socket in a temp dir of the run: `-L <name>` would leave the socket file in
+  // /tmp/tmux-<uid>/ after kill-server, one per test run.
+  readonly #socket = join(tempDir('sm-tmux-'), 'tmux.sock')
 
   constructor(dataDir: string) {
     const command = `env SM_DATA_DIR=${dataDir} SM_DEFAULT_PLUGINS=off ${process.execPath} ${CLI}; echo "EXITED $?"; sleep 600`
@@ -47,7 +50,7 @@ class Terminal {
   }
 
   #tmux(...args: string[]): string {
-    return execFileSync('tmux', ['-L', this.#socket, ...args], { encoding: 'utf8' })
+    return execFileSync('tmux', ['-S', this.#socket, ...args], { encoding: 'utf8' })
   }
 }
 

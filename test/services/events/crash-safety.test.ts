@@ -23,18 +23,22 @@ describe('services/events: crash safety and concurrency', () => {
       stderr += chunk
     })
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk
-        // Kill in the middle of the stream, well after thousands of events went in.
-        if (output.split('\n').length > 120) resolve()
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk
+          // Kill in the middle of the stream, well after thousands of events went in.
+          if (output.split('\n').length > 120) resolve()
+        })
+        setTimeout(
+          () => reject(new Error(`the writer printed too little: ${output.slice(-500)}\n${stderr}`)),
+          45_000,
+        ).unref()
       })
-      setTimeout(
-        () => reject(new Error(`the writer printed too little: ${output.slice(-500)}\n${stderr}`)),
-        45_000,
-      ).unref()
-    })
-    child.kill('SIGKILL')
+    } finally {
+      // Also when it printed too little: it would write on into a temp dir the run removes.
+      child.kill('SIGKILL')
+    }
     expect(await exited).to.equal('SIGKILL')
 
     // Only lines whose newline was written count: the killed writer may have left half a line.

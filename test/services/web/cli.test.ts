@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { writePlugins } from '../../helpers/plugins'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, type RunResult, spawnCli, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, signIn } from '../../helpers/web'
 
@@ -83,17 +83,21 @@ describe('services/web: the web server in the manager, from real CLI processes',
   it('start --detached returns once the manager answers, leaving it running in the background until web stop', async () => {
     const dataDir = tempDir()
     await ok(dataDir, ['setting', 'set', 'web.port', '0'])
-    const started = await ok(dataDir, ['start', '--detached'])
-    expect(started).to.match(/runs in the background \(PID \d+\)/)
-    const url = /web UI and API on (http:\/\/\S+)/.exec(started)?.[1] as string
+    const started = await cli(dataDir, ['start', '--detached'])
+    let stopped: RunResult
     try {
+      expect(started.code, started.stderr).to.equal(0)
+      expect(started.stdout).to.match(/runs in the background \(PID \d+\)/)
+      const url = /web UI and API on (http:\/\/\S+)/.exec(started.stdout)?.[1] as string
       expect((await http(`${url}/api/setup/status`)).json).to.deep.equal({ needs_setup: true })
       const again = await cli(dataDir, ['start', '--detached'])
       expect(again.code).not.to.equal(0)
       expect(again.stderr).to.contain('SM_ERR_MANAGER_RUNNING')
     } finally {
-      await ok(dataDir, ['web', 'stop'])
+      // Whatever failed above: a manager left running in the background outlives the test.
+      stopped = await cli(dataDir, ['web', 'stop'])
     }
+    expect(stopped.code, stopped.stderr).to.equal(0)
     const down = await cli(dataDir, ['web', 'stop'])
     expect(down.code).to.equal(3)
     expect(down.stderr).to.contain('SM_ERR_MANAGER_NOT_RUNNING')
