@@ -64,6 +64,9 @@ async function main(): Promise<void> {
   if (crashed.length > 0) console.error(`failed benchmarks: ${crashed.join(', ')}`)
   if (missed.length > 0 || crashed.length > 0) process.exitCode = 1
   else if (quick) console.log('every benchmark ran (quick: tiny sizes, goals not checked)')
+  // A benchmark that failed half-way may have left a handle open (a manager, a socket): the run
+  // is over, so it ends here rather than hanging on it.
+  if (crashed.length > 0) process.exit()
 }
 
 interface Run {

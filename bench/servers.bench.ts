@@ -137,7 +137,7 @@ export async function serverListBench(dir: string, rounds = 9, servers = 50, run
   const busy = join(dir, 'busy')
   for (const data of [idle, busy])
     for (let i = 0; i < servers; i++)
-      await cli(data, ['server', 'add', `s${i}`, '--dir', fakeServer(join(data, 'dirs', `s${i}`))])
+      await cli(data, ['server', 'add', `s${i}`, '--dir', fakeServer(join(`${data}-servers`, `s${i}`))])
   for (let i = 0; i < running; i++) await cli(busy, ['server', 'start', `s${i}`])
   const a: number[] = []
   const b: number[] = []
@@ -166,7 +166,7 @@ export async function serverListBench(dir: string, rounds = 9, servers = 50, run
 /** `send list` to the reply line reaching a follower, through the supervisor's socket: median of `n` after `warmup` more. */
 export async function consoleRoundTripBench(dir: string, n = 50, warmup = 10) {
   const data = join(dir, 'console')
-  await cli(data, ['server', 'add', 'rt', '--dir', fakeServer(join(data, 'dirs', 'rt'))])
+  await cli(data, ['server', 'add', 'rt', '--dir', fakeServer(join(`${data}-servers`, 'rt'))])
   await cli(data, ['server', 'start', 'rt'])
   const files = RunFiles.of(data, 'rt')
   const sender = await SupervisorClient.connect(files, 'rt')

@@ -122,13 +122,20 @@ async function ourManager(dir: string, servers = 0): Promise<{ manager: Kernel; 
     defaultPlugins: false,
   })
   await manager.start()
-  await manager.bus.request('plugins:set_enabled', { name: 'benchplugin', enabled: true })
-  for (let i = 0; i < servers; i++)
-    await manager.bus.request('servers:add', { name: `s${i}`, dir: fakeServer(join(dataDir, 'dirs', `s${i}`)) })
-  await manager.bus.request('auth:create_user', { username: 'bench', password: 'bench password', firstAdmin: true })
-  const session = await manager.bus.request('auth:login', { username: 'bench', password: 'bench password' })
-  const url = (await manager.bus.request('web:status', {})).url as string
-  return { manager, url, token: session.accessToken }
+  try {
+    await manager.bus.request('plugins:set_enabled', { name: 'benchplugin', enabled: true })
+    // Game directories live beside the data directory: a server inside it is refused.
+    for (let i = 0; i < servers; i++)
+      await manager.bus.request('servers:add', { name: `s${i}`, dir: fakeServer(join(`${dataDir}-servers`, `s${i}`)) })
+    await manager.bus.request('auth:create_user', { username: 'bench', password: 'bench password', firstAdmin: true })
+    const session = await manager.bus.request('auth:login', { username: 'bench', password: 'bench password' })
+    const url = (await manager.bus.request('web:status', {})).url as string
+    return { manager, url, token: session.accessToken }
+  } catch (error) {
+    // A half-built manager would keep the benchmark process alive after it failed.
+    await manager.stop()
+    throw error
+  }
 }
 
 /**
