@@ -290,4 +290,31 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     expect(await nextOf('%2Fservers%2Fmc%3Ftab%3Dlog')).to.equal('/servers/mc?tab=log')
     expect(await nextOf('/tasks')).to.equal('/tasks')
   })
+
+  it('item 5: a next whose dot segments resolve to another host is refused, not resolved', async () => {
+    web = await startWeb()
+    const nextOf = async (next: string) => {
+      const page = await http(`${web?.url}/login?next=${next}`, { headers: { Accept: 'text/html' } })
+      expect(page.status).to.equal(200)
+      return /data-next="([^"]*)"/.exec(page.text)?.[1]
+    }
+    const elsewhere = [
+      '/.//127.0.0.1:9999/x',
+      '%2F.%2F%2Fevil.example',
+      '/..//evil.example',
+      '/%2e//evil.example',
+      '/%2E%2E//evil.example',
+      '/./%5Cevil.example',
+      '/.%5C/evil.example',
+      '/a/..//evil.example',
+      '/a/b/../..//evil.example',
+      '/.///evil.example',
+      '/././/evil.example',
+      '/a/%2e%2e/%5Cevil.example',
+    ]
+    for (const next of elsewhere) expect(await nextOf(next), next).to.equal('/')
+    // Dot segments that stay on this origin are resolved as the browser would.
+    expect(await nextOf('/a/../tasks')).to.equal('/tasks')
+    expect(await nextOf('/./servers/mc')).to.equal('/servers/mc')
+  })
 })
