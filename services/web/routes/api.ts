@@ -943,7 +943,10 @@ export function apiRoutes(app: WebApp): Router[] {
       }),
       status: 201,
       response: success('TokenCreated', { message: z.string(), token: z.string(), record: ApiToken }),
-      errors: { 403: "an API token cannot create tokens, nor a role above the caller's" },
+      errors: {
+        403: "an API token cannot create tokens, nor a role above the caller's",
+        404: "The caller's account was deleted meanwhile.",
+      },
     },
     async (ctx, { body }) => {
       const user = currentUser(ctx)
@@ -953,6 +956,7 @@ export function apiRoutes(app: WebApp): Router[] {
         name: body.name,
         role: body.role,
         owner: user.username,
+        ownerId: user.userId,
         expiresDays: body.expires_days,
       })
       return {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { expect } from 'chai'
 import { SignJWT } from 'jose'
 import { hashPassword } from '../../../services/auth/passwords'
@@ -316,5 +317,113 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     // Dot segments that stay on this origin are resolved as the browser would.
     expect(await nextOf('/a/../tasks')).to.equal('/tasks')
     expect(await nextOf('/./servers/mc')).to.equal('/servers/mc')
+  })
+
+  it('retest 2: of parallel first-run setups exactly one wins; of parallel creations of one name exactly one', async () => {
+    web = await startWeb({ setup: false })
+    const { url } = web
+    const setups = await Promise.all(
+      ['first', 'second', 'third', 'fourth'].map((username) =>
+        http(`${url}/api/setup/create-first-user`, { body: { username, password: `${username} password` } }),
+      ),
+    )
+    const statuses = setups.map((r) => r.status)
+    expect(statuses.filter((s) => s === 200).length, statuses.join(' ')).to.equal(1)
+    for (const reply of setups.filter((r) => r.status !== 200)) {
+      expect(reply.status, reply.text).to.equal(409)
+      expect(reply.json.code).to.equal('SM_ERR_AUTH_SETUP_DONE')
+    }
+    const users = await web.manager.bus.request('auth:list_users', {})
+    expect(users.map((u) => u.role)).to.deep.equal(['admin'])
+    const admin = setups.find((r) => r.status === 200)?.json.access_token as string
+
+    const creations = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        http(`${url}/api/users`, { token: admin, body: { username: 'twin', password: `twin password ${i}` } }),
+      ),
+    )
+    const created = creations.map((r) => r.status)
+    expect(created.filter((s) => s === 201).length, created.join(' ')).to.equal(1)
+    for (const reply of creations.filter((r) => r.status !== 201)) {
+      expect(reply.status, reply.text).to.equal(409)
+      expect(reply.json.code).to.equal('SM_ERR_AUTH_USER_EXISTS')
+    }
+    const facts = await web.manager.bus.request('events:read', { types: ['user_created'] })
+    expect(facts.filter((e) => (e.payload as { username: string }).username === 'twin')).to.have.length(1)
+  })
+
+  it('retest 3: two admins deleting or demoting each other at once leave one admin', async () => {
+    web = await startWeb()
+    const { url } = web
+    const other = await web.login('other', 'admin')
+    const deletions = await Promise.all([
+      http(`${url}/api/users/other`, { method: 'DELETE', token: web.admin }),
+      http(`${url}/api/users/admin`, { method: 'DELETE', token: other }),
+    ])
+    expect(deletions.map((r) => r.status).sort(), deletions.map((r) => r.text).join(' ')).to.deep.equal([200, 409])
+    expect(deletions.find((r) => r.status === 409)?.json.code).to.equal('SM_ERR_AUTH_LAST_ADMIN')
+    let admins = (await web.manager.bus.request('auth:list_users', {})).filter((u) => u.role === 'admin')
+    expect(admins).to.have.length(1)
+    expect((await http(`${url}/api/setup/status`)).json.needs_setup).to.equal(false)
+
+    // The same for demotions: a third admin and the one left demote each other.
+    const left = admins[0]?.username as string
+    const leftSession = await signIn(url, left, left === 'admin' ? ADMIN_PASSWORD : 'other password')
+    const third = await web.login('third', 'admin')
+    const demotions = await Promise.all([
+      http(`${url}/api/users/third/role`, { method: 'PUT', token: leftSession, body: { role: 'user' } }),
+      http(`${url}/api/users/${left}/role`, { method: 'PUT', token: third, body: { role: 'moderator' } }),
+    ])
+    expect(demotions.map((r) => r.status).sort(), demotions.map((r) => r.text).join(' ')).to.deep.equal([200, 409])
+    expect(demotions.find((r) => r.status === 409)?.json.code).to.equal('SM_ERR_AUTH_LAST_ADMIN')
+    admins = (await web.manager.bus.request('auth:list_users', {})).filter((u) => u.role === 'admin')
+    expect(admins).to.have.length(1)
+  })
+
+  it('retest 5: a token minted while its owner is deleted never works for a new account of that name; no 5xx', async () => {
+    web = await startWeb()
+    const { url } = web
+    const victim = await web.login('victim', 'user')
+    const mints = Array.from({ length: 12 }, (_, i) =>
+      http(`${url}/api/tokens`, { token: victim, body: { name: `t${i}`, role: 'user' } }),
+    )
+    const deleted = http(`${url}/api/users/victim`, { method: 'DELETE', token: web.admin })
+    mints.push(
+      ...Array.from({ length: 12 }, (_, i) =>
+        http(`${url}/api/tokens`, { token: victim, body: { name: `u${i}`, role: 'user' } }),
+      ),
+    )
+    const replies = await Promise.all(mints)
+    expect((await deleted).status).to.equal(200)
+    for (const reply of replies) {
+      expect(reply.status, reply.text).to.be.below(500)
+      if (reply.status !== 201) expect(reply.json.code, reply.text).to.match(/^SM_ERR_AUTH_/)
+    }
+    await web.login('victim', 'user')
+    const minted = replies.filter((r) => r.status === 201).map((r) => r.json.token as string)
+    for (const token of minted) {
+      const me = await http(`${url}/auth/me`, { token })
+      expect(me.status, me.text).to.equal(401)
+    }
+    expect(await web.manager.bus.request('auth:list_tokens', {})).to.deep.equal([])
+
+    // A token recorded as an older version did (no owner id) acts for the account that had the name then.
+    const secret = 'an-old-token-secret'
+    await web.manager.bus.emit('api_token_created', {
+      id: 'old0',
+      name: 'old',
+      role: 'user',
+      owner: 'victim',
+      digest: createHash('sha256').update(secret).digest('base64url'),
+      expiresAt: undefined,
+    })
+    const old = `smt_old0_${secret}`
+    const oldMe = await http(`${url}/auth/me`, { token: old })
+    expect(oldMe.json, oldMe.text).to.include({ username: 'victim' })
+    const after = await restart(web)
+    await again?.bus.request('events:rebuild', {})
+    expect((await http(`${after}/auth/me`, { token: old })).json).to.include({ username: 'victim' })
+    for (const token of minted) expect((await http(`${after}/auth/me`, { token })).status).to.equal(401)
+    expect((await again?.bus.request('events:check', {}))?.drifted).to.deep.equal([])
   })
 })
