@@ -4,7 +4,7 @@ import Router from '@koa/router'
 import { z } from 'zod'
 import { REDACTED, SmError } from '../../../kernel'
 import { ROLES, roleAtLeast } from '../../auth/contract'
-import { nativePages, type WebApp } from '../app'
+import { nativePages, presentedToken, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
 import {
   ApiToken,
@@ -780,6 +780,7 @@ export function apiRoutes(app: WebApp): Router[] {
           .map((t) => t.trim())
           .filter(Boolean),
         currentUser(ctx),
+        presentedToken(ctx).token ?? '',
       )
       return undefined
     },

@@ -426,4 +426,91 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     for (const token of minted) expect((await http(`${after}/auth/me`, { token })).status).to.equal(401)
     expect((await again?.bus.request('events:check', {}))?.drifted).to.deep.equal([])
   })
+
+  it('retest 4: a live event stream ends on sign-out, deletion, demotion, password reset and token revocation', async () => {
+    web = await startWeb()
+    const { url, manager } = web
+    let markers = 0
+    /** Opens `event:*` with `token`; `ends()` records a new fact, then reads until the stream ends: its text. */
+    const open = async (token: string) => {
+      const res = await fetch(`${url}/api/events/stream?topics=event:*`, {
+        headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' },
+      })
+      expect(res.status).to.equal(200)
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+      const decoder = new TextDecoder()
+      let text = ''
+      while (!text.includes('subscribed')) text += decoder.decode((await reader.read()).value ?? new Uint8Array())
+      return {
+        async ends(): Promise<string> {
+          // A fact recorded after the change must not reach the stream: it ends first.
+          const marker = `marker${++markers}`
+          await manager.bus.request('auth:create_user', { username: marker, password: 'marker password' })
+          for (;;) {
+            const { done, value } = await reader.read()
+            if (done) return text
+            text += decoder.decode(value)
+            if (text.includes(marker)) {
+              await reader.cancel()
+              throw new Error(`the stream outlived the change: ${text}`)
+            }
+          }
+        },
+        /** Reads until `what` arrives: the text. */
+        async sees(what: string): Promise<string> {
+          while (!text.includes(what)) {
+            const { done, value } = await reader.read()
+            if (done) throw new Error(`the stream ended: ${text}`)
+            text += decoder.decode(value)
+          }
+          return text
+        },
+        close: () => reader.cancel(),
+      }
+    }
+
+    // Signed out.
+    const signedOut = await web.login('gone1', 'admin')
+    const first = await open(signedOut)
+    expect((await http(`${url}/auth/logout`, { method: 'POST', token: signedOut })).status).to.equal(200)
+    expect(await first.ends()).to.contain('ended: The token is not valid (it was signed out)')
+
+    // Deleted.
+    const deleted = await open(await web.login('gone2', 'admin'))
+    expect((await http(`${url}/api/users/gone2`, { method: 'DELETE', token: web.admin })).status).to.equal(200)
+    expect(await deleted.ends()).to.contain('no longer exists')
+
+    // Demoted: event:* needs an admin.
+    const demoted = await open(await web.login('gone3', 'admin'))
+    const role = await http(`${url}/api/users/gone3/role`, {
+      method: 'PUT',
+      token: web.admin,
+      body: { role: 'moderator' },
+    })
+    expect(role.status).to.equal(200)
+    expect(await demoted.ends()).to.contain('ended: the topic event:* now needs a higher role than moderator')
+
+    // Password reset by an admin.
+    const reset = await open(await web.login('gone4', 'admin'))
+    const password = await http(`${url}/api/users/gone4/password`, {
+      method: 'PUT',
+      token: web.admin,
+      body: { password: 'a reset password' },
+    })
+    expect(password.status).to.equal(200)
+    expect(await reset.ends()).to.contain('the password changed')
+
+    // An API token revoked.
+    const made = await http(`${url}/api/tokens`, { token: web.admin, body: { name: 'watcher', role: 'admin' } })
+    const revoked = await open(made.json.token as string)
+    const revoke = await http(`${url}/api/tokens/${made.json.record.id}`, { method: 'DELETE', token: web.admin })
+    expect(revoke.status).to.equal(200)
+    expect(await revoked.ends()).to.contain('unknown or revoked API token')
+
+    // A stream whose identity still holds goes on.
+    const kept = await open(web.admin)
+    await manager.bus.request('auth:create_user', { username: 'still', password: 'still password' })
+    expect(await kept.sees('still')).to.contain('user_created')
+    await kept.close()
+  })
 })
