@@ -513,4 +513,30 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     expect(await kept.sees('still')).to.contain('user_created')
     await kept.close()
   })
+
+  it('retest 6: behind a proxy, the client is the address the proxy appended, not one the client chose', async () => {
+    web = await startWeb({ settings: { 'auth.login_max_failures': 3 } })
+    await web.manager.bus.request('settings:set', { key: 'web.trust_proxy', value: true })
+    const url = await restart(web)
+    const statuses: number[] = []
+    for (let i = 1; i <= 5; i++) {
+      // The client sends an address of its choice; the proxy appends the one it saw.
+      const headers = { 'X-Forwarded-For': `198.51.100.${i}, 203.0.113.7` }
+      const reply = await http(`${url}/auth/token`, { headers, body: { username: `nobody${i}`, password: 'guessed' } })
+      statuses.push(reply.status)
+    }
+    expect(statuses).to.deep.equal([401, 401, 401, 429, 429])
+    const failed = await again?.bus.request('events:read', { types: ['sign_in_failed'] })
+    expect(failed?.map((e) => (e.payload as { client: string }).client)).to.deep.equal([
+      '203.0.113.7',
+      '203.0.113.7',
+      '203.0.113.7',
+    ])
+    // Another client behind the same proxy is not locked out.
+    const other = await http(`${url}/auth/token`, {
+      headers: { 'X-Forwarded-For': '203.0.113.8' },
+      body: { username: 'admin', password: ADMIN_PASSWORD },
+    })
+    expect(other.status, other.text).to.equal(200)
+  })
 })
