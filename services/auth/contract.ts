@@ -118,6 +118,11 @@ declare module '../../kernel/maps' {
       payload: { username: string; password: string; role?: Role; firstAdmin?: boolean }
       reply: UserRecord
     }
+    /**
+     * First-run setup: creates the first admin (only while no user exists) and opens its
+     * session; no sign-in limit applies (the password was just set).
+     */
+    'auth:setup': { payload: { username: string; password: string; remember?: boolean }; reply: Session }
     'auth:list_users': { payload: Record<string, never>; reply: UserRecord[] }
     'auth:set_role': { payload: { username: string; role: Role }; reply: UserRecord }
     /** Sets anyone's password without the old one (admins, the local CLI). */

@@ -58,7 +58,8 @@ export function authService(): Service {
         if (events.some((e) => (AUTH_FACTS as readonly string[]).includes(e.type))) auth.invalidate()
       })
       bus.handle('auth:setup_needed', async () => (await auth.state()).users.length === 0)
-      bus.handle('auth:create_user', (request) => auth.createUser(request))
+      bus.handle('auth:create_user', async (request) => publicUser(await auth.createUser(request)))
+      bus.handle('auth:setup', (request) => auth.setup(request))
       bus.handle('auth:list_users', async () => (await auth.state()).users.map(publicUser))
       bus.handle('auth:set_role', ({ username, role }) => auth.setRole(username, role))
       bus.handle('auth:reset_password', ({ username, password }) => auth.resetPassword(username, password))
@@ -150,7 +151,7 @@ class Auth {
     password: string
     role?: Role
     firstAdmin?: boolean
-  }): Promise<UserRecord> {
+  }): Promise<StoredUser> {
     const username = String(request.username ?? '')
     if (!USERNAME.test(username)) throw new SmError('SM_ERR_AUTH_BAD_USERNAME', { username })
     const role = request.firstAdmin ? 'admin' : (request.role ?? 'user')
@@ -172,8 +173,17 @@ class Auth {
       // The hash first: a crash between the two leaves an unused vault entry, never a user without a password.
       await this.#bus.request('events:vault_set', { name: passwordKey(username), value: hash })
       await this.#bus.emit('user_created', { username, role, id: randomUUID() })
-      return publicUser(await this.#user(username))
+      return this.#user(username)
     })
+  }
+
+  /**
+   * First-run setup: the first admin, and a session for it. Not a sign-in: the password was
+   * just set, so no check and no sign-in limit (a client locked out before may still set up).
+   */
+  async setup(request: { username: string; password: string; remember?: boolean }): Promise<Session> {
+    const user = await this.createUser({ username: request.username, password: request.password, firstAdmin: true })
+    return this.#session(user, request.remember === true)
   }
 
   async setRole(username: string, role: Role): Promise<UserRecord> {

@@ -539,4 +539,28 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     })
     expect(other.status, other.text).to.equal(200)
   })
+
+  it('retest 7: first-run setup from a client at its sign-in limit creates the admin and signs it in (no 429)', async () => {
+    web = await startWeb({ setup: false, settings: { 'auth.login_max_failures': 3 } })
+    const { url } = web
+    const guesses: number[] = []
+    for (let i = 0; i < 4; i++)
+      guesses.push((await http(`${url}/auth/token`, { body: { username: `n${i}`, password: 'guessed' } })).status)
+    expect(guesses).to.deep.equal([401, 401, 401, 429])
+    const setup = await http(`${url}/api/setup/create-first-user`, {
+      body: { username: 'owner', password: 'owner password' },
+    })
+    expect(setup.status, setup.text).to.equal(200)
+    expect(setup.json).to.include({ status: 'success', token_type: 'bearer' })
+    expect((await http(`${url}/auth/me`, { token: setup.json.access_token })).json).to.include({
+      username: 'owner',
+      role: 'admin',
+    })
+    // Setup signs in without a password check: it is no way around the limit once a user exists.
+    const twice = await http(`${url}/api/setup/create-first-user`, {
+      body: { username: 'owner', password: 'owner password' },
+    })
+    expect(twice.status).to.equal(409)
+    expect(twice.json.code).to.equal('SM_ERR_AUTH_SETUP_DONE')
+  })
 })
