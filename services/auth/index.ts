@@ -25,6 +25,8 @@ const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/
 const TOKEN_PREFIX = 'smt_'
 const JWT_KEY = 'auth.jwt_key'
 const passwordKey = (username: string) => `auth.password:${username.toLowerCase()}`
+/** The claims a session must carry: when it ends, its id (what sign-out revokes) and its account's id. */
+const SESSION_CLAIMS = ['exp', 'jti', 'uid', 'sub'] as const
 /** Session tokens whose signature was checked, remembered (oldest forgotten first). */
 const CHECKED_TOKENS = 10_000
 
@@ -345,9 +347,11 @@ class Auth {
       const reason =
         error instanceof jose.JWTExpired
           ? 'the session expired'
-          : error instanceof jose.JOSEError
-            ? 'not a session of this manager'
-            : 'unreadable'
+          : error instanceof jose.JWTClaimValidationFailed
+            ? `its '${error.claim}' claim is missing or wrong (issued by an older version, or not by this manager)`
+            : error instanceof jose.JOSEError
+              ? 'not a session of this manager'
+              : 'unreadable'
       throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason })
     }
     const { users, revoked } = await this.state()
@@ -370,7 +374,10 @@ class Auth {
   async #verifiedClaims(token: string): Promise<Claims> {
     const known = this.#checked.get(token)
     if (known && (known.exp ?? 0) * 1000 > Date.now()) return known
-    const claims = (await jwtVerify(token, await this.#signingKey(), { algorithms: ['HS256'] })).payload as Claims
+    // Every session this manager signs has them: one without an expiry, an id or an account is not one of its sessions.
+    const claims = (
+      await jwtVerify(token, await this.#signingKey(), { algorithms: ['HS256'], requiredClaims: [...SESSION_CLAIMS] })
+    ).payload as Claims
     if (this.#checked.size >= CHECKED_TOKENS) this.#checked.delete(this.#checked.keys().next().value as string)
     this.#checked.set(token, claims)
     return claims

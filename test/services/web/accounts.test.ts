@@ -563,4 +563,28 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     expect(twice.status).to.equal(409)
     expect(twice.json.code).to.equal('SM_ERR_AUTH_SETUP_DONE')
   })
+
+  it('retest 8: a signed session without exp, jti or uid is refused', async () => {
+    web = await startWeb()
+    const { url, manager } = web
+    const key = new Uint8Array(
+      Buffer.from((await manager.bus.request('events:vault_get', { name: 'auth.jwt_key' })) as string, 'base64url'),
+    )
+    const claims = JSON.parse(Buffer.from(web.admin.split('.')[1] as string, 'base64url').toString()) as Record<
+      string,
+      unknown
+    >
+    const sign = (drop: string) => {
+      const { [drop]: _dropped, ...rest } = claims
+      return new SignJWT(rest).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key)
+    }
+    // The claims as they are sign a session that works: only the missing one is refused.
+    const whole = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key)
+    expect((await http(`${url}/auth/me`, { token: whole })).status).to.equal(200)
+    for (const drop of ['exp', 'jti', 'uid', 'sub']) {
+      const reply = await http(`${url}/auth/me`, { token: await sign(drop) })
+      expect(reply.status, `without ${drop}: ${reply.text}`).to.equal(401)
+      expect(reply.json.code).to.equal('SM_ERR_AUTH_TOKEN_INVALID')
+    }
+  })
 })
