@@ -100,7 +100,9 @@ export class EventStream {
       if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
     }
     const out = new PassThrough()
+    let expiry: NodeJS.Timeout | undefined
     const end = () => {
+      clearTimeout(expiry)
       this.#subscribers.delete(subscriber)
       out.end()
       if (this.#subscribers.size === 0 && this.#timer) {
@@ -111,6 +113,16 @@ export class EventStream {
     const subscriber: Subscriber = { topics: new Set(topics), out, token, end }
     this.#subscribers.add(subscriber)
     ctx.req.on('close', end)
+    // A session or token that expires ends its stream then (no fact says so). Timers wait at most 2^31-1 ms: re-armed until then.
+    const expiresAt = user.expiresAt
+    const arm = () => {
+      const left = (expiresAt ?? 0) - Date.now()
+      if (left <= 0) {
+        if (this.#subscribers.has(subscriber)) subscriber.out.write(': ended: the session or token expired\n\n')
+        end()
+      } else expiry = setTimeout(arm, Math.min(left, 2 ** 31 - 1)).unref()
+    }
+    if (expiresAt !== undefined) arm()
     ctx.req.socket.setTimeout(0)
     ctx.req.setTimeout(0)
     ctx.set({ 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' })

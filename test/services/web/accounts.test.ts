@@ -466,6 +466,14 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
           return text
         },
         close: () => reader.cancel(),
+        /** Reads until the stream ends by itself: the text. */
+        async closes(): Promise<string> {
+          for (;;) {
+            const { done, value } = await reader.read()
+            if (done) return text
+            text += decoder.decode(value)
+          }
+        },
       }
     }
 
@@ -506,6 +514,17 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     const revoke = await http(`${url}/api/tokens/${made.json.record.id}`, { method: 'DELETE', token: web.admin })
     expect(revoke.status).to.equal(200)
     expect(await revoked.ends()).to.contain('unknown or revoked API token')
+
+    // A session that expires (no fact says so) ends its stream then.
+    const key = new Uint8Array(
+      Buffer.from((await manager.bus.request('events:vault_get', { name: 'auth.jwt_key' })) as string, 'base64url'),
+    )
+    const claims = JSON.parse(Buffer.from(web.admin.split('.')[1] as string, 'base64url').toString())
+    const brief = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) + 2 })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(key)
+    const expiring = await open(brief)
+    expect(await expiring.closes()).to.contain('ended: the session or token expired')
 
     // A stream whose identity still holds goes on.
     const kept = await open(web.admin)
