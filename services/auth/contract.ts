@@ -46,6 +46,8 @@ export interface ApiTokenRecord {
 /** Who is calling, as the web server and the route guards see it. */
 export interface Identity {
   readonly username: string
+  /** The account's id: a later account of the same name has another. */
+  readonly userId: string
   /** The effective role: a token's role, capped by its owner's current role. */
   readonly role: Role
   readonly via: 'session' | 'token'
@@ -79,12 +81,17 @@ declare module '../../kernel/maps' {
     /** The password changed; sessions issued before it end. (The hash is in the vault, never in a fact.) */
     user_password_changed: { readonly username: string }
     user_deleted: { readonly username: string }
-    /** `digest` is the SHA-256 of the token's secret part; the token itself is shown once and kept nowhere. */
+    /**
+     * `digest` is the SHA-256 of the token's secret part; the token itself is shown once and kept
+     * nowhere. `ownerId` names the very account it acts for (facts from before it replay with the
+     * id of the account that had the owner's name then; none, when no account had: the token never works).
+     */
     api_token_created: {
       readonly id: string
       readonly name: string
       readonly role: Role
       readonly owner: string
+      readonly ownerId?: string
       readonly digest: string
       readonly expiresAt: string | undefined
     }
@@ -111,6 +118,11 @@ declare module '../../kernel/maps' {
       payload: { username: string; password: string; role?: Role; firstAdmin?: boolean }
       reply: UserRecord
     }
+    /**
+     * First-run setup: creates the first admin (only while no user exists) and opens its
+     * session; no sign-in limit applies (the password was just set).
+     */
+    'auth:setup': { payload: { username: string; password: string; remember?: boolean }; reply: Session }
     'auth:list_users': { payload: Record<string, never>; reply: UserRecord[] }
     'auth:set_role': { payload: { username: string; role: Role }; reply: UserRecord }
     /** Sets anyone's password without the old one (admins, the local CLI). */
@@ -132,7 +144,7 @@ declare module '../../kernel/maps' {
     'auth:verify': { payload: { token: string }; reply: Identity }
     /** A new API token; `token` is the only time its secret is shown. */
     'auth:create_token': {
-      payload: { name: string; role: Role; owner?: string; expiresDays?: number }
+      payload: { name: string; role: Role; owner?: string; ownerId?: string; expiresDays?: number }
       reply: { token: string; record: ApiTokenRecord }
     }
     'auth:list_tokens': { payload: Record<string, never>; reply: ApiTokenRecord[] }

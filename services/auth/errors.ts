@@ -31,7 +31,7 @@ export const authErrors = defineErrors('auth', {
   SM_ERR_AUTH_SESSION_REQUIRED: spec<Record<string, never>>({
     status: 403,
     exit: 77,
-    when: 'Account management (users, passwords, API tokens) or sign-out was asked with an API token instead of a signed-in session.',
+    when: "Account management (users, passwords, API tokens) or sign-out was asked with an API token instead of a signed-in session (a token below the route's role gets SM_ERR_AUTH_FORBIDDEN first).",
     message: () =>
       'Managing accounts, passwords and API tokens needs a signed-in session, not an API token. Sign in (POST /auth/token, or the web page) and send the session token.',
   }),

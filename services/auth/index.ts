@@ -25,6 +25,8 @@ const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/
 const TOKEN_PREFIX = 'smt_'
 const JWT_KEY = 'auth.jwt_key'
 const passwordKey = (username: string) => `auth.password:${username.toLowerCase()}`
+/** The claims a session must carry: when it ends, its id (what sign-out revokes) and its account's id. */
+const SESSION_CLAIMS = ['exp', 'jti', 'uid', 'sub'] as const
 /** Session tokens whose signature was checked, remembered (oldest forgotten first). */
 const CHECKED_TOKENS = 10_000
 
@@ -58,7 +60,8 @@ export function authService(): Service {
         if (events.some((e) => (AUTH_FACTS as readonly string[]).includes(e.type))) auth.invalidate()
       })
       bus.handle('auth:setup_needed', async () => (await auth.state()).users.length === 0)
-      bus.handle('auth:create_user', (request) => auth.createUser(request))
+      bus.handle('auth:create_user', async (request) => publicUser(await auth.createUser(request)))
+      bus.handle('auth:setup', (request) => auth.setup(request))
       bus.handle('auth:list_users', async () => (await auth.state()).users.map(publicUser))
       bus.handle('auth:set_role', ({ username, role }) => auth.setRole(username, role))
       bus.handle('auth:reset_password', ({ username, password }) => auth.resetPassword(username, password))
@@ -78,7 +81,7 @@ function publicUser({ username, role, createdAt }: UserRecord): UserRecord {
   return { username, role, createdAt }
 }
 
-function publicToken({ digest: _digest, ...record }: StoredToken): ApiTokenRecord {
+function publicToken({ digest: _digest, ownerId: _ownerId, ...record }: StoredToken): ApiTokenRecord {
   return record
 }
 
@@ -91,6 +94,8 @@ class Auth {
   readonly #limiter = new FailureLimiter()
   #state: Promise<AuthState> | undefined
   #key: Promise<Uint8Array> | undefined
+  /** The account change under way: changes run one at a time (see #exclusive). */
+  #changing: Promise<unknown> = Promise.resolve()
   readonly #checked = new Map<string, Claims>()
 
   constructor(bus: BusScope) {
@@ -112,6 +117,18 @@ class Auth {
       if (this.#state === loading) this.#state = undefined
     })
     return loading
+  }
+
+  /**
+   * Runs an account change (users, roles, passwords, tokens) once the previous one has ended, so
+   * its check and its facts are one step: of 4 parallel first-admin setups one wins, of two admins
+   * deleting each other one stays, no token is minted for an account being deleted. Slow work (a
+   * password hash) is done before, outside; the state is read inside, after the previous change.
+   */
+  #exclusive<T>(change: () => Promise<T>): Promise<T> {
+    const run = this.#changing.then(change, change)
+    this.#changing = run.catch(() => undefined)
+    return run
   }
 
   async #user(username: string): Promise<StoredUser> {
@@ -136,29 +153,50 @@ class Auth {
     password: string
     role?: Role
     firstAdmin?: boolean
-  }): Promise<UserRecord> {
+  }): Promise<StoredUser> {
     const username = String(request.username ?? '')
     if (!USERNAME.test(username)) throw new SmError('SM_ERR_AUTH_BAD_USERNAME', { username })
     const role = request.firstAdmin ? 'admin' : (request.role ?? 'user')
     if (!isRole(role)) throw new SmError('SM_ERR_AUTH_BAD_ROLE', { role: String(role) })
     const password = await this.#checkPassword(request.password)
-    const { users } = await this.state()
-    if (request.firstAdmin && users.length > 0) throw new SmError('SM_ERR_AUTH_SETUP_DONE', {})
-    if (users.some((u) => u.username.toLowerCase() === username.toLowerCase()))
-      throw new SmError('SM_ERR_AUTH_USER_EXISTS', { username })
-    // The hash first: a crash between the two leaves an unused vault entry, never a user without a password.
-    await this.#bus.request('events:vault_set', { name: passwordKey(username), value: await hashPassword(password) })
-    await this.#bus.emit('user_created', { username, role, id: randomUUID() })
-    return publicUser(await this.#user(username))
+    const refusal = (users: readonly StoredUser[]) => {
+      if (request.firstAdmin && users.length > 0) return new SmError('SM_ERR_AUTH_SETUP_DONE', {})
+      if (users.some((u) => u.username.toLowerCase() === username.toLowerCase()))
+        return new SmError('SM_ERR_AUTH_USER_EXISTS', { username })
+      return undefined
+    }
+    // Checked before the slow hash (a quick answer) and again after it, in the change's own step.
+    const early = refusal((await this.state()).users)
+    if (early) throw early
+    const hash = await hashPassword(password)
+    return this.#exclusive(async () => {
+      const late = refusal((await this.state()).users)
+      if (late) throw late
+      // The hash first: a crash between the two leaves an unused vault entry, never a user without a password.
+      await this.#bus.request('events:vault_set', { name: passwordKey(username), value: hash })
+      await this.#bus.emit('user_created', { username, role, id: randomUUID() })
+      return this.#user(username)
+    })
+  }
+
+  /**
+   * First-run setup: the first admin, and a session for it. Not a sign-in: the password was
+   * just set, so no check and no sign-in limit (a client locked out before may still set up).
+   */
+  async setup(request: { username: string; password: string; remember?: boolean }): Promise<Session> {
+    const user = await this.createUser({ username: request.username, password: request.password, firstAdmin: true })
+    return this.#session(user, request.remember === true)
   }
 
   async setRole(username: string, role: Role): Promise<UserRecord> {
     if (!isRole(role)) throw new SmError('SM_ERR_AUTH_BAD_ROLE', { role: String(role) })
-    const user = await this.#user(username)
-    if (user.role === role) return publicUser(user)
-    if (user.role === 'admin') await this.#keepAnAdmin(user)
-    await this.#bus.emit('user_role_changed', { username: user.username, role, previous: user.role })
-    return publicUser(await this.#user(username))
+    return this.#exclusive(async () => {
+      const user = await this.#user(username)
+      if (user.role === role) return publicUser(user)
+      if (user.role === 'admin') await this.#keepAnAdmin(user)
+      await this.#bus.emit('user_role_changed', { username: user.username, role, previous: user.role })
+      return publicUser(await this.#user(username))
+    })
   }
 
   async changePassword(request: {
@@ -175,25 +213,30 @@ class Auth {
   }
 
   async resetPassword(username: string, password: string): Promise<UserRecord> {
-    const user = await this.#user(username)
-    const checked = await this.#checkPassword(password)
-    await this.#bus.request('events:vault_set', {
-      name: passwordKey(user.username),
-      value: await hashPassword(checked),
+    const asked = await this.#user(username)
+    const hash = await hashPassword(await this.#checkPassword(password))
+    return this.#exclusive(async () => {
+      // The very account asked for: not one of its name created while the hash ran.
+      const user = (await this.state()).users.find((u) => u.id === asked.id)
+      if (!user) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: asked.username })
+      await this.#bus.request('events:vault_set', { name: passwordKey(user.username), value: hash })
+      await this.#bus.emit('user_password_changed', { username: user.username })
+      this.#limiter.clear(`user:${user.username.toLowerCase()}`)
+      return publicUser(user)
     })
-    await this.#bus.emit('user_password_changed', { username: user.username })
-    this.#limiter.clear(`user:${user.username.toLowerCase()}`)
-    return publicUser(user)
   }
 
-  async deleteUser(username: string): Promise<UserRecord> {
-    const user = await this.#user(username)
-    if (user.role === 'admin') await this.#keepAnAdmin(user)
-    await this.#bus.emit('user_deleted', { username: user.username })
-    await this.#bus.request('events:vault_set', { name: passwordKey(user.username), value: undefined })
-    return publicUser(user)
+  deleteUser(username: string): Promise<UserRecord> {
+    return this.#exclusive(async () => {
+      const user = await this.#user(username)
+      if (user.role === 'admin') await this.#keepAnAdmin(user)
+      await this.#bus.emit('user_deleted', { username: user.username })
+      await this.#bus.request('events:vault_set', { name: passwordKey(user.username), value: undefined })
+      return publicUser(user)
+    })
   }
 
+  /** Refuses to take `user` (an admin) away when no other admin is left; called inside #exclusive. */
   async #keepAnAdmin(user: StoredUser): Promise<void> {
     const admins = (await this.state()).users.filter((u) => u.role === 'admin')
     if (admins.length <= 1) throw new SmError('SM_ERR_AUTH_LAST_ADMIN', { username: user.username })
@@ -274,6 +317,7 @@ class Auth {
     const { user, claims } = await this.#verifySession(text)
     return {
       username: user.username,
+      userId: user.id,
       role: user.role,
       via: 'session',
       csrf: String(claims.csrf ?? ''),
@@ -303,9 +347,11 @@ class Auth {
       const reason =
         error instanceof jose.JWTExpired
           ? 'the session expired'
-          : error instanceof jose.JOSEError
-            ? 'not a session of this manager'
-            : 'unreadable'
+          : error instanceof jose.JWTClaimValidationFailed
+            ? `its '${error.claim}' claim is missing or wrong (issued by an older version, or not by this manager)`
+            : error instanceof jose.JOSEError
+              ? 'not a session of this manager'
+              : 'unreadable'
       throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason })
     }
     const { users, revoked } = await this.state()
@@ -328,7 +374,10 @@ class Auth {
   async #verifiedClaims(token: string): Promise<Claims> {
     const known = this.#checked.get(token)
     if (known && (known.exp ?? 0) * 1000 > Date.now()) return known
-    const claims = (await jwtVerify(token, await this.#signingKey(), { algorithms: ['HS256'] })).payload as Claims
+    // Every session this manager signs has them: one without an expiry, an id or an account is not one of its sessions.
+    const claims = (
+      await jwtVerify(token, await this.#signingKey(), { algorithms: ['HS256'], requiredClaims: [...SESSION_CLAIMS] })
+    ).payload as Claims
     if (this.#checked.size >= CHECKED_TOKENS) this.#checked.delete(this.#checked.keys().next().value as string)
     this.#checked.set(token, claims)
     return claims
@@ -347,11 +396,13 @@ class Auth {
       throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'unknown or revoked API token' })
     if (token.expiresAt && Date.parse(token.expiresAt) <= Date.now())
       throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: `the API token '${token.name}' expired` })
-    const owner = users.find((u) => u.username.toLowerCase() === token.owner.toLowerCase())
+    // By the account's id: a later account of the owner's name is another account.
+    const owner = token.ownerId === undefined ? undefined : users.find((u) => u.id === token.ownerId)
     if (!owner) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'its owner no longer exists' })
     const role = roleAtLeast(owner.role, token.role) ? token.role : owner.role
     return {
       username: owner.username,
+      userId: owner.id,
       role,
       via: 'token',
       tokenId: token.id,
@@ -363,17 +414,30 @@ class Auth {
     name: string
     role: Role
     owner?: string
+    ownerId?: string
     expiresDays?: number
   }): Promise<{ token: string; record: ApiTokenRecord }> {
     const name = String(request.name ?? '').trim()
     if (name.length === 0 || name.length > 80) throw new SmError('SM_ERR_AUTH_BAD_TOKEN_NAME', { name })
     if (!isRole(request.role)) throw new SmError('SM_ERR_AUTH_BAD_ROLE', { role: String(request.role) })
+    // One step with the owner's check: an account being deleted gets no token that outlives it.
+    return this.#exclusive(() => this.#mintToken(name, request))
+  }
+
+  async #mintToken(
+    name: string,
+    request: { role: Role; owner?: string; ownerId?: string; expiresDays?: number },
+  ): Promise<{ token: string; record: ApiTokenRecord }> {
     const { users } = await this.state()
     if (users.length === 0) throw new SmError('SM_ERR_AUTH_NO_USERS', {})
-    // No owner named (the local CLI): the oldest admin.
-    const owner = request.owner
-      ? await this.#user(request.owner)
-      : (users.find((u) => u.role === 'admin') ?? (users[0] as StoredUser))
+    // No owner named (the local CLI): the oldest admin. An owner's id (a signed-in caller) names that very account.
+    const owner =
+      request.ownerId !== undefined
+        ? users.find((u) => u.id === request.ownerId)
+        : request.owner
+          ? await this.#user(request.owner)
+          : (users.find((u) => u.role === 'admin') ?? (users[0] as StoredUser))
+    if (!owner) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: String(request.owner ?? request.ownerId) })
     if (!roleAtLeast(owner.role, request.role))
       throw new SmError('SM_ERR_AUTH_ROLE_TOO_HIGH', {
         role: request.role,
@@ -389,18 +453,22 @@ class Auth {
       name,
       role: request.role,
       owner: owner.username,
+      ownerId: owner.id,
       digest: digestOf(secret),
       expiresAt,
     })
     const record = (await this.state()).tokens.find((t) => t.id === id)
-    if (!record) throw new Error(`the token ${id} was recorded but is not in the projection`)
+    // Gone already: its owner was deleted by another process (changes here are one at a time).
+    if (!record) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: owner.username })
     return { token: `${TOKEN_PREFIX}${id}_${secret}`, record: publicToken(record) }
   }
 
-  async revokeToken(id: string): Promise<ApiTokenRecord> {
-    const token = (await this.state()).tokens.find((t) => t.id === String(id))
-    if (!token) throw new SmError('SM_ERR_AUTH_TOKEN_NOT_FOUND', { id: String(id) })
-    await this.#bus.emit('api_token_revoked', { id: token.id, name: token.name })
-    return publicToken(token)
+  revokeToken(id: string): Promise<ApiTokenRecord> {
+    return this.#exclusive(async () => {
+      const token = (await this.state()).tokens.find((t) => t.id === String(id))
+      if (!token) throw new SmError('SM_ERR_AUTH_TOKEN_NOT_FOUND', { id: String(id) })
+      await this.#bus.emit('api_token_revoked', { id: token.id, name: token.name })
+      return publicToken(token)
+    })
   }
 }

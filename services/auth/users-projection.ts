@@ -7,6 +7,8 @@ import { AUTH_FACTS } from './contract'
 /** A stored token: its record and the digest of its secret. */
 export interface StoredToken extends ApiTokenRecord {
   readonly digest: string
+  /** The id of the account it acts for; undefined when that account was gone when it was recorded. */
+  readonly ownerId: string | undefined
 }
 
 export interface StoredUser extends UserRecord {
@@ -34,11 +36,12 @@ export function derivedUserId(username: string, created: string): string {
 /**
  * Users, API tokens and signed-out sessions as a projection of the auth facts. Password hashes
  * live in the vault. (Version 2 has new tables: `accounts` with ids; the version 1 `users` table
- * is dropped.)
+ * is dropped. Version 3 binds tokens to their owner's account id: `account_tokens` replaces
+ * `api_tokens`.)
  */
 export const usersProjection: Projection = {
   name: 'users',
-  version: 2,
+  version: 3,
   types: AUTH_FACTS,
   schema: [
     'DROP TABLE IF EXISTS users',
@@ -46,8 +49,9 @@ export const usersProjection: Projection = {
        username TEXT PRIMARY KEY COLLATE NOCASE, id TEXT NOT NULL, role TEXT NOT NULL, created TEXT NOT NULL,
        epoch INTEGER NOT NULL
      )`,
-    `CREATE TABLE IF NOT EXISTS api_tokens (
-       id TEXT PRIMARY KEY, name TEXT NOT NULL, role TEXT NOT NULL, owner TEXT NOT NULL,
+    'DROP TABLE IF EXISTS api_tokens',
+    `CREATE TABLE IF NOT EXISTS account_tokens (
+       id TEXT PRIMARY KEY, name TEXT NOT NULL, role TEXT NOT NULL, owner TEXT NOT NULL, owner_id TEXT,
        digest TEXT NOT NULL, created TEXT NOT NULL, expires TEXT
      )`,
     'CREATE TABLE IF NOT EXISTS revoked_sessions (id TEXT PRIMARY KEY, expires TEXT NOT NULL)',
@@ -73,16 +77,25 @@ export const usersProjection: Projection = {
           break
         case 'user_deleted':
           await sql.run('DELETE FROM accounts WHERE username = ?', [p.username])
-          await sql.run('DELETE FROM api_tokens WHERE owner = ? COLLATE NOCASE', [p.username])
+          await sql.run('DELETE FROM account_tokens WHERE owner = ? COLLATE NOCASE', [p.username])
           break
         case 'api_token_created':
           await sql.run(
-            'INSERT OR REPLACE INTO api_tokens (id, name, role, owner, digest, created, expires) VALUES (?, ?, ?, ?, ?, ?, ?)',
-            [p.id, p.name, p.role, p.owner, p.digest, event.time, p.expiresAt ?? null],
+            'INSERT OR REPLACE INTO account_tokens (id, name, role, owner, owner_id, digest, created, expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            [
+              p.id,
+              p.name,
+              p.role,
+              p.owner,
+              p.ownerId ?? (await ownerIdOf(sql, String(p.owner))),
+              p.digest,
+              event.time,
+              p.expiresAt ?? null,
+            ],
           )
           break
         case 'api_token_revoked':
-          await sql.run('DELETE FROM api_tokens WHERE id = ?', [p.id])
+          await sql.run('DELETE FROM account_tokens WHERE id = ?', [p.id])
           break
         case 'session_revoked':
           // Sessions that expired by now need no revocation: the list stays as short as the live sessions.
@@ -95,14 +108,14 @@ export const usersProjection: Projection = {
 
   async reset(sql) {
     await sql.run('DELETE FROM accounts')
-    await sql.run('DELETE FROM api_tokens')
+    await sql.run('DELETE FROM account_tokens')
     await sql.run('DELETE FROM revoked_sessions')
   },
 
   async snapshot(sql) {
     return {
       users: await sql.all('SELECT * FROM accounts ORDER BY username'),
-      tokens: await sql.all('SELECT * FROM api_tokens ORDER BY id'),
+      tokens: await sql.all('SELECT * FROM account_tokens ORDER BY id'),
       revoked: await sql.all('SELECT * FROM revoked_sessions ORDER BY id'),
     }
   },
@@ -124,12 +137,27 @@ export const usersProjection: Projection = {
       ])
     for (const t of tokens)
       await sql.run(
-        'INSERT OR REPLACE INTO api_tokens (id, name, role, owner, digest, created, expires) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [t.id, t.name, t.role, t.owner, t.digest, t.created, t.expires],
+        'INSERT OR REPLACE INTO account_tokens (id, name, role, owner, owner_id, digest, created, expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          t.id,
+          t.name,
+          t.role,
+          t.owner,
+          // A snapshot from before version 3 has no owner ids: its accounts (restored above) have.
+          'owner_id' in t ? t.owner_id : await ownerIdOf(sql, String(t.owner)),
+          t.digest,
+          t.created,
+          t.expires,
+        ],
       )
     for (const r of revoked ?? [])
       await sql.run('INSERT OR REPLACE INTO revoked_sessions (id, expires) VALUES (?, ?)', [r.id, r.expires])
   },
+}
+
+/** The id of the account named `username` now (a token recorded before tokens named ids acts for it). */
+async function ownerIdOf(sql: Sql, username: string): Promise<string | null> {
+  return (await sql.get<{ id: string }>('SELECT id FROM accounts WHERE username = ?', [username]))?.id ?? null
 }
 
 export async function readAuthState(sql: Sql): Promise<AuthState> {
@@ -141,10 +169,11 @@ export async function readAuthState(sql: Sql): Promise<AuthState> {
     name: string
     role: Role
     owner: string
+    owner_id: string | null
     digest: string
     created: string
     expires: string | null
-  }>('SELECT * FROM api_tokens ORDER BY created, id')
+  }>('SELECT * FROM account_tokens ORDER BY created, id')
   const revoked = await sql.all<{ id: string }>('SELECT id FROM revoked_sessions WHERE expires > ?', [
     new Date().toISOString(),
   ])
@@ -155,6 +184,7 @@ export async function readAuthState(sql: Sql): Promise<AuthState> {
       name: t.name,
       role: t.role,
       owner: t.owner,
+      ownerId: t.owner_id ?? undefined,
       digest: t.digest,
       createdAt: t.created,
       expiresAt: t.expires ?? undefined,

@@ -122,6 +122,9 @@ export class WebServer implements WebApp {
       },
     })
     this.koa.proxy = options.trustProxy
+    // Behind a proxy, the client is the address the proxy appended to X-Forwarded-For (the right-most):
+    // what is left of it was sent by the client, who would pick its own address for the sign-in limit.
+    this.koa.maxIpsCount = 1
     this.koa.silent = true
     // What escapes the middleware (a body that cannot be sent) is answered as coded JSON too, and logged.
     const logger = options.logger

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream'
 import type { Context } from 'koa'
 import { type BusScope, SmError, withoutSecrets } from '../../kernel'
-import { type Identity, type Role, roleAtLeast } from '../auth/contract'
+import { AUTH_FACTS, type Identity, type Role, roleAtLeast } from '../auth/contract'
 
 /**
  * Topics a client can follow on `GET /api/events/stream?topics=a,b`, and who may:
@@ -21,6 +21,10 @@ export function topicAccess(topic: string): Role | undefined {
 interface Subscriber {
   readonly topics: ReadonlySet<string>
   readonly out: PassThrough
+  /** The session or API token it was opened with, verified again on every auth fact. */
+  readonly token: string
+  /** Ends the stream and forgets it. */
+  readonly end: () => void
 }
 
 const HEARTBEAT_MS = 15_000
@@ -35,15 +39,28 @@ export interface StreamMessage {
 /**
  * Server-Sent Events fed by the bus: facts as the log records them (from any process), console
  * lines, task and backup progress. Each client names its topics; each topic is checked against
- * the client's role when it subscribes.
+ * the client's role when it subscribes, and again whenever a user, token or session changes (a
+ * sign-out, a deletion, a demotion, a password change, a revocation): a stream whose token no
+ * longer passes, or whose role no longer covers all its topics, ends. Until that check is done,
+ * what would be sent waits, so nothing recorded after the change reaches a stream that lost it.
  */
 export class EventStream {
+  readonly #bus: BusScope
   readonly #subscribers = new Set<Subscriber>()
   #timer: NodeJS.Timeout | undefined
+  /** Deliveries held back behind the identity checks under way, in order. */
+  #queue: Promise<void> = Promise.resolve()
+  /** Identity checks queued and not yet done. */
+  #checks = 0
 
   constructor(bus: BusScope) {
+    this.#bus = bus
+    const isAuthFact = (type: string) => (AUTH_FACTS as readonly string[]).includes(type)
+    // This process's facts are heard as they are recorded (before events:appended), others' on events:appended.
+    for (const fact of AUTH_FACTS) bus.on(fact, () => this.#recheck())
     bus.on('events:appended', ({ events }) => {
       if (this.#subscribers.size === 0) return
+      if (events.some((event) => isAuthFact(event.type))) this.#recheck()
       for (const event of events) {
         const fact = { ...event, payload: withoutSecrets(event.payload) }
         this.publish(`event:${event.type}`, 'fact', fact)
@@ -71,8 +88,8 @@ export class EventStream {
     return this.#subscribers.size
   }
 
-  /** Answers the request with the stream of `topics` (checked against the caller's role). */
-  open(ctx: Context, topics: readonly string[], user: Identity): void {
+  /** Answers the request with the stream of `topics` (checked against the caller's role, who presented `token`). */
+  open(ctx: Context, topics: readonly string[], user: Identity, token: string): void {
     for (const topic of topics) {
       const required = topicAccess(topic)
       if (!required)
@@ -83,9 +100,9 @@ export class EventStream {
       if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
     }
     const out = new PassThrough()
-    const subscriber: Subscriber = { topics: new Set(topics), out }
-    this.#subscribers.add(subscriber)
+    let expiry: NodeJS.Timeout | undefined
     const end = () => {
+      clearTimeout(expiry)
       this.#subscribers.delete(subscriber)
       out.end()
       if (this.#subscribers.size === 0 && this.#timer) {
@@ -93,7 +110,19 @@ export class EventStream {
         this.#timer = undefined
       }
     }
+    const subscriber: Subscriber = { topics: new Set(topics), out, token, end }
+    this.#subscribers.add(subscriber)
     ctx.req.on('close', end)
+    // A session or token that expires ends its stream then (no fact says so). Timers wait at most 2^31-1 ms: re-armed until then.
+    const expiresAt = user.expiresAt
+    const arm = () => {
+      const left = (expiresAt ?? 0) - Date.now()
+      if (left <= 0) {
+        if (this.#subscribers.has(subscriber)) subscriber.out.write(': ended: the session or token expired\n\n')
+        end()
+      } else expiry = setTimeout(arm, Math.min(left, 2 ** 31 - 1)).unref()
+    }
+    if (expiresAt !== undefined) arm()
     ctx.req.socket.setTimeout(0)
     ctx.req.setTimeout(0)
     ctx.set({ 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' })
@@ -107,6 +136,45 @@ export class EventStream {
   }
 
   publish(topic: string, type: string, data: unknown): void {
+    if (this.#checks > 0) this.#queue = this.#queue.then(() => this.#deliver(topic, type, data))
+    else this.#deliver(topic, type, data)
+  }
+
+  /** Checks every stream's identity again (an auth fact was recorded); deliveries wait for it. */
+  #recheck(): void {
+    if (this.#subscribers.size === 0) return
+    this.#checks++
+    // After the deliveries queued so far, whatever became of them: a check is never skipped.
+    this.#queue = this.#queue
+      .catch(() => undefined)
+      .then(() => Promise.all([...this.#subscribers].map((subscriber) => this.#check(subscriber))))
+      .then(
+        () => {
+          this.#checks--
+        },
+        () => {
+          this.#checks--
+        },
+      )
+  }
+
+  /** Ends the stream unless its token still passes and its role still covers every topic. */
+  async #check(subscriber: Subscriber): Promise<void> {
+    let reason: string | undefined
+    try {
+      const user = await this.#bus.request('auth:verify', { token: subscriber.token })
+      const above = [...subscriber.topics].find((topic) => !roleAtLeast(user.role, topicAccess(topic) ?? 'admin'))
+      if (above) reason = `the topic ${above} now needs a higher role than ${user.role}`
+    } catch (error) {
+      // Not verified, for whatever reason: the stream ends (the client may open another).
+      reason = error instanceof SmError ? error.message : 'the identity could not be checked'
+    }
+    if (reason === undefined || !this.#subscribers.has(subscriber)) return
+    subscriber.out.write(`: ended: ${reason.replace(/\s+/g, ' ')}\n\n`)
+    subscriber.end()
+  }
+
+  #deliver(topic: string, type: string, data: unknown): void {
     let frame: string | undefined
     for (const subscriber of this.#subscribers) {
       if (!subscriber.topics.has(topic)) continue
@@ -116,7 +184,7 @@ export class EventStream {
   }
 
   closeAll(): void {
-    for (const subscriber of this.#subscribers) subscriber.out.end()
+    for (const subscriber of [...this.#subscribers]) subscriber.end()
     this.#subscribers.clear()
     if (this.#timer) clearInterval(this.#timer)
     this.#timer = undefined

@@ -142,7 +142,7 @@ const GUARDS: Record<Access, Middleware<WebState>> = {
   public: allowPublic,
 }
 
-/** After the role guard of a `session` route: an API token is refused, whatever its role. */
+/** After the role guard of a `session` route (a token below the role got SM_ERR_AUTH_FORBIDDEN there): any API token is refused. */
 const sessionOnly: Middleware<WebState> = (ctx, next) => {
   const user = currentUser(ctx)
   if (user.via !== 'session') throw new SmError('SM_ERR_AUTH_SESSION_REQUIRED', {})

@@ -24,7 +24,8 @@ defineSettings('web', {
   },
   'web.trust_proxy': {
     default: false,
-    summary: 'trust X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host (only behind a reverse proxy you run)',
+    summary:
+      'trust X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host (only behind one reverse proxy you run; the client address is the one it appends to X-Forwarded-For, the right-most)',
   },
 })
 

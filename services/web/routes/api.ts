@@ -4,7 +4,7 @@ import Router from '@koa/router'
 import { z } from 'zod'
 import { REDACTED, SmError } from '../../../kernel'
 import { ROLES, roleAtLeast } from '../../auth/contract'
-import { nativePages, type WebApp } from '../app'
+import { nativePages, presentedToken, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
 import {
   ApiToken,
@@ -780,6 +780,7 @@ export function apiRoutes(app: WebApp): Router[] {
           .map((t) => t.trim())
           .filter(Boolean),
         currentUser(ctx),
+        presentedToken(ctx).token ?? '',
       )
       return undefined
     },
@@ -943,7 +944,10 @@ export function apiRoutes(app: WebApp): Router[] {
       }),
       status: 201,
       response: success('TokenCreated', { message: z.string(), token: z.string(), record: ApiToken }),
-      errors: { 403: "an API token cannot create tokens, nor a role above the caller's" },
+      errors: {
+        403: "an API token cannot create tokens, nor a role above the caller's",
+        404: "The caller's account was deleted meanwhile.",
+      },
     },
     async (ctx, { body }) => {
       const user = currentUser(ctx)
@@ -953,6 +957,7 @@ export function apiRoutes(app: WebApp): Router[] {
         name: body.name,
         role: body.role,
         owner: user.username,
+        ownerId: user.userId,
         expiresDays: body.expires_days,
       })
       return {

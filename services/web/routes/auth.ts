@@ -168,14 +168,20 @@ export function authRoutes(app: WebApp): Router {
       access: 'public',
       body: Credentials,
       response: TokenResponse.extend({ status: z.literal('success') }).meta({ id: 'SetupDone' }),
-      errors: { 409: 'Setup is done: a user exists already.' },
+      errors: {
+        409: 'Setup is done: a user exists already.',
+        422: 'The user name or password is not valid (`issues` or the message says what).',
+      },
     },
     async (ctx, { body }) => {
-      await app.bus.request('auth:create_user', { username: body.username, password: body.password, firstAdmin: true })
-      return {
-        status: 'success' as const,
-        ...(await signIn(ctx, body, 'Admin account created and logged in successfully.')),
-      }
+      // Created and signed in as one step, with no sign-in limit: a setup never answers 429 after creating the admin.
+      const session = await app.bus.request('auth:setup', {
+        username: body.username,
+        password: body.password,
+        remember: body.remember_me,
+      })
+      setSessionCookies(ctx, session)
+      return { status: 'success' as const, ...tokenBody(session, 'Admin account created and logged in successfully.') }
     },
   )
   return router

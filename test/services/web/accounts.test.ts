@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { expect } from 'chai'
 import { SignJWT } from 'jose'
 import { hashPassword } from '../../../services/auth/passwords'
@@ -289,5 +290,320 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     for (const next of elsewhere) expect(await nextOf(next), next).to.equal('/')
     expect(await nextOf('%2Fservers%2Fmc%3Ftab%3Dlog')).to.equal('/servers/mc?tab=log')
     expect(await nextOf('/tasks')).to.equal('/tasks')
+  })
+
+  it('item 5: a next whose dot segments resolve to another host is refused, not resolved', async () => {
+    web = await startWeb()
+    const nextOf = async (next: string) => {
+      const page = await http(`${web?.url}/login?next=${next}`, { headers: { Accept: 'text/html' } })
+      expect(page.status).to.equal(200)
+      return /data-next="([^"]*)"/.exec(page.text)?.[1]
+    }
+    const elsewhere = [
+      '/.//127.0.0.1:9999/x',
+      '%2F.%2F%2Fevil.example',
+      '/..//evil.example',
+      '/%2e//evil.example',
+      '/%2E%2E//evil.example',
+      '/./%5Cevil.example',
+      '/.%5C/evil.example',
+      '/a/..//evil.example',
+      '/a/b/../..//evil.example',
+      '/.///evil.example',
+      '/././/evil.example',
+      '/a/%2e%2e/%5Cevil.example',
+    ]
+    for (const next of elsewhere) expect(await nextOf(next), next).to.equal('/')
+    // Dot segments that stay on this origin are resolved as the browser would.
+    expect(await nextOf('/a/../tasks')).to.equal('/tasks')
+    expect(await nextOf('/./servers/mc')).to.equal('/servers/mc')
+  })
+
+  it('retest 2: of parallel first-run setups exactly one wins; of parallel creations of one name exactly one', async () => {
+    web = await startWeb({ setup: false })
+    const { url } = web
+    const setups = await Promise.all(
+      ['first', 'second', 'third', 'fourth'].map((username) =>
+        http(`${url}/api/setup/create-first-user`, { body: { username, password: `${username} password` } }),
+      ),
+    )
+    const statuses = setups.map((r) => r.status)
+    expect(statuses.filter((s) => s === 200).length, statuses.join(' ')).to.equal(1)
+    for (const reply of setups.filter((r) => r.status !== 200)) {
+      expect(reply.status, reply.text).to.equal(409)
+      expect(reply.json.code).to.equal('SM_ERR_AUTH_SETUP_DONE')
+    }
+    const users = await web.manager.bus.request('auth:list_users', {})
+    expect(users.map((u) => u.role)).to.deep.equal(['admin'])
+    const admin = setups.find((r) => r.status === 200)?.json.access_token as string
+
+    const creations = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        http(`${url}/api/users`, { token: admin, body: { username: 'twin', password: `twin password ${i}` } }),
+      ),
+    )
+    const created = creations.map((r) => r.status)
+    expect(created.filter((s) => s === 201).length, created.join(' ')).to.equal(1)
+    for (const reply of creations.filter((r) => r.status !== 201)) {
+      expect(reply.status, reply.text).to.equal(409)
+      expect(reply.json.code).to.equal('SM_ERR_AUTH_USER_EXISTS')
+    }
+    const facts = await web.manager.bus.request('events:read', { types: ['user_created'] })
+    expect(facts.filter((e) => (e.payload as { username: string }).username === 'twin')).to.have.length(1)
+  })
+
+  it('retest 3: two admins deleting or demoting each other at once leave one admin', async () => {
+    web = await startWeb()
+    const { url } = web
+    const other = await web.login('other', 'admin')
+    const deletions = await Promise.all([
+      http(`${url}/api/users/other`, { method: 'DELETE', token: web.admin }),
+      http(`${url}/api/users/admin`, { method: 'DELETE', token: other }),
+    ])
+    expect(deletions.map((r) => r.status).sort(), deletions.map((r) => r.text).join(' ')).to.deep.equal([200, 409])
+    expect(deletions.find((r) => r.status === 409)?.json.code).to.equal('SM_ERR_AUTH_LAST_ADMIN')
+    let admins = (await web.manager.bus.request('auth:list_users', {})).filter((u) => u.role === 'admin')
+    expect(admins).to.have.length(1)
+    expect((await http(`${url}/api/setup/status`)).json.needs_setup).to.equal(false)
+
+    // The same for demotions: a third admin and the one left demote each other.
+    const left = admins[0]?.username as string
+    const leftSession = await signIn(url, left, left === 'admin' ? ADMIN_PASSWORD : 'other password')
+    const third = await web.login('third', 'admin')
+    const demotions = await Promise.all([
+      http(`${url}/api/users/third/role`, { method: 'PUT', token: leftSession, body: { role: 'user' } }),
+      http(`${url}/api/users/${left}/role`, { method: 'PUT', token: third, body: { role: 'moderator' } }),
+    ])
+    expect(demotions.map((r) => r.status).sort(), demotions.map((r) => r.text).join(' ')).to.deep.equal([200, 409])
+    expect(demotions.find((r) => r.status === 409)?.json.code).to.equal('SM_ERR_AUTH_LAST_ADMIN')
+    admins = (await web.manager.bus.request('auth:list_users', {})).filter((u) => u.role === 'admin')
+    expect(admins).to.have.length(1)
+  })
+
+  it('retest 5: a token minted while its owner is deleted never works for a new account of that name; no 5xx', async () => {
+    web = await startWeb()
+    const { url } = web
+    const victim = await web.login('victim', 'user')
+    const mints = Array.from({ length: 12 }, (_, i) =>
+      http(`${url}/api/tokens`, { token: victim, body: { name: `t${i}`, role: 'user' } }),
+    )
+    const deleted = http(`${url}/api/users/victim`, { method: 'DELETE', token: web.admin })
+    mints.push(
+      ...Array.from({ length: 12 }, (_, i) =>
+        http(`${url}/api/tokens`, { token: victim, body: { name: `u${i}`, role: 'user' } }),
+      ),
+    )
+    const replies = await Promise.all(mints)
+    expect((await deleted).status).to.equal(200)
+    for (const reply of replies) {
+      expect(reply.status, reply.text).to.be.below(500)
+      if (reply.status !== 201) expect(reply.json.code, reply.text).to.match(/^SM_ERR_AUTH_/)
+    }
+    await web.login('victim', 'user')
+    const minted = replies.filter((r) => r.status === 201).map((r) => r.json.token as string)
+    for (const token of minted) {
+      const me = await http(`${url}/auth/me`, { token })
+      expect(me.status, me.text).to.equal(401)
+    }
+    expect(await web.manager.bus.request('auth:list_tokens', {})).to.deep.equal([])
+
+    // A token recorded as an older version did (no owner id) acts for the account that had the name then.
+    const secret = 'an-old-token-secret'
+    await web.manager.bus.emit('api_token_created', {
+      id: 'old0',
+      name: 'old',
+      role: 'user',
+      owner: 'victim',
+      digest: createHash('sha256').update(secret).digest('base64url'),
+      expiresAt: undefined,
+    })
+    const old = `smt_old0_${secret}`
+    const oldMe = await http(`${url}/auth/me`, { token: old })
+    expect(oldMe.json, oldMe.text).to.include({ username: 'victim' })
+    const after = await restart(web)
+    await again?.bus.request('events:rebuild', {})
+    expect((await http(`${after}/auth/me`, { token: old })).json).to.include({ username: 'victim' })
+    for (const token of minted) expect((await http(`${after}/auth/me`, { token })).status).to.equal(401)
+    expect((await again?.bus.request('events:check', {}))?.drifted).to.deep.equal([])
+  })
+
+  it('retest 4: a live event stream ends on sign-out, deletion, demotion, password reset and token revocation', async () => {
+    web = await startWeb()
+    const { url, manager } = web
+    let markers = 0
+    /** Opens `event:*` with `token`; `ends()` records a new fact, then reads until the stream ends: its text. */
+    const open = async (token: string) => {
+      const res = await fetch(`${url}/api/events/stream?topics=event:*`, {
+        headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' },
+      })
+      expect(res.status).to.equal(200)
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+      const decoder = new TextDecoder()
+      let text = ''
+      while (!text.includes('subscribed')) text += decoder.decode((await reader.read()).value ?? new Uint8Array())
+      return {
+        async ends(): Promise<string> {
+          // A fact recorded after the change must not reach the stream: it ends first.
+          const marker = `marker${++markers}`
+          await manager.bus.request('auth:create_user', { username: marker, password: 'marker password' })
+          for (;;) {
+            const { done, value } = await reader.read()
+            if (done) return text
+            text += decoder.decode(value)
+            if (text.includes(marker)) {
+              await reader.cancel()
+              throw new Error(`the stream outlived the change: ${text}`)
+            }
+          }
+        },
+        /** Reads until `what` arrives: the text. */
+        async sees(what: string): Promise<string> {
+          while (!text.includes(what)) {
+            const { done, value } = await reader.read()
+            if (done) throw new Error(`the stream ended: ${text}`)
+            text += decoder.decode(value)
+          }
+          return text
+        },
+        close: () => reader.cancel(),
+        /** Reads until the stream ends by itself: the text. */
+        async closes(): Promise<string> {
+          for (;;) {
+            const { done, value } = await reader.read()
+            if (done) return text
+            text += decoder.decode(value)
+          }
+        },
+      }
+    }
+
+    // Signed out.
+    const signedOut = await web.login('gone1', 'admin')
+    const first = await open(signedOut)
+    expect((await http(`${url}/auth/logout`, { method: 'POST', token: signedOut })).status).to.equal(200)
+    expect(await first.ends()).to.contain('ended: The token is not valid (it was signed out)')
+
+    // Deleted.
+    const deleted = await open(await web.login('gone2', 'admin'))
+    expect((await http(`${url}/api/users/gone2`, { method: 'DELETE', token: web.admin })).status).to.equal(200)
+    expect(await deleted.ends()).to.contain('no longer exists')
+
+    // Demoted: event:* needs an admin.
+    const demoted = await open(await web.login('gone3', 'admin'))
+    const role = await http(`${url}/api/users/gone3/role`, {
+      method: 'PUT',
+      token: web.admin,
+      body: { role: 'moderator' },
+    })
+    expect(role.status).to.equal(200)
+    expect(await demoted.ends()).to.contain('ended: the topic event:* now needs a higher role than moderator')
+
+    // Password reset by an admin.
+    const reset = await open(await web.login('gone4', 'admin'))
+    const password = await http(`${url}/api/users/gone4/password`, {
+      method: 'PUT',
+      token: web.admin,
+      body: { password: 'a reset password' },
+    })
+    expect(password.status).to.equal(200)
+    expect(await reset.ends()).to.contain('the password changed')
+
+    // An API token revoked.
+    const made = await http(`${url}/api/tokens`, { token: web.admin, body: { name: 'watcher', role: 'admin' } })
+    const revoked = await open(made.json.token as string)
+    const revoke = await http(`${url}/api/tokens/${made.json.record.id}`, { method: 'DELETE', token: web.admin })
+    expect(revoke.status).to.equal(200)
+    expect(await revoked.ends()).to.contain('unknown or revoked API token')
+
+    // A session that expires (no fact says so) ends its stream then.
+    const key = new Uint8Array(
+      Buffer.from((await manager.bus.request('events:vault_get', { name: 'auth.jwt_key' })) as string, 'base64url'),
+    )
+    const claims = JSON.parse(Buffer.from(web.admin.split('.')[1] as string, 'base64url').toString())
+    const brief = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) + 2 })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(key)
+    const expiring = await open(brief)
+    expect(await expiring.closes()).to.contain('ended: the session or token expired')
+
+    // A stream whose identity still holds goes on.
+    const kept = await open(web.admin)
+    await manager.bus.request('auth:create_user', { username: 'still', password: 'still password' })
+    expect(await kept.sees('still')).to.contain('user_created')
+    await kept.close()
+  })
+
+  it('retest 6: behind a proxy, the client is the address the proxy appended, not one the client chose', async () => {
+    web = await startWeb({ settings: { 'auth.login_max_failures': 3 } })
+    await web.manager.bus.request('settings:set', { key: 'web.trust_proxy', value: true })
+    const url = await restart(web)
+    const statuses: number[] = []
+    for (let i = 1; i <= 5; i++) {
+      // The client sends an address of its choice; the proxy appends the one it saw.
+      const headers = { 'X-Forwarded-For': `198.51.100.${i}, 203.0.113.7` }
+      const reply = await http(`${url}/auth/token`, { headers, body: { username: `nobody${i}`, password: 'guessed' } })
+      statuses.push(reply.status)
+    }
+    expect(statuses).to.deep.equal([401, 401, 401, 429, 429])
+    const failed = await again?.bus.request('events:read', { types: ['sign_in_failed'] })
+    expect(failed?.map((e) => (e.payload as { client: string }).client)).to.deep.equal([
+      '203.0.113.7',
+      '203.0.113.7',
+      '203.0.113.7',
+    ])
+    // Another client behind the same proxy is not locked out.
+    const other = await http(`${url}/auth/token`, {
+      headers: { 'X-Forwarded-For': '203.0.113.8' },
+      body: { username: 'admin', password: ADMIN_PASSWORD },
+    })
+    expect(other.status, other.text).to.equal(200)
+  })
+
+  it('retest 7: first-run setup from a client at its sign-in limit creates the admin and signs it in (no 429)', async () => {
+    web = await startWeb({ setup: false, settings: { 'auth.login_max_failures': 3 } })
+    const { url } = web
+    const guesses: number[] = []
+    for (let i = 0; i < 4; i++)
+      guesses.push((await http(`${url}/auth/token`, { body: { username: `n${i}`, password: 'guessed' } })).status)
+    expect(guesses).to.deep.equal([401, 401, 401, 429])
+    const setup = await http(`${url}/api/setup/create-first-user`, {
+      body: { username: 'owner', password: 'owner password' },
+    })
+    expect(setup.status, setup.text).to.equal(200)
+    expect(setup.json).to.include({ status: 'success', token_type: 'bearer' })
+    expect((await http(`${url}/auth/me`, { token: setup.json.access_token })).json).to.include({
+      username: 'owner',
+      role: 'admin',
+    })
+    // Setup signs in without a password check: it is no way around the limit once a user exists.
+    const twice = await http(`${url}/api/setup/create-first-user`, {
+      body: { username: 'owner', password: 'owner password' },
+    })
+    expect(twice.status).to.equal(409)
+    expect(twice.json.code).to.equal('SM_ERR_AUTH_SETUP_DONE')
+  })
+
+  it('retest 8: a signed session without exp, jti or uid is refused', async () => {
+    web = await startWeb()
+    const { url, manager } = web
+    const key = new Uint8Array(
+      Buffer.from((await manager.bus.request('events:vault_get', { name: 'auth.jwt_key' })) as string, 'base64url'),
+    )
+    const claims = JSON.parse(Buffer.from(web.admin.split('.')[1] as string, 'base64url').toString()) as Record<
+      string,
+      unknown
+    >
+    const sign = (drop: string) => {
+      const { [drop]: _dropped, ...rest } = claims
+      return new SignJWT(rest).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key)
+    }
+    // The claims as they are sign a session that works: only the missing one is refused.
+    const whole = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key)
+    expect((await http(`${url}/auth/me`, { token: whole })).status).to.equal(200)
+    for (const drop of ['exp', 'jti', 'uid', 'sub']) {
+      const reply = await http(`${url}/auth/me`, { token: await sign(drop) })
+      expect(reply.status, `without ${drop}: ${reply.text}`).to.equal(401)
+      expect(reply.json.code).to.equal('SM_ERR_AUTH_TOKEN_INVALID')
+    }
   })
 })
