@@ -1,61 +1,52 @@
-import { constants, readdirSync, realpathSync, statSync } from 'node:fs'
-import { open, realpath, stat } from 'node:fs/promises'
-import { extname, join, sep } from 'node:path'
+import { readdirSync, realpathSync, statSync } from 'node:fs'
+import { realpath, stat } from 'node:fs/promises'
+import { join, sep } from 'node:path'
+import { Readable } from 'node:stream'
 import type { Middleware } from 'koa'
+import serve from 'koa-static'
 import type { WebState } from './route'
 
 export interface StaticOptions {
   /** Cache-Control max-age, in milliseconds (none when absent). */
   readonly maxage?: number
-  /** A directory is never answered with an index file (koa-static's option, kept for its callers). */
+  /** A directory is never answered with an index file. */
   readonly index?: false
 }
 
 /**
- * Serves the files of one folder (a static mount: the core's or a plugin's), GET and HEAD only;
- * anything it does not serve goes on to the next middleware, which ends in the coded 404.
- * What koa-static did, minus what made it unsafe:
+ * Serves the files of one folder (a static mount: the core's or a plugin's) with koa-static,
+ * GET and HEAD only, behind a check koa-static does not make (it follows links wherever they
+ * go); anything not served goes on to the next middleware, which ends in the coded 404:
  * - a file is served only when its real path (every symbolic link resolved) is inside the
  *   folder's real path: a link to /etc/passwd, to the database or to another folder is
  *   not found, like a path with `..`, a hidden (dot) segment, a directory or a non-file;
  * - a file this process already has open (its SQLite database, -wal and -shm, its log) is
  *   never opened: closing a second descriptor of a file drops the POSIX locks the process
  *   holds on it, after which another process's sqlite3 takes the database for unused and
- *   deletes the live -wal and -shm;
- * - the file opened is the one checked (same device and inode), so a link swapped in between
- *   the check and the open is not served.
+ *   deletes the live -wal and -shm.
+ * A link swapped in between the check and koa-static's open could still be served once; that
+ * needs write access to the folder, which for a plugin's folder already means running code in
+ * the manager.
  */
 export function serveStatic(root: string, options: StaticOptions = {}): Middleware<WebState> {
   let base: string | undefined
-  const cacheControl = options.maxage ? `max-age=${Math.floor(options.maxage / 1000)}` : undefined
+  let send: Middleware<WebState> | undefined
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next()
     base ??= realRoot(root)
     const file = base && (await containedFile(base, ctx.path))
-    if (!file) return next()
-    // Counted before the descriptor exists, so a request for the same file meanwhile never takes ours for the manager's.
+    if (!base || !file) return next()
+    send ??= serve(base, { ...options, index: false }) as unknown as Middleware<WebState>
+    // Counted before koa-static opens it, so a request for the same file meanwhile never takes ours for the manager's.
     const release = serving(file)
-    const handle = await open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
-      () => undefined,
-    )
-    if (!handle) {
-      release()
-      return next()
+    try {
+      await send(ctx, next)
+    } finally {
+      // Koa destroys the stream when the response ends (also for HEAD), which closes the file.
+      const body = ctx.body
+      if (body instanceof Readable) body.once('close', release)
+      else release()
     }
-    const opened = await handle.stat().catch(() => undefined)
-    if (!opened?.isFile() || opened.dev !== file.dev || opened.ino !== file.ino) {
-      await handle.close()
-      release()
-      return next()
-    }
-    ctx.set('Content-Length', String(opened.size))
-    ctx.set('Last-Modified', opened.mtime.toUTCString())
-    if (cacheControl) ctx.set('Cache-Control', cacheControl)
-    ctx.type = extname(file.path)
-    // Koa destroys the stream when the response ends (also for HEAD), which closes the file.
-    const stream = handle.createReadStream()
-    stream.once('close', release)
-    ctx.body = stream
   }
 }
 
