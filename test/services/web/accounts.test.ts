@@ -7,6 +7,14 @@ import { cli } from '../../helpers/run'
 import { ADMIN_PASSWORD, http, signIn, startWeb, type WebSetup } from '../../helpers/web'
 
 /** Issue 18, accounts and sessions: what a token, a session, a sign-in and a sign-out may do. */
+
+/** Where the sign-in page would send the browser for `?next=<next>` (its data-next). */
+async function nextOf(url: string, next: string): Promise<string | undefined> {
+  const page = await http(`${url}/login?next=${next}`, { headers: { Accept: 'text/html' } })
+  expect(page.status).to.equal(200)
+  return /data-next="([^"]*)"/.exec(page.text)?.[1]
+}
+
 describe('services/web: accounts and sessions hold against a token, parallel guesses, a recreated name and a sign-out', () => {
   let web: WebSetup | undefined
   /** A manager started again on the same data directory, stopped after the test. */
@@ -266,11 +274,6 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
 
   it('item 5: after sign-in, next is followed only to a path of this origin', async () => {
     web = await startWeb()
-    const nextOf = async (next: string) => {
-      const page = await http(`${web?.url}/login?next=${next}`, { headers: { Accept: 'text/html' } })
-      expect(page.status).to.equal(200)
-      return /data-next="([^"]*)"/.exec(page.text)?.[1]
-    }
     const elsewhere = [
       '%2F%09%2Fevil.example%2Fx',
       '%2F%0A%2Fevil.example',
@@ -287,18 +290,13 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
       'evil.example',
       '',
     ]
-    for (const next of elsewhere) expect(await nextOf(next), next).to.equal('/')
-    expect(await nextOf('%2Fservers%2Fmc%3Ftab%3Dlog')).to.equal('/servers/mc?tab=log')
-    expect(await nextOf('/tasks')).to.equal('/tasks')
+    for (const next of elsewhere) expect(await nextOf(web.url, next), next).to.equal('/')
+    expect(await nextOf(web.url, '%2Fservers%2Fmc%3Ftab%3Dlog')).to.equal('/servers/mc?tab=log')
+    expect(await nextOf(web.url, '/tasks')).to.equal('/tasks')
   })
 
   it('item 5: a next whose dot segments resolve to another host is refused, not resolved', async () => {
     web = await startWeb()
-    const nextOf = async (next: string) => {
-      const page = await http(`${web?.url}/login?next=${next}`, { headers: { Accept: 'text/html' } })
-      expect(page.status).to.equal(200)
-      return /data-next="([^"]*)"/.exec(page.text)?.[1]
-    }
     const elsewhere = [
       '/.//127.0.0.1:9999/x',
       '%2F.%2F%2Fevil.example',
@@ -313,10 +311,10 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
       '/././/evil.example',
       '/a/%2e%2e/%5Cevil.example',
     ]
-    for (const next of elsewhere) expect(await nextOf(next), next).to.equal('/')
+    for (const next of elsewhere) expect(await nextOf(web.url, next), next).to.equal('/')
     // Dot segments that stay on this origin are resolved as the browser would.
-    expect(await nextOf('/a/../tasks')).to.equal('/tasks')
-    expect(await nextOf('/./servers/mc')).to.equal('/servers/mc')
+    expect(await nextOf(web.url, '/a/../tasks')).to.equal('/tasks')
+    expect(await nextOf(web.url, '/./servers/mc')).to.equal('/servers/mc')
   })
 
   it('retest 2: of parallel first-run setups exactly one wins; of parallel creations of one name exactly one', async () => {
