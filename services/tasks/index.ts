@@ -120,6 +120,8 @@ function fromFacts(events: readonly StoredEvent[]): TaskRecord[] {
           createdAt: event.time,
         }),
         state: p.state ?? 'failed',
+        // The start's "did not finish" guess is answered by this end.
+        message: undefined,
         result: p.result,
         error: p.error,
         percent: p.state === 'succeeded' ? 100 : known?.percent,

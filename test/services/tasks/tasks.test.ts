@@ -148,6 +148,9 @@ describe('services/tasks: long work as tracked tasks', () => {
     const listed = await cli(data, ['tasks'])
     const short = /^([0-9a-f]{8}) +succeeded .*backup s1$/m.exec(listed.stdout)?.[1] as string
     expect(short, listed.stdout).to.be.a('string')
+    // A task that ended in its own (one-shot) process is listed as it ended, not as one that never did.
+    const json = JSON.parse((await cli(data, ['tasks', '--json'])).stdout) as { state: string; message?: string }[]
+    expect(json.map((t) => [t.state, t.message])).to.deep.equal([['succeeded', undefined]])
     // Found by its short id; it has already ended, which is said with a code.
     const cancel = await cli(data, ['tasks', 'cancel', short])
     expect(cancel.code, cancel.stderr).to.equal(65)
