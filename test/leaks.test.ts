@@ -7,7 +7,7 @@ import { expect } from 'chai'
 import { processState } from '../kernel/process-identity'
 import { fakeBedrockDir, gameDataDir, runState } from './helpers/game'
 import { findLeaks, killAndWait } from './helpers/leaks'
-import { cli, run, spawnCli, waitForLine } from './helpers/run'
+import { cli, run, spawnManager, waitForLine } from './helpers/run'
 import { tempDir } from './helpers/temp-dir'
 
 /**
@@ -149,7 +149,7 @@ describe('a game server and a manager started for a whole describe', () => {
     expect(added.code, added.stderr).to.equal(0)
     const port = await cli(data, ['setting', 'set', 'web.port', '0'])
     expect(port.code, port.stderr).to.equal(0)
-    manager = spawnCli(data, ['start'])
+    manager = await spawnManager(data)
     await waitForLine(manager, /^ready in/)
   })
 

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
 import { bodyParser } from '@koa/bodyparser'
@@ -9,6 +9,7 @@ import mount from 'koa-mount'
 import { type BusScope, type Logger, runInContext, SmError } from '../../kernel'
 import { AUTH_FACTS, type Identity, roleAtLeast } from '../auth/contract'
 import { EventStream } from './event-stream'
+import { keepProxyEntries } from './forwarded'
 import { HostCheck } from './host-check'
 import { clientErrorResponse, lastResort, writeError } from './http-errors'
 import { parseMultipart, type UploadLimits } from './multipart'
@@ -124,6 +125,7 @@ export class WebServer implements WebApp {
     this.koa.proxy = options.trustProxy
     // Behind a proxy, the client is the address the proxy appended to X-Forwarded-For (the right-most):
     // what is left of it was sent by the client, who would pick its own address for the sign-in limit.
+    // The host and scheme likewise (keepProxyEntries, in listen).
     this.koa.maxIpsCount = 1
     this.koa.silent = true
     // What escapes the middleware (a body that cannot be sent) is answered as coded JSON too, and logged.
@@ -204,7 +206,13 @@ export class WebServer implements WebApp {
   }
 
   async listen(host: string, port: number): Promise<string> {
-    const handle = this.koa.callback()
+    const koaHandle = this.koa.callback()
+    const handle = this.koa.proxy
+      ? (req: IncomingMessage, res: ServerResponse) => {
+          keepProxyEntries(req)
+          return koaHandle(req, res)
+        }
+      : koaHandle
     const server = createServer(handle)
     // A client that asks before sending its body (Expect: 100-continue, as curl does for large
     // uploads) is told to go on only when the body is read (`readBody`): a refused upload is never sent.

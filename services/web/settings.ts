@@ -25,7 +25,7 @@ defineSettings('web', {
   'web.trust_proxy': {
     default: false,
     summary:
-      'trust X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host (only behind one reverse proxy you run; the client address is the one it appends to X-Forwarded-For, the right-most)',
+      'trust X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host (only behind one reverse proxy you run; of each, the entry it sets is taken: the right-most)',
   },
 })
 

@@ -4,7 +4,7 @@ import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
 import { launchBrowser, outsideRequests, pageErrors } from '../helpers/browser'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
-import { cli, spawnCli, stop, waitForLine } from '../helpers/run'
+import { cli, spawnManager, stop, waitForLine } from '../helpers/run'
 
 /** With SM_SCREENSHOTS=<dir>, the pages are saved there as PNG (to look at them; not checked). */
 async function snap(page: Page, name: string): Promise<void> {
@@ -35,7 +35,7 @@ describe('the web UI in a real browser', () => {
       const result = await cli(dataDir, args)
       expect(result.code, result.stderr).to.equal(0)
     }
-    manager = spawnCli(dataDir, ['start'])
+    manager = await spawnManager(dataDir)
     const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/)
     url = /(http:\/\/\S+?)\s/.exec(`${line} `)?.[1] as string
     browser = await launchBrowser()

@@ -50,6 +50,7 @@ export function cli(
   env: NodeJS.ProcessEnv = {},
   input?: string,
 ): Promise<RunResult> {
+  refuseBareStart(args)
   return run(process.execPath, [CLI, ...args], { env: { SM_DATA_DIR: dataDir, ...env }, input })
 }
 
@@ -63,6 +64,15 @@ export function spawnCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
 ): ChildProcessWithoutNullStreams {
+  refuseBareStart(args)
+  return spawnUnchecked(dataDir, args, env)
+}
+
+function spawnUnchecked(
+  dataDir: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): ChildProcessWithoutNullStreams {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: ROOT,
     env: { ...process.env, SM_DATA_DIR: dataDir, ...env },
@@ -71,6 +81,59 @@ export function spawnCli(
     await stop(child, 'SIGKILL')
   })
   return child
+}
+
+/** The web port a test's manager gets: a number (0: any free one), or 'as set' when the test has set web.port itself. */
+export type WebPort = number | 'as set'
+
+/**
+ * Starts `server-manager start <args>` as a long-running process, as spawnCli() does, on a free web
+ * port (see useWebPort).
+ */
+export async function spawnManager(
+  dataDir: string,
+  args: readonly string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  port: WebPort = 0,
+): Promise<ChildProcessWithoutNullStreams> {
+  await useWebPort(dataDir, env, port)
+  return spawnUnchecked(dataDir, ['start', ...args], env)
+}
+
+/** Runs `server-manager start <args>` to completion (`--detached`, or one that is refused), on a free web port. */
+export async function cliStart(
+  dataDir: string,
+  args: readonly string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  port: WebPort = 0,
+): Promise<RunResult> {
+  await useWebPort(dataDir, env, port)
+  return run(process.execPath, [CLI, 'start', ...args], { env: { SM_DATA_DIR: dataDir, ...env } })
+}
+
+/**
+ * Sets web.port on `dataDir` to `port`, 0 (any free port; the manager prints the one it bound) by
+ * default: never the default 11325, which another test run or a developer's own manager on this
+ * machine may hold. Only when it differs: a `setting set` runs the enabled plugins in its own
+ * process, `setting get` runs none (a test whose plugins must not run before the manager's, as
+ * they count their loads or block, sets web.port itself before enabling them). 'as set' leaves it (a test that starts several at once sets it once).
+ */
+async function useWebPort(dataDir: string, env: NodeJS.ProcessEnv, port: WebPort): Promise<void> {
+  if (port === 'as set') return
+  const setting = (args: string[]) =>
+    run(process.execPath, [CLI, 'setting', ...args], { env: { SM_DATA_DIR: dataDir, ...env } })
+  const current = await setting(['get', 'web.port'])
+  if (current.code === 0 && current.stdout.trim() === String(port)) return
+  const set = await setting(['set', 'web.port', String(port)])
+  if (set.code !== 0) throw new Error(`setting set web.port ${port} exited with ${set.code}: ${set.stderr}`)
+}
+
+/** A manager started by cli() or spawnCli() would take the default web port, which may be taken. */
+function refuseBareStart(args: readonly string[]): void {
+  if (args[0] === 'start')
+    throw new Error(
+      'start a manager with spawnManager() or cliStart() (test/helpers/run.ts): they choose a free web port',
+    )
 }
 
 /**

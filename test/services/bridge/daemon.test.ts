@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { CLI, cli, run, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { CLI, cli, cliStart, run, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /** A plugin that counts its onLoad calls in a file, receives counter:ping, and vetoes custom.locked. */
@@ -28,7 +28,7 @@ describe('services/bridge: one manager per data directory, the CLI as its client
   it('runs every command in the running manager: plugins load once, hooks veto, listeners receive', async () => {
     const dir = tempDir()
     writePlugins(dir, { 'counter.ts': COUNTER })
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     try {
       await waitForLine(manager, /^ready in/)
       expect((await cli(dir, ['plugin', 'enable', 'counter'])).stdout).to.equal(
@@ -70,7 +70,7 @@ describe('services/bridge: one manager per data directory, the CLI as its client
   it('answers a client command without loading SQLite, jiti or any plugin code in the client', async () => {
     const dir = tempDir()
     writePlugins(dir, { 'counter.ts': COUNTER })
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     try {
       await waitForLine(manager, /^ready in/)
       await cli(dir, ['plugin', 'enable', 'counter'])
@@ -102,7 +102,7 @@ describe('services/bridge: one manager per data directory, the CLI as its client
 
   it('follows the event log of a running manager', async () => {
     const dir = tempDir()
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     try {
       await waitForLine(manager, /^ready in/)
       const follow = spawnCli(dir, ['events', '--follow', '--json', '--type', 'after_setting_update'])
@@ -134,9 +134,9 @@ describe('services/bridge: one manager per data directory, the CLI as its client
 
   it('refuses a second manager naming the first one, and recovers from kill -9 at the next command', async () => {
     const dir = tempDir()
-    const first = spawnCli(dir, ['start'])
+    const first = await spawnManager(dir)
     await waitForLine(first, /^ready in/)
-    const second = await cli(dir, ['start'])
+    const second = await cliStart(dir)
     expect(second.code).to.equal(75)
     expect(second.stderr).to.contain(
       `Error [SM_ERR_MANAGER_RUNNING]: A manager already runs on '${dir}' (PID ${first.pid})`,
@@ -146,7 +146,7 @@ describe('services/bridge: one manager per data directory, the CLI as its client
     const after = await cli(dir, ['setting', 'set', 'custom.after', '1'])
     expect(after.code).to.equal(0)
     expect(existsSync(join(dir, 'manager.sock'))).to.equal(false)
-    const again = spawnCli(dir, ['start'])
+    const again = await spawnManager(dir)
     try {
       await waitForLine(again, /^ready in/)
       expect((await cli(dir, ['setting', 'get', 'custom.after'])).stdout).to.equal('1\n')
@@ -157,7 +157,7 @@ describe('services/bridge: one manager per data directory, the CLI as its client
 
   it('stops with a coded error when its database is deleted under it', async () => {
     const dir = tempDir()
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     await waitForLine(manager, /^ready in/)
     const exited = new Promise<number | null>((resolve) => manager.once('exit', resolve))
     const error = waitForLine(manager, /SM_ERR_DB_REPLACED\]/, { stream: 'stderr' })

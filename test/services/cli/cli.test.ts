@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { databasePath } from '../../../services/events'
 import { makeReadOnly } from '../../helpers/read-only'
-import { cli, run, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, run, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const hashDir = (dir: string) =>
@@ -195,7 +195,7 @@ describe('services/cli: server-manager as a user runs it', function () {
 
   it('runs the manager in the foreground, reporting each service, and stops cleanly on SIGTERM', async () => {
     const dir = tempDir()
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     let output = ''
     manager.stdout.on('data', (chunk: Buffer) => {
       output += chunk

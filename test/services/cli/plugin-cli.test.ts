@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { writePlugins } from '../../helpers/plugins'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const NO_DEFAULTS = { SM_DEFAULT_PLUGINS: 'off' }
@@ -76,7 +76,7 @@ export default class Listener extends PluginBase {
     await cli(dir, ['setting', 'set', 'plugins.dev_examples', 'true'], NO_DEFAULTS)
     await cli(dir, ['plugin', 'enable', 'greet'], NO_DEFAULTS)
     await cli(dir, ['plugin', 'enable', 'listener'], NO_DEFAULTS)
-    const manager = spawnCli(dir, ['start'], NO_DEFAULTS)
+    const manager = await spawnManager(dir, [], NO_DEFAULTS)
     try {
       const pid = Number((await waitForLine(manager, /PID \d+$/)).match(/PID (\d+)$/)?.[1])
       await waitForLine(manager, /^ready in/)

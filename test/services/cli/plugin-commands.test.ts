@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const logLines = (dir: string) =>
@@ -24,7 +24,7 @@ describe('services/cli: plugin commands as a user runs them', function () {
     expect(enable.stdout).to.equal("Plugin 'greeter' enabled. State: loaded.\n")
     const before = greetings(dir).length
 
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     const greeting = () => waitForLine(manager, /Hello from the greeter plugin!/, { stream: 'stderr' })
     try {
       const first = greeting()
@@ -49,7 +49,7 @@ describe('services/cli: plugin commands as a user runs them', function () {
         "override onLoad() { this.logger.info('hello is alive') }\n  override onUnload() { this.logger.info('hello says bye') }",
       ),
     })
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     const seen = (pattern: RegExp) => waitForLine(manager, pattern, { stream: 'stderr' })
     try {
       await waitForLine(manager, /^ready in/)

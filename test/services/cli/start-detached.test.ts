@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import { alive } from '../../helpers/game'
-import { cli } from '../../helpers/run'
+import { cli, cliStart } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 describe('services/cli: start --detached, several at once (issue 18 item 24)', function () {
@@ -14,7 +14,7 @@ describe('services/cli: start --detached, several at once (issue 18 item 24)', f
     const set = await cli(dataDir, ['setting', 'set', 'web.port', '0'])
     expect(set.code, set.stderr).to.equal(0)
     for (let round = 1; round <= 4; round++) {
-      const results = await Promise.all([1, 2, 3].map(() => cli(dataDir, ['start', '--detached'])))
+      const results = await Promise.all([1, 2, 3].map(() => cliStart(dataDir, ['--detached'], {}, 'as set')))
       const pid = (JSON.parse(readFileSync(join(dataDir, 'manager.json'), 'utf8')) as { pid: number }).pid
       try {
         const summary = results.map((r) => `exit ${r.code}: ${r.stdout}${r.stderr}`).join('\n')

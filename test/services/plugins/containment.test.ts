@@ -5,7 +5,7 @@ import type { PluginApi } from '../../../index'
 import type { PluginRecord } from '../../../manager'
 import { plugin, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, cliStart, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const record = async (dir: string, name: string): Promise<PluginRecord> => {
@@ -75,7 +75,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     const dir = await setUp({})
     writePlugins(dir, { 'hang.ts': plugin('Hang', 'override async onLoad() { await new Promise(() => {}) }') })
     expect((await cli(dir, ['plugin', 'enable', 'hang'])).code).to.equal(75)
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     try {
       await waitForLine(manager, /^ready in/)
       expect((await record(dir, 'hang')).error?.code).to.equal('SM_ERR_PLUGIN_LOAD_TIMEOUT')
@@ -118,7 +118,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     expect(blockedFacts.map((fact) => fact.payload.name)).to.deep.equal(['spin'])
     for (let round = 0; round < 2; round++) {
       // A background manager, started and stopped twice: spin stays out, and custom.spin no longer kills it.
-      expect((await cli(dir, ['start', '--detached'])).code).to.equal(0)
+      expect((await cliStart(dir, ['--detached'])).code).to.equal(0)
       try {
         expect((await record(dir, 'spin')).state).to.equal('failed')
         const set = await cli(dir, ['setting', 'set', 'custom.spin', String(round + 2)])
@@ -153,7 +153,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
 
   it('cuts off an onManagerStartup that loops forever, so the manager still starts and stops on SIGTERM', async () => {
     const dir = await setUp({ 'boot.ts': plugin('Boot', 'override onManagerStartup() { for (;;) {} }') })
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     const cutOff = waitForLine(manager, /SM_ERR_PLUGIN_LOAD_TIMEOUT/, { stream: 'stderr' })
     await waitForLine(manager, /^ready in/)
     expect(await cutOff).to.contain("The plugin 'boot' did not finish onManagerStartup within 300 ms")
@@ -227,7 +227,7 @@ export default class Sneaky extends PluginBase {
   }`
     const dir = await setUp({})
     writePlugins(dir, { 'ticker.ts': plugin('Ticker', ticker) })
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     try {
       await waitForLine(manager, /^ready in/)
       expect((await cli(dir, ['plugin', 'enable', 'ticker'])).code).to.equal(0)

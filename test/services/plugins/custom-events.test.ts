@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { plugin, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
-import { cli, spawnCli, stop } from '../../helpers/run'
+import { cli, spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
@@ -323,7 +323,7 @@ describe('services/plugins: core events cannot be forged (a real manager)', func
     expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
     expect((await cli(dir, ['plugin', 'enable', 'forger'])).code).to.equal(0)
     rmSync(join(dir, 'forger.txt')) // from that one-shot command: only the manager's load counts below
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     try {
       const url = await webUrl(manager)
       const session = await adminSession(dir, url)

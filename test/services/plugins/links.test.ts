@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import type { PluginRecord } from '../../../manager'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { cli, spawnCli, stop } from '../../helpers/run'
+import { cli, spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
@@ -79,7 +79,7 @@ describe('services/plugins: symbolic links in plugin folders (real CLI processes
     })
     expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
     expect((await cli(dir, ['plugin', 'enable', 'shelf'])).code).to.equal(0)
-    const manager = spawnCli(dir, ['start'])
+    const manager = await spawnManager(dir)
     try {
       const url = await webUrl(manager)
       const session = await adminSession(dir, url)

@@ -20,7 +20,7 @@ import { SupervisorClient } from '../../../services/servers/supervisor/client'
 import { LogTail } from '../../../services/servers/supervisor/log-tail'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { fakeBedrockDir, gameDataDir, runState, untilSupervisorEnds } from '../../helpers/game'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 async function ok(dataDir: string, args: string[]): Promise<string> {
@@ -44,7 +44,7 @@ function nextLine(file: string, pattern: RegExp): Promise<string> {
 /** A manager in the foreground, once ready (web off: no port shared with other test runs). */
 async function startManager(data: string): Promise<ChildProcessWithoutNullStreams> {
   await ok(data, ['setting', 'set', 'web.enabled', 'false'])
-  const manager = spawnCli(data, ['start'])
+  const manager = await spawnManager(data)
   await waitForLine(manager, /^ready in/)
   return manager
 }

@@ -7,7 +7,7 @@ import { BridgeClient } from '../../../services/bridge/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { alive, fakeBedrockDir, gameDataDir, runState, untilStatus, untilSupervisorEnds } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { CLI, cli, ROOT, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { CLI, cli, ROOT, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /** `server-manager <args>` that must succeed; its stdout. */
@@ -55,7 +55,7 @@ describe('services/servers: detached game servers from real CLI processes', func
   it('survives kill -9 of the manager and of its supervisor; stays commandable; a new manager adopts it and stops it cleanly', async () => {
     const data = gameDataDir()
     await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    const manager = spawnCli(data, ['start'])
+    const manager = await spawnManager(data)
     await waitForLine(manager, /^ready in/)
     await ok(data, ['server', 'start', 's1'])
     const state = runState(data, 's1')
@@ -73,7 +73,7 @@ describe('services/servers: detached game servers from real CLI processes', func
     process.kill(adopted.supervisorPid, 'SIGKILL')
     await untilGone(adopted.supervisorPid)
 
-    const second = spawnCli(data, ['start'])
+    const second = await spawnManager(data)
     await waitForLine(second, /^ready in/)
     const seen = await statusJson(data, 's1')
     expect(seen).to.include({ status: 'running', pid: game, adopted: true })
@@ -87,7 +87,7 @@ describe('services/servers: detached game servers from real CLI processes', func
   it("puts a running server's console lines on the manager's bus as server_console events", async () => {
     const data = gameDataDir()
     await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    const manager = spawnCli(data, ['start'])
+    const manager = await spawnManager(data)
     try {
       await waitForLine(manager, /^ready in/)
       await ok(data, ['server', 'start', 's1'])
@@ -412,7 +412,7 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
     const set = await ok(data, ['server', 'config', 's1', 'autostart', 'true'], on)
     expect(set).to.equal('s1: autostart = true (was false)\n')
     await ok(data, ['setting', 'set', 'custom.lifecycle_notifications.delay_s', '0'], on)
-    const manager = spawnCli(data, ['start'], on)
+    const manager = await spawnManager(data, [], on)
     try {
       await waitForLine(manager, /Started 's1' \(autostart\)/, { stream: 'stderr' })
       expect((await statusJson(data, 's1')).status).to.equal('running')
@@ -437,7 +437,7 @@ describe('services/servers: schedules', function () {
     expect(bad.stderr).to.include('[SM_ERR_SCHEDULE_INVALID]')
     const noCommand = await cli(data, ['server', 'schedule', 'add', 's1', '--cron', '* * * * *', '--action', 'command'])
     expect(noCommand.stderr).to.include('[SM_ERR_SCHEDULE_INVALID]')
-    const manager = spawnCli(data, ['start'])
+    const manager = await spawnManager(data)
     try {
       await waitForLine(manager, /^ready in/)
       await ok(data, ['server', 'start', 's1'])

@@ -4,7 +4,7 @@ import { expect } from 'chai'
 import type { Schedule } from '../../../services/servers/schedules'
 import { gameDataDir } from '../../helpers/game'
 import { startManager } from '../../helpers/manager'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, startWeb } from '../../helpers/web'
 
@@ -102,7 +102,7 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
     await ok(data, ['server', 'schedule', 'add', 'two', '--cron', '0 4 * * *', '--action', 'restart'])
 
     await ok(data, ['setting', 'set', 'web.port', '0'])
-    const manager = spawnCli(data, ['start'])
+    const manager = await spawnManager(data)
     let ran: ReturnType<typeof spawnCli> | undefined
     try {
       await waitForLine(manager, /^ready in/)

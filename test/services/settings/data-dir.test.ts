@@ -3,7 +3,7 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, st
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { fakeBedrockDir, gameDataDir } from '../../helpers/game'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const isRoot = process.getuid?.() === 0
@@ -31,7 +31,7 @@ async function ok(dataDir: string, args: string[]): Promise<string> {
 /** A manager in the foreground on any free port, once it is ready. */
 async function startManager(data: string) {
   await ok(data, ['setting', 'set', 'web.port', '0'])
-  const manager = spawnCli(data, ['start'])
+  const manager = await spawnManager(data)
   try {
     await waitForLine(manager, /^ready in \d+ ms/)
   } catch (error) {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { writePlugins } from '../../helpers/plugins'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, signIn } from '../../helpers/web'
 
@@ -118,7 +118,7 @@ export default class Spy extends PluginBase {
     await ok(data, ['plugin', 'enable', 'spy'])
     await ok(data, ['setting', 'set', 'web.port', '0'])
     await ok(data, ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'], 'a long password\n')
-    const manager = spawnCli(data, ['start'])
+    const manager = await spawnManager(data)
     try {
       await waitForLine(manager, /^ready in \d+ ms/).catch((error) => {
         manager.kill('SIGKILL')

@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { FileSink } from '../../../services/log/file-sink'
 import { alive, fakeBedrockDir, killServers } from '../../helpers/game'
-import { CLI, cli, type RunResult, run } from '../../helpers/run'
+import { CLI, cli, cliStart, type RunResult, run } from '../../helpers/run'
 
 /** Fills the file system holding `dir` to the last byte (with `file`). */
 function fill(file: string): void {
@@ -81,7 +81,8 @@ describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () 
     await ok(['server', 'add', 's1', '--dir', fakeBedrockDir()])
     await ok(['setting', 'set', 'web.port', '0'])
     await ok(['server', 'start', 's1'])
-    await ok(['start', '--detached'])
+    const started = await cliStart(data, ['--detached'])
+    expect(started.code, show(started)).to.equal(0)
     const pid = managerPid(data)
     // Freed later: room for the task's facts but not for the archive.
     const reserve = join(mount as string, 'reserve')

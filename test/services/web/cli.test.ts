@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { writePlugins } from '../../helpers/plugins'
-import { cli, type RunResult, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, cliStart, type RunResult, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, signIn } from '../../helpers/web'
 
@@ -27,7 +27,7 @@ describe('services/web: the web server in the manager, from real CLI processes',
     const dataDir = tempDir()
     writePlugins(dataDir, { 'routed.ts': ROUTER_PLUGIN })
     await ok(dataDir, ['setting', 'set', 'web.port', '0'])
-    const manager = spawnCli(dataDir, ['start'])
+    const manager = await spawnManager(dataDir)
     const exited = new Promise<number | null>((resolve) => manager.once('exit', resolve))
     try {
       const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/)
@@ -83,14 +83,14 @@ describe('services/web: the web server in the manager, from real CLI processes',
   it('start --detached returns once the manager answers, leaving it running in the background until web stop', async () => {
     const dataDir = tempDir()
     await ok(dataDir, ['setting', 'set', 'web.port', '0'])
-    const started = await cli(dataDir, ['start', '--detached'])
+    const started = await cliStart(dataDir, ['--detached'])
     let stopped: RunResult
     try {
       expect(started.code, started.stderr).to.equal(0)
       expect(started.stdout).to.match(/runs in the background \(PID \d+\)/)
       const url = /web UI and API on (http:\/\/\S+)/.exec(started.stdout)?.[1] as string
       expect((await http(`${url}/api/setup/status`)).json).to.deep.equal({ needs_setup: true })
-      const again = await cli(dataDir, ['start', '--detached'])
+      const again = await cliStart(dataDir, ['--detached'])
       expect(again.code).not.to.equal(0)
       expect(again.stderr).to.contain('SM_ERR_MANAGER_RUNNING')
     } finally {

@@ -3,7 +3,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { writePlugins } from '../../helpers/plugins'
-import { cli, spawnCli, stop, waitForLine } from '../../helpers/run'
+import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, type Reply } from '../../helpers/web'
 
@@ -58,7 +58,7 @@ describe('services/web: every error is the coded JSON shape, and a 5xx keeps its
       'a long pass\n',
     )
     expect(admin.code, admin.stderr).to.equal(0)
-    const manager = spawnCli(dataDir, ['start'])
+    const manager = await spawnManager(dataDir)
     const exited = new Promise<number | null>((resolve) => manager.once('exit', resolve))
     try {
       const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/, { timeoutMs: 60_000 })

@@ -2,6 +2,7 @@ import { request } from 'node:http'
 import { networkInterfaces } from 'node:os'
 import { expect } from 'chai'
 import { createManager, silentLogger } from '../../../manager'
+import { startManager } from '../../helpers/manager'
 import { tempDir } from '../../helpers/temp-dir'
 import { ADMIN_PASSWORD, startWeb, type WebSetup } from '../../helpers/web'
 
@@ -109,6 +110,51 @@ describe('services/web: the manager answers only to its own names, and takes wri
     // A script sends no Origin: its writes are taken as before.
     const script = await send(web.url, 'POST', '/auth/token', { Host: `127.0.0.1:${port}` }, credentials)
     expect(script.status).to.equal(200)
+  })
+
+  it('behind a trusted proxy, takes the host and scheme the proxy set (the right-most entry), never what the client put before it', async () => {
+    const dataDir = tempDir()
+    const setUp = await startManager({ dataDir })
+    await setUp.bus.request('settings:set', { key: 'web.trust_proxy', value: true })
+    await setUp.bus.request('settings:set', { key: 'web.allowed_hosts', value: ['sm.example.com'] })
+    await setUp.stop()
+    const manager = await startManager({ dataDir, web: true })
+    try {
+      const url = (await manager.bus.request('web:status', {})).url as string
+      const upstream = new URL(url).host
+      // Wrong credentials: a request that passes both checks is answered 401.
+      const signIn = (headers: Record<string, string>) =>
+        send(url, 'POST', '/auth/token', { Host: upstream, ...headers }, { username: 'nobody', password: 'guessed' })
+
+      // The proxy appends the name the browser used (a rebound domain) to the one the client forged.
+      const forgedHost = await signIn({ 'X-Forwarded-Host': 'sm.example.com, attacker.example' })
+      expect(forgedHost.status).to.equal(421)
+      expect(forgedHost.json).to.include({ status: 'error', code: 'SM_ERR_WEB_HOST_REFUSED' })
+      expect(forgedHost.json.message).to.contain("'attacker.example'")
+      const read = await send(url, 'GET', '/api/setup/status', {
+        Host: upstream,
+        'X-Forwarded-Host': `localhost:${new URL(url).port}, attacker.example`,
+      })
+      expect(read.json.code).to.equal('SM_ERR_WEB_HOST_REFUSED')
+      expect((await signIn({ 'X-Forwarded-Host': 'attacker.example, sm.example.com' })).status).to.equal(401)
+
+      // Served over http by the proxy: a forged https before it does not make an https page's Origin ours.
+      const forgedProto = await signIn({
+        'X-Forwarded-Host': 'sm.example.com',
+        'X-Forwarded-Proto': 'https, http',
+        Origin: 'https://sm.example.com',
+      })
+      expect(forgedProto.status).to.equal(403)
+      expect(forgedProto.json).to.include({ status: 'error', code: 'SM_ERR_WEB_ORIGIN_REFUSED' })
+      expect(forgedProto.json.message).to.contain('(http://sm.example.com)')
+      const served = { 'X-Forwarded-Host': 'sm.example.com', 'X-Forwarded-Proto': 'http, https' }
+      expect((await signIn({ ...served, Origin: 'https://sm.example.com' })).status).to.equal(401)
+      expect((await signIn({ ...served, Origin: 'http://sm.example.com' })).json.code).to.equal(
+        'SM_ERR_WEB_ORIGIN_REFUSED',
+      )
+    } finally {
+      await manager.stop()
+    }
   })
 
   it('listening on every address (0.0.0.0), answers to the addresses of this machine, and to no other address or name', async () => {

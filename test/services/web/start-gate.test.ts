@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { writePlugins } from '../../helpers/plugins'
 import { cliOk, freePort } from '../../helpers/ports'
-import { spawnCli, stop, waitForLine } from '../../helpers/run'
+import { spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 
@@ -59,7 +59,7 @@ describe('services/web: nothing is served before every service and plugin is up 
     const token = (await cliOk(dataDir, ['token', 'create', 'ci', '--role', 'admin'])).trim()
     writeFileSync(join(signals, 'armed'), '')
 
-    const manager = spawnCli(dataDir, ['start'])
+    const manager = await spawnManager(dataDir, [], {}, port)
     const exited = new Promise<number | null>((resolve) => manager.once('exit', resolve))
     const trigger = () =>
       http(`http://127.0.0.1:${port}/api/plugins/trigger_event`, {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { writePlugins } from '../../helpers/plugins'
 import { cliOk, freePort } from '../../helpers/ports'
-import { spawnCli, stop, waitForLine } from '../../helpers/run'
+import { spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const UPLOAD_PLUGIN = `import { PluginBase } from 'server-manager'
@@ -128,7 +128,7 @@ describe('services/web: an upload is read only after its route matched and its c
     await cliOk(dataDir, ['plugin', 'enable', 'uploads'])
     await cliOk(dataDir, ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'], 'a long password\n')
     const userToken = (await cliOk(dataDir, ['token', 'create', 'reader', '--role', 'user'])).trim()
-    const manager = spawnCli(dataDir, ['start'], { TMPDIR: tmp })
+    const manager = await spawnManager(dataDir, [], { TMPDIR: tmp }, port)
     const exited = new Promise<number | null>((resolve) => manager.once('exit', resolve))
     try {
       await waitForLine(manager, /^ready in /, { timeoutMs: 60_000 })
