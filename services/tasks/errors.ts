@@ -32,7 +32,7 @@ export const tasksErrors = defineErrors('tasks', {
     exit: 75,
     when: 'A task whose process ended (killed, crashed, lost its machine) before the task finished.',
     message: (p) =>
-      `The task '${p.name}' (${p.id}) was interrupted: the process running it (${p.pid}) ended before it finished. Run it again.`,
+      `The task '${p.name}' (${p.id}) was interrupted: the process running it (${p.pid}) ended before it recorded the task's end (it was killed, or could not write). Check what it did and run it again if needed.`,
   }),
   SM_ERR_TASK_CANCELLED: spec<{ id: string; name: string }>({
     status: 409,

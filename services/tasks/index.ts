@@ -58,7 +58,7 @@ export function tasksService(): Service {
             error,
             ms: Math.max(0, Date.now() - Date.parse(time)),
           })
-          logger.warn(`task '${fact.name}' (${fact.id}) ${error.message}`)
+          logger.warn(error.message)
         }
       }
       // A manager ends what its dead predecessors (or dead CLI processes) left running.
