@@ -1,6 +1,6 @@
 import { Bus } from './bus'
 import { BusScope } from './bus-scope'
-import { reasonOf, SmError } from './errors'
+import { isDiskFull, reasonOf, SmError, toSmError } from './errors'
 import { type Logger, silentLogger } from './logger'
 import type { KernelConfig } from './maps'
 import { createToken, Registry } from './registry'
@@ -147,6 +147,8 @@ export function createKernel(options: KernelOptions = {}): Kernel {
   return kernel
 }
 
+/** A service that could not start or stop: a full disk is the user's to fix (SM_ERR_DISK_FULL), not a bug. */
 function failure(service: string, phase: string, cause: unknown): SmError {
+  if (isDiskFull(cause)) return toSmError(cause)
   return new SmError('SM_ERR_KERNEL_SERVICE_FAILED', { service, phase, reason: reasonOf(cause) }, { cause })
 }

@@ -8,19 +8,43 @@ import { PluginBase } from 'server-manager'
 export default class Autostart extends PluginBase<Autostart> {
   static version = '1.0.0'
   static enabledByDefault = true
+  /** Set once the plugin is unloaded or disabled: the servers not reached yet are left alone. */
+  #unloaded = false
 
   onManagerStartup() {
-    // In the background: a slow server must not hold up the manager's start.
-    void this.#startAll()
+    // In the background: a slow server must not hold up the manager's start. Nothing it does
+    // may end in an unhandled rejection (a full disk, say): each failure is logged with its code.
+    void this.#startAll().catch((error) => this.logger.error(`Autostart stopped: ${describe(error)}`))
+  }
+
+  onUnload() {
+    this.#unloaded = true
   }
 
   async #startAll() {
     for (const server of await this.api.listServers()) {
-      if ((await this.api.getServerSetting(server.name, 'autostart')) !== true) continue
-      if ((await this.api.getServerRunningStatus(server.name)).running) continue
-      const result = await this.api.startServer(server.name)
-      if (result.status === 'success') this.logger.info(`Started '${server.name}' (autostart).`)
-      else this.logger.warn(`Autostart of '${server.name}' did not happen: ${result.message}`)
+      if (this.#unloaded) return
+      try {
+        await this.#start(server.name)
+      } catch (error) {
+        // One server's failure does not keep the others from starting.
+        this.logger.error(`Autostart of '${server.name}' failed: ${describe(error)}`)
+      }
     }
   }
+
+  async #start(name: string) {
+    if ((await this.api.getServerSetting(name, 'autostart')) !== true) return
+    if ((await this.api.getServerRunningStatus(name)).running) return
+    const result = await this.api.startServer(name)
+    if (result.status === 'success') this.logger.info(`Started '${name}' (autostart).`)
+    else this.logger.warn(`Autostart of '${name}' did not happen: ${result.message}`)
+  }
+}
+
+/** An error as the log shows it: its code, when it has one, and its message. */
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown })?.code
+  const message = error instanceof Error ? error.message : String(error)
+  return typeof code === 'string' ? `${code}: ${message}` : message
 }

@@ -35,13 +35,20 @@ export function bridgeService(options: { version: string }): Service {
       server = bridge
       infoFile = files.info
       const startedAt = new Date()
-      writeManagerInfo(files, {
-        pid: process.pid,
-        startedAt: startedAt.toISOString(),
-        identity: processIdentity(process.pid),
-        dataDir: config.dataDir,
-        version: options.version,
-      })
+      try {
+        writeManagerInfo(files, {
+          pid: process.pid,
+          startedAt: startedAt.toISOString(),
+          identity: processIdentity(process.pid),
+          dataDir: config.dataDir,
+          version: options.version,
+        })
+      } catch (error) {
+        // This service did not start, so nothing stops it: give back its socket here.
+        await bridge.close()
+        server = undefined
+        throw error
+      }
       bus.handle('manager:stop', () => {
         // After the reply is on its way: the stop closes the bridge.
         setImmediate(() => void bus.emit('manager_stop_requested', { by: currentContext().actor }))

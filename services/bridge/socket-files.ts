@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeF
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { SmError } from '../../kernel/errors'
+import { isDiskFull, reasonOf, SmError } from '../../kernel/errors'
 import { isSameProcess } from '../../kernel/process-identity'
 import './errors'
 
@@ -40,9 +40,21 @@ export function readManagerInfo(files: ManagerFiles): ManagerInfo | undefined {
   }
 }
 
+/** Writes `manager.json` whole or not at all; a full disk is SM_ERR_DISK_FULL naming the file, with no `.tmp` left. */
 export function writeManagerInfo(files: ManagerFiles, info: ManagerInfo): void {
-  writeFileSync(`${files.info}.tmp`, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 })
-  renameSync(`${files.info}.tmp`, files.info)
+  const tmp = `${files.info}.tmp`
+  try {
+    writeFileSync(tmp, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 })
+    renameSync(tmp, files.info)
+  } catch (error) {
+    rmSync(tmp, { force: true })
+    if (!isDiskFull(error)) throw error
+    throw new SmError(
+      'SM_ERR_DISK_FULL',
+      { reason: `'${files.info}' cannot be written: ${reasonOf(error)}` },
+      { cause: error },
+    )
+  }
 }
 
 /** A connected socket, or the error code that stopped the connection (`ENOENT`, `ECONNREFUSED`, ...). */

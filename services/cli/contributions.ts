@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { Command } from '@oclif/core'
 import { SmError } from '../../kernel/errors'
@@ -51,14 +51,22 @@ export function readCliCache(file: string): CliCache | undefined {
   }
 }
 
-/** Writes the cache atomically (a reader sees the old file or the new one); unchanged content is left alone. */
+/**
+ * Writes the cache atomically (a reader sees the old file or the new one); unchanged content is
+ * left alone. A write that fails (a full disk) leaves no temporary file behind.
+ */
 export function writeCliCache(file: string, version: string, plugins: readonly CliContribution[]): void {
   const text = `${JSON.stringify({ format: FORMAT, version, plugins } satisfies CliCache)}\n`
   if (existsSync(file) && readFileSync(file, 'utf8') === text) return
   mkdirSync(dirname(file), { recursive: true })
   const temporary = `${file}.${process.pid}.tmp`
-  writeFileSync(temporary, text)
-  renameSync(temporary, file)
+  try {
+    writeFileSync(temporary, text)
+    renameSync(temporary, file)
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
+  }
 }
 
 /** A command class as plugins return it: an oclif command with a `static id`. */

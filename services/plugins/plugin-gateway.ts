@@ -9,6 +9,7 @@ import {
   reasonOf,
   runInContext,
   SmError,
+  toSmError,
   withoutSecrets,
 } from '../../kernel'
 import type { DeliveryReport } from './contract'
@@ -357,9 +358,10 @@ async function asResult(fn: () => Promise<object>, message: string): Promise<Act
     const value = await fn()
     return { ...value, status: 'success', message }
   } catch (error) {
-    const code = (error as SmError).code
-    const status = code === 'SM_ERR_SERVER_CHANGE_CANCELLED' ? 'cancelled' : 'error'
-    return { status, message: reasonOf(error), code }
+    // Coded, always: a raw ENOSPC is SM_ERR_DISK_FULL (free space), not a code-less result.
+    const coded = toSmError(error)
+    const status = coded.code === 'SM_ERR_SERVER_CHANGE_CANCELLED' ? 'cancelled' : 'error'
+    return { status, message: coded.code === 'SM_ERR_INTERNAL' ? reasonOf(error) : coded.message, code: coded.code }
   }
 }
 

@@ -30,7 +30,14 @@ export const TASKS = createToken<TaskManager>('tasks')
 
 declare module '../../kernel/maps' {
   interface EventMap {
-    task_started: { readonly id: string; readonly name: string; readonly owner: string }
+    task_started: {
+      readonly id: string
+      readonly name: string
+      readonly owner: string
+      /** The process running it, and its identity (kernel/process-identity): a task whose process is gone is interrupted. */
+      readonly pid?: number
+      readonly identity?: string
+    }
     task_finished: {
       readonly id: string
       readonly name: string

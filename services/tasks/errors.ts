@@ -27,6 +27,13 @@ export const tasksErrors = defineErrors('tasks', {
     message: (p) =>
       `The task '${p.name}' has no function to run. Tasks run in the process that asks for them: call this.api.runTask from plugin code in the manager.`,
   }),
+  SM_ERR_TASK_INTERRUPTED: spec<{ id: string; name: string; pid: string }>({
+    status: 500,
+    exit: 75,
+    when: 'A task whose process ended (killed, crashed, lost its machine) before the task finished.',
+    message: (p) =>
+      `The task '${p.name}' (${p.id}) was interrupted: the process running it (${p.pid}) ended before it recorded the task's end (it was killed, or could not write). Check what it did and run it again if needed.`,
+  }),
   SM_ERR_TASK_CANCELLED: spec<{ id: string; name: string }>({
     status: 409,
     exit: 1,

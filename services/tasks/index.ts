@@ -1,8 +1,9 @@
 import './errors'
 import './settings'
-import { type Service, SmError } from '../../kernel'
+import { reasonOf, type Service, SmError } from '../../kernel'
 import type { StoredEvent } from '../events/contract'
 import { TASKS, type TaskRecord } from './contract'
+import { ownerGoneCheck, processName, type StartedFact, unfinished } from './interrupted'
 import { TaskManager } from './task-manager'
 
 export type * from './contract'
@@ -12,12 +13,17 @@ export { TASKS } from './contract'
  * The task manager: long work (backups, restores, starts, plugin jobs) runs as tasks with an id,
  * state, progress and result, recorded as `task_started`/`task_finished` facts. `tasks:list`
  * shows this process's tasks, then what the event log recorded of others.
+ *
+ * A task always ends, also when its process dies: a start with no end whose process is gone
+ * (task_started records its PID and identity) is recorded as failed with SM_ERR_TASK_INTERRUPTED
+ * when a manager starts and whenever tasks are listed; where that cannot be written (a full
+ * disk), the list shows it so all the same.
  */
 export function tasksService(): Service {
   return {
     name: 'tasks',
     dependsOn: ['events', 'settings'],
-    async start({ bus, registry, logger }) {
+    async start({ bus, registry, logger, config }) {
       await bus.request('events:declare_facts', { types: ['task_started', 'task_finished'] })
       const tasks = new TaskManager(
         bus,
@@ -32,10 +38,40 @@ export function tasksService(): Service {
           limit: limit * 2,
           tail: true,
         })
-        return fromFacts(events)
+        return fromFacts(events, ownerGoneCheck(config.dataDir))
       }
+      /** Records the end of every task whose process died before it could (see ownerGoneCheck). */
+      const endInterrupted = async (): Promise<void> => {
+        const events = await bus.request('events:read', {
+          types: ['task_started', 'task_finished'],
+          limit: 10_000,
+          tail: true,
+        })
+        const gone = ownerGoneCheck(config.dataDir)
+        for (const { fact, time } of unfinished(events)) {
+          if (tasks.get(fact.id) || !gone(fact)) continue
+          const error = interruption(fact)
+          await bus.emit('task_finished', {
+            id: fact.id,
+            name: fact.name,
+            state: 'failed',
+            error,
+            ms: Math.max(0, Date.now() - Date.parse(time)),
+          })
+          logger.warn(error.message)
+        }
+      }
+      // A manager ends what its dead predecessors (or dead CLI processes) left running.
+      if (bus.hasHandler('manager:status'))
+        await endInterrupted().catch((error) =>
+          logger.warn(`interrupted tasks could not be recorded as ended: ${reasonOf(error)}`),
+        )
       bus.handle('tasks:list', async ({ limit }) => {
         const n = Math.max(1, Math.min(Number(limit ?? 50) || 50, 1_000))
+        // A read never needs free space: where the ends cannot be written, the list still shows them.
+        await endInterrupted().catch((error) =>
+          logger.debug(`interrupted tasks could not be recorded as ended: ${reasonOf(error)}`),
+        )
         const live = tasks.list(n)
         const seen = new Set(live.map((t) => t.id))
         return [...live, ...(await recorded(n)).filter((t) => !seen.has(t.id))].slice(0, n)
@@ -82,9 +118,20 @@ export function tasksService(): Service {
   }
 }
 
-/** Tasks as the event log tells them, newest first (one that started with no end ran in a process that is gone). */
-function fromFacts(events: readonly StoredEvent[]): TaskRecord[] {
+/** The coded cause of an interrupted task. */
+function interruption(fact: StartedFact): { code: string; message: string } {
+  const error = new SmError('SM_ERR_TASK_INTERRUPTED', { id: fact.id, name: fact.name, pid: processName(fact) })
+  return { code: error.code, message: error.message }
+}
+
+/**
+ * Tasks as the event log tells them, newest first. A start with no end runs in another live
+ * process, or was interrupted when its process is gone (`gone`).
+ */
+function fromFacts(events: readonly StoredEvent[], gone: (fact: StartedFact) => boolean): TaskRecord[] {
   const byId = new Map<string, TaskRecord>()
+  /** Started and (so far) not finished. */
+  const open = new Map<string, StartedFact>()
   for (const event of events) {
     const p = event.payload as {
       id: string
@@ -95,21 +142,22 @@ function fromFacts(events: readonly StoredEvent[]): TaskRecord[] {
       error?: TaskRecord['error']
     }
     const known = byId.get(p.id)
-    if (event.type === 'task_started')
+    if (event.type === 'task_started') {
+      open.set(p.id, p as StartedFact)
       byId.set(p.id, {
         id: p.id,
         name: p.name,
         owner: p.owner ?? event.actor,
-        // A start with no end: its process ended first (a task of a live manager is listed live instead).
-        state: 'failed',
+        state: 'running',
         percent: undefined,
-        message: 'it did not finish in the process that ran it',
+        message: undefined,
         result: undefined,
         error: undefined,
         createdAt: event.time,
         finishedAt: undefined,
       })
-    else
+    } else {
+      open.delete(p.id)
       byId.set(p.id, {
         ...(known ?? {
           id: p.id,
@@ -127,6 +175,11 @@ function fromFacts(events: readonly StoredEvent[]): TaskRecord[] {
         percent: p.state === 'succeeded' ? 100 : known?.percent,
         finishedAt: event.time,
       })
+    }
+  }
+  for (const [id, fact] of open) {
+    const record = byId.get(id)
+    if (record && gone(fact)) byId.set(id, { ...record, state: 'failed', error: interruption(fact) })
   }
   return [...byId.values()].reverse()
 }

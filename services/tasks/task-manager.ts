@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { type BusScope, currentContext, type Logger, reasonOf, SmError, toSmError } from '../../kernel'
+import { processIdentity } from '../../kernel/process-identity'
 import type { TaskContext, TaskRecord } from './contract'
 
 interface Live {
@@ -17,6 +18,8 @@ interface Live {
 }
 
 const current = new AsyncLocalStorage<Live>()
+/** This process, as task_started records it (read once: it does not change). */
+const OWN_IDENTITY = processIdentity(process.pid)
 
 /**
  * Runs long work as tasks: each gets an id, a state, progress and a result, recorded as
@@ -85,7 +88,7 @@ export class TaskManager {
         const aborted = () => live.controller.signal.aborted
         try {
           // Not recorded as started (a full disk): it does not run, and fails with that cause.
-          await this.bus.emit('task_started', { id, name, owner })
+          await this.bus.emit('task_started', { id, name, owner, pid: process.pid, identity: OWN_IDENTITY })
           // Cancelled while it waited: it never runs.
           if (aborted()) throw live.controller.signal.reason
           const value = await fn(ctx)

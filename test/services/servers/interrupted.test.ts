@@ -8,7 +8,6 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
-  statSync,
   writeFileSync,
 } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
@@ -17,9 +16,9 @@ import { expect } from 'chai'
 import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
 import '../../../services/servers/errors'
 import { SupervisorClient } from '../../../services/servers/supervisor/client'
-import { LogTail } from '../../../services/servers/supervisor/log-tail'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { fakeBedrockDir, gameDataDir, runState, untilSupervisorEnds } from '../../helpers/game'
+import { nextLine } from '../../helpers/next-line'
 import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -27,18 +26,6 @@ async function ok(dataDir: string, args: string[]): Promise<string> {
   const r = await cli(dataDir, args)
   if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
   return r.stdout
-}
-
-/** Resolves with the first line matching `pattern` appended to `file` from its size now on (follows it, no polling of ours). */
-function nextLine(file: string, pattern: RegExp): Promise<string> {
-  const offset = existsSync(file) ? statSync(file).size : 0
-  return new Promise((resolve) => {
-    const tail: LogTail = new LogTail(file, offset, (line) => {
-      if (!pattern.test(line)) return
-      tail.stop()
-      resolve(line)
-    }).start({ ref: false }) // a test that fails before the line comes must not keep mocha alive
-  })
 }
 
 /** A manager in the foreground, once ready (web off: no port shared with other test runs). */

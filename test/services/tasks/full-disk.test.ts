@@ -1,39 +1,12 @@
 import { execFileSync } from 'node:child_process'
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { FileSink } from '../../../services/log/file-sink'
+import { fill } from '../../helpers/fill-disk'
 import { alive, fakeBedrockDir, killServers } from '../../helpers/game'
 import { CLI, cli, cliStart, type RunResult, run } from '../../helpers/run'
-
-/** Fills the file system holding `dir` to the last byte (with `file`). */
-function fill(file: string): void {
-  const fd = openSync(file, 'w')
-  try {
-    for (const size of [1 << 20, 4096, 1]) {
-      const chunk = Buffer.alloc(size)
-      for (;;)
-        try {
-          writeSync(fd, chunk)
-        } catch {
-          break
-        }
-    }
-  } finally {
-    closeSync(fd)
-  }
-}
 
 function managerPid(data: string): number | undefined {
   try {

@@ -1,0 +1,45 @@
+import { expect } from 'chai'
+import { fakeBedrockDir, gameDataDir, untilStatus } from '../../helpers/game'
+import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
+
+/** The shipped plugins, which the test setup turns off for every other test. */
+const withDefaults = { SM_DEFAULT_PLUGINS: 'on' }
+
+async function ok(dataDir: string, args: string[]): Promise<string> {
+  const r = await cli(dataDir, args, withDefaults)
+  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
+  return r.stdout
+}
+
+describe('plugins/default/autostart: no unhandled rejection (issue 18 item 3 of the faults retest)', function () {
+  this.timeout(60_000)
+
+  it('disabled while a server it starts is still starting: it leaves the rest alone, with no unhandled rejection', async () => {
+    const data = gameDataDir()
+    await ok(data, ['setting', 'set', 'web.enabled', 'false'])
+    // s1 says "Server started." only after a console line: autostart waits in its start.
+    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_READY_AFTER_LINES: '1' } })])
+    await ok(data, ['server', 'add', 's2', '--dir', fakeBedrockDir()])
+    for (const name of ['s1', 's2']) await ok(data, ['server', 'config', name, 'autostart', 'true'])
+
+    const manager = await spawnManager(data, [], withDefaults, 'as set')
+    let output = ''
+    manager.stdout.on('data', (chunk) => {
+      output += chunk
+    })
+    manager.stderr.on('data', (chunk) => {
+      output += chunk
+    })
+    await waitForLine(manager, /^ready in/)
+    // Its start under way (the supervisor exists from then on): a condition, looked at until it holds.
+    while (!/s1 +bedrock +starting/.test(await ok(data, ['server', 'list']))) {}
+    await untilStatus(data, 's1', (e) => e.status === 'starting')
+    await ok(data, ['plugin', 'disable', 'autostart'])
+    const started = waitForLine(manager, /Started 's1' \(autostart\)/, { stream: 'stderr' })
+    await ok(data, ['server', 'send', 's1', 'hello'])
+    await started
+    expect(await stop(manager)).to.equal(0)
+    expect(output).not.to.match(/unhandled|SM_ERR_PLUGIN_STRAY_ERROR|This is a bug/)
+    expect(await ok(data, ['server', 'list'])).to.match(/s2 +bedrock +stopped/)
+  })
+})

@@ -1,0 +1,110 @@
+import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { fakeBedrockDir, gameDataDir } from '../../helpers/game'
+import { nextLine } from '../../helpers/next-line'
+import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+
+async function ok(dataDir: string, args: string[]): Promise<string> {
+  const r = await cli(dataDir, args)
+  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
+  return r.stdout
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+}
+
+async function startManager(data: string): Promise<ChildProcessWithoutNullStreams> {
+  const manager = await spawnManager(data)
+  await waitForLine(manager, /^ready in/)
+  return manager
+}
+
+interface Listed {
+  id: string
+  name: string
+  state: string
+  error?: { code: string; message: string }
+}
+
+async function tasks(data: string): Promise<Listed[]> {
+  return JSON.parse(await ok(data, ['tasks', '--json'])) as Listed[]
+}
+
+async function finishedFacts(data: string): Promise<{ payload: Listed }[]> {
+  return JSON.parse(await ok(data, ['events', '--type', 'task_finished', '--json'])) as { payload: Listed }[]
+}
+
+/**
+ * A server whose save query answers "not completed" until the gate file exists: a hot backup
+ * waits in it, running, for as long as the test likes.
+ */
+async function heldServer(data: string) {
+  const gate = join(tempDir(), 'query-gate')
+  await ok(data, ['setting', 'set', 'web.enabled', 'false'])
+  await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_QUERY_GATE: gate } })])
+  await ok(data, ['server', 'start', 's1'])
+  return { querying: () => nextLine(RunFiles.of(data, 's1').log, /A previous save has not been completed/) }
+}
+
+describe('services/tasks: a task whose process dies is recorded as interrupted (issue 18 item 1)', function () {
+  this.timeout(60_000)
+
+  it('a manager killed -9 during a backup: the next manager records the backup as failed, SM_ERR_TASK_INTERRUPTED', async () => {
+    const data = gameDataDir()
+    const s = await heldServer(data)
+    const first = await startManager(data)
+    const querying = s.querying()
+    const backup = spawnCli(data, ['server', 'backup', 's1'])
+    await querying
+    const running = (await tasks(data)).find((t) => t.name.includes('backup'))
+    expect(running?.state).to.equal('running')
+    first.kill('SIGKILL')
+    await exited(first)
+    await exited(backup)
+
+    const second = await startManager(data)
+    try {
+      // Written by the new manager's start, before anyone listed tasks.
+      const ended = (await finishedFacts(data)).find((e) => e.payload.id === running?.id)
+      expect(ended?.payload.state).to.equal('failed')
+      expect(ended?.payload.error?.code).to.equal('SM_ERR_TASK_INTERRUPTED')
+      expect(ended?.payload.error?.message).to.include(`PID ${first.pid}`)
+      const listed = (await tasks(data)).find((t) => t.id === running?.id)
+      expect(listed?.state).to.equal('failed')
+      expect(listed?.error?.code).to.equal('SM_ERR_TASK_INTERRUPTED')
+    } finally {
+      expect(await stop(second)).to.equal(0)
+    }
+    // Recorded once: the next start finds nothing more to end.
+    const again = await startManager(data)
+    expect(await stop(again)).to.equal(0)
+    expect((await finishedFacts(data)).filter((e) => e.payload.id === running?.id)).to.have.length(1)
+  })
+
+  it('a CLI killed -9 during its own backup: listed as running while it runs, then as interrupted by a one-shot tasks', async () => {
+    const data = gameDataDir()
+    const s = await heldServer(data)
+    const querying = s.querying()
+    const backup = spawnCli(data, ['server', 'backup', 's1'])
+    await querying
+    // Another process lists it: running, since its process lives.
+    const running = (await tasks(data)).find((t) => t.name.includes('backup'))
+    expect(running?.state).to.equal('running')
+    expect(running?.error).to.equal(undefined)
+    backup.kill('SIGKILL')
+    await exited(backup)
+
+    const listed = (await tasks(data)).find((t) => t.id === running?.id)
+    expect(listed?.state).to.equal('failed')
+    expect(listed?.error?.code).to.equal('SM_ERR_TASK_INTERRUPTED')
+    expect(listed?.error?.message).to.include(`PID ${backup.pid}`)
+    const ended = (await finishedFacts(data)).filter((e) => e.payload.id === running?.id)
+    expect(ended).to.have.length(1)
+    expect(ended[0]?.payload.error?.code).to.equal('SM_ERR_TASK_INTERRUPTED')
+  })
+})
