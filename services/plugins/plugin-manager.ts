@@ -157,8 +157,10 @@ export class PluginManager {
   /** The set_plugin_status action, then load or unload at once. */
   setEnabled(name: string, enabled: boolean): Promise<ActionResult> {
     return this.#queue.run(async () => {
-      // A plugin added since the last discovery (a file dropped in while the manager runs).
-      if (!(await this.records()).some((r) => r.name === name)) await this.#sync()
+      // A plugin added since the last discovery (a file dropped in while the manager runs), or one
+      // whose files were refused or gone then: enabling looks at its folder again.
+      const before = (await this.records()).find((r) => r.name === name)
+      if (!before || (enabled && (before.state === 'invalid' || before.state === 'missing'))) await this.#sync()
       const known = await this.record(name)
       if (enabled && known.state === 'missing')
         throw new SmError('SM_ERR_PLUGIN_MISSING', { plugin: name, path: known.path })
@@ -219,28 +221,32 @@ export class PluginManager {
       if (gone && record.state !== 'missing') await this.#fact('plugin_missing', { name })
     }
     for (const { name, root, source, error } of refused) {
-      await this.#discovered(records.get(name), { name, source, path: root, hash: '' })
-      await this.#failed(records.get(name), name, error, true)
+      const record = records.get(name)
+      const rediscovered = await this.#discovered(record, { name, source, path: root, hash: '' })
+      await this.#failed(rediscovered ? undefined : record, name, error, true)
     }
     for (const candidate of candidates) {
       const record = records.get(candidate.name)
       const unchanged = record && record.hash === candidate.hash && record.state !== 'missing'
       if (!unchanged) changed.add(candidate.name)
       // A blocked plugin's code is not run, not even its module, until it is enabled or reloaded.
-      if (unchanged && !record.enabled) continue
+      // An invalid one is looked at again: what made it so may be gone without changing its hash.
+      if (unchanged && !record.enabled && record.state !== 'invalid') continue
       if (record?.blocked) continue
       try {
         const definition = await this.#options.importer.import(candidate)
         this.#definitions.set(candidate.name, definition)
-        await this.#discovered(record, { ...candidate, path: candidate.root, ...definition })
+        // It is whole now: a record still 'invalid' (a bad link since removed, an import error since
+        // fixed, perhaps in node_modules, which the fingerprint leaves out) is discovered afresh.
+        await this.#discovered(record, { ...candidate, path: candidate.root, ...definition }, { valid: true })
       } catch (error) {
-        await this.#discovered(unchanged ? record : undefined, {
+        const rediscovered = await this.#discovered(unchanged ? record : undefined, {
           name: candidate.name,
           source: candidate.source,
           path: candidate.root,
           hash: candidate.hash,
         })
-        await this.#failed(record, candidate.name, error as SmError, true)
+        await this.#failed(rediscovered ? undefined : record, candidate.name, error as SmError, true)
       }
     }
     return changed
@@ -357,7 +363,8 @@ export class PluginManager {
       description?: string
       enabledByDefault?: boolean
     },
-  ): Promise<void> {
+    { valid = false }: { valid?: boolean } = {},
+  ): Promise<boolean> {
     const fact = {
       name: found.name,
       version: found.version ?? record?.version ?? '',
@@ -371,10 +378,13 @@ export class PluginManager {
     const same =
       record &&
       record.state !== 'missing' &&
+      !(valid && record.state === 'invalid') &&
       (['version', 'author', 'description', 'source', 'path', 'hash'] as const).every(
         (key) => record[key] === fact[key],
       )
-    if (!same) await this.#fact('plugin_discovered', fact)
+    if (same) return false
+    await this.#fact('plugin_discovered', fact)
+    return true
   }
 
   async #failed(record: PluginRecord | undefined, name: string, error: SmError, invalid: boolean): Promise<void> {

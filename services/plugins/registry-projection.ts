@@ -73,10 +73,13 @@ function fold(record: StoredRecord | undefined, event: StoredEvent): StoredRecor
     case 'plugin_discovered': {
       const d = p as unknown as DiscoveredFact
       const base = record ?? { enabled: d.enabledByDefault, state: 'disabled' as const, hookFailures: 0 }
-      const state = base.state === 'missing' ? 'disabled' : base.state
+      // A discovery judges the files afresh: what made them missing or invalid before no longer
+      // holds, and a plugin still refused gets its plugin_failed right after.
+      const stale = base.state === 'missing' || base.state === 'invalid'
       return {
         ...base,
-        state,
+        state: stale ? 'disabled' : base.state,
+        ...(base.state === 'invalid' && { error: undefined }),
         name: d.name,
         version: d.version,
         author: d.author,

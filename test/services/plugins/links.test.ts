@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import type { PluginRecord } from '../../../manager'
@@ -141,5 +141,80 @@ describe('services/plugins: symbolic links in plugin folders (real CLI processes
     const check = await cli(dir, ['db', 'check'])
     expect(check.code, check.stderr).to.equal(0)
     expect(readFileSync(join(dir, 'plugins', 'shelf', 'static', 'hello.txt'), 'utf8')).to.equal('hello\n')
+  })
+
+  it('loads a plugin refused for a bad link again once the link is gone: on a reload (CLI, HTTP), an enable, the next start', async () => {
+    const dir = tempDir()
+    writePlugins(dir, {
+      'shelf/index.ts': STATIC_PLUGIN('Shelf', 'shelf'),
+      'shelf/static/hello.txt': 'hello\n',
+      'idle/index.ts': plugin('Idle'),
+    })
+    const statics = join(dir, 'plugins', 'shelf', 'static')
+    const idleLink = join(dir, 'plugins', 'idle', 'nowhere')
+    symlinkSync('/nonexistent/file', idleLink) // never enabled: it must not stay 'invalid' either
+    expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
+    expect((await cli(dir, ['plugin', 'enable', 'shelf'])).code).to.equal(0)
+    const state = async (name: string) => {
+      const record = (await records(dir)).find((r) => r.name === name)
+      return { state: record?.state, code: record?.error?.code }
+    }
+    const refused = { state: 'invalid', code: 'SM_ERR_PLUGIN_BAD_FILE' }
+    const loaded = { state: 'loaded', code: undefined }
+    let manager = await spawnManager(dir)
+    try {
+      let url = await webUrl(manager)
+      const session = await adminSession(dir, url)
+      const reload = () => http(`${url}/api/plugins/reload`, { method: 'PUT', token: session })
+      const served = async () => (await http(`${url}/shelf/static/hello.txt`)).status
+      expect(await served()).to.equal(200)
+      expect(await state('idle')).to.deep.equal(refused)
+
+      // 1. The error's own advice: `plugin reload` from the CLI.
+      symlinkSync('loop', join(statics, 'loop'))
+      expect((await reload()).status).to.equal(200)
+      expect(await state('shelf')).to.deep.equal(refused)
+      rmSync(join(statics, 'loop'))
+      rmSync(idleLink)
+      const cliReload = await cli(dir, ['plugin', 'reload'])
+      expect(cliReload.code, cliReload.stderr).to.equal(0)
+      expect(await state('shelf')).to.deep.equal(loaded)
+      expect(await state('idle')).to.deep.equal({ state: 'disabled', code: undefined })
+      expect(await served()).to.equal(200)
+
+      // 2. PUT /api/plugins/reload.
+      symlinkSync('/nonexistent/file', join(statics, 'gone'))
+      expect((await reload()).status).to.equal(200)
+      expect(await state('shelf')).to.deep.equal(refused)
+      rmSync(join(statics, 'gone'))
+      const again = await reload()
+      expect(again.status, again.text).to.equal(200)
+      expect(again.json).to.not.have.nested.property('data.failed[0]')
+      expect(await state('shelf')).to.deep.equal(loaded)
+      expect(await served()).to.equal(200)
+
+      // 3. `plugin enable` looks at the folder again.
+      symlinkSync('/etc', join(statics, 'etcdir'))
+      expect((await reload()).status).to.equal(200)
+      expect(await state('shelf')).to.deep.equal(refused)
+      rmSync(join(statics, 'etcdir'))
+      const enable = await cli(dir, ['plugin', 'enable', 'shelf'])
+      expect(enable.code, enable.stderr).to.equal(0)
+      expect(enable.stdout).to.contain('State: loaded.')
+      expect(await served()).to.equal(200)
+
+      // 4. The next start.
+      symlinkSync('loop', join(statics, 'loop'))
+      expect((await reload()).status).to.equal(200)
+      expect(await state('shelf')).to.deep.equal(refused)
+      expect(await stop(manager)).to.equal(0)
+      rmSync(join(statics, 'loop'))
+      manager = await spawnManager(dir)
+      url = await webUrl(manager)
+      expect(await served()).to.equal(200)
+      expect(await state('shelf')).to.deep.equal(loaded)
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
   })
 })
