@@ -1,4 +1,4 @@
-import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import {
   constants,
   existsSync,
@@ -8,7 +8,6 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
-  statSync,
   writeFileSync,
 } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
@@ -17,9 +16,8 @@ import { expect } from 'chai'
 import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
 import '../../../services/servers/errors'
 import { SupervisorClient } from '../../../services/servers/supervisor/client'
-import { LogTail } from '../../../services/servers/supervisor/log-tail'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { fakeBedrockDir, gameDataDir, runState, untilSupervisorEnds } from '../../helpers/game'
+import { exited, fakeBedrockDir, gameDataDir, nextLine, runState, untilSupervisorEnds } from '../../helpers/game'
 import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -29,29 +27,12 @@ async function ok(dataDir: string, args: string[]): Promise<string> {
   return r.stdout
 }
 
-/** Resolves with the first line matching `pattern` appended to `file` from its size now on (follows it, no polling of ours). */
-function nextLine(file: string, pattern: RegExp): Promise<string> {
-  const offset = existsSync(file) ? statSync(file).size : 0
-  return new Promise((resolve) => {
-    const tail: LogTail = new LogTail(file, offset, (line) => {
-      if (!pattern.test(line)) return
-      tail.stop()
-      resolve(line)
-    }).start({ ref: false }) // a test that fails before the line comes must not keep mocha alive
-  })
-}
-
 /** A manager in the foreground, once ready (web off: no port shared with other test runs). */
 async function startManager(data: string): Promise<ChildProcessWithoutNullStreams> {
   await ok(data, ['setting', 'set', 'web.enabled', 'false'])
   const manager = await spawnManager(data)
   await waitForLine(manager, /^ready in/)
   return manager
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
 }
 
 async function untilGone(pid: number): Promise<void> {
