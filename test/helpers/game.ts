@@ -8,7 +8,7 @@ import { LogTail } from '../../services/servers/supervisor/log-tail'
 import type { RunStatus } from '../../services/servers/supervisor/protocol'
 import { RunFiles, type StatusEntry } from '../../services/servers/supervisor/run-files'
 import { killAndWait } from './leaks'
-import { ROOT } from './run'
+import { cli, ROOT } from './run'
 import { afterItsUser } from './run-end'
 import { tempDir } from './temp-dir'
 
@@ -144,4 +144,21 @@ export function nextLine(file: string, pattern: RegExp): Promise<string> {
 export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+}
+
+/**
+ * Adds a fake Bedrock server `s1` to `dataDir`, started once (so that it wrote its world) and
+ * stopped: its folder and its world.
+ */
+export async function stoppedBedrock(dataDir: string): Promise<{ dir: string; world: string }> {
+  const dir = fakeBedrockDir()
+  for (const args of [
+    ['server', 'add', 's1', '--dir', dir],
+    ['server', 'start', 's1'],
+    ['server', 'stop', 's1'],
+  ]) {
+    const r = await cli(dataDir, args)
+    if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
+  }
+  return { dir, world: join(dir, 'worlds', 'Bedrock level') }
 }

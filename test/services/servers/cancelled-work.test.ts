@@ -16,7 +16,8 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { extractZip, listTree, writeZip } from '../../../services/servers/backups/archive'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { exited, fakeBedrockDir, gameDataDir, nextLine } from '../../helpers/game'
+import { exited, fakeBedrockDir, gameDataDir, nextLine, stoppedBedrock } from '../../helpers/game'
+import { plugin, writePlugins } from '../../helpers/plugins'
 import { cli, spawnCli, spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -160,6 +161,55 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
           rawClose(openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK))
         } catch {}
       await writer?.close().catch(() => {})
+      await stop(manager)
+    }
+  })
+
+  it('tasks cancel of a restore or a cold backup that has not begun its copy leaves the world and the backups as they were', async () => {
+    const data = gameDataDir()
+    const { dir, world } = await stoppedBedrock(data)
+    const archive = JSON.parse(await ok(data, ['server', 'backup', 's1', '--json'])).files[0].file
+    writeFileSync(join(world, 'changed-after.txt'), 'kept')
+    // A plugin whose before hooks wait until the test lets them go: the task runs, its copy has not begun.
+    const record = join(tempDir(), 'hooks.log')
+    writeFileSync(record, '')
+    const gate = `${record}.go`
+    const wait = `async function wait() {
+      const fs = require('node:fs')
+      fs.appendFileSync(${JSON.stringify(record)}, 'waiting\\n')
+      while (!fs.existsSync(${JSON.stringify(gate)})) await new Promise((r) => setTimeout(r, 20))
+      fs.rmSync(${JSON.stringify(gate)})
+    }`
+    writePlugins(data, {
+      'gate.ts': `${wait}\n${plugin('Gate', 'async beforeRestore() { await wait() }\n  async beforeBackup() { await wait() }')}`,
+    })
+    await ok(data, ['setting', 'set', 'plugins.hook_timeout_ms', '600000'])
+    await ok(data, ['plugin', 'enable', 'gate'])
+    await ok(data, ['setting', 'set', 'web.enabled', 'false'])
+    const manager = await spawnManager(data)
+    const out = output(manager)
+    const backups = join(data, 'backups', 's1')
+    try {
+      await out.line(/^ready in/)
+      for (const [args, name] of [
+        [['server', 'restore', 's1', archive], 'restore s1'],
+        [['server', 'backup', 's1'], 'backup s1'],
+      ] as const) {
+        const waiting = nextLine(record, /waiting/)
+        const work = spawnCli(data, [...args])
+        await waiting
+        const ended = out.line(new RegExp(`task '${name}' .* ended after it was cancelled`))
+        const cancel = await cli(data, ['tasks', 'cancel', await shortId(data, name)])
+        expect(cancel.code, cancel.stderr).to.equal(0)
+        writeFileSync(gate, '')
+        expect(await ended, name).to.match(/SM_ERR_TASK_CANCELLED|cancelled/)
+        expect(await exited(work)).to.not.equal(0)
+        // Nothing swapped in, nothing written: the world as it was, the one archive there was.
+        expect(readFileSync(join(world, 'changed-after.txt'), 'utf8')).to.equal('kept')
+        expect(readdirSync(join(dir, 'worlds')), name).to.deep.equal(['Bedrock level'])
+        expect(readdirSync(backups), name).to.deep.equal([archive])
+      }
+    } finally {
       await stop(manager)
     }
   })

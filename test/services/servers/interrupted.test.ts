@@ -17,7 +17,15 @@ import { isSameProcess, processIdentity } from '../../../kernel/process-identity
 import '../../../services/servers/errors'
 import { SupervisorClient } from '../../../services/servers/supervisor/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { exited, fakeBedrockDir, gameDataDir, nextLine, runState, untilSupervisorEnds } from '../../helpers/game'
+import {
+  exited,
+  fakeBedrockDir,
+  gameDataDir,
+  nextLine,
+  runState,
+  stoppedBedrock,
+  untilSupervisorEnds,
+} from '../../helpers/game'
 import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -306,11 +314,7 @@ describe('services/servers: work interrupted by kill -9 is finished on the next 
 
   it('puts the world back that a restore killed between its two renames left aside, and removes its half extraction, at the next manager start', async () => {
     const data = gameDataDir()
-    const dir = fakeBedrockDir()
-    await ok(data, ['server', 'add', 's1', '--dir', dir])
-    await ok(data, ['server', 'start', 's1'])
-    await ok(data, ['server', 'stop', 's1'])
-    const world = join(dir, 'worlds', 'Bedrock level')
+    const { dir, world } = await stoppedBedrock(data)
     const level = readFileSync(join(world, 'level.dat'))
     // What #replaceWorld leaves when killed after moving the world aside: named by the PID of a process now gone.
     const gone = spawn(process.execPath, ['-e', ''])
