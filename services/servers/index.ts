@@ -145,7 +145,13 @@ export function serversService(): Service {
       )
       bus.handle('servers:kill', async ({ name }) => servers.kill(await find(name)))
       bus.handle('servers:send', async ({ name, command }) => servers.send(await find(name), command))
-      const backups = new Backups(bus, servers, setting, (percent, message) => tasks.progress(percent, message))
+      const backups = new Backups(
+        bus,
+        servers,
+        setting,
+        (percent, message) => tasks.progress(percent, message),
+        () => tasks.signal(),
+      )
       bus.handle(
         'servers:backup',
         tracked('backup', (server, { type, stopStart }) => backups.backup(server, type ?? 'world', { stopStart })),

@@ -29,7 +29,8 @@ const OWN_IDENTITY = processIdentity(process.pid)
  * A task always ends, whatever happens to its facts: one whose `task_started` cannot be recorded
  * (a full disk) fails with that coded cause without running; one whose `task_finished` cannot be
  * recorded still ends here (listed, slot released, caller answered), with a warning in the log.
- * Cancelling a running task ends it at once; work that does not watch its signal finishes in
+ * Cancelling a running task ends it at once and aborts its signal (and its nested tasks'): work
+ * that watches it (backups, restores) stops and undoes itself; work that does not finishes in
  * the background and its late outcome is only logged.
  */
 export class TaskManager {
@@ -73,7 +74,11 @@ export class TaskManager {
       holdsSlot: false,
     }
     this.#live.set(id, live)
-    const nested = current.getStore() !== undefined
+    const parent = current.getStore()
+    const nested = parent !== undefined
+    // Cancelling a task cancels the work it started as tasks of their own (a backup inside an update).
+    if (parent?.controller.signal.aborted) live.controller.abort(parent.controller.signal.reason)
+    else parent?.controller.signal.addEventListener('abort', () => void this.cancel(id).catch(() => {}), { once: true })
     live.start = () => {
       live.start = undefined
       this.#running++
@@ -110,6 +115,14 @@ export class TaskManager {
   progress(percent: number | undefined, message?: string): void {
     const live = current.getStore()
     if (live) this.#progress(live, percent, message)
+  }
+
+  /**
+   * The signal of the task the caller runs in (undefined outside a task): aborted when the task is
+   * cancelled, so that long work passed it stops, and undoes what it must, within moments.
+   */
+  signal(): AbortSignal | undefined {
+    return current.getStore()?.controller.signal
   }
 
   list(limit: number): TaskRecord[] {

@@ -1,12 +1,14 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import type { ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { isSameProcess } from '../../kernel/process-identity'
 import { managerFiles, readManagerInfo } from '../../services/bridge/socket-files'
 import { SupervisorClient } from '../../services/servers/supervisor/client'
+import { LogTail } from '../../services/servers/supervisor/log-tail'
 import type { RunStatus } from '../../services/servers/supervisor/protocol'
 import { RunFiles, type StatusEntry } from '../../services/servers/supervisor/run-files'
 import { killAndWait } from './leaks'
-import { ROOT } from './run'
+import { cli, ROOT } from './run'
 import { afterItsUser } from './run-end'
 import { tempDir } from './temp-dir'
 
@@ -124,4 +126,39 @@ export function alive(pid: number | undefined): boolean {
   } catch {
     return false
   }
+}
+
+/** Resolves with the first line matching `pattern` appended to `file` from its size now on (follows it, no polling of ours). */
+export function nextLine(file: string, pattern: RegExp): Promise<string> {
+  const offset = existsSync(file) ? statSync(file).size : 0
+  return new Promise((resolve) => {
+    const tail: LogTail = new LogTail(file, offset, (line) => {
+      if (!pattern.test(line)) return
+      tail.stop()
+      resolve(line)
+    }).start({ ref: false }) // a test that fails before the line comes must not keep mocha alive
+  })
+}
+
+/** Resolves with a child's exit code (null after a signal), at once for one that has exited. */
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+}
+
+/**
+ * Adds a fake Bedrock server `s1` to `dataDir`, started once (so that it wrote its world) and
+ * stopped: its folder and its world.
+ */
+export async function stoppedBedrock(dataDir: string): Promise<{ dir: string; world: string }> {
+  const dir = fakeBedrockDir()
+  for (const args of [
+    ['server', 'add', 's1', '--dir', dir],
+    ['server', 'start', 's1'],
+    ['server', 'stop', 's1'],
+  ]) {
+    const r = await cli(dataDir, args)
+    if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
+  }
+  return { dir, world: join(dir, 'worlds', 'Bedrock level') }
 }

@@ -61,12 +61,15 @@ export function listTree(dir: string): ArchiveEntry[] {
  * Streams `entries` into a zip at `target`, written as `target.part` and renamed when complete,
  * so an interrupted backup never looks like a finished one. Memory stays constant: each file is
  * read as a stream, exactly `size` bytes of it (a file shorter than that fails the archive).
+ * An aborted `signal` stops it at once with the signal's reason, the `.part` removed.
  */
 export async function writeZip(
   target: string,
   entries: readonly ArchiveEntry[],
   onProgress?: (progress: Progress) => void,
+  signal?: AbortSignal,
 ): Promise<{ bytes: number; files: number }> {
+  signal?.throwIfAborted()
   mkdirSync(dirname(target), { recursive: true })
   const part = `${target}.part`
   const zip = new yazl.ZipFile()
@@ -83,6 +86,7 @@ export async function writeZip(
       continue
     }
     zip.addReadStreamLazy(entry.name, { ...options, size: entry.size }, (callback) => {
+      if (signal?.aborted) return callback(signal.reason, undefined as never)
       // No `start`: read from the beginning without seeking, so a file that cannot seek (a FIFO) works too.
       const stream = createReadStream(entry.path, { end: entry.size - 1 })
       const counted = counter((n) => {
@@ -93,16 +97,20 @@ export async function writeZip(
         files++
       })
       stream.on('error', (error) => counted.destroy(error))
+      // Cancelled: a read that waits (a FIFO, a slow disk) hands nothing more to the destroyed archive.
+      signal?.addEventListener('abort', () => stream.destroy(), { once: true })
       callback(null, stream.pipe(counted))
     })
   }
   zip.end()
   try {
-    await Promise.race([pipeline(zip.outputStream, createWriteStream(part, { mode: 0o600 })), failed])
+    await Promise.race([pipeline(zip.outputStream, createWriteStream(part, { mode: 0o600 }), { signal }), failed])
+    signal?.throwIfAborted()
     renameSync(part, target)
   } catch (error) {
     rmSync(part, { force: true })
-    throw error
+    // Cancelled: say so with the cancel's own reason, not the stream's AbortError.
+    throw signal?.aborted ? signal.reason : error
   }
   onProgress?.({ bytes, totalBytes, files: entries.length, totalFiles: entries.length })
   return { bytes, files: entries.length }
@@ -146,13 +154,16 @@ export async function readZipEntries(file: string): Promise<{ name: string; size
 
 /**
  * Extracts a zip into `dir` (which must not exist yet), refusing any entry that would land
- * outside it before writing anything. Files are streamed: memory stays constant.
+ * outside it before writing anything. Files are streamed: memory stays constant. An aborted
+ * `signal` stops it with the signal's reason (what was extracted stays, for the caller to remove).
  */
 export async function extractZip(
   file: string,
   dir: string,
   onProgress?: (progress: Progress) => void,
+  signal?: AbortSignal,
 ): Promise<number> {
+  signal?.throwIfAborted()
   const entries = await readZipEntries(file)
   const totalBytes = entries.reduce((sum, e) => sum + e.size, 0)
   mkdirSync(dir, { recursive: true })
@@ -169,6 +180,7 @@ export async function extractZip(
   const inFlight = new Set<Promise<void>>()
   try {
     for await (const entry of zip.eachEntry()) {
+      signal?.throwIfAborted()
       const target = join(dir, normalize(entry.fileName.replace(/\\/g, '/')))
       if (entry.fileName.endsWith('/')) {
         makeDir(target)
@@ -180,7 +192,9 @@ export async function extractZip(
         bytes += n
         onProgress?.({ bytes, totalBytes, files, totalFiles: entries.length })
       })
-      const job: Promise<void> = pipeline(stream, counted, createWriteStream(target, { mode: 0o644 })).then(() => {
+      const job: Promise<void> = pipeline(stream, counted, createWriteStream(target, { mode: 0o644 }), {
+        signal,
+      }).then(() => {
         files++
         inFlight.delete(job)
       })
@@ -189,6 +203,8 @@ export async function extractZip(
       if (inFlight.size >= EXTRACT_CONCURRENCY) await Promise.race(inFlight)
     }
     await Promise.all(inFlight)
+  } catch (error) {
+    throw signal?.aborted ? signal.reason : error
   } finally {
     zip.close()
   }

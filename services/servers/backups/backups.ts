@@ -44,6 +44,8 @@ type Get = (key: string) => Promise<unknown>
  * World and config backups of the game servers, their restore, retention, export and import.
  * Archives are zips streamed with constant memory (a bedrock world is a `.mcworld`); a running
  * bedrock server is backed up hot, through save hold/query/resume, and never stops.
+ * Cancelling the task the work runs in stops it: a backup's archive is removed (and a held world
+ * resumed at once), a restore or import ends before its swap with the world left as it was.
  */
 export class Backups {
   constructor(
@@ -52,6 +54,8 @@ export class Backups {
     private readonly setting: Get,
     /** Progress of the task this runs in. */
     private readonly report: (percent: number, message: string) => void = () => {},
+    /** The signal of the task this runs in: aborted when it is cancelled. */
+    private readonly signal: () => AbortSignal | undefined = () => undefined,
   ) {}
 
   async folder(server: ServerRecord): Promise<string> {
@@ -129,19 +133,25 @@ export class Backups {
         what: `world directory${world ? ` (${world})` : ''}`,
       })
     const progress = this.#progress(server, operation, basename(target))
+    const signal = this.signal()
     await this.#failing(server, `world ${operation}`, async () => {
-      if (!hot) return writeZip(target, listTree(world), progress)
+      if (!hot) return writeZip(target, listTree(world), progress, signal)
       const level = basename(world)
       return this.control.withHold(server, (game) =>
-        withSaveHold(game, level, (listed) => {
-          const entries: ArchiveEntry[] = listed.map(({ path, length }) => ({
-            path: join(dirname(world), path),
-            name: path.slice(level.length + 1),
-            size: length,
-            mtime: new Date(),
-          }))
-          return writeZip(target, entries, progress)
-        }),
+        withSaveHold(
+          game,
+          level,
+          (listed) => {
+            const entries: ArchiveEntry[] = listed.map(({ path, length }) => ({
+              path: join(dirname(world), path),
+              name: path.slice(level.length + 1),
+              size: length,
+              mtime: new Date(),
+            }))
+            return writeZip(target, entries, progress, signal)
+          },
+          signal,
+        ),
       )
     })
   }
@@ -160,7 +170,7 @@ export class Backups {
         what: `config files (${configFiles(server).join(', ')})`,
       })
     const target = join(await this.folder(server), `config_${stamp()}${suffix}.zip`)
-    await this.#failing(server, 'config backup', () => writeZip(target, entries))
+    await this.#failing(server, 'config backup', () => writeZip(target, entries, undefined, this.signal()))
     return this.#describe(target, 'config')
   }
 
@@ -383,9 +393,12 @@ export class Backups {
     const incoming = `${world}.incoming-${process.pid}`
     const outgoing = `${world}.outgoing-${process.pid}`
     rmSync(incoming, { recursive: true, force: true })
+    const signal = this.signal()
     await this.#failing(server, 'restore', async () => {
       try {
-        await extractZip(archive, incoming, this.#progress(server, 'restore', basename(archive)))
+        await extractZip(archive, incoming, this.#progress(server, 'restore', basename(archive)), signal)
+        // Cancelled before the swap: the world stays as it was. After it, the restore is done.
+        signal?.throwIfAborted()
       } catch (error) {
         rmSync(incoming, { recursive: true, force: true })
         throw error
@@ -398,9 +411,11 @@ export class Backups {
 
   async #replaceConfig(server: ServerRecord, archive: string): Promise<void> {
     const incoming = join(server.dir, `.config-incoming-${process.pid}`)
+    const signal = this.signal()
     await this.#failing(server, 'restore', async () => {
       try {
-        await extractZip(archive, incoming)
+        await extractZip(archive, incoming, undefined, signal)
+        signal?.throwIfAborted()
         for (const name of readdirSync(incoming)) renameSync(join(incoming, name), join(server.dir, name))
       } finally {
         rmSync(incoming, { recursive: true, force: true })

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { isSmError } from '../../../kernel/errors'
 import { bedrockMessage } from '../supervisor/profiles'
 
@@ -30,23 +29,31 @@ const QUERY_ATTEMPTS = 120
  * The Bedrock hot-backup protocol (controller-notes.md section 5): `save hold`, then `save query`
  * until the file list arrives, then `copy` with exactly those files and lengths, and `save resume`
  * always, also when anything failed (but never for a hold that another process has). The server
- * keeps running throughout.
+ * keeps running throughout. An aborted `signal` (the task was cancelled) ends the wait for the
+ * query or the copy at once with its reason, and the world is resumed then, without waiting for
+ * the copy; the copy, passed the signal, stops and removes its output, and is waited for after.
  */
 export async function withSaveHold<T>(
   game: HoldConsole,
   level: string,
   copy: (files: readonly ListedFile[]) => Promise<T>,
+  signal?: AbortSignal,
 ): Promise<T> {
   let value: T
+  let copying: Promise<T> | undefined
   try {
+    signal?.throwIfAborted()
     const hold = await game.hold()
     if (!hold.some((line) => /Saving|already running/.test(bedrockMessage(line))))
       throw new Error(`'save hold' was not acknowledged (the server answered: ${summary(hold)})`)
-    const files = await query(game.send, level)
-    value = await copy(files)
+    const files = await query(game.send, level, signal)
+    copying = copy(files)
+    value = await untilAborted(copying, signal)
   } catch (error) {
     // The first failure is the one to report; the supervisor goes on resuming if this one fails.
     if (!isSmError(error) || error.code !== 'SM_ERR_SERVER_BUSY') await game.resume().catch(() => {})
+    // Cancelled mid-copy: resumed first, then the copy (passed the signal) has removed its output.
+    await copying?.catch(() => {})
     throw error
   }
   const resumed = await game.resume()
@@ -55,9 +62,10 @@ export async function withSaveHold<T>(
   return value
 }
 
-async function query(send: Send, level: string): Promise<ListedFile[]> {
+async function query(send: Send, level: string, signal: AbortSignal | undefined): Promise<ListedFile[]> {
   for (let attempt = 0; attempt < QUERY_ATTEMPTS; attempt++) {
-    const reply = (await send('save query')).map(bedrockMessage)
+    signal?.throwIfAborted()
+    const reply = (await untilAborted(send('save query'), signal)).map(bedrockMessage)
     const at = reply.findIndex((line) => READY.test(line))
     if (at >= 0) {
       const list = reply.slice(at + 1).find((line) => /:\d+/.test(line))
@@ -66,7 +74,7 @@ async function query(send: Send, level: string): Promise<ListedFile[]> {
     }
     if (!reply.some((line) => NOT_READY.test(line)) && reply.length > 0)
       throw new Error(`'save query' was not understood (the server answered: ${summary(reply)})`)
-    await sleep(QUERY_INTERVAL_MS)
+    await untilAborted(new Promise((resolve) => setTimeout(resolve, QUERY_INTERVAL_MS)), signal)
   }
   throw new Error(
     `the server did not finish preparing the backup after ${(QUERY_ATTEMPTS * QUERY_INTERVAL_MS) / 1000} s`,
@@ -97,6 +105,32 @@ export function parseFileList(line: string, level: string): ListedFile[] {
     if (path.startsWith('/') || parts.includes('..') || parts[0] !== level || parts.length < 2)
       throw new Error(`the file list names '${path}', which is not inside the world '${level}'`)
     return { path, length }
+  })
+}
+
+/** `work`, or the signal's reason as soon as it is aborted (the work is left to end on its own). */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work
+  if (signal.aborted) {
+    work.catch(() => {})
+    return Promise.reject(signal.reason)
+  }
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => {
+      work.catch(() => {})
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', abort, { once: true })
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', abort)
+        resolve(value)
+      },
+      (error) => {
+        signal.removeEventListener('abort', abort)
+        reject(error)
+      },
+    )
   })
 }
 

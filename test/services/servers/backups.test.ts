@@ -6,7 +6,7 @@ import * as yauzl from 'yauzl'
 import * as yazl from 'yazl'
 import { parseFileList } from '../../../services/servers/backups/hot-backup'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { fakeBedrockDir, gameDataDir, runState } from '../../helpers/game'
+import { fakeBedrockDir, gameDataDir, runState, stoppedBedrock } from '../../helpers/game'
 import { cli } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -99,10 +99,7 @@ describe('services/servers: backups and restores', function () {
 
   it('backs up a stopped server cold, config too, and restores the config', async () => {
     const data = gameDataDir()
-    const dir = fakeBedrockDir()
-    await ok(data, ['server', 'add', 's1', '--dir', dir])
-    await ok(data, ['server', 'start', 's1'])
-    await ok(data, ['server', 'stop', 's1'])
+    const { dir } = await stoppedBedrock(data)
     writeFileSync(join(dir, 'allowlist.json'), '[]')
     const reply = JSON.parse(await ok(data, ['server', 'backup', 's1', '--type', 'all', '--json']))
     expect(reply.method).to.equal('cold')
@@ -129,11 +126,7 @@ describe('services/servers: backups and restores', function () {
 
   it('refuses bad archives and unsafe entries with coded errors, and changes nothing', async () => {
     const data = gameDataDir()
-    const dir = fakeBedrockDir()
-    await ok(data, ['server', 'add', 's1', '--dir', dir])
-    await ok(data, ['server', 'start', 's1'])
-    await ok(data, ['server', 'stop', 's1'])
-    const world = join(dir, 'worlds', 'Bedrock level')
+    const { dir, world } = await stoppedBedrock(data)
     const before = sha(readFileSync(join(world, 'level.dat')))
     const expectError = async (args: string[], code: string) => {
       const r = await cli(data, args)

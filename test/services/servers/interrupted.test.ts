@@ -1,4 +1,4 @@
-import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import {
   constants,
   existsSync,
@@ -17,8 +17,15 @@ import { isSameProcess, processIdentity } from '../../../kernel/process-identity
 import '../../../services/servers/errors'
 import { SupervisorClient } from '../../../services/servers/supervisor/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { fakeBedrockDir, gameDataDir, runState, untilSupervisorEnds } from '../../helpers/game'
-import { nextLine } from '../../helpers/next-line'
+import {
+  exited,
+  fakeBedrockDir,
+  gameDataDir,
+  nextLine,
+  runState,
+  stoppedBedrock,
+  untilSupervisorEnds,
+} from '../../helpers/game'
 import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -34,11 +41,6 @@ async function startManager(data: string): Promise<ChildProcessWithoutNullStream
   const manager = await spawnManager(data)
   await waitForLine(manager, /^ready in/)
   return manager
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
 }
 
 async function untilGone(pid: number): Promise<void> {
@@ -312,11 +314,7 @@ describe('services/servers: work interrupted by kill -9 is finished on the next 
 
   it('puts the world back that a restore killed between its two renames left aside, and removes its half extraction, at the next manager start', async () => {
     const data = gameDataDir()
-    const dir = fakeBedrockDir()
-    await ok(data, ['server', 'add', 's1', '--dir', dir])
-    await ok(data, ['server', 'start', 's1'])
-    await ok(data, ['server', 'stop', 's1'])
-    const world = join(dir, 'worlds', 'Bedrock level')
+    const { dir, world } = await stoppedBedrock(data)
     const level = readFileSync(join(world, 'level.dat'))
     // What #replaceWorld leaves when killed after moving the world aside: named by the PID of a process now gone.
     const gone = spawn(process.execPath, ['-e', ''])

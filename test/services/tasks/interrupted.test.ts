@@ -2,8 +2,7 @@ import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_pr
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { fakeBedrockDir, gameDataDir } from '../../helpers/game'
-import { nextLine } from '../../helpers/next-line'
+import { exited, fakeBedrockDir, gameDataDir, nextLine } from '../../helpers/game'
 import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -11,11 +10,6 @@ async function ok(dataDir: string, args: string[]): Promise<string> {
   const r = await cli(dataDir, args)
   if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
   return r.stdout
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
 }
 
 async function startManager(data: string): Promise<ChildProcessWithoutNullStreams> {

@@ -121,6 +121,35 @@ describe('services/tasks: long work as tracked tasks', () => {
       expect(again.code).to.equal('SM_ERR_TASK_FINISHED')
     }))
 
+  it("gives the work its task's signal, and cancelling a task aborts the signals of the tasks it started", () =>
+    withManager(async ({ registry }) => {
+      const tasks = registry.resolve(TASKS)
+      expect(tasks.signal()).to.equal(undefined)
+      let childSignal: AbortSignal | undefined
+      let started!: () => void
+      const childRuns = new Promise<void>((resolve) => {
+        started = resolve
+      })
+      const parent = tasks.run('parent', async (ctx) => {
+        expect(tasks.signal()).to.equal(ctx.signal)
+        const child = tasks.run('child', async (inner) => {
+          childSignal = tasks.signal()
+          expect(childSignal).to.equal(inner.signal)
+          started()
+          // Ends only when its own signal is aborted.
+          await new Promise((_, reject) => inner.signal.addEventListener('abort', () => reject(inner.signal.reason)))
+        })
+        return child.done
+      })
+      const parentOutcome = parent.done.catch((e) => e)
+      await childRuns
+      await tasks.cancel(parent.id)
+      expect((await parentOutcome)?.code).to.equal('SM_ERR_TASK_CANCELLED')
+      expect(childSignal?.aborted).to.equal(true)
+      const child = tasks.list(10).find((t) => t.name === 'child')
+      expect(child?.state).to.equal('cancelled')
+    }))
+
   it('takes any unique prefix of a task id, and refuses an ambiguous one listing the candidates (issue 18 item 26)', () =>
     withManager(async ({ bus, registry }) => {
       const tasks = registry.resolve(TASKS)
