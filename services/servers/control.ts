@@ -506,7 +506,12 @@ export class ServerControl {
         }
       },
     })
-    return settled(outcome, server.name, 'A console command to')
+    const reply = settled(outcome, server.name, 'A console command to')
+    if (outcome.status !== 'success' || outcome.unrecorded === undefined) return reply
+    // Sent is sent: a client that saw a failure would send it again.
+    const warning = `sent, but not recorded in the event log: ${outcome.unrecorded}`
+    this.#logger.warn(`A console command to '${server.name}' was ${warning}`)
+    return { ...reply, warning }
   }
 
   /**
