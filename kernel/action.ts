@@ -1,7 +1,7 @@
 import type { BusScope } from './bus-scope'
 import { deepFreeze } from './deep-freeze'
 import type { DispatchReport } from './dispatch-report'
-import { isSmError, reasonOf } from './errors'
+import { isDiskFull, isSmError, reasonOf } from './errors'
 import type { EventName, PayloadOf } from './maps'
 
 /** The `result` every `after_*` event carries. */
@@ -22,7 +22,13 @@ export function isVeto(value: unknown): value is Veto {
 }
 
 export type ActionOutcome<T> =
-  | { readonly status: 'success'; readonly value: T; readonly result: ActionResult }
+  | {
+      readonly status: 'success'
+      readonly value: T
+      readonly result: ActionResult
+      /** The work was done but its fact could not be recorded (a full disk): why, for the caller to pass on. */
+      readonly unrecorded?: string
+    }
   | { readonly status: 'cancelled'; readonly by: string; readonly reason: string; readonly result: ActionResult }
   | { readonly status: 'error'; readonly error: unknown; readonly result: ActionResult }
 
@@ -43,7 +49,8 @@ export interface ActionSpec<B extends BeforeName, A extends AfterName, T> {
  * Runs one action under the hook protocol: emit `before_*` (any listener may veto with
  * `{ cancel: true, reason }`), perform it unless vetoed, then emit `after_*` with the payload and
  * a `result` whatever happened (success, error, cancelled). The `after_*` emit is where a fact is
- * recorded, so the outcome is in the event log before any after-listener runs.
+ * recorded, so the outcome is in the event log before any after-listener runs. Work that was
+ * done but whose fact a full disk kept from the log is still a success, with `unrecorded` saying why.
  */
 export async function performAction<B extends BeforeName, A extends AfterName, T>(
   bus: BusScope,
@@ -72,7 +79,13 @@ export async function performAction<B extends BeforeName, A extends AfterName, T
       outcome = { status: 'error', error, result }
     }
   }
-  await bus.emit(spec.after, deepFreeze({ ...(payload as object), result: outcome.result }) as PayloadOf<A>)
+  try {
+    await bus.emit(spec.after, deepFreeze({ ...(payload as object), result: outcome.result }) as PayloadOf<A>)
+  } catch (error) {
+    // Work that was done stays done: a failure here would invite a retry that does it twice.
+    if (outcome.status !== 'success' || !isDiskFull(error)) throw error
+    return { ...outcome, unrecorded: reasonOf(error) }
+  }
   return outcome
 }
 

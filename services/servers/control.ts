@@ -107,14 +107,21 @@ export class ServerControl {
     // A power action in flight (a supervisor being started) owns the files; look again later.
     if (!ACTIVE.includes(state.status) || powerLockHeld(files.powerLock)) return base
     const reason = 'its process ended while no supervisor watched it'
-    const { state: now } = files.changeStatus(
-      state,
-      'crashed',
-      { reason, exitCode: null, signal: null, restarts: state.restarts, willRestart: false },
-      { game: undefined, supervisor: undefined },
-    )
     this.#logger.warn(`Server '${server.name}' ${reason}.`)
-    return { ...base, status: 'crashed', since: now.since, reason }
+    try {
+      const { state: now } = files.changeStatus(
+        state,
+        'crashed',
+        { reason, exitCode: null, signal: null, restarts: state.restarts, willRestart: false },
+        { game: undefined, supervisor: undefined },
+      )
+      return { ...base, status: 'crashed', since: now.since, reason }
+    } catch (error) {
+      // A look never needs free space: it answers what it found; the next look records the crash.
+      if (!isDiskFull(error)) throw error
+      this.#logger.warn(`the crash of '${server.name}' is not recorded while the disk is full: ${reasonOf(error)}`)
+      return { ...base, status: 'crashed', since: new Date().toISOString(), reason }
+    }
   }
 
   /**
@@ -499,7 +506,12 @@ export class ServerControl {
         }
       },
     })
-    return settled(outcome, server.name, 'A console command to')
+    const reply = settled(outcome, server.name, 'A console command to')
+    if (outcome.status !== 'success' || outcome.unrecorded === undefined) return reply
+    // Sent is sent: a client that saw a failure would send it again.
+    const warning = `sent, but not recorded in the event log: ${outcome.unrecorded}`
+    this.#logger.warn(`A console command to '${server.name}' was ${warning}`)
+    return { ...reply, warning }
   }
 
   /**

@@ -53,6 +53,8 @@ const REPLY_MAX_MS = 3_000
 /** How often a save hold's holder is checked, once no connection of its own stands for it. */
 const HOLD_POLL_MS = 250
 const RESUMED = /are resumed/
+/** How soon a run file that could not be written (a full disk) is tried again. */
+const PERSIST_RETRY_MS = 1_000
 
 /** The environment a game gets: these from the starter's, then the profile's, then the server's own. */
 const PASSED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SHELL']
@@ -93,6 +95,12 @@ class Supervisor {
   #hold: Hold | undefined
   #holdWatch: NodeJS.Timeout | undefined
   #resuming: Promise<SendReply> | undefined
+  /** state.json is behind #state; journal entries not yet appended (a full disk): written by #persist. */
+  #stateUnwritten = false
+  #journalUnwritten: Omit<StatusEntry, 'seq'>[] = []
+  #persistRetry: NodeJS.Timeout | undefined
+  #persistTrouble: string | undefined
+  #closing = false
 
   constructor(files: RunFiles, spec: RunSpec) {
     this.#files = files
@@ -133,8 +141,15 @@ class Supervisor {
       this.#state = { ...this.#state, mode: this.#spec.mode, restarts: 0 }
       this.#launch(undefined)
     }
-    this.#files.writeState(this.#state)
-    this.#logCheck = setInterval(() => this.#rotateLog(), LOG_CHECK_MS)
+    this.#stateUnwritten = true
+    this.#persist()
+    this.#logCheck = setInterval(() => {
+      try {
+        this.#rotateLog()
+      } catch (error) {
+        log(`the console log could not be rotated (tried again later): ${reasonOf(error)}`)
+      }
+    }, LOG_CHECK_MS)
     return { ok: true, adopted: this.#adopted, status: this.#state.status }
   }
 
@@ -315,9 +330,48 @@ class Supervisor {
     status: ServerStatus,
     extra: Partial<Pick<StatusEntry, 'reason' | 'exitCode' | 'signal' | 'restarts' | 'willRestart'>>,
   ): void {
-    const { state, entry } = this.#files.changeStatus(this.#state, status, extra)
-    this.#state = state
-    for (const subscriber of this.#subscribers) subscriber.send({ t: 'status', entry })
+    const at = new Date().toISOString()
+    const change = { at, status, previous: this.#state.status, ...extra }
+    this.#state = { ...this.#state, status, since: at, reason: extra.reason }
+    this.#stateUnwritten = true
+    this.#journalUnwritten.push(change)
+    // The entry as the journal will number it (its unwritten predecessors before it).
+    const seq = this.#files.lastJournalSeq() + this.#journalUnwritten.length
+    this.#persist()
+    for (const subscriber of this.#subscribers) subscriber.send({ t: 'status', entry: { seq, ...change } })
+  }
+
+  /**
+   * Writes state.json and the journal entries not yet written. A write that fails (a full disk)
+   * never ends the supervisor, which would end the game it watches: the state stays in memory
+   * (status answers from it), the failure is said once, and the write is tried again until it works.
+   */
+  #persist(): boolean {
+    try {
+      if (this.#stateUnwritten) {
+        this.#files.writeState(this.#state)
+        this.#stateUnwritten = false
+      }
+      while (this.#journalUnwritten.length > 0) {
+        this.#files.appendJournal(this.#journalUnwritten[0] as Omit<StatusEntry, 'seq'>)
+        this.#journalUnwritten.shift()
+      }
+    } catch (error) {
+      if (this.#persistTrouble === undefined)
+        log(
+          `its run files cannot be written (${reasonOf(error)}); its state is kept in memory and written once they can`,
+        )
+      this.#persistTrouble = reasonOf(error)
+      this.#persistRetry ??= setTimeout(() => {
+        this.#persistRetry = undefined
+        this.#persist()
+      }, PERSIST_RETRY_MS)
+      return false
+    }
+    if (this.#persistTrouble !== undefined) log('its run files are written again')
+    this.#persistTrouble = undefined
+    if (this.#finished) this.#close()
+    return true
   }
 
   // ---- power ----
@@ -612,10 +666,18 @@ class Supervisor {
     if (this.#finished) return
     this.#finished = true
     this.#state = { ...this.#state, supervisor: undefined }
-    this.#files.writeState(this.#state)
+    this.#stateUnwritten = true
     if (this.#logCheck) clearInterval(this.#logCheck)
     if (this.#holdWatch) clearInterval(this.#holdWatch)
     this.#tail?.stop()
+    // Ends once its last state is on disk: until then it serves its status from memory (a full
+    // disk), since the files would say a supervisor still watches a game that is gone.
+    this.#persist()
+  }
+
+  #close(): void {
+    if (this.#closing) return
+    this.#closing = true
     // Replies already queued go out; then the socket and its file go.
     setImmediate(() => {
       this.#server?.close()
@@ -644,7 +706,12 @@ function isStopCommand(command: string, stopCommand: string): boolean {
 
 /** A line in supervisor.log (its stderr). */
 function log(message: string): void {
-  process.stderr.write(`${new Date().toISOString()} ${message}\n`)
+  try {
+    // Written directly: a stream's write error (ENOSPC on a full disk) would be an uncaught 'error'.
+    writeSync(2, `${new Date().toISOString()} ${message}\n`)
+  } catch {
+    // supervisor.log cannot be written (a full disk): the line is lost, the supervisor carries on.
+  }
 }
 
 function announce(message: Announcement): void {
@@ -691,7 +758,7 @@ async function main(): Promise<void> {
           reason: reasonOf(error),
           log: files.supervisorLog,
         })
-    process.stderr.write(`${new Date().toISOString()} ${coded.code}: ${coded.message}\n`)
+    log(`${coded.code}: ${coded.message}`)
     announce({ ok: false, error: coded.toWire() })
     process.exit(1)
   }

@@ -55,6 +55,8 @@ export interface SendReply {
   readonly sent: true
   /** The reply lines, where the profile knows the command's reply (or what arrived shortly after). */
   readonly reply: readonly string[]
+  /** The command was sent but its after_command_send fact could not be recorded (a full disk): why. */
+  readonly warning?: string
 }
 
 export interface ExitReply {

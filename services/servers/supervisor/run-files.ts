@@ -1,4 +1,15 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { fileSize, lastLines } from './log-tail'
 
@@ -213,7 +224,9 @@ export class RunFiles {
   /** Appends one entry (one write of one line, so concurrent readers never see half of it). */
   appendJournal(entry: Omit<StatusEntry, 'seq'>): StatusEntry {
     const full = { seq: this.lastJournalSeq() + 1, ...entry }
-    appendFileSync(this.journal, `${JSON.stringify(full)}\n`, { mode: 0o600 })
+    // After a write that a full disk cut short, the torn line is ended first, so this one stays whole.
+    const torn = !endsWithNewline(this.journal)
+    appendFileSync(this.journal, `${torn ? '\n' : ''}${JSON.stringify(full)}\n`, { mode: 0o600 })
     return full
   }
 
@@ -239,6 +252,20 @@ export class RunFiles {
 
   logSize(): number {
     return fileSize(this.log)
+  }
+}
+
+/** Whether a file ends a line (an empty or missing file counts as ended). */
+function endsWithNewline(path: string): boolean {
+  const size = fileSize(path)
+  if (size === 0) return true
+  const fd = openSync(path, 'r')
+  try {
+    const last = Buffer.alloc(1)
+    readSync(fd, last, 0, 1, size - 1)
+    return last[0] === 0x0a
+  } finally {
+    closeSync(fd)
   }
 }
 

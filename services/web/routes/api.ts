@@ -185,7 +185,17 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'moderator',
       params: ServerName,
       body: z.object({ command: z.string().trim().min(1).max(1000) }),
-      response: success('CommandReply', { message: z.string(), sent: z.literal(true), reply: z.array(z.string()) }),
+      response: success('CommandReply', {
+        message: z.string(),
+        sent: z.literal(true),
+        reply: z.array(z.string()),
+        warning: z
+          .string()
+          .optional()
+          .describe(
+            'the command was sent and ran, but its fact is not in the event log (a full disk): do not send it again',
+          ),
+      }),
       errors: {
         403: 'stop, save and allowlist off are for admins',
         404: 'No server of that name.',

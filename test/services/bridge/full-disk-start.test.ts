@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { fill, tmpfsForDescribe } from '../../helpers/fill-disk'
+import { fill, tmpfsForDescribe } from '../../helpers/full-disk'
 import { cli, cliStart } from '../../helpers/run'
 
 describe('services/bridge: a manager started on a full disk (issue 18 item 2 of the faults retest)', function () {

@@ -1,0 +1,90 @@
+import { unlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { fill, fullDiskSuite, managerPid, show } from '../../helpers/full-disk'
+import { alive, fakeBedrockDir, runState, untilSupervisorEnds } from '../../helpers/game'
+import { cli, cliStart } from '../../helpers/run'
+
+describe('services/servers: a supervisor and the reads on a full disk (issue 18 follow-up)', function () {
+  this.timeout(240_000)
+  const disk = fullDiskSuite('sm-supfull-')
+  const ok = disk.ok
+
+  it('a sent command is a success with a warning, the supervisor outlives its unwritable files and reports the crash truly, and reads answer', async () => {
+    const filler = join(disk.mount, 'filler')
+    await ok(['server', 'add', 'big', '--dir', fakeBedrockDir()])
+    await ok(['setting', 'set', 'servers.restart.enabled', 'false'])
+    await ok(['server', 'start', 'big'])
+    const started = await cliStart(disk.data, ['--detached'])
+    expect(started.code, show(started)).to.equal(0)
+    const supervisor = runState(disk.data, 'big')?.supervisor?.pid
+    expect(alive(supervisor)).to.equal(true)
+    fill(filler)
+
+    // The fake game writes its replies with writeSync to console.log, which the full disk ends with
+    // ENOSPC: it dies after a few. Each command was sent: none is answered as a failure.
+    let sends = 0
+    for (; sends < 200; sends++) {
+      const r = await cli(disk.data, ['server', 'send', 'big', 'list'])
+      if (r.code !== 0) {
+        expect(r.stderr, show(r)).to.match(/SM_ERR_SERVER_NOT_RUNNING/)
+        break
+      }
+      expect(r.stderr, show(r)).to.match(/was sent, but not recorded in the event log/)
+    }
+    expect(sends, 'no command was sent').to.be.greaterThan(0)
+    expect(sends, 'the game never died of its full console log').to.be.lessThan(200)
+
+    // Its supervisor did not die of the state it could not write: it says what happened.
+    expect(alive(supervisor), 'the supervisor died').to.equal(true)
+    const status = await ok(['server', 'status', 'big'])
+    expect(status).to.match(/crashed/)
+    expect(status).to.match(/exit code 1/)
+    expect(await ok(['server', 'list'])).to.match(/big +bedrock +crashed/)
+
+    // Space again: it writes what it kept and ends, as a supervisor of a game that is gone does.
+    unlinkSync(filler)
+    await untilSupervisorEnds(disk.data, 'big')
+    expect(runState(disk.data, 'big')).to.include({ status: 'crashed' })
+    expect(runState(disk.data, 'big')?.supervisor).to.equal(undefined)
+    const journal = new RunFiles(join(disk.data, 'servers', 'big')).readJournal()
+    expect(journal.map((entry) => entry.status)).to.include('crashed')
+    expect(await ok(['events', '--limit', '20'])).to.match(/server_crash/)
+  })
+
+  it('reads answer what they see when the crash they find cannot be recorded, through the manager and in one process', async () => {
+    const filler = join(disk.mount, 'filler')
+    await ok(['server', 'start', 'big'])
+    const state = runState(disk.data, 'big')
+    expect(state?.status).to.equal('running')
+    const pid = managerPid(disk.data)
+    expect(alive(pid), 'the manager is gone').to.equal(true)
+    fill(filler)
+    // Supervisor and game gone at once: the next look finds a crash it cannot record.
+    process.kill(state?.supervisor?.pid as number, 'SIGKILL')
+    process.kill(-(state?.game?.pid as number), 'SIGKILL')
+    await untilGone(state?.game?.pid as number)
+    await untilGone(state?.supervisor?.pid as number)
+    for (let round = 0; round < 2; round++) {
+      expect(await ok(['server', 'status', 'big'])).to.match(/crashed/)
+      expect(await ok(['server', 'list'])).to.match(/big +bedrock +crashed/)
+      if (round === 0) {
+        // The same, without a manager (the one-shot path).
+        unlinkSync(filler)
+        await ok(['web', 'stop'])
+        fill(filler)
+      }
+    }
+    unlinkSync(filler)
+    // Space again: the next look records it.
+    expect(await ok(['server', 'status', 'big'])).to.match(/crashed/)
+    expect(runState(disk.data, 'big')).to.include({ status: 'crashed' })
+    expect(await ok(['events', '--limit', '5'])).to.match(/server_crash/)
+  })
+})
+
+/** Resolves once `pid` has ended (reaped by its parent, or a zombie of init's). */
+async function untilGone(pid: number): Promise<void> {
+  while (alive(pid)) await new Promise((resolve) => setTimeout(resolve, 50))
+}
