@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { SmError } from '../../kernel/errors'
 import { isSameProcess, processIdentity } from '../../kernel/process-identity'
 import './errors'
@@ -12,7 +12,7 @@ interface Holder {
 }
 
 /**
- * Takes a lock file (created with O_EXCL, naming its holder), or answers the live process that
+ * Takes a lock file (linked into place whole, naming its holder), or answers the live process that
  * holds it. A lock whose holder died (checked by PID plus identity), or that a crash left half
  * written, is taken over.
  */
@@ -23,27 +23,24 @@ function acquire(path: string, action: string): Holder | undefined {
     action,
     since: new Date().toISOString(),
   }
-  for (let attempt = 0; ; attempt++) {
-    let fd: number
-    try {
-      fd = openSync(path, 'wx', 0o600)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 2) throw error
-      const holder = readHolder(path)
-      if (holder && isSameProcess(holder.pid, holder.identity)) return holder
-      rmSync(path, { force: true })
-      continue
+  // Written whole to a file of its own, then linked into place: the lock never exists empty, so
+  // another process never reads a just-created lock as "half written by a crash" and takes it too.
+  const draft = `${path}.${process.pid}.draft`
+  try {
+    writeFileSync(draft, JSON.stringify(mine), { mode: 0o600 })
+    for (let attempt = 0; ; attempt++) {
+      try {
+        linkSync(draft, path)
+        return undefined
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 2) throw error
+        const holder = readHolder(path)
+        if (holder && isSameProcess(holder.pid, holder.identity)) return holder
+        rmSync(path, { force: true })
+      }
     }
-    try {
-      writeSync(fd, JSON.stringify(mine))
-    } catch (error) {
-      // Not taken (a full disk): no empty lock file is left behind.
-      rmSync(path, { force: true })
-      throw error
-    } finally {
-      closeSync(fd)
-    }
-    return undefined
+  } finally {
+    rmSync(draft, { force: true })
   }
 }
 

@@ -27,6 +27,7 @@ import { isSameProcess, processIdentity, sealedStdio } from '../../../kernel/pro
 import { Connection } from '../../bridge/connection'
 import { connectOrCode } from '../../bridge/socket-files'
 import '../errors'
+import { withFileLock } from '../power-lock'
 import { LogTail, lastLines } from './log-tail'
 import { type ConsoleProfile, consoleProfile } from './profiles'
 import type { Announcement, ExitReply, RunStatus, SendReply, SupervisorMessage, SupervisorRequest } from './protocol'
@@ -50,6 +51,9 @@ const RING = 200
 /** How long a reply is collected: until the profile says it is complete, or quiet for a while. */
 const REPLY_QUIET_MS = 300
 const REPLY_MAX_MS = 3_000
+/** How long a supervisor waits for another one (alive) that is claiming the socket right now. */
+const LISTEN_LOCK_WAIT_MS = 10_000
+
 /** How often a save hold's holder is checked, once no connection of its own stands for it. */
 const HOLD_POLL_MS = 250
 const RESUMED = /are resumed/
@@ -153,9 +157,24 @@ class Supervisor {
     return { ok: true, adopted: this.#adopted, status: this.#state.status }
   }
 
+  /**
+   * Claims the socket. Probing it, removing a stale one and binding are one step under a lock:
+   * two supervisors started at once for a game that outlived its own (the manager and a client
+   * each adopting it) would otherwise both find it stale, and the later would remove the earlier's
+   * fresh socket and bind its own, leaving two supervisors and a client that finds no socket.
+   */
   async #listen(): Promise<void> {
     const socketPath = this.#files.socket
     if (Buffer.byteLength(socketPath) > 107) throw new SmError('SM_ERR_SERVER_PATH_TOO_LONG', { path: socketPath })
+    const bound = await withFileLock(this.#files.listenLock, LISTEN_LOCK_WAIT_MS, async () => {
+      await this.#bind(socketPath)
+      return true
+    })
+    // A live supervisor has been claiming it all this while: it is the one that serves.
+    if (!bound) throw this.#supervised()
+  }
+
+  async #bind(socketPath: string): Promise<void> {
     const probe = await connectOrCode(socketPath)
     if (typeof probe !== 'string') {
       probe.destroy()

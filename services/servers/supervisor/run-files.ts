@@ -143,6 +143,10 @@ export class RunFiles {
   get ingestLock(): string {
     return join(this.dir, 'ingest.lock')
   }
+  /** Held by a supervisor while it claims the socket, so two starting at once never both serve. */
+  get listenLock(): string {
+    return join(this.dir, 'listen.lock')
+  }
   get supervisorLog(): string {
     return join(this.dir, 'supervisor.log')
   }

@@ -220,13 +220,17 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
     try {
       const manager = await startManager(data)
       const backup = spawnCli(data, ['server', 'backup', 's1'])
+      let stderr = ''
+      backup.stderr.on('data', (chunk) => {
+        stderr += chunk
+      })
       await s.midCopy()
       const supervisor = runState(data, 's1')?.supervisor?.pid as number
       const game = nextLine(s.files.log, /Changes to the world are resumed/)
       process.kill(supervisor, 'SIGKILL')
       await untilGone(supervisor)
       await s.release()
-      expect(await exited(backup)).to.equal(0)
+      expect(await exited(backup), stderr).to.equal(0)
       await game
       expect(await s.holdState()).to.equal('not held')
       expect(record(s.files, 'hold.json')).to.equal(undefined)
