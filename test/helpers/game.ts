@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { isSameProcess } from '../../kernel/process-identity'
+import { setImmediate } from 'node:timers/promises'
+import { isSameProcess, processIdentity } from '../../kernel/process-identity'
 import { managerFiles, readManagerInfo } from '../../services/bridge/socket-files'
 import { SupervisorClient } from '../../services/servers/supervisor/client'
 import { LogTail } from '../../services/servers/supervisor/log-tail'
@@ -161,4 +162,10 @@ export async function stoppedBedrock(dataDir: string): Promise<{ dir: string; wo
     if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
   }
   return { dir, world: join(dir, 'worlds', 'Bedrock level') }
+}
+
+/** Resolves once the process `pid` names now has ended (a reused PID is another process). */
+export async function untilGone(pid: number): Promise<void> {
+  const identity = processIdentity(pid)
+  while (isSameProcess(pid, identity)) await setImmediate()
 }

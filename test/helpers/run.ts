@@ -59,6 +59,13 @@ export function cli(
  * when its user is done (the test, or the describe whose before() started it) is killed then,
  * whatever failed: a test stops it itself to see how it ends.
  */
+/** Runs `server-manager <args>` and expects exit 0: its stdout (else throws with the command's output). */
+export async function cliOk(dataDir: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const r = await cli(dataDir, args, env)
+  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
+  return r.stdout
+}
+
 export function spawnCli(
   dataDir: string,
   args: readonly string[],

@@ -7,14 +7,8 @@ import * as yazl from 'yazl'
 import { parseFileList } from '../../../services/servers/backups/hot-backup'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { fakeBedrockDir, gameDataDir, runState, stoppedBedrock } from '../../helpers/game'
-import { cli } from '../../helpers/run'
+import { cli, cliOk } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
-
-async function ok(dataDir: string, args: string[]): Promise<string> {
-  const r = await cli(dataDir, args)
-  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
-  return r.stdout
-}
 
 /** Every file entry of a zip: name → bytes. */
 async function zipContents(file: string): Promise<Map<string, Buffer>> {
@@ -48,12 +42,12 @@ describe('services/servers: backups and restores', function () {
   it('takes a hot backup of exactly the listed files at the listed lengths without stopping the server, restores those bytes, and keeps exactly N', async () => {
     const data = gameDataDir()
     const dir = fakeBedrockDir({ level: 'My, World' })
-    await ok(data, ['server', 'add', 's1', '--dir', dir])
-    await ok(data, ['setting', 'set', 'retention.backups', '2'])
-    await ok(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
+    await cliOk(data, ['setting', 'set', 'retention.backups', '2'])
+    await cliOk(data, ['server', 'start', 's1'])
     const pid = runState(data, 's1')?.game?.pid
-    await ok(data, ['server', 'send', 's1', 'tick'])
-    const out = await ok(data, ['server', 'backup', 's1', '--json'])
+    await cliOk(data, ['server', 'send', 's1', 'tick'])
+    const out = await cliOk(data, ['server', 'backup', 's1', '--json'])
     const reply = JSON.parse(out)
     expect(reply.method).to.equal('hot')
     const file = join(data, 'backups', 's1', reply.files[0].file)
@@ -74,34 +68,34 @@ describe('services/servers: backups and restores', function () {
     expect(log.some((l) => /Changes to the world are resumed\./.test(l))).to.equal(true)
     // Never stopped: the same process, and no status change since it started.
     expect(runState(data, 's1')?.game?.pid).to.equal(pid)
-    const changes = JSON.parse(await ok(data, ['events', '--type', 'after_server_status_change', '--json'])).map(
+    const changes = JSON.parse(await cliOk(data, ['events', '--type', 'after_server_status_change', '--json'])).map(
       (e: { payload: { status: string } }) => e.payload.status,
     )
     expect(changes).to.deep.equal(['starting', 'running'])
 
     // Restore (stopping and starting it again) brings back exactly those bytes.
-    await ok(data, ['server', 'send', 's1', 'tick'])
-    const restored = await ok(data, ['server', 'restore', 's1', reply.files[0].file, '--stop'])
+    await cliOk(data, ['server', 'send', 's1', 'tick'])
+    const restored = await cliOk(data, ['server', 'restore', 's1', reply.files[0].file, '--stop'])
     expect(restored).to.match(/_pre-restore\.mcworld/)
     const world = join(dir, 'worlds', 'My, World')
     for (const [name, bytes] of contents) expect(sha(readFileSync(join(world, name))), name).to.equal(sha(bytes))
-    expect(JSON.parse(await ok(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
+    expect(JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
 
     // Retention: two more backups leave exactly two world backups.
-    await ok(data, ['server', 'backup', 's1'])
-    await ok(data, ['server', 'backup', 's1'])
+    await cliOk(data, ['server', 'backup', 's1'])
+    await cliOk(data, ['server', 'backup', 's1'])
     const worlds = readdirSync(join(data, 'backups', 's1')).filter((f) => f.startsWith('world_'))
     expect(worlds).to.have.length(2)
-    const listedBackups = JSON.parse(await ok(data, ['server', 'backups', 's1', '--json']))
+    const listedBackups = JSON.parse(await cliOk(data, ['server', 'backups', 's1', '--json']))
     expect(listedBackups.map((b: { file: string }) => b.file)).to.deep.equal([...worlds].sort().reverse())
-    await ok(data, ['server', 'stop', 's1'])
+    await cliOk(data, ['server', 'stop', 's1'])
   })
 
   it('backs up a stopped server cold, config too, and restores the config', async () => {
     const data = gameDataDir()
     const { dir } = await stoppedBedrock(data)
     writeFileSync(join(dir, 'allowlist.json'), '[]')
-    const reply = JSON.parse(await ok(data, ['server', 'backup', 's1', '--type', 'all', '--json']))
+    const reply = JSON.parse(await cliOk(data, ['server', 'backup', 's1', '--type', 'all', '--json']))
     expect(reply.method).to.equal('cold')
     expect(reply.files.map((f: { kind: string }) => f.kind)).to.deep.equal(['world', 'config'])
     const config = reply.files[1].file
@@ -110,17 +104,17 @@ describe('services/servers: backups and restores', function () {
       'server.properties',
     ])
     writeFileSync(join(dir, 'allowlist.json'), '[{"name":"changed"}]')
-    await ok(data, ['server', 'restore', 's1', config])
+    await cliOk(data, ['server', 'restore', 's1', config])
     expect(readFileSync(join(dir, 'allowlist.json'), 'utf8')).to.equal('[]')
 
     // Export the world and import it back over a changed one.
     const exported = join(tempDir(), 'copy.mcworld')
-    await ok(data, ['server', 'export', 's1', exported])
+    await cliOk(data, ['server', 'export', 's1', exported])
     const level = join(dir, 'worlds', 'Bedrock level', 'level.dat')
     const original = readFileSync(level)
     writeFileSync(level, 'changed')
     expect((await cli(data, ['server', 'export', 's1', exported])).stderr).to.include('[SM_ERR_BACKUP_EXISTS]')
-    expect(await ok(data, ['server', 'import', 's1', exported])).to.match(/_pre-import\.mcworld/)
+    expect(await cliOk(data, ['server', 'import', 's1', exported])).to.match(/_pre-import\.mcworld/)
     expect(sha(readFileSync(level))).to.equal(sha(original))
   })
 
@@ -152,11 +146,11 @@ describe('services/servers: backups and restores', function () {
     await expectError(['server', 'backup', 'nope'], 'SM_ERR_SERVER_NOT_FOUND')
     expect(sha(readFileSync(join(world, 'level.dat')))).to.equal(before)
     // A restore of a running server needs --stop.
-    await ok(data, ['server', 'backup', 's1'])
-    const [backup] = JSON.parse(await ok(data, ['server', 'backups', 's1', '--json']))
-    await ok(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'backup', 's1'])
+    const [backup] = JSON.parse(await cliOk(data, ['server', 'backups', 's1', '--json']))
+    await cliOk(data, ['server', 'start', 's1'])
     await expectError(['server', 'restore', 's1', backup.file], 'SM_ERR_BACKUP_SERVER_RUNNING')
-    await ok(data, ['server', 'stop', 's1'])
+    await cliOk(data, ['server', 'stop', 's1'])
   })
 
   it('parses a save query list with commas in names and refuses paths outside the world', () => {

@@ -18,14 +18,8 @@ import { extractZip, listTree, writeZip } from '../../../services/servers/backup
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { exited, fakeBedrockDir, gameDataDir, nextLine, stoppedBedrock } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { cli, spawnCli, spawnManager, stop } from '../../helpers/run'
+import { cli, cliOk, spawnCli, spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
-
-async function ok(dataDir: string, args: string[]): Promise<string> {
-  const r = await cli(dataDir, args)
-  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
-  return r.stdout
-}
 
 /** The manager's output, collected, and a promise of its first line matching `pattern`. */
 function output(child: ChildProcessWithoutNullStreams) {
@@ -57,8 +51,8 @@ function output(child: ChildProcessWithoutNullStreams) {
 
 /** The task's id as `tasks` prints it (8 characters), once the named task is running. */
 async function shortId(data: string, name: string): Promise<string> {
-  const line = (await ok(data, ['tasks'])).split('\n').find((l) => l.includes(name) && / running /.test(l))
-  if (!line) throw new Error(`no running task '${name}' in:\n${await ok(data, ['tasks'])}`)
+  const line = (await cliOk(data, ['tasks'])).split('\n').find((l) => l.includes(name) && / running /.test(l))
+  if (!line) throw new Error(`no running task '${name}' in:\n${await cliOk(data, ['tasks'])}`)
   return line.slice(0, 8)
 }
 
@@ -70,9 +64,9 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
     // save query answers "not completed" until the gate exists, and it never will.
     const gate = join(tempDir(), 'query-gate')
     const dir = fakeBedrockDir({ env: { FAKE_QUERY_GATE: gate } })
-    await ok(data, ['server', 'add', 's1', '--dir', dir])
-    await ok(data, ['server', 'start', 's1'])
-    await ok(data, ['setting', 'set', 'web.enabled', 'false'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
+    await cliOk(data, ['server', 'start', 's1'])
+    await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const files = RunFiles.of(data, 's1')
     const manager = await spawnManager(data)
     const out = output(manager)
@@ -107,7 +101,7 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
       expect(existsSync(backups) ? readdirSync(backups) : []).to.deep.equal([])
       // The world's lock is free: a backup that can finish now does.
       writeFileSync(gate, '')
-      const next = JSON.parse(await ok(data, ['server', 'backup', 's1', '--json']))
+      const next = JSON.parse(await cliOk(data, ['server', 'backup', 's1', '--json']))
       expect(next.method).to.equal('hot')
       expect(readdirSync(backups).filter((f) => f.endsWith('.part'))).to.deep.equal([])
     } finally {
@@ -118,9 +112,9 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
   it('tasks cancel of a hot backup mid-copy resumes the world and removes the .part, though the copy waits on a file', async () => {
     const data = gameDataDir()
     const dir = fakeBedrockDir({ env: { FAKE_FIFO: '100' } })
-    await ok(data, ['server', 'add', 's1', '--dir', dir])
-    await ok(data, ['server', 'start', 's1'])
-    await ok(data, ['setting', 'set', 'web.enabled', 'false'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
+    await cliOk(data, ['server', 'start', 's1'])
+    await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const fifo = join(dir, 'worlds', 'Bedrock level', 'db', 'gate.fifo')
     const files = RunFiles.of(data, 's1')
     const manager = await spawnManager(data)
@@ -168,7 +162,7 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
   it('tasks cancel of a restore or a cold backup that has not begun its copy leaves the world and the backups as they were', async () => {
     const data = gameDataDir()
     const { dir, world } = await stoppedBedrock(data)
-    const archive = JSON.parse(await ok(data, ['server', 'backup', 's1', '--json'])).files[0].file
+    const archive = JSON.parse(await cliOk(data, ['server', 'backup', 's1', '--json'])).files[0].file
     writeFileSync(join(world, 'changed-after.txt'), 'kept')
     // A plugin whose before hooks wait until the test lets them go: the task runs, its copy has not begun.
     const record = join(tempDir(), 'hooks.log')
@@ -183,9 +177,9 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
     writePlugins(data, {
       'gate.ts': `${wait}\n${plugin('Gate', 'async beforeRestore() { await wait() }\n  async beforeBackup() { await wait() }')}`,
     })
-    await ok(data, ['setting', 'set', 'plugins.hook_timeout_ms', '600000'])
-    await ok(data, ['plugin', 'enable', 'gate'])
-    await ok(data, ['setting', 'set', 'web.enabled', 'false'])
+    await cliOk(data, ['setting', 'set', 'plugins.hook_timeout_ms', '600000'])
+    await cliOk(data, ['plugin', 'enable', 'gate'])
+    await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const manager = await spawnManager(data)
     const out = output(manager)
     const backups = join(data, 'backups', 's1')
@@ -270,5 +264,5 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
 })
 
 async function s1HoldState(data: string): Promise<string | undefined> {
-  return /Hold state: (.*)/.exec(await ok(data, ['server', 'send', 's1', 'holdstate']))?.[1]
+  return /Hold state: (.*)/.exec(await cliOk(data, ['server', 'send', 's1', 'holdstate']))?.[1]
 }

@@ -3,14 +3,8 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import * as yazl from 'yazl'
 import { FAKE_BEDROCK, gameDataDir } from '../../helpers/game'
-import { cli } from '../../helpers/run'
+import { cli, cliOk } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
-
-async function ok(dataDir: string, args: string[]): Promise<string> {
-  const r = await cli(dataDir, args)
-  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
-  return r.stdout
-}
 
 /** A zip laid out like Mojang's bedrock-server-<version>.zip, whose bedrock_server is the fake. */
 function release(version: string, options: { folder?: string; withoutServer?: boolean } = {}): Promise<string> {
@@ -39,23 +33,23 @@ describe('services/servers: install and update from a server zip', function () {
 
   it('installs a server from a zip that runs, and updates it keeping its config and worlds after a backup', async () => {
     const data = gameDataDir()
-    const out = await ok(data, ['server', 'install', 's1', '--from', await release('1.0.0', { folder: 'bds' })])
+    const out = await cliOk(data, ['server', 'install', 's1', '--from', await release('1.0.0', { folder: 'bds' })])
     const dir = join(data, 'server-files', 's1')
     expect(out).to.include(`installed in ${dir}`)
-    expect(JSON.parse(await ok(data, ['server', 'info', 's1', '--json']))).to.include({ profile: 'bedrock', dir })
-    await ok(data, ['server', 'properties', 's1', 'level-name', 'Kept World'])
-    await ok(data, ['server', 'start', 's1'])
+    expect(JSON.parse(await cliOk(data, ['server', 'info', 's1', '--json']))).to.include({ profile: 'bedrock', dir })
+    await cliOk(data, ['server', 'properties', 's1', 'level-name', 'Kept World'])
+    await cliOk(data, ['server', 'start', 's1'])
     writeFileSync(join(dir, 'allowlist.json'), '[{"name":"steve"}]')
     const refused = await cli(data, ['server', 'update', 's1', '--from', await release('2.0.0')])
     expect(refused.stderr).to.include('[SM_ERR_BACKUP_SERVER_RUNNING]')
-    const updated = await ok(data, ['server', 'update', 's1', '--from', await release('2.0.0'), '--stop'])
+    const updated = await cliOk(data, ['server', 'update', 's1', '--from', await release('2.0.0'), '--stop'])
     expect(updated).to.match(/Backup: world_.*\.mcworld, config_.*\.zip/)
     expect(readFileSync(join(dir, 'bedrock_server_how_to.html'), 'utf8')).to.equal('<html>2.0.0</html>')
     expect(readFileSync(join(dir, 'server.properties'), 'utf8')).to.include('level-name=Kept World')
     expect(readFileSync(join(dir, 'allowlist.json'), 'utf8')).to.equal('[{"name":"steve"}]')
     expect(existsSync(join(dir, 'worlds', 'Kept World', 'level.dat'))).to.equal(true)
-    expect(JSON.parse(await ok(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
-    const installs = JSON.parse(await ok(data, ['events', '--type', 'after_server_install', '--json']))
+    expect(JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
+    const installs = JSON.parse(await cliOk(data, ['events', '--type', 'after_server_install', '--json']))
     expect(
       installs.map((e: { payload: { mode: string; result: { status: string } } }) => [
         e.payload.mode,
@@ -65,7 +59,7 @@ describe('services/servers: install and update from a server zip', function () {
       ['install', 'success'],
       ['update', 'success'],
     ])
-    await ok(data, ['server', 'stop', 's1'])
+    await cliOk(data, ['server', 'stop', 's1'])
   })
 
   it('refuses sources that are not a Bedrock server, URLs, and taken names, leaving nothing behind', async () => {
@@ -87,8 +81,8 @@ describe('services/servers: install and update from a server zip', function () {
     writeFileSync(junk, 'not a zip')
     await expectError(['server', 'install', 's1', '--from', junk], 'SM_ERR_INSTALL_INVALID')
     expect(existsSync(join(data, 'server-files', 's1'))).to.equal(false)
-    expect(JSON.parse(await ok(data, ['server', 'list', '--json']))).to.deep.equal([])
-    await ok(data, ['server', 'install', 's1', '--from', await release('1')])
+    expect(JSON.parse(await cliOk(data, ['server', 'list', '--json']))).to.deep.equal([])
+    await cliOk(data, ['server', 'install', 's1', '--from', await release('1')])
     await expectError(['server', 'install', 's1', '--from', await release('1')], 'SM_ERR_SERVER_EXISTS')
   })
 })

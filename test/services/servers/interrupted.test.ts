@@ -24,29 +24,18 @@ import {
   nextLine,
   runState,
   stoppedBedrock,
+  untilGone,
   untilSupervisorEnds,
 } from '../../helpers/game'
-import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
-
-async function ok(dataDir: string, args: string[]): Promise<string> {
-  const r = await cli(dataDir, args)
-  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
-  return r.stdout
-}
 
 /** A manager in the foreground, once ready (web off: no port shared with other test runs). */
 async function startManager(data: string): Promise<ChildProcessWithoutNullStreams> {
-  await ok(data, ['setting', 'set', 'web.enabled', 'false'])
+  await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
   const manager = await spawnManager(data)
   await waitForLine(manager, /^ready in/)
   return manager
-}
-
-async function untilGone(pid: number): Promise<void> {
-  const identity = processIdentity(pid)
-  const { setImmediate: tick } = await import('node:timers/promises')
-  while (isSameProcess(pid, identity)) await tick()
 }
 
 /**
@@ -55,8 +44,8 @@ async function untilGone(pid: number): Promise<void> {
  */
 async function heldServer(data: string, env: Record<string, string> = {}) {
   const dir = fakeBedrockDir({ env: { FAKE_FIFO: '100', ...env } })
-  await ok(data, ['server', 'add', 's1', '--dir', dir])
-  await ok(data, ['server', 'start', 's1'])
+  await cliOk(data, ['server', 'add', 's1', '--dir', dir])
+  await cliOk(data, ['server', 'start', 's1'])
   const fifo = join(dir, 'worlds', 'Bedrock level', 'db', 'gate.fifo')
   const files = RunFiles.of(data, 's1')
   let writer: FileHandle | undefined
@@ -84,7 +73,7 @@ async function heldServer(data: string, env: Record<string, string> = {}) {
       writer = undefined
     },
     parts: () => readdirSync(join(data, 'backups', 's1')).filter((f) => f.endsWith('.part')),
-    holdState: async () => /Hold state: (.*)/.exec(await ok(data, ['server', 'send', 's1', 'holdstate']))?.[1],
+    holdState: async () => /Hold state: (.*)/.exec(await cliOk(data, ['server', 'send', 's1', 'holdstate']))?.[1],
   }
 }
 
@@ -201,13 +190,13 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
       expect(await exited(backup), stderr).to.equal(0)
       expect(stderr).to.not.match(/failed/)
       const file = JSON.parse(stdout).files[0].file
-      const listed = JSON.parse(await ok(data, ['server', 'backups', 's1', '--json'])).map(
+      const listed = JSON.parse(await cliOk(data, ['server', 'backups', 's1', '--json'])).map(
         (b: { file: string }) => b.file,
       )
       expect(listed).to.include(file)
       expect(await s.holdState()).to.equal('not held')
       expect(record(s.files, 'hold.json')).to.equal(undefined)
-      const status = JSON.parse(await ok(data, ['server', 'status', 's1', '--json']))
+      const status = JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json']))
       expect(status).to.include({ status: 'running', adopted: true })
     } finally {
       await s.close()
@@ -234,7 +223,7 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
       await game
       expect(await s.holdState()).to.equal('not held')
       expect(record(s.files, 'hold.json')).to.equal(undefined)
-      const status = JSON.parse(await ok(data, ['server', 'status', 's1', '--json']))
+      const status = JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json']))
       expect(status).to.include({ status: 'running', adopted: true })
       expect(status.supervisorPid).to.not.equal(supervisor)
       expect(await stop(manager)).to.equal(0)
@@ -256,11 +245,11 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
       await exited(backup)
       await s.close()
       const why = resumed(s.files)
-      expect(JSON.parse(await ok(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
+      expect(JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
       expect(await why).to.match(/its holder is gone/)
       expect(await s.holdState()).to.equal('not held')
       expect(s.parts()).to.have.length(1)
-      expect(await ok(data, ['server', 'prune', 's1'])).to.match(/\.part/)
+      expect(await cliOk(data, ['server', 'prune', 's1'])).to.match(/\.part/)
       expect(s.parts()).to.deep.equal([])
     } finally {
       await s.close()
@@ -269,8 +258,8 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
 
   it("names the supervisor's own log when it went away under a client", async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await ok(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'start', 's1'])
     const files = RunFiles.of(data, 's1')
     const client = (await SupervisorClient.connect(files, 's1')) as SupervisorClient
     const closed = new Promise<void>((resolve) => client.onClose(resolve))
@@ -291,9 +280,9 @@ describe('services/servers: work interrupted by kill -9 is finished on the next 
   async function interruptedRestore() {
     const data = gameDataDir()
     const gate = join(tempDir(), 'stop-gate')
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_STOP_GATE: gate } })])
-    await ok(data, ['server', 'start', 's1'])
-    const file = JSON.parse(await ok(data, ['server', 'backup', 's1', '--json'])).files[0].file
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_STOP_GATE: gate } })])
+    await cliOk(data, ['server', 'start', 's1'])
+    const file = JSON.parse(await cliOk(data, ['server', 'backup', 's1', '--json'])).files[0].file
     const files = RunFiles.of(data, 's1')
     const stopping = nextLine(files.log, /Server stop requested/)
     const restore = spawnCli(data, ['server', 'restore', 's1', file, '--stop'])
@@ -311,8 +300,8 @@ describe('services/servers: work interrupted by kill -9 is finished on the next 
     const manager = await startManager(data)
     expect(runState(data, 's1')?.status).to.equal('running')
     expect(record(files, 'intent.json')).to.equal(undefined)
-    expect(JSON.parse(await ok(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
-    expect(await ok(data, ['server', 'stop', 's1'])).to.match(/stopped/)
+    expect(JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
+    expect(await cliOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
     expect(await stop(manager)).to.equal(0)
   })
 
@@ -338,6 +327,6 @@ describe('services/servers: work interrupted by kill -9 is finished on the next 
     expect(JSON.parse(r.stdout).status).to.equal('running')
     expect(r.stderr).to.match(/left stopped by a restore that did not finish/)
     expect(record(files, 'intent.json')).to.equal(undefined)
-    expect(await ok(data, ['server', 'stop', 's1'])).to.match(/stopped/)
+    expect(await cliOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
   })
 })

@@ -1,12 +1,6 @@
 import { expect } from 'chai'
 import { fakeBedrockDir, gameDataDir, runState, untilStatus } from '../../helpers/game'
-import { cli, spawnCli, waitForLine } from '../../helpers/run'
-
-async function ok(dataDir: string, args: string[]): Promise<string> {
-  const r = await cli(dataDir, args)
-  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
-  return r.stdout
-}
+import { cli, cliOk, spawnCli, waitForLine } from '../../helpers/run'
 
 interface Fact {
   seq: number
@@ -34,14 +28,14 @@ describe('services/servers: the log shows what supervisors saw with no manager r
 
   it('`events --json` shows a crash and restart that happened with no manager, with no status command in between, in journal order and with the time each happened', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await ok(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
-    await ok(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
+    await cliOk(data, ['server', 'start', 's1'])
     await crashAndRestart(data)
 
     // Nothing has looked at s1 since: the read itself records what its supervisor saw.
     const facts = JSON.parse(
-      await ok(data, ['events', '--json', '--type', 'after_server_*', '--limit', '1000']),
+      await cliOk(data, ['events', '--json', '--type', 'after_server_*', '--limit', '1000']),
     ) as Fact[]
     const crashes = facts.filter((f) => f.type === 'after_server_crash')
     expect(crashes).to.have.length(1)
@@ -61,18 +55,18 @@ describe('services/servers: the log shows what supervisors saw with no manager r
     const happened = changes.map((c) => Date.parse(c.at))
     expect(happened).to.deep.equal([...happened].sort((a, b) => a - b))
     // Read once: a second read records nothing again.
-    const again = JSON.parse(await ok(data, ['events', '--json', '--type', 'after_server_*', '--limit', '1000']))
+    const again = JSON.parse(await cliOk(data, ['events', '--json', '--type', 'after_server_*', '--limit', '1000']))
     expect(again).to.deep.equal(facts)
-    const text = await ok(data, ['events', '--type', 'after_server_crash'])
+    const text = await cliOk(data, ['events', '--type', 'after_server_crash'])
     expect(text).to.match(/after_server_crash .*"signal":"SIGKILL"/)
-    await ok(data, ['server', 'stop', 's1'])
+    await cliOk(data, ['server', 'stop', 's1'])
   })
 
   it('`events --follow` with no manager prints a crash as its supervisor records it', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await ok(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
-    await ok(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
+    await cliOk(data, ['server', 'start', 's1'])
     const follow = spawnCli(data, ['events', '--follow', '--json', '--type', 'after_server_*'])
     try {
       await waitForLine(follow, /"status":"running"/)
@@ -82,7 +76,7 @@ describe('services/servers: the log shows what supervisors saw with no manager r
     } finally {
       follow.kill('SIGKILL')
     }
-    await ok(data, ['server', 'stop', 's1'])
+    await cliOk(data, ['server', 'stop', 's1'])
   })
 })
 

@@ -5,24 +5,26 @@ import { expect } from 'chai'
 import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
 import { BridgeClient } from '../../../services/bridge/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { alive, fakeBedrockDir, gameDataDir, runState, untilStatus, untilSupervisorEnds } from '../../helpers/game'
+import {
+  alive,
+  fakeBedrockDir,
+  gameDataDir,
+  runState,
+  untilGone,
+  untilStatus,
+  untilSupervisorEnds,
+} from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { CLI, cli, ROOT, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { CLI, cli, cliOk, ROOT, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /** `server-manager <args>` that must succeed; its stdout. */
-async function ok(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const r = await cli(dataDir, args, env)
-  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
-  return r.stdout
-}
-
 async function statusJson(dataDir: string, name: string) {
-  return JSON.parse(await ok(dataDir, ['server', 'status', name, '--json']))
+  return JSON.parse(await cliOk(dataDir, ['server', 'status', name, '--json']))
 }
 
 async function events(dataDir: string, type: string) {
-  return JSON.parse(await ok(dataDir, ['events', '--type', type, '--json', '--limit', '1000'])) as {
+  return JSON.parse(await cliOk(dataDir, ['events', '--type', type, '--json', '--limit', '1000'])) as {
     type: string
     actor: string
     payload: Record<string, unknown> & { result: Record<string, unknown> }
@@ -34,16 +36,16 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it('starts detached from one process; another sees it running and commands it; it outlives its starter', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    const started = await ok(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    const started = await cliOk(data, ['server', 'start', 's1'])
     expect(started).to.match(/Server 's1' is running \(PID \d+\)/)
     const status = await statusJson(data, 's1')
     expect(status).to.include({ status: 'running', mode: 'detached', adopted: false })
     expect(isSameProcess(status.pid, runState(data, 's1')?.game?.identity)).to.equal(true)
-    const reply = await ok(data, ['server', 'send', 's1', 'list'])
+    const reply = await cliOk(data, ['server', 'send', 's1', 'list'])
     expect(reply).to.match(/There are 0\/10 players online:/)
-    expect(await ok(data, ['server', 'list'])).to.match(/s1\s+bedrock\s+running\s+\d+/)
-    expect(await ok(data, ['server', 'stop', 's1'])).to.match(/stopped \(exit code 0\)/)
+    expect(await cliOk(data, ['server', 'list'])).to.match(/s1\s+bedrock\s+running\s+\d+/)
+    expect(await cliOk(data, ['server', 'stop', 's1'])).to.match(/stopped \(exit code 0\)/)
     expect(alive(status.pid)).to.equal(false)
     expect((await statusJson(data, 's1')).status).to.equal('stopped')
     const changes = (await events(data, 'after_server_status_change')).map((e) => e.payload.status)
@@ -54,10 +56,10 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it('survives kill -9 of the manager and of its supervisor; stays commandable; a new manager adopts it and stops it cleanly', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     const manager = await spawnManager(data)
     await waitForLine(manager, /^ready in/)
-    await ok(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'start', 's1'])
     const state = runState(data, 's1')
     const game = state?.game?.pid as number
     const gameId = state?.game?.identity
@@ -67,7 +69,7 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect(isSameProcess(game, gameId)).to.equal(true)
 
     // Commanded with no manager and no supervisor: the command adopts it under a new supervisor.
-    expect(await ok(data, ['server', 'send', 's1', 'list'])).to.match(/players online/)
+    expect(await cliOk(data, ['server', 'send', 's1', 'list'])).to.match(/players online/)
     const adopted = await statusJson(data, 's1')
     expect(adopted).to.include({ status: 'running', pid: game, adopted: true })
     process.kill(adopted.supervisorPid, 'SIGKILL')
@@ -78,7 +80,7 @@ describe('services/servers: detached game servers from real CLI processes', func
     const seen = await statusJson(data, 's1')
     expect(seen).to.include({ status: 'running', pid: game, adopted: true })
     expect(seen.supervisorPid).to.be.a('number').and.not.equal(adopted.supervisorPid)
-    expect(await ok(data, ['server', 'stop', 's1'])).to.match(/stopped/)
+    expect(await cliOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
     expect(isSameProcess(game, gameId)).to.equal(false)
     expect(readFileSync(RunFiles.of(data, 's1').log, 'utf8')).to.match(/Quit correctly/)
     expect(await stop(second)).to.equal(0)
@@ -86,11 +88,11 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it("puts a running server's console lines on the manager's bus as server_console events", async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     const manager = await spawnManager(data)
     try {
       await waitForLine(manager, /^ready in/)
-      await ok(data, ['server', 'start', 's1'])
+      await cliOk(data, ['server', 'start', 's1'])
       const client = await BridgeClient.connect(data)
       if (!client) throw new Error('no manager')
       try {
@@ -100,12 +102,12 @@ describe('services/servers: detached game servers from real CLI processes', func
           }),
         )
         await client.request('servers:status', { name: 's1' }, 'cli:test') // the subscription is in place
-        await ok(data, ['server', 'send', 's1', 'say', 'over', 'the', 'bus'])
+        await cliOk(data, ['server', 'send', 's1', 'say', 'over', 'the', 'bus'])
         expect(await line).to.deep.include({ serverName: 's1' })
       } finally {
         client.close()
       }
-      await ok(data, ['server', 'stop', 's1'])
+      await cliOk(data, ['server', 'stop', 's1'])
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')
@@ -114,7 +116,7 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it("keeps none of its starter's inherited file descriptors open (a caller waiting for EOF is not held up)", async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     // The CLI inherits an extra descriptor from its shell, as from a CI runner (fd 200, without
     // close-on-exec: Node marks the low ones itself, so a shell puts it high).
     const child = spawn(
@@ -133,14 +135,14 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect(await exit).to.equal(0)
     expect((await statusJson(data, 's1')).status).to.equal('running')
     await eof // with the server and its supervisor still running
-    await ok(data, ['server', 'stop', 's1'])
+    await cliOk(data, ['server', 'stop', 's1'])
   })
 
   it('never takes a reused PID for the server, and never signals that process', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await ok(data, ['server', 'start', 's1'])
-    await ok(data, ['server', 'kill', 's1'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'kill', 's1'])
     // Another process now holds the PID the state file names (its start time differs).
     const stranger = spawn('sleep', ['600'], { stdio: 'ignore' })
     const files = RunFiles.of(data, 's1')
@@ -170,10 +172,10 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it('restarts a server killed from outside per its policy with no manager running, then leaves it crashed with server_crash facts', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await ok(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
-    await ok(data, ['setting', 'set', 'servers.restart.max_restarts', '2'])
-    await ok(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
+    await cliOk(data, ['setting', 'set', 'servers.restart.max_restarts', '2'])
+    await cliOk(data, ['server', 'start', 's1'])
     const pids: number[] = []
     for (let round = 0; round < 2; round++) {
       const pid = runState(data, 's1')?.game?.pid as number
@@ -216,7 +218,7 @@ describe('services/servers: detached game servers from real CLI processes', func
       ].join('\n'),
       { mode: 0o755 },
     )
-    await ok(data, [
+    await cliOk(data, [
       'server',
       'add',
       'g1',
@@ -233,17 +235,19 @@ describe('services/servers: detached game servers from real CLI processes', func
       '--stop-command',
       'quit',
     ])
-    expect(await ok(data, ['server', 'start', 'g1'])).to.match(/is running/)
-    expect(await ok(data, ['server', 'logs', 'g1', '--lines', '1'])).to.equal('args=one two FOO=bar LD=none SM=none\n')
-    expect(await ok(data, ['server', 'send', 'g1', 'hello'])).to.equal('got hello\n')
-    expect(await ok(data, ['server', 'stop', 'g1'])).to.match(/stopped \(exit code 0\)/)
+    expect(await cliOk(data, ['server', 'start', 'g1'])).to.match(/is running/)
+    expect(await cliOk(data, ['server', 'logs', 'g1', '--lines', '1'])).to.equal(
+      'args=one two FOO=bar LD=none SM=none\n',
+    )
+    expect(await cliOk(data, ['server', 'send', 'g1', 'hello'])).to.equal('got hello\n')
+    expect(await cliOk(data, ['server', 'stop', 'g1'])).to.match(/stopped \(exit code 0\)/)
   })
 
   it('records what happened with nobody watching once, however many processes look at once', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await ok(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
-    await ok(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
+    await cliOk(data, ['server', 'start', 's1'])
     const ended = untilSupervisorEnds(data, 's1')
     process.kill(runState(data, 's1')?.game?.pid as number, 'SIGKILL')
     await ended
@@ -256,10 +260,10 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it('escalates a stop the game ignores to SIGTERM', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_IGNORE_STOP: '1' } })])
-    await ok(data, ['setting', 'set', 'servers.stop_timeout_s', '0'])
-    await ok(data, ['server', 'start', 's1'])
-    expect(await ok(data, ['server', 'stop', 's1'])).to.match(
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_IGNORE_STOP: '1' } })])
+    await cliOk(data, ['setting', 'set', 'servers.stop_timeout_s', '0'])
+    await cliOk(data, ['server', 'start', 's1'])
+    expect(await cliOk(data, ['server', 'stop', 's1'])).to.match(
       /killed by SIGTERM\); it ignored its stop command, so it got SIGTERM/,
     )
     expect((await statusJson(data, 's1')).status).to.equal('stopped')
@@ -267,7 +271,7 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it('runs before_server_start before the process exists (a veto leaves none) and after_server_start once it is up', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     const record = join(tempDir(), 'hooks.jsonl')
     writePlugins(data, {
       'gate.ts': plugin(
@@ -285,7 +289,7 @@ describe('services/servers: detached game servers from real CLI processes', func
         }`,
       ),
     })
-    await ok(data, ['plugin', 'enable', 'gate'])
+    await cliOk(data, ['plugin', 'enable', 'gate'])
     writeFileSync(`${record}.veto`, '')
     const vetoed = await cli(data, ['server', 'start', 's1'])
     expect(vetoed.code).to.equal(1)
@@ -297,7 +301,7 @@ describe('services/servers: detached game servers from real CLI processes', func
 
     const { rmSync } = await import('node:fs')
     rmSync(`${record}.veto`)
-    await ok(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'start', 's1'])
     const lines = readFileSync(record, 'utf8')
       .trim()
       .split('\n')
@@ -314,8 +318,8 @@ describe('services/servers: detached game servers from real CLI processes', func
     const data = gameDataDir()
     const missing = join(tempDir(), 'gone')
     mkdirSync(missing)
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await ok(data, ['server', 'add', 'g1', '--dir', missing, '--command', './no-such-binary'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'add', 'g1', '--dir', missing, '--command', './no-such-binary'])
     const expectError = async (args: string[], code: string, exit: number) => {
       const r = await cli(data, args)
       expect(r.stderr, args.join(' ')).to.include(`[${code}]`)
@@ -327,7 +331,7 @@ describe('services/servers: detached game servers from real CLI processes', func
     await expectError(['server', 'kill', 's1'], 'SM_ERR_SERVER_NOT_RUNNING', 75)
     await expectError(['server', 'start', 'g1'], 'SM_ERR_SERVER_START_FAILED', 70)
     expect((await statusJson(data, 'g1')).status).to.equal('error')
-    await ok(data, ['server', 'start', 's1'])
+    await cliOk(data, ['server', 'start', 's1'])
     await expectError(['server', 'start', 's1'], 'SM_ERR_SERVER_ALREADY_RUNNING', 75)
     await expectError(['server', 'send', 's1', ' '], 'SM_ERR_SERVER_COMMAND_INVALID', 64)
     await expectError(['server', 'send', 's1', 'x'.repeat(5000)], 'SM_ERR_SERVER_COMMAND_INVALID', 64)
@@ -341,20 +345,20 @@ describe('services/servers: detached game servers from real CLI processes', func
     await expectError(['server', 'stop', 's1'], 'SM_ERR_SERVER_BUSY', 75)
     expect((await statusJson(data, 's1')).status).to.equal('running')
     // kill bypasses the queue.
-    expect(await ok(data, ['server', 'kill', 's1'])).to.match(/killed/)
+    expect(await cliOk(data, ['server', 'kill', 's1'])).to.match(/killed/)
     expect((await statusJson(data, 's1')).status).to.equal('stopped')
   })
 
   it('follows the console live and prints the last lines', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await ok(data, ['server', 'start', 's1'])
-    expect(await ok(data, ['server', 'logs', 's1', '--lines', '1'])).to.match(/^\[.* INFO\] Server started\.\n$/)
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'start', 's1'])
+    expect(await cliOk(data, ['server', 'logs', 's1', '--lines', '1'])).to.match(/^\[.* INFO\] Server started\.\n$/)
     const follower = spawnCli(data, ['server', 'logs', 's1', '--follow', '--lines', '1'])
     try {
       await waitForLine(follower, /Server started\./)
       const hello = waitForLine(follower, /\[Server\] hello there/)
-      await ok(data, ['server', 'send', 's1', 'say', 'hello', 'there'])
+      await cliOk(data, ['server', 'send', 's1', 'say', 'hello', 'there'])
       await hello
       expect(await stop(follower, 'SIGINT')).to.equal(0)
     } finally {
@@ -364,15 +368,15 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it('rotates a console log past servers.log_max_bytes, keeping retention.logs old ones', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await ok(data, ['setting', 'set', 'servers.log_max_bytes', String(64 * 1024)])
-    await ok(data, ['setting', 'set', 'retention.logs', '1'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['setting', 'set', 'servers.log_max_bytes', String(64 * 1024)])
+    await cliOk(data, ['setting', 'set', 'retention.logs', '1'])
     const files = RunFiles.of(data, 's1')
     mkdirSync(files.dir, { recursive: true })
     for (const round of ['first', 'second']) {
       writeFileSync(files.log, `${round}\n${'x'.repeat(70 * 1024)}\n`)
-      await ok(data, ['server', 'start', 's1'])
-      await ok(data, ['server', 'stop', 's1'])
+      await cliOk(data, ['server', 'start', 's1'])
+      await cliOk(data, ['server', 'stop', 's1'])
       expect(readFileSync(`${files.log}.1`, 'utf8').startsWith(`${round}\n`)).to.equal(true)
       expect(readFileSync(files.log, 'utf8')).to.match(/^NO LOG FILE! - setting up server logging/)
     }
@@ -381,7 +385,7 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it('runs a server in the foreground with --direct and stops it on Ctrl+C', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     const direct = spawnCli(data, ['server', 'start', 's1', '--direct'])
     await waitForLine(direct, /Server started\./)
     const status = await statusJson(data, 's1')
@@ -395,29 +399,23 @@ describe('services/servers: detached game servers from real CLI processes', func
 })
 
 /** Resolves once a process is gone (its exit is observed by polling /proc: it is not our child). */
-async function untilGone(pid: number): Promise<void> {
-  const identity = processIdentity(pid)
-  const { setImmediate: tick } = await import('node:timers/promises')
-  while (isSameProcess(pid, identity)) await tick()
-}
-
 describe('plugins/default: autostart and lifecycle notifications', function () {
   this.timeout(60_000)
 
   it('starts autostart servers when the manager starts and warns players before a stop', async () => {
     const data = gameDataDir()
     const on = { SM_DEFAULT_PLUGINS: 'on' }
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_PLAYERS: 'steve,alex' } })], on)
-    await ok(data, ['server', 'add', 's2', '--dir', fakeBedrockDir()], on)
-    const set = await ok(data, ['server', 'config', 's1', 'autostart', 'true'], on)
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_PLAYERS: 'steve,alex' } })], on)
+    await cliOk(data, ['server', 'add', 's2', '--dir', fakeBedrockDir()], on)
+    const set = await cliOk(data, ['server', 'config', 's1', 'autostart', 'true'], on)
     expect(set).to.equal('s1: autostart = true (was false)\n')
-    await ok(data, ['setting', 'set', 'custom.lifecycle_notifications.delay_s', '0'], on)
+    await cliOk(data, ['setting', 'set', 'custom.lifecycle_notifications.delay_s', '0'], on)
     const manager = await spawnManager(data, [], on)
     try {
       await waitForLine(manager, /Started 's1' \(autostart\)/, { stream: 'stderr' })
       expect((await statusJson(data, 's1')).status).to.equal('running')
       expect((await statusJson(data, 's2')).status).to.equal('stopped')
-      await ok(data, ['server', 'stop', 's1'], on)
+      await cliOk(data, ['server', 'stop', 's1'], on)
       const log = readFileSync(RunFiles.of(data, 's1').log, 'utf8')
       expect(log).to.match(/\[Server\] Server stopping in 0 seconds\.[\s\S]*Server stop requested\./)
       expect(await stop(manager)).to.equal(0)
@@ -432,7 +430,7 @@ describe('services/servers: schedules', function () {
 
   it('runs a schedule in the manager as a task with a schedule_ran fact, lists and removes it, and refuses bad ones', async () => {
     const data = gameDataDir()
-    await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     const bad = await cli(data, ['server', 'schedule', 'add', 's1', '--cron', 'every day', '--action', 'backup'])
     expect(bad.stderr).to.include('[SM_ERR_SCHEDULE_INVALID]')
     const noCommand = await cli(data, ['server', 'schedule', 'add', 's1', '--cron', '* * * * *', '--action', 'command'])
@@ -440,13 +438,13 @@ describe('services/servers: schedules', function () {
     const manager = await spawnManager(data)
     try {
       await waitForLine(manager, /^ready in/)
-      await ok(data, ['server', 'start', 's1'])
+      await cliOk(data, ['server', 'start', 's1'])
       const follower = spawnCli(data, ['server', 'logs', 's1', '--follow', '--lines', '0'])
       try {
         // Every second, so the test need not wait for a minute boundary.
         const tick = waitForLine(follower, /\[Server\] scheduled hello/)
         const added = JSON.parse(
-          await ok(data, [
+          await cliOk(data, [
             'server',
             'schedule',
             'add',
@@ -461,19 +459,19 @@ describe('services/servers: schedules', function () {
           ]),
         )
         await tick
-        const list = JSON.parse(await ok(data, ['server', 'schedule', 'list', 's1', '--json']))
+        const list = JSON.parse(await cliOk(data, ['server', 'schedule', 'list', 's1', '--json']))
         expect(list.map((s: { id: string }) => s.id)).to.deep.equal([added.id])
-        expect(await ok(data, ['server', 'schedule', 'remove', added.id])).to.match(/removed/)
-        expect(JSON.parse(await ok(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
+        expect(await cliOk(data, ['server', 'schedule', 'remove', added.id])).to.match(/removed/)
+        expect(JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
       } finally {
         follower.kill('SIGKILL')
       }
-      const ran = JSON.parse(await ok(data, ['events', '--type', 'schedule_ran', '--json']))
+      const ran = JSON.parse(await cliOk(data, ['events', '--type', 'schedule_ran', '--json']))
       expect(ran[0].payload).to.deep.include({ server: 's1', action: 'command', result: { status: 'success' } })
       expect(ran[0].actor).to.match(/^schedule:/)
-      const tasks = JSON.parse(await ok(data, ['tasks', '--json']))
+      const tasks = JSON.parse(await cliOk(data, ['tasks', '--json']))
       expect(tasks.some((t: { name: string }) => t.name === 'schedule command s1')).to.equal(true)
-      await ok(data, ['server', 'stop', 's1'])
+      await cliOk(data, ['server', 'stop', 's1'])
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')

@@ -4,7 +4,7 @@ import { expect } from 'chai'
 import type { Schedule } from '../../../services/servers/schedules'
 import { gameDataDir } from '../../helpers/game'
 import { startManager } from '../../helpers/manager'
-import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, startWeb } from '../../helpers/web'
 
@@ -15,12 +15,6 @@ function bedrockDir(): string {
   writeFileSync(join(dir, 'bedrock_server'), '#!/bin/sh\n', { mode: 0o755 })
   writeFileSync(join(dir, 'server.properties'), 'server-name=x\n')
   return dir
-}
-
-async function ok(dataDir: string, args: string[]): Promise<string> {
-  const r = await cli(dataDir, args)
-  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
-  return r.stdout
 }
 
 /** A schedule as a version without the time zone check recorded it. */
@@ -63,7 +57,7 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
     }
 
     const data = tempDir()
-    await ok(data, ['server', 'add', 'one', '--dir', bedrockDir()])
+    await cliOk(data, ['server', 'add', 'one', '--dir', bedrockDir()])
     const r = await cli(data, [
       'server',
       'schedule',
@@ -78,8 +72,8 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
     ])
     expect(r.code).to.equal(64)
     expect(r.stderr).to.contain('[SM_ERR_SCHEDULE_INVALID]').and.to.contain("'Mars/Olympus' is not a time zone")
-    expect(JSON.parse(await ok(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
-    expect(JSON.parse(await ok(data, ['events', '--type', 'schedule_added', '--json']))).to.deep.equal([])
+    expect(JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
+    expect(JSON.parse(await cliOk(data, ['events', '--type', 'schedule_added', '--json']))).to.deep.equal([])
   })
 
   it('lists a stored schedule that cannot run as invalid, and it breaks neither listing, adding nor the manager and its runner', async () => {
@@ -94,14 +88,14 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
       await old.stop()
     }
 
-    const list = JSON.parse(await ok(data, ['server', 'schedule', 'list', '--json']))
+    const list = JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))
     expect(list).to.have.length(1)
     expect(list[0]).to.include({ id: POISONED.id })
     expect(list[0].invalid).to.contain("'Mars/Olympus' is not a time zone")
-    expect(await ok(data, ['server', 'schedule', 'list'])).to.match(/bad00001 .*INVALID, skipped: 'Mars\/Olympus'/)
-    await ok(data, ['server', 'schedule', 'add', 'two', '--cron', '0 4 * * *', '--action', 'restart'])
+    expect(await cliOk(data, ['server', 'schedule', 'list'])).to.match(/bad00001 .*INVALID, skipped: 'Mars\/Olympus'/)
+    await cliOk(data, ['server', 'schedule', 'add', 'two', '--cron', '0 4 * * *', '--action', 'restart'])
 
-    await ok(data, ['setting', 'set', 'web.port', '0'])
+    await cliOk(data, ['setting', 'set', 'web.port', '0'])
     const manager = await spawnManager(data)
     let ran: ReturnType<typeof spawnCli> | undefined
     try {
@@ -109,7 +103,7 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
       ran = spawnCli(data, ['events', '--follow', '--type', 'schedule_ran', '--json'])
       // Through the running manager: adding syncs its runner with every stored schedule.
       const every = JSON.parse(
-        await ok(data, [
+        await cliOk(data, [
           'server',
           'schedule',
           'add',
@@ -126,14 +120,14 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
       // The runner still runs the good ones: this one fails (the server is not running), as a fact.
       const line = await waitForLine(ran, /"type":"schedule_ran"/)
       expect(JSON.parse(line).payload).to.include({ id: every.id, server: 'two' })
-      const listed = JSON.parse(await ok(data, ['server', 'schedule', 'list', '--json']))
+      const listed = JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))
       expect(
         listed.map((s: { id: string; invalid?: string }) => [s.id, s.invalid !== undefined]),
       ).to.deep.include.members([
         [POISONED.id, true],
         [every.id, false],
       ])
-      expect(await ok(data, ['server', 'schedule', 'remove', POISONED.id])).to.match(/removed/)
+      expect(await cliOk(data, ['server', 'schedule', 'remove', POISONED.id])).to.match(/removed/)
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')

@@ -3,7 +3,7 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, st
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { fakeBedrockDir, gameDataDir } from '../../helpers/game'
-import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const isRoot = process.getuid?.() === 0
@@ -22,15 +22,9 @@ function openToOthers(dir: string): string[] {
 
 const modeOf = (path: string) => statSync(path).mode & 0o777
 
-async function ok(dataDir: string, args: string[]): Promise<string> {
-  const r = await cli(dataDir, args)
-  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
-  return r.stdout
-}
-
 /** A manager in the foreground on any free port, once it is ready. */
 async function startManager(data: string) {
-  await ok(data, ['setting', 'set', 'web.port', '0'])
+  await cliOk(data, ['setting', 'set', 'web.port', '0'])
   const manager = await spawnManager(data)
   try {
     await waitForLine(manager, /^ready in \d+ ms/)
@@ -46,8 +40,8 @@ describe('services/settings: the data directory is private', function () {
 
   it('a first command creates the data directory 0700 and every file in it 0600', async () => {
     const data = join(tempDir(), 'data')
-    await ok(data, ['setting', 'set', 'custom.a', '1'])
-    await ok(data, ['plugin', 'list'])
+    await cliOk(data, ['setting', 'set', 'custom.a', '1'])
+    await cliOk(data, ['plugin', 'list'])
     expect(modeOf(data)).to.equal(0o700)
     expect(modeOf(join(data, 'server-manager.db'))).to.equal(0o600)
     expect(modeOf(join(data, 'logs', 'server-manager.log'))).to.equal(0o600)
@@ -58,9 +52,9 @@ describe('services/settings: the data directory is private', function () {
     const data = gameDataDir()
     const manager = await startManager(data)
     try {
-      await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-      await ok(data, ['server', 'start', 's1'])
-      await ok(data, ['server', 'backup', 's1'])
+      await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+      await cliOk(data, ['server', 'start', 's1'])
+      await cliOk(data, ['server', 'backup', 's1'])
       for (const file of ['server-manager.db-wal', 'server-manager.db-shm', 'manager.sock', 'manager.json'])
         expect(existsSync(join(data, file)), file).to.equal(true)
       expect(existsSync(join(data, 'servers', 's1', 'supervisor.sock'))).to.equal(true)
@@ -68,7 +62,7 @@ describe('services/settings: the data directory is private', function () {
       expect(modeOf(join(data, 'server-manager.db-wal'))).to.equal(0o600)
       expect(modeOf(join(data, 'server-manager.db-shm'))).to.equal(0o600)
       expect(openToOthers(data)).to.deep.equal([])
-      await ok(data, ['server', 'stop', 's1'])
+      await cliOk(data, ['server', 'stop', 's1'])
     } finally {
       expect(await stop(manager)).to.equal(0)
     }
@@ -77,7 +71,7 @@ describe('services/settings: the data directory is private', function () {
 
   it('tightens a data directory of its own user that others may read, and says so', async () => {
     const data = join(tempDir(), 'data')
-    await ok(data, ['setting', 'set', 'custom.a', '1'])
+    await cliOk(data, ['setting', 'set', 'custom.a', '1'])
     chmodSync(data, 0o755)
     const local = await cli(data, ['setting', 'get', 'custom.a'])
     expect(local.code, local.stderr).to.equal(0)

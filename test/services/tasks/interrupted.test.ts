@@ -3,14 +3,8 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { exited, fakeBedrockDir, gameDataDir, nextLine } from '../../helpers/game'
-import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
-
-async function ok(dataDir: string, args: string[]): Promise<string> {
-  const r = await cli(dataDir, args)
-  if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
-  return r.stdout
-}
 
 async function startManager(data: string): Promise<ChildProcessWithoutNullStreams> {
   const manager = await spawnManager(data)
@@ -26,11 +20,11 @@ interface Listed {
 }
 
 async function tasks(data: string): Promise<Listed[]> {
-  return JSON.parse(await ok(data, ['tasks', '--json'])) as Listed[]
+  return JSON.parse(await cliOk(data, ['tasks', '--json'])) as Listed[]
 }
 
 async function finishedFacts(data: string): Promise<{ payload: Listed }[]> {
-  return JSON.parse(await ok(data, ['events', '--type', 'task_finished', '--json'])) as { payload: Listed }[]
+  return JSON.parse(await cliOk(data, ['events', '--type', 'task_finished', '--json'])) as { payload: Listed }[]
 }
 
 /**
@@ -39,9 +33,9 @@ async function finishedFacts(data: string): Promise<{ payload: Listed }[]> {
  */
 async function heldServer(data: string) {
   const gate = join(tempDir(), 'query-gate')
-  await ok(data, ['setting', 'set', 'web.enabled', 'false'])
-  await ok(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_QUERY_GATE: gate } })])
-  await ok(data, ['server', 'start', 's1'])
+  await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
+  await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_QUERY_GATE: gate } })])
+  await cliOk(data, ['server', 'start', 's1'])
   return { querying: () => nextLine(RunFiles.of(data, 's1').log, /A previous save has not been completed/) }
 }
 
