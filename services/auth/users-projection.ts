@@ -29,7 +29,7 @@ export interface AuthState {
  * The id of an account created before accounts had ids: derived from its name and creation
  * time, which a replay of its `user_created` fact and a snapshot of its row both know.
  */
-export function derivedUserId(username: string, created: string): string {
+function derivedUserId(username: string, created: string): string {
   return `u-${createHash('sha256').update(`${username.toLowerCase()}\n${created}`).digest('base64url').slice(0, 22)}`
 }
 

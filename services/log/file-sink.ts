@@ -1,5 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { writeAll } from './guarded-output'
 
 export interface FileSinkOptions {
   readonly path: string
@@ -80,9 +81,4 @@ export class FileSink {
     }
     return openSync(path, 'a')
   }
-}
-
-function writeAll(fd: number, text: string): void {
-  let bytes = Buffer.from(text)
-  while (bytes.length > 0) bytes = bytes.subarray(writeSync(fd, bytes))
 }

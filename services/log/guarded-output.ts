@@ -101,7 +101,8 @@ function tell(trouble: OutputTrouble): void {
     } catch {}
 }
 
-function writeAll(fd: number, text: string): void {
+/** Writes all of `text` to `fd` (a write may take only part of it). */
+export function writeAll(fd: number, text: string): void {
   let bytes = Buffer.from(text)
   while (bytes.length > 0) bytes = bytes.subarray(writeSync(fd, bytes))
 }

@@ -77,7 +77,12 @@ export class ServerControl {
     const files = this.files(server.name)
     let client = await SupervisorClient.connect(files, server.name)
     // A save hold whose supervisor died: a new one adopts the game and resumes it if its holder is gone too.
-    if (!client && files.readHold()) client = await this.#supervisor(server, 'be adopted').catch(() => undefined)
+    if (!client && files.readHold())
+      client = await this.#supervisor(server, 'be adopted').catch((error: unknown) => {
+        // The status below still answers; the hold stays until a supervisor can take it over.
+        this.#logger.warn(`No supervisor could adopt '${server.name}' to resume its save hold: ${reasonOf(error)}`)
+        return undefined
+      })
     if (client) {
       try {
         return await client.status()

@@ -100,7 +100,7 @@ export function describeSchedule(request: {
  * The same check guards additions and every stored record, so a bad one is refused or skipped,
  * never thrown at whoever lists or runs the others.
  */
-export function scheduleProblem(schedule: Schedule): string | undefined {
+function scheduleProblem(schedule: Schedule): string | undefined {
   const { action, command, cron, timezone } = schedule
   if (!['backup', 'restart', 'command'].includes(action))
     return `'${String(action)}' is not a schedule action (backup, restart or command)`

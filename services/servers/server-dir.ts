@@ -7,7 +7,7 @@ import type { ServerRecord } from './contract'
  * its nearest existing ancestor's real path with the rest appended. Two names for one
  * directory (a symlink, a bind of the same path) compare equal only this way.
  */
-export function realPath(path: string): string {
+function realPath(path: string): string {
   try {
     return realpathSync(path)
   } catch {

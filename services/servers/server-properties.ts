@@ -29,12 +29,7 @@ export class ServerProperties {
 
   /** The value of `key` in the file (its last line, as in `entries`), or undefined. */
   get(key: string): string | undefined {
-    let value: string | undefined
-    for (const line of this.#lines) {
-      const entry = parseLine(line)
-      if (entry?.key === key) value = entry.value
-    }
-    return value
+    return this.entries()[key]
   }
 
   /** Sets `key` in place, or appends it when the file does not have it. */

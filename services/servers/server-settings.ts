@@ -20,7 +20,7 @@ const whole = (min: number, max: number) => (value: unknown) =>
  * The settings each server has (docs/settings.md, "Per-server settings"); plugins add theirs
  * under `custom.`. A Map, so a key named like an Object method (`valueOf`) is just unknown.
  */
-export const SERVER_SETTINGS: ReadonlyMap<string, ServerSettingSpec> = new Map(
+const SERVER_SETTINGS: ReadonlyMap<string, ServerSettingSpec> = new Map(
   Object.entries({
     autostart: { default: false, summary: 'start it when the manager starts (the autostart plugin)', check: bool },
     'restart.enabled': {

@@ -18,7 +18,7 @@ export function resolveDataDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** What `openDataDir` found: `tightened` holds the mode it had when it was open to others. */
-export interface DataDirCheck {
+interface DataDirCheck {
   readonly created: boolean
   readonly tightened?: string
 }

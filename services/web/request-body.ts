@@ -5,7 +5,7 @@ import { SmError } from '../../kernel/errors'
  * Code that walks a value recursively (JSON.stringify, zod, a payload copy) overflows the stack
  * some thousands of levels down, which would be a 500 instead of a refusal.
  */
-export const MAX_JSON_DEPTH = 128
+const MAX_JSON_DEPTH = 128
 
 interface Deferred {
   readonly read: () => Promise<(() => void) | undefined>

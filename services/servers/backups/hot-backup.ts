@@ -109,7 +109,7 @@ export function parseFileList(line: string, level: string): ListedFile[] {
 }
 
 /** `work`, or the signal's reason as soon as it is aborted (the work is left to end on its own). */
-export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work
   if (signal.aborted) {
     work.catch(() => {})

@@ -11,6 +11,7 @@ import {
   BackupFile,
   DeliveryReport,
   PluginRecord,
+  Role,
   RunStatus,
   Schedule,
   ServerRecord,
@@ -25,7 +26,6 @@ const ServerName = z.object({ name: z.string().min(1).max(200) })
 const Accepted = z
   .object({ status: z.literal('accepted'), message: z.string(), task_id: z.string() })
   .meta({ id: 'Accepted', description: 'The work runs as a task: follow GET /api/tasks/{id} or the task:<id> topic.' })
-const RoleSchema = z.enum(ROLES)
 const ServerSummary = ServerRecord.extend({ status: z.string(), pid: z.number().optional() })
 const ServerInfo = ServerRecord.extend({ world: z.string().optional(), dirExists: z.boolean() })
 const PluginName = z.object({ name: z.string().min(1).max(200) })
@@ -827,7 +827,7 @@ export function apiRoutes(app: WebApp): Router[] {
       body: z.object({
         username: z.string().min(1).max(80),
         password: z.string().min(1).max(1024),
-        role: RoleSchema.default('user'),
+        role: Role.default('user'),
       }),
       status: 201,
       response: success('UserCreated', { user: User }),
@@ -846,7 +846,7 @@ export function apiRoutes(app: WebApp): Router[] {
       session: true,
       access: 'admin',
       params: Username,
-      body: z.object({ role: RoleSchema }),
+      body: z.object({ role: Role }),
       response: success('UserRoleSet', { user: User }),
       errors: { 404: 'No user of that name.', 409: 'The last admin stays an admin.' },
     },
@@ -949,7 +949,7 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'user',
       body: z.object({
         name: z.string().trim().min(1).max(80),
-        role: RoleSchema,
+        role: Role,
         expires_days: z.number().int().min(1).max(3650).optional(),
       }),
       status: 201,
