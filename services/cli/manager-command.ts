@@ -55,8 +55,12 @@ export abstract class ManagerCommand extends Command {
     return this.session.boot(options)
   }
 
+  /** Asks the manager; a reply's `warning` (work done but not recorded) is said on stderr. */
   protected async request<K extends CommandName>(name: K, payload: CommandPayload<K>): Promise<CommandReply<K>> {
-    return (await this.session.request(name, payload, this.actor)) as CommandReply<K>
+    const reply = (await this.session.request(name, payload, this.actor)) as CommandReply<K>
+    const warning = (reply as { warning?: unknown } | undefined)?.warning
+    if (typeof warning === 'string') this.logToStderr(`Warning: ${warning}`)
+    return reply
   }
 
   /** Receives `event` from the manager (running or in-process) until the command ends. */

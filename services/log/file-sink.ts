@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { writeAll } from './guarded-output'
 

@@ -47,6 +47,8 @@ export interface PluginDefinition {
  */
 export class PluginImporter {
   readonly #jiti: ReturnType<typeof createJiti>
+  /** The same importer without the transpile cache, for when the cache cannot be written. */
+  readonly #uncached: ReturnType<typeof createJiti>
   readonly #cacheDir: string | false
 
   /**
@@ -55,8 +57,7 @@ export class PluginImporter {
    */
   constructor(modules: { sdk: object; web?: () => object; cli?: () => object }, cacheDir: string | false) {
     this.#cacheDir = cacheDir
-    this.#jiti = createJiti(__filename, {
-      fsCache: cacheDir,
+    const options = {
       moduleCache: false,
       interopDefault: false,
       virtualModules: {
@@ -65,16 +66,16 @@ export class PluginImporter {
         ...(modules.web ? { 'server-manager/web': lazyModule(modules.web) } : {}),
         ...(modules.cli ? { 'server-manager/cli': lazyModule(modules.cli) } : {}),
       },
-    })
+    }
+    this.#jiti = createJiti(__filename, { ...options, fsCache: cacheDir })
+    this.#uncached = createJiti(__filename, { ...options, fsCache: false })
   }
 
   async import(candidate: Candidate): Promise<PluginDefinition> {
     const plugin = candidate.name
     let exports: Record<string, unknown>
     try {
-      // jiti creates its cache folder once; someone may have cleaned it up since.
-      if (this.#cacheDir) mkdirSync(this.#cacheDir, { recursive: true })
-      exports = (await this.#jiti.import(candidate.entry)) as Record<string, unknown>
+      exports = (await this.#importCached(candidate.entry)) as Record<string, unknown>
     } catch (error) {
       const where = locate(error, candidate.root)
       const reason = `${firstLine(reasonOf(error))}${where ? ` (at ${where})` : ''}`
@@ -99,6 +100,37 @@ export class PluginImporter {
       enabledByDefault: candidate.source === 'default' && cls.enabledByDefault === true,
     }
   }
+
+  /**
+   * Imports through the transpile cache, and without it when the cache cannot be written (a full
+   * disk, a read-only data directory): a cache only saves time, so listing and loading plugins
+   * must not need free space.
+   */
+  async #importCached(entry: string): Promise<unknown> {
+    const cacheDir = this.#cacheDir
+    if (!cacheDir) return this.#uncached.import(entry)
+    try {
+      // jiti creates its cache folder once; someone may have cleaned it up since.
+      mkdirSync(cacheDir, { recursive: true })
+      return await this.#jiti.import(entry)
+    } catch (error) {
+      if (!cacheUnwritable(error, cacheDir)) throw error
+      return this.#uncached.import(entry)
+    }
+  }
+}
+
+/**
+ * Whether `error` may be the cache folder refusing a write rather than the plugin failing: a
+ * write error that names the cache, or none (a write that ran out of space names no file).
+ */
+function cacheUnwritable(error: unknown, cacheDir: string): boolean {
+  const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown }
+  return (
+    typeof code === 'string' &&
+    ['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO'].includes(code) &&
+    (path === undefined || (typeof path === 'string' && (path === cacheDir || path.startsWith(`${cacheDir}/`))))
+  )
 }
 
 function pluginClass(plugin: string, exports: Record<string, unknown>): PluginClass {

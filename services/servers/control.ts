@@ -64,13 +64,21 @@ export class ServerControl {
     const status = await this.#current(server)
     // Recorded after the look, which may itself have found a crash nobody saw. A look never
     // needs free space: on a full disk the journal stays unrecorded (the next look records it).
+    await this.#ingestAfter(server)
+    return status
+  }
+
+  /**
+   * Records the journal after a look or a power action: what was done stays done, so a full disk
+   * leaves the journal unrecorded (the next look records it) instead of failing the work.
+   */
+  async #ingestAfter(server: ServerRecord): Promise<void> {
     await this.ingest(server).catch((error: unknown) => {
       if (!isDiskFull(error)) throw error
       this.#logger.warn(
         `the status journal of '${server.name}' is not recorded while the disk is full: ${reasonOf(error)}`,
       )
     })
-    return status
   }
 
   async #current(server: ServerRecord): Promise<RunStatus> {
@@ -312,7 +320,7 @@ export class ServerControl {
       })
     } finally {
       client.close()
-      await this.ingest(server)
+      await this.#ingestAfter(server)
     }
   }
 
@@ -360,7 +368,7 @@ export class ServerControl {
           return (await client.request('stop', {})) as ExitReply
         } finally {
           client.close()
-          await this.ingest(server)
+          await this.#ingestAfter(server)
         }
       },
       message: (exit) =>
@@ -462,7 +470,7 @@ export class ServerControl {
         return (await client.request('kill', {})) as ExitReply
       } finally {
         client.close()
-        await this.ingest(server)
+        await this.#ingestAfter(server)
       }
     }
     const state = files.readState()
@@ -484,7 +492,7 @@ export class ServerControl {
       { reason: 'killed: SIGKILL', exitCode: null, signal: 'SIGKILL' },
       { game: undefined, supervisor: undefined, exitCode: null, signal: 'SIGKILL' },
     )
-    await this.ingest(server)
+    await this.#ingestAfter(server)
     return { exitCode: null, signal: 'SIGKILL', escalated: undefined }
   }
 
@@ -512,11 +520,8 @@ export class ServerControl {
       },
     })
     const reply = settled(outcome, server.name, 'A console command to')
-    if (outcome.status !== 'success' || outcome.unrecorded === undefined) return reply
-    // Sent is sent: a client that saw a failure would send it again.
-    const warning = `sent, but not recorded in the event log: ${outcome.unrecorded}`
-    this.#logger.warn(`A console command to '${server.name}' was ${warning}`)
-    return { ...reply, warning }
+    if (reply.warning) this.#logger.warn(reply.warning)
+    return reply
   }
 
   /**
@@ -628,7 +633,7 @@ export class ServerControl {
             this.#logger.warn(`Recording a status of '${server.name}' failed: ${reasonOf(error)}`),
           ),
       )
-      await this.ingest(server)
+      await this.#ingestAfter(server)
     } catch {
       client.close()
     }
@@ -660,5 +665,9 @@ export function settled<T>(outcome: ActionOutcome<T>, server: string, action: st
       reason: outcome.reason,
     })
   if (outcome.status === 'error') throw outcome.error
-  return outcome.value
+  const { value, unrecorded } = outcome
+  if (unrecorded === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) return value
+  // Done is done: a caller told of a failure would do it again.
+  const warning = `${action} '${server}' is done, but not recorded in the event log; do not repeat it. ${unrecorded}`
+  return { ...value, warning } as T
 }

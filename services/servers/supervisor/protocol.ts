@@ -55,7 +55,7 @@ export interface SendReply {
   readonly sent: true
   /** The reply lines, where the profile knows the command's reply (or what arrived shortly after). */
   readonly reply: readonly string[]
-  /** The command was sent but its after_command_send fact could not be recorded (a full disk): why. */
+  /** The command was sent but its after_command_send fact could not be recorded (a full disk): what to tell. */
   readonly warning?: string
 }
 

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import Router from '@koa/router'
 import { z } from 'zod'
 import { REDACTED, SmError } from '../../../kernel'
-import { ROLES, roleAtLeast } from '../../auth/contract'
+import { roleAtLeast } from '../../auth/contract'
 import { nativePages, presentedToken, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
 import {

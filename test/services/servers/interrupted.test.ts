@@ -13,7 +13,6 @@ import {
 import { type FileHandle, open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
 import '../../../services/servers/errors'
 import { SupervisorClient } from '../../../services/servers/supervisor/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { fakeBedrockDir, gameDataDir, runState, untilStatus } from '../../helpers/game'
-import { cli, cliOk, spawnCli, waitForLine } from '../../helpers/run'
+import { cliOk, spawnCli, waitForLine } from '../../helpers/run'
 
 interface Fact {
   seq: number

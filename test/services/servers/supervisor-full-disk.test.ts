@@ -1,9 +1,9 @@
-import { unlinkSync } from 'node:fs'
+import { unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { fill, fullDiskSuite, managerPid, show } from '../../helpers/full-disk'
-import { alive, fakeBedrockDir, runState, untilSupervisorEnds } from '../../helpers/game'
+import { alive, fakeBedrockDir, runState, untilGone, untilSupervisorEnds } from '../../helpers/game'
 import { cli, cliStart } from '../../helpers/run'
 
 describe('services/servers: a supervisor and the reads on a full disk (issue 18 follow-up)', function () {
@@ -31,7 +31,9 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
         expect(r.stderr, show(r)).to.match(/SM_ERR_SERVER_NOT_RUNNING/)
         break
       }
-      expect(r.stderr, show(r)).to.match(/was sent, but not recorded in the event log/)
+      expect(r.stderr, show(r)).to.match(
+        /^Warning: A console command to 'big' is done, but not recorded in the event log; do not repeat it\. The disk .* is full/m,
+      )
     }
     expect(sends, 'no command was sent').to.be.greaterThan(0)
     expect(sends, 'the game never died of its full console log').to.be.lessThan(200)
@@ -82,9 +84,33 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     expect(runState(disk.data, 'big')).to.include({ status: 'crashed' })
     expect(await ok(['events', '--limit', '5'])).to.match(/server_crash/)
   })
-})
 
-/** Resolves once `pid` has ended (reaped by its parent, or a zombie of init's). */
-async function untilGone(pid: number): Promise<void> {
-  while (alive(pid)) await new Promise((resolve) => setTimeout(resolve, 50))
-}
+  it('a stop whose status journal cannot be recorded is answered as done, and the next look records it', async () => {
+    const filler = join(disk.mount, 'filler')
+    await ok(['server', 'add', 'stopper', '--dir', fakeBedrockDir()])
+    await ok(['server', 'start', 'stopper'])
+    const started = await cliStart(disk.data, ['--detached'])
+    expect(started.code, show(started)).to.equal(0)
+    const game = runState(disk.data, 'stopper')?.game?.pid as number
+    // Room for the stop's own facts in the database, none for the journal's lock file.
+    const reserve = join(disk.mount, 'reserve')
+    writeFileSync(reserve, Buffer.alloc(48 * 1024))
+    fill(filler)
+    unlinkSync(reserve)
+    try {
+      const stop = await cli(disk.data, ['server', 'stop', 'stopper'])
+      // Done work is never answered as failed (the old answer was SM_ERR_DB_FULL, exit 74).
+      expect(stop.code, show(stop)).to.equal(0)
+      expect(stop.stdout).to.match(/Server 'stopper' stopped/)
+      await untilGone(game)
+      expect(await ok(['server', 'list'])).to.match(/stopper +bedrock +stopped/)
+    } finally {
+      unlinkSync(filler)
+    }
+    expect(await ok(['server', 'status', 'stopper'])).to.match(/stopped/)
+    expect(await ok(['events', '--limit', '10'])).to.match(
+      /after_server_status_change .*"serverName":"stopper","status":"stopped"/,
+    )
+    await ok(['web', 'stop'])
+  })
+})

@@ -1,9 +1,9 @@
-import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { exited, fakeBedrockDir, gameDataDir, nextLine } from '../../helpers/game'
-import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 async function startManager(data: string): Promise<ChildProcessWithoutNullStreams> {

@@ -22,6 +22,5 @@ export default class ServerSend extends ManagerCommand {
     const reply = await this.request('servers:send', { name: args.name, command })
     if (flags.json) return this.printJson(reply)
     for (const line of reply.reply) this.log(line)
-    if (reply.warning) this.warn(`The command was ${reply.warning}`)
   }
 }
