@@ -486,12 +486,18 @@ export class ServerControl {
     } catch {
       process.kill(game.pid, 'SIGKILL')
     }
-    files.changeStatus(
-      state,
-      'stopped',
-      { reason: 'killed: SIGKILL', exitCode: null, signal: 'SIGKILL' },
-      { game: undefined, supervisor: undefined, exitCode: null, signal: 'SIGKILL' },
-    )
+    try {
+      files.changeStatus(
+        state,
+        'stopped',
+        { reason: 'killed: SIGKILL', exitCode: null, signal: 'SIGKILL' },
+        { game: undefined, supervisor: undefined, exitCode: null, signal: 'SIGKILL' },
+      )
+    } catch (error) {
+      // Killed is killed: the next look finds the game gone and records that (as a crash).
+      if (!isDiskFull(error)) throw error
+      this.#logger.warn(`the kill of '${server.name}' is not recorded while the disk is full: ${reasonOf(error)}`)
+    }
     await this.#ingestAfter(server)
     return { exitCode: null, signal: 'SIGKILL', escalated: undefined }
   }

@@ -147,13 +147,7 @@ class Supervisor {
     }
     this.#stateUnwritten = true
     this.#persist()
-    this.#logCheck = setInterval(() => {
-      try {
-        this.#rotateLog()
-      } catch (error) {
-        log(`the console log could not be rotated (tried again later): ${reasonOf(error)}`)
-      }
-    }, LOG_CHECK_MS)
+    this.#logCheck = setInterval(() => this.#rotateLogLater(), LOG_CHECK_MS)
     return { ok: true, adopted: this.#adopted, status: this.#state.status }
   }
 
@@ -207,11 +201,12 @@ class Supervisor {
     const spec = this.#spec
     try {
       this.#ensureFifo()
-      this.#rotateLog()
     } catch (error) {
       this.#failed(`its console could not be prepared: ${reasonOf(error)}`)
       return
     }
+    // A log that cannot be rotated now (a full disk) is appended to: a game is not kept down for it.
+    this.#rotateLogLater()
     const input = openSync(this.#files.fifo, constants.O_RDWR)
     const output = openSync(this.#files.log, 'a', 0o600)
     const nothing = openSync('/dev/null', 'r+')
@@ -676,8 +671,24 @@ class Supervisor {
     if (this.#files.logSize() <= maxBytes) return
     this.#tail?.poll()
     for (let n = keep - 1; n >= 1; n--) if (existsSync(`${log}.${n}`)) renameSync(`${log}.${n}`, `${log}.${n + 1}`)
-    if (keep >= 1) copyFileSync(log, `${log}.1`)
+    if (keep >= 1)
+      try {
+        copyFileSync(log, `${log}.1`)
+      } catch (error) {
+        // A torn copy is no rotated log; the log itself is still whole (not truncated).
+        rmSync(`${log}.1`, { force: true })
+        throw error
+      }
     truncateSync(log, 0)
+  }
+
+  /** Rotates the log if it is due, or says why not: the next check tries again. */
+  #rotateLogLater(): void {
+    try {
+      this.#rotateLog()
+    } catch (error) {
+      log(`the console log could not be rotated (tried again later): ${reasonOf(error)}`)
+    }
   }
 
   /** Ends the supervisor: the game has stopped for good (or never started). */

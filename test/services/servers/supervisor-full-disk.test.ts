@@ -1,9 +1,9 @@
-import { unlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { fill, fullDiskSuite, managerPid, show } from '../../helpers/full-disk'
-import { alive, fakeBedrockDir, runState, untilGone, untilSupervisorEnds } from '../../helpers/game'
+import { alive, fakeBedrockDir, runState, untilGone, untilStatus, untilSupervisorEnds } from '../../helpers/game'
 import { cli, cliStart } from '../../helpers/run'
 
 describe('services/servers: a supervisor and the reads on a full disk (issue 18 follow-up)', function () {
@@ -112,5 +112,55 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
       /after_server_status_change .*"serverName":"stopper","status":"stopped"/,
     )
     await ok(['web', 'stop'])
+  })
+
+  it('a crash restart goes ahead when the console log cannot be rotated, and leaves no torn rotated log', async () => {
+    await ok(['setting', 'set', 'servers.log_max_bytes', '65536'])
+    await ok(['setting', 'set', 'servers.restart.delay_ms', '0'])
+    await ok(['server', 'add', 'rotor', '--dir', fakeBedrockDir()])
+    await ok(['server', 'config', 'rotor', 'restart.enabled', 'true'])
+    await ok(['server', 'start', 'rotor'])
+    const game = runState(disk.data, 'rotor')?.game?.pid as number
+    // A log due for rotation, bigger than the space left: its copy cannot be made.
+    const log = RunFiles.of(disk.data, 'rotor').log
+    appendFileSync(log, `${'x'.repeat(99)}\n`.repeat(2000))
+    const filler = join(disk.mount, 'filler')
+    const reserve = join(disk.mount, 'reserve')
+    writeFileSync(reserve, Buffer.alloc(64 * 1024))
+    fill(filler)
+    unlinkSync(reserve)
+    try {
+      process.kill(game, 'SIGKILL')
+      const next = await untilStatus(disk.data, 'rotor', (e) =>
+        /restart 1 of|could not be prepared/.test((e as { reason?: string }).reason ?? ''),
+      )
+      // The old answer: 'its console could not be prepared: ENOSPC', and no restart.
+      expect((next as { reason?: string }).reason).to.match(/^restart 1 of 3 after a crash/)
+      expect(existsSync(`${log}.1`), 'a torn copy of the log was left').to.equal(false)
+    } finally {
+      unlinkSync(filler)
+    }
+    expect(await ok(['server', 'status', 'rotor'])).to.match(/running|starting/)
+    await ok(['server', 'stop', 'rotor'])
+  })
+
+  it('a kill of a game without its supervisor is answered as done when its state cannot be written', async () => {
+    await ok(['server', 'add', 'killme', '--dir', fakeBedrockDir()])
+    await ok(['server', 'start', 'killme'])
+    const state = runState(disk.data, 'killme')
+    const game = state?.game?.pid as number
+    process.kill(state?.supervisor?.pid as number, 'SIGKILL')
+    await untilGone(state?.supervisor?.pid as number)
+    const filler = join(disk.mount, 'filler')
+    fill(filler)
+    try {
+      const kill = await cli(disk.data, ['server', 'kill', 'killme'])
+      // The old answer: SM_ERR_DISK_FULL, exit 74, for a game that was killed.
+      expect(kill.code, show(kill)).to.equal(0)
+      await untilGone(game)
+    } finally {
+      unlinkSync(filler)
+    }
+    expect(await ok(['server', 'status', 'killme'])).not.to.match(/running/)
   })
 })
