@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { type BusScope, isDiskFull, isSmError, performAction, reasonOf, SmError, toSmError } from '../../../kernel'
+import { processIdentity } from '../../../kernel/process-identity'
 import type { ServerRecord } from '../contract'
 import { type ServerControl, settled } from '../control'
 import { withPowerLock } from '../power-lock'
@@ -228,6 +229,13 @@ export class Backups {
         rmSync(join(folder, file), { force: true })
         done.push(file)
       }
+    const files = this.control.files(server.name)
+    const exported = files.readExport()
+    if (exported?.part.endsWith('.part')) {
+      rmSync(exported.part, { force: true })
+      done.push(`${exported.part} (a world export that did not finish)`)
+    }
+    files.writeExport(undefined)
     const world = worldOf(server)
     const parent = world && dirname(world)
     if (!world || !parent || !existsSync(parent)) return done
@@ -299,8 +307,21 @@ export class Backups {
       payload: { serverName: server.name, file: target },
       perform: () =>
         this.#locked(server, 'export', async () => {
+          await this.#sweep(server)
           const running = ACTIVE.includes((await this.control.status(server)).status)
-          await this.#archiveWorld(server, target, running && server.profile === 'bedrock', 'export')
+          // Its .part is outside the data directory: recorded, for the sweep after a kill -9.
+          const files = this.control.files(server.name)
+          files.ensureDir()
+          files.writeExport({
+            part: `${target}.part`,
+            holder: { pid: process.pid, identity: processIdentity(process.pid) },
+            since: new Date().toISOString(),
+          })
+          try {
+            await this.#archiveWorld(server, target, running && server.profile === 'bedrock', 'export')
+          } finally {
+            files.writeExport(undefined)
+          }
           return { file: target, bytes: statSync(target).size }
         }),
       message: (r) => `Exported the world of '${server.name}' to ${r.file}.`,

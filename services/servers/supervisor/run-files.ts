@@ -109,6 +109,17 @@ export interface IntentRecord {
   readonly since: string
 }
 
+/**
+ * `export.json`: a world export under way, naming its `.part` (at a path of the user's choosing,
+ * outside the data directory), so that one cut short by a dead process is removed by the next
+ * sweep, as a backup's `.part` is.
+ */
+export interface ExportRecord {
+  readonly part: string
+  readonly holder: ProcessRef
+  readonly since: string
+}
+
 /** UNIX socket paths are limited to 107 bytes on Linux. */
 export const MAX_SOCKET_PATH = 107
 
@@ -156,6 +167,9 @@ export class RunFiles {
   get intent(): string {
     return join(this.dir, 'intent.json')
   }
+  get export(): string {
+    return join(this.dir, 'export.json')
+  }
 
   ensureDir(): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 })
@@ -184,6 +198,15 @@ export class RunFiles {
   writeHold(hold: HoldRecord | undefined): void {
     if (hold) writeJson(this.hold, hold)
     else rmSync(this.hold, { force: true })
+  }
+
+  readExport(): ExportRecord | undefined {
+    return readJson<ExportRecord>(this.export)
+  }
+
+  writeExport(record: ExportRecord | undefined): void {
+    if (record) writeJson(this.export, record)
+    else rmSync(this.export, { force: true })
   }
 
   readIntent(): IntentRecord | undefined {

@@ -255,6 +255,43 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
     }
   })
 
+  it('removes the .part a world export killed mid-copy left at its target, at the next export or prune', async () => {
+    const data = gameDataDir()
+    const s = await heldServer(data)
+    const target = join(tempDir('sm-export-'), 'world.mcworld')
+    try {
+      const exporting = spawnCli(data, ['server', 'export', 's1', target])
+      await s.midCopy()
+      const why = resumed(s.files)
+      process.kill(exporting.pid as number, 'SIGKILL')
+      await exited(exporting)
+      await why
+      await s.close()
+      expect(existsSync(`${target}.part`), 'the export left no .part to remove').to.equal(true)
+      expect(await cliOk(data, ['server', 'prune', 's1'])).to.include(`${target}.part`)
+      expect(existsSync(`${target}.part`)).to.equal(false)
+      expect(record(s.files, 'export.json')).to.equal(undefined)
+
+      // Killed again, the next export removes it and writes its own.
+      const again = spawnCli(data, ['server', 'export', 's1', target])
+      await s.midCopy()
+      const resumedAgain = resumed(s.files)
+      process.kill(again.pid as number, 'SIGKILL')
+      await exited(again)
+      await resumedAgain
+      await s.close()
+      expect(existsSync(`${target}.part`)).to.equal(true)
+      const next = spawnCli(data, ['server', 'export', 's1', target])
+      await s.midCopy()
+      await s.release()
+      expect(await exited(next)).to.equal(0)
+      expect(existsSync(target)).to.equal(true)
+      expect(existsSync(`${target}.part`)).to.equal(false)
+    } finally {
+      await s.close()
+    }
+  })
+
   it("names the supervisor's own log when it went away under a client", async () => {
     const data = gameDataDir()
     await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
