@@ -100,12 +100,12 @@ declare module '../../kernel/maps' {
     session_revoked: { readonly id: string; readonly username: string; readonly expiresAt: string }
     /** A sign-in (or a password check) with a wrong password or an unknown user name. */
     sign_in_failed: { readonly username: string; readonly client: string | undefined }
-    /** A user name or client reached the limit of failed sign-ins; recorded once per window per key. */
+    /** A user name, a client, or the name at that client reached its limit of failed sign-ins; recorded once per window per key. */
     sign_in_locked: {
       readonly username: string
       readonly client: string | undefined
-      /** Which limit: the user name's or the client's. */
-      readonly limit: 'user' | 'client'
+      /** Which limit: the name at this client's (`auth.login_max_failures`), or the ten times wider one of the name or the client. */
+      readonly limit: 'user_at_client' | 'user' | 'client'
       readonly seconds: number
     }
   }

@@ -58,7 +58,7 @@ export const authErrors = defineErrors('auth', {
   SM_ERR_AUTH_RATE_LIMITED: spec<{ seconds: number }>({
     status: 429,
     exit: 75,
-    when: 'Too many failed sign-ins for one user name or from one client in the window (auth.login_max_failures, auth.login_window_s).',
+    when: 'Too many failed sign-ins for one user name from one client (auth.login_max_failures), or ten times as many for the name or from the client, in the window (auth.login_window_s).',
     message: (p) => `Too many failed sign-in attempts. Try again in ${p.seconds} s.`,
   }),
   SM_ERR_AUTH_SETUP_DONE: spec<Record<string, never>>({

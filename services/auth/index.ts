@@ -29,6 +29,8 @@ const passwordKey = (username: string) => `auth.password:${username.toLowerCase(
 const SESSION_CLAIMS = ['exp', 'jti', 'uid', 'sub'] as const
 /** Session tokens whose signature was checked, remembered (oldest forgotten first). */
 const CHECKED_TOKENS = 10_000
+/** How much wider the per-user-name and per-client sign-in limits are than the per-pair one. */
+const WIDE_LIMIT = 10
 
 interface Claims {
   readonly sub?: string
@@ -221,7 +223,11 @@ class Auth {
       if (!user) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: asked.username })
       await this.#bus.request('events:vault_set', { name: passwordKey(user.username), value: hash })
       await this.#bus.emit('user_password_changed', { username: user.username })
-      this.#limiter.clear(`user:${user.username.toLowerCase()}`)
+      // Guesses at the old password count no more, wherever they came from.
+      const name = user.username.toLowerCase()
+      this.#limiter.clearWhere(
+        (key) => key === `user:${name}` || (key.startsWith('pair:') && key.endsWith(`\n${name}`)),
+      )
       return publicUser(user)
     })
   }
@@ -249,30 +255,38 @@ class Auth {
   }
 
   /**
-   * Checks a password, limited per user name and per client: the attempt is counted before the
-   * slow hash, in the same turn as the check, so parallel attempts cannot all pass the limit
-   * while their hashes run. A failure is recorded (`sign_in_failed`), a lockout once per window
-   * per key (`sign_in_locked`): the refused attempts themselves cost one fact at most. The user
-   * when the password matches, undefined when not; 429 at the limit.
+   * Checks a password, limited per user name at one client (`auth.login_max_failures`), and, ten
+   * times wider, per user name from anywhere and per client for any name: guessing one account
+   * from one place stops soon, while one client cannot lock out every user behind its address
+   * (a proxy, a NAT), nor one user name lock that user out everywhere, before ten times the
+   * limit. The attempt is counted before the slow hash, in the same turn as the check, so
+   * parallel attempts cannot all pass the limit while their hashes run. A failure is recorded
+   * (`sign_in_failed`), a lockout once per window per key (`sign_in_locked`): the refused
+   * attempts themselves cost one fact at most. The user when the password matches, undefined
+   * when not; 429 at a limit, even for the right password (else the limit would not stop a guess).
    */
   async #attempt(username: string, password: string, client: string | undefined): Promise<StoredUser | undefined> {
     const max = await this.#setting('auth.login_max_failures')
     const windowMs = (await this.#setting('auth.login_window_s')) * 1000
-    const userKey = `user:${username.toLowerCase()}`
-    const clientKey = client ? `client:${client}` : undefined
+    const name = username.toLowerCase()
+    const limits = [
+      { key: `pair:${client ?? ''}\n${name}`, max, limit: 'user_at_client' as const },
+      { key: `user:${name}`, max: max * WIDE_LIMIT, limit: 'user' as const },
+      ...(client ? [{ key: `client:${client}`, max: max * WIDE_LIMIT, limit: 'client' as const }] : []),
+    ]
     const at = Date.now()
-    const refused = this.#limiter.reserve(clientKey ? [userKey, clientKey] : [userKey], max, windowMs, at)
+    const refused = this.#limiter.reserve(limits, windowMs, at)
     if (refused) {
       if (refused.report)
         await this.#bus.emit('sign_in_locked', {
           username,
           client,
-          limit: refused.key === userKey ? 'user' : 'client',
+          limit: limits.find((l) => l.key === refused.key)?.limit ?? 'user',
           seconds: refused.seconds,
         })
       throw new SmError('SM_ERR_AUTH_RATE_LIMITED', { seconds: refused.seconds })
     }
-    const user = (await this.state()).users.find((u) => u.username.toLowerCase() === username.toLowerCase())
+    const user = (await this.state()).users.find((u) => u.username.toLowerCase() === name)
     const stored = user && (await this.#bus.request('events:vault_get', { name: passwordKey(user.username) }))
     // A missing user costs as much as a wrong password, so timing does not tell which it was.
     const ok = await verifyPassword(password, stored ?? (await decoyHash()))
@@ -280,9 +294,11 @@ class Auth {
       await this.#bus.emit('sign_in_failed', { username, client })
       return undefined
     }
-    // The password is proven: the user name's failures are forgiven, the client's attempt taken back.
-    this.#limiter.clear(userKey)
-    if (clientKey) this.#limiter.release(clientKey, at)
+    // The password is proven here: this place's failures on the name are forgiven, and the
+    // attempt is taken back from the wide limits (others' failures there still count).
+    const [pair, ...wide] = limits
+    if (pair) this.#limiter.clear(pair.key)
+    for (const { key } of wide) this.#limiter.release(key, at)
     return user
   }
 

@@ -1,5 +1,5 @@
 /**
- * Sign-in attempts counted per key (a user name, a client address) in a sliding window. An
+ * Sign-in attempts counted per key (a user name, a client address, the two together) in a sliding window. An
  * attempt is counted when it starts, in the same turn as the check, so parallel attempts cannot
  * all pass the check while their slow hashes run; a successful one is taken back. In memory: the
  * manager is the one process that serves sign-ins, and a restart forgiving old failures is fine.
@@ -10,17 +10,16 @@ export class FailureLimiter {
   readonly #reported = new Map<string, number>()
 
   /**
-   * Counts an attempt on every key, unless one of them is at its limit: then nothing is counted,
-   * and the answer names that key, the seconds until it may try again, and whether this lockout
-   * is new (not reported within the last window).
+   * Counts an attempt on every key, unless one of them is at its limit (each key has its own):
+   * then nothing is counted, and the answer names that key, the seconds until it may try again,
+   * and whether this lockout is new (not reported within the last window).
    */
   reserve(
-    keys: readonly string[],
-    max: number,
+    limits: readonly { readonly key: string; readonly max: number }[],
     windowMs: number,
     now = Date.now(),
   ): { key: string; seconds: number; report: boolean } | undefined {
-    for (const key of keys) {
+    for (const { key, max } of limits) {
       const times = this.#recent(key, windowMs, now)
       if (times.length < max) continue
       const seconds = Math.max(1, Math.ceil(((times[0] ?? now) + windowMs - now) / 1000))
@@ -28,7 +27,7 @@ export class FailureLimiter {
       if (report) this.#reported.set(key, now + windowMs)
       return { key, seconds, report }
     }
-    for (const key of keys) this.#attempts.set(key, [...this.#recent(key, windowMs, now), now])
+    for (const { key } of limits) this.#attempts.set(key, [...this.#recent(key, windowMs, now), now])
     this.#forgetOld(windowMs, now)
     return undefined
   }
@@ -40,10 +39,15 @@ export class FailureLimiter {
     if (times && index >= 0) times.splice(index, 1)
   }
 
-  /** Forgets every attempt on `key` (the password was proven, or reset). */
+  /** Forgets every attempt on `key` (the password was proven). */
   clear(key: string): void {
     this.#attempts.delete(key)
     this.#reported.delete(key)
+  }
+
+  /** Forgets every attempt on the keys `matches` picks (a password reset). */
+  clearWhere(matches: (key: string) => boolean): void {
+    for (const key of [...this.#attempts.keys()]) if (matches(key)) this.clear(key)
   }
 
   #recent(key: string, windowMs: number, now: number): number[] {

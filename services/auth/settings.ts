@@ -14,7 +14,8 @@ defineSettings('auth', {
   },
   'auth.login_max_failures': {
     default: 10,
-    summary: 'failed sign-ins allowed per user name and per client within auth.login_window_s',
+    summary:
+      'failed sign-ins allowed per user name at one client within auth.login_window_s (ten times as many per user name, and per client)',
     rule: wholeNumber(1, 10_000),
   },
   'auth.login_window_s': {

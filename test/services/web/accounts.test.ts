@@ -126,6 +126,42 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     expect(right.status).to.equal(429)
   })
 
+  it('guesses at one name from one address lock out neither other users there nor that user elsewhere; the wide limits are ten times larger', async () => {
+    web = await startWeb({ settings: { 'auth.login_max_failures': 2 } })
+    await web.manager.bus.request('settings:set', { key: 'web.trust_proxy', value: true })
+    const url = await restart(web)
+    await again?.bus.request('auth:create_user', { username: 'bob', password: 'bob password 1', role: 'user' })
+    const from = (address: string) => ({ 'X-Forwarded-For': address })
+    const token = (address: string, username: string, password: string) =>
+      http(`${url}/auth/token`, { headers: from(address), body: { username, password } }).then((r) => r.status)
+    // One address (a shared proxy or NAT) guesses at 'admin' until refused.
+    const shared = '203.0.113.1'
+    expect([await token(shared, 'admin', 'x1'), await token(shared, 'admin', 'x2')]).to.deep.equal([401, 401])
+    expect(await token(shared, 'admin', ADMIN_PASSWORD)).to.equal(429)
+    // Another user behind that address, and the admin elsewhere, still sign in.
+    expect(await token(shared, 'bob', 'bob password 1')).to.equal(200)
+    expect(await token('203.0.113.2', 'admin', ADMIN_PASSWORD)).to.equal(200)
+    // One address spraying names is refused at ten times the limit (20), whatever the name.
+    const sprayed: number[] = []
+    for (let i = 0; i < 21; i++) sprayed.push(await token('203.0.113.3', `name${i}`, 'guessed'))
+    expect(sprayed.filter((s) => s === 401)).to.have.length(20)
+    expect(sprayed.at(-1)).to.equal(429)
+    expect(await token('203.0.113.3', 'bob', 'bob password 1')).to.equal(429)
+    // One name guessed from many addresses is refused everywhere at ten times the limit, until its password changes.
+    const spread: number[] = []
+    for (let i = 0; i < 21; i++) spread.push(await token(`198.51.100.${i}`, 'bob', 'guessed'))
+    expect(spread.filter((s) => s === 401)).to.have.length(20)
+    expect(await token('203.0.113.4', 'bob', 'bob password 1')).to.equal(429)
+    await again?.bus.request('auth:reset_password', { username: 'bob', password: 'bob password 2' })
+    expect(await token('203.0.113.4', 'bob', 'bob password 2')).to.equal(200)
+    const locked = await again?.bus.request('events:read', { types: ['sign_in_locked'] })
+    expect(locked?.map((e) => (e.payload as { limit: string }).limit)).to.deep.equal([
+      'user_at_client',
+      'client',
+      'user',
+    ])
+  })
+
   it('item 7: failed sign-ins and one lockout per window are facts in `events`, with user and client, never the password', async () => {
     web = await startWeb({ settings: { 'auth.login_max_failures': 3 } })
     const { url } = web
@@ -133,18 +169,19 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     const statuses: number[] = []
     for (const username of ['admin', 'admin', 'nobody', 'admin', 'admin', 'admin'])
       statuses.push((await http(`${url}/auth/token`, { body: { username, password: guess } })).status)
-    // The client's limit (3) is reached after three failures: the rest are refused without a check.
-    expect(statuses).to.deep.equal([401, 401, 401, 429, 429, 429])
+    // The limit of 'admin' at this client (3) is reached after its three failures: the rest are refused without a check.
+    expect(statuses).to.deep.equal([401, 401, 401, 401, 429, 429])
 
     const failed = await web.manager.bus.request('events:read', { types: ['sign_in_failed'] })
     expect(failed.map((e) => e.payload)).to.deep.equal([
       { username: 'admin', client: '127.0.0.1' },
       { username: 'admin', client: '127.0.0.1' },
       { username: 'nobody', client: '127.0.0.1' },
+      { username: 'admin', client: '127.0.0.1' },
     ])
     const locked = await web.manager.bus.request('events:read', { types: ['sign_in_locked'] })
     expect(locked.map((e) => e.payload)).to.have.length(1)
-    expect(locked[0]?.payload).to.include({ username: 'admin', client: '127.0.0.1', limit: 'client' })
+    expect(locked[0]?.payload).to.include({ username: 'admin', client: '127.0.0.1', limit: 'user_at_client' })
     const shown = await cli(web.dataDir, ['events'])
     expect(shown.code, shown.stderr).to.equal(0)
     expect(shown.stdout).to.contain('sign_in_failed').and.contain('sign_in_locked').and.contain('127.0.0.1')
@@ -539,7 +576,7 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     for (let i = 1; i <= 5; i++) {
       // The client sends an address of its choice; the proxy appends the one it saw.
       const headers = { 'X-Forwarded-For': `198.51.100.${i}, 203.0.113.7` }
-      const reply = await http(`${url}/auth/token`, { headers, body: { username: `nobody${i}`, password: 'guessed' } })
+      const reply = await http(`${url}/auth/token`, { headers, body: { username: 'nobody', password: 'guessed' } })
       statuses.push(reply.status)
     }
     expect(statuses).to.deep.equal([401, 401, 401, 429, 429])
@@ -562,7 +599,7 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     const { url } = web
     const guesses: number[] = []
     for (let i = 0; i < 4; i++)
-      guesses.push((await http(`${url}/auth/token`, { body: { username: `n${i}`, password: 'guessed' } })).status)
+      guesses.push((await http(`${url}/auth/token`, { body: { username: 'n', password: 'guessed' } })).status)
     expect(guesses).to.deep.equal([401, 401, 401, 429])
     const setup = await http(`${url}/api/setup/create-first-user`, {
       body: { username: 'owner', password: 'owner password' },
