@@ -14,6 +14,14 @@ export function processIdentity(pid: number): string | undefined {
   }
 }
 
+let own: { pid: number; identity: string | undefined } | undefined
+
+/** This process as a lock or record names it: its PID and identity (read once; a fork has its own PID). */
+export function ownProcess(): { readonly pid: number; readonly identity: string | undefined } {
+  if (own?.pid !== process.pid) own = { pid: process.pid, identity: processIdentity(process.pid) }
+  return own
+}
+
 /** The state letter of a process (R, S, Z, ...), where /proc tells it. */
 export function processState(pid: number): string | undefined {
   return procStat(pid)?.state

@@ -25,6 +25,9 @@ const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/
 const TOKEN_PREFIX = 'smt_'
 const JWT_KEY = 'auth.jwt_key'
 const passwordKey = (username: string) => `auth.password:${username.toLowerCase()}`
+/** The user of that name: user names are unique without regard to case. */
+const named = (users: readonly StoredUser[], username: string) =>
+  users.find((u) => u.username.toLowerCase() === username.toLowerCase())
 /** The claims a session must carry: when it ends, its id (what sign-out revokes) and its account's id. */
 const SESSION_CLAIMS = ['exp', 'jti', 'uid', 'sub'] as const
 /** Session tokens whose signature was checked, remembered (oldest forgotten first). */
@@ -134,7 +137,7 @@ class Auth {
   }
 
   async #user(username: string): Promise<StoredUser> {
-    const user = (await this.state()).users.find((u) => u.username.toLowerCase() === String(username).toLowerCase())
+    const user = named((await this.state()).users, String(username))
     if (!user) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: String(username) })
     return user
   }
@@ -163,8 +166,7 @@ class Auth {
     const password = await this.#checkPassword(request.password)
     const refusal = (users: readonly StoredUser[]) => {
       if (request.firstAdmin && users.length > 0) return new SmError('SM_ERR_AUTH_SETUP_DONE', {})
-      if (users.some((u) => u.username.toLowerCase() === username.toLowerCase()))
-        return new SmError('SM_ERR_AUTH_USER_EXISTS', { username })
+      if (named(users, username)) return new SmError('SM_ERR_AUTH_USER_EXISTS', { username })
       return undefined
     }
     // Checked before the slow hash (a quick answer) and again after it, in the change's own step.
@@ -286,7 +288,7 @@ class Auth {
         })
       throw new SmError('SM_ERR_AUTH_RATE_LIMITED', { seconds: refused.seconds })
     }
-    const user = (await this.state()).users.find((u) => u.username.toLowerCase() === name)
+    const user = named((await this.state()).users, name)
     const stored = user && (await this.#bus.request('events:vault_get', { name: passwordKey(user.username) }))
     // A missing user costs as much as a wrong password, so timing does not tell which it was.
     const ok = await verifyPassword(password, stored ?? (await decoyHash()))

@@ -1,7 +1,7 @@
 import './errors'
 import { mkdirSync, rmSync } from 'node:fs'
 import { currentContext, reasonOf, type Service, SmError } from '../../kernel'
-import { processIdentity } from '../../kernel/process-identity'
+import { ownProcess } from '../../kernel/process-identity'
 import { BridgeServer } from './server'
 import { managerFiles, writeManagerInfo } from './socket-files'
 
@@ -37,9 +37,8 @@ export function bridgeService(options: { version: string }): Service {
       const startedAt = new Date()
       try {
         writeManagerInfo(files, {
-          pid: process.pid,
+          ...ownProcess(),
           startedAt: startedAt.toISOString(),
-          identity: processIdentity(process.pid),
           dataDir: config.dataDir,
           version: options.version,
         })

@@ -10,7 +10,7 @@ import {
   reportObserved,
   SmError,
 } from '../../kernel'
-import { isSameProcess, processIdentity } from '../../kernel/process-identity'
+import { isSameProcess, ownProcess } from '../../kernel/process-identity'
 import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord } from './contract'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
@@ -399,7 +399,7 @@ export class ServerControl {
     files.ensureDir()
     files.writeIntent({
       work,
-      holder: { pid: process.pid, identity: processIdentity(process.pid) },
+      holder: ownProcess(),
       since: new Date().toISOString(),
     })
     try {
@@ -435,7 +435,7 @@ export class ServerControl {
       await withPowerLock(files.powerLock, server.name, 'start', async () => {
         const left = files.readIntent()
         if (!left || isSameProcess(left.holder.pid, left.holder.identity)) return
-        files.writeIntent({ ...left, holder: { pid: process.pid, identity: processIdentity(process.pid) } })
+        files.writeIntent({ ...left, holder: ownProcess() })
         const now = await this.#current(server)
         if (!ACTIVE.includes(now.status) && now.supervisorPid === undefined) {
           this.#logger.warn(
@@ -539,7 +539,7 @@ export class ServerControl {
    */
   async withHold<T>(server: ServerRecord, fn: (game: HoldConsole) => Promise<T>): Promise<T> {
     let client = await this.#supervisor(server, 'take commands')
-    const holder = { pid: process.pid, identity: processIdentity(process.pid) }
+    const holder = ownProcess()
     const ask = async (op: 'hold' | 'send' | 'resume', fields: object): Promise<readonly string[]> => {
       try {
         return ((await client.request(op, fields as never)) as SendReply).reply

@@ -1,6 +1,6 @@
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { SmError } from '../../kernel/errors'
-import { isSameProcess, processIdentity } from '../../kernel/process-identity'
+import { isSameProcess, ownProcess } from '../../kernel/process-identity'
 import './errors'
 import { setTimeout as sleep } from 'node:timers/promises'
 
@@ -18,8 +18,7 @@ interface Holder {
  */
 function acquire(path: string, action: string): Holder | undefined {
   const mine: Holder = {
-    pid: process.pid,
-    identity: processIdentity(process.pid),
+    ...ownProcess(),
     action,
     since: new Date().toISOString(),
   }

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { type BusScope, currentContext, type Logger, reasonOf, SmError, toSmError } from '../../kernel'
-import { processIdentity } from '../../kernel/process-identity'
+import { ownProcess } from '../../kernel/process-identity'
 import type { TaskContext, TaskRecord } from './contract'
 
 interface Live {
@@ -19,7 +19,7 @@ interface Live {
 
 const current = new AsyncLocalStorage<Live>()
 /** This process, as task_started records it (read once: it does not change). */
-const OWN_IDENTITY = processIdentity(process.pid)
+const OWN_IDENTITY = ownProcess().identity
 
 /**
  * Runs long work as tasks: each gets an id, a state, progress and a result, recorded as

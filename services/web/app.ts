@@ -17,7 +17,7 @@ import { openApiDocument, SETUP_EXEMPT } from './openapi'
 import { type KnownRoute, PluginLayer, routesOf, type StaticMount } from './plugin-layer'
 import { Renderers } from './render'
 import { checkJsonDepth, deferBody, releaseBody } from './request-body'
-import { specOf, type WebState } from './route'
+import { hasBody, isWrite, specOf, type WebState } from './route'
 import { serveStatic as serve } from './static-files'
 
 /** The package's root (dist/services/web → the checkout or the installed package). */
@@ -27,9 +27,6 @@ export const APP_PUBLIC = join(PACKAGE_ROOT, 'services', 'web', 'public')
 export const SWAGGER_DIST = dirname(require.resolve('swagger-ui-dist/package.json'))
 const PICO_CSS = join(dirname(require.resolve('@picocss/pico/package.json')), 'css')
 
-const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-/** Methods whose bodies are read (as @koa/bodyparser does by default), once the route's guard has passed. */
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 /** What `ctx.is('multipart/form-data')` answers, without parsing the media type on every write. */
 const MULTIPART = /^\s*multipart\/form-data\s*(;|$)/i
 export const SESSION_COOKIE = 'access_token_cookie'
@@ -291,7 +288,7 @@ export class WebServer implements WebApp {
         if (this.#state !== 'serving') throw new SmError('SM_ERR_WEB_UNAVAILABLE', { state: this.#state })
         const refused = this.hosts.hostRefusal(ctx.host)
         if (refused) throw refused
-        const origin = UNSAFE.has(ctx.method) ? ctx.get('origin') : ''
+        const origin = isWrite(ctx.method) ? ctx.get('origin') : ''
         if (origin) {
           // Not ctx.origin: in Koa 3 that is the Origin header itself.
           const foreign = this.hosts.originRefusal(origin, `${ctx.protocol}://${ctx.host}`)
@@ -304,7 +301,7 @@ export class WebServer implements WebApp {
           ctx.redirect('/setup')
           return
         }
-        if (BODY_METHODS.has(ctx.method))
+        if (hasBody(ctx.method))
           deferBody(
             ctx,
             MULTIPART.test(ctx.get('content-type'))
@@ -346,7 +343,7 @@ export class WebServer implements WebApp {
     }
     const accept = (user: Identity) => {
       // A write authenticated by the browser's cookie must prove it comes from our pages.
-      if (cookie && UNSAFE.has(ctx.method) && (!user.csrf || ctx.get('x-csrf-token') !== user.csrf))
+      if (cookie && isWrite(ctx.method) && (!user.csrf || ctx.get('x-csrf-token') !== user.csrf))
         ctx.state.authError = new SmError('SM_ERR_AUTH_CSRF', {})
       else ctx.state.user = user
     }

@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi'
 import { z } from 'zod'
 import type { KnownRoute } from './plugin-layer'
-import { type RouteSpec, specOf } from './route'
+import { hasBody, isWrite, type RouteSpec, specOf } from './route'
 
 const ErrorBody = z
   .object({
@@ -18,9 +18,6 @@ const ErrorBody = z
 
 /** Paths a GET may open before first-run setup; any other GET is sent to /setup until then. */
 export const SETUP_EXEMPT = /^\/(api|auth|static|docs|setup|favicon\.ico)(\/|$)/
-
-const UNSAFE = new Set(['post', 'put', 'patch', 'delete'])
-const BODY = new Set(['post', 'put', 'patch'])
 
 /** `/servers/:name` → `/servers/{name}`. */
 export function openApiPath(path: string): string {
@@ -130,16 +127,16 @@ function responsesOf(
       description: `Redirect: ${redirects.join('; ')}.`,
       headers: { Location: { description: 'where to go', schema: { type: 'string' } } },
     }
-  if (BODY.has(method)) {
+  if (hasBody(method)) {
     responses['400'] = error('The body is not valid JSON, form data or multipart data.')
     responses['413'] = error('The body, or an uploaded file, is larger than its limit (web.max_upload_mb for files).')
   }
   if (route.access !== 'public') responses['401'] = error('Not signed in, or the token is not valid.')
   const forbidden: string[] = []
   if (route.access === 'moderator' || route.access === 'admin') forbidden.push(`needs the role ${route.access}`)
-  if (route.access !== 'public' && UNSAFE.has(method))
+  if (route.access !== 'public' && isWrite(method))
     forbidden.push('a write signed in by the session cookie needs the X-CSRF-Token header')
-  if (UNSAFE.has(method)) forbidden.push("a write's Origin header, when sent, must be the manager's own origin")
+  if (isWrite(method)) forbidden.push("a write's Origin header, when sent, must be the manager's own origin")
   if (spec?.session) forbidden.push('needs a signed-in session (not an API token)')
   if (spec?.errors?.[403]) forbidden.push(spec.errors[403])
   if (forbidden.length > 0) responses['403'] = error(`Forbidden: ${forbidden.join('; ')}.`)

@@ -7,6 +7,11 @@ import { type Identity, type Role, roleAtLeast } from '../auth/contract'
 import type { UploadedFile } from './multipart'
 import { readBody } from './request-body'
 
+/** Methods that change something: the same-origin and CSRF checks apply to them (any case). */
+export const isWrite = (method: string): boolean => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method.toUpperCase())
+/** Methods whose bodies are read (as @koa/bodyparser does by default), once the route's guard has passed. */
+export const hasBody = (method: string): boolean => ['POST', 'PUT', 'PATCH'].includes(method.toUpperCase())
+
 export type { UploadedFile } from './multipart'
 
 /** Who may call a route: a role (that role or higher, signed in) or `public` (anyone). */

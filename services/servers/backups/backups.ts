@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { type BusScope, isDiskFull, isSmError, performAction, reasonOf, SmError, toSmError } from '../../../kernel'
-import { processIdentity } from '../../../kernel/process-identity'
+import { ownProcess } from '../../../kernel/process-identity'
 import type { ServerRecord } from '../contract'
 import { type ServerControl, settled } from '../control'
 import { withPowerLock } from '../power-lock'
@@ -314,7 +314,7 @@ export class Backups {
           files.ensureDir()
           files.writeExport({
             part: `${target}.part`,
-            holder: { pid: process.pid, identity: processIdentity(process.pid) },
+            holder: ownProcess(),
             since: new Date().toISOString(),
           })
           try {

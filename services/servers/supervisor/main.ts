@@ -23,7 +23,7 @@ import {
 } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { isSmError, reasonOf, SmError } from '../../../kernel/errors'
-import { isSameProcess, processIdentity, sealedStdio } from '../../../kernel/process-identity'
+import { isSameProcess, ownProcess, processIdentity, sealedStdio } from '../../../kernel/process-identity'
 import { Connection } from '../../bridge/connection'
 import { connectOrCode } from '../../bridge/socket-files'
 import '../errors'
@@ -129,7 +129,7 @@ class Supervisor {
     await this.#listen()
     this.#state = {
       ...this.#state,
-      supervisor: { pid: process.pid, identity: processIdentity(process.pid) },
+      supervisor: ownProcess(),
     }
     const game = this.#state.game
     const hold = this.#files.readHold()

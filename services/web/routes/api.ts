@@ -23,6 +23,8 @@ import {
 } from './api-schemas'
 
 const ServerName = z.object({ name: z.string().min(1).max(200) })
+/** The 404 of every route on one server. */
+const NO_SERVER = 'No server of that name.'
 const Accepted = z
   .object({ status: z.literal('accepted'), message: z.string(), task_id: z.string() })
   .meta({ id: 'Accepted', description: 'The work runs as a task: follow GET /api/tasks/{id} or the task:<id> topic.' })
@@ -124,7 +126,7 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'user',
       params: ServerName,
       response: success('ServerInfo', { server: ServerInfo, run: RunStatus }),
-      errors: { 404: 'No server of that name.' },
+      errors: { 404: NO_SERVER },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -143,7 +145,7 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'user',
       params: ServerName,
       response: success('ServerStatus', { run: RunStatus }),
-      errors: { 404: 'No server of that name.' },
+      errors: { 404: NO_SERVER },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -164,7 +166,7 @@ export function apiRoutes(app: WebApp): Router[] {
         status: 202,
         response: Accepted,
         errors: {
-          404: 'No server of that name.',
+          404: NO_SERVER,
           409: 'The server is busy with another power action, backup or restore.',
         },
       },
@@ -198,7 +200,7 @@ export function apiRoutes(app: WebApp): Router[] {
       }),
       errors: {
         403: 'stop, save and allowlist off are for admins',
-        404: 'No server of that name.',
+        404: NO_SERVER,
         409: 'The server is not running.',
       },
     },
@@ -222,7 +224,7 @@ export function apiRoutes(app: WebApp): Router[] {
       params: ServerName,
       query: z.object({ lines: z.coerce.number().int().min(1).max(10_000).default(200) }),
       response: success('ConsoleLines', { file: z.string(), lines: z.array(z.string()) }),
-      errors: { 404: 'No server of that name.' },
+      errors: { 404: NO_SERVER },
     },
     async (_ctx, { params, query }) => ({
       status: 'success',
@@ -284,7 +286,7 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'moderator',
       params: ServerName,
       response: success('BackupList', { backups: z.array(BackupFile) }),
-      errors: { 404: 'No server of that name.' },
+      errors: { 404: NO_SERVER },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -305,7 +307,7 @@ export function apiRoutes(app: WebApp): Router[] {
       status: 202,
       response: Accepted,
       errors: {
-        404: 'No server of that name.',
+        404: NO_SERVER,
         409: 'The server is busy with another power action, backup or restore.',
       },
     },
@@ -388,7 +390,7 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'moderator',
       params: ServerName,
       response: success('ScheduleList', { schedules: z.array(Schedule) }),
-      errors: { 404: 'No server of that name.' },
+      errors: { 404: NO_SERVER },
     },
     async (_ctx, { params }) => ({
       status: 'success',
@@ -413,7 +415,7 @@ export function apiRoutes(app: WebApp): Router[] {
       }),
       status: 201,
       response: success('ScheduleAdded', { schedule: Schedule }),
-      errors: { 404: 'No server of that name.' },
+      errors: { 404: NO_SERVER },
     },
     async (_ctx, { params, body }) => ({
       status: 'success',
