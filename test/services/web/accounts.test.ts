@@ -126,8 +126,10 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     expect(right.status).to.equal(429)
   })
 
-  it('guesses at one name from one address lock out neither other users there nor that user elsewhere; the wide limits are ten times larger', async () => {
-    web = await startWeb({ settings: { 'auth.login_max_failures': 2 } })
+  it('guesses at one name from one address lock out neither other users there nor that user elsewhere; the wide limits are ten times larger', async function () {
+    // Some 30 sign-ins, each a slow password hash on purpose.
+    this.timeout(120_000)
+    web = await startWeb({ settings: { 'auth.login_max_failures': 1 } })
     await web.manager.bus.request('settings:set', { key: 'web.trust_proxy', value: true })
     const url = await restart(web)
     await again?.bus.request('auth:create_user', { username: 'bob', password: 'bob password 1', role: 'user' })
@@ -136,21 +138,21 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
       http(`${url}/auth/token`, { headers: from(address), body: { username, password } }).then((r) => r.status)
     // One address (a shared proxy or NAT) guesses at 'admin' until refused.
     const shared = '203.0.113.1'
-    expect([await token(shared, 'admin', 'x1'), await token(shared, 'admin', 'x2')]).to.deep.equal([401, 401])
+    expect(await token(shared, 'admin', 'x1')).to.equal(401)
     expect(await token(shared, 'admin', ADMIN_PASSWORD)).to.equal(429)
     // Another user behind that address, and the admin elsewhere, still sign in.
     expect(await token(shared, 'bob', 'bob password 1')).to.equal(200)
     expect(await token('203.0.113.2', 'admin', ADMIN_PASSWORD)).to.equal(200)
-    // One address spraying names is refused at ten times the limit (20), whatever the name.
+    // One address spraying names is refused at ten times the limit (10), whatever the name.
     const sprayed: number[] = []
-    for (let i = 0; i < 21; i++) sprayed.push(await token('203.0.113.3', `name${i}`, 'guessed'))
-    expect(sprayed.filter((s) => s === 401)).to.have.length(20)
+    for (let i = 0; i < 11; i++) sprayed.push(await token('203.0.113.3', `name${i}`, 'guessed'))
+    expect(sprayed.filter((s) => s === 401)).to.have.length(10)
     expect(sprayed.at(-1)).to.equal(429)
     expect(await token('203.0.113.3', 'bob', 'bob password 1')).to.equal(429)
     // One name guessed from many addresses is refused everywhere at ten times the limit, until its password changes.
     const spread: number[] = []
-    for (let i = 0; i < 21; i++) spread.push(await token(`198.51.100.${i}`, 'bob', 'guessed'))
-    expect(spread.filter((s) => s === 401)).to.have.length(20)
+    for (let i = 0; i < 11; i++) spread.push(await token(`198.51.100.${i}`, 'bob', 'guessed'))
+    expect(spread.filter((s) => s === 401)).to.have.length(10)
     expect(await token('203.0.113.4', 'bob', 'bob password 1')).to.equal(429)
     await again?.bus.request('auth:reset_password', { username: 'bob', password: 'bob password 2' })
     expect(await token('203.0.113.4', 'bob', 'bob password 2')).to.equal(200)
