@@ -1,6 +1,7 @@
 import type { ActionResult } from '../../kernel'
 import type { BackupFile, BackupReply, BackupType } from './backups/backups'
 import type { StartReply } from './control'
+import type { ProfileFields, ProfileName } from './profiles'
 import type { ListedSchedule, Schedule } from './schedules'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
 import type { ServerStatus, StartMode } from './supervisor/run-files'
@@ -17,11 +18,14 @@ export type {
   StartReply,
 }
 
-/** How a server is run: `bedrock` (a Bedrock Dedicated Server directory) or `generic` (any console program). */
-export type ServerProfile = 'bedrock' | 'generic'
+/**
+ * How a server is run: `bedrock` (a Bedrock Dedicated Server directory), `java` (a Minecraft Java
+ * Edition server jar) or `generic` (any console program); profiles.ts says what each knows.
+ */
+export type ServerProfile = ProfileName
 
-/** One registered server (`server add`). */
-export interface ServerRecord {
+/** One registered server (`server add`); its profile's fields it does not set come from the profile (profiles.ts). */
+export interface ServerRecord extends ProfileFields {
   readonly name: string
   /** The server's directory (absolute). */
   readonly dir: string
@@ -44,11 +48,23 @@ export interface ServerRecord {
 export interface AddServer {
   readonly name: string
   readonly dir: string
+  /** Detected when not given: bedrock with a bedrock_server, java with a server jar, else generic. */
+  readonly profile?: ProfileName
   readonly command?: string
   readonly args?: readonly string[]
   readonly env?: Readonly<Record<string, string>>
   readonly stopCommand?: string
   readonly worldDir?: string
+  /** The console message that says it is ready (a regular expression). */
+  readonly readyLine?: string
+  /** How to tell players something: `say {message}`. */
+  readonly sayCommand?: string
+  /** Its config files, relative to its directory. */
+  readonly configFiles?: readonly string[]
+  /** Its hot-backup commands: `off;flush;on` (`save-off;save-all flush;save-on`). */
+  readonly hotBackup?: string
+  /** Reply messages that mean a command was refused (regular expressions). */
+  readonly errorLines?: readonly string[]
 }
 
 /** A server as `server list` shows it: its record and its status now. */

@@ -14,6 +14,7 @@ import { isSameProcess, ownProcess } from '../../kernel/process-identity'
 import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord } from './contract'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
+import { gameProfile } from './profiles'
 import { serverSetting } from './server-settings'
 import { type RecordedStatus, readStatuses, recordedJournalSeq } from './status-projection'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
@@ -330,6 +331,7 @@ export class ServerControl {
     return {
       name: server.name,
       profile: server.profile,
+      game: gameProfile(server),
       cwd: server.dir,
       command: server.command,
       args: server.args,

@@ -31,9 +31,15 @@ export const serversErrors = defineErrors('servers', {
   SM_ERR_SERVER_NO_COMMAND: spec<{ dir: string }>({
     status: 422,
     exit: 64,
-    when: 'A directory without bedrock_server was added without --command.',
+    when: 'A directory with neither bedrock_server nor a server jar was added without --command.',
     message: (p) =>
-      `'${p.dir}' holds no bedrock_server, so server-manager cannot tell how to start it. Add it with --command <executable> (and --arg, --env, --stop-command, --world-dir as needed).`,
+      `'${p.dir}' holds no bedrock_server and no server jar, so server-manager cannot tell how to start it. Add it with --command <executable> (and --arg, --env, --stop-command, --world-dir, --ready-line as needed).`,
+  }),
+  SM_ERR_SERVER_PROFILE_INVALID: spec<{ server: string; field: string; reason: string }>({
+    status: 422,
+    exit: 64,
+    when: "A server's profile, or a profile field given for it (ready line, error line, say command, config file, hot-backup commands), is not usable.",
+    message: (p) => `The ${p.field} given for the server '${p.server}' cannot be used: ${p.reason}.`,
   }),
   SM_ERR_SERVER_PROPERTIES_MISSING: spec<{ server: string; file: string }>({
     status: 404,

@@ -10,6 +10,7 @@ import { Backups } from './backups/backups'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
 import { applyUpdate, installSource, stageRelease } from './install'
+import { BUILT_IN_PROFILES, PROFILE_NAMES, type ProfileName, parseHotBackup, patternProblem } from './profiles'
 import { readServers, serversProjection } from './registry-projection'
 import { describeSchedule, listed, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
 import { dirConflict, isInside } from './server-dir'
@@ -353,21 +354,87 @@ async function describe(
   if (!statSync(dir).isDirectory()) throw unusable('it is not a directory')
   const conflict = dirConflict(dir, servers, places)
   if (conflict) throw unusable(conflict)
-  const bedrock = existsSync(join(dir, 'bedrock_server'))
-  if (!bedrock && !request.command) throw new SmError('SM_ERR_SERVER_NO_COMMAND', { dir })
+  const profile = request.profile ?? detectProfile(dir)
+  if (!PROFILE_NAMES.includes(profile))
+    throw new SmError('SM_ERR_SERVER_PROFILE_INVALID', {
+      server: name,
+      field: 'profile',
+      reason: `'${String(profile)}' is not one of ${PROFILE_NAMES.join(', ')}`,
+    })
+  const command = request.command !== undefined ? { command: request.command, args: [] } : defaultCommand(profile, dir)
+  if (!command) throw new SmError('SM_ERR_SERVER_NO_COMMAND', { dir })
   if (request.worldDir !== undefined && !isInside(dir, resolve(dir, request.worldDir)))
     throw unusable(`the world directory '${request.worldDir}' is outside it`)
+  const own = profileFields(name, dir, request)
   return {
     name,
     dir,
-    profile: bedrock ? 'bedrock' : 'generic',
-    command: request.command ?? './bedrock_server',
-    args: [...(request.args ?? [])],
+    profile,
+    command: command.command,
+    args: [...(request.args ?? command.args)],
     env: { ...(request.env ?? {}) },
-    stopCommand: request.stopCommand ?? 'stop',
+    stopCommand: request.stopCommand ?? BUILT_IN_PROFILES[profile].stopCommand,
     worldDir: request.worldDir,
+    ...own,
     addedAt: new Date().toISOString(),
   }
+}
+
+/** The profile a directory looks like: bedrock with a bedrock_server, java with a server jar, else generic. */
+function detectProfile(dir: string): ProfileName {
+  if (existsSync(join(dir, 'bedrock_server'))) return 'bedrock'
+  if (serverJar(dir)) return 'java'
+  return 'generic'
+}
+
+/** The jar a Java Edition server directory runs: server.jar, or the one jar in it. */
+function serverJar(dir: string): string | undefined {
+  if (existsSync(join(dir, 'server.jar'))) return 'server.jar'
+  const jars = readdirSync(dir).filter((file) => file.endsWith('.jar'))
+  return jars.length === 1 ? jars[0] : undefined
+}
+
+/** How a profile's server is started when no --command is given; undefined when it cannot be known. */
+function defaultCommand(profile: ProfileName, dir: string): { command: string; args: readonly string[] } | undefined {
+  if (profile === 'bedrock') return { command: './bedrock_server', args: [] }
+  const jar = profile === 'java' ? serverJar(dir) : undefined
+  if (jar) return { command: 'java', args: ['-jar', jar, 'nogui'] }
+  return undefined
+}
+
+/** The profile fields a server sets over its profile's, checked. */
+function profileFields(server: string, dir: string, request: AddServer): Partial<ServerRecord> {
+  const refuse = (field: string, reason: string) =>
+    new SmError('SM_ERR_SERVER_PROFILE_INVALID', { server, field, reason })
+  const pattern = (field: string, source: string | undefined) => {
+    if (source === undefined) return undefined
+    const problem = patternProblem(String(source))
+    if (problem) throw refuse(field, problem)
+    return String(source)
+  }
+  const own: { -readonly [K in keyof ServerRecord]?: ServerRecord[K] } = {}
+  const readyLine = pattern('ready line', request.readyLine)
+  if (readyLine !== undefined) own.readyLine = readyLine
+  if (request.errorLines !== undefined)
+    own.errorLines = request.errorLines.map((line) => pattern('error line', line) as string)
+  if (request.sayCommand !== undefined) {
+    const say = String(request.sayCommand).trim()
+    if (!say.includes('{message}') || /[\r\n\0]/.test(say))
+      throw refuse('say command', "it must be one line holding '{message}' (e.g. 'say {message}')")
+    own.sayCommand = say
+  }
+  if (request.configFiles !== undefined) {
+    for (const file of request.configFiles)
+      if (!file || !isInside(dir, resolve(dir, file)) || resolve(dir, file) === resolve(dir))
+        throw refuse('config file', `'${file}' is not a file inside the server directory`)
+    own.configFiles = [...new Set(request.configFiles)]
+  }
+  if (request.hotBackup !== undefined) {
+    const steps = parseHotBackup(String(request.hotBackup))
+    if (typeof steps === 'string') throw refuse('hot backup', steps)
+    own.hotBackup = steps
+  }
+  return own
 }
 
 function info(server: ServerRecord): ServerInfo {

@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { basename, dirname, join, posix, resolve } from 'node:path'
 import { type BusScope, isDiskFull, isSmError, performAction, reasonOf, SmError, toSmError } from '../../../kernel'
 import { ownProcess } from '../../../kernel/process-identity'
 import type { ServerRecord } from '../contract'
 import { type ServerControl, settled } from '../control'
 import { withPowerLock } from '../power-lock'
+import { gameProfile } from '../profiles'
 import { serverSetting } from '../server-settings'
 import { ACTIVE } from '../supervisor/run-files'
 import { configFiles, worldOf } from '../world'
@@ -114,10 +115,7 @@ export class Backups {
   }
 
   async #world(server: ServerRecord, hot: boolean, suffix = ''): Promise<BackupFile> {
-    const target = join(
-      await this.folder(server),
-      `world_${stamp()}${suffix}.${server.profile === 'bedrock' ? 'mcworld' : 'zip'}`,
-    )
+    const target = join(await this.folder(server), `world_${stamp()}${suffix}.${gameProfile(server).worldArchive}`)
     await this.#archiveWorld(server, target, hot, 'backup')
     return this.#describe(target, 'world')
   }
@@ -158,12 +156,13 @@ export class Backups {
   }
 
   async #config(server: ServerRecord, suffix = ''): Promise<BackupFile> {
+    // Each under its path in the server directory (`config/settings.json`), as a restore puts it back.
     const entries = configFiles(server)
-      .map((name) => join(server.dir, name))
-      .filter((path) => existsSync(path))
-      .map((path) => {
+      .map((name) => ({ path: join(server.dir, name), name: posix.normalize(name.replace(/\\/g, '/')) }))
+      .filter(({ path }) => existsSync(path) && statSync(path).isFile())
+      .map(({ path, name }) => {
         const stat = statSync(path)
-        return { path, name: basename(path), size: stat.size, mtime: stat.mtime }
+        return { path, name, size: stat.size, mtime: stat.mtime }
       })
     if (entries.length === 0)
       throw new SmError('SM_ERR_BACKUP_NOTHING', {
@@ -396,7 +395,7 @@ export class Backups {
         reason: 'it holds no Bedrock world (no level.dat or db/ at its top)',
       })
     if (kind === 'config') {
-      const allowed = configFiles(server)
+      const allowed = configFiles(server).map((name) => posix.normalize(name.replace(/\\/g, '/')))
       const stray = names.find((n) => !allowed.includes(n))
       if (stray)
         throw new SmError('SM_ERR_BACKUP_INVALID', {
@@ -437,7 +436,13 @@ export class Backups {
       try {
         await extractZip(archive, incoming, undefined, signal)
         signal?.throwIfAborted()
-        for (const name of readdirSync(incoming)) renameSync(join(incoming, name), join(server.dir, name))
+        // Only the server's config files (the archive was checked to hold nothing else), each where it belongs.
+        for (const name of configFiles(server)) {
+          const from = join(incoming, name)
+          if (!existsSync(from) || !statSync(from).isFile()) continue
+          mkdirSync(dirname(join(server.dir, name)), { recursive: true })
+          renameSync(from, join(server.dir, name))
+        }
       } finally {
         rmSync(incoming, { recursive: true, force: true })
       }

@@ -29,7 +29,7 @@ import { connectOrCode } from '../../bridge/socket-files'
 import '../errors'
 import { withFileLock } from '../power-lock'
 import { LogTail, lastLines } from './log-tail'
-import { type ConsoleProfile, consoleProfile } from './profiles'
+import { type ConsoleProfile, consoleProfile, specProfile } from './profiles'
 import type { Announcement, ExitReply, RunStatus, SendReply, SupervisorMessage, SupervisorRequest } from './protocol'
 import {
   ACTIVE,
@@ -109,7 +109,7 @@ class Supervisor {
   constructor(files: RunFiles, spec: RunSpec) {
     this.#files = files
     this.#spec = spec
-    this.#profile = consoleProfile(spec.profile)
+    this.#profile = consoleProfile(specProfile(spec))
     const recorded = files.readState()
     this.#state = recorded ?? {
       status: 'stopped',
@@ -498,10 +498,10 @@ class Supervisor {
 
   /** `save hold` for `holder`, owned by `connection` (the same holder coming back after an adoption takes its hold over). */
   async #holdWorld(connection: Conn, holder: ProcessRef): Promise<SendReply> {
-    if (this.#spec.profile !== 'bedrock')
+    if (specProfile(this.#spec).hotBackup?.kind !== 'bedrock')
       throw new SmError('SM_ERR_SERVER_COMMAND_INVALID', {
         server: this.#spec.name,
-        reason: "'save hold' is a bedrock command and this is a generic server",
+        reason: `'save hold' is a bedrock command and this is a ${this.#spec.profile} server`,
       })
     const held = this.#hold
     const other = held?.record.holder

@@ -1,3 +1,6 @@
+import { BUILT_IN_PROFILES, consoleMessage, type GameProfile, matches } from '../profiles'
+import type { RunSpec } from './run-files'
+
 /** How a kind of game server talks on its console: when it is ready, and what its replies look like. */
 export interface ConsoleProfile {
   /** The line that says the server is up; none: it counts as running once its process exists. */
@@ -11,31 +14,34 @@ export interface ConsoleProfile {
  * `[2022-07-17 02:32:53:104 INFO] x`, `[2020-04-14 10:55:15 INFO] x`, `[INFO] x`, `NO LOG FILE! - [INFO] x`.
  */
 export function bedrockMessage(line: string): string {
-  const match =
-    /^(?:NO LOG FILE! - )?\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?::\d{1,3})? )?(?:INFO|WARN|ERROR)\] ?(.*)$/.exec(line)
-  return match ? (match[1] ?? '') : line
+  return consoleMessage(BUILT_IN_PROFILES.bedrock, line)
 }
 
-const bedrock: ConsoleProfile = {
-  ready: (line) => bedrockMessage(line).trim() === 'Server started.',
-  replyDone(command, lines) {
-    const messages = lines.map(bedrockMessage)
-    const verb = command.trim().replace(/^\//, '').toLowerCase()
-    const after = (pattern: RegExp, extra: number) => {
-      const at = messages.findIndex((m) => pattern.test(m))
-      return at >= 0 && messages.length > at + extra
-    }
-    if (verb === 'list') return after(/^There are \d+\/\d+ players online/, 1)
-    if (verb === 'save hold') return after(/^Saving|already running/, 0)
-    if (verb === 'save query')
-      return after(/A previous save has not been completed/, 0) || after(/Files are now ready to be copied/, 1)
-    if (verb === 'save resume') return after(/are resumed/, 0)
-    return undefined
-  },
+/** The game profile a run spec carries (a spec written before profiles names only its profile). */
+export function specProfile(spec: Pick<RunSpec, 'profile' | 'game'>): GameProfile {
+  return spec.game ?? BUILT_IN_PROFILES[spec.profile] ?? BUILT_IN_PROFILES.generic
 }
 
-const generic: ConsoleProfile = { ready: undefined, replyDone: () => undefined }
-
-export function consoleProfile(profile: 'bedrock' | 'generic'): ConsoleProfile {
-  return profile === 'bedrock' ? bedrock : generic
+/** The console side of a game profile: its ready line, and when the replies it knows are complete. */
+export function consoleProfile(game: GameProfile): ConsoleProfile {
+  const ready = game.readyLine
+  const players = game.players
+  // A list reply whose names are not on its first line has them on the next one (Bedrock).
+  const listExtra = players && !players.listReply.includes('?<names>') ? 1 : 0
+  return {
+    ready: ready === undefined ? undefined : (line) => matches(ready, consoleMessage(game, line).trim()) !== null,
+    replyDone(command, lines) {
+      const verb = command.trim().replace(/^\//, '').toLowerCase()
+      const known = game.replies.filter((reply) => reply.command.toLowerCase() === verb)
+      const list = players && verb === players.listCommand.toLowerCase()
+      if (!list && known.length === 0) return undefined
+      const messages = lines.map((line) => consoleMessage(game, line))
+      const after = (pattern: string, extra: number) => {
+        const at = messages.findIndex((message) => matches(pattern, message) !== null)
+        return at >= 0 && messages.length > at + extra
+      }
+      if (list && after(players.listReply, listExtra)) return true
+      return known.some((reply) => after(reply.done, reply.extraLines ?? 0))
+    },
+  }
 }

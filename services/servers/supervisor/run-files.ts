@@ -11,6 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
+import type { GameProfile, ProfileName } from '../profiles'
 import { fileSize, lastLines } from './log-tail'
 
 /** A server's run state as its supervisor (or whoever found it) last wrote it. */
@@ -69,7 +70,9 @@ export interface StatusEntry {
 /** What the supervisor runs and how: written by the starter, read by the supervisor. */
 export interface RunSpec {
   readonly name: string
-  readonly profile: 'bedrock' | 'generic'
+  readonly profile: ProfileName
+  /** The profile in effect (the server's own fields over its profile's); a spec from before profiles has none. */
+  readonly game?: GameProfile
   readonly cwd: string
   readonly command: string
   readonly args: readonly string[]

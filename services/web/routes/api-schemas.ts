@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ROLES } from '../../auth/contract'
+import { PROFILE_NAMES } from '../../servers/profiles'
 
 // The success bodies of the JSON API, for its OpenAPI document. Records are loose objects: they
 // list the fields a client may rely on, and a field added later does not break the document.
@@ -19,10 +20,17 @@ export const ServerRecord = z
   .looseObject({
     name: z.string(),
     dir: z.string(),
-    profile: z.enum(['bedrock', 'generic']),
+    profile: z.enum(PROFILE_NAMES),
     command: z.string(),
     args: z.array(z.string()),
     worldDir: maybe(z.string()),
+    readyLine: maybe(z.string()).meta({
+      description: "the console message that says it is ready (over its profile's)",
+    }),
+    sayCommand: maybe(z.string()),
+    configFiles: maybe(z.array(z.string())),
+    hotBackup: maybe(z.object({ off: z.array(z.string()), flush: z.array(z.string()), on: z.array(z.string()) })),
+    errorLines: maybe(z.array(z.string())),
     addedAt: when,
   })
   .meta({ id: 'ServerRecord' })

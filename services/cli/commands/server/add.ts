@@ -6,10 +6,11 @@ export default class ServerAdd extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = 'Register an existing server directory under a name'
   static override description =
-    'A directory holding bedrock_server is a bedrock server (started as ./bedrock_server with LD_LIBRARY_PATH=., world in worlds/<level-name>). Any other directory is a generic console server: give --command, and --arg, --env, --stop-command, --world-dir as it needs.'
+    "The profile says what server-manager knows of the game (docs/architecture.md, Game profiles). A directory holding bedrock_server is a bedrock server (started as ./bedrock_server with LD_LIBRARY_PATH=., world in worlds/<level-name>, hot backups with save hold). One holding server.jar (or a single .jar) is a java server (Minecraft Java Edition and its forks: started as java -jar <jar> nogui, ready at its 'Done (...)!' line, world in <level-name>, hot backups with save-off, save-all flush, save-on). Any other directory is a generic console server: give --command, and --arg, --env, --stop-command, --world-dir, --ready-line, --say-command, --config and --hot-backup as it needs; without --ready-line it counts as running once its process exists, without --hot-backup it is stopped for a backup."
   static override examples = [
     '<%= config.bin %> server add survival --dir /srv/bedrock/survival',
-    '<%= config.bin %> server add lobby --dir /srv/lobby --command ./run.sh --arg --nogui --env JAVA_OPTS=-Xmx2G --world-dir world',
+    '<%= config.bin %> server add paper --dir /srv/paper',
+    "<%= config.bin %> server add lobby --dir /srv/lobby --command ./run.sh --arg --nogui --world-dir world --ready-line '^Ready' --hot-backup 'save-off;save-all flush;save-on' --config config/settings.json",
   ]
   static override args = {
     name: Args.string({ description: 'the server name: letters, digits, _ and -', required: true }),
@@ -21,6 +22,28 @@ export default class ServerAdd extends ManagerCommand {
     env: Flags.string({ description: 'an environment variable, NAME=value (repeatable)', multiple: true }),
     'stop-command': Flags.string({ description: 'the console line that stops it (default: stop)' }),
     'world-dir': Flags.string({ description: 'the world directory, relative to --dir' }),
+    profile: Flags.string({
+      description: 'bedrock, java or generic (default: detected from the directory)',
+      options: ['bedrock', 'java', 'generic'],
+    }),
+    'ready-line': Flags.string({
+      description: 'the console message that says it is ready, a regular expression (it is starting until then)',
+    }),
+    'say-command': Flags.string({
+      description: "how to tell players something, with {message} (e.g. 'say {message}')",
+    }),
+    config: Flags.string({
+      description: 'a config file, relative to --dir (repeatable): config backups hold them',
+      multiple: true,
+    }),
+    'hot-backup': Flags.string({
+      description:
+        "the console commands that back it up while it runs: 'off;flush;on' (e.g. 'save-off;save-all flush;save-on')",
+    }),
+    'error-line': Flags.string({
+      description: 'a reply message that means a command was refused, a regular expression (repeatable)',
+      multiple: true,
+    }),
     json: Flags.boolean({ description: 'print the record as JSON' }),
   }
 
@@ -42,6 +65,12 @@ export default class ServerAdd extends ManagerCommand {
       env,
       stopCommand: flags['stop-command'],
       worldDir: flags['world-dir'],
+      profile: flags.profile as 'bedrock' | 'java' | 'generic' | undefined,
+      readyLine: flags['ready-line'],
+      sayCommand: flags['say-command'],
+      configFiles: flags.config,
+      hotBackup: flags['hot-backup'],
+      errorLines: flags['error-line'],
     })
     if (flags.json) return this.printJson(server)
     this.log(`Server '${server.name}' added: ${server.profile} server in ${server.dir}.`)

@@ -1,0 +1,243 @@
+/**
+ * Game profiles: what the manager knows about a kind of game server, as plain data (it travels
+ * in server records, in the supervisor's run spec, and in messages), so that nothing else in
+ * the code assumes Bedrock. Three are built in: `bedrock`, `java` (vanilla Minecraft Java
+ * Edition and the forks that print its lines: Paper, Purpur, Fabric, Forge) and `generic`, whose
+ * fields an admin sets per server (`server add --ready-line ... --hot-backup ...`). A server's
+ * own fields win over its profile's (`gameProfile`).
+ */
+
+export const PROFILE_NAMES = ['bedrock', 'java', 'generic'] as const
+export type ProfileName = (typeof PROFILE_NAMES)[number]
+
+/** How a game tells who is online, and who joins and leaves (regular expressions over console messages). */
+export interface PlayersProtocol {
+  /** The console command that lists who is online. */
+  readonly listCommand: string
+  /** Its reply's first line: groups `online` and `max`, and `names` when the names are on the same line. */
+  readonly listReply: string
+  /** A join line: group `name`, and `id` (xuid, UUID) where the game prints it. */
+  readonly join?: string
+  /** A leave line: group `name`, and `id` where the game prints it. */
+  readonly leave?: string
+}
+
+/**
+ * How a game is backed up while it runs: Bedrock's `save hold` / `save query` / `save resume`
+ * (the game lists the files and their lengths to copy), or console commands around a copy of
+ * the whole world: `off` stops the game writing, `flush` writes what it holds, `on` resumes.
+ */
+export type HotBackupProtocol =
+  | { readonly kind: 'bedrock' }
+  | {
+      readonly kind: 'commands'
+      readonly off: readonly string[]
+      readonly flush: readonly string[]
+      readonly on: readonly string[]
+    }
+
+/** Where a game's world is: a directory, or one a properties file names (`level-name`). */
+export type WorldLocation =
+  | { readonly dir: string }
+  | { readonly property: string; readonly file: string; readonly parent: string; readonly fallback: string }
+
+export interface GameProfile {
+  readonly name: ProfileName
+  /**
+   * The console message that says the game is ready (a regular expression); none: it is running
+   * once its process exists. Until then its status is `starting`, and a start waits for it.
+   */
+  readonly readyLine: string | undefined
+  /** The console command that stops it. */
+  readonly stopCommand: string
+  /**
+   * A console line's message without its prefix (time stamp, thread, level): a regular
+   * expression whose first group is the message. Lines that do not match are messages whole.
+   */
+  readonly messagePattern: string | undefined
+  /** Reply messages that mean the command sent was refused (regular expressions). */
+  readonly errorLines: readonly string[]
+  /** How to tell every player something: `say {message}`; none when the game cannot. */
+  readonly sayCommand: string | undefined
+  readonly players: PlayersProtocol | undefined
+  /** Config files (relative to the server directory): config backups hold them, the editor edits them. */
+  readonly configFiles: readonly string[]
+  readonly world: WorldLocation | undefined
+  readonly hotBackup: HotBackupProtocol | undefined
+  /** The file name extension of a world archive: `mcworld` for Bedrock (importable by the game), else `zip`. */
+  readonly worldArchive: 'mcworld' | 'zip'
+  /**
+   * Commands whose reply the profile knows: the reply is complete once a message matches `done`
+   * and `extraLines` more lines came (a command may have several entries, one per outcome).
+   * Other replies are complete when the console has been quiet for a moment.
+   */
+  readonly replies: readonly { readonly command: string; readonly done: string; readonly extraLines?: number }[]
+}
+
+const BEDROCK: GameProfile = {
+  name: 'bedrock',
+  readyLine: '^Server started\\.$',
+  stopCommand: 'stop',
+  // `[2022-07-17 02:32:53:104 INFO] x`, `[2020-04-14 10:55:15 INFO] x`, `[INFO] x`, `NO LOG FILE! - [INFO] x`.
+  messagePattern:
+    '^(?:NO LOG FILE! - )?\\[(?:\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d(?::\\d{1,3})? )?(?:INFO|WARN|ERROR)\\] ?(.*)$',
+  errorLines: ['^Unknown command: ', '^Syntax error: '],
+  sayCommand: 'say {message}',
+  players: {
+    listCommand: 'list',
+    listReply: '^There are (?<online>\\d+)/(?<max>\\d+) players online:',
+    join: '^Player connected: (?<name>.+?), xuid: (?<id>\\d*)',
+    leave: '^Player disconnected: (?<name>.+?), xuid: (?<id>\\d*)',
+  },
+  configFiles: ['server.properties', 'allowlist.json', 'permissions.json'],
+  world: { property: 'level-name', file: 'server.properties', parent: 'worlds', fallback: 'Bedrock level' },
+  hotBackup: { kind: 'bedrock' },
+  worldArchive: 'mcworld',
+  replies: [
+    { command: 'save hold', done: '^Saving|already running' },
+    { command: 'save query', done: 'A previous save has not been completed' },
+    { command: 'save query', done: 'Files are now ready to be copied', extraLines: 1 },
+    { command: 'save resume', done: 'are resumed' },
+  ],
+}
+
+const JAVA: GameProfile = {
+  name: 'java',
+  readyLine: '^Done \\([0-9.,]+s\\)! For help, type "help"',
+  stopCommand: 'stop',
+  // Vanilla `[12:34:56] [Server thread/INFO]: x`; Paper and Purpur `[12:34:56 INFO]: x`.
+  messagePattern: '^\\[\\d\\d:\\d\\d:\\d\\d(?:\\] \\[[^\\]]*/| )(?:INFO|WARN|ERROR|FATAL|DEBUG)\\]: ?(.*)$',
+  errorLines: ['^Unknown or incomplete command', '<--\\[HERE\\]$', '^Unknown command\\.'],
+  sayCommand: 'say {message}',
+  players: {
+    listCommand: 'list',
+    listReply: '^There are (?<online>\\d+) of a max of (?<max>\\d+) players online:(?<names>.*)$',
+    join: '^(?<name>[A-Za-z0-9_]{1,16}) joined the game$',
+    leave: '^(?<name>[A-Za-z0-9_]{1,16}) left the game$',
+  },
+  configFiles: [
+    'server.properties',
+    'ops.json',
+    'whitelist.json',
+    'banned-players.json',
+    'banned-ips.json',
+    'eula.txt',
+  ],
+  world: { property: 'level-name', file: 'server.properties', parent: '.', fallback: 'world' },
+  hotBackup: { kind: 'commands', off: ['save-off'], flush: ['save-all flush'], on: ['save-on'] },
+  worldArchive: 'zip',
+  replies: [
+    { command: 'save-off', done: '^Automatic saving is now disabled|^Saving is already turned off' },
+    { command: 'save-on', done: '^Automatic saving is now enabled|^Saving is already turned on' },
+    { command: 'save-all flush', done: '^Saved the game' },
+    { command: 'save-all', done: '^Saved the game' },
+  ],
+}
+
+const GENERIC: GameProfile = {
+  name: 'generic',
+  readyLine: undefined,
+  stopCommand: 'stop',
+  messagePattern: undefined,
+  errorLines: [],
+  sayCommand: undefined,
+  players: undefined,
+  configFiles: [],
+  world: undefined,
+  hotBackup: undefined,
+  worldArchive: 'zip',
+  replies: [],
+}
+
+export const BUILT_IN_PROFILES: Readonly<Record<ProfileName, GameProfile>> = {
+  bedrock: BEDROCK,
+  java: JAVA,
+  generic: GENERIC,
+}
+
+/** What a server's record may set over its profile (`server add` flags). */
+export interface ProfileFields {
+  readonly profile: ProfileName
+  readonly stopCommand: string
+  readonly worldDir: string | undefined
+  readonly readyLine?: string | undefined
+  readonly sayCommand?: string | undefined
+  readonly configFiles?: readonly string[] | undefined
+  /** The hot-backup commands: `off`, `flush` and `on`, each one or more console commands. */
+  readonly hotBackup?: {
+    readonly off: readonly string[]
+    readonly flush: readonly string[]
+    readonly on: readonly string[]
+  }
+  readonly errorLines?: readonly string[] | undefined
+}
+
+/** The profile in effect for a server: its profile's fields, with the server's own over them. */
+export function gameProfile(server: ProfileFields): GameProfile {
+  const base = BUILT_IN_PROFILES[server.profile] ?? GENERIC
+  return {
+    ...base,
+    stopCommand: server.stopCommand || base.stopCommand,
+    readyLine: server.readyLine ?? base.readyLine,
+    sayCommand: server.sayCommand ?? base.sayCommand,
+    configFiles: server.configFiles ?? base.configFiles,
+    errorLines: server.errorLines ?? base.errorLines,
+    world: server.worldDir !== undefined ? { dir: server.worldDir } : base.world,
+    hotBackup: server.hotBackup ? { kind: 'commands', ...server.hotBackup } : base.hotBackup,
+  }
+}
+
+/** A console line's message: the profile's prefix (time, thread, level) taken off. */
+export function consoleMessage(profile: Pick<GameProfile, 'messagePattern'>, line: string): string {
+  if (!profile.messagePattern) return line
+  const match = compiled(profile.messagePattern).exec(line)
+  return match ? (match[1] ?? '') : line
+}
+
+/** Whether `text` matches the regular expression `source` (compiled once per source). */
+export function matches(source: string, text: string): RegExpExecArray | null {
+  return compiled(source).exec(text)
+}
+
+const cache = new Map<string, RegExp>()
+function compiled(source: string): RegExp {
+  let regex = cache.get(source)
+  if (!regex) {
+    regex = new RegExp(source)
+    if (cache.size > 1000) cache.clear()
+    cache.set(source, regex)
+  }
+  return regex
+}
+
+/**
+ * Why `source` cannot be a profile's regular expression, or undefined: it must compile, and be
+ * short (it runs on every console line).
+ */
+export function patternProblem(source: string): string | undefined {
+  if (source.length === 0) return 'it is empty'
+  if (source.length > 500) return 'it is longer than 500 characters'
+  try {
+    new RegExp(source)
+    return undefined
+  } catch (error) {
+    return `it is not a regular expression: ${(error as Error).message}`
+  }
+}
+
+/**
+ * `save-off;save-all flush;save-on` → the three steps, each `,`-separated commands; undefined
+ * (with why) when it is not three non-empty steps.
+ */
+export function parseHotBackup(text: string): ProfileFields['hotBackup'] | string {
+  const steps = text.split(';').map((step) =>
+    step
+      .split(',')
+      .map((command) => command.trim())
+      .filter(Boolean),
+  )
+  if (steps.length !== 3 || steps.some((step) => step.length === 0))
+    return "give three steps, 'off;flush;on' (e.g. 'save-off;save-all flush;save-on'), each one or more commands separated by ','"
+  const [off = [], flush = [], on = []] = steps
+  return { off, flush, on }
+}

@@ -1,0 +1,221 @@
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import { BUILT_IN_PROFILES, consoleMessage, gameProfile, parseHotBackup } from '../../../services/servers/profiles'
+import { consoleProfile } from '../../../services/servers/supervisor/profiles'
+import { exited, gameDataDir, untilStatus } from '../../helpers/game'
+import { cli, cliOk, spawnCli } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+
+const { bedrock, java, generic } = BUILT_IN_PROFILES
+
+describe('services/servers: game profiles (issue 19, build item 1)', () => {
+  describe('the console side, from real log lines', () => {
+    it('takes the prefix off vanilla, Paper and Bedrock lines, and keeps other lines whole', () => {
+      expect(consoleMessage(java, '[12:34:56] [Server thread/INFO]: Done (3.214s)! For help, type "help"')).to.equal(
+        'Done (3.214s)! For help, type "help"',
+      )
+      expect(consoleMessage(java, '[09:00:01 INFO]: Steve joined the game')).to.equal('Steve joined the game')
+      expect(consoleMessage(java, "[09:00:01] [Server thread/WARN]: Can't keep up!")).to.equal("Can't keep up!")
+      expect(consoleMessage(bedrock, '[2022-07-17 02:32:53:104 INFO] Server started.')).to.equal('Server started.')
+      expect(consoleMessage(bedrock, 'NO LOG FILE! - [INFO] Server started.')).to.equal('Server started.')
+      expect(consoleMessage(java, 'a plain line')).to.equal('a plain line')
+      expect(consoleMessage(generic, '[12:34:56] [Server thread/INFO]: x')).to.equal(
+        '[12:34:56] [Server thread/INFO]: x',
+      )
+    })
+
+    it('knows when each game is ready, and when the replies it knows are complete', () => {
+      const javaConsole = consoleProfile(java)
+      expect(javaConsole.ready?.('[12:34:56] [Server thread/INFO]: Done (1,5s)! For help, type "help"')).to.equal(true)
+      expect(javaConsole.ready?.('[12:34:56] [Server thread/INFO]: Preparing spawn area: 83%')).to.equal(false)
+      expect(consoleProfile(generic).ready).to.equal(undefined)
+      expect(
+        consoleProfile(
+          gameProfile({ profile: 'generic', stopCommand: 'quit', worldDir: undefined, readyLine: '^Ready$' }),
+        ).ready?.('Ready'),
+      ).to.equal(true)
+      // Java lists names on the reply's own line, Bedrock on the next one.
+      const list = '[12:00:00] [Server thread/INFO]: There are 1 of a max of 20 players online: Steve'
+      expect(javaConsole.replyDone('list', [list])).to.equal(true)
+      const bedrockList = '[2024-01-01 00:00:00:000 INFO] There are 1/10 players online:'
+      expect(consoleProfile(bedrock).replyDone('list', [bedrockList])).to.equal(false)
+      expect(consoleProfile(bedrock).replyDone('list', [bedrockList, 'Steve'])).to.equal(true)
+      expect(
+        javaConsole.replyDone('save-all flush', [
+          '[12:00:00] [Server thread/INFO]: Saving the game (this may take a moment!)',
+        ]),
+      ).to.equal(false)
+      expect(javaConsole.replyDone('save-all flush', ['[12:00:00] [Server thread/INFO]: Saved the game'])).to.equal(
+        true,
+      )
+      expect(javaConsole.replyDone('say hi', [])).to.equal(undefined)
+    })
+  })
+
+  describe("a server's own fields over its profile's", () => {
+    it('merges them, and parses hot-backup commands', () => {
+      const own = gameProfile({
+        profile: 'generic',
+        stopCommand: 'quit',
+        worldDir: 'maps/main',
+        readyLine: '^Listening',
+        sayCommand: 'broadcast {message}',
+        configFiles: ['config/settings.json'],
+        hotBackup: { off: ['save-off'], flush: ['save-all flush'], on: ['save-on'] },
+      })
+      expect(own).to.deep.include({
+        name: 'generic',
+        stopCommand: 'quit',
+        readyLine: '^Listening',
+        sayCommand: 'broadcast {message}',
+        configFiles: ['config/settings.json'],
+        world: { dir: 'maps/main' },
+        hotBackup: { kind: 'commands', off: ['save-off'], flush: ['save-all flush'], on: ['save-on'] },
+        worldArchive: 'zip',
+      })
+      expect(gameProfile({ profile: 'bedrock', stopCommand: 'stop', worldDir: undefined }).hotBackup).to.deep.equal({
+        kind: 'bedrock',
+      })
+      expect(parseHotBackup('save-off; save-all flush, sync ;save-on')).to.deep.equal({
+        off: ['save-off'],
+        flush: ['save-all flush', 'sync'],
+        on: ['save-on'],
+      })
+      expect(parseHotBackup('save-off;save-on')).to.be.a('string')
+      expect(parseHotBackup('a;;c')).to.be.a('string')
+    })
+  })
+
+  describe('server add', () => {
+    it('detects a Java Edition directory by its server jar, and records a generic server given its profile fields', async () => {
+      const data = gameDataDir()
+      const paper = join(tempDir(), 'paper')
+      mkdirSync(paper)
+      writeFileSync(join(paper, 'paper-1.21.1-119.jar'), '')
+      const added = JSON.parse(await cliOk(data, ['server', 'add', 'paper', '--dir', paper, '--json']))
+      expect(added).to.include({ profile: 'java', command: 'java', stopCommand: 'stop' })
+      expect(added.args).to.deep.equal(['-jar', 'paper-1.21.1-119.jar', 'nogui'])
+      writeFileSync(join(paper, 'server.properties'), 'level-name=survival\n')
+      expect(JSON.parse(await cliOk(data, ['server', 'info', 'paper', '--json'])).world).to.equal(
+        join(paper, 'survival'),
+      )
+
+      const lobby = join(tempDir(), 'lobby')
+      mkdirSync(lobby)
+      const generic = JSON.parse(
+        await cliOk(data, [
+          'server',
+          'add',
+          'lobby',
+          '--dir',
+          lobby,
+          '--command',
+          './run.sh',
+          '--ready-line',
+          '^Listening on',
+          '--say-command',
+          'broadcast {message}',
+          '--config',
+          'config/settings.json',
+          '--hot-backup',
+          'save-off;save-all flush;save-on',
+          '--json',
+        ]),
+      )
+      expect(generic).to.deep.include({
+        profile: 'generic',
+        readyLine: '^Listening on',
+        sayCommand: 'broadcast {message}',
+        configFiles: ['config/settings.json'],
+        hotBackup: { off: ['save-off'], flush: ['save-all flush'], on: ['save-on'] },
+      })
+    })
+
+    it('refuses unusable profile fields with a coded error, exit 64, and adds nothing', async () => {
+      const data = gameDataDir()
+      const dir = tempDir()
+      const base = ['server', 'add', 'x', '--dir', dir, '--command', './run.sh']
+      for (const [flags, field] of [
+        [['--ready-line', '(unclosed'], 'ready line'],
+        [['--hot-backup', 'save-off;save-on'], 'hot backup'],
+        [['--config', '../outside.json'], 'config file'],
+        [['--say-command', 'say hello'], 'say command'],
+        [['--error-line', '['], 'error line'],
+      ] as const) {
+        const r = await cli(data, [...base, ...flags])
+        expect(r.code, r.stderr).to.equal(64)
+        expect(r.stderr).to.match(new RegExp(`^Error \\[SM_ERR_SERVER_PROFILE_INVALID\\]: The ${field} given`, 'm'))
+      }
+      const bad = await cli(data, [...base, '--profile', 'minecraft'])
+      expect(bad.code).to.equal(64)
+      expect(await cliOk(data, ['server', 'list'])).not.to.match(/^x /m)
+    })
+  })
+
+  describe('running means ready (build item 4)', function () {
+    this.timeout(60_000)
+
+    it('a generic server with a ready line is starting until it prints it, and `server start` waits for it', async () => {
+      const data = gameDataDir()
+      const dir = tempDir('sm-game-')
+      // Ready only once told on its console: the test decides when, no timing involved.
+      writeFileSync(
+        join(dir, 'game.js'),
+        [
+          "const rl = require('node:readline').createInterface({ input: process.stdin })",
+          "console.log('booting')",
+          "rl.on('line', (line) => {",
+          "  if (line === 'go') console.log('Listening on port 25565')",
+          "  if (line === 'stop') process.exit(0)",
+          '})',
+        ].join('\n'),
+      )
+      await cliOk(data, [
+        'server',
+        'add',
+        'g',
+        '--dir',
+        dir,
+        '--command',
+        process.execPath,
+        '--arg',
+        'game.js',
+        '--ready-line',
+        '^Listening on',
+      ])
+      const start = spawnCli(data, ['server', 'start', 'g'])
+      // Its supervisor is up once the status says starting: a condition, looked at until it holds.
+      // (Its exit code tells the state too; the JSON is printed either way.)
+      const status = async () => JSON.parse((await cli(data, ['server', 'status', 'g', '--json'])).stdout).status
+      while ((await status()) !== 'starting') {}
+      await untilStatus(data, 'g', (e) => e.status === 'starting')
+      await cliOk(data, ['server', 'send', 'g', 'go'])
+      expect(await exited(start)).to.equal(0)
+      expect(await status()).to.equal('running')
+      await cliOk(data, ['server', 'stop', 'g'])
+    })
+  })
+
+  describe('config backups hold the files a server declares', function () {
+    this.timeout(60_000)
+
+    it('a generic server with --config backs up that file, and one with none says there is nothing', async () => {
+      const data = gameDataDir()
+      const dir = tempDir('sm-game-')
+      mkdirSync(join(dir, 'config'))
+      writeFileSync(join(dir, 'config', 'settings.json'), '{"port": 25565}\n')
+      await cliOk(data, ['server', 'add', 'g', '--dir', dir, '--command', 'true', '--config', 'config/settings.json'])
+      const made = JSON.parse(await cliOk(data, ['server', 'backup', 'g', '--type', 'config', '--json']))
+      const archive = made.files[0].path ?? join(data, 'backups', 'g', made.files[0].file)
+      expect(execFileSync('unzip', ['-Z1', archive]).toString().trim().split('\n')).to.deep.equal([
+        'config/settings.json',
+      ])
+      await cliOk(data, ['server', 'add', 'h', '--dir', tempDir(), '--command', 'true'])
+      const none = await cli(data, ['server', 'backup', 'h', '--type', 'config'])
+      expect(none.code, none.stderr).to.equal(66)
+      expect(none.stderr).to.match(/SM_ERR_BACKUP_NOTHING/)
+    })
+  })
+})
