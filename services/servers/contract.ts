@@ -84,6 +84,8 @@ declare module '../../kernel/maps' {
   interface EventMap {
     server_added: { readonly server: ServerRecord }
     server_removed: { readonly name: string; readonly filesDeleted: boolean }
+    /** An admin accepted the game's EULA for the server (eula.txt now says eula=true). */
+    server_eula_accepted: { readonly serverName: string }
     /** A per-server setting was set (`value` undefined: unset, it inherits again). */
     server_setting_changed: { readonly name: string; readonly key: string; readonly value: unknown }
     schedule_added: { readonly schedule: Schedule }
@@ -189,6 +191,14 @@ declare module '../../kernel/maps' {
     'servers:update': {
       payload: { name: string; from: string; stopStart?: boolean }
       reply: { replaced: string[]; backup: readonly BackupFile[] }
+    }
+    /**
+     * Whether the server's game needs its EULA accepted and whether it is; with `accept`, accepts
+     * it (writes eula=true: an admin's explicit act, never done by itself).
+     */
+    'servers:eula': {
+      payload: { name: string; accept?: boolean }
+      reply: { needed: boolean; accepted: boolean; file: string; url: string }
     }
     /** The last lines of its console log, and the file's path (to follow it). */
     'servers:logs': { payload: { name: string; lines?: number }; reply: { file: string; lines: string[] } }

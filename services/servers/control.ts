@@ -13,6 +13,7 @@ import {
 import { isSameProcess, ownProcess } from '../../kernel/process-identity'
 import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord } from './contract'
+import { checkStartable } from './eula'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
 import { gameProfile } from './profiles'
 import { serverSetting } from './server-settings'
@@ -247,6 +248,7 @@ export class ServerControl {
       })
     if (!existsSync(server.dir) || !statSync(server.dir).isDirectory())
       throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: server.dir, reason: 'it no longer exists' })
+    await checkStartable(server)
     const outcome = await performAction(this.#bus, {
       before: 'before_server_start',
       after: 'after_server_start',
@@ -325,6 +327,14 @@ export class ServerControl {
     }
   }
 
+  /** The game's arguments: a Java server's heap (`memory_mb`) goes first, unless its own arguments size it. */
+  async #args(server: ServerRecord): Promise<readonly string[]> {
+    const memory = await serverSetting(server, 'memory_mb', this.#setting)
+    if (gameProfile(server).name !== 'java' || typeof memory !== 'number') return server.args
+    if (server.args.some((arg) => /^-Xm[sx]/.test(arg))) return server.args
+    return [`-Xms${memory}M`, `-Xmx${memory}M`, ...server.args]
+  }
+
   async #runSpec(server: ServerRecord, mode: StartMode): Promise<RunSpec> {
     const n = async (key: string) => Number(await this.#setting(key))
     const own = (key: string) => serverSetting(server, key, this.#setting)
@@ -334,7 +344,7 @@ export class ServerControl {
       game: gameProfile(server),
       cwd: server.dir,
       command: server.command,
-      args: server.args,
+      args: await this.#args(server),
       env: server.env,
       stopCommand: server.stopCommand,
       mode,

@@ -35,6 +35,20 @@ export const serversErrors = defineErrors('servers', {
     message: (p) =>
       `'${p.dir}' holds no bedrock_server and no server jar, so server-manager cannot tell how to start it. Add it with --command <executable> (and --arg, --env, --stop-command, --world-dir, --ready-line as needed).`,
   }),
+  SM_ERR_SERVER_EULA_REQUIRED: spec<{ server: string; url: string }>({
+    status: 409,
+    exit: 78,
+    when: 'A server whose game needs its EULA accepted (Minecraft Java Edition) was started before an admin accepted it.',
+    message: (p) =>
+      `The server '${p.server}' cannot start until its EULA is accepted. Read it at ${p.url}, then accept it with 'server-manager server eula ${p.server} --accept' (or in the web UI); server-manager never accepts it for you.`,
+  }),
+  SM_ERR_SERVER_JAVA_MISSING: spec<{ server: string; command: string; reason: string }>({
+    status: 424,
+    exit: 69,
+    when: "A Java Edition server was started where '<command> -version' does not run: no Java runtime is installed or on PATH.",
+    message: (p) =>
+      `The server '${p.server}' needs Java, and '${p.command} -version' did not run (${p.reason}). Install a Java runtime (e.g. 'apt install openjdk-21-jre-headless'; Minecraft 1.20.5 and later need Java 21), or add the server with --command /path/to/java.`,
+  }),
   SM_ERR_SERVER_PROFILE_INVALID: spec<{ server: string; field: string; reason: string }>({
     status: 422,
     exit: 64,

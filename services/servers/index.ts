@@ -9,8 +9,17 @@ import { TASKS } from '../tasks/contract'
 import { Backups } from './backups/backups'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
+import { detectProfile, serverJar } from './detect'
+import { acceptEula, EULA_URL, eulaState } from './eula'
 import { applyUpdate, installSource, stageRelease } from './install'
-import { BUILT_IN_PROFILES, PROFILE_NAMES, type ProfileName, parseHotBackup, patternProblem } from './profiles'
+import {
+  BUILT_IN_PROFILES,
+  gameProfile,
+  PROFILE_NAMES,
+  type ProfileName,
+  parseHotBackup,
+  patternProblem,
+} from './profiles'
 import { readServers, serversProjection } from './registry-projection'
 import { describeSchedule, listed, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
 import { dirConflict, isInside } from './server-dir'
@@ -48,6 +57,7 @@ export function serversService(): Service {
           'server_added',
           'server_removed',
           'server_setting_changed',
+          'server_eula_accepted',
           'schedule_added',
           'schedule_removed',
           'schedule_ran',
@@ -219,7 +229,7 @@ export function serversService(): Service {
         if (server.profile !== 'bedrock')
           throw new SmError('SM_ERR_INSTALL_INVALID', {
             source: String(from),
-            reason: `'${name}' is a generic server; only bedrock servers are updated from a release`,
+            reason: `'${name}' is a ${server.profile} server; only bedrock servers are updated from a release (for java, stop it, replace its jar, start it)`,
           })
         const source = await installSource(from)
         const running = ACTIVE.includes((await servers.status(server)).status)
@@ -242,6 +252,21 @@ export function serversService(): Service {
           message: (r) => `Updated '${name}': replaced ${r.replaced.length} files and folders; config and worlds kept.`,
         })
         return settled(outcome, server.name, 'The update of')
+      })
+      bus.handle('servers:eula', async ({ name, accept }) => {
+        const server = await find(name)
+        const needed = gameProfile(server).eula
+        if (accept === true) {
+          if (!needed)
+            throw new SmError('SM_ERR_SERVER_PROFILE_INVALID', {
+              server: name,
+              field: 'EULA',
+              reason: `its profile (${server.profile}) has no EULA to accept`,
+            })
+          acceptEula(server)
+          await bus.emit('server_eula_accepted', { serverName: name })
+        }
+        return { needed, ...eulaState(server), url: EULA_URL }
       })
       bus.handle('servers:get_setting', async ({ name, key }) => {
         const server = await find(name)
@@ -378,20 +403,6 @@ async function describe(
     ...own,
     addedAt: new Date().toISOString(),
   }
-}
-
-/** The profile a directory looks like: bedrock with a bedrock_server, java with a server jar, else generic. */
-function detectProfile(dir: string): ProfileName {
-  if (existsSync(join(dir, 'bedrock_server'))) return 'bedrock'
-  if (serverJar(dir)) return 'java'
-  return 'generic'
-}
-
-/** The jar a Java Edition server directory runs: server.jar, or the one jar in it. */
-function serverJar(dir: string): string | undefined {
-  if (existsSync(join(dir, 'server.jar'))) return 'server.jar'
-  const jars = readdirSync(dir).filter((file) => file.endsWith('.jar'))
-  return jars.length === 1 ? jars[0] : undefined
 }
 
 /** How a profile's server is started when no --command is given; undefined when it cannot be known. */

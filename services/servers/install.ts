@@ -1,7 +1,18 @@
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import { isSmError, reasonOf, SmError } from '../../kernel'
 import { extractZip, readZipEntries, UnsafeEntryError } from './backups/archive'
+import { detectProfile } from './detect'
 
 /**
  * Where a server's files come from. A zip and a directory are built in; a download source (the
@@ -15,12 +26,21 @@ export interface InstallSource {
   fetch(into: string): Promise<void>
 }
 
-/** What `--from` names: a Bedrock server zip or an unpacked directory. */
+/** What `--from` names: a Bedrock server zip, a Java Edition server jar, or an unpacked directory of either. */
 export async function installSource(from: string): Promise<InstallSource> {
   const text = String(from ?? '')
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) throw new SmError('SM_ERR_INSTALL_SOURCE_UNSUPPORTED', { source: text })
   const path = resolve(text)
   if (!existsSync(path)) throw new SmError('SM_ERR_INSTALL_INVALID', { source: path, reason: 'it does not exist' })
+  // A jar is a zip too, but it is the server itself: it goes into the directory whole.
+  if (path.endsWith('.jar') && statSync(path).isFile())
+    return {
+      description: path,
+      fetch: async (into) => {
+        mkdirSync(into, { recursive: true })
+        copyFileSync(path, join(into, basename(path)))
+      },
+    }
   if (statSync(path).isDirectory())
     return {
       description: path,
@@ -49,7 +69,7 @@ export async function installSource(from: string): Promise<InstallSource> {
 /** The files an update keeps from the installed server (the release's copies are not used). */
 export const KEPT_ON_UPDATE = ['server.properties', 'allowlist.json', 'permissions.json', 'worlds']
 
-/** Fetches a release next to `target` and checks it is a Bedrock server; the caller moves it into place. */
+/** Fetches a release next to `target` and checks it is a server (Bedrock or Java Edition); the caller moves it into place. */
 export async function stageRelease(source: InstallSource, target: string): Promise<string> {
   const staging = `${target}.incoming-${process.pid}`
   rmSync(staging, { recursive: true, force: true })
@@ -60,9 +80,9 @@ export async function stageRelease(source: InstallSource, target: string): Promi
     if (!root)
       throw new SmError('SM_ERR_INSTALL_INVALID', {
         source: source.description,
-        reason: 'it holds no bedrock_server (at its top, or in one folder)',
+        reason: 'it holds no bedrock_server and no server jar (at its top, or in one folder)',
       })
-    chmodSync(join(root, 'bedrock_server'), 0o755)
+    if (detectProfile(root) === 'bedrock') chmodSync(join(root, 'bedrock_server'), 0o755)
     if (root !== staging) {
       // The zip held one folder with the server in it: that folder is the release.
       const inner = `${staging}.root`
@@ -91,9 +111,10 @@ export function applyUpdate(staging: string, dir: string): string[] {
   return replaced
 }
 
+/** Where the server is in a fetched release: at its top, or in its one folder. */
 function releaseRoot(dir: string): string | undefined {
-  if (existsSync(join(dir, 'bedrock_server'))) return dir
+  if (detectProfile(dir) !== 'generic') return dir
   const items = readdirSync(dir)
   const only = items.length === 1 ? join(dir, items[0] as string) : undefined
-  return only && statSync(only).isDirectory() && existsSync(join(only, 'bedrock_server')) ? only : undefined
+  return only && statSync(only).isDirectory() && detectProfile(only) !== 'generic' ? only : undefined
 }

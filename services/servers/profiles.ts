@@ -67,6 +67,11 @@ export interface GameProfile {
   /** The file name extension of a world archive: `mcworld` for Bedrock (importable by the game), else `zip`. */
   readonly worldArchive: 'mcworld' | 'zip'
   /**
+   * The game runs only once its EULA is accepted in `eula.txt` (`eula=true`). The manager never
+   * accepts it by itself: an admin does (`server eula <name> --accept`), and a start is refused until then.
+   */
+  readonly eula: boolean
+  /**
    * Commands whose reply the profile knows: the reply is complete once a message matches `done`
    * and `extraLines` more lines came (a command may have several entries, one per outcome).
    * Other replies are complete when the console has been quiet for a moment.
@@ -93,6 +98,7 @@ const BEDROCK: GameProfile = {
   world: { property: 'level-name', file: 'server.properties', parent: 'worlds', fallback: 'Bedrock level' },
   hotBackup: { kind: 'bedrock' },
   worldArchive: 'mcworld',
+  eula: false,
   replies: [
     { command: 'save hold', done: '^Saving|already running' },
     { command: 'save query', done: 'A previous save has not been completed' },
@@ -126,6 +132,7 @@ const JAVA: GameProfile = {
   world: { property: 'level-name', file: 'server.properties', parent: '.', fallback: 'world' },
   hotBackup: { kind: 'commands', off: ['save-off'], flush: ['save-all flush'], on: ['save-on'] },
   worldArchive: 'zip',
+  eula: true,
   replies: [
     { command: 'save-off', done: '^Automatic saving is now disabled|^Saving is already turned off' },
     { command: 'save-on', done: '^Automatic saving is now enabled|^Saving is already turned on' },
@@ -146,6 +153,7 @@ const GENERIC: GameProfile = {
   world: undefined,
   hotBackup: undefined,
   worldArchive: 'zip',
+  eula: false,
   replies: [],
 }
 

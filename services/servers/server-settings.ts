@@ -41,6 +41,11 @@ const SERVER_SETTINGS: ReadonlyMap<string, ServerSettingSpec> = new Map(
       summary: 'a run this long ends a crash streak',
       check: whole(0, 86_400),
     },
+    memory_mb: {
+      default: undefined,
+      summary: 'the Java heap of a java server, in MB (-Xms and -Xmx; unset: the JVM default, or its own --arg flags)',
+      check: whole(128, 1_048_576),
+    },
     'backup.hot': {
       default: undefined,
       inherits: 'servers.backup.hot',

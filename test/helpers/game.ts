@@ -48,9 +48,15 @@ export function fakeJavaDir(options: { eula?: boolean; level?: string; env?: Rec
   if (options.eula !== undefined) writeFileSync(join(dir, 'eula.txt'), `eula=${options.eula}\n`)
   writeFileSync(join(dir, 'server.properties'), `level-name=${options.level ?? 'world'}\nmax-players=20\n`)
   const java = join(root, 'bin', 'java')
-  writeFileSync(java, `#!/bin/sh\n${exportLines(options.env)}exec '${process.execPath}' '${FAKE_JAVA}' "$@"\n`, {
-    mode: 0o755,
-  })
+  // It answers `java -version` as a JDK does (on stderr), as the manager asks before a start.
+  const version = `[ "$1" = -version ] && { echo 'openjdk version "21.0.5" 2024-10-15' >&2; exit 0; }\n`
+  writeFileSync(
+    java,
+    `#!/bin/sh\n${version}${exportLines(options.env)}exec '${process.execPath}' '${FAKE_JAVA}' "$@"\n`,
+    {
+      mode: 0o755,
+    },
+  )
   return { dir, java }
 }
 

@@ -275,6 +275,46 @@ export function apiRoutes(app: WebApp): Router[] {
       ...(await bus.request('servers:set_properties', { name: params.name, properties: body.properties })),
     }),
   )
+  const EulaState = success('EulaState', {
+    needed: z.boolean().describe("whether the server's game runs only with its EULA accepted (Java Edition)"),
+    accepted: z.boolean(),
+    file: z.string(),
+    url: z.string().describe('where the EULA is to be read'),
+  })
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name/eula',
+      name: 'server_eula',
+      summary: "Whether the server's game EULA is needed and accepted",
+      tags: servers,
+      access: 'user',
+      params: ServerName,
+      response: EulaState,
+      errors: { 404: NO_SERVER },
+    },
+    async (_ctx, { params }) => ({ status: 'success', ...(await bus.request('servers:eula', { name: params.name })) }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/servers/:name/eula',
+      name: 'accept_server_eula',
+      summary: "Accept the server's game EULA (an admin's explicit act; server-manager never does it by itself)",
+      tags: servers,
+      access: 'admin',
+      params: ServerName,
+      body: z.object({ accept: z.literal(true).describe('true: you have read the EULA and agree') }),
+      response: EulaState,
+      errors: { 404: NO_SERVER, 422: "The server's game has no EULA to accept." },
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      ...(await bus.request('servers:eula', { name: params.name, accept: true })),
+    }),
+  )
   defineRoute(
     router,
     {

@@ -73,7 +73,8 @@ export function pageRoutes(app: WebApp): Router {
     async (ctx, { params }) => {
       const server = await app.bus.request('servers:info', { name: params.name })
       const run = await app.bus.request('servers:status', { name: params.name })
-      await render(ctx, 'server', { title: server.name, server, run })
+      const eula = await app.bus.request('servers:eula', { name: params.name })
+      await render(ctx, 'server', { title: server.name, server, run, eula })
       return undefined
     },
   )
