@@ -1,5 +1,8 @@
 import type { ActionResult } from '../../kernel'
+import type { GameProfile } from '../servers/contract'
 import type { CustomEventMeta, DeliveryReport, PluginRecord } from './contract'
+
+export type { GameProfile, HotBackupProtocol, PlayersProtocol, WorldLocation } from '../servers/contract'
 
 /** A listener for a custom event: the sender's payload, and who sent it. */
 export type CustomEventListener = (payload: Record<string, unknown>, meta: CustomEventMeta) => unknown
@@ -38,6 +41,14 @@ export interface PluginApi {
   listServers(): Promise<
     { name: string; profile: string; dir: string; status: ServerStatus; pid: number | undefined }[]
   >
+  /**
+   * The game profile in effect for a server (its profile's fields, the server's own over them),
+   * as plain data: how to tell its players something (`sayCommand`, `{message}` in it), how to
+   * know who is online (`players`, regular expressions over console messages), which replies
+   * mean a command was refused (`errorLines`), its ready line, stop command, config files, world
+   * and hot-backup protocol. Send a game only the commands its profile names.
+   */
+  getServerProfile(serverName: string): Promise<GameProfile>
   /** A server's status, and whether its process runs (`starting`, `running` or `stopping`). */
   getServerRunningStatus(serverName: string): Promise<{ status: ServerStatus; running: boolean }>
   /** Starts a server (the server_start action: your own before hooks see it too); resolves once it is up. */

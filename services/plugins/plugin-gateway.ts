@@ -49,6 +49,12 @@ const APIS: readonly ApiDescription[] = [
     description: "A server's status and whether its process runs: { status, running }.",
   },
   {
+    name: 'getServerProfile',
+    parameters: [{ name: 'serverName', type: 'string' }],
+    description:
+      "The game profile in effect for a server (its profile's fields, the server's own over them): sayCommand, players, errorLines, readyLine, ...",
+  },
+  {
     name: 'startServer',
     parameters: [
       { name: 'serverName', type: 'string' },
@@ -288,6 +294,10 @@ export function createPluginGateway(
 
     sendCommand: live('sendCommand', (serverName: string, command: string) =>
       asResult(() => link.request('servers:send', { name: serverName, command }), `Sent to '${serverName}'.`),
+    ),
+
+    getServerProfile: live('getServerProfile', (serverName: string) =>
+      link.request('servers:profile', { name: serverName }),
     ),
 
     getServerSetting: live('getServerSetting', async (serverName: string, key: string) => {

@@ -10,7 +10,14 @@ import { Backups } from './backups/backups'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
 import { applyUpdate, installSource, stageRelease } from './install'
-import { BUILT_IN_PROFILES, PROFILE_NAMES, type ProfileName, parseHotBackup, patternProblem } from './profiles'
+import {
+  BUILT_IN_PROFILES,
+  gameProfile,
+  PROFILE_NAMES,
+  type ProfileName,
+  parseHotBackup,
+  patternProblem,
+} from './profiles'
 import { readServers, serversProjection } from './registry-projection'
 import { describeSchedule, listed, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
 import { dirConflict, isInside } from './server-dir'
@@ -110,6 +117,8 @@ export function serversService(): Service {
         ),
       )
       bus.handle('servers:info', async ({ name }) => info(await find(name)))
+      // A copy: the built-in profiles' nested fields are shared, and a plugin holds what it gets.
+      bus.handle('servers:profile', async ({ name }) => structuredClone(gameProfile(await find(name))))
       bus.handle('servers:remove', async ({ name, deleteFiles }) => {
         const server = await find(name)
         const run = await servers.status(server)
