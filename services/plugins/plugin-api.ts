@@ -57,7 +57,10 @@ export interface PluginApi {
   stopServer(serverName: string): Promise<ActionResult>
   /** Stops a server if it runs, then starts it. */
   restartServer(serverName: string): Promise<ActionResult>
-  /** Sends one console command; a successful result carries `reply` (the lines the server answered). */
+  /**
+   * Sends one console command; the result carries `reply` (the lines the server answered), also
+   * when the game refused it (`status: 'error'`, `code: 'SM_ERR_SERVER_COMMAND_REFUSED'`).
+   */
   sendCommand(serverName: string, command: string): Promise<ActionResult>
   /** A server's setting in effect (`autostart`, `restart.max_restarts`, `custom.<key>`, ...), or undefined. */
   getServerSetting(serverName: string, key: string): Promise<unknown>

@@ -362,7 +362,10 @@ export function createPluginGateway(
   }
 }
 
-/** An operation's outcome as an action result: `success` with its fields, `cancelled` on a veto, else `error` with the code. */
+/**
+ * An operation's outcome as an action result: `success` with its fields, `cancelled` on a veto,
+ * else `error` with the code (and `reply` for a console command the game refused).
+ */
 async function asResult(fn: () => Promise<object>, message: string): Promise<ActionResult> {
   try {
     const value = await fn()
@@ -371,7 +374,13 @@ async function asResult(fn: () => Promise<object>, message: string): Promise<Act
     // Coded, always: a raw ENOSPC is SM_ERR_DISK_FULL (free space), not a code-less result.
     const coded = toSmError(error)
     const status = coded.code === 'SM_ERR_SERVER_CHANGE_CANCELLED' ? 'cancelled' : 'error'
-    return { status, message: coded.code === 'SM_ERR_INTERNAL' ? reasonOf(error) : coded.message, code: coded.code }
+    const message = coded.code === 'SM_ERR_INTERNAL' ? reasonOf(error) : coded.message
+    // A command the game refused was still answered: the plugin gets the reply, as on success.
+    const reply =
+      coded.code === 'SM_ERR_SERVER_COMMAND_REFUSED'
+        ? { reply: (coded as SmError<'SM_ERR_SERVER_COMMAND_REFUSED'>).params.reply }
+        : {}
+    return { status, message, code: coded.code, ...reply }
   }
 }
 

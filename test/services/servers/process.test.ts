@@ -349,6 +349,43 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect((await statusJson(data, 's1')).status).to.equal('stopped')
   })
 
+  it("exits non-zero when the game refuses a command (its profile's error lines), shows the reply, records it, and sends it once (issue 19)", async () => {
+    const data = gameDataDir()
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'start', 's1'])
+    const refused = async (command: string) => {
+      const r = await cli(data, ['server', 'send', 's1', command])
+      expect(r.code, r.stderr).to.equal(65)
+      expect(r.stderr).to.match(
+        new RegExp(
+          `^Error \\[SM_ERR_SERVER_COMMAND_REFUSED\\]: The server 's1' refused the command '${command}': "Unknown command: ${command}\\. Please check`,
+        ),
+      )
+      expect(r.stdout).to.match(new RegExp(`^\\[[^\\]]+ INFO\\] Unknown command: ${command}\\. Please check`))
+    }
+    await refused('nosuch')
+    expect(await cliOk(data, ['server', 'send', 's1', 'list'])).to.match(/There are 0\/10 players online:/)
+    // Through a running manager (the bus bridge) it is the same: the reply crosses with the error.
+    const manager = await spawnManager(data)
+    try {
+      await waitForLine(manager, /^ready in/)
+      await refused('bogus')
+      expect(await stop(manager)).to.equal(0)
+    } finally {
+      manager.kill('SIGKILL')
+    }
+    const sends = await events(data, 'after_command_send')
+    expect(sends.map((e) => [e.payload.command, e.payload.result.status, e.payload.result.code])).to.deep.equal([
+      ['nosuch', 'error', 'SM_ERR_SERVER_COMMAND_REFUSED'],
+      ['list', 'success', undefined],
+      ['bogus', 'error', 'SM_ERR_SERVER_COMMAND_REFUSED'],
+    ])
+    // Sent is sent: each refused command reached the game once.
+    const log = readFileSync(RunFiles.of(data, 's1').log, 'utf8')
+    expect(log.match(/Unknown command: nosuch\./g)).to.have.length(1)
+    expect(log.match(/Unknown command: bogus\./g)).to.have.length(1)
+  })
+
   it('follows the console live and prints the last lines', async () => {
     const data = gameDataDir()
     await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
