@@ -10,7 +10,16 @@ export type { ActionMap, ActionName, ActionResult, LogFields, Logger } from './k
 export type { PluginsActions } from './services/plugins/actions'
 export type * from './services/plugins/contract'
 export type { AfterPayload, BeforeHookResult, BeforePayload } from './services/plugins/hook-catalogue'
-export type { ApiDescription, CustomEventListener, PluginApi, ServerStatus } from './services/plugins/plugin-api'
+export type {
+  ApiDescription,
+  CustomEventListener,
+  GameProfile,
+  HotBackupProtocol,
+  PlayersProtocol,
+  PluginApi,
+  ServerStatus,
+  WorldLocation,
+} from './services/plugins/plugin-api'
 export { type CheckedPlugin, PluginBase, type PluginContext } from './services/plugins/plugin-base'
 export type { PluginHooks } from './services/plugins/plugin-hooks'
 export { PLUGIN_API_VERSION } from './services/plugins/plugin-module'

@@ -1,29 +1,62 @@
-import { type BeforePayload, PluginBase } from 'server-manager'
+import { type BeforePayload, type GameProfile, PluginBase } from 'server-manager'
 
 const DEFAULT_DELAY_S = 5
+const DELAY = 'custom.lifecycle_notifications.delay_s'
 
 /**
- * Warns the players of a bedrock server before it stops or restarts (`say ...` on its console)
- * and gives them `custom.lifecycle_notifications.delay_s` seconds (default 5) to finish. An empty
- * server (`list` says no one is online) stops at once. Keep the delay below
+ * Warns the players of a server before it stops or restarts, with its game's own say command
+ * (the profile's `sayCommand`, `{message}` replaced: `say ...` on Bedrock and Java, what a
+ * generic server was given with `--say-command`), and gives them `delay_s` seconds to finish:
+ * the server's `custom.lifecycle_notifications.delay_s`, else the global one, else 5.
+ *
+ * It sends a game only the commands its profile names. A game with no say command is neither
+ * warned nor delayed. One whose profile can list who is online (`players`) is asked first, and
+ * stops at once when nobody is; one that cannot tell (no players protocol, or no count in the
+ * reply) is warned and waited for anyway: a warning to an empty server costs a few seconds, a
+ * stop without one kicks players without notice. Keep the delay below
  * `plugins.hook_timeout_ms`, which bounds every hook.
  */
 export default class LifecycleNotifications extends PluginBase<LifecycleNotifications> {
-  static version = '1.0.0'
+  static version = '1.1.0'
   static enabledByDefault = true
 
   async beforeServerStop({ serverName, reason }: BeforePayload<'server_stop'>) {
     if (reason === 'kill') return
-    const list = await this.api.sendCommand(serverName, 'list')
-    const reply = (list.reply as string[] | undefined) ?? []
-    const online = reply
-      .map((line) => /There are (\d+)\/\d+ players online/.exec(line)?.[1])
-      .find((n) => n !== undefined)
-    if (list.status !== 'success' || online === undefined || Number(online) === 0) return
-    const configured = await this.api.getGlobalSetting('custom.lifecycle_notifications.delay_s')
-    const delay = typeof configured === 'number' && configured >= 0 ? configured : DEFAULT_DELAY_S
+    const profile = await this.api.getServerProfile(serverName)
+    if (!profile.sayCommand) return
+    if ((await this.#online(serverName, profile)) === 0) return
+    const delay = await this.#delay(serverName)
     const what = reason === 'restart' || reason === 'schedule' ? 'restarting' : 'stopping'
-    await this.api.sendCommand(serverName, `say Server ${what} in ${delay} seconds.`)
+    const message = `Server ${what} in ${delay} seconds.`
+    const said = await this.api.sendCommand(serverName, profile.sayCommand.replaceAll('{message}', message))
+    // Nobody was warned (the console or the game refused it): waiting would only delay the stop.
+    if (said.status !== 'success') return
     await new Promise((resolve) => setTimeout(resolve, delay * 1000))
+  }
+
+  /** How many players are online, or undefined when the game cannot tell (or did not say). */
+  async #online(serverName: string, profile: GameProfile): Promise<number | undefined> {
+    const players = profile.players
+    if (!players) return undefined
+    const list = await this.api.sendCommand(serverName, players.listCommand)
+    const reply = Array.isArray(list.reply) ? (list.reply as string[]) : []
+    // The profile's patterns are over messages: a line's prefix (time, level) taken off first.
+    const prefix = profile.messagePattern ? new RegExp(profile.messagePattern) : undefined
+    const count = new RegExp(players.listReply)
+    for (const line of reply) {
+      const match = prefix?.exec(line)
+      const online = count.exec((match ? (match[1] ?? '') : line).trim())?.groups?.online
+      if (online !== undefined) return Number(online)
+    }
+    return undefined
+  }
+
+  async #delay(serverName: string): Promise<number> {
+    for (const configured of [
+      await this.api.getServerSetting(serverName, DELAY),
+      await this.api.getGlobalSetting(DELAY),
+    ])
+      if (typeof configured === 'number' && configured >= 0) return configured
+    return DEFAULT_DELAY_S
   }
 }

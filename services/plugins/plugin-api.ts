@@ -1,5 +1,8 @@
 import type { ActionResult } from '../../kernel'
+import type { GameProfile } from '../servers/contract'
 import type { CustomEventMeta, DeliveryReport, PluginRecord } from './contract'
+
+export type { GameProfile, HotBackupProtocol, PlayersProtocol, WorldLocation } from '../servers/contract'
 
 /** A listener for a custom event: the sender's payload, and who sent it. */
 export type CustomEventListener = (payload: Record<string, unknown>, meta: CustomEventMeta) => unknown
@@ -38,6 +41,14 @@ export interface PluginApi {
   listServers(): Promise<
     { name: string; profile: string; dir: string; status: ServerStatus; pid: number | undefined }[]
   >
+  /**
+   * The game profile in effect for a server (its profile's fields, the server's own over them),
+   * as plain data: how to tell its players something (`sayCommand`, `{message}` in it), how to
+   * know who is online (`players`, regular expressions over console messages), which replies
+   * mean a command was refused (`errorLines`), its ready line, stop command, config files, world
+   * and hot-backup protocol. Send a game only the commands its profile names.
+   */
+  getServerProfile(serverName: string): Promise<GameProfile>
   /** A server's status, and whether its process runs (`starting`, `running` or `stopping`). */
   getServerRunningStatus(serverName: string): Promise<{ status: ServerStatus; running: boolean }>
   /** Starts a server (the server_start action: your own before hooks see it too); resolves once it is up. */
@@ -46,7 +57,10 @@ export interface PluginApi {
   stopServer(serverName: string): Promise<ActionResult>
   /** Stops a server if it runs, then starts it. */
   restartServer(serverName: string): Promise<ActionResult>
-  /** Sends one console command; a successful result carries `reply` (the lines the server answered). */
+  /**
+   * Sends one console command; the result carries `reply` (the lines the server answered), also
+   * when the game refused it (`status: 'error'`, `code: 'SM_ERR_SERVER_COMMAND_REFUSED'`).
+   */
   sendCommand(serverName: string, command: string): Promise<ActionResult>
   /** A server's setting in effect (`autostart`, `restart.max_restarts`, `custom.<key>`, ...), or undefined. */
   getServerSetting(serverName: string, key: string): Promise<unknown>

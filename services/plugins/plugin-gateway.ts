@@ -49,6 +49,12 @@ const APIS: readonly ApiDescription[] = [
     description: "A server's status and whether its process runs: { status, running }.",
   },
   {
+    name: 'getServerProfile',
+    parameters: [{ name: 'serverName', type: 'string' }],
+    description:
+      "The game profile in effect for a server (its profile's fields, the server's own over them): sayCommand, players, errorLines, readyLine, ...",
+  },
+  {
     name: 'startServer',
     parameters: [
       { name: 'serverName', type: 'string' },
@@ -290,6 +296,10 @@ export function createPluginGateway(
       asResult(() => link.request('servers:send', { name: serverName, command }), `Sent to '${serverName}'.`),
     ),
 
+    getServerProfile: live('getServerProfile', (serverName: string) =>
+      link.request('servers:profile', { name: serverName }),
+    ),
+
     getServerSetting: live('getServerSetting', async (serverName: string, key: string) => {
       const { value } = await link.request('servers:get_setting', { name: serverName, key })
       return withoutSecrets(value, 'drop')
@@ -352,7 +362,10 @@ export function createPluginGateway(
   }
 }
 
-/** An operation's outcome as an action result: `success` with its fields, `cancelled` on a veto, else `error` with the code. */
+/**
+ * An operation's outcome as an action result: `success` with its fields, `cancelled` on a veto,
+ * else `error` with the code (and `reply` for a console command the game refused).
+ */
 async function asResult(fn: () => Promise<object>, message: string): Promise<ActionResult> {
   try {
     const value = await fn()
@@ -361,7 +374,13 @@ async function asResult(fn: () => Promise<object>, message: string): Promise<Act
     // Coded, always: a raw ENOSPC is SM_ERR_DISK_FULL (free space), not a code-less result.
     const coded = toSmError(error)
     const status = coded.code === 'SM_ERR_SERVER_CHANGE_CANCELLED' ? 'cancelled' : 'error'
-    return { status, message: coded.code === 'SM_ERR_INTERNAL' ? reasonOf(error) : coded.message, code: coded.code }
+    const message = coded.code === 'SM_ERR_INTERNAL' ? reasonOf(error) : coded.message
+    // A command the game refused was still answered: the plugin gets the reply, as on success.
+    const reply =
+      coded.code === 'SM_ERR_SERVER_COMMAND_REFUSED'
+        ? { reply: (coded as SmError<'SM_ERR_SERVER_COMMAND_REFUSED'>).params.reply }
+        : {}
+    return { status, message, code: coded.code, ...reply }
   }
 }
 

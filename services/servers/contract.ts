@@ -1,11 +1,12 @@
 import type { ActionResult } from '../../kernel'
 import type { BackupFile, BackupReply, BackupType } from './backups/backups'
 import type { StartReply } from './control'
-import type { ProfileFields, ProfileName } from './profiles'
+import type { GameProfile, ProfileFields, ProfileName } from './profiles'
 import type { ListedSchedule, Schedule } from './schedules'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
 import type { ServerStatus, StartMode } from './supervisor/run-files'
 
+export type { GameProfile, HotBackupProtocol, PlayersProtocol, WorldLocation } from './profiles'
 export type {
   BackupFile,
   BackupReply,
@@ -117,6 +118,8 @@ declare module '../../kernel/maps' {
     'servers:add': { payload: AddServer; reply: ServerRecord }
     'servers:list': { payload: Record<string, never>; reply: ServerSummary[] }
     'servers:info': { payload: { name: string }; reply: ServerInfo }
+    /** The game profile in effect for the server: its profile's fields, the server's own over them (plain data). */
+    'servers:profile': { payload: { name: string }; reply: GameProfile }
     /** Forgets a server; with `deleteFiles`, deletes its directory too (the delete_server_data action). */
     'servers:remove': { payload: { name: string; deleteFiles?: boolean }; reply: ActionResult }
     /** The server's server.properties as key → value, in file order. */

@@ -15,7 +15,7 @@ import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord } from './contract'
 import { checkStartable } from './eula'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
-import { gameProfile } from './profiles'
+import { gameProfile, refusalIn } from './profiles'
 import { serverSetting } from './server-settings'
 import { type RecordedStatus, readStatuses, recordedJournalSeq } from './status-projection'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
@@ -530,11 +530,17 @@ export class ServerControl {
       payload: { serverName: server.name, command },
       perform: async () => {
         const client = await this.#supervisor(server, 'take commands')
+        let sent: SendReply
         try {
-          return (await client.request('send', { command, collect: true })) as SendReply
+          sent = (await client.request('send', { command, collect: true })) as SendReply
         } finally {
           client.close()
         }
+        // Sent, and refused by the game: an error for the caller and in the fact, never sent again.
+        const line = refusalIn(gameProfile(server), sent.reply)
+        if (line !== undefined)
+          throw new SmError('SM_ERR_SERVER_COMMAND_REFUSED', { server: server.name, command, line, reply: sent.reply })
+        return sent
       },
     })
     const reply = settled(outcome, server.name, 'A console command to')

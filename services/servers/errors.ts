@@ -126,6 +126,19 @@ export const serversErrors = defineErrors('servers', {
     when: 'A console command that is empty, has line breaks or is too long.',
     message: (p) => `That command cannot be sent to '${p.server}': ${p.reason}. Nothing was sent.`,
   }),
+  SM_ERR_SERVER_COMMAND_REFUSED: spec<{
+    server: string
+    command: string
+    line: string
+    /** Every line the game answered (the API's error body and a plugin's result carry them). */
+    reply: readonly string[]
+  }>({
+    status: 422,
+    exit: 65,
+    when: "A console command the game received and refused: a reply line matched its profile's error lines (`Unknown command`).",
+    message: (p) =>
+      `The server '${p.server}' refused the command '${p.command}': "${p.line}". It was sent once and not run (it is not sent again): check its spelling and arguments ('help' on most games lists them), and send the corrected command.`,
+  }),
   SM_ERR_SERVER_CONSOLE_UNAVAILABLE: spec<{ server: string; reason: string }>({
     status: 503,
     exit: 69,

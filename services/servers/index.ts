@@ -120,6 +120,8 @@ export function serversService(): Service {
         ),
       )
       bus.handle('servers:info', async ({ name }) => info(await find(name)))
+      // A copy: the built-in profiles' nested fields are shared, and a plugin holds what it gets.
+      bus.handle('servers:profile', async ({ name }) => structuredClone(gameProfile(await find(name))))
       bus.handle('servers:remove', async ({ name, deleteFiles }) => {
         const server = await find(name)
         const run = await servers.status(server)

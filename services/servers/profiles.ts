@@ -202,6 +202,19 @@ export function consoleMessage(profile: Pick<GameProfile, 'messagePattern'>, lin
   return match ? (match[1] ?? '') : line
 }
 
+/**
+ * The message (prefix off) of the first reply line that says the game refused a command (it
+ * matches one of the profile's error lines), or undefined: the command was taken.
+ */
+export function refusalIn(
+  profile: Pick<GameProfile, 'messagePattern' | 'errorLines'>,
+  reply: readonly string[],
+): string | undefined {
+  return reply
+    .map((line) => consoleMessage(profile, line).trim())
+    .find((message) => profile.errorLines.some((pattern) => matches(pattern, message) !== null))
+}
+
 /** Whether `text` matches the regular expression `source` (compiled once per source). */
 export function matches(source: string, text: string): RegExpExecArray | null {
   return compiled(source).exec(text)

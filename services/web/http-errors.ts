@@ -9,10 +9,11 @@ const PUBLIC_5XX = new Set(['SM_ERR_WEB_UNAVAILABLE'])
 /**
  * Turns anything a route threw into the JSON error body every client gets:
  * `{status: 'error', code, message, detail}` (`detail` is the original's FastAPI field), with
- * the status of the error's code, `WWW-Authenticate` on a 401 and `issues` on a 422. A browser
- * asking for a page it may not see is sent to the sign-in page instead. A 5xx says only what the
- * code means and where its detail is: the detail (a raw message, a path on this machine) goes to
- * the log, under a request id the body names.
+ * the status of the error's code, `WWW-Authenticate` on a 401, `issues` on a validation 422
+ * and `reply` on a refused console command. A browser asking for a page it may not see is sent
+ * to the sign-in page instead. A 5xx says only what the code means and where its detail is: the
+ * detail (a raw message, a path on this machine) goes to the log, under a request id the body
+ * names.
  */
 export function writeError(ctx: Context, thrown: unknown, logger: Logger): void {
   const error = asSmError(thrown, ctx)
@@ -26,16 +27,27 @@ export function writeError(ctx: Context, thrown: unknown, logger: Logger): void 
   if (error.code === 'SM_ERR_AUTH_RATE_LIMITED')
     ctx.set('Retry-After', String((error.params as { seconds: number }).seconds))
   if (error.code === 'SM_ERR_WEB_UNAVAILABLE') ctx.set('Retry-After', '1')
-  const issues = error.status < 500 ? (error.params as { issues?: unknown } | undefined)?.issues : undefined
   if (wantsHtml(ctx) && ctx.method === 'GET') {
     ctx.type = 'html'
     ctx.body = errorPage(error.status, message, error.code)
-  } else ctx.body = errorBody(error.code, message, issues)
+  } else ctx.body = errorBody(error.code, message, error.status < 500 ? bodyFields(error) : {})
+}
+
+/**
+ * The parameters of a client error that its body carries as fields of their own: `issues` (a
+ * 422's validation issues) and `reply` (the lines a game answered to a command it refused).
+ */
+function bodyFields(error: SmError): { issues?: unknown; reply?: unknown } {
+  const params = (error.params ?? {}) as { issues?: unknown; reply?: unknown }
+  return {
+    ...(params.issues ? { issues: params.issues } : {}),
+    ...(Array.isArray(params.reply) ? { reply: params.reply } : {}),
+  }
 }
 
 /** The coded JSON error body every HTTP error answers with. */
-export function errorBody(code: string, message: string, issues?: unknown) {
-  return { status: 'error', code, message, detail: message, ...(issues ? { issues } : {}) }
+export function errorBody(code: string, message: string, fields: { issues?: unknown; reply?: unknown } = {}) {
+  return { status: 'error', code, message, detail: message, ...fields }
 }
 
 /**

@@ -13,6 +13,10 @@ const ErrorBody = z
       .array(z.object({ where: z.string(), path: z.string(), message: z.string() }))
       .optional()
       .meta({ description: 'Validation issues (422).' }),
+    reply: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'The lines the game answered to a console command it refused (422).' }),
   })
   .meta({ id: 'Error' })
 

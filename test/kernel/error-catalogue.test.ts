@@ -17,9 +17,10 @@ declarations, and a test keeps the two equal (\`SM_WRITE_DOCS=1 npx mocha
 dist/test/kernel/error-catalogue.test.js\` rewrites it).
 
 On the command line an error prints as one line on stderr, \`Error [SM_ERR_…]: message\`, and the
-process exits with the code below. Over HTTP the body is \`{ code, message, status }\`; messages
-of 5xx errors are not shown to clients. Plugin failures carry the plugin's name, the hook or
-phase, and the cause.
+process exits with the code below. Over HTTP the body is \`{ status: 'error', code, message,
+detail }\`, with \`issues\` for a request that is not valid and \`reply\` (the game's lines) for a
+console command the game refused; messages of 5xx errors are not shown to clients. Plugin
+failures carry the plugin's name, the hook or phase, and the cause.
 
 Exit codes follow the BSD \`sysexits\` convention: 64 bad usage or input, 65 bad data, 66 no such
 thing, 69 unavailable, 70 internal, 73 cannot create, 74 I/O, 75 temporary (retry), 77 not

@@ -202,6 +202,7 @@ export function apiRoutes(app: WebApp): Router[] {
         403: 'stop, save and allowlist off are for admins',
         404: NO_SERVER,
         409: 'The server is not running.',
+        422: 'The body is not valid (`issues` lists what), or the game refused the command (SM_ERR_SERVER_COMMAND_REFUSED: a reply line is one of its error lines, such as `Unknown command`; `reply` holds its reply lines). A refused command was sent once and is not sent again.',
       },
     },
     async (ctx, { params, body }) => {

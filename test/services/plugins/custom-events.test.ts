@@ -263,6 +263,7 @@ describe('services/plugins: this.api', () => {
           'backupWorld',
           'getGlobalSetting',
           'getPluginStatuses',
+          'getServerProfile',
           'getServerRunningStatus',
           'getServerSetting',
           'listAvailableApis',

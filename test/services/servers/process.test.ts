@@ -349,6 +349,43 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect((await statusJson(data, 's1')).status).to.equal('stopped')
   })
 
+  it("exits non-zero when the game refuses a command (its profile's error lines), shows the reply, records it, and sends it once (issue 19)", async () => {
+    const data = gameDataDir()
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliOk(data, ['server', 'start', 's1'])
+    const refused = async (command: string) => {
+      const r = await cli(data, ['server', 'send', 's1', command])
+      expect(r.code, r.stderr).to.equal(65)
+      expect(r.stderr).to.match(
+        new RegExp(
+          `^Error \\[SM_ERR_SERVER_COMMAND_REFUSED\\]: The server 's1' refused the command '${command}': "Unknown command: ${command}\\. Please check`,
+        ),
+      )
+      expect(r.stdout).to.match(new RegExp(`^\\[[^\\]]+ INFO\\] Unknown command: ${command}\\. Please check`))
+    }
+    await refused('nosuch')
+    expect(await cliOk(data, ['server', 'send', 's1', 'list'])).to.match(/There are 0\/10 players online:/)
+    // Through a running manager (the bus bridge) it is the same: the reply crosses with the error.
+    const manager = await spawnManager(data)
+    try {
+      await waitForLine(manager, /^ready in/)
+      await refused('bogus')
+      expect(await stop(manager)).to.equal(0)
+    } finally {
+      manager.kill('SIGKILL')
+    }
+    const sends = await events(data, 'after_command_send')
+    expect(sends.map((e) => [e.payload.command, e.payload.result.status, e.payload.result.code])).to.deep.equal([
+      ['nosuch', 'error', 'SM_ERR_SERVER_COMMAND_REFUSED'],
+      ['list', 'success', undefined],
+      ['bogus', 'error', 'SM_ERR_SERVER_COMMAND_REFUSED'],
+    ])
+    // Sent is sent: each refused command reached the game once.
+    const log = readFileSync(RunFiles.of(data, 's1').log, 'utf8')
+    expect(log.match(/Unknown command: nosuch\./g)).to.have.length(1)
+    expect(log.match(/Unknown command: bogus\./g)).to.have.length(1)
+  })
+
   it('follows the console live and prints the last lines', async () => {
     const data = gameDataDir()
     await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
@@ -418,10 +455,92 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
       await cliOk(data, ['server', 'stop', 's1'], on)
       const log = readFileSync(RunFiles.of(data, 's1').log, 'utf8')
       expect(log).to.match(/\[Server\] Server stopping in 0 seconds\.[\s\S]*Server stop requested\./)
+      // Nobody online (its `list` says so): no warning, no wait.
+      await cliOk(data, ['server', 'start', 's2'], on)
+      await cliOk(data, ['server', 'stop', 's2'], on)
+      const empty = readFileSync(RunFiles.of(data, 's2').log, 'utf8')
+      expect(empty).to.match(/There are 0\/10 players online:[\s\S]*Server stop requested\./)
+      expect(empty).to.not.include('[Server]')
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')
     }
+  })
+
+  /** A generic console game that records every line it receives (received.txt) and stops on `quit`. */
+  function recordingGame(): { dir: string; received: () => string[] } {
+    const dir = join(tempDir(), 'game')
+    mkdirSync(dir)
+    writeFileSync(
+      join(dir, 'game.js'),
+      [
+        "const fs = require('node:fs')",
+        "let buffered = ''",
+        "process.stdin.setEncoding('utf8')",
+        "process.stdin.on('data', (chunk) => {",
+        '  buffered += chunk',
+        "  for (let at = buffered.indexOf('\\n'); at >= 0; at = buffered.indexOf('\\n')) {",
+        '    const line = buffered.slice(0, at)',
+        '    buffered = buffered.slice(at + 1)',
+        "    fs.appendFileSync('received.txt', line + '\\n')",
+        "    if (line === 'quit') process.exit(0)",
+        "    console.log('ok ' + line)",
+        '  }',
+        '})',
+        "console.log('listening')",
+        '',
+      ].join('\n'),
+    )
+    const file = join(dir, 'received.txt')
+    return { dir, received: () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []) }
+  }
+  const addGame = (data: string, name: string, dir: string, extra: string[] = []) =>
+    cliOk(data, [
+      'server',
+      'add',
+      name,
+      '--dir',
+      dir,
+      '--command',
+      process.execPath,
+      '--arg',
+      'game.js',
+      '--stop-command',
+      'quit',
+      ...extra,
+    ])
+
+  it('warns the players of a generic game with its own say command, and never sends it a command it does not know (issue 19)', async () => {
+    const data = gameDataDir()
+    const on = { SM_DEFAULT_PLUGINS: 'on' }
+    const game = recordingGame()
+    await addGame(data, 'g1', game.dir, ['--say-command', 'broadcast {message}'])
+    // The server's own delay wins over the global one (5 s, unset): the warning says which it used.
+    await cliOk(data, ['server', 'config', 'g1', 'custom.lifecycle_notifications.delay_s', '0'], on)
+    await cliOk(data, ['server', 'start', 'g1'], on)
+    await cliOk(data, ['server', 'stop', 'g1'], on)
+    // No players protocol: nobody can be known to be offline, so it is warned (and never asked `list`).
+    expect(game.received()).to.deep.equal(['broadcast Server stopping in 0 seconds.', 'quit'])
+    await cliOk(data, ['server', 'start', 'g1'], on)
+    await cliOk(data, ['server', 'restart', 'g1'], on)
+    await cliOk(data, ['server', 'stop', 'g1'], on)
+    expect(game.received().slice(2)).to.deep.equal([
+      'broadcast Server restarting in 0 seconds.',
+      'quit',
+      'broadcast Server stopping in 0 seconds.',
+      'quit',
+    ])
+  })
+
+  it('sends a generic game without a say command nothing before a stop (issue 19)', async () => {
+    const data = gameDataDir()
+    const on = { SM_DEFAULT_PLUGINS: 'on' }
+    const game = recordingGame()
+    await addGame(data, 'g1', game.dir)
+    await cliOk(data, ['setting', 'set', 'custom.lifecycle_notifications.delay_s', '0'], on)
+    await cliOk(data, ['server', 'start', 'g1'], on)
+    await cliOk(data, ['server', 'stop', 'g1'], on)
+    expect(game.received()).to.deep.equal(['quit'])
   })
 })
 

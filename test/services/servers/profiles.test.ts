@@ -2,7 +2,13 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { BUILT_IN_PROFILES, consoleMessage, gameProfile, parseHotBackup } from '../../../services/servers/profiles'
+import {
+  BUILT_IN_PROFILES,
+  consoleMessage,
+  gameProfile,
+  parseHotBackup,
+  refusalIn,
+} from '../../../services/servers/profiles'
 import { consoleProfile } from '../../../services/servers/supervisor/profiles'
 import { exited, gameDataDir, untilStatus } from '../../helpers/game'
 import { cli, cliOk, spawnCli } from '../../helpers/run'
@@ -51,6 +57,32 @@ describe('services/servers: game profiles (issue 19, build item 1)', () => {
         true,
       )
       expect(javaConsole.replyDone('say hi', [])).to.equal(undefined)
+    })
+  })
+
+  describe('refused commands', () => {
+    it("tells a refusal by the profile's error lines, on the message with its prefix off (issue 19, build item 5)", () => {
+      const javaReply = [
+        '[12:00:00] [Server thread/INFO]: Unknown or incomplete command, see below for error',
+        '[12:00:00] [Server thread/INFO]: nosuch<--[HERE]',
+      ]
+      expect(refusalIn(java, javaReply)).to.equal('Unknown or incomplete command, see below for error')
+      expect(refusalIn(java, ['[12:00:00 INFO]: There are 0 of a max of 20 players online: '])).to.equal(undefined)
+      const unknown =
+        'Unknown command: nosuch. Please check that the command exists and that you have permission to use it.'
+      expect(refusalIn(bedrock, [`[2024-01-01 00:00:00:000 INFO] ${unknown}`])).to.equal(unknown)
+      expect(refusalIn(bedrock, ['[2024-01-01 00:00:00:000 INFO] There are 0/10 players online:', ''])).to.equal(
+        undefined,
+      )
+      // A generic game knows no error lines until it is given some.
+      expect(refusalIn(generic, [unknown])).to.equal(undefined)
+      const own = gameProfile({
+        profile: 'generic',
+        stopCommand: 'quit',
+        worldDir: undefined,
+        errorLines: ['^error: '],
+      })
+      expect(refusalIn(own, ['ok', 'error: no such command'])).to.equal('error: no such command')
     })
   })
 

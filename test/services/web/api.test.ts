@@ -1,5 +1,8 @@
 import { expect } from 'chai'
+import type { ActionResult, GameProfile } from '../../../index'
+import { fakeBedrockDir, killServers } from '../../helpers/game'
 import { plugin } from '../../helpers/plugins'
+import { afterItsUser } from '../../helpers/run-end'
 import { http, startWeb, type WebSetup } from '../../helpers/web'
 
 /** Records every delivery of pingplugin:ping into a file of the data directory. */
@@ -8,6 +11,17 @@ const LISTENER = plugin(
   `override async onLoad() {
     await this.api.listenForEvent('pingplugin:ping', (payload, meta) => {
       ;((globalThis as any).received ??= []).push({ payload, meta })
+    })
+  }`,
+)
+
+/** Asks for alpha's profile and sends it a command it does not know, on asker:go. */
+const ASKER = plugin(
+  'Asker',
+  `override async onLoad() {
+    await this.api.listenForEvent('asker:go', async () => {
+      const profile = await this.api.getServerProfile('alpha')
+      ;(globalThis as any).asked = { profile, result: await this.api.sendCommand('alpha', 'again') }
     })
   }`,
 )
@@ -128,6 +142,44 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
     expect(other.json.code).to.equal('SM_ERR_SERVER_NOT_FOUND')
     const admin = await http(`${web.url}/api/servers/any/command`, { token: web.admin, body: { command: 'stop' } })
     expect(admin.json.code).to.equal('SM_ERR_SERVER_NOT_FOUND')
+  })
+
+  it('answers a command the game refused 422 with its code and the reply lines, and a known one 200 (issue 19)', async () => {
+    web = await startWeb({ files: { 'asker.ts': ASKER }, enable: ['asker'] })
+    const { dataDir, manager } = web
+    afterItsUser(() => killServers(dataDir))
+    await manager.bus.request('servers:add', { name: 'alpha', dir: fakeBedrockDir() })
+    await manager.bus.request('servers:start', { name: 'alpha' })
+    const send = (command: string) =>
+      http(`${web.url}/api/servers/alpha/command`, { token: web.admin, body: { command } })
+    const refused = await send('nosuch')
+    expect(refused.status).to.equal(422)
+    expect(refused.json).to.include({ status: 'error', code: 'SM_ERR_SERVER_COMMAND_REFUSED' })
+    expect(refused.json.message).to.include(`refused the command 'nosuch': "Unknown command: nosuch.`)
+    expect(refused.json.reply).to.have.length(1)
+    expect(refused.json.reply[0]).to.match(/ INFO\] Unknown command: nosuch\. Please check/)
+    const known = await send('list')
+    expect(known.status).to.equal(200)
+    expect(known.json.reply[0]).to.match(/There are 0\/10 players online:/)
+    const facts = await manager.bus.request('events:read', { types: ['after_command_send'] })
+    const results = facts.map((f) => (f.payload as { result: Record<string, unknown> }).result)
+    expect(results.map((r) => [r.status, r.code])).to.deep.equal([
+      ['error', 'SM_ERR_SERVER_COMMAND_REFUSED'],
+      ['success', undefined],
+    ])
+    expect(results[0]?.message).to.equal(refused.json.message)
+    // A plugin gets the server's profile, and a refusal's reply in its result.
+    const asked = await http(`${web.url}/api/plugins/trigger_event`, {
+      token: web.admin,
+      body: { event_name: 'asker:go', payload: {} },
+    })
+    expect(asked.json.details.delivered).to.equal(1)
+    const { profile, result } = (globalThis as { asked?: { profile: GameProfile; result: ActionResult } }).asked ?? {}
+    expect(profile).to.deep.include({ name: 'bedrock', sayCommand: 'say {message}', stopCommand: 'stop' })
+    expect(profile?.players?.listCommand).to.equal('list')
+    expect(result).to.deep.include({ status: 'error', code: 'SM_ERR_SERVER_COMMAND_REFUSED' })
+    expect((result?.reply as string[] | undefined)?.[0]).to.match(/Unknown command: again\./)
+    await manager.bus.request('servers:stop', { name: 'alpha' })
   })
 
   it('checks each event-stream topic against the role, and refuses unknown topics', async () => {

@@ -2,8 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { z } from 'zod'
-import { fakeBedrockDir } from '../../helpers/game'
+import { fakeBedrockDir, killServers } from '../../helpers/game'
 import { run } from '../../helpers/run'
+import { afterItsUser } from '../../helpers/run-end'
 import { tempDir } from '../../helpers/temp-dir'
 import { ADMIN_PASSWORD, parseJson, signIn, startWeb, type WebSetup } from '../../helpers/web'
 
@@ -255,6 +256,15 @@ describe('services/web: the OpenAPI document is the API', function () {
       properties: { 'level-name': 'Bedrock level' },
     })
     await admin('POST', '/api/servers/{name}/command', '/api/servers/alpha/command', { command: 'list' })
+    // Running: a command it knows (200) and one it refuses (422 with its reply lines).
+    afterItsUser(() => killServers(setup.dataDir))
+    await setup.manager.bus.request('servers:start', { name: 'alpha' })
+    await admin('POST', '/api/servers/{name}/command', '/api/servers/alpha/command', { command: 'list' })
+    const refused = await admin('POST', '/api/servers/{name}/command', '/api/servers/alpha/command', {
+      command: 'nosuch',
+    })
+    expect(refused.status).to.equal(422)
+    await setup.manager.bus.request('servers:stop', { name: 'alpha' })
     await admin('POST', '/api/tasks/{id}/cancel', `/api/tasks/${task.taskId}/cancel`)
     await admin('POST', '/api/setup/create-first-user', '/api/setup/create-first-user', {
       username: 'late',

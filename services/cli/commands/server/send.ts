@@ -1,10 +1,11 @@
 import { Args, Flags } from '@oclif/core'
+import { isSmError, type SmError } from '../../../../kernel/errors'
 import { ManagerCommand } from '../../manager-command'
 
 export default class ServerSend extends ManagerCommand {
   static override summary = "Send a command to a server's console and print its reply"
   static override description =
-    'Everything after the server name is the command. The reply is the lines the server printed in answer: for bedrock the known replies (list, save ...) are read to their end; for other commands, what arrives until the console is quiet.'
+    "Everything after the server name is the command. The reply is the lines the server printed in answer: the replies its profile knows (list, save ...) are read to their end; for other commands, what arrives until the console is quiet. When a reply line is one of the profile's error lines (Bedrock's 'Unknown command: ...', Java's 'Unknown or incomplete command'), the game refused the command: the reply is printed and the command exits 65 (SM_ERR_SERVER_COMMAND_REFUSED); it is not sent again."
   static override strict = false
   static override examples = [
     '<%= config.bin %> server send survival list',
@@ -19,8 +20,17 @@ export default class ServerSend extends ManagerCommand {
   async run(): Promise<void> {
     const { args, argv, flags } = await this.parse(ServerSend)
     const command = (argv as string[]).slice(1).join(' ')
-    const reply = await this.request('servers:send', { name: args.name, command })
-    if (flags.json) return this.printJson(reply)
-    for (const line of reply.reply) this.log(line)
+    const print = (reply: { sent: true; reply: readonly string[] }) => {
+      if (flags.json) return this.printJson(reply)
+      for (const line of reply.reply) this.log(line)
+    }
+    try {
+      print(await this.request('servers:send', { name: args.name, command }))
+    } catch (error) {
+      // A refusal is still the game's answer: its reply on stdout, the coded error on stderr.
+      if (isSmError(error) && error.code === 'SM_ERR_SERVER_COMMAND_REFUSED')
+        print({ sent: true, reply: (error as SmError<'SM_ERR_SERVER_COMMAND_REFUSED'>).params.reply })
+      throw error
+    }
   }
 }

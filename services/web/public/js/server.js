@@ -50,12 +50,16 @@
   sendForm.addEventListener('submit', async (event) => {
     event.preventDefault()
     const { command } = formData(sendForm)
+    const show = (lines) => {
+      reply.hidden = !lines?.length
+      reply.textContent = (lines || []).join('\n')
+    }
     try {
-      const result = await api('POST', `${base}/command`, { command })
-      reply.hidden = !result.reply?.length
-      reply.textContent = (result.reply || []).join('\n')
+      show((await api('POST', `${base}/command`, { command })).reply)
       sendForm.reset()
     } catch (error) {
+      // A refused command (SM_ERR_SERVER_COMMAND_REFUSED) still has the game's answer.
+      show(error.data?.reply)
       fail(error)
     }
   })
