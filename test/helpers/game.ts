@@ -14,23 +14,50 @@ import { afterItsUser } from './run-end'
 import { tempDir } from './temp-dir'
 
 export const FAKE_BEDROCK = join(ROOT, 'test', 'fixtures', 'fake-bedrock.js')
+export const FAKE_JAVA = join(ROOT, 'test', 'fixtures', 'fake-java.js')
 
 /** A directory laid out like an unpacked Bedrock server whose `bedrock_server` is the fake (test/fixtures). */
 export function fakeBedrockDir(options: { level?: string; env?: Record<string, string> } = {}): string {
   const dir = join(tempDir('sm-bds-'), 'bds')
   mkdirSync(dir, { recursive: true })
-  const exported = Object.entries(options.env ?? {})
-    .map(([k, v]) => `export ${k}='${v}'\n`)
-    .join('')
   writeFileSync(
     join(dir, 'bedrock_server'),
-    `#!/bin/sh\n${exported}exec '${process.execPath}' '${FAKE_BEDROCK}' "$@"\n`,
+    `#!/bin/sh\n${exportLines(options.env)}exec '${process.execPath}' '${FAKE_BEDROCK}' "$@"\n`,
     {
       mode: 0o755,
     },
   )
   writeFileSync(join(dir, 'server.properties'), `server-name=Test\nlevel-name=${options.level ?? 'Bedrock level'}\n`)
   return dir
+}
+
+/**
+ * A directory laid out like a Java Edition server (`server.jar`, its EULA accepted or not), and a
+ * `java` that runs the fake (test/fixtures/fake-java.js) whatever its arguments, as
+ * `java -Xmx1G -jar server.jar nogui` would run the real one.
+ */
+export function fakeJavaDir(options: { eula?: boolean; level?: string; env?: Record<string, string> } = {}): {
+  dir: string
+  java: string
+} {
+  const root = tempDir('sm-java-')
+  const dir = join(root, 'server')
+  mkdirSync(join(root, 'bin'), { recursive: true })
+  mkdirSync(dir)
+  writeFileSync(join(dir, 'server.jar'), 'not a real jar: the fake java runs test/fixtures/fake-java.js\n')
+  if (options.eula !== undefined) writeFileSync(join(dir, 'eula.txt'), `eula=${options.eula}\n`)
+  writeFileSync(join(dir, 'server.properties'), `level-name=${options.level ?? 'world'}\nmax-players=20\n`)
+  const java = join(root, 'bin', 'java')
+  writeFileSync(java, `#!/bin/sh\n${exportLines(options.env)}exec '${process.execPath}' '${FAKE_JAVA}' "$@"\n`, {
+    mode: 0o755,
+  })
+  return { dir, java }
+}
+
+function exportLines(env: Record<string, string> = {}): string {
+  return Object.entries(env)
+    .map(([k, v]) => `export ${k}='${v}'\n`)
+    .join('')
 }
 
 /** A server's state file as its supervisor wrote it. */
