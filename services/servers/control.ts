@@ -176,7 +176,8 @@ export class ServerControl {
   async #relaunch(server: ServerRecord, files: RunFiles, crashed: RunState): Promise<void> {
     files.writeSpec({ ...(await this.#runSpec(server, crashed.mode)), crashRestart: crashed.restarts })
     const announced = await spawnSupervisor(files, server.name)
-    if (announced.ok) {
+    // Served: the restart, or (SUPERVISED) a supervisor that a command started meanwhile, which says what it found.
+    if (announced.ok || announced.error.code === 'SM_ERR_SERVER_SUPERVISED') {
       if (this.#watching) void this.#watch(server)
       return
     }
