@@ -22,7 +22,8 @@ import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
 import { lastLines } from './supervisor/log-tail'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
-import { ACTIVE, RunFiles, type RunSpec, runStatusOf, type StartMode, type StatusEntry } from './supervisor/run-files'
+import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode, type StatusEntry } from './supervisor/run-files'
+import { alive, filesView, recordEnd, unrecordedEnd } from './unseen-end'
 
 /** What a start answers once the server is up. */
 export interface StartReply {
@@ -47,6 +48,7 @@ export class ServerControl {
   readonly #setting: Get
   readonly #logger: Logger
   readonly #watches = new Map<string, SupervisorClient>()
+  readonly #connecting = new Set<string>()
   #watching = false
 
   constructor(bus: BusScope, dataDir: string, setting: Get, logger: Logger) {
@@ -62,8 +64,13 @@ export class ServerControl {
 
   /** The server's status now: its supervisor's word, else what its state file and /proc say. */
   async status(server: ServerRecord): Promise<RunStatus> {
+    return this.#look(server, false)
+  }
+
+  /** A look at the server; `acting`: by a power action on it, which holds its power lock. */
+  async #look(server: ServerRecord, acting: boolean): Promise<RunStatus> {
     await this.#finishInterrupted(server)
-    const status = await this.#current(server)
+    const status = await this.#current(server, acting)
     // Recorded after the look, which may itself have found a crash nobody saw. A look never
     // needs free space: on a full disk the journal stays unrecorded (the next look records it).
     await this.#ingestAfter(server)
@@ -83,8 +90,13 @@ export class ServerControl {
     })
   }
 
-  async #current(server: ServerRecord): Promise<RunStatus> {
+  async #current(server: ServerRecord, acting: boolean): Promise<RunStatus> {
     const files = this.files(server.name)
+    return (await this.#ask(server, files)) ?? this.#unsupervised(server, files, acting)
+  }
+
+  /** The supervisor's word, when one answers. */
+  async #ask(server: ServerRecord, files: RunFiles): Promise<RunStatus | undefined> {
     let client = await SupervisorClient.connect(files, server.name)
     // A save hold whose supervisor died: a new one adopts the game and resumes it if its holder is gone too.
     if (!client && files.readHold())
@@ -93,49 +105,90 @@ export class ServerControl {
         this.#logger.warn(`No supervisor could adopt '${server.name}' to resume its save hold: ${reasonOf(error)}`)
         return undefined
       })
-    if (client) {
-      try {
-        return await client.status()
-      } catch {
-        // It ended between connect and answer: the files say the rest.
-      } finally {
-        client.close()
-      }
+    if (!client) return undefined
+    try {
+      return await client.status()
+    } catch {
+      return undefined // it ended between connect and answer: the files say the rest
+    } finally {
+      client.close()
     }
-    return this.#unsupervised(server, files)
   }
 
-  /** Status without a supervisor: a live recorded game is running; a dead one that should be running crashed unseen. */
-  #unsupervised(server: ServerRecord, files: RunFiles): RunStatus {
+  /**
+   * Status without a supervisor: a live recorded game is running. A dead one that should be
+   * running ended while no supervisor watched it (both gone: a reboot, the OOM killer, kill -9):
+   * the look that finds it records it and applies the restart policy to it.
+   */
+  async #unsupervised(server: ServerRecord, files: RunFiles, acting: boolean): Promise<RunStatus> {
     const state = files.readState()
-    if (!state) return runStatusOf(undefined)
-    const game = state.game
-    const base: RunStatus = { ...runStatusOf(state), pid: undefined, startedAt: undefined }
-    if (game && isSameProcess(game.pid, game.identity)) {
-      return {
-        ...base,
-        status: state.status === 'stopping' ? 'running' : state.status,
-        pid: game.pid,
-        startedAt: game.startedAt,
-      }
-    }
+    const seen = filesView(state)
+    if (!state || seen.pid !== undefined || !ACTIVE.includes(state.status)) return seen
+    // A start, stop or restart of it that finds it: recorded, and that action decides what comes next.
+    if (acting) return recordEnd(files, state, undefined, server.name, this.#logger).status
     // A power action in flight (a supervisor being started) owns the files; look again later.
-    if (!ACTIVE.includes(state.status) || powerLockHeld(files.powerLock)) return base
-    const reason = 'its process ended while no supervisor watched it'
-    this.#logger.warn(`Server '${server.name}' ${reason}.`)
+    if (powerLockHeld(files.powerLock)) return seen
+    return this.#endFound(server, files)
+  }
+
+  /**
+   * Records a run that ended unseen and applies the restart policy to it, once: under the power
+   * lock, and only if the files still say so (another process that found it first has dealt with
+   * it). One that finds the lock taken answers what the files say and leaves it to its holder.
+   */
+  async #endFound(server: ServerRecord, files: RunFiles): Promise<RunStatus> {
     try {
-      const { state: now } = files.changeStatus(
-        state,
-        'crashed',
-        { reason, exitCode: null, signal: null, restarts: state.restarts, willRestart: false },
-        { game: undefined, supervisor: undefined },
-      )
-      return { ...base, status: 'crashed', since: now.since, reason }
+      const ended = await withPowerLock(files.powerLock, server.name, 'crash restart', async () => {
+        const state = files.readState()
+        if (!state || !ACTIVE.includes(state.status) || alive(state.game) || alive(state.supervisor)) return undefined
+        const found = recordEnd(files, state, await this.#restartPolicy(server), server.name, this.#logger)
+        if (!found.restarted) return found.status
+        await this.#relaunch(server, files, found.restarted)
+        return undefined
+      })
+      if (ended) return ended
     } catch (error) {
-      // A look never needs free space: it answers what it found; the next look records the crash.
+      // A look never needs free space: it answers what it found, and the next look records it.
+      if (isDiskFull(error)) {
+        const state = files.readState()
+        this.#logger.warn(`the end of '${server.name}' is not recorded while the disk is full: ${reasonOf(error)}`)
+        return state && ACTIVE.includes(state.status) ? unrecordedEnd(state) : filesView(state)
+      }
+      if (!(error instanceof SmError && error.code === 'SM_ERR_SERVER_BUSY')) throw error
+    }
+    return (await this.#ask(server, files)) ?? filesView(files.readState())
+  }
+
+  /** The server's restart policy in effect: its own settings, else the global ones. */
+  async #restartPolicy(server: ServerRecord): Promise<RunSpec['restart']> {
+    const own = (key: string) => serverSetting(server, key, this.#setting)
+    return {
+      enabled: (await own('restart.enabled')) === true,
+      maxRestarts: Number(await own('restart.max_restarts')),
+      minUptimeMs: Number(await own('restart.min_uptime_s')) * 1000,
+      delayMs: Number(await this.#setting('servers.restart.delay_ms')),
+    }
+  }
+
+  /**
+   * Starts a new supervisor for the restart of a crash found after the fact: its spec carries the
+   * streak, so the restart counts toward `restart.max_restarts` as the supervisor's own do. It
+   * answers once the game is launched (not once it is ready: a look does not wait for a start).
+   */
+  async #relaunch(server: ServerRecord, files: RunFiles, crashed: RunState): Promise<void> {
+    files.writeSpec({ ...(await this.#runSpec(server, crashed.mode)), crashRestart: crashed.restarts })
+    const announced = await spawnSupervisor(files, server.name)
+    // Served: the restart, or (SUPERVISED) a supervisor that a command started meanwhile, which says what it found.
+    if (announced.ok || announced.error.code === 'SM_ERR_SERVER_SUPERVISED') {
+      if (this.#watching) void this.#watch(server)
+      return
+    }
+    const reason = `its restart after the crash failed: ${SmError.fromWire(announced.error).message}`
+    this.#logger.error(`Server '${server.name}': ${reason}`)
+    try {
+      files.changeStatus(crashed, 'error', { reason })
+    } catch (error) {
       if (!isDiskFull(error)) throw error
-      this.#logger.warn(`the crash of '${server.name}' is not recorded while the disk is full: ${reasonOf(error)}`)
-      return { ...base, status: 'crashed', since: new Date().toISOString(), reason }
     }
   }
 
@@ -239,7 +292,7 @@ export class ServerControl {
   }
 
   async #start(server: ServerRecord, mode: StartMode): Promise<StartReply> {
-    const now = await this.status(server)
+    const now = await this.#look(server, true)
     if (ACTIVE.includes(now.status) || now.supervisorPid !== undefined)
       throw new SmError('SM_ERR_SERVER_ALREADY_RUNNING', {
         server: server.name,
@@ -337,7 +390,6 @@ export class ServerControl {
 
   async #runSpec(server: ServerRecord, mode: StartMode): Promise<RunSpec> {
     const n = async (key: string) => Number(await this.#setting(key))
-    const own = (key: string) => serverSetting(server, key, this.#setting)
     return {
       name: server.name,
       profile: server.profile,
@@ -350,12 +402,7 @@ export class ServerControl {
       mode,
       stopTimeoutMs: (await n('servers.stop_timeout_s')) * 1000,
       termTimeoutMs: (await n('servers.kill_timeout_s')) * 1000,
-      restart: {
-        enabled: (await own('restart.enabled')) === true,
-        maxRestarts: Number(await own('restart.max_restarts')),
-        minUptimeMs: Number(await own('restart.min_uptime_s')) * 1000,
-        delayMs: await n('servers.restart.delay_ms'),
-      },
+      restart: await this.#restartPolicy(server),
       log: { maxBytes: await n('servers.log_max_bytes'), keep: await n('retention.logs') },
     }
   }
@@ -367,7 +414,7 @@ export class ServerControl {
   }
 
   async #stop(server: ServerRecord, reason: 'stop' | 'restart' | 'schedule' | 'manager'): Promise<ExitReply> {
-    const now = await this.status(server)
+    const now = await this.#look(server, true)
     if (!ACTIVE.includes(now.status) && now.supervisorPid === undefined)
       throw new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: server.name, status: now.status, action: 'be stopped' })
     const outcome = await performAction(this.#bus, {
@@ -393,7 +440,7 @@ export class ServerControl {
     const files = this.files(server.name)
     files.ensureDir()
     return withPowerLock(files.powerLock, server.name, 'restart', async () => {
-      const now = await this.status(server)
+      const now = await this.#look(server, true)
       if (ACTIVE.includes(now.status) || now.supervisorPid !== undefined) await this.#stop(server, reason)
       return this.#start(server, now.mode ?? 'detached')
     })
@@ -448,7 +495,7 @@ export class ServerControl {
         const left = files.readIntent()
         if (!left || isSameProcess(left.holder.pid, left.holder.identity)) return
         files.writeIntent({ ...left, holder: ownProcess() })
-        const now = await this.#current(server)
+        const now = await this.#current(server, true)
         if (!ACTIVE.includes(now.status) && now.supervisorPid === undefined) {
           this.#logger.warn(
             `Server '${server.name}' was left stopped by ${left.work} that did not finish (PID ${left.holder.pid}, since ${left.since}); starting it again.`,
@@ -637,8 +684,12 @@ export class ServerControl {
   }
 
   async #follow(server: ServerRecord): Promise<void> {
-    if (!this.#watching || this.#watches.has(server.name)) return
-    const client = await SupervisorClient.connect(this.files(server.name), server.name)
+    // One watch per server, also when two ask at once (a crash restart found by a look, and the reconcile that looked).
+    if (!this.#watching || this.#watches.has(server.name) || this.#connecting.has(server.name)) return
+    this.#connecting.add(server.name)
+    const client = await SupervisorClient.connect(this.files(server.name), server.name).finally(() =>
+      this.#connecting.delete(server.name),
+    )
     if (!client) return
     this.#watches.set(server.name, client)
     client.onClose(() => {

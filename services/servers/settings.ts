@@ -20,7 +20,8 @@ defineSettings('servers', {
   },
   'servers.restart.enabled': {
     default: true,
-    summary: 'restart a server that crashed (by its supervisor, with or without a manager running)',
+    summary:
+      'restart a server that crashed (by its supervisor, with or without a manager running, or by whoever finds a crash its supervisor did not see)',
   },
   'servers.restart.max_restarts': {
     default: 3,

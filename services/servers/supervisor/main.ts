@@ -28,6 +28,7 @@ import { Connection } from '../../bridge/connection'
 import { connectOrCode } from '../../bridge/socket-files'
 import '../errors'
 import { withFileLock } from '../power-lock'
+import { crashVerdict } from './crash-policy'
 import { LogTail, lastLines } from './log-tail'
 import { type ConsoleProfile, consoleProfile, specProfile } from './profiles'
 import type { Announcement, ExitReply, RunStatus, SendReply, SupervisorMessage, SupervisorRequest } from './protocol'
@@ -142,8 +143,10 @@ class Supervisor {
       }
     } else {
       this.#files.writeHold(undefined) // a new game process holds nothing
-      this.#state = { ...this.#state, mode: this.#spec.mode, restarts: 0 }
-      this.#launch(undefined)
+      // A start, or the restart of a crash found after the fact, which counts in its streak.
+      const restarts = this.#spec.crashRestart ?? 0
+      this.#state = { ...this.#state, mode: this.#spec.mode, restarts }
+      this.#launch(restarts > 0 ? restartReason(restarts, this.#spec.restart.maxRestarts) : undefined)
     }
     this.#stateUnwritten = true
     this.#persist()
@@ -303,10 +306,11 @@ class Supervisor {
     }
     // A crash. A run longer than the minimum uptime starts a new streak.
     const { restart } = this.#spec
-    const uptime = Date.now() - Date.parse(game.startedAt)
-    let restarts = uptime >= restart.minUptimeMs ? 0 : this.#state.restarts
-    const willRestart = restart.enabled && restarts < restart.maxRestarts
-    if (willRestart) restarts++
+    const { restarts, willRestart } = crashVerdict(
+      restart,
+      this.#state.restarts,
+      Date.now() - Date.parse(game.startedAt),
+    )
     this.#state = { ...this.#state, restarts }
     this.#setStatus('crashed', { reason: `crashed: ${how}`, exitCode: code, signal, restarts, willRestart })
     this.#settleWaiters(reply)
@@ -316,7 +320,7 @@ class Supervisor {
     }
     this.#restartTimer = setTimeout(() => {
       this.#restartTimer = undefined
-      this.#launch(`restart ${restarts} of ${restart.maxRestarts} after a crash`)
+      this.#launch(restartReason(restarts, restart.maxRestarts))
     }, restart.delayMs)
   }
 
@@ -723,6 +727,10 @@ function gameEnv(spec: RunSpec): NodeJS.ProcessEnv {
   for (const key of PASSED_ENV) if (process.env[key] !== undefined) env[key] = process.env[key]
   if (spec.profile === 'bedrock') env.LD_LIBRARY_PATH = '.'
   return { ...env, ...spec.env }
+}
+
+function restartReason(restarts: number, maxRestarts: number): string {
+  return `restart ${restarts} of ${maxRestarts} after a crash`
 }
 
 function describeExit(code: number | null, signal: string | null): string {

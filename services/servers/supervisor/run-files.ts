@@ -88,6 +88,11 @@ export interface RunSpec {
     readonly delayMs: number
   }
   readonly log: { readonly maxBytes: number; readonly keep: number }
+  /**
+   * Set when this start is the policy's restart of a crash found after the fact (its supervisor
+   * was gone too): the crash restarts in its streak, this one included.
+   */
+  readonly crashRestart?: number
 }
 
 /**

@@ -141,6 +141,8 @@ describe('services/servers: detached game servers from real CLI processes', func
   it('never takes a reused PID for the server, and never signals that process', async () => {
     const data = gameDataDir()
     await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    // The end it finds is not restarted: what this looks at is the PID alone.
+    await cliOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
     await cliOk(data, ['server', 'start', 's1'])
     await cliOk(data, ['server', 'kill', 's1'])
     // Another process now holds the PID the state file names (its start time differs).
