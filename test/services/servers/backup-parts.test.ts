@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { gameDataDir } from '../../helpers/game'
+import { gameDataDir, statusJson } from '../../helpers/game'
 import { cli, cliOk } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -106,13 +106,13 @@ describe('services/servers: what a backup writes, skips and keeps', function () 
     expect(reply.method).to.equal('stop-start')
     expect(reply.files.map((f: { kind: string }) => f.kind)).to.deep.equal(['world'])
     expect(reply.skipped.map((s: { kind: string }) => s.kind)).to.deep.equal(['config'])
-    expect(JSON.parse((await cli(data, ['server', 'status', 'g1', '--json'])).stdout).status).to.equal('running')
+    expect((await statusJson(data, 'g1')).status).to.equal('running')
 
     // Nothing to back up: refused without stopping it (the same process runs on).
-    const pid = JSON.parse((await cli(data, ['server', 'status', 'g1', '--json'])).stdout).pid
+    const pid = (await statusJson(data, 'g1')).pid
     const config = await cli(data, ['server', 'backup', 'g1', '--type', 'config'])
     expect(config.code, config.stderr).to.equal(66)
-    expect(JSON.parse((await cli(data, ['server', 'status', 'g1', '--json'])).stdout).pid).to.equal(pid)
+    expect((await statusJson(data, 'g1')).pid).to.equal(pid)
     await cliOk(data, ['server', 'stop', 'g1'])
   })
 })

@@ -10,6 +10,7 @@ import {
   fakeBedrockDir,
   gameDataDir,
   runState,
+  statusJson,
   untilGone,
   untilStatus,
   untilSupervisorEnds,
@@ -17,11 +18,6 @@ import {
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { CLI, cli, cliOk, ROOT, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
-
-/** `server-manager <args>` that must succeed; its stdout. */
-async function statusJson(dataDir: string, name: string) {
-  return JSON.parse(await cliOk(dataDir, ['server', 'status', name, '--json']))
-}
 
 async function events(dataDir: string, type: string) {
   return JSON.parse(await cliOk(dataDir, ['events', '--type', type, '--json', '--limit', '1000'])) as {
@@ -41,7 +37,7 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect(started).to.match(/Server 's1' is running \(PID \d+\)/)
     const status = await statusJson(data, 's1')
     expect(status).to.include({ status: 'running', mode: 'detached', adopted: false })
-    expect(isSameProcess(status.pid, runState(data, 's1')?.game?.identity)).to.equal(true)
+    expect(isSameProcess(status.pid as number, runState(data, 's1')?.game?.identity)).to.equal(true)
     const reply = await cliOk(data, ['server', 'send', 's1', 'list'])
     expect(reply).to.match(/There are 0\/10 players online:/)
     expect(await cliOk(data, ['server', 'list'])).to.match(/s1\s+bedrock\s+running\s+\d+/)
@@ -72,8 +68,8 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect(await cliOk(data, ['server', 'send', 's1', 'list'])).to.match(/players online/)
     const adopted = await statusJson(data, 's1')
     expect(adopted).to.include({ status: 'running', pid: game, adopted: true })
-    process.kill(adopted.supervisorPid, 'SIGKILL')
-    await untilGone(adopted.supervisorPid)
+    process.kill(adopted.supervisorPid as number, 'SIGKILL')
+    await untilGone(adopted.supervisorPid as number)
 
     const second = await spawnManager(data)
     await waitForLine(second, /^ready in/)
