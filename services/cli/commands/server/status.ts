@@ -26,7 +26,10 @@ export default class ServerStatus extends ManagerCommand {
   }
 
   #print(name: string, s: RunStatus, json: boolean): void {
-    if (json) return this.printJson(s)
+    if (json) {
+      this.printJson(s)
+      return
+    }
     this.log(`${name}: ${s.status}${s.pid ? ` (PID ${s.pid})` : ''}`)
     this.log(`since       ${s.since}${s.reason ? `  (${s.reason})` : ''}`)
     if (s.startedAt) this.log(`up          ${formatUptime(Date.now() - Date.parse(s.startedAt))}`)
