@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path'
 import { setImmediate } from 'node:timers/promises'
 import { isSameProcess, processIdentity } from '../../kernel/process-identity'
+import { BridgeClient } from '../../services/bridge/client'
 import { managerFiles, readManagerInfo } from '../../services/bridge/socket-files'
 import { SERVER_STATUS_EXIT } from '../../services/cli/server-status-exit'
 import type { ServerStatus } from '../../services/servers/contract'
@@ -201,4 +202,30 @@ function expectStatusExit(code: number | null, status: ServerStatus, output: str
   const expected = SERVER_STATUS_EXIT[status]?.code
   if (code !== expected)
     throw new Error(`server status printed '${status}' and exited ${code}, not ${expected}:\n${output}`)
+}
+
+/**
+ * Runs `trigger` while following the running manager's `server_console` events, and resolves with
+ * the first whose line matches (the subscription is in place before `trigger` runs).
+ */
+export async function managerConsoleLine(
+  dataDir: string,
+  pattern: RegExp,
+  trigger: () => Promise<unknown>,
+): Promise<{ serverName: string; line: string }> {
+  const client = await BridgeClient.connect(dataDir)
+  if (!client) throw new Error('no manager')
+  try {
+    const line = new Promise<{ serverName: string; line: string }>((resolve) =>
+      client.on('server_console', (payload) => {
+        const event = payload as { serverName: string; line: string }
+        if (pattern.test(event.line)) resolve(event)
+      }),
+    )
+    await client.request('servers:list', {}, 'cli:test') // answered after the subscription: it is in place
+    await trigger()
+    return await line
+  } finally {
+    client.close()
+  }
 }

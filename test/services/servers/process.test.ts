@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
-import { BridgeClient } from '../../../services/bridge/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import {
   alive,
   fakeBedrockDir,
   gameDataDir,
+  managerConsoleLine,
   runState,
   statusJson,
   untilGone,
@@ -89,20 +89,10 @@ describe('services/servers: detached game servers from real CLI processes', func
     try {
       await waitForLine(manager, /^ready in/)
       await cliOk(data, ['server', 'start', 's1'])
-      const client = await BridgeClient.connect(data)
-      if (!client) throw new Error('no manager')
-      try {
-        const line = new Promise<unknown>((resolve) =>
-          client.on('server_console', (payload) => {
-            if (/\[Server\] over the bus/.test((payload as { line: string }).line)) resolve(payload)
-          }),
-        )
-        await client.request('servers:status', { name: 's1' }, 'cli:test') // the subscription is in place
-        await cliOk(data, ['server', 'send', 's1', 'say', 'over', 'the', 'bus'])
-        expect(await line).to.deep.include({ serverName: 's1' })
-      } finally {
-        client.close()
-      }
+      const event = await managerConsoleLine(data, /\[Server\] over the bus/, () =>
+        cliOk(data, ['server', 'send', 's1', 'say', 'over', 'the', 'bus']),
+      )
+      expect(event).to.deep.include({ serverName: 's1' })
       await cliOk(data, ['server', 'stop', 's1'])
       expect(await stop(manager)).to.equal(0)
     } finally {

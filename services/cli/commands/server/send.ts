@@ -4,7 +4,7 @@ import { ManagerCommand } from '../../manager-command'
 export default class ServerSend extends ManagerCommand {
   static override summary = "Send a command to a server's console and print its reply"
   static override description =
-    'Everything after the server name is the command. The reply is the lines the server printed in answer: for bedrock the known replies (list, save ...) are read to their end; for other commands, what arrives until the console is quiet.'
+    'Everything after the server name is the command. The reply is the lines the server printed in answer: for bedrock the known replies (list, save ...) are read to their end; for other commands, what arrives until the console is quiet. Lines are printed as plain text: colours, other escape sequences and a leading console prompt (`> `) are taken out.'
   static override strict = false
   static override examples = [
     '<%= config.bin %> server send survival list',
