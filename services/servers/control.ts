@@ -20,7 +20,7 @@ import { serverSetting } from './server-settings'
 import { type RecordedStatus, readStatuses, recordedJournalSeq } from './status-projection'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
-import { lastLines } from './supervisor/log-tail'
+import { lastConsoleLines } from './supervisor/log-tail'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
 import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode, type StatusEntry } from './supervisor/run-files'
 import { alive, filesView, recordEnd, unrecordedEnd } from './unseen-end'
@@ -327,7 +327,7 @@ export class ServerControl {
   async #awaitUp(server: ServerRecord, files: RunFiles, timeoutS: number): Promise<StartReply> {
     const client = await SupervisorClient.connect(files, server.name)
     const failed = (reason: string) => {
-      const log = lastLines(files.log, 5)
+      const log = lastConsoleLines(files.log, 5)
       return new SmError('SM_ERR_SERVER_START_FAILED', {
         server: server.name,
         reason,
@@ -625,10 +625,10 @@ export class ServerControl {
     }
   }
 
-  /** The last `count` lines of the server's console log. */
+  /** The last `count` lines of the server's console log, as plain text (`file` keeps the raw bytes). */
   logs(server: ServerRecord, count: number): { file: string; lines: string[] } {
     const file = this.files(server.name).log
-    return { file, lines: lastLines(file, Math.max(0, Math.min(count, 100_000))) }
+    return { file, lines: lastConsoleLines(file, Math.min(count, 100_000)) }
   }
 
   /** A connection to the server's supervisor, adopting a game that outlived its supervisor. */

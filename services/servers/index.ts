@@ -244,8 +244,8 @@ export function serversService(): Service {
           perform: () =>
             task(`update ${name}`, () => {
               const update = async () => {
-                const world = worldOf(server)
-                const backup = (await backups.backup(server, world && existsSync(world) ? 'all' : 'config')).files
+                // Everything the server has (a part it lacks is skipped): the state to go back to.
+                const backup = (await backups.backup(server, 'all')).files
                 const staging = await stageRelease(source, server.dir)
                 return { replaced: applyUpdate(staging, server.dir), backup }
               }

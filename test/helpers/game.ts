@@ -3,7 +3,10 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path'
 import { setImmediate } from 'node:timers/promises'
 import { isSameProcess, processIdentity } from '../../kernel/process-identity'
+import { BridgeClient } from '../../services/bridge/client'
 import { managerFiles, readManagerInfo } from '../../services/bridge/socket-files'
+import { SERVER_STATUS_EXIT } from '../../services/cli/server-status-exit'
+import type { ServerStatus } from '../../services/servers/contract'
 import { SupervisorClient } from '../../services/servers/supervisor/client'
 import { LogTail } from '../../services/servers/supervisor/log-tail'
 import type { RunStatus } from '../../services/servers/supervisor/protocol'
@@ -201,4 +204,61 @@ export async function stoppedBedrock(dataDir: string): Promise<{ dir: string; wo
 export async function untilGone(pid: number): Promise<void> {
   const identity = processIdentity(pid)
   while (isSameProcess(pid, identity)) await setImmediate()
+}
+
+/**
+ * `server status <name> --json`, parsed; its exit code must be the one documented for the status
+ * it printed (0 only for running), else this throws with the command's output.
+ */
+export async function statusJson(dataDir: string, name: string): Promise<RunStatus> {
+  const r = await cli(dataDir, ['server', 'status', name, '--json'])
+  let status: RunStatus
+  try {
+    status = JSON.parse(r.stdout)
+  } catch {
+    throw new Error(`server status ${name} --json exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
+  }
+  expectStatusExit(r.code, status.status, `${r.stdout}\n${r.stderr}`)
+  return status
+}
+
+/** `server status <name>`, its text; its exit code must be the one documented for the status it printed. */
+export async function statusText(dataDir: string, name: string): Promise<string> {
+  const r = await cli(dataDir, ['server', 'status', name])
+  const status = new RegExp(`^${name}: (\\w+)`).exec(r.stdout)?.[1] as ServerStatus | undefined
+  if (!status) throw new Error(`server status ${name} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
+  expectStatusExit(r.code, status, `${r.stdout}\n${r.stderr}`)
+  return r.stdout
+}
+
+function expectStatusExit(code: number | null, status: ServerStatus, output: string): void {
+  const expected = SERVER_STATUS_EXIT[status]?.code
+  if (code !== expected)
+    throw new Error(`server status printed '${status}' and exited ${code}, not ${expected}:\n${output}`)
+}
+
+/**
+ * Runs `trigger` while following the running manager's `server_console` events, and resolves with
+ * the first whose line matches (the subscription is in place before `trigger` runs).
+ */
+export async function managerConsoleLine(
+  dataDir: string,
+  pattern: RegExp,
+  trigger: () => Promise<unknown>,
+): Promise<{ serverName: string; line: string }> {
+  const client = await BridgeClient.connect(dataDir)
+  if (!client) throw new Error('no manager')
+  try {
+    const line = new Promise<{ serverName: string; line: string }>((resolve) =>
+      client.on('server_console', (payload) => {
+        const event = payload as { serverName: string; line: string }
+        if (pattern.test(event.line)) resolve(event)
+      }),
+    )
+    await client.request('servers:list', {}, 'cli:test') // answered after the subscription: it is in place
+    await trigger()
+    return await line
+  } finally {
+    client.close()
+  }
 }

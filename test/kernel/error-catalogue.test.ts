@@ -24,7 +24,9 @@ failures carry the plugin's name, the hook or phase, and the cause.
 
 Exit codes follow the BSD \`sysexits\` convention: 64 bad usage or input, 65 bad data, 66 no such
 thing, 69 unavailable, 70 internal, 73 cannot create, 74 I/O, 75 temporary (retry), 77 not
-allowed, 1 a plain "no".
+allowed, 1 a plain "no". \`server status\` alone also exits non-zero without an error: 1 to 5
+tell a server that is not up (crashed 1, error 2, stopped 3, starting 4, stopping 5; see the
+README), so \`server status <name> && …\` means it is up.
 `
 
 /** docs/errors.md as the declarations say it should be. */

@@ -1,6 +1,6 @@
 import { createReadStream, createWriteStream, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, extname, isAbsolute, join, normalize, relative, sep } from 'node:path'
-import { Transform } from 'node:stream'
+import { type Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import './native-crc32'
 import * as yauzl from 'yauzl'
@@ -97,6 +97,10 @@ export async function writeZip(
         files++
       })
       stream.on('error', (error) => counted.destroy(error))
+      // A file that cannot be read (gone, a directory, an I/O error) fails the archive: the zip's
+      // output ends with the error, so the write below rejects and its .part goes (yazl itself
+      // listens to no error of an entry's stream, which would be thrown at the process).
+      counted.on('error', (error) => (zip.outputStream as Readable).destroy(error))
       // Cancelled: a read that waits (a FIFO, a slow disk) hands nothing more to the destroyed archive.
       signal?.addEventListener('abort', () => stream.destroy(), { once: true })
       callback(null, stream.pipe(counted))

@@ -31,11 +31,21 @@ export interface BackupFile {
   readonly createdAt: string
 }
 
+/** A part of an `all` backup the server does not have (no world directory, no config file). */
+export interface BackupSkip {
+  readonly kind: BackupKind
+  /** What is missing, as a sentence: `the server 'lobby' has no config files (server.properties)`. */
+  readonly reason: string
+}
+
 export interface BackupReply {
   readonly files: readonly BackupFile[]
   /** `hot` (save hold, the server kept running), `stop-start` or `cold` (it was not running). */
   readonly method: 'hot' | 'stop-start' | 'cold'
+  /** What retention removed after this backup. */
   readonly pruned: readonly string[]
+  /** The parts of an `all` backup that the server does not have; always empty for `world` or `config`. */
+  readonly skipped: readonly BackupSkip[]
 }
 
 const NAME = /^(world|config)_(\d{8}-\d{6}-\d{3})(?:_[a-z-]+)?\.(mcworld|zip)$/
@@ -89,7 +99,10 @@ export class Backups {
       after: 'after_backup',
       payload: { serverName: server.name, backupType: type },
       perform: () => this.#locked(server, 'backup', () => this.#backup(server, type, options)),
-      message: (reply) => `Backed up '${server.name}' (${reply.method}): ${reply.files.map((f) => f.file).join(', ')}.`,
+      message: (reply) =>
+        `Backed up '${server.name}' (${reply.method}): ${reply.files.map((f) => f.file).join(', ')}.${reply.skipped
+          .map((s) => ` Skipped the ${s.kind} backup: ${s.reason}.`)
+          .join('')}`,
     })
     return settled(outcome, server.name, 'The backup of')
   }
@@ -103,15 +116,54 @@ export class Backups {
       options.stopStart !== true &&
       (await serverSetting(server, 'backup.hot', this.setting)) === true
     const stopStart = running && !hot && options.stopStart !== false
+    // Known before the server is stopped: nothing to back up never kicks its players.
+    const { kinds, skipped } = this.#parts(server, type)
     const files: BackupFile[] = []
     const run = async () => {
-      if (type !== 'config') files.push(await this.#world(server, hot))
-      if (type !== 'world') files.push(await this.#config(server))
+      try {
+        for (const kind of kinds)
+          files.push(kind === 'world' ? await this.#world(server, hot) : await this.#config(server))
+      } catch (error) {
+        // A backup that fails writes nothing: the archives it finished before the failure go too.
+        for (const file of files) rmSync(join(await this.folder(server), file.file), { force: true })
+        throw error
+      }
+      // Before the server is started again: a start that fails after a whole backup fails the
+      // command, but the backup is done, so it is kept and retention counts it.
+      return this.#prune(server)
     }
-    if (stopStart) await this.control.stopped(server, 'a backup', run)
-    else await run()
-    const pruned = await this.#prune(server)
-    return { files, method: hot ? 'hot' : stopStart ? 'stop-start' : 'cold', pruned }
+    const pruned = stopStart ? await this.control.stopped(server, 'a backup', run) : await run()
+    return { files, method: hot ? 'hot' : stopStart ? 'stop-start' : 'cold', pruned, skipped }
+  }
+
+  /**
+   * The kinds a backup of `type` archives. `all` is everything the server has: a part it does not
+   * have is skipped (and said), and only a server with neither is SM_ERR_BACKUP_NOTHING. A `world`
+   * or `config` backup of something the server does not have is SM_ERR_BACKUP_NOTHING.
+   */
+  #parts(server: ServerRecord, type: BackupType): { kinds: BackupKind[]; skipped: BackupSkip[] } {
+    const asked: BackupKind[] = type === 'all' ? ['world', 'config'] : [type]
+    const missing = asked.map((kind) => ({ kind, what: this.#missing(server, kind) }))
+    const kinds = missing.filter((m) => m.what === undefined).map((m) => m.kind)
+    if (kinds.length === 0)
+      throw new SmError('SM_ERR_BACKUP_NOTHING', {
+        server: server.name,
+        what: missing.map((m) => m.what).join(' and no '),
+      })
+    const skipped = missing.flatMap(({ kind, what }) =>
+      what === undefined ? [] : [{ kind, reason: `the server '${server.name}' has no ${what}` }],
+    )
+    return { kinds, skipped }
+  }
+
+  /** What the server lacks for a backup of `kind` (as SM_ERR_BACKUP_NOTHING names it), or undefined. */
+  #missing(server: ServerRecord, kind: BackupKind): string | undefined {
+    if (kind === 'config') {
+      const names = configFiles(server)
+      return names.some((name) => existsSync(join(server.dir, name))) ? undefined : configWhat(server)
+    }
+    const world = worldOf(server)
+    return world && existsSync(world) ? undefined : worldWhat(world)
   }
 
   async #world(server: ServerRecord, hot: boolean, suffix = ''): Promise<BackupFile> {
@@ -127,10 +179,7 @@ export class Backups {
   async #archiveWorld(server: ServerRecord, target: string, hot: boolean, operation: 'backup' | 'export') {
     const world = worldOf(server)
     if (!world || !existsSync(world))
-      throw new SmError('SM_ERR_BACKUP_NOTHING', {
-        server: server.name,
-        what: `world directory${world ? ` (${world})` : ''}`,
-      })
+      throw new SmError('SM_ERR_BACKUP_NOTHING', { server: server.name, what: worldWhat(world) })
     const progress = this.#progress(server, operation, basename(target))
     const signal = this.signal()
     await this.#failing(server, `world ${operation}`, async () => {
@@ -165,10 +214,7 @@ export class Backups {
         return { path, name, size: stat.size, mtime: stat.mtime }
       })
     if (entries.length === 0)
-      throw new SmError('SM_ERR_BACKUP_NOTHING', {
-        server: server.name,
-        what: `config files (${configFiles(server).join(', ')})`,
-      })
+      throw new SmError('SM_ERR_BACKUP_NOTHING', { server: server.name, what: configWhat(server) })
     const target = join(await this.folder(server), `config_${stamp()}${suffix}.zip`)
     await this.#failing(server, 'config backup', () => writeZip(target, entries, undefined, this.signal()))
     return this.#describe(target, 'config')
@@ -506,6 +552,16 @@ function alive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
+}
+
+/** What a server without a world directory lacks, as SM_ERR_BACKUP_NOTHING names it. */
+function worldWhat(world: string | undefined): string {
+  return `world directory${world ? ` (${world})` : ''}`
+}
+
+/** What a server without config files lacks, as SM_ERR_BACKUP_NOTHING names it. */
+function configWhat(server: ServerRecord): string {
+  return `config files (${configFiles(server).join(', ')})`
 }
 
 function stamp(date = new Date()): string {

@@ -1,4 +1,5 @@
 import { closeSync, type FSWatcher, fstatSync, openSync, readSync, statSync, watch } from 'node:fs'
+import { cleanConsoleLine } from '../console-text'
 
 const CHUNK = 64 * 1024
 /** The fallback poll, for file systems where fs.watch misses changes. */
@@ -139,6 +140,18 @@ export function lastLines(path: string, count: number, end?: number): string[] {
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * The last `count` lines of a console log as plain text (`cleanConsoleLine`). A last line that
+ * shows nothing, the prompt of a game waiting for input not yet ended by a newline, is not one of them.
+ */
+export function lastConsoleLines(path: string, count: number, end?: number): string[] {
+  if (count <= 0) return []
+  const raw = lastLines(path, count + 1, end)
+  const clean = raw.map(cleanConsoleLine)
+  if (clean.at(-1) === '' && raw.at(-1) !== '') clean.pop()
+  return clean.slice(-count)
 }
 
 export function fileSize(path: string): number {

@@ -26,10 +26,11 @@ import { isSmError, reasonOf, SmError } from '../../../kernel/errors'
 import { isSameProcess, ownProcess, processIdentity, sealedStdio } from '../../../kernel/process-identity'
 import { Connection } from '../../bridge/connection'
 import { connectOrCode } from '../../bridge/socket-files'
+import { cleanConsoleLine } from '../console-text'
 import '../errors'
 import { withFileLock } from '../power-lock'
 import { crashVerdict } from './crash-policy'
-import { LogTail, lastLines } from './log-tail'
+import { LogTail, lastConsoleLines } from './log-tail'
 import { type ConsoleProfile, consoleProfile, specProfile } from './profiles'
 import type { Announcement, ExitReply, RunStatus, SendReply, SupervisorMessage, SupervisorRequest } from './protocol'
 import {
@@ -276,7 +277,9 @@ class Supervisor {
     this.#tail = new LogTail(this.#files.log, offset, (line) => this.#line(line)).start()
   }
 
-  #line(line: string): void {
+  /** A console line, as plain text (the log file keeps its raw bytes), to everyone who follows it and to the profile. */
+  #line(raw: string): void {
+    const line = cleanConsoleLine(raw)
     this.#ring.push(line)
     if (this.#ring.length > RING) this.#ring.shift()
     for (const collector of this.#collectors) collector(line)
@@ -643,7 +646,9 @@ class Supervisor {
         const tail = Math.max(0, Math.min(Number(request.tail ?? 0) || 0, 10_000))
         this.#subscribers.add(connection)
         const lines =
-          tail <= this.#ring.length ? this.#ring.slice(this.#ring.length - tail) : lastLines(this.#files.log, tail)
+          tail <= this.#ring.length
+            ? this.#ring.slice(this.#ring.length - tail)
+            : lastConsoleLines(this.#files.log, tail)
         return { ...this.#status(), tail: tail ? lines : [] }
       }
       case 'hold':

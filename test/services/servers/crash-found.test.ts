@@ -2,16 +2,24 @@ import { utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles, type StatusEntry } from '../../../services/servers/supervisor/run-files'
-import { alive, exited, fakeBedrockDir, gameDataDir, runState, untilGone, untilStatus } from '../../helpers/game'
+import {
+  alive,
+  exited,
+  fakeBedrockDir,
+  gameDataDir,
+  runState,
+  statusJson,
+  untilGone,
+  untilStatus,
+} from '../../helpers/game'
 import { startManager } from '../../helpers/manager'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const UNSEEN = 'its process ended while no supervisor watched it'
 
-async function statusJson(data: string, name = 's1') {
-  return JSON.parse(await cliOk(data, ['server', 'status', name, '--json']))
-}
+/** The status as `server status --json` prints it (its exit code checked against the status it printed). */
+const look = (data: string, name = 's1') => statusJson(data, name)
 
 /** The supervisor killed, then the game: an end nobody sees. Answers the game's PID. */
 async function crashUnseen(data: string, name = 's1'): Promise<number> {
@@ -75,7 +83,7 @@ describe('services/servers: the restart policy applies to a crash when it is fou
     // Its start (reconcile) is over once it says it is ready: the restart was its own.
     await waitForLine(manager, /^ready in/)
     await restartedOnce(data, before)
-    const status = await statusJson(data)
+    const status = await look(data)
     expect(status).to.include({ status: 'running', restarts: 1 })
     expect(status.pid).to.be.a('number').and.not.equal(old)
     expect(alive(status.pid)).to.equal(true)
@@ -88,7 +96,7 @@ describe('services/servers: the restart policy applies to a crash when it is fou
     const data = gameDataDir()
     const before = await started(data, { 'restart.enabled': 'false' })
     await crashUnseen(data)
-    for (let look = 0; look < 2; look++) expect(await statusJson(data)).to.include({ status: 'crashed' })
+    for (let n = 0; n < 2; n++) expect(await look(data)).to.include({ status: 'crashed' })
     const state = runState(data, 's1')
     expect(state?.status).to.equal('crashed')
     expect(state?.supervisor).to.equal(undefined)
@@ -107,7 +115,7 @@ describe('services/servers: the restart policy applies to a crash when it is fou
     for (const look of looks) expect(look.code, look.stderr).to.equal(0)
     await waitForLine(manager, /^ready in/)
     await restartedOnce(data, before)
-    const status = await statusJson(data)
+    const status = await look(data)
     expect(status).to.include({ status: 'running', restarts: 1 })
     expect(status.pid).not.to.equal(old)
     expect(await crashFacts(data)).to.have.length(1)
@@ -138,11 +146,11 @@ describe('services/servers: the restart policy applies to a crash when it is fou
     const pids = new Set<number>()
     for (let round = 0; round < 2; round++) {
       pids.add(await crashUnseen(data))
-      expect((await statusJson(data)).status).to.match(/starting|running/)
+      expect((await look(data)).status).to.match(/starting|running/)
       await untilStatus(data, 's1', (e) => e.status === 'running')
     }
     pids.add(await crashUnseen(data))
-    expect(await statusJson(data)).to.include({ status: 'crashed', restarts: 2 })
+    expect(await look(data)).to.include({ status: 'crashed', restarts: 2 })
     expect(since(data, before).filter((line) => !line.startsWith('running'))).to.deep.equal([
       `crashed (${UNSEEN}) restarts=1 willRestart=true`,
       'starting (restart 1 of 2 after a crash)',
@@ -164,7 +172,7 @@ describe('services/servers: the restart policy applies to a crash when it is fou
     await crashUnseen(data)
     const hourLater = (Date.parse(game?.startedAt as string) + 3_601_000) / 1000
     utimesSync(RunFiles.of(data, 's1').log, hourLater, hourLater)
-    expect((await statusJson(data)).status).to.match(/starting|running/)
+    expect((await look(data)).status).to.match(/starting|running/)
     expect(since(data, seq)[0]).to.equal(`crashed (${UNSEEN}) restarts=1 willRestart=true`)
     await cliOk(data, ['server', 'stop', 's1'])
   })
@@ -192,7 +200,7 @@ describe('services/servers: the restart policy applies to a crash when it is fou
     await untilStatus(data, 's1', (e) => e.status === 'stopping')
     await crashUnseen(data)
     await exited(stopping)
-    expect(await statusJson(data)).to.include({ status: 'stopped' })
+    expect(await look(data)).to.include({ status: 'stopped' })
     const state = runState(data, 's1')
     expect([state?.status, state?.supervisor, state?.game]).to.deep.equal(['stopped', undefined, undefined])
     expect(since(data, before)).to.deep.equal([

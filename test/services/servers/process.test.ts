@@ -3,13 +3,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
-import { BridgeClient } from '../../../services/bridge/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import {
   alive,
   fakeBedrockDir,
   gameDataDir,
+  managerConsoleLine,
   runState,
+  statusJson,
   untilGone,
   untilStatus,
   untilSupervisorEnds,
@@ -17,11 +18,6 @@ import {
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { CLI, cli, cliOk, ROOT, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
-
-/** `server-manager <args>` that must succeed; its stdout. */
-async function statusJson(dataDir: string, name: string) {
-  return JSON.parse(await cliOk(dataDir, ['server', 'status', name, '--json']))
-}
 
 async function events(dataDir: string, type: string) {
   return JSON.parse(await cliOk(dataDir, ['events', '--type', type, '--json', '--limit', '1000'])) as {
@@ -41,7 +37,7 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect(started).to.match(/Server 's1' is running \(PID \d+\)/)
     const status = await statusJson(data, 's1')
     expect(status).to.include({ status: 'running', mode: 'detached', adopted: false })
-    expect(isSameProcess(status.pid, runState(data, 's1')?.game?.identity)).to.equal(true)
+    expect(isSameProcess(status.pid as number, runState(data, 's1')?.game?.identity)).to.equal(true)
     const reply = await cliOk(data, ['server', 'send', 's1', 'list'])
     expect(reply).to.match(/There are 0\/10 players online:/)
     expect(await cliOk(data, ['server', 'list'])).to.match(/s1\s+bedrock\s+running\s+\d+/)
@@ -72,8 +68,8 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect(await cliOk(data, ['server', 'send', 's1', 'list'])).to.match(/players online/)
     const adopted = await statusJson(data, 's1')
     expect(adopted).to.include({ status: 'running', pid: game, adopted: true })
-    process.kill(adopted.supervisorPid, 'SIGKILL')
-    await untilGone(adopted.supervisorPid)
+    process.kill(adopted.supervisorPid as number, 'SIGKILL')
+    await untilGone(adopted.supervisorPid as number)
 
     const second = await spawnManager(data)
     await waitForLine(second, /^ready in/)
@@ -93,20 +89,10 @@ describe('services/servers: detached game servers from real CLI processes', func
     try {
       await waitForLine(manager, /^ready in/)
       await cliOk(data, ['server', 'start', 's1'])
-      const client = await BridgeClient.connect(data)
-      if (!client) throw new Error('no manager')
-      try {
-        const line = new Promise<unknown>((resolve) =>
-          client.on('server_console', (payload) => {
-            if (/\[Server\] over the bus/.test((payload as { line: string }).line)) resolve(payload)
-          }),
-        )
-        await client.request('servers:status', { name: 's1' }, 'cli:test') // the subscription is in place
-        await cliOk(data, ['server', 'send', 's1', 'say', 'over', 'the', 'bus'])
-        expect(await line).to.deep.include({ serverName: 's1' })
-      } finally {
-        client.close()
-      }
+      const event = await managerConsoleLine(data, /\[Server\] over the bus/, () =>
+        cliOk(data, ['server', 'send', 's1', 'say', 'over', 'the', 'bus']),
+      )
+      expect(event).to.deep.include({ serverName: 's1' })
       await cliOk(data, ['server', 'stop', 's1'])
       expect(await stop(manager)).to.equal(0)
     } finally {

@@ -3,7 +3,15 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { fill, fullDiskSuite, managerPid, show } from '../../helpers/full-disk'
-import { alive, fakeBedrockDir, runState, untilGone, untilStatus, untilSupervisorEnds } from '../../helpers/game'
+import {
+  alive,
+  fakeBedrockDir,
+  runState,
+  statusText,
+  untilGone,
+  untilStatus,
+  untilSupervisorEnds,
+} from '../../helpers/game'
 import { cli, cliStart } from '../../helpers/run'
 
 describe('services/servers: a supervisor and the reads on a full disk (issue 18 follow-up)', function () {
@@ -40,7 +48,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
 
     // Its supervisor did not die of the state it could not write: it says what happened.
     expect(alive(supervisor), 'the supervisor died').to.equal(true)
-    const status = await ok(['server', 'status', 'big'])
+    const status = await statusText(disk.data, 'big')
     expect(status).to.match(/crashed/)
     expect(status).to.match(/exit code 1/)
     expect(await ok(['server', 'list'])).to.match(/big +bedrock +crashed/)
@@ -69,7 +77,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     await untilGone(state?.game?.pid as number)
     await untilGone(state?.supervisor?.pid as number)
     for (let round = 0; round < 2; round++) {
-      expect(await ok(['server', 'status', 'big'])).to.match(/crashed/)
+      expect(await statusText(disk.data, 'big')).to.match(/crashed/)
       expect(await ok(['server', 'list'])).to.match(/big +bedrock +crashed/)
       if (round === 0) {
         // The same, without a manager (the one-shot path).
@@ -80,7 +88,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     }
     unlinkSync(filler)
     // Space again: the next look records it.
-    expect(await ok(['server', 'status', 'big'])).to.match(/crashed/)
+    expect(await statusText(disk.data, 'big')).to.match(/crashed/)
     expect(runState(disk.data, 'big')).to.include({ status: 'crashed' })
     expect(await ok(['events', '--limit', '5'])).to.match(/server_crash/)
   })
@@ -107,7 +115,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     } finally {
       unlinkSync(filler)
     }
-    expect(await ok(['server', 'status', 'stopper'])).to.match(/stopped/)
+    expect(await statusText(disk.data, 'stopper')).to.match(/stopped/)
     expect(await ok(['events', '--limit', '10'])).to.match(
       /after_server_status_change .*"serverName":"stopper","status":"stopped"/,
     )
@@ -140,7 +148,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     } finally {
       unlinkSync(filler)
     }
-    expect(await ok(['server', 'status', 'rotor'])).to.match(/running|starting/)
+    expect(await statusText(disk.data, 'rotor')).to.match(/running|starting/)
     await ok(['server', 'stop', 'rotor'])
   })
 
@@ -161,6 +169,6 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     } finally {
       unlinkSync(filler)
     }
-    expect(await ok(['server', 'status', 'killme'])).not.to.match(/running/)
+    expect(await statusText(disk.data, 'killme')).not.to.match(/running/)
   })
 })

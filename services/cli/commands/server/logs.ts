@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
-import { fileSize, LogTail, lastLines } from '../../../servers/supervisor/log-tail'
+import { cleanConsoleLine } from '../../../servers/console-text'
+import { fileSize, LogTail, lastConsoleLines } from '../../../servers/supervisor/log-tail'
 import { ManagerCommand } from '../../manager-command'
 import { waitForSignal } from '../../wait-for-signal'
 
@@ -7,7 +8,7 @@ export default class ServerLogs extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = "Print a server's console log, and with --follow keep printing it"
   static override description =
-    'The console log is <data dir>/servers/<name>/console.log, rotated past servers.log_max_bytes (retention.logs older files kept as console.log.1, .2, ...). --follow works with or without a manager or a supervisor, and across rotations; Ctrl+C ends it.'
+    'Lines are printed as a terminal would show them, as plain text: colours, other escape sequences and a leading console prompt (`> `) are taken out. The console log, with the raw bytes, is <data dir>/servers/<name>/console.log, rotated past servers.log_max_bytes (retention.logs older files kept as console.log.1, .2, ...). --follow works with or without a manager or a supervisor, and across rotations; Ctrl+C ends it.'
   static override examples = [
     '<%= config.bin %> server logs survival',
     '<%= config.bin %> server logs survival --lines 200',
@@ -33,8 +34,8 @@ export default class ServerLogs extends ManagerCommand {
     }
     // Printed up to a size taken once, then followed from exactly there: no line twice, none lost.
     const size = fileSize(file)
-    for (const line of lastLines(file, flags.lines, size)) this.log(line)
-    const tail = new LogTail(file, size, (line) => this.log(line)).start()
+    for (const line of lastConsoleLines(file, flags.lines, size)) this.log(line)
+    const tail = new LogTail(file, size, (line) => this.log(cleanConsoleLine(line))).start()
     await waitForSignal()
     tail.stop()
   }
