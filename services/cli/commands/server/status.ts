@@ -1,12 +1,12 @@
 import { Args, Flags } from '@oclif/core'
-import { formatUptime } from '../../format'
+import { formatOnline, formatUptime } from '../../format'
 import { ManagerCommand } from '../../manager-command'
 
 export default class ServerStatus extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = "Show a server's status: stopped, starting, running, stopping, crashed or error"
   static override description =
-    'The status comes from its supervisor, or, when none runs, from its state file checked against the process itself (PID, start time and boot id), so a reused PID is never taken for the server.'
+    "The status comes from its supervisor, or, when none runs, from its state file checked against the process itself (PID, start time and boot id), so a reused PID is never taken for the server. While a manager runs and follows the server, it also shows who is online (from the game's join, leave and list lines); without a manager it does not ask the game: 'server players' does."
   static override examples = [
     '<%= config.bin %> server status survival',
     '<%= config.bin %> server status survival --json',
@@ -25,6 +25,10 @@ export default class ServerStatus extends ManagerCommand {
       `supervisor  ${s.supervisorPid ? `PID ${s.supervisorPid}${s.adopted ? ' (adopted the game)' : ''}` : 'none'}`,
     )
     this.log(`mode        ${s.mode}`)
+    if (s.players) {
+      const names = s.players.names.length ? `: ${s.players.names.join(', ')}` : ''
+      this.log(`players     ${formatOnline(s.players)}${names}`)
+    }
     if (s.restarts) this.log(`restarts    ${s.restarts} in a row after crashes`)
     if (!s.pid && (s.exitCode !== null || s.signal))
       this.log(`last exit   ${s.signal ? `signal ${s.signal}` : `code ${s.exitCode}`}`)
