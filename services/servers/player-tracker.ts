@@ -23,8 +23,6 @@ interface Session {
   readonly ids: Map<string, string>
   /** A list reply's first line, whose names are the next line. */
   namesNext: ListHead | undefined
-  /** When the online set was last known whole (ms): a status change from before is history. */
-  since: number
   /** The facts being reported, one after another. */
   reports: Promise<void>
 }
@@ -100,20 +98,17 @@ export class PlayerTracker {
     serverName: string
     status: ServerStatus
     previousStatus: ServerStatus
-    at: string
   }): Promise<void> | undefined {
     return this.#with(change.serverName, (session) => {
-      const at = Date.parse(change.at)
-      if (at < session.since) return
       if (ENDED.includes(change.status)) {
         const reason = change.status === 'crashed' ? 'server_crashed' : 'server_stopped'
         for (const player of session.online?.values() ?? []) this.#leave(session, player, reason)
-        Object.assign(session, { online: new Map(), unnamed: 0, namesNext: undefined, since: at })
+        Object.assign(session, { online: new Map(), unnamed: 0, namesNext: undefined })
         session.ids.clear()
         return session.reports
       } else if (change.status === 'running' && change.previousStatus === 'starting' && !session.online) {
         // Nobody can join before the game is ready.
-        Object.assign(session, { online: new Map(), unnamed: 0, since: at })
+        Object.assign(session, { online: new Map(), unnamed: 0 })
       }
       return undefined
     })
@@ -193,7 +188,6 @@ export class PlayerTracker {
     session.online = online
     session.unnamed = Math.max(0, head.online - online.size)
     session.max = head.max ?? session.max
-    session.since = Date.now()
   }
 
   #leave(session: Session, player: Player, reason: ActionMap['player_leave']['reason']): void {
@@ -232,7 +226,6 @@ function newSession(name: string, profile: GameProfile): Session | null {
     max: undefined,
     ids: new Map(),
     namesNext: undefined,
-    since: 0,
     reports: Promise.resolve(),
   }
 }
