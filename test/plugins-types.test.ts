@@ -32,6 +32,7 @@ describe('the plugin author package surface (types)', function () {
         'throwing_hook',
         'hanging_hook',
         'veto',
+        'welcome',
       ].map((n) => join(examples, `${n}.ts`)),
       join(examples, 'event_sender', 'index.ts'),
     ]

@@ -17,6 +17,11 @@ function shortTime(iso: string): string {
   return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')
 }
 
+/** How many are online: `2 of 10`, or `2` when the game did not say its maximum. */
+export function formatOnline(list: { readonly online: number; readonly max: number | undefined }): string {
+  return list.max === undefined ? String(list.online) : `${list.online} of ${list.max}`
+}
+
 /** `3d 4h 5m 6s` (the zero parts left out; `0s` for under a second). */
 export function formatUptime(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000))

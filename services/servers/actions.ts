@@ -46,6 +46,23 @@ declare module '../../kernel/maps' {
     properties_change: { readonly serverName: string; readonly properties: Readonly<Record<string, string>> }
     /** A server's directory is deleted with it (`server remove --delete-files`). */
     delete_server_data: { readonly serverName: string; readonly dir: string }
+    /** Observed (in the manager): a player joined a server, by its console's join line. */
+    player_join: {
+      readonly serverName: string
+      readonly name: string
+      /** The player's id where the game prints it: Bedrock's xuid, Java's UUID (online mode). */
+      readonly id?: string
+    }
+    /**
+     * Observed (in the manager): a player left a server: its console's leave line (`left`), or the
+     * game ended with them still online (`server_stopped`, `server_crashed`).
+     */
+    player_leave: {
+      readonly serverName: string
+      readonly name: string
+      readonly id?: string
+      readonly reason: 'left' | 'server_stopped' | 'server_crashed'
+    }
   }
 }
 
@@ -73,6 +90,11 @@ defineActions('servers', {
     identity: ['serverName'],
     summary: "a server's files are deleted (server remove --delete-files)",
   },
+  player_join: { identity: ['serverName', 'name'], summary: 'a player joins a server (observed, in the manager)' },
+  player_leave: {
+    identity: ['serverName', 'name'],
+    summary: 'a player leaves a server, or the game ends with them online (observed, in the manager)',
+  },
 })
 
 /** The actions this service declares (their payload types). */
@@ -91,4 +113,6 @@ export type ServersActions = Pick<
   | 'server_install'
   | 'properties_change'
   | 'delete_server_data'
+  | 'player_join'
+  | 'player_leave'
 >

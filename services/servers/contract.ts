@@ -1,6 +1,7 @@
 import type { ActionResult } from '../../kernel'
 import type { BackupFile, BackupReply, BackupType } from './backups/backups'
 import type { StartReply } from './control'
+import type { PlayerList } from './player-list'
 import type { GameProfile, ProfileFields, ProfileName } from './profiles'
 import type { ListedSchedule, Schedule } from './schedules'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
@@ -12,6 +13,7 @@ export type {
   BackupReply,
   BackupType,
   ExitReply,
+  PlayerList,
   RunStatus,
   SendReply,
   ServerStatus,
@@ -72,6 +74,13 @@ export interface AddServer {
 export interface ServerSummary extends ServerRecord {
   readonly status: ServerStatus
   readonly pid: number | undefined
+  /** How many players are online, while a manager follows it running and knows (its player tracker). */
+  readonly players?: number
+}
+
+/** A server's status, with who is online while a manager follows it running and knows. */
+export interface ServerRunStatus extends RunStatus {
+  readonly players?: PlayerList
 }
 
 /** A server as `server info` shows it: its record plus what its directory says now. */
@@ -129,8 +138,16 @@ declare module '../../kernel/maps' {
       payload: { name: string; properties: Record<string, string> }
       reply: { readonly changed: Record<string, { from: string | undefined; to: string }> }
     }
-    /** The server's status now (its process identity checked, not just its PID). */
-    'servers:status': { payload: { name: string }; reply: RunStatus }
+    /**
+     * The server's status now (its process identity checked, not just its PID), with who is
+     * online when the manager's player tracker knows (a manager runs and follows it).
+     */
+    'servers:status': { payload: { name: string }; reply: ServerRunStatus }
+    /**
+     * Who is online: its profile's list command, asked live and not as a command_send action
+     * (SM_ERR_SERVER_PLAYERS_UNKNOWN when its profile cannot tell).
+     */
+    'servers:players': { payload: { name: string }; reply: PlayerList }
     /** Starts it (the server_start action); answers once it is up. */
     'servers:start': { payload: { name: string; mode?: StartMode }; reply: StartReply }
     /**

@@ -625,6 +625,23 @@ export class ServerControl {
     }
   }
 
+  /**
+   * Asks a running game something that changes nothing (who is online), straight to its console:
+   * not a command_send action, so a read records no fact and no hook can stop it. The reply lines
+   * as the profile knows them; `action` says what could not be done when it is not running.
+   */
+  async ask(server: ServerRecord, command: string, action: string): Promise<readonly string[]> {
+    const now = await this.status(server)
+    if (now.status !== 'running')
+      throw new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: server.name, status: now.status, action })
+    const client = await this.#supervisor(server, action)
+    try {
+      return ((await client.request('send', { command, collect: true })) as SendReply).reply
+    } finally {
+      client.close()
+    }
+  }
+
   /** The last `count` lines of the server's console log, as plain text (`file` keeps the raw bytes). */
   logs(server: ServerRecord, count: number): { file: string; lines: string[] } {
     const file = this.files(server.name).log

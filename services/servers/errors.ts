@@ -164,6 +164,20 @@ export const serversErrors = defineErrors('servers', {
     message: (p) =>
       `The socket path '${p.path}' is too long for a UNIX socket. Use a shorter data directory (SM_DATA_DIR) or server name.`,
   }),
+  SM_ERR_SERVER_PLAYERS_UNKNOWN: spec<{ server: string; profile: string }>({
+    status: 422,
+    exit: 69,
+    when: 'Who is online was asked of a server whose profile cannot tell (a generic server: no list command).',
+    message: (p) =>
+      `The server '${p.server}' (profile ${p.profile}) has no way to list who is online: only the bedrock and java profiles know their game's list command. Ask the game yourself with 'server send ${p.server} <command>'.`,
+  }),
+  SM_ERR_SERVER_PLAYERS_UNREADABLE: spec<{ server: string; command: string; reply: string }>({
+    status: 502,
+    exit: 69,
+    when: "A server answered its profile's list command with something that is not a players list.",
+    message: (p) =>
+      `The server '${p.server}' did not answer '${p.command}' with a players list (its reply: ${p.reply}). Is it the game its profile says? 'server info ${p.server}' shows the profile; 'server logs ${p.server}' what it printed.`,
+  }),
   SM_ERR_BACKUP_NOT_FOUND: spec<{ server: string; file: string }>({
     status: 404,
     exit: 66,

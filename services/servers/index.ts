@@ -4,7 +4,7 @@ import './settings'
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
-import { type BusScope, closest, performAction, reasonOf, type Service, SmError } from '../../kernel'
+import { type BusScope, closest, isSmError, performAction, reasonOf, type Service, SmError } from '../../kernel'
 import { TASKS } from '../tasks/contract'
 import { Backups } from './backups/backups'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
@@ -12,6 +12,8 @@ import { ServerControl, settled } from './control'
 import { detectProfile, serverJar } from './detect'
 import { acceptEula, EULA_URL, eulaState } from './eula'
 import { applyUpdate, installSource, stageRelease } from './install'
+import { askPlayers } from './player-list'
+import { PlayerTracker } from './player-tracker'
 import {
   BUILT_IN_PROFILES,
   gameProfile,
@@ -26,7 +28,7 @@ import { dirConflict, isInside } from './server-dir'
 import { propertyProblem, ServerProperties } from './server-properties'
 import { allServerSettings, checkServerSetting, serverSetting } from './server-settings'
 import { statusProjection } from './status-projection'
-import { ACTIVE } from './supervisor/run-files'
+import { ACTIVE, type ServerStatus } from './supervisor/run-files'
 import { worldOf } from './world'
 
 export type * from './contract'
@@ -41,6 +43,7 @@ const PROPERTIES = 'server.properties'
  */
 export function serversService(): Service {
   let control: ServerControl | undefined
+  let tracker: PlayerTracker | undefined
   let stopScheduler: (() => void) | undefined
   return {
     name: 'servers',
@@ -100,6 +103,11 @@ export function serversService(): Service {
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const servers = new ServerControl(bus, config.dataDir, setting, logger)
       control = servers
+      const players = new PlayerTracker(bus, logger, find)
+      tracker = players
+      /** Who is online, while the manager follows the server running and knows. */
+      const online = (name: string, status: ServerStatus) =>
+        status === 'running' || status === 'stopping' ? players.now(name) : undefined
 
       /** Where servers may not be (server-dir.ts): the data directory, but for the folder install uses. */
       const places = async () => ({
@@ -115,7 +123,8 @@ export function serversService(): Service {
         Promise.all(
           (await all()).map(async (server) => {
             const run = await servers.status(server)
-            return { ...server, status: run.status, pid: run.pid }
+            const count = online(server.name, run.status)?.online
+            return { ...server, status: run.status, pid: run.pid, ...(count === undefined ? {} : { players: count }) }
           }),
         ),
       )
@@ -143,7 +152,15 @@ export function serversService(): Service {
       bus.handle('servers:set_properties', async ({ name, properties }) =>
         setProperties(bus, await find(name), properties),
       )
-      bus.handle('servers:status', async ({ name }) => servers.status(await find(name)))
+      bus.handle('servers:status', async ({ name }) => {
+        const run = await servers.status(await find(name))
+        const now = online(name, run.status)
+        return now ? { ...run, players: now } : run
+      })
+      /** Who is online, asked of the game now (a read: not a command_send action). */
+      const listPlayers = (server: ServerRecord) =>
+        askPlayers(server, (command) => servers.ask(server, command, 'tell who is online'))
+      bus.handle('servers:players', async ({ name }) => listPlayers(await find(name)))
       bus.handle(
         'servers:start',
         tracked('start', (server, { mode }) => servers.start(server, mode ?? 'detached')),
@@ -321,6 +338,25 @@ export function serversService(): Service {
         return schedule
       })
 
+      // The manager's player tracker reads every followed console, and hears when a game ends.
+      bus.on('server_console', ({ serverName, line }) => players.line(serverName, line))
+      bus.on('after_server_status_change', (change) => players.statusChanged(change))
+      bus.on('server_added', ({ server }) => players.forget(server.name))
+      bus.on('server_removed', ({ name }) => players.forget(name))
+
+      /**
+       * Who is online on a game the manager found running: its list command, whose reply the
+       * tracker reads on the console like any other (players who joined meanwhile get no fact).
+       */
+      const seedPlayers = async (server: ServerRecord) => {
+        if (!gameProfile(server).players) return
+        players.forget(server.name)
+        await listPlayers(server).catch((error: unknown) => {
+          if (isSmError(error) && error.code === 'SM_ERR_SERVER_NOT_RUNNING') return
+          logger.warn(`Who is online on '${server.name}' is not known until it is listed: ${reasonOf(error)}`)
+        })
+      }
+
       // A read of the log shows what supervisors saw while nobody recorded it (events, the API, --follow).
       bus.on('events:reading', async () => servers.ingestPending(await all()))
 
@@ -332,7 +368,9 @@ export function serversService(): Service {
           managing = true
           scheduler.sync(await schedules())
           const registered = await all()
+          players.start()
           await servers.reconcile(registered)
+          for (const server of registered) void seedPlayers(server)
           for (const server of registered) {
             const removed = await backups.recover(server).catch((error) => {
               logger.warn(`The backups of '${server.name}' could not be checked: ${reasonOf(error)}`)
@@ -350,11 +388,13 @@ export function serversService(): Service {
         managing = false
         scheduler.stop()
         servers.close()
+        players.close()
       })
     },
     stop() {
       stopScheduler?.()
       control?.close()
+      tracker?.close()
     },
   }
 }

@@ -20,6 +20,11 @@ export interface PlayersProtocol {
   readonly join?: string
   /** A leave line: group `name`, and `id` where the game prints it. */
   readonly leave?: string
+  /**
+   * A line that names a player's id before they join (groups `name` and `id`): Java prints the
+   * UUID on its own line (`UUID of player Steve is …`, in online mode), not in `joined the game`.
+   */
+  readonly identify?: string
 }
 
 /**
@@ -120,6 +125,7 @@ const JAVA: GameProfile = {
     listReply: '^There are (?<online>\\d+) of a max of (?<max>\\d+) players online:(?<names>.*)$',
     join: '^(?<name>[A-Za-z0-9_]{1,16}) joined the game$',
     leave: '^(?<name>[A-Za-z0-9_]{1,16}) left the game$',
+    identify: '^UUID of player (?<name>[A-Za-z0-9_]{1,16}) is (?<id>[0-9a-fA-F-]{32,36})$',
   },
   configFiles: [
     'server.properties',

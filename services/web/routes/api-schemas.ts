@@ -35,6 +35,14 @@ export const ServerRecord = z
   })
   .meta({ id: 'ServerRecord' })
 
+export const PlayerList = z
+  .looseObject({
+    online: z.number().int(),
+    max: maybe(z.number().int()).meta({ description: 'the most players the game takes, when it said' }),
+    names: z.array(z.string()),
+  })
+  .meta({ id: 'PlayerList' })
+
 export const RunStatus = z
   .looseObject({
     status: z.string().meta({ description: 'stopped, starting, running, stopping, crashed, ...' }),
@@ -45,6 +53,10 @@ export const RunStatus = z
     restarts: z.number(),
     exitCode: z.number().nullable(),
     signal: z.string().nullable(),
+    players: PlayerList.optional().meta({
+      description:
+        "who is online, while the manager follows the running server and knows (its profile's join, leave and list lines)",
+    }),
   })
   .meta({ id: 'RunStatus' })
 

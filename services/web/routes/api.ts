@@ -10,6 +10,7 @@ import {
   ApiToken,
   BackupFile,
   DeliveryReport,
+  PlayerList,
   PluginRecord,
   Role,
   RunStatus,
@@ -28,7 +29,11 @@ const NO_SERVER = 'No server of that name.'
 const Accepted = z
   .object({ status: z.literal('accepted'), message: z.string(), task_id: z.string() })
   .meta({ id: 'Accepted', description: 'The work runs as a task: follow GET /api/tasks/{id} or the task:<id> topic.' })
-const ServerSummary = ServerRecord.extend({ status: z.string(), pid: z.number().optional() })
+const ServerSummary = ServerRecord.extend({
+  status: z.string(),
+  pid: z.number().optional(),
+  players: z.number().int().optional().meta({ description: 'how many are online, while the manager knows' }),
+})
 const ServerInfo = ServerRecord.extend({ world: z.string().optional(), dirExists: z.boolean() })
 const PluginName = z.object({ name: z.string().min(1).max(200) })
 
@@ -150,6 +155,29 @@ export function apiRoutes(app: WebApp): Router[] {
     async (_ctx, { params }) => ({
       status: 'success',
       run: await bus.request('servers:status', { name: params.name }),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name/players',
+      name: 'server_players',
+      summary: "Who is online: the game's own list command, asked now",
+      tags: servers,
+      access: 'user',
+      params: ServerName,
+      response: success('ServerPlayers', { players: PlayerList }),
+      errors: {
+        404: NO_SERVER,
+        409: 'The server is not running.',
+        422: "The server's profile cannot tell who is online (a generic server).",
+        502: 'The game did not answer with a players list.',
+      },
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      players: await bus.request('servers:players', { name: params.name }),
     }),
   )
   for (const action of ['start', 'stop', 'restart'] as const) {

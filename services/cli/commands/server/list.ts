@@ -4,6 +4,9 @@ import { ManagerCommand } from '../../manager-command'
 export default class ServerList extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = 'List the registered servers with their status'
+  static override description =
+    "PLAYERS is how many are online, shown while a manager runs and knows it for some server ('-' for the others; 'server players' asks a game itself)."
+
   static override examples = ['<%= config.bin %> server list', '<%= config.bin %> server list --json']
   static override flags = { json: Flags.boolean({ description: 'print the servers as JSON' }) }
 
@@ -13,10 +16,21 @@ export default class ServerList extends ManagerCommand {
     if (flags.json) return this.printJson(servers)
     if (servers.length === 0)
       return this.log(`No servers yet. Add one with: ${this.config.bin} server add <name> --dir <path>`)
-    const rows = servers.map((s) => [s.name, s.profile, s.status, s.pid ? String(s.pid) : '-', s.dir])
-    const widths = [4, 7, 6, 3].map((min, i) => Math.max(min, ...rows.map((r) => (r[i] as string).length)))
-    const line = (cells: string[]) => cells.map((c, i) => (i < 4 ? c.padEnd(widths[i] as number) : c)).join('  ')
-    this.log(line(['NAME', 'PROFILE', 'STATUS', 'PID', 'DIRECTORY']))
+    // PLAYERS only when a manager knows someone's count: without one the column would be all '-'.
+    const counts = servers.some((s) => s.players !== undefined)
+    const rows = servers.map((s) => [
+      s.name,
+      s.profile,
+      s.status,
+      s.pid ? String(s.pid) : '-',
+      ...(counts ? [s.players === undefined ? '-' : String(s.players)] : []),
+      s.dir,
+    ])
+    const header = ['NAME', 'PROFILE', 'STATUS', 'PID', ...(counts ? ['PLAYERS'] : []), 'DIRECTORY']
+    const last = header.length - 1
+    const widths = header.map((title, i) => Math.max(title.length, ...rows.map((r) => (r[i] as string).length)))
+    const line = (cells: string[]) => cells.map((c, i) => (i < last ? c.padEnd(widths[i] as number) : c)).join('  ')
+    this.log(line(header))
     for (const row of rows) this.log(line(row))
   }
 }
