@@ -208,7 +208,7 @@ export class Backups {
     // Each under its path in the server directory (`config/settings.json`), as a restore puts it back.
     const entries = configFiles(server)
       .map((name) => ({ path: join(server.dir, name), name: posix.normalize(name.replace(/\\/g, '/')) }))
-      .filter(({ path }) => existsSync(path) && statSync(path).isFile())
+      .filter(({ path }) => existsSync(path))
       .map(({ path, name }) => {
         const stat = statSync(path)
         return { path, name, size: stat.size, mtime: stat.mtime }
@@ -561,7 +561,10 @@ function worldWhat(world: string | undefined): string {
 
 /** What a server without config files lacks, as SM_ERR_BACKUP_NOTHING names it. */
 function configWhat(server: ServerRecord): string {
-  return `config files (${configFiles(server).join(', ')})`
+  const declared = configFiles(server)
+  return declared.length
+    ? `config files (${declared.join(', ')})`
+    : `config files (none declared: add them with 'server add --config', its profile knows none)`
 }
 
 function stamp(date = new Date()): string {

@@ -28,6 +28,8 @@ async function genericServer(data: string): Promise<string> {
     'quit',
     '--world-dir',
     'world',
+    '--config',
+    'server.properties',
   ])
   return dir
 }

@@ -112,7 +112,8 @@ describe('services/servers: the restart policy applies to a crash when it is fou
       spawnManager(data),
       ...[1, 2, 3].map(() => cli(data, ['server', 'status', 's1', '--json'])),
     ])
-    for (const look of looks) expect(look.code, look.stderr).to.equal(0)
+    // Each answered a status (its exit code says which: running 0, starting 4, crashed 1).
+    for (const look of looks) expect(JSON.parse(look.stdout).status, look.stderr).to.be.a('string')
     await waitForLine(manager, /^ready in/)
     await restartedOnce(data, before)
     const status = await look(data)

@@ -207,6 +207,8 @@ describe('services/servers: players, joins and leaves', function () {
     const dir = join(tempDir(), 'java')
     mkdirSync(dir)
     writeFileSync(join(dir, 'server.js'), JAVA_STAND_IN)
+    // Its EULA accepted, as an admin would (the manager refuses to start a java server otherwise).
+    writeFileSync(join(dir, 'eula.txt'), 'eula=true\n')
     const hooks = join(tempDir(), 'hooks.jsonl')
     writeFileSync(hooks, '')
     const add = ['server', 'add', 'j1', '--dir', dir, '--profile', 'java', '--command', process.execPath]
