@@ -154,20 +154,27 @@ export function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): P
   return exited
 }
 
-/** Resolves with the first line of a running child's stdout (or stderr) that matches `pattern`. */
+/**
+ * Resolves with the first line of a running child's stdout (or stderr) that matches `pattern`,
+ * or rejects when the child exits first. No clock of its own by default: how long a start takes
+ * on a loaded machine is not what a test checks, and the test's own timeout bounds the wait.
+ */
 export function waitForLine(
   child: ChildProcess,
   pattern: RegExp,
   options: { timeoutMs?: number; stream?: 'stdout' | 'stderr' } = {},
 ): Promise<string> {
-  const { timeoutMs = 15_000, stream = 'stdout' } = options
+  const { timeoutMs, stream = 'stdout' } = options
   const source = child[stream]
   return new Promise((resolve, reject) => {
     let buffer = ''
-    const timer = setTimeout(
-      () => reject(new Error(`no ${stream} line matching ${pattern} within ${timeoutMs} ms; got:\n${buffer}`)),
-      timeoutMs,
-    )
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () => reject(new Error(`no ${stream} line matching ${pattern} within ${timeoutMs} ms; got:\n${buffer}`)),
+            timeoutMs,
+          )
     const onExit = (code: number | null) => {
       clearTimeout(timer)
       reject(new Error(`exited with ${code} before printing ${pattern}; got:\n${buffer}`))
