@@ -5,7 +5,7 @@ import { ManagerCommand } from '../../manager-command'
 export default class ServerBackup extends ManagerCommand {
   static override summary = "Back up a server's world, config or both"
   static override description =
-    'A running bedrock server is backed up hot (save hold, save query, copy exactly the listed files at the listed lengths, save resume): it never stops. --stop stops it, backs up and starts it again instead (servers.backup.hot=false does so always). A running generic server is stopped and started again. Archives land in <paths.backups>/<name>/ (world_<time>.mcworld for bedrock, .zip otherwise; config_<time>.zip); only the newest retention.backups of each kind are kept.'
+    "A running server is backed up hot where its profile can, and never stops: bedrock by save hold, save query, a copy of exactly the listed files at the listed lengths, save resume; java and a server added with --hot-backup 'off;flush;on' by its off commands, its flush commands (their replies complete), a copy of the whole world, its on commands. Saving is turned back on whatever process dies. A server whose profile has no hot backup is stopped, copied and started again, with a warning. --stop stops it even where it could be hot (servers.backup.hot=false does so always). Archives land in <paths.backups>/<name>/ (world_<time>.mcworld for bedrock, .zip otherwise; config_<time>.zip); only the newest retention.backups of each kind are kept."
   static override examples = [
     '<%= config.bin %> server backup survival',
     '<%= config.bin %> server backup survival --type all',
