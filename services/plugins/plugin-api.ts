@@ -66,7 +66,10 @@ export interface PluginApi {
   getServerSetting(serverName: string, key: string): Promise<unknown>
   /** Stores `value` under the server's `custom.<key>` (recorded as a fact). */
   setServerCustomValue(serverName: string, key: string, value: unknown): Promise<ActionResult>
-  /** Backs up a server's world (hot while a bedrock server runs, unless `stopStartServer`). */
+  /**
+   * Backs up a server's world, as every backup is: a running server hot where its profile can
+   * (unless `stopStartServer`), else stopped and started again (the result's `warning` says so).
+   */
   backupWorld(serverName: string, options?: { stopStartServer?: boolean }): Promise<ActionResult>
   /** Backs up a server's world and config. */
   backupAll(serverName: string, options?: { stopStartServer?: boolean }): Promise<ActionResult>

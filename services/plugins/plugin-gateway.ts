@@ -103,7 +103,8 @@ const APIS: readonly ApiDescription[] = [
       { name: 'serverName', type: 'string' },
       { name: 'options', type: '{ stopStartServer?: boolean }', default: '{}' },
     ],
-    description: "Backs up a server's world (hot while a bedrock server runs); returns the action result.",
+    description:
+      "Backs up a server's world (a running server hot where its profile can, else stopped and started again with a warning); returns the action result.",
   },
   {
     name: 'backupAll',

@@ -36,7 +36,7 @@ declare module '../../kernel/maps' {
     restore: { readonly serverName: string; readonly restoreType: 'world' | 'config'; readonly file: string }
     /** Backups beyond the retention are deleted. */
     prune_backups: { readonly serverName: string }
-    /** A server's world is written to a `.mcworld` file. */
+    /** A server's world is written to an archive (`.mcworld` for bedrock, `.zip` otherwise). */
     world_export: { readonly serverName: string; readonly file: string }
     /** A `.mcworld` file becomes a server's world. */
     world_import: { readonly serverName: string; readonly file: string }
@@ -82,7 +82,7 @@ defineActions('servers', {
   backup: { identity: ['serverName'], summary: "a server's world, config or both are backed up" },
   restore: { identity: ['serverName'], summary: 'a backup is put back in place' },
   prune_backups: { identity: ['serverName'], summary: 'backups beyond the retention are deleted' },
-  world_export: { identity: ['serverName'], summary: "a server's world is exported to a .mcworld" },
+  world_export: { identity: ['serverName'], summary: "a server's world is exported to an archive (.mcworld, .zip)" },
   world_import: { identity: ['serverName'], summary: "a .mcworld becomes a server's world" },
   server_install: { identity: ['serverName'], summary: 'a server is installed or updated from an archive' },
   properties_change: { identity: ['serverName'], summary: "a server's server.properties change" },

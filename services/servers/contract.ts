@@ -1,5 +1,5 @@
 import type { ActionResult } from '../../kernel'
-import type { BackupFile, BackupReply, BackupType } from './backups/backups'
+import type { BackupFile, BackupReply, BackupType, CopyMethod } from './backups/backups'
 import type { StartReply } from './control'
 import type { PlayerList } from './player-list'
 import type { GameProfile, ProfileFields, ProfileName } from './profiles'
@@ -12,6 +12,7 @@ export type {
   BackupFile,
   BackupReply,
   BackupType,
+  CopyMethod,
   ExitReply,
   PlayerList,
   RunStatus,
@@ -169,7 +170,11 @@ declare module '../../kernel/maps' {
     'servers:kill': { payload: { name: string }; reply: ExitReply }
     /** Sends one console command (the command_send action), with the reply lines where they are known. */
     'servers:send': { payload: { name: string; command: string }; reply: SendReply }
-    /** Backs up the world, config or both (the backup action); retention applies after. */
+    /**
+     * Backs up the world, config or both (the backup action); retention applies after. A running
+     * server hot where its profile can, else stopped and started again with a `warning`;
+     * `stopStart`: stopped even where it could be hot.
+     */
     'servers:backup': { payload: { name: string; type?: BackupType; stopStart?: boolean }; reply: BackupReply }
     /** The server's backups, newest first. */
     'servers:backups': { payload: { name: string }; reply: BackupFile[] }
@@ -182,8 +187,14 @@ declare module '../../kernel/maps' {
     }
     /** Applies retention now, or keeps only `keep` of each kind (the prune_backups action). */
     'servers:prune': { payload: { name: string; keep?: number }; reply: { pruned: string[] } }
-    /** Writes the world to a .mcworld file (world_export). */
-    'servers:export': { payload: { name: string; file: string }; reply: { file: string; bytes: number } }
+    /**
+     * Writes the world to an archive (world_export): `file`, or in a directory `<name>.mcworld`
+     * (Bedrock) or `<name>.zip`; a running server is copied as a backup is (hot, or stopped with a `warning`).
+     */
+    'servers:export': {
+      payload: { name: string; file: string; stopStart?: boolean }
+      reply: { file: string; bytes: number; method: CopyMethod; warning?: string }
+    }
     /** Makes a .mcworld file the world (world_import); a running server only with `stopStart`. */
     'servers:import': {
       payload: { name: string; file: string; stopStart?: boolean }

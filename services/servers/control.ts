@@ -21,6 +21,7 @@ import { type RecordedStatus, readStatuses, recordedJournalSeq } from './status-
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
 import { lastConsoleLines } from './supervisor/log-tail'
+import { consoleProfile } from './supervisor/profiles'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
 import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode, type StatusEntry } from './supervisor/run-files'
 import { alive, filesView, recordEnd, unrecordedEnd } from './unseen-end'
@@ -596,11 +597,11 @@ export class ServerControl {
   }
 
   /**
-   * The console as a hot backup needs it (save hold/query/resume), straight to the game, not
-   * through the command_send hooks. The supervisor holds the world on this process's behalf and
-   * resumes it by itself when this process goes away. A supervisor that dies meanwhile is
-   * replaced (the new one adopts the game and keeps the hold while this process lives) and the
-   * request is made again: hold, query and resume can each be repeated.
+   * The console as a hot backup needs it (hold, the commands between, resume: its profile's),
+   * straight to the game, not through the command_send hooks. The supervisor holds the world on
+   * this process's behalf and resumes it by itself when this process goes away. A supervisor that
+   * dies meanwhile is replaced (the new one adopts the game and keeps the hold while this process
+   * lives) and the request is made again: hold, query, flush and resume can each be repeated.
    */
   async withHold<T>(server: ServerRecord, fn: (game: HoldConsole) => Promise<T>): Promise<T> {
     let client = await this.#supervisor(server, 'take commands')
@@ -614,11 +615,13 @@ export class ServerControl {
         return ((await client.request(op, fields as never)) as SendReply).reply
       }
     }
+    const replies = consoleProfile(gameProfile(server))
     try {
       return await fn({
         hold: () => ask('hold', { holder }),
-        send: (command) => ask('send', { command, collect: true }),
+        send: (command, replyMaxMs) => ask('send', { command, collect: true, replyMaxMs }),
         resume: () => ask('resume', {}),
+        acknowledged: (command, reply) => replies.acknowledged(command, reply),
       })
     } finally {
       client.close()
@@ -761,5 +764,7 @@ export function settled<T>(outcome: ActionOutcome<T>, server: string, action: st
   if (unrecorded === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) return value
   // Done is done: a caller told of a failure would do it again.
   const warning = `${action} '${server}' is done, but not recorded in the event log; do not repeat it. ${unrecorded}`
-  return { ...value, warning } as T
+  // A warning of the work's own (a server stopped for a backup) is kept before it.
+  const own = (value as { warning?: unknown }).warning
+  return { ...value, warning: typeof own === 'string' ? `${own} ${warning}` : warning } as T
 }

@@ -211,7 +211,7 @@ export function serversService(): Service {
       bus.handle('servers:prune', async ({ name, keep }) => backups.prune(await find(name), keep))
       bus.handle(
         'servers:export',
-        tracked('export', (server, { file }) => backups.export(server, file)),
+        tracked('export', (server, { file, stopStart }) => backups.export(server, file, { stopStart })),
       )
       bus.handle(
         'servers:import',

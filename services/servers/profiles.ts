@@ -41,6 +41,20 @@ export type HotBackupProtocol =
       readonly on: readonly string[]
     }
 
+/**
+ * The console commands that hold a world for a copy and resume it after: Bedrock's `save hold`
+ * and `save resume`, or a protocol's `off` and `on` commands. A supervisor sends them on behalf
+ * of the process that copies, and the resume commands itself when that process goes away.
+ */
+export function holdCommands(protocol: HotBackupProtocol): {
+  readonly hold: readonly string[]
+  readonly resume: readonly string[]
+} {
+  return protocol.kind === 'bedrock'
+    ? { hold: ['save hold'], resume: ['save resume'] }
+    : { hold: protocol.off, resume: protocol.on }
+}
+
 /** Where a game's world is: a directory, or one a properties file names (`level-name`). */
 export type WorldLocation =
   | { readonly dir: string }

@@ -198,8 +198,12 @@ export class Scheduler {
   async #runAs(schedule: Schedule): Promise<void> {
     let result: { status: 'success' | 'error'; message?: string; code?: string }
     try {
-      await this.perform(schedule)
-      result = { status: 'success' }
+      const value = await this.perform(schedule)
+      // Done, with something to tell (a backup that stopped the server): said, and kept with the run.
+      const warning = (value as { warning?: unknown } | undefined)?.warning
+      result = typeof warning === 'string' ? { status: 'success', message: warning } : { status: 'success' }
+      if (typeof warning === 'string')
+        this.logger.warn(`Schedule ${schedule.id} (${schedule.action} of '${schedule.server}'): ${warning}`)
     } catch (error) {
       result = { status: 'error', message: reasonOf(error), code: (error as SmError).code }
       this.logger.warn(

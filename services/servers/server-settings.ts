@@ -49,7 +49,7 @@ const SERVER_SETTINGS: ReadonlyMap<string, ServerSettingSpec> = new Map(
     'backup.hot': {
       default: undefined,
       inherits: 'servers.backup.hot',
-      summary: 'back it up hot while it runs (bedrock)',
+      summary: 'back it up hot while it runs, where its profile can',
       check: bool,
     },
   } satisfies Record<string, ServerSettingSpec>),

@@ -46,7 +46,7 @@ defineSettings('servers', {
   'servers.backup.hot': {
     default: true,
     summary:
-      'back up a running bedrock server hot (save hold/query/resume, it keeps running); false: stop, back up, start',
+      'back up (and export) a running server hot where its profile can (bedrock save hold, java or --hot-backup commands: it keeps running); false: stop, back up, start',
   },
   'paths.backups': {
     default: ({ dataDir }: SettingContext) => join(dataDir, 'backups'),

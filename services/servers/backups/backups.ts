@@ -18,7 +18,7 @@ import {
   UnsafeEntryError,
   writeZip,
 } from './archive'
-import { withSaveHold } from './hot-backup'
+import { withSaveHold, withSavingOff } from './hot-backup'
 
 export type BackupKind = 'world' | 'config'
 export type BackupType = BackupKind | 'all'
@@ -38,14 +38,18 @@ export interface BackupSkip {
   readonly reason: string
 }
 
+/** How a world was copied: `hot` (the server kept running), `stop-start` or `cold` (it was not running). */
+export type CopyMethod = 'hot' | 'stop-start' | 'cold'
+
 export interface BackupReply {
   readonly files: readonly BackupFile[]
-  /** `hot` (save hold, the server kept running), `stop-start` or `cold` (it was not running). */
-  readonly method: 'hot' | 'stop-start' | 'cold'
+  readonly method: CopyMethod
   /** What retention removed after this backup. */
   readonly pruned: readonly string[]
   /** The parts of an `all` backup that the server does not have; always empty for `world` or `config`. */
   readonly skipped: readonly BackupSkip[]
+  /** Said when a running server was stopped for it: its profile has no hot backup, or it was still starting. */
+  readonly warning?: string
 }
 
 const NAME = /^(world|config)_(\d{8}-\d{6}-\d{3})(?:_[a-z-]+)?\.(mcworld|zip)$/
@@ -54,8 +58,10 @@ type Get = (key: string) => Promise<unknown>
 
 /**
  * World and config backups of the game servers, their restore, retention, export and import.
- * Archives are zips streamed with constant memory (a bedrock world is a `.mcworld`); a running
- * bedrock server is backed up hot, through save hold/query/resume, and never stops.
+ * Archives are zips streamed with constant memory (a bedrock world is a `.mcworld`). One policy,
+ * whoever asks: a running server is backed up (and exported) hot where its profile can (Bedrock's
+ * save hold/query/resume, or a profile's off/flush/on commands) and never stops; else it is
+ * stopped, copied and started again, with a warning. A world the game is writing is never copied.
  * Cancelling the task the work runs in stops it: a backup's archive is removed (and a held world
  * resumed at once), a restore or import ends before its swap with the world left as it was.
  */
@@ -87,7 +93,7 @@ export class Backups {
       .sort((a, b) => b.file.slice(b.file.indexOf('_')).localeCompare(a.file.slice(a.file.indexOf('_'))))
   }
 
-  /** The backup action: world, config or both; hot for a running bedrock server unless `stopStart`. */
+  /** The backup action: world, config or both; the method is `#method`'s (`stopStart`: stopped even where hot is possible). */
   async backup(server: ServerRecord, type: BackupType, options: { stopStart?: boolean } = {}): Promise<BackupReply> {
     if (!['world', 'config', 'all'].includes(type))
       throw new SmError('SM_ERR_SERVER_COMMAND_INVALID', {
@@ -109,20 +115,14 @@ export class Backups {
 
   async #backup(server: ServerRecord, type: BackupType, options: { stopStart?: boolean }): Promise<BackupReply> {
     await this.#sweep(server)
-    const running = ACTIVE.includes((await this.control.status(server)).status)
-    const hot =
-      running &&
-      server.profile === 'bedrock' &&
-      options.stopStart !== true &&
-      (await serverSetting(server, 'backup.hot', this.setting)) === true
-    const stopStart = running && !hot && options.stopStart !== false
     // Known before the server is stopped: nothing to back up never kicks its players.
     const { kinds, skipped } = this.#parts(server, type)
+    const { method, warning } = await this.#method(server, options.stopStart, 'a backup')
     const files: BackupFile[] = []
     const run = async () => {
       try {
         for (const kind of kinds)
-          files.push(kind === 'world' ? await this.#world(server, hot) : await this.#config(server))
+          files.push(kind === 'world' ? await this.#world(server, method === 'hot') : await this.#config(server))
       } catch (error) {
         // A backup that fails writes nothing: the archives it finished before the failure go too.
         for (const file of files) rmSync(join(await this.folder(server), file.file), { force: true })
@@ -132,8 +132,8 @@ export class Backups {
       // command, but the backup is done, so it is kept and retention counts it.
       return this.#prune(server)
     }
-    const pruned = stopStart ? await this.control.stopped(server, 'a backup', run) : await run()
-    return { files, method: hot ? 'hot' : stopStart ? 'stop-start' : 'cold', pruned, skipped }
+    const pruned = method === 'stop-start' ? await this.control.stopped(server, 'a backup', run) : await run()
+    return { files, method, pruned, skipped, ...(warning && { warning }) }
   }
 
   /**
@@ -166,6 +166,34 @@ export class Backups {
     return world && existsSync(world) ? undefined : worldWhat(world)
   }
 
+  /**
+   * How a world is copied now, for a backup or an export (`work`): `cold` when the server is not
+   * running; else `hot` where its profile has a hot backup, `backup.hot` is on and it is ready
+   * for commands (`running`), unless `stopStart`; else `stop-start`, with a warning when the
+   * server is why. Never a copy of a world the game is writing.
+   */
+  async #method(
+    server: ServerRecord,
+    stopStart: boolean | undefined,
+    work: string,
+  ): Promise<{ method: CopyMethod; warning?: string }> {
+    const { status } = await this.control.status(server)
+    if (!ACTIVE.includes(status)) return { method: 'cold' }
+    if (stopStart === true) return { method: 'stop-start' }
+    const stopped = (why: string) => ({
+      method: 'stop-start' as const,
+      warning: `'${server.name}' was stopped for ${work} and started again: ${why}`,
+    })
+    const profile = gameProfile(server)
+    if (!profile.hotBackup)
+      return stopped(
+        `its profile (${profile.name}) has no hot backup. A server added with --hot-backup 'off;flush;on' (its console commands that stop saving, write the world, and save again) keeps running.`,
+      )
+    if (status !== 'running') return stopped(`it was ${status}, not ready for the commands of a hot backup.`)
+    const hot = (await serverSetting(server, 'backup.hot', this.setting)) === true
+    return { method: hot ? 'hot' : 'stop-start' }
+  }
+
   async #world(server: ServerRecord, hot: boolean, suffix = ''): Promise<BackupFile> {
     const target = join(await this.folder(server), `world_${stamp()}${suffix}.${gameProfile(server).worldArchive}`)
     await this.#archiveWorld(server, target, hot, 'backup')
@@ -173,8 +201,9 @@ export class Backups {
   }
 
   /**
-   * Streams the world into `target`: the whole directory, or hot (a running bedrock server) exactly
-   * the files and lengths it lists under save hold.
+   * Streams the world into `target`: the whole directory; hot, through the profile's protocol
+   * while the server runs: Bedrock's exactly the files and lengths it lists under save hold, or
+   * the whole directory between the `off`/`flush` and the `on` commands.
    */
   async #archiveWorld(server: ServerRecord, target: string, hot: boolean, operation: 'backup' | 'export') {
     const world = worldOf(server)
@@ -183,7 +212,12 @@ export class Backups {
     const progress = this.#progress(server, operation, basename(target))
     const signal = this.signal()
     await this.#failing(server, `world ${operation}`, async () => {
-      if (!hot) return writeZip(target, listTree(world), progress, signal)
+      const protocol = gameProfile(server).hotBackup
+      // Listed when the copy begins: after the flush, for a hot one.
+      const whole = () => writeZip(target, listTree(world), progress, signal)
+      if (!hot || !protocol) return whole()
+      if (protocol.kind === 'commands')
+        return this.control.withHold(server, (game) => withSavingOff(game, protocol, whole, signal))
       const level = basename(world)
       return this.control.withHold(server, (game) =>
         withSaveHold(
@@ -342,9 +376,19 @@ export class Backups {
     return this.#whileStopped(server, options, 'a restore', restore)
   }
 
-  /** world_export: the world as a `.mcworld` (zip) at `file`, which must not exist. */
-  async export(server: ServerRecord, file: string): Promise<{ file: string; bytes: number }> {
-    const target = resolve(String(file ?? ''))
+  /**
+   * world_export: the world as an archive at `file`, which must not exist (a directory: a file
+   * in it named for the server, `.mcworld` for Bedrock, `.zip` otherwise). A running server is
+   * copied as a backup would be (`#method`).
+   */
+  async export(
+    server: ServerRecord,
+    file: string,
+    options: { stopStart?: boolean } = {},
+  ): Promise<{ file: string; bytes: number; method: CopyMethod; warning?: string }> {
+    let target = resolve(String(file ?? ''))
+    if (existsSync(target) && statSync(target).isDirectory())
+      target = join(target, `${server.name}.${gameProfile(server).worldArchive}`)
     if (existsSync(target)) throw new SmError('SM_ERR_BACKUP_EXISTS', { file: target })
     const outcome = await performAction(this.bus, {
       before: 'before_world_export',
@@ -353,7 +397,7 @@ export class Backups {
       perform: () =>
         this.#locked(server, 'export', async () => {
           await this.#sweep(server)
-          const running = ACTIVE.includes((await this.control.status(server)).status)
+          const { method, warning } = await this.#method(server, options.stopStart, 'an export')
           // Its .part is outside the data directory: recorded, for the sweep after a kill -9.
           const files = this.control.files(server.name)
           files.ensureDir()
@@ -362,14 +406,16 @@ export class Backups {
             holder: ownProcess(),
             since: new Date().toISOString(),
           })
+          const write = () => this.#archiveWorld(server, target, method === 'hot', 'export')
           try {
-            await this.#archiveWorld(server, target, running && server.profile === 'bedrock', 'export')
+            if (method === 'stop-start') await this.control.stopped(server, 'an export', write)
+            else await write()
           } finally {
             files.writeExport(undefined)
           }
-          return { file: target, bytes: statSync(target).size }
+          return { file: target, bytes: statSync(target).size, method, ...(warning && { warning }) }
         }),
-      message: (r) => `Exported the world of '${server.name}' to ${r.file}.`,
+      message: (r) => `Exported the world of '${server.name}' to ${r.file} (${r.method}).`,
     })
     return settled(outcome, server.name, 'The world export of')
   }

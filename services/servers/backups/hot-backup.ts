@@ -1,4 +1,5 @@
 import { isSmError } from '../../../kernel/errors'
+import { type HotBackupProtocol, holdCommands } from '../profiles'
 import { bedrockMessage } from '../supervisor/profiles'
 
 /** One file a Bedrock server listed after `save query`: its path under `worlds/`, and the bytes to copy. */
@@ -7,47 +8,105 @@ export interface ListedFile {
   readonly length: number
 }
 
-/** Sends one console command and resolves with the reply lines the profile collected. */
-export type Send = (command: string) => Promise<readonly string[]>
+/**
+ * Sends one console command and resolves with the reply lines the profile collected (given
+ * `replyMaxMs`, a reply may take that long to complete: a world's flush).
+ */
+export type Send = (command: string, replyMaxMs?: number) => Promise<readonly string[]>
 
 /**
  * The game's console as a hot backup needs it. `hold` and `resume` go through the supervisor,
  * which owns the hold on the caller's behalf: it resumes by itself when the caller goes away.
  */
 export interface HoldConsole {
+  /** Holds the world: Bedrock's `save hold`, or the profile's `off` commands; their replies. */
   hold(): Promise<readonly string[]>
   send: Send
+  /** Resumes it: `save resume`, or the `on` commands; their replies. */
   resume(): Promise<readonly string[]>
+  /** Whether a reply says the game did the command (one whose reply the profile does not know: yes). */
+  acknowledged(command: string, reply: readonly string[]): boolean
 }
 
 const READY = /Files are now ready to be copied/
 const NOT_READY = /A previous save has not been completed/
 const QUERY_INTERVAL_MS = 500
 const QUERY_ATTEMPTS = 120
+/** How long a flush command's reply may take to complete (as long as Bedrock's query loop may take). */
+const FLUSH_MAX_MS = QUERY_ATTEMPTS * QUERY_INTERVAL_MS
 
 /**
  * The Bedrock hot-backup protocol (controller-notes.md section 5): `save hold`, then `save query`
  * until the file list arrives, then `copy` with exactly those files and lengths, and `save resume`
- * always, also when anything failed (but never for a hold that another process has). The server
- * keeps running throughout. An aborted `signal` (the task was cancelled) ends the wait for the
- * query or the copy at once with its reason, and the world is resumed then, without waiting for
- * the copy; the copy, passed the signal, stops and removes its output, and is waited for after.
+ * always (see `whileHeld`).
  */
-export async function withSaveHold<T>(
+export function withSaveHold<T>(
   game: HoldConsole,
   level: string,
   copy: (files: readonly ListedFile[]) => Promise<T>,
   signal?: AbortSignal,
+): Promise<T> {
+  return whileHeld(
+    game,
+    holdCommands({ kind: 'bedrock' }),
+    async () => {
+      const files = await query(game.send, level, signal)
+      return () => copy(files)
+    },
+    signal,
+  )
+}
+
+/**
+ * A hot backup by console commands (Java's `save-off`, `save-all flush`, `save-on`): the `off`
+ * commands, then each `flush` command with its reply complete (the profile's known reply, else
+ * the console falling quiet), then `copy` (the whole world, which the game no longer writes), and
+ * the `on` commands always (see `whileHeld`).
+ */
+export function withSavingOff<T>(
+  game: HoldConsole,
+  protocol: Extract<HotBackupProtocol, { kind: 'commands' }>,
+  copy: () => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  return whileHeld(
+    game,
+    holdCommands(protocol),
+    async () => {
+      for (const command of protocol.flush) {
+        signal?.throwIfAborted()
+        const reply = await untilAborted(game.send(command, FLUSH_MAX_MS), signal)
+        if (!game.acknowledged(command, reply))
+          throw new Error(`'${command}' did not finish (the server answered: ${summary(reply)})`)
+      }
+      return copy
+    },
+    signal,
+  )
+}
+
+/**
+ * Every hot backup: the world held, `prepare` (which readies the world and says how to copy it),
+ * the copy, and the world resumed always, also when anything failed (but never for a hold that
+ * another process has). The server keeps running throughout. An aborted `signal` (the task was
+ * cancelled) ends the wait for the preparation or the copy at once with its reason, and the world
+ * is resumed then, without waiting for the copy; the copy, passed the signal, stops and removes
+ * its output, and is waited for after.
+ */
+async function whileHeld<T>(
+  game: HoldConsole,
+  steps: ReturnType<typeof holdCommands>,
+  prepare: () => Promise<() => Promise<T>>,
+  signal: AbortSignal | undefined,
 ): Promise<T> {
   let value: T
   let copying: Promise<T> | undefined
   try {
     signal?.throwIfAborted()
     const hold = await game.hold()
-    if (!hold.some((line) => /Saving|already running/.test(bedrockMessage(line))))
-      throw new Error(`'save hold' was not acknowledged (the server answered: ${summary(hold)})`)
-    const files = await query(game.send, level, signal)
-    copying = copy(files)
+    unacknowledged(game, steps.hold, hold)
+    const copy = await prepare()
+    copying = copy()
     value = await untilAborted(copying, signal)
   } catch (error) {
     // The first failure is the one to report; the supervisor goes on resuming if this one fails.
@@ -56,10 +115,15 @@ export async function withSaveHold<T>(
     await copying?.catch(() => {})
     throw error
   }
-  const resumed = await game.resume()
-  if (!resumed.some((line) => /are resumed/.test(line)))
-    throw new Error(`'save resume' was not acknowledged (the server answered: ${summary(resumed)})`)
+  unacknowledged(game, steps.resume, await game.resume())
   return value
+}
+
+/** Throws when the reply does not acknowledge every one of `commands`. */
+function unacknowledged(game: HoldConsole, commands: readonly string[], reply: readonly string[]): void {
+  const missing = commands.find((command) => !game.acknowledged(command, reply))
+  if (missing !== undefined)
+    throw new Error(`'${missing}' was not acknowledged (the server answered: ${summary(reply)})`)
 }
 
 async function query(send: Send, level: string, signal: AbortSignal | undefined): Promise<ListedFile[]> {

@@ -29,6 +29,7 @@ import { connectOrCode } from '../../bridge/socket-files'
 import { cleanConsoleLine } from '../console-text'
 import '../errors'
 import { withFileLock } from '../power-lock'
+import { holdCommands } from '../profiles'
 import { crashVerdict } from './crash-policy'
 import { LogTail, lastConsoleLines } from './log-tail'
 import { type ConsoleProfile, consoleProfile, specProfile } from './profiles'
@@ -53,12 +54,13 @@ const RING = 200
 /** How long a reply is collected: until the profile says it is complete, or quiet for a while. */
 const REPLY_QUIET_MS = 300
 const REPLY_MAX_MS = 3_000
+/** The longest a request may ask a reply to take (`replyMaxMs`: a hot backup's flush). */
+const REPLY_LONGEST_MS = 600_000
 /** How long a supervisor waits for another one (alive) that is claiming the socket right now. */
 const LISTEN_LOCK_WAIT_MS = 10_000
 
-/** How often a save hold's holder is checked, once no connection of its own stands for it. */
+/** How often a hold's holder is checked, once no connection of its own stands for it. */
 const HOLD_POLL_MS = 250
-const RESUMED = /are resumed/
 /** How soon a run file that could not be written (a full disk) is tried again. */
 const PERSIST_RETRY_MS = 1_000
 
@@ -68,8 +70,9 @@ const PASSED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', '
 type Conn = Connection<SupervisorRequest, SupervisorMessage>
 
 /**
- * A bedrock `save hold` in effect: who holds it and through which connection (none after an
- * adoption, until the holder comes back). `orphaned` once that connection closed without a resume.
+ * A world held for a hot backup: who holds it, the commands that resume it, and through which
+ * connection (none after an adoption, until the holder comes back). `orphaned` once that
+ * connection closed without a resume.
  */
 interface Hold {
   readonly record: HoldRecord
@@ -457,7 +460,7 @@ class Supervisor {
     }
   }
 
-  async #send(command: string, collect: boolean): Promise<SendReply> {
+  async #send(command: string, collect: boolean, maxMs = REPLY_MAX_MS): Promise<SendReply> {
     if (!ACTIVE.includes(this.#state.status) || !this.#state.game)
       throw new SmError('SM_ERR_SERVER_NOT_RUNNING', {
         server: this.#spec.name,
@@ -488,7 +491,7 @@ class Supervisor {
       }
     }
     this.#collectors.add(collector)
-    const cap = setTimeout(done, REPLY_MAX_MS)
+    const cap = setTimeout(done, maxMs)
     try {
       this.#write(command)
       if (this.#profile.replyDone(command, []) === undefined) quiet = setTimeout(done, REPLY_QUIET_MS)
@@ -501,14 +504,19 @@ class Supervisor {
     return { sent: true, reply: lines }
   }
 
-  // ---- save hold ----
+  // ---- holding the world for a hot backup ----
 
-  /** `save hold` for `holder`, owned by `connection` (the same holder coming back after an adoption takes its hold over). */
+  /**
+   * Holds the world for `holder`, owned by `connection` (the same holder coming back after an
+   * adoption takes its hold over): the profile's hold commands (Bedrock `save hold`, or the `off`
+   * commands), their replies answered. The commands that resume it are recorded with the hold.
+   */
   async #holdWorld(connection: Conn, holder: ProcessRef): Promise<SendReply> {
-    if (specProfile(this.#spec).hotBackup?.kind !== 'bedrock')
+    const protocol = specProfile(this.#spec).hotBackup
+    if (!protocol)
       throw new SmError('SM_ERR_SERVER_COMMAND_INVALID', {
         server: this.#spec.name,
-        reason: `'save hold' is a bedrock command and this is a ${this.#spec.profile} server`,
+        reason: `this ${this.#spec.profile} server has no hot-backup commands to hold its world with (server add --hot-backup 'off;flush;on')`,
       })
     const held = this.#hold
     const other = held?.record.holder
@@ -521,24 +529,30 @@ class Supervisor {
     )
       throw new SmError('SM_ERR_SERVER_BUSY', {
         server: this.#spec.name,
-        action: 'save hold',
+        action: 'hot backup',
         pid: String(other.pid),
         since: held.record.since,
       })
-    const record: HoldRecord = { holder, since: new Date().toISOString() }
+    const { hold, resume } = holdCommands(protocol)
+    const record: HoldRecord = { holder, since: new Date().toISOString(), resume }
     // Recorded before the game is held: a supervisor that dies right after leaves it known.
     this.#files.writeHold(record)
     this.#hold = { record, connection, orphaned: false }
     this.#watchHold()
-    try {
-      return await this.#send('save hold', true)
-    } catch (error) {
-      if (isSmError(error) && error.code === 'SM_ERR_SERVER_CONSOLE_UNAVAILABLE') this.#releaseHold() // nothing was sent
-      throw error
+    const reply: string[] = []
+    for (const [index, command] of hold.entries()) {
+      try {
+        reply.push(...(await this.#send(command, true)).reply)
+      } catch (error) {
+        // Nothing was sent: nothing to resume.
+        if (index === 0 && isSmError(error) && error.code === 'SM_ERR_SERVER_CONSOLE_UNAVAILABLE') this.#releaseHold()
+        throw error
+      }
     }
+    return { sent: true, reply }
   }
 
-  /** `save resume`, up to three times; the hold is over once it is acknowledged. One at a time. */
+  /** The resume commands, up to three times; the hold is over once they are acknowledged. One at a time. */
   #resume(): Promise<SendReply> {
     this.#resuming ??= this.#sendResume().finally(() => {
       this.#resuming = undefined
@@ -547,17 +561,21 @@ class Supervisor {
   }
 
   async #sendResume(): Promise<SendReply> {
+    const protocol = specProfile(this.#spec).hotBackup
+    // The commands recorded with the hold (one recorded without them is Bedrock's: its profile's).
+    const commands = this.#hold?.record.resume ?? (protocol ? holdCommands(protocol).resume : [])
     let last: unknown
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const reply = await this.#send('save resume', true)
-        if (reply.reply.some((line) => RESUMED.test(line))) {
+        const reply: string[] = []
+        for (const command of commands) reply.push(...(await this.#send(command, true)).reply)
+        if (commands.every((command) => this.#profile.acknowledged(command, reply))) {
           this.#releaseHold()
-          return reply
+          return { sent: true, reply }
         }
         last = new SmError('SM_ERR_SERVER_CONSOLE_UNAVAILABLE', {
           server: this.#spec.name,
-          reason: `'save resume' was not acknowledged (it answered: ${reply.reply.slice(0, 3).join(' | ') || 'nothing'})`,
+          reason: `'${commands.join("', '")}' was not acknowledged (it answered: ${reply.slice(0, 3).join(' | ') || 'nothing'})`,
         })
       } catch (error) {
         last = error
@@ -587,8 +605,8 @@ class Supervisor {
     if (!hold.orphaned && (hold.connection !== undefined || !holderGone)) return
     const why = hold.orphaned ? 'its holder closed the connection without resuming' : 'its holder is gone'
     this.#resume().then(
-      () => log(`resumed the world's saving (save hold by PID ${pid} since ${hold.record.since}): ${why}`),
-      (error) => log(`could not resume a save hold of PID ${pid} (${why}), trying again: ${reasonOf(error)}`),
+      () => log(`resumed the world's saving (held by PID ${pid} since ${hold.record.since}): ${why}`),
+      (error) => log(`could not resume a world held by PID ${pid} (${why}), trying again: ${reasonOf(error)}`),
     )
   }
 
@@ -635,7 +653,11 @@ class Supervisor {
       case 'status':
         return this.#status()
       case 'send':
-        return this.#send(String(request.command ?? ''), request.collect === true)
+        return this.#send(
+          String(request.command ?? ''),
+          request.collect === true,
+          Math.min(Math.max(Number(request.replyMaxMs) || REPLY_MAX_MS, 0), REPLY_LONGEST_MS),
+        )
       case 'stop':
         if (!ACTIVE.includes(this.#state.status) && !this.#restartTimer) throw this.#notRunning('stop')
         return this.#stop()

@@ -7,6 +7,8 @@ export interface ConsoleProfile {
   readonly ready: ((line: string) => boolean) | undefined
   /** When a command's reply is complete, for the commands whose replies the profile knows. */
   replyDone(command: string, lines: readonly string[]): boolean | undefined
+  /** Whether `lines` say the game did `command`: its known reply came (a reply the profile does not know: yes). */
+  acknowledged(command: string, lines: readonly string[]): boolean
 }
 
 /**
@@ -28,8 +30,9 @@ export function consoleProfile(game: GameProfile): ConsoleProfile {
   const players = game.players
   // A list reply whose names are not on its first line has them on the next one (Bedrock).
   const listExtra = players && !players.listReply.includes('?<names>') ? 1 : 0
-  return {
+  const profile: ConsoleProfile = {
     ready: ready === undefined ? undefined : (line) => matches(ready, consoleMessage(game, line).trim()) !== null,
+    acknowledged: (command, lines) => profile.replyDone(command, lines) !== false,
     replyDone(command, lines) {
       const verb = command.trim().replace(/^\//, '').toLowerCase()
       const known = game.replies.filter((reply) => reply.command.toLowerCase() === verb)
@@ -44,4 +47,5 @@ export function consoleProfile(game: GameProfile): ConsoleProfile {
       return known.some((reply) => after(reply.done, reply.extraLines ?? 0))
     },
   }
+  return profile
 }

@@ -14,16 +14,23 @@ export type SupervisorRequest =
       readonly op: 'send'
       readonly command: string
       readonly collect?: boolean
+      /**
+       * How long a reply may take to complete (a world's flush for a hot backup can take a while);
+       * the default suits ordinary commands.
+       */
+      readonly replyMaxMs?: number
     }
   | { readonly t: 'req'; readonly id: number; readonly op: 'stop' | 'kill' }
   /** Follow the console and status changes; the reply carries the status and the last `tail` lines. */
   | { readonly t: 'req'; readonly id: number; readonly op: 'subscribe'; readonly tail?: number }
   /**
-   * bedrock `save hold` on behalf of `holder` (the process doing the backup). The hold belongs to
-   * this connection: when it closes without `resume`, the supervisor sends `save resume` itself.
+   * Holds the world for a hot backup on behalf of `holder` (the process doing the backup): its
+   * profile's hold commands (Bedrock `save hold`, or the `off` commands), their replies answered.
+   * The hold belongs to this connection: when it closes without `resume`, the supervisor sends the
+   * resume commands itself.
    */
   | { readonly t: 'req'; readonly id: number; readonly op: 'hold'; readonly holder: ProcessRef }
-  /** `save resume`, retried until acknowledged; the hold record is gone once it is. */
+  /** The resume commands (Bedrock `save resume`, or the `on` commands), retried until acknowledged; the hold record is gone once they are. */
   | { readonly t: 'req'; readonly id: number; readonly op: 'resume' }
   /** direct mode: this connection owns the server, which is stopped when the connection ends. */
   | { readonly t: 'req'; readonly id: number; readonly op: 'own' }

@@ -96,13 +96,16 @@ export interface RunSpec {
 }
 
 /**
- * `hold.json`: a bedrock `save hold` in effect and who holds it. Written by the supervisor before
- * it sends `save hold`, removed once `save resume` is acknowledged; a supervisor that adopts the
- * game resumes a recorded hold whose holder is gone.
+ * `hold.json`: a world held for a hot backup (Bedrock's `save hold`, or a profile's `off`
+ * commands), who holds it, and the commands that resume it. Written by the supervisor before it
+ * holds the world, removed once the resume is acknowledged; a supervisor that adopts the game
+ * resumes a recorded hold whose holder is gone, with the commands recorded.
  */
 export interface HoldRecord {
   readonly holder: ProcessRef
   readonly since: string
+  /** The console commands that resume the world (none recorded: a Bedrock hold, `save resume`). */
+  readonly resume?: readonly string[]
 }
 
 /**

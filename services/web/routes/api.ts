@@ -368,11 +368,18 @@ export function apiRoutes(app: WebApp): Router[] {
       method: 'post',
       path: '/servers/:name/backups',
       name: 'create_backup',
-      summary: 'Back up (hot for a running bedrock server): a task, progress on backup_progress:<name>',
+      summary:
+        "Back up: a running server hot where its profile can, else stopped and started again (the result's warning says so); a task, progress on backup_progress:<name>",
       tags: servers,
       access: 'moderator',
       params: ServerName,
-      body: z.object({ type: z.enum(['world', 'config', 'all']).default('world'), stop: z.boolean().default(false) }),
+      body: z.object({
+        type: z.enum(['world', 'config', 'all']).default('world'),
+        stop: z
+          .boolean()
+          .default(false)
+          .meta({ description: 'stop the server for it even where it could be backed up hot' }),
+      }),
       status: 202,
       response: Accepted,
       errors: {

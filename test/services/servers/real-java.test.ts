@@ -114,7 +114,10 @@ describe('services/servers: a real Java Edition server (flying-squid) and client
     await ended
     // Up to its disconnection, the bot heard the warning (the plugin said it a second before).
     const lines = botLines(from)
-    const heard = lines.slice(0, lines.findIndex((line) => line.startsWith('end ')))
+    const heard = lines.slice(
+      0,
+      lines.findIndex((line) => line.startsWith('end ')),
+    )
     expect(heard, lines.join('\n')).to.include('chat [Server] Server stopping in 1 seconds.')
   })
 

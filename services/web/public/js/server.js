@@ -102,6 +102,8 @@
       progress.value = 100
       progressText.textContent = `${label}: done`
       toast(`${label}: done`, 'success')
+      // Done, with something to know (a server stopped for its backup, as its profile has no hot backup).
+      if (task.result?.warning) toast(task.result.warning, 'warning')
       return task
     } finally {
       setTimeout(() => {
