@@ -15,6 +15,7 @@ export type {
   CustomEventListener,
   GameProfile,
   HotBackupProtocol,
+  PlayerList,
   PlayersProtocol,
   PluginApi,
   ServerStatus,

@@ -1,4 +1,4 @@
-import { type BeforePayload, type GameProfile, PluginBase } from 'server-manager'
+import { type BeforePayload, PluginBase } from 'server-manager'
 
 const DEFAULT_DELAY_S = 5
 const DELAY = 'custom.lifecycle_notifications.delay_s'
@@ -17,14 +17,14 @@ const DELAY = 'custom.lifecycle_notifications.delay_s'
  * `plugins.hook_timeout_ms`, which bounds every hook.
  */
 export default class LifecycleNotifications extends PluginBase<LifecycleNotifications> {
-  static version = '1.1.0'
+  static version = '1.2.0'
   static enabledByDefault = true
 
   async beforeServerStop({ serverName, reason }: BeforePayload<'server_stop'>) {
     if (reason === 'kill') return
     const profile = await this.api.getServerProfile(serverName)
     if (!profile.sayCommand) return
-    if ((await this.#online(serverName, profile)) === 0) return
+    if ((await this.#online(serverName)) === 0) return
     const delay = await this.#delay(serverName)
     const what = reason === 'restart' || reason === 'schedule' ? 'restarting' : 'stopping'
     const message = `Server ${what} in ${delay} seconds.`
@@ -34,21 +34,16 @@ export default class LifecycleNotifications extends PluginBase<LifecycleNotifica
     await new Promise((resolve) => setTimeout(resolve, delay * 1000))
   }
 
-  /** How many players are online, or undefined when the game cannot tell (or did not say). */
-  async #online(serverName: string, profile: GameProfile): Promise<number | undefined> {
-    const players = profile.players
-    if (!players) return undefined
-    const list = await this.api.sendCommand(serverName, players.listCommand)
-    const reply = Array.isArray(list.reply) ? (list.reply as string[]) : []
-    // The profile's patterns are over messages: a line's prefix (time, level) taken off first.
-    const prefix = profile.messagePattern ? new RegExp(profile.messagePattern) : undefined
-    const count = new RegExp(players.listReply)
-    for (const line of reply) {
-      const match = prefix?.exec(line)
-      const online = count.exec((match ? (match[1] ?? '') : line).trim())?.groups?.online
-      if (online !== undefined) return Number(online)
+  /**
+   * How many players are online, or undefined when the game cannot tell (its profile has no
+   * players protocol, or its reply was not a list): asked as a read, no command in the log.
+   */
+  async #online(serverName: string): Promise<number | undefined> {
+    try {
+      return (await this.api.listPlayers(serverName)).online
+    } catch {
+      return undefined
     }
-    return undefined
   }
 
   async #delay(serverName: string): Promise<number> {

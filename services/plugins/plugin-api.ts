@@ -1,8 +1,8 @@
 import type { ActionResult } from '../../kernel'
-import type { GameProfile } from '../servers/contract'
+import type { GameProfile, PlayerList } from '../servers/contract'
 import type { CustomEventMeta, DeliveryReport, PluginRecord } from './contract'
 
-export type { GameProfile, HotBackupProtocol, PlayersProtocol, WorldLocation } from '../servers/contract'
+export type { GameProfile, HotBackupProtocol, PlayerList, PlayersProtocol, WorldLocation } from '../servers/contract'
 
 /** A listener for a custom event: the sender's payload, and who sent it. */
 export type CustomEventListener = (payload: Record<string, unknown>, meta: CustomEventMeta) => unknown
@@ -49,6 +49,13 @@ export interface PluginApi {
    * and hot-backup protocol. Send a game only the commands its profile names.
    */
   getServerProfile(serverName: string): Promise<GameProfile>
+  /**
+   * Who is online on a running server, as its game's list command answers (a read: no command
+   * fact, no hook): `{ online, max, names }`. Rejects with a coded error when it is not running
+   * (`SM_ERR_SERVER_NOT_RUNNING`), its profile cannot tell (`SM_ERR_SERVER_PLAYERS_UNKNOWN`) or the
+   * reply was not a list (`SM_ERR_SERVER_PLAYERS_UNREADABLE`).
+   */
+  listPlayers(serverName: string): Promise<PlayerList>
   /** A server's status, and whether its process runs (`starting`, `running` or `stopping`). */
   getServerRunningStatus(serverName: string): Promise<{ status: ServerStatus; running: boolean }>
   /** Starts a server (the server_start action: your own before hooks see it too); resolves once it is up. */

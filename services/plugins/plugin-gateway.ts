@@ -55,6 +55,12 @@ const APIS: readonly ApiDescription[] = [
       "The game profile in effect for a server (its profile's fields, the server's own over them): sayCommand, players, errorLines, readyLine, ...",
   },
   {
+    name: 'listPlayers',
+    parameters: [{ name: 'serverName', type: 'string' }],
+    description:
+      "Who is online on a running server, as its game's list command answers: { online, max, names }; rejects with a coded error when its game cannot tell.",
+  },
+  {
     name: 'startServer',
     parameters: [
       { name: 'serverName', type: 'string' },
@@ -300,6 +306,9 @@ export function createPluginGateway(
     getServerProfile: live('getServerProfile', (serverName: string) =>
       link.request('servers:profile', { name: serverName }),
     ),
+
+    // A read: no command_send fact, no hook, and the reply read by the server's profile.
+    listPlayers: live('listPlayers', (serverName: string) => link.request('servers:players', { name: serverName })),
 
     getServerSetting: live('getServerSetting', async (serverName: string, key: string) => {
       const { value } = await link.request('servers:get_setting', { name: serverName, key })

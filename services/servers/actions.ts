@@ -38,7 +38,7 @@ declare module '../../kernel/maps' {
     prune_backups: { readonly serverName: string }
     /** A server's world is written to an archive (`.mcworld` for bedrock, `.zip` otherwise). */
     world_export: { readonly serverName: string; readonly file: string }
-    /** A `.mcworld` file becomes a server's world. */
+    /** A world archive (`.mcworld`, `.zip`) becomes a server's world. */
     world_import: { readonly serverName: string; readonly file: string }
     /** A server is installed from an archive or directory (`install`), or its binaries replaced (`update`). */
     server_install: { readonly serverName: string; readonly source: string; readonly mode: 'install' | 'update' }
@@ -83,7 +83,7 @@ defineActions('servers', {
   restore: { identity: ['serverName'], summary: 'a backup is put back in place' },
   prune_backups: { identity: ['serverName'], summary: 'backups beyond the retention are deleted' },
   world_export: { identity: ['serverName'], summary: "a server's world is exported to an archive (.mcworld, .zip)" },
-  world_import: { identity: ['serverName'], summary: "a .mcworld becomes a server's world" },
+  world_import: { identity: ['serverName'], summary: "a world archive becomes a server's world" },
   server_install: { identity: ['serverName'], summary: 'a server is installed or updated from an archive' },
   properties_change: { identity: ['serverName'], summary: "a server's server.properties change" },
   delete_server_data: {

@@ -195,7 +195,7 @@ declare module '../../kernel/maps' {
       payload: { name: string; file: string; stopStart?: boolean }
       reply: { file: string; bytes: number; method: CopyMethod; warning?: string }
     }
-    /** Makes a .mcworld file the world (world_import); a running server only with `stopStart`. */
+    /** Makes a world archive the world (world_import); a running server only with `stopStart`. */
     'servers:import': {
       payload: { name: string; file: string; stopStart?: boolean }
       reply: { imported: string; safety: string | undefined }

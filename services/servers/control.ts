@@ -100,7 +100,7 @@ export class ServerControl {
   async #ask(server: ServerRecord, files: RunFiles): Promise<RunStatus | undefined> {
     let client = await SupervisorClient.connect(files, server.name)
     // A save hold whose supervisor died: a new one adopts the game and resumes it if its holder is gone too.
-    if (!client && files.readHold())
+    if (!client && files.readHold() && alive(files.readState()?.game))
       client = await this.#supervisor(server, 'be adopted').catch((error: unknown) => {
         // The status below still answers; the hold stays until a supervisor can take it over.
         this.#logger.warn(`No supervisor could adopt '${server.name}' to resume its save hold: ${reasonOf(error)}`)
@@ -423,7 +423,7 @@ export class ServerControl {
       after: 'after_server_stop',
       payload: { serverName: server.name, reason },
       perform: async () => {
-        const client = await this.#supervisor(server, 'be stopped')
+        const client = await this.#supervisor(server, 'be stopped', true)
         try {
           return (await client.request('stop', {})) as ExitReply
         } finally {
@@ -615,13 +615,16 @@ export class ServerControl {
         return ((await client.request(op, fields as never)) as SendReply).reply
       }
     }
-    const replies = consoleProfile(gameProfile(server))
+    const profile = gameProfile(server)
+    const replies = consoleProfile(profile)
     try {
       return await fn({
         hold: () => ask('hold', { holder }),
         send: (command, replyMaxMs) => ask('send', { command, collect: true, replyMaxMs }),
         resume: () => ask('resume', {}),
-        acknowledged: (command, reply) => replies.acknowledged(command, reply),
+        // A reply the profile's error lines call a refusal is no acknowledgement, whatever else it says.
+        acknowledged: (command, reply) =>
+          refusalIn(profile, reply) === undefined && replies.acknowledged(command, reply),
       })
     } finally {
       client.close()
@@ -651,15 +654,26 @@ export class ServerControl {
     return { file, lines: lastConsoleLines(file, Math.min(count, 100_000)) }
   }
 
-  /** A connection to the server's supervisor, adopting a game that outlived its supervisor. */
-  async #supervisor(server: ServerRecord, action: string): Promise<SupervisorClient> {
+  /**
+   * A connection to the server's supervisor, adopting a game that outlived its supervisor. A game
+   * that ends as it is being adopted is not started again by the adopting supervisor: the look
+   * after records its end, and applies the restart policy to it (not when `acting`: a power action
+   * holding the lock, which decides what comes next); a supervisor of its restart then serves.
+   */
+  async #supervisor(server: ServerRecord, action: string, acting = false): Promise<SupervisorClient> {
     const files = this.files(server.name)
     const client = await SupervisorClient.connect(files, server.name)
     if (client) return client
     const game = files.readState()?.game
     if (!game || !isSameProcess(game.pid, game.identity))
       throw new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: server.name, status: 'stopped', action })
-    const announced = await spawnSupervisor(files, server.name)
+    const announced = await spawnSupervisor(files, server.name, 'adopt')
+    if (!announced.ok && announced.error.code === 'SM_ERR_SERVER_NOT_RUNNING') {
+      const now = await this.#look(server, acting)
+      const relaunched = acting ? undefined : await SupervisorClient.connect(files, server.name)
+      if (relaunched) return relaunched
+      throw new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: server.name, status: now.status, action })
+    }
     if (!announced.ok && announced.error.code !== 'SM_ERR_SERVER_SUPERVISED') throw SmError.fromWire(announced.error)
     this.#logger.info(
       `Server '${server.name}': its game (PID ${game.pid}) outlived its supervisor; a new one adopted it.`,

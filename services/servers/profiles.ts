@@ -83,6 +83,11 @@ export interface GameProfile {
   readonly configFiles: readonly string[]
   readonly world: WorldLocation | undefined
   readonly hotBackup: HotBackupProtocol | undefined
+  /**
+   * What a world of this game has at its top (`db/`: a directory): an archive holding none of
+   * them is refused by a restore or an import. None: any archive is taken.
+   */
+  readonly worldMarkers: readonly string[]
   /** The file name extension of a world archive: `mcworld` for Bedrock (importable by the game), else `zip`. */
   readonly worldArchive: 'mcworld' | 'zip'
   /**
@@ -116,6 +121,7 @@ const BEDROCK: GameProfile = {
   configFiles: ['server.properties', 'allowlist.json', 'permissions.json'],
   world: { property: 'level-name', file: 'server.properties', parent: 'worlds', fallback: 'Bedrock level' },
   hotBackup: { kind: 'bedrock' },
+  worldMarkers: ['level.dat', 'db/'],
   worldArchive: 'mcworld',
   eula: false,
   replies: [
@@ -151,6 +157,7 @@ const JAVA: GameProfile = {
   ],
   world: { property: 'level-name', file: 'server.properties', parent: '.', fallback: 'world' },
   hotBackup: { kind: 'commands', off: ['save-off'], flush: ['save-all flush'], on: ['save-on'] },
+  worldMarkers: ['level.dat'],
   worldArchive: 'zip',
   eula: true,
   replies: [
@@ -172,6 +179,7 @@ const GENERIC: GameProfile = {
   configFiles: [],
   world: undefined,
   hotBackup: undefined,
+  worldMarkers: [],
   worldArchive: 'zip',
   eula: false,
   replies: [],

@@ -420,7 +420,7 @@ export class Backups {
     return settled(outcome, server.name, 'The world export of')
   }
 
-  /** world_import: a `.mcworld` (zip) becomes the server's world, after a safety backup. */
+  /** world_import: a world archive (a zip: `.mcworld`, `.zip`) becomes the server's world, after a safety backup. */
   async import(
     server: ServerRecord,
     file: string,
@@ -476,15 +476,12 @@ export class Backups {
     }
     if (entries.length === 0) throw new SmError('SM_ERR_BACKUP_INVALID', { file: path, reason: 'it is empty' })
     const names = entries.map((e) => e.name.replace(/\\/g, '/'))
-    if (
-      kind === 'world' &&
-      server.profile === 'bedrock' &&
-      !names.includes('level.dat') &&
-      !names.some((n) => n.startsWith('db/'))
-    )
+    const { name: game, worldMarkers: markers } = gameProfile(server)
+    const marks = (n: string) => markers.some((m) => (m.endsWith('/') ? n.startsWith(m) : n === m))
+    if (kind === 'world' && markers.length > 0 && !names.some(marks))
       throw new SmError('SM_ERR_BACKUP_INVALID', {
         file: path,
-        reason: 'it holds no Bedrock world (no level.dat or db/ at its top)',
+        reason: `it holds no ${game} world (none of ${markers.join(', ')} at its top)`,
       })
     if (kind === 'config') {
       const allowed = configFiles(server).map((name) => posix.normalize(name.replace(/\\/g, '/')))

@@ -103,15 +103,20 @@ export class SupervisorClient {
 
 /**
  * Starts a detached supervisor for a run directory (it adopts the game recorded there if that
- * still runs, else starts it) and resolves with what it announces once it serves. It outlives
- * the caller: its own output goes to `supervisor.log`.
+ * still runs, else starts it; with `adopt`, it only adopts, and refuses with
+ * `SM_ERR_SERVER_NOT_RUNNING` when the game has ended) and resolves with what it announces once
+ * it serves. It outlives the caller: its own output goes to `supervisor.log`.
  */
-export function spawnSupervisor(files: RunFiles, server: string): Promise<Announcement> {
+export function spawnSupervisor(
+  files: RunFiles,
+  server: string,
+  purpose: 'run' | 'adopt' = 'run',
+): Promise<Announcement> {
   const out = openSync(files.supervisorLog, 'a', 0o600)
   const nothing = openSync('/dev/null', 'r+')
   let child: ReturnType<typeof spawn>
   try {
-    child = spawn(process.execPath, [join(__dirname, 'main.js'), files.dir], {
+    child = spawn(process.execPath, [join(__dirname, 'main.js'), files.dir, purpose], {
       cwd: files.dir,
       detached: true,
       // Only what it needs: fds our own starter leaked to us become /dev/null in it.

@@ -129,9 +129,23 @@ class Supervisor {
     }
   }
 
-  /** Binds the socket, then adopts the recorded game if it still runs, else starts it. */
-  async run(): Promise<Announcement> {
+  /**
+   * Binds the socket, then adopts the recorded game if it still runs, else starts it. Only to
+   * `adopt`, a game that has ended (between the caller's look and now) is refused, and nothing
+   * starts: the caller's look records its end and applies the restart policy to it, once.
+   */
+  async run(purpose: 'run' | 'adopt' = 'run'): Promise<Announcement> {
     await this.#listen()
+    const recorded = this.#state.game
+    if (purpose === 'adopt' && !(recorded && isSameProcess(recorded.pid, recorded.identity))) {
+      this.#server?.close()
+      rmSync(this.#files.socket, { force: true })
+      throw new SmError('SM_ERR_SERVER_NOT_RUNNING', {
+        server: this.#spec.name,
+        status: 'no longer running',
+        action: 'be adopted',
+      })
+    }
     this.#state = {
       ...this.#state,
       supervisor: ownProcess(),
@@ -791,9 +805,9 @@ function announce(message: Announcement): void {
 async function main(): Promise<void> {
   // Its run directory's files are its user's alone, whoever started it (PRIVATE_UMASK).
   process.umask(0o077)
-  const dir = process.argv[2]
-  if (!dir) {
-    process.stderr.write('usage: main.js <server run directory>\n')
+  const [dir, purpose = 'run'] = process.argv.slice(2)
+  if (!dir || (purpose !== 'run' && purpose !== 'adopt')) {
+    process.stderr.write('usage: main.js <server run directory> [run|adopt]\n')
     process.exit(64)
   }
   const files = new RunFiles(dir)
@@ -814,7 +828,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => {})
   process.on('SIGTERM', () => process.exit(0)) // the game lives on and can be adopted
   try {
-    announce(await new Supervisor(files, spec).run())
+    announce(await new Supervisor(files, spec).run(purpose))
   } catch (error) {
     const coded = isSmError(error)
       ? error

@@ -269,6 +269,7 @@ describe('services/plugins: this.api', () => {
           'listAvailableApis',
           'listBackups',
           'listenForEvent',
+          'listPlayers',
           'listServers',
           'pruneBackups',
           'restartServer',

@@ -16,7 +16,7 @@ import { http, startWeb } from '../../helpers/web'
  * while saving is on, keeps what it has not written while saving is off, and answers `save-off`,
  * `save-all flush` (writing all it holds, then `Saved the game: <state of the world file>`),
  * `save-on` and `stop` (`Stopping: <state>`). With FLUSH_GATE=<path>, a flush goes on, printing
- * `Saving chunks`, until that file exists.
+ * `Saving chunks`, until that file exists; with REFUSE='a;b', it answers `Unknown command: a` to those.
  */
 const GAME = `'use strict'
 const fs = require('node:fs')
@@ -44,9 +44,12 @@ const flush = () => {
   write()
   out('Saved the game: ' + state())
 }
+const refused = (process.env.REFUSE || '').split(';')
 require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
   const command = line.trim()
-  if (command === 'save-off') {
+  if (refused.includes(command)) {
+    out('Unknown command: ' + command)
+  } else if (command === 'save-off') {
     saving = false
     out('Automatic saving is now disabled')
   } else if (command === 'save-all flush') {
@@ -227,6 +230,27 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
     } finally {
       await manager.stop()
     }
+  })
+
+  it("fails a hot backup, writing nothing, when the game answers one of its commands with one of the server's error lines, and turns saving back on", async () => {
+    const data = gameDataDir()
+    await cliOk(data, [
+      ...addArgs('g', gameDir(), true, { REFUSE: 'save-all flush' }),
+      '--error-line',
+      '^Unknown command',
+    ])
+    await cliOk(data, ['server', 'start', 'g'])
+    const log = RunFiles.of(data, 'g').log
+    const savingAgain = nextLine(log, /Automatic saving is now enabled/)
+    const r = await cli(data, ['server', 'backup', 'g'])
+    expect(r.code, r.stdout).to.not.equal(0)
+    expect(r.stderr)
+      .to.match(/SM_ERR_\w+/)
+      .and.include("'save-all flush'")
+      .and.include('Unknown command: save-all flush')
+    await savingAgain
+    const folder = join(data, 'backups', 'g')
+    expect(existsSync(folder) ? readdirSync(folder) : []).to.deep.equal([])
   })
 
   it('turns saving back on when the CLI doing a hot backup is killed with the world held, and the next backup completes', async () => {

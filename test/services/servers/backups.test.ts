@@ -3,12 +3,12 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path'
 import { expect } from 'chai'
 import * as yauzl from 'yauzl'
-import * as yazl from 'yazl'
 import { parseFileList } from '../../../services/servers/backups/hot-backup'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { fakeBedrockDir, gameDataDir, runState, stoppedBedrock } from '../../helpers/game'
 import { cli, cliOk } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
+import { writeZip } from '../../helpers/zip'
 
 /** Every file entry of a zip: name → bytes. */
 async function zipContents(file: string): Promise<Map<string, Buffer>> {
@@ -22,16 +22,6 @@ async function zipContents(file: string): Promise<Map<string, Buffer>> {
   }
   zip.close()
   return out
-}
-
-function writeZip(file: string, entries: Record<string, string>): Promise<void> {
-  const zip = new yazl.ZipFile()
-  for (const [name, content] of Object.entries(entries)) zip.addBuffer(Buffer.from(content), name)
-  zip.end()
-  return new Promise((resolve, reject) => {
-    const { createWriteStream } = require('node:fs') as typeof import('node:fs')
-    zip.outputStream.pipe(createWriteStream(file)).on('close', resolve).on('error', reject)
-  })
 }
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')

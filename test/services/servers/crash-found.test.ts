@@ -1,6 +1,7 @@
-import { utimesSync } from 'node:fs'
+import { existsSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { spawnSupervisor } from '../../../services/servers/supervisor/client'
 import { RunFiles, type StatusEntry } from '../../../services/servers/supervisor/run-files'
 import {
   alive,
@@ -209,5 +210,25 @@ describe('services/servers: the restart policy applies to a crash when it is fou
       'stopped (its process ended while it was being stopped, with no supervisor watching it)',
     ])
     expect(await crashFacts(data)).to.deep.equal([])
+  })
+
+  it('a supervisor started to adopt a game that has ended meanwhile starts nothing: the look after finds the crash and applies the policy, once', async () => {
+    const data = gameDataDir()
+    const before = await started(data)
+    const old = await crashUnseen(data)
+    const files = RunFiles.of(data, 's1')
+    // What a client that saw the game alive a moment ago asks for: an adoption, nothing else.
+    const announced = await spawnSupervisor(files, 's1', 'adopt')
+    expect(announced.ok).to.equal(false)
+    expect(announced.ok ? undefined : announced.error.code).to.equal('SM_ERR_SERVER_NOT_RUNNING')
+    expect(runState(data, 's1')).to.deep.include({ status: 'running' })
+    expect(runState(data, 's1')?.game?.pid).to.equal(old)
+    expect(existsSync(files.socket)).to.equal(false)
+    expect(since(data, before)).to.deep.equal([])
+    // Found by the next look, as any crash nobody saw.
+    await look(data)
+    await restartedOnce(data, before)
+    expect(await crashFacts(data)).to.deep.equal([{ serverName: 's1', restarts: 1, willRestart: true }])
+    await cliOk(data, ['server', 'stop', 's1'])
   })
 })

@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { expect } from 'chai'
 import { exited, fakeJavaDir, gameDataDir, runState } from '../../helpers/game'
 import { cli, cliOk, spawnCli } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
+import { writeZip } from '../../helpers/zip'
 
 /** The CLI's environment with the fake `java` first on PATH, as an admin's installed JDK would be. */
 const withJava = (java: string) => ({ PATH: `${dirname(java)}:${process.env.PATH}` })
@@ -65,6 +66,23 @@ describe('services/servers: Minecraft Java Edition (issue 19, build item 2)', fu
       /^Error \[SM_ERR_SERVER_JAVA_MISSING\]: The server 'vanilla' needs Java.*Install a Java runtime/m,
     )
     expect(JSON.parse((await cli(data, ['server', 'status', 'vanilla', '--json'])).stdout).status).to.equal('stopped')
+  })
+
+  it('imports a zip of a Java world (level.dat at its top), and refuses one that holds no Java world, changing nothing', async () => {
+    const data = gameDataDir()
+    const { dir } = fakeJavaDir({ eula: true })
+    await cliOk(data, ['server', 'add', 'vanilla', '--dir', dir])
+    const scratch = tempDir()
+    await writeZip(join(scratch, 'notes.zip'), { 'readme.txt': 'not a world' })
+    const refused = await cli(data, ['server', 'import', 'vanilla', join(scratch, 'notes.zip')])
+    expect(refused.code, refused.stderr).to.not.equal(0)
+    expect(refused.stderr).to.match(/\[SM_ERR_BACKUP_INVALID\].*holds no java world \(none of level\.dat at its top\)/)
+    expect(readdirSync(dir)).to.not.include('world')
+
+    await writeZip(join(scratch, 'castle.zip'), { 'level.dat': 'a castle', 'region/r.0.0.mca': 'chunks' })
+    await cliOk(data, ['server', 'import', 'vanilla', join(scratch, 'castle.zip')])
+    expect(readFileSync(join(dir, 'world', 'level.dat'), 'utf8')).to.equal('a castle')
+    expect(readFileSync(join(dir, 'world', 'region', 'r.0.0.mca'), 'utf8')).to.equal('chunks')
   })
 
   it('refuses an EULA to accept for a game that has none', async () => {

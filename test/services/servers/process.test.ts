@@ -449,6 +449,9 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
       const empty = readFileSync(RunFiles.of(data, 's2').log, 'utf8')
       expect(empty).to.match(/There are 0\/10 players online:[\s\S]*Server stop requested\./)
       expect(empty).to.not.include('[Server]')
+      // Who is online is asked as a read (this.api.listPlayers): no console command in the log.
+      const commands = (await events(data, 'after_command_send')).map((fact) => fact.payload.command)
+      expect(commands).to.not.include('list')
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')

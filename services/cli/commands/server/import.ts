@@ -3,11 +3,13 @@ import { Args, Flags } from '@oclif/core'
 import { ManagerCommand } from '../../manager-command'
 
 export default class ServerImport extends ManagerCommand {
-  static override summary = 'Make a .mcworld file the server’s world (the current one is backed up first)'
+  static override summary = 'Make a world archive the server’s world (the current one is backed up first)'
+  static override description =
+    'A .mcworld for bedrock, a zip of a world folder otherwise. It must hold a world of the server’s game at its top (bedrock: level.dat or db/; java: level.dat; generic: anything). A running server is imported into only with --stop.'
   static override examples = ['<%= config.bin %> server import survival ~/downloads/castle.mcworld --stop']
   static override args = {
     name: Args.string({ description: 'the server name', required: true }),
-    file: Args.string({ description: 'the .mcworld (zip) to import', required: true }),
+    file: Args.string({ description: 'the world archive (.mcworld, .zip) to import', required: true }),
   }
   static override flags = {
     stop: Flags.boolean({ description: 'stop the running server for the import, then start it again' }),
