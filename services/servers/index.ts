@@ -9,7 +9,7 @@ import { TASKS } from '../tasks/contract'
 import { Backups } from './backups/backups'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
-import { detectProfile, serverJar } from './detect'
+import { detectProfile, javaLaunch } from './detect'
 import { acceptEula, EULA_URL, eulaState } from './eula'
 import { applyUpdate, installSource, stageRelease } from './install'
 import { askPlayers } from './player-list'
@@ -450,9 +450,8 @@ async function describe(
 /** How a profile's server is started when no --command is given; undefined when it cannot be known. */
 function defaultCommand(profile: ProfileName, dir: string): { command: string; args: readonly string[] } | undefined {
   if (profile === 'bedrock') return { command: './bedrock_server', args: [] }
-  const jar = profile === 'java' ? serverJar(dir) : undefined
-  if (jar) return { command: 'java', args: ['-jar', jar, 'nogui'] }
-  return undefined
+  const args = profile === 'java' ? javaLaunch(dir) : undefined
+  return args ? { command: 'java', args } : undefined
 }
 
 /** The profile fields a server sets over its profile's, checked. */

@@ -136,8 +136,12 @@ const JAVA: GameProfile = {
   name: 'java',
   readyLine: '^Done \\([0-9.,]+s\\)! For help, type "help"',
   stopCommand: 'stop',
-  // Vanilla `[12:34:56] [Server thread/INFO]: x`; Paper and Purpur `[12:34:56 INFO]: x`.
-  messagePattern: '^\\[\\d\\d:\\d\\d:\\d\\d(?:\\] \\[[^\\]]*/| )(?:INFO|WARN|ERROR|FATAL|DEBUG)\\]: ?(.*)$',
+  // Vanilla and Fabric `[12:34:56] [Server thread/INFO]: x`; Paper, Purpur and Spigot
+  // `[12:34:56 INFO]: x`; Forge and NeoForge add the logger, and may date the time:
+  // `[12:34:56] [Server thread/INFO] [minecraft/DedicatedServer]: x`,
+  // `[23Jun2024 12:34:56.789] [Server thread/INFO] [net.minecraft.server.Main/]: x`.
+  messagePattern:
+    '^\\[(?:\\d\\d[A-Za-z]{3}\\d{4} )?\\d\\d:\\d\\d:\\d\\d(?:\\.\\d{3})?(?:\\] \\[[^\\]]*/| )(?:INFO|WARN|ERROR|FATAL|DEBUG|TRACE)\\](?: \\[[^\\]]*\\])?: ?(.*)$',
   errorLines: ['^Unknown or incomplete command', '<--\\[HERE\\]$', '^Unknown command\\.'],
   sayCommand: 'say {message}',
   players: {

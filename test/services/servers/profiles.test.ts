@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { expect } from 'chai'
+import { detectProfile, javaLaunch } from '../../../services/servers/detect'
 import {
   BUILT_IN_PROFILES,
   consoleMessage,
@@ -18,7 +19,16 @@ const { bedrock, java, generic } = BUILT_IN_PROFILES
 
 describe('services/servers: game profiles (issue 19, build item 1)', () => {
   describe('the console side, from real log lines', () => {
-    it('takes the prefix off vanilla, Paper and Bedrock lines, and keeps other lines whole', () => {
+    it('takes the prefix off vanilla, Paper, Forge and Bedrock lines, and keeps other lines whole', () => {
+      const forge = '[12:34:56] [Server thread/INFO] [minecraft/DedicatedServer]: Done (8.195s)! For help, type "help"'
+      expect(consoleMessage(java, forge)).to.equal('Done (8.195s)! For help, type "help"')
+      expect(consoleProfile(java).ready?.(forge)).to.equal(true)
+      expect(
+        consoleMessage(
+          java,
+          '[23Jun2024 12:34:56.789] [Server thread/INFO] [net.minecraft.server.MinecraftServer/]: Steve joined the game',
+        ),
+      ).to.equal('Steve joined the game')
       expect(consoleMessage(java, '[12:34:56] [Server thread/INFO]: Done (3.214s)! For help, type "help"')).to.equal(
         'Done (3.214s)! For help, type "help"',
       )
@@ -117,6 +127,57 @@ describe('services/servers: game profiles (issue 19, build item 1)', () => {
       })
       expect(parseHotBackup('save-off;save-on')).to.be.a('string')
       expect(parseHotBackup('a;;c')).to.be.a('string')
+    })
+  })
+
+  describe('how a Java Edition directory is run', () => {
+    /** A directory holding `files` (empty), each a path with `/`. */
+    const dirWith = (...files: string[]) => {
+      const dir = tempDir()
+      for (const file of files) {
+        mkdirSync(join(dir, dirname(file)), { recursive: true })
+        writeFileSync(join(dir, file), '')
+      }
+      return dir
+    }
+
+    it("runs a loader's launcher before the vanilla jar it loads, modern Forge and NeoForge by their argument files, and never an installer", () => {
+      expect(javaLaunch(dirWith('server.jar'))).to.deep.equal(['-jar', 'server.jar', 'nogui'])
+      expect(javaLaunch(dirWith('purpur-1.21.1-2329.jar'))).to.deep.equal(['-jar', 'purpur-1.21.1-2329.jar', 'nogui'])
+      expect(javaLaunch(dirWith('fabric-server-launch.jar', 'server.jar'))).to.deep.equal([
+        '-jar',
+        'fabric-server-launch.jar',
+        'nogui',
+      ])
+      expect(javaLaunch(dirWith('fabric-server-mc.1.21.1-loader.0.16.5-launcher.1.0.1.jar'))?.[1]).to.equal(
+        'fabric-server-mc.1.21.1-loader.0.16.5-launcher.1.0.1.jar',
+      )
+      expect(
+        javaLaunch(dirWith('forge-1.12.2-14.23.5.2859.jar', 'minecraft_server.1.12.2.jar', 'forge-installer.jar')),
+      ).to.deep.equal(['-jar', 'forge-1.12.2-14.23.5.2859.jar', 'nogui'])
+      expect(
+        javaLaunch(
+          dirWith(
+            'run.sh',
+            'user_jvm_args.txt',
+            'forge-1.20.1-47.3.0-installer.jar',
+            'libraries/net/minecraftforge/forge/1.20.1-47.2.0/unix_args.txt',
+            'libraries/net/minecraftforge/forge/1.20.1-47.3.0/unix_args.txt',
+          ),
+        ),
+      ).to.deep.equal([
+        '@user_jvm_args.txt',
+        '@libraries/net/minecraftforge/forge/1.20.1-47.3.0/unix_args.txt',
+        'nogui',
+      ])
+      expect(javaLaunch(dirWith('libraries/net/neoforged/neoforge/21.1.77/unix_args.txt'))).to.deep.equal([
+        '@libraries/net/neoforged/neoforge/21.1.77/unix_args.txt',
+        'nogui',
+      ])
+      expect(javaLaunch(dirWith('forge-1.20.1-47.3.0-installer.jar'))).to.equal(undefined)
+      expect(javaLaunch(dirWith('a.jar', 'b.jar'))).to.equal(undefined)
+      expect(detectProfile(dirWith('libraries/net/neoforged/neoforge/21.1.77/unix_args.txt'))).to.equal('java')
+      expect(detectProfile(dirWith('run.sh'))).to.equal('generic')
     })
   })
 
