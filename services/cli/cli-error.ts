@@ -1,12 +1,13 @@
 import { Errors } from '@oclif/core'
+import { closest } from '../../kernel/closest'
 import { SmError } from '../../kernel/errors'
 import './errors'
 
 /**
  * An oclif parse failure as a coded error (exit 64), with its message on one line; undefined for
- * anything that is not one.
+ * anything that is not one. `flags` (the command's flag names) give an unknown flag's likely meaning.
  */
-export function cliError(error: unknown): SmError | undefined {
+export function cliError(error: unknown, flags: Iterable<string> = []): SmError | undefined {
   if (!(error instanceof Errors.CLIError) || error instanceof Errors.ExitError) return undefined
   const reason = oneLine(error.message)
   switch (error.constructor.name) {
@@ -14,8 +15,15 @@ export function cliError(error: unknown): SmError | undefined {
       return new SmError('SM_ERR_CLI_MISSING_ARGUMENT', { reason }, { cause: error })
     case 'UnexpectedArgsError':
       return new SmError('SM_ERR_CLI_UNEXPECTED_ARGUMENT', { reason }, { cause: error })
-    case 'NonExistentFlagsError':
-      return new SmError('SM_ERR_CLI_UNKNOWN_FLAG', { reason }, { cause: error })
+    case 'NonExistentFlagsError': {
+      const known = [...flags].map((name) => `--${name}`)
+      const hint = ((error as { flags?: string[] }).flags ?? [])
+        .map((flag) => [flag, closest(flag.split('=')[0] ?? flag, known)])
+        .filter(([, nearest]) => nearest !== undefined)
+        .map(([flag, nearest]) => ` Did you mean '${nearest}' for '${flag}'?`)
+        .join('')
+      return new SmError('SM_ERR_CLI_UNKNOWN_FLAG', { reason, hint }, { cause: error })
+    }
     default:
       return new SmError('SM_ERR_CLI_INVALID_ARGUMENT', { name: 'arguments', reason }, { cause: error })
   }

@@ -24,11 +24,11 @@ export const cliErrors = defineErrors('cli', {
     when: 'More arguments were given than the command takes.',
     message: (p) => `${p.reason}. Quote a value that contains spaces; run the command with --help for its usage.`,
   }),
-  SM_ERR_CLI_UNKNOWN_FLAG: spec<{ reason: string }>({
+  SM_ERR_CLI_UNKNOWN_FLAG: spec<{ reason: string; hint: string }>({
     status: 400,
     exit: 64,
     when: 'A flag the command does not have.',
-    message: (p) => `${p.reason}. Run the command with --help for its flags.`,
+    message: (p) => `${p.reason}.${p.hint} Run the command with --help for its flags.`,
   }),
   SM_ERR_CLI_INVALID_ARGUMENT: spec<{ name: string; reason: string }>({
     status: 400,

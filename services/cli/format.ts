@@ -51,3 +51,24 @@ export function formatSize(bytes: number): string {
   }
   return `${value.toFixed(1)} ${units[unit]}`
 }
+
+/**
+ * Lines of a table: each column as wide as its widest cell, two spaces apart, the last one
+ * unpadded; `right` names the columns aligned right (sizes, counts).
+ */
+export function table(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  right: readonly number[] = [],
+): string[] {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)))
+  const last = header.length - 1
+  return [header, ...rows].map((row) =>
+    row
+      .map((cell, i) =>
+        right.includes(i) ? cell.padStart(widths[i] as number) : i < last ? cell.padEnd(widths[i] as number) : cell,
+      )
+      .join('  ')
+      .trimEnd(),
+  )
+}

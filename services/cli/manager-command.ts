@@ -76,8 +76,9 @@ export abstract class ManagerCommand extends Command {
     if (!process.stderr.isTTY) return work()
     const subscription = await this.subscribe('backup_progress', (p) => {
       if (p.serverName === server)
+        // Each line over the last one, cleared first: a shorter line leaves nothing of a longer one.
         process.stderr.write(
-          `\r${p.operation} ${p.file}: ${p.percent}% (${formatSize(p.bytes)} of ${formatSize(p.totalBytes)})`,
+          `\r\x1b[2K${p.operation} ${p.file}: ${p.percent}% (${formatSize(p.bytes)} of ${formatSize(p.totalBytes)})`,
         )
     })
     try {
@@ -94,7 +95,7 @@ export abstract class ManagerCommand extends Command {
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error
-    const coded = cliError(error) ?? toSmError(error)
+    const coded = cliError(error, Object.keys(this.ctor.flags ?? {})) ?? toSmError(error)
     this.logToStderr(errorLine(coded))
     if (coded.code === 'SM_ERR_INTERNAL' && error.stack) this.logToStderr(error.stack)
     return this.exit(coded.exitCode)

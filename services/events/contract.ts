@@ -35,7 +35,7 @@ export interface NewEvent {
 export interface EventQuery {
   /** Only events with a sequence number greater than this. */
   readonly afterSeq?: number
-  /** Event types; a trailing `*` matches a prefix (`after_*`). */
+  /** Event types; a trailing `*` matches a prefix (`after_*`); `a,b` is both. */
   readonly types?: readonly string[]
   /** Only events at or after this time: ISO 8601, epoch ms, or a duration back from now (`15m`, `2h`, `7d`). */
   readonly since?: string | number

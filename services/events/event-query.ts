@@ -28,8 +28,17 @@ export function queryToSql(query: EventQuery): { text: string; params: unknown[]
     where.push('seq > ?')
     params.push(query.afterSeq)
   }
-  if (query.types?.length) {
-    const clauses = query.types.map((type) => {
+  // 'a,b' is both (no event type holds a comma): what the web filter and `--type 'a,b'` send.
+  const types = query.types?.flatMap((type) =>
+    typeof type === 'string' && type.includes(',')
+      ? type
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean)
+      : [type],
+  )
+  if (types?.length) {
+    const clauses = types.map((type) => {
       if (typeof type !== 'string' || type === '' || type === '*') invalid(`'${type}' is not an event type`)
       if (!type.endsWith('*')) {
         params.push(type)

@@ -523,7 +523,9 @@ async function setProperties(bus: BusScope, server: ServerRecord, properties: Re
     payload: { serverName: server.name, properties: wanted },
     perform: async () => {
       const changed: Record<string, { from: string | undefined; to: string }> = Object.create(null)
+      // Only what differs is a change: a form sends every key, with one edited.
       for (const [key, value] of Object.entries(wanted)) {
+        if (file.get(key) === value) continue
         changed[key] = { from: file.get(key), to: value }
         file.set(key, value)
       }

@@ -121,7 +121,11 @@ function scheduleProblem(schedule: Schedule): string | undefined {
       job.stop()
     }
   } catch (error) {
-    return `'${cron}' is not a cron expression: ${reasonOf(error)}`
+    // croner's words without its class name ('CronPattern: ') or its closing period.
+    const why = reasonOf(error)
+      .replace(/^Cron\w*: /, '')
+      .replace(/\.+$/, '')
+    return `'${cron}' is not a cron expression (${why}); give 'minute hour day-of-month month day-of-week', such as '0 4 * * *' for 04:00 every day, with an optional seconds field first`
   }
   return undefined
 }

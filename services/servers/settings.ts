@@ -58,7 +58,8 @@ defineSettings('servers', {
   },
   'retention.backups': {
     default: 3,
-    summary: 'backups of each kind (world, config) kept per server; older ones are deleted after each backup',
+    summary:
+      'backups of each kind (world, config) kept per server; older ones are deleted after each backup. Safety copies a restore or import takes (_pre-restore, _pre-import) are counted apart: as many of them are kept, and they never push out a backup',
     rule: wholeNumber(1, 10_000),
   },
   'retention.backup_days': {

@@ -19,7 +19,7 @@ export default class Events extends ManagerCommand {
   ]
   static override flags = {
     type: Flags.string({
-      description: "event type; a trailing * matches a prefix ('after_*'); repeatable",
+      description: "event type; a trailing * matches a prefix ('after_*'); repeatable, or comma-separated",
       multiple: true,
     }),
     since: Flags.string({

@@ -1,5 +1,6 @@
 import { Errors } from '@oclif/core'
 import { errorLine, SmError, toSmError } from '../../../kernel/errors'
+import { ACTIVE } from '../../servers/supervisor/run-files'
 import { ManagerCommand } from '../manager-command'
 import { ask, invoker, menuContext } from '../menu-context'
 import { extension, host, pluginCommands } from '../plugin-commands'
@@ -138,8 +139,17 @@ export default class Menu extends ManagerCommand {
       (b) => `${b.file} (${b.kind}, ${b.createdAt})`,
     )
     if (backup === undefined) return
-    const sure = await ask<boolean>({ type: 'confirm', message: `Replace ${server}'s files with ${backup.file}?` })
-    if (sure) await invoker(this.config)('server restore', [server, backup.file, '--stop'])
+    // A running server is stopped for it, as the CLI's --stop does: said before, never done unasked.
+    const { status } = await this.request('servers:status', { name: server })
+    const running = ACTIVE.includes(status)
+    const what = `${backup.kind} with ${backup.file} (what is there now is kept in a safety backup)`
+    const sure = await ask<boolean>({
+      type: 'confirm',
+      message: running
+        ? `${server} is ${status}: stop it, replace its ${what}, and start it again?`
+        : `Replace ${server}'s ${what}?`,
+    })
+    if (sure) await invoker(this.config)('server restore', [server, backup.file, ...(running ? ['--stop'] : [])])
   }
 
   async #togglePlugin(): Promise<void> {

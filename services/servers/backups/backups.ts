@@ -53,6 +53,8 @@ export interface BackupReply {
 }
 
 const NAME = /^(world|config)_(\d{8}-\d{6}-\d{3})(?:_[a-z-]+)?\.(mcworld|zip)$/
+/** A safety copy's name: what a restore or import replaced (`world_<time>_pre-restore.mcworld`). */
+const SAFETY = /_pre-[a-z-]+\.(mcworld|zip)$/
 
 type Get = (key: string) => Promise<unknown>
 
@@ -261,9 +263,12 @@ export class Backups {
     const folder = await this.folder(server)
     const pruned: string[] = []
     const all = await this.list(server)
-    for (const kind of ['world', 'config'] as const) {
+    // Each kind, and its safety copies (`_pre-restore`, `_pre-import`) apart: a restore's copy of
+    // what it replaced never pushes a real backup out of the retention.
+    const pool = (b: BackupFile) => `${b.kind}${SAFETY.test(b.file) ? ' safety' : ''}`
+    for (const kind of ['world', 'config', 'world safety', 'config safety']) {
       all
-        .filter((b) => b.kind === kind)
+        .filter((b) => pool(b) === kind)
         .forEach((backup, index) => {
           const old = days > 0 && Date.now() - Date.parse(backup.createdAt) > days * 86_400_000
           if (index >= count || old) {

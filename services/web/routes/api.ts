@@ -832,12 +832,7 @@ export function apiRoutes(app: WebApp): Router[] {
     async (_ctx, { query }) => ({
       status: 'success',
       events: await bus.request('events:read', {
-        types: query.types
-          ? query.types
-              .split(',')
-              .map((t) => t.trim())
-              .filter(Boolean)
-          : undefined,
+        types: query.types ? [query.types] : undefined,
         afterSeq: query.after,
         since: query.since,
         until: query.until,

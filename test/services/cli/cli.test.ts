@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { databasePath } from '../../../services/events'
 import { makeReadOnly } from '../../helpers/read-only'
-import { cli, run, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cli, cliOk, run, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const hashDir = (dir: string) =>
@@ -140,6 +140,25 @@ describe('services/cli: server-manager as a user runs it', function () {
         expect(JSON.parse(events.stdout)).to.deep.equal([])
       })
     }
+  })
+
+  it('suggests the flag a mistyped one means (issue 20)', async () => {
+    const result = await cli(tempDir(), ['events', '--typ', 'after_backup'])
+    expect(result.code).to.equal(64)
+    expect(result.stderr).to.match(
+      /^Error \[SM_ERR_CLI_UNKNOWN_FLAG\]: Nonexistent flag: --typ\. Did you mean '--type' for '--typ'\?/,
+    )
+  })
+
+  it("reads 'events --type a,b' as both types, as the web filter does (issue 20)", async () => {
+    const dir = tempDir()
+    await cliOk(dir, ['setting', 'set', 'custom.x', '1'])
+    await cliOk(dir, ['server', 'add', 's1', '--dir', tempDir(), '--command', 'true'])
+    const types = async (args: string[]) =>
+      (JSON.parse(await cliOk(dir, ['events', '--json', ...args])) as { type: string }[]).map((e) => e.type)
+    const both = await types(['--type', 'after_setting_update, server_add*'])
+    expect([...new Set(both)].sort()).to.deep.equal(['after_setting_update', 'server_added'])
+    expect(await types(['--type', 'after_setting_update', '--type', 'server_added'])).to.deep.equal(both)
   })
 
   it('refuses a corrupt database file, leaving it and its folder untouched', async () => {

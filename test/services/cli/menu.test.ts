@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
+import { fakeBedrockDir, gameDataDir } from '../../helpers/game'
 import { writePlugins } from '../../helpers/plugins'
 import { CLI, cli } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
@@ -39,6 +40,14 @@ class Terminal {
       if (pattern.test(screen)) return screen
       await sleep(50)
     }
+  }
+
+  /** Leaves a submenu and then the menu with `key` (Esc or Ctrl+C): the command exits 0. */
+  async leave(key: 'Escape' | 'C-c'): Promise<void> {
+    this.keys(key)
+    await this.waitFor(/\? server-manager: what would you like to do\?[^✖]*$/)
+    this.keys(key)
+    await this.waitFor(/EXITED 0/)
   }
 
   close(): void {
@@ -113,10 +122,7 @@ export default class Oops extends PluginBase {
       )
       expect(broke).not.to.match(/at .*\.js:\d+/)
 
-      terminal.keys('Escape')
-      await terminal.waitFor(/\? server-manager: what would you like to do\?[^✖]*$/)
-      terminal.keys('Escape')
-      await terminal.waitFor(/EXITED 0/)
+      await terminal.leave('Escape')
     } finally {
       terminal.close()
     }
@@ -139,15 +145,46 @@ export default class Oops extends PluginBase {
       await terminal.waitFor(/quiet \(disabled, disabled\)/)
       terminal.keys('Enter')
       await terminal.waitFor(/Plugin 'quiet' enabled\. State: loaded\.[\s\S]*\? Plugins/)
-      terminal.keys('C-c')
-      await terminal.waitFor(/\? server-manager: what would you like to do\?[^✖]*$/)
-      terminal.keys('C-c')
-      await terminal.waitFor(/EXITED 0/)
+      await terminal.leave('C-c')
     } finally {
       terminal.close()
     }
     const list = JSON.parse((await cli(dir, ['plugin', 'list', '--json'], NO_DEFAULTS)).stdout)
     expect(list.find((p: { name: string }) => p.name === 'quiet').enabled).to.equal(true)
+  })
+
+  it('says a running server is stopped for a restore before it does so, and draws the restore progress without leftovers (issue 20)', async () => {
+    const dir = gameDataDir()
+    await cli(dir, ['server', 'add', 's1', '--dir', fakeBedrockDir()], NO_DEFAULTS)
+    await cli(dir, ['server', 'start', 's1'], NO_DEFAULTS)
+    const backup = JSON.parse((await cli(dir, ['server', 'backup', 's1', '--json'], NO_DEFAULTS)).stdout).files[0].file
+    const terminal = new Terminal(dir)
+    try {
+      await terminal.waitFor(/what would you like to do\?/)
+      terminal.keys('Down', 'Enter')
+      await terminal.waitFor(/\? Backups/)
+      terminal.keys('Down', 'Down', 'Down', 'Enter')
+      await terminal.waitFor(/\? Which server\?/)
+      terminal.keys('Enter')
+      await terminal.waitFor(/\? Restore which backup into s1\?/)
+      terminal.keys('Enter')
+      const asked = await terminal.waitFor(/s1 is running: stop it, replace its world with[\s\S]*\(y\/N\)/)
+      // The question, unwrapped from the terminal's 120 columns.
+      expect(asked.replace(/\n/g, '')).to.include(
+        `s1 is running: stop it, replace its world with ${backup} (what is there now is kept in a safety backup), and start it again? (y/N)`,
+      )
+      terminal.type('y')
+      const done = await terminal.waitFor(/Restored \S+ into 's1'[\s\S]*\? Backups/)
+      // The progress line holds the last step alone: the longer lines before it were cleared.
+      const progress = done.split('\n').filter((line) => /: \d+% \(/.test(line))
+      expect(progress, done).to.have.length.greaterThan(0)
+      for (const line of progress) expect(line.trimEnd(), done).to.match(/^\w+ \S+: \d+% \([^()]+ of [^()]+\)$/)
+      await terminal.leave('Escape')
+    } finally {
+      terminal.close()
+    }
+    const status = JSON.parse((await cli(dir, ['server', 'status', 's1', '--json'], NO_DEFAULTS)).stdout)
+    expect(status.status).to.equal('running')
   })
 
   it('prints the help when run alone without a terminal', async () => {

@@ -71,11 +71,22 @@ describe('services/servers: backups and restores', function () {
     for (const [name, bytes] of contents) expect(sha(readFileSync(join(world, name))), name).to.equal(sha(bytes))
     expect(JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
 
-    // Retention: two more backups leave exactly two world backups.
+    // Retention: two more backups leave exactly two world backups, and the restore's safety copy
+    // apart (it never pushes out a backup: issue 20).
     await cliOk(data, ['server', 'backup', 's1'])
     await cliOk(data, ['server', 'backup', 's1'])
     const worlds = readdirSync(join(data, 'backups', 's1')).filter((f) => f.startsWith('world_'))
-    expect(worlds).to.have.length(2)
+    expect(worlds.filter((f) => !f.includes('_pre-'))).to.have.length(2)
+    expect(worlds.filter((f) => f.includes('_pre-restore'))).to.have.length(1)
+    expect(worlds).to.have.length(3)
+    // Listed in columns that line up, whatever the lengths of the names (issue 20).
+    const lines = (await cliOk(data, ['server', 'backups', 's1'])).trimEnd().split('\n')
+    expect(lines[0]).to.match(/^FILE +KIND +SIZE +CREATED$/)
+    const kindAt = lines[0]?.indexOf('KIND')
+    for (const line of lines.slice(1))
+      expect(line.indexOf(line.includes(' world ') ? ' world ' : ' config ') + 1, line).to.equal(kindAt)
+    const sizeEnds = lines.map((line) => /\S+ +\S+ +(\S+ \S+|SIZE)/.exec(line)?.[0].length)
+    expect(new Set(sizeEnds).size, lines.join('\n')).to.equal(1)
     const listedBackups = JSON.parse(await cliOk(data, ['server', 'backups', 's1', '--json']))
     expect(listedBackups.map((b: { file: string }) => b.file)).to.deep.equal([...worlds].sort().reverse())
     await cliOk(data, ['server', 'stop', 's1'])

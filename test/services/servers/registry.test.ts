@@ -119,6 +119,13 @@ describe('services/servers: the registry and server.properties', () => {
       expect(
         (await bus.request('servers:set_properties', { name: 's1', properties: { 'custom-key': 'changed' } })).changed,
       ).to.have.property('custom-key')
+      // Every key sent, one edited (what the web form sends): one change, not all of them (issue 20).
+      const all = await bus.request('servers:properties', { name: 's1' })
+      const edited = await bus.request('servers:set_properties', {
+        name: 's1',
+        properties: { ...all, 'custom-key': 'again' },
+      })
+      expect(edited.changed).to.deep.equal({ 'custom-key': { from: 'changed', to: 'again' } })
       const vetoed = await rejection(
         bus.request('servers:set_properties', { name: 's1', properties: { 'max-players': '666' } }),
       )
@@ -126,6 +133,7 @@ describe('services/servers: the registry and server.properties', () => {
       expect((await bus.request('servers:properties', { name: 's1' }))['max-players']).to.equal('20')
       const facts = await bus.request('events:read', { types: ['after_properties_change'] })
       expect(facts.map((f) => (f.payload as { result: { status: string } }).result.status)).to.deep.equal([
+        'success',
         'success',
         'success',
         'cancelled',

@@ -72,6 +72,12 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
     ])
     expect(r.code).to.equal(64)
     expect(r.stderr).to.contain('[SM_ERR_SCHEDULE_INVALID]').and.to.contain("'Mars/Olympus' is not a time zone")
+    // A cron expression's error says what to give, in our words: not the library's, no '..' (issue 20).
+    const cron = await cli(data, ['server', 'schedule', 'add', 'one', '--cron', 'every day', '--action', 'backup'])
+    expect(cron.code).to.equal(64)
+    expect(cron.stderr).to.match(
+      /^Error \[SM_ERR_SCHEDULE_INVALID\]: That schedule for 'one' cannot be added: 'every day' is not a cron expression \(invalid configuration format \('every day'\), exactly five, six, or seven space separated parts are required\); give 'minute hour day-of-month month day-of-week', such as '0 4 \* \* \*' for 04:00 every day, with an optional seconds field first\. Nothing was added\.$/m,
+    )
     expect(JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
     expect(JSON.parse(await cliOk(data, ['events', '--type', 'schedule_added', '--json']))).to.deep.equal([])
   })

@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core'
+import { table } from '../../format'
 import { ManagerCommand } from '../../manager-command'
 
 export default class PluginList extends ManagerCommand {
@@ -24,14 +25,6 @@ export default class PluginList extends ManagerCommand {
       p.error ? `${p.error.code}: ${p.error.message}` : '',
     ])
     const header = ['NAME', 'STATE', 'ENABLED', 'VERSION', 'SOURCE', 'HOOKS', 'ERROR']
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)))
-    for (const row of [header, ...rows]) {
-      this.log(
-        row
-          .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number)))
-          .join('  ')
-          .trimEnd(),
-      )
-    }
+    for (const line of table(header, rows)) this.log(line)
   }
 }

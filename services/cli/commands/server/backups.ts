@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { formatSize } from '../../format'
+import { formatSize, table } from '../../format'
 import { ManagerCommand } from '../../manager-command'
 
 export default class ServerBackups extends ManagerCommand {
@@ -18,7 +18,7 @@ export default class ServerBackups extends ManagerCommand {
     if (flags.json) return this.printJson(list)
     if (list.length === 0)
       return this.log(`No backups of '${args.name}' yet. Take one with: ${this.config.bin} server backup ${args.name}`)
-    for (const b of list)
-      this.log(`${b.file}  ${b.kind.padEnd(6)}  ${formatSize(b.bytes).padStart(10)}  ${b.createdAt}`)
+    const rows = list.map((b) => [b.file, b.kind, formatSize(b.bytes), b.createdAt])
+    for (const line of table(['FILE', 'KIND', 'SIZE', 'CREATED'], rows, [2])) this.log(line)
   }
 }

@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core'
+import { table } from '../../format'
 import { ManagerCommand } from '../../manager-command'
 
 export default class ServerList extends ManagerCommand {
@@ -27,10 +28,6 @@ export default class ServerList extends ManagerCommand {
       s.dir,
     ])
     const header = ['NAME', 'PROFILE', 'STATUS', 'PID', ...(counts ? ['PLAYERS'] : []), 'DIRECTORY']
-    const last = header.length - 1
-    const widths = header.map((title, i) => Math.max(title.length, ...rows.map((r) => (r[i] as string).length)))
-    const line = (cells: string[]) => cells.map((c, i) => (i < last ? c.padEnd(widths[i] as number) : c)).join('  ')
-    this.log(line(header))
-    for (const row of rows) this.log(line(row))
+    for (const line of table(header, rows)) this.log(line)
   }
 }

@@ -26,8 +26,9 @@ export default class ServerProperties extends ManagerCommand {
         properties: { [args.key]: args.value },
       })
       if (flags.json) return this.printJson(changed)
-      for (const [key, { from, to }] of Object.entries(changed))
-        this.log(`${key} = ${to}${from === undefined ? ' (added)' : ` (was ${from})`}`)
+      const change = Object.hasOwn(changed, args.key) ? changed[args.key] : undefined
+      if (!change) return this.log(`${args.key} = ${args.value} (unchanged)`)
+      this.log(`${args.key} = ${change.to}${change.from === undefined ? ' (added)' : ` (was ${change.from})`}`)
       return
     }
     const properties = await this.request('servers:properties', { name: args.name })

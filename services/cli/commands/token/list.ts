@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core'
+import { table } from '../../format'
 import { ManagerCommand } from '../../manager-command'
 
 export default class TokenList extends ManagerCommand {
@@ -13,11 +14,7 @@ export default class TokenList extends ManagerCommand {
     if (flags.json) return this.printJson(tokens)
     if (tokens.length === 0)
       return this.log(`No API tokens. Create one: ${this.config.bin} token create <name> --role user`)
-    const width = Math.max(4, ...tokens.map((t) => t.name.length))
-    this.log(`${'ID'.padEnd(12)}  ${'NAME'.padEnd(width)}  ${'ROLE'.padEnd(9)}  ${'USER'.padEnd(12)}  EXPIRES`)
-    for (const t of tokens)
-      this.log(
-        `${t.id.padEnd(12)}  ${t.name.padEnd(width)}  ${t.role.padEnd(9)}  ${t.owner.padEnd(12)}  ${t.expiresAt ?? 'never'}`,
-      )
+    const rows = tokens.map((t) => [t.id, t.name, t.role, t.owner, t.expiresAt ?? 'never'])
+    for (const line of table(['ID', 'NAME', 'ROLE', 'USER', 'EXPIRES'], rows)) this.log(line)
   }
 }

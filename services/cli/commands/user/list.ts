@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core'
+import { table } from '../../format'
 import { ManagerCommand } from '../../manager-command'
 
 export default class UserList extends ManagerCommand {
@@ -13,8 +14,7 @@ export default class UserList extends ManagerCommand {
     if (flags.json) return this.printJson(users)
     if (users.length === 0)
       return this.log(`No users yet. Create the first admin: ${this.config.bin} user create <name> --role admin`)
-    const width = Math.max(4, ...users.map((u) => u.username.length))
-    this.log(`${'USER'.padEnd(width)}  ${'ROLE'.padEnd(9)}  SINCE`)
-    for (const u of users) this.log(`${u.username.padEnd(width)}  ${u.role.padEnd(9)}  ${u.createdAt}`)
+    const rows = users.map((u) => [u.username, u.role, u.createdAt])
+    for (const line of table(['USER', 'ROLE', 'SINCE'], rows)) this.log(line)
   }
 }

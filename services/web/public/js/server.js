@@ -149,8 +149,11 @@
     )
     try {
       const result = await api('PUT', `${base}/properties`, { properties })
+      const n = Object.keys(result.changed || {}).length
       toast(
-        `${Object.keys(result.changed || {}).length} propert(ies) changed; restart the server to apply them.`,
+        n === 0
+          ? 'Nothing changed.'
+          : `${n} ${n === 1 ? 'property' : 'properties'} changed; restart the server to apply ${n === 1 ? 'it' : 'them'}.`,
         'success',
       )
       saveProps.hidden = true
