@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs'
+import { cpSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { pluginsTsconfig } from '../services/cli/plugin-template'
@@ -39,6 +39,17 @@ describe('the plugin author package surface (types)', function () {
     const { code, output } = await typecheck(files)
     expect(output).to.equal('')
     expect(code).to.equal(0)
+  })
+
+  it('compiles plugins in a plugins folder outside the package that import `server-manager/web` and `/cli`, with the tsconfig `plugin new` writes (issue 20)', async () => {
+    // Outside the package, as a data directory's plugins are (inside it, a self-reference would resolve them).
+    const folder = join(tempDir(), 'plugins')
+    for (const name of ['web_example', 'native_page_example', 'greet'])
+      cpSync(join(ROOT, 'plugins', 'examples', name), join(folder, name), { recursive: true })
+    writeFileSync(join(folder, 'tsconfig.json'), pluginsTsconfig(ROOT))
+    const result = await run(TSC, ['-p', join(folder, 'tsconfig.json')], { timeoutMs: 60_000 })
+    expect(result.stdout + result.stderr).to.equal('')
+    expect(result.code).to.equal(0)
   })
 
   it('refuses a misspelt hook name', async () => {

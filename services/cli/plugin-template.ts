@@ -59,7 +59,12 @@ export function pluginsTsconfig(packageRoot: string, files?: readonly string[]):
         skipLibCheck: true,
         typeRoots: [join(packageRoot, 'node_modules', '@types')],
         types: ['node'],
-        paths: { 'server-manager': [join(packageRoot, 'dist', 'index.d.ts')] },
+        // Every entry a plugin may import: the SDK, its web routes and its CLI commands.
+        paths: {
+          'server-manager': [join(packageRoot, 'dist', 'index.d.ts')],
+          'server-manager/web': [join(packageRoot, 'dist', 'web.d.ts')],
+          'server-manager/cli': [join(packageRoot, 'dist', 'cli.d.ts')],
+        },
       },
       ...(files ? { files } : { include: ['**/*.ts'] }),
     },

@@ -145,8 +145,13 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       })
       manager = plugins
 
-      bus.handle('plugins:list', async () => (await plugins.records()).map(({ hash: _hash, ...record }) => record))
+      // A plugin dropped into the folder since the manager looked is listed (and can be inspected) at once.
+      bus.handle('plugins:list', async () => {
+        await plugins.discoverAdded()
+        return (await plugins.records()).map(({ hash: _hash, ...record }) => record)
+      })
       bus.handle('plugins:info', async ({ name }) => {
+        await plugins.discoverAdded()
         const { hash: _hash, ...record } = await plugins.record(name)
         const loaded = plugins.loaded(name)
         return { ...record, hooks: [...(loaded?.hooks ?? [])], listeners: loaded?.listeners ?? 0 }

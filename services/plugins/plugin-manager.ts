@@ -103,6 +103,21 @@ export class PluginManager {
     })
   }
 
+  /**
+   * Records the plugins added to the folder since the last discovery (a file dropped in while
+   * the manager runs), so that listing and inspecting show them; loads nothing. The folder is
+   * read again only for names it does not know: a changed known plugin waits for a reload.
+   */
+  discoverAdded(): Promise<void> {
+    return this.#queue.run(async () => {
+      const known = new Set((await this.records()).map((r) => r.name))
+      const { candidates, refused } = discover(await this.#options.searchPaths())
+      if (![...candidates, ...refused].some(({ name }) => !known.has(name))) return
+      await this.#sync()
+      this.#writeRegistryFile(await this.records())
+    })
+  }
+
   // The watchdog's hand-over file becomes a plugin_blocked fact, removed only once recorded: from
   // then on the block is in the log and the registry, whichever command comes first.
   async #recordBlocked(): Promise<void> {

@@ -3,11 +3,15 @@ import { Command, Flags, type MenuContext } from 'server-manager/cli'
 
 /** `server-manager greet hello --name Steve`: a command with a flag, run like a built-in. */
 class Hello extends Command {
-  static id = 'hello'
-  static summary = 'Greet someone by name'
-  static description = 'Prints a greeting; with --event it also sends greet:said_hello to every listening plugin.'
-  static examples = ['<%= config.bin %> greet hello --name Steve', '<%= config.bin %> greet hello -n Alex --event']
-  static flags = {
+  static override id = 'hello'
+  static override summary = 'Greet someone by name'
+  static override description =
+    'Prints a greeting; with --event it also sends greet:said_hello to every listening plugin.'
+  static override examples = [
+    '<%= config.bin %> greet hello --name Steve',
+    '<%= config.bin %> greet hello -n Alex --event',
+  ]
+  static override flags = {
     name: Flags.string({ char: 'n', required: true, description: 'who to greet' }),
     event: Flags.boolean({ description: 'also send the greet:said_hello event (through the manager)' }),
   }
@@ -24,10 +28,10 @@ class Hello extends Command {
 
 /** `server-manager greet servers`: reads the manager through this.api (a client of a running manager). */
 class Servers extends Command {
-  static id = 'servers'
-  static summary = 'Greet every registered server'
-  static examples = ['<%= config.bin %> greet servers', '<%= config.bin %> greet servers --json']
-  static flags = { json: Flags.boolean({ description: 'print the greetings as JSON' }) }
+  static override id = 'servers'
+  static override summary = 'Greet every registered server'
+  static override examples = ['<%= config.bin %> greet servers', '<%= config.bin %> greet servers --json']
+  static override flags = { json: Flags.boolean({ description: 'print the greetings as JSON' }) }
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Servers)

@@ -64,6 +64,27 @@ describe('services/cli: plugin commands as a user runs them', function () {
     }
   })
 
+  it('lists and describes a plugin dropped into the folder while the manager runs, loading nothing (issue 20)', async () => {
+    const dir = tempDir()
+    const manager = await spawnManager(dir)
+    try {
+      await waitForLine(manager, /^ready in/)
+      writePlugins(dir, { 'late.ts': plugin('Late', "override onLoad() { this.logger.info('late is alive') }") })
+      const list = JSON.parse((await cli(dir, ['plugin', 'list', '--json'])).stdout) as { name: string }[]
+      expect(list.find((p) => p.name === 'late')).to.deep.include({ name: 'late', state: 'disabled', enabled: false })
+      const info = await cli(dir, ['plugin', 'info', 'late', '--json'])
+      expect(info.code, info.stderr).to.equal(0)
+      expect(JSON.parse(info.stdout)).to.deep.include({ name: 'late', version: '1.0.0', state: 'disabled' })
+      const facts = JSON.parse((await cli(dir, ['events', '--type', 'plugin_discovered', '--json'])).stdout)
+      expect(facts.map((f: { payload: { name: string } }) => f.payload.name)).to.include('late')
+      const alive = waitForLine(manager, /\[plugin:late\] late is alive/, { stream: 'stderr' })
+      await cli(dir, ['plugin', 'enable', 'late'])
+      await alive
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
+  })
+
   it('triggers a custom event that reaches an enabled listener with the payload and sender, and prints the report', async () => {
     const dir = tempDir()
     writePlugins(dir, {
