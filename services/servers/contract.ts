@@ -4,6 +4,7 @@ import type { StartReply } from './control'
 import type { PlayerList } from './player-list'
 import type { GameProfile, ProfileFields, ProfileName } from './profiles'
 import type { ListedSchedule, Schedule } from './schedules'
+import type { ServerSettingView } from './server-settings'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
 import type { ServerStatus, StartMode } from './supervisor/run-files'
 
@@ -202,6 +203,16 @@ declare module '../../kernel/maps' {
     }
     /** The server's settings in effect, or one of them. */
     'servers:get_setting': { payload: { name: string; key?: string }; reply: { value: unknown } }
+    /** Every declared setting of the server with where its value comes from (own, inherited, default), and its custom ones. */
+    'servers:settings': { payload: { name: string }; reply: ServerSettingView[] }
+    /**
+     * Sets several per-server settings at once (`null` unsets one), each checked before any is
+     * changed; answers them all as `servers:settings` does.
+     */
+    'servers:set_settings': {
+      payload: { name: string; settings: Record<string, unknown> }
+      reply: ServerSettingView[]
+    }
     /** Sets one per-server setting (`value` undefined unsets it). */
     'servers:set_setting': {
       payload: { name: string; key: string; value: unknown }

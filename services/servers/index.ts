@@ -11,7 +11,7 @@ import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
 import { detectProfile, javaLaunch } from './detect'
 import { acceptEula, EULA_URL, eulaState } from './eula'
-import { applyUpdate, installSource, stageRelease } from './install'
+import { applyUpdate, installSource, keptOnUpdate, renameJarForUpdate, stageRelease } from './install'
 import { askPlayers } from './player-list'
 import { PlayerTracker } from './player-tracker'
 import {
@@ -26,7 +26,7 @@ import { readServers, serversProjection } from './registry-projection'
 import { describeSchedule, listed, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
 import { dirConflict, isInside } from './server-dir'
 import { propertyProblem, ServerProperties } from './server-properties'
-import { allServerSettings, checkServerSetting, serverSetting } from './server-settings'
+import { allServerSettings, checkServerSetting, serverSetting, serverSettingViews } from './server-settings'
 import { statusProjection } from './status-projection'
 import { ACTIVE, type ServerStatus } from './supervisor/run-files'
 import { worldOf } from './world'
@@ -245,10 +245,10 @@ export function serversService(): Service {
       })
       bus.handle('servers:update', async ({ name, from, stopStart }) => {
         const server = await find(name)
-        if (server.profile !== 'bedrock')
+        if (server.profile === 'generic')
           throw new SmError('SM_ERR_INSTALL_INVALID', {
             source: String(from),
-            reason: `'${name}' is a ${server.profile} server; only bedrock servers are updated from a release (for java, stop it, replace its jar, start it)`,
+            reason: `'${name}' is a generic server, whose program and data are not told apart: replace its files in its directory (the web file manager, or by hand) while it is stopped`,
           })
         const source = await installSource(from)
         const running = ACTIVE.includes((await servers.status(server)).status)
@@ -261,10 +261,22 @@ export function serversService(): Service {
           perform: () =>
             task(`update ${name}`, () => {
               const update = async () => {
-                // Everything the server has (a part it lacks is skipped): the state to go back to.
-                const backup = (await backups.backup(server, 'all')).files
+                // Unpacked and checked first: a release of another game changes nothing.
                 const staging = await stageRelease(source, server.dir)
-                return { replaced: applyUpdate(staging, server.dir), backup }
+                try {
+                  const game = detectProfile(staging)
+                  if (game !== server.profile)
+                    throw new SmError('SM_ERR_INSTALL_INVALID', {
+                      source: source.description,
+                      reason: `it holds a ${game} server, and '${name}' is a ${server.profile} one`,
+                    })
+                  if (server.profile === 'java') renameJarForUpdate(staging, server)
+                  // Everything the server has (a part it lacks is skipped): the state to go back to.
+                  const backup = (await backups.backup(server, 'all')).files
+                  return { replaced: applyUpdate(staging, server.dir, keptOnUpdate(server)), backup }
+                } finally {
+                  rmSync(staging, { recursive: true, force: true })
+                }
               }
               return running ? servers.stopped(server, 'an update', update) : update()
             }),
@@ -303,6 +315,15 @@ export function serversService(): Service {
           value: value === undefined ? await serverSetting(await find(name), key, setting) : value,
           previous,
         }
+      })
+      bus.handle('servers:settings', async ({ name }) => serverSettingViews(await find(name), setting))
+      // A form's changes: every one checked before any is made, so a bad one changes nothing.
+      bus.handle('servers:set_settings', async ({ name, settings }) => {
+        await find(name)
+        const changes = Object.entries(settings ?? {}).map(([key, value]) => [key, value ?? undefined] as const)
+        for (const [key, value] of changes) checkServerSetting(name, key, value)
+        for (const [key, value] of changes) await bus.emit('server_setting_changed', { name, key, value })
+        return serverSettingViews(await find(name), setting)
       })
       bus.handle('servers:logs', async ({ name, lines }) => servers.logs(await find(name), lines ?? 50))
       const schedules = () =>

@@ -9,10 +9,12 @@ import {
   rmSync,
   statSync,
 } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { isSmError, reasonOf, SmError } from '../../kernel'
 import { extractZip, readZipEntries, UnsafeEntryError } from './backups/archive'
+import type { ServerRecord } from './contract'
 import { detectProfile } from './detect'
+import { configFiles, worldOf } from './world'
 
 /**
  * Where a server's files come from. A zip and a directory are built in; a download source (the
@@ -67,7 +69,6 @@ export async function installSource(from: string): Promise<InstallSource> {
 }
 
 /** The files an update keeps from the installed server (the release's copies are not used). */
-export const KEPT_ON_UPDATE = ['server.properties', 'allowlist.json', 'permissions.json', 'worlds']
 
 /** Fetches a release next to `target` and checks it is a server (Bedrock or Java Edition); the caller moves it into place. */
 export async function stageRelease(source: InstallSource, target: string): Promise<string> {
@@ -99,16 +100,46 @@ export async function stageRelease(source: InstallSource, target: string): Promi
 }
 
 /** Copies a staged release over an installed server, keeping its configuration and worlds. */
-export function applyUpdate(staging: string, dir: string): string[] {
+export function applyUpdate(staging: string, dir: string, kept: readonly string[]): string[] {
   const replaced: string[] = []
   for (const name of readdirSync(staging)) {
-    if (KEPT_ON_UPDATE.includes(name) && existsSync(join(dir, name))) continue
+    if (kept.includes(name) && existsSync(join(dir, name))) continue
     rmSync(join(dir, name), { recursive: true, force: true })
     renameSync(join(staging, name), join(dir, name))
     replaced.push(name)
   }
   rmSync(staging, { recursive: true, force: true })
   return replaced
+}
+
+/**
+ * What an update never replaces in a server's directory (when it has it): its profile's config
+ * files and its world (Bedrock's `worlds`, a Java server's level folder with its `_nether` and
+ * `_the_end`), by their top-level names.
+ */
+export function keptOnUpdate(server: ServerRecord): string[] {
+  const top = (path: string) => relative(server.dir, path).split(sep)[0] ?? ''
+  const kept = configFiles(server).map((name) => top(resolve(server.dir, name)))
+  const world = worldOf(server)
+  if (world) {
+    const name = top(world)
+    kept.push(name)
+    if (existsSync(server.dir)) kept.push(...readdirSync(server.dir).filter((entry) => entry.startsWith(`${name}_`)))
+  }
+  return [...new Set(kept.filter((name) => name && name !== '..'))]
+}
+
+/**
+ * A Java release that is one jar (`paper-1.21.4-12.jar`) replaces the jar the server runs, under
+ * the name it runs it by (its `-jar` argument), so its command line stays as it is.
+ */
+export function renameJarForUpdate(staging: string, server: ServerRecord): void {
+  const at = server.args.indexOf('-jar')
+  const running = at >= 0 ? server.args[at + 1] : undefined
+  const items = readdirSync(staging)
+  const only = items.length === 1 ? items[0] : undefined
+  if (!running || !only?.endsWith('.jar') || only === running || running.includes('/')) return
+  renameSync(join(staging, only), join(staging, running))
 }
 
 /** Where the server is in a fetched release: at its top, or in its one folder. */

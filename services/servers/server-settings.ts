@@ -52,6 +52,18 @@ const SERVER_SETTINGS: ReadonlyMap<string, ServerSettingSpec> = new Map(
       summary: 'back it up hot while it runs, where its profile can',
       check: bool,
     },
+    'retention.backups': {
+      default: undefined,
+      inherits: 'retention.backups',
+      summary: 'backups of each kind kept (and as many safety copies); older ones are deleted after each backup',
+      check: whole(1, 10_000),
+    },
+    'retention.backup_days': {
+      default: undefined,
+      inherits: 'retention.backup_days',
+      summary: 'also delete its backups older than this many days (0: no age limit)',
+      check: whole(0, 36_500),
+    },
   } satisfies Record<string, ServerSettingSpec>),
 )
 
@@ -95,6 +107,37 @@ export async function allServerSettings(
   for (const key of SERVER_SETTINGS.keys()) all[key] = await serverSetting(server, key, global)
   for (const [key, value] of Object.entries(server.settings ?? {})) if (key.startsWith('custom.')) all[key] = value
   return all
+}
+
+/** One setting of a server as a form shows it: its value in effect, and where that comes from. */
+export interface ServerSettingView {
+  readonly key: string
+  readonly value: unknown
+  /** Whether the server has a value of its own (else it inherits, or has its default). */
+  readonly own: boolean
+  /** The global setting it follows while it has none of its own. */
+  readonly inherits: string | undefined
+  readonly summary: string
+}
+
+/** Every declared setting of a server, with where its value comes from, and the custom ones it has. */
+export async function serverSettingViews(
+  server: ServerRecord,
+  global: (key: string) => Promise<unknown>,
+): Promise<ServerSettingView[]> {
+  const own = (key: string) => Boolean(server.settings && Object.hasOwn(server.settings, key))
+  const views: ServerSettingView[] = []
+  for (const [key, spec] of SERVER_SETTINGS)
+    views.push({
+      key,
+      value: await serverSetting(server, key, global),
+      own: own(key),
+      inherits: spec.inherits,
+      summary: spec.summary,
+    })
+  for (const [key, value] of Object.entries(server.settings ?? {}))
+    if (key.startsWith('custom.')) views.push({ key, value, own: true, inherits: undefined, summary: 'a plugin value' })
+  return views
 }
 
 function invalid(server: string, key: string, reason: string): SmError {

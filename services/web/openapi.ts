@@ -70,7 +70,11 @@ export function openApiDocument(routes: readonly KnownRoute[], info: { version: 
       request: {
         params: params as never,
         query: spec?.query as never,
-        body: spec?.body ? { content: { 'application/json': { schema: spec.body } } } : undefined,
+        body: spec?.uploads
+          ? { content: { 'multipart/form-data': { schema: multipartSchema(spec.body, spec.uploads) } } }
+          : spec?.body
+            ? { content: { 'application/json': { schema: spec.body } } }
+            : undefined,
       },
       responses: responses as never,
     })
@@ -92,6 +96,17 @@ export function openApiDocument(routes: readonly KnownRoute[], info: { version: 
     for (const [method, operation] of Object.entries(operations))
       operation['x-required-role'] = extensions.get(`${method} ${path}`) ?? 'user'
   return document
+}
+
+/** A multipart form: its fields (the route's body schema) and its files, each a binary part. */
+function multipartSchema(fields: z.ZodType | undefined, uploads: Readonly<Record<string, string>>): z.ZodType {
+  const files = Object.fromEntries(
+    Object.entries(uploads).map(([name, description]) => [
+      name,
+      z.string().meta({ description, format: 'binary', contentMediaType: 'application/octet-stream' }),
+    ]),
+  )
+  return fields instanceof z.ZodObject ? fields.extend(files) : z.object(files)
 }
 
 const errorBody = { schema: ErrorBody }

@@ -63,6 +63,12 @@ export interface RouteSpec<
   readonly params?: P
   readonly query?: Q
   readonly body?: B
+  /**
+   * The files the route takes as `multipart/form-data` (field name → what it is), read with
+   * `uploadedFiles(ctx)`; `body` then holds the form's other fields (strings). Documented as a
+   * multipart body.
+   */
+  readonly uploads?: Readonly<Record<string, string>>
   readonly response?: R
   /** The success status (default 200; a 3xx is documented as a redirect). */
   readonly status?: number

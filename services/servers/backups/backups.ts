@@ -258,8 +258,9 @@ export class Backups {
 
   /** Keeps the newest `retention.backups` of each kind, and drops those older than `retention.backup_days` (0: no age limit). */
   async #prune(server: ServerRecord, keep?: number): Promise<string[]> {
-    const count = keep ?? Number(await this.setting('retention.backups'))
-    const days = Number(await this.setting('retention.backup_days'))
+    // The server's own retention, else the global one.
+    const count = keep ?? Number(await serverSetting(server, 'retention.backups', this.setting))
+    const days = Number(await serverSetting(server, 'retention.backup_days', this.setting))
     const folder = await this.folder(server)
     const pruned: string[] = []
     const all = await this.list(server)

@@ -16,6 +16,10 @@ export function success<T extends z.ZodRawShape>(id: string, shape: T) {
 
 export const Role = z.enum(ROLES)
 
+export const ServerName = z.object({ name: z.string().min(1).max(200) })
+/** The 404 of every route on one server. */
+export const NO_SERVER = 'No server of that name.'
+
 export const ServerRecord = z
   .looseObject({
     name: z.string(),

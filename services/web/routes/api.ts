@@ -10,11 +10,13 @@ import {
   ApiToken,
   BackupFile,
   DeliveryReport,
+  NO_SERVER,
   PlayerList,
   PluginRecord,
   Role,
   RunStatus,
   Schedule,
+  ServerName,
   ServerRecord,
   SettingChange,
   StoredEvent,
@@ -22,10 +24,8 @@ import {
   Task,
   User,
 } from './api-schemas'
+import { serverAdminRoutes } from './server-admin'
 
-const ServerName = z.object({ name: z.string().min(1).max(200) })
-/** The 404 of every route on one server. */
-const NO_SERVER = 'No server of that name.'
 const Accepted = z
   .object({ status: z.literal('accepted'), message: z.string(), task_id: z.string() })
   .meta({ id: 'Accepted', description: 'The work runs as a task: follow GET /api/tasks/{id} or the task:<id> topic.' })
@@ -107,6 +107,7 @@ export function apiRoutes(app: WebApp): Router[] {
   // -- servers --------------------------------------------------------------------------------
   router = area()
   const servers = ['Servers']
+  serverAdminRoutes(router, app)
   defineRoute(
     router,
     {
