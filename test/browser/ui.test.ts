@@ -1,10 +1,9 @@
-import type { ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, outsideRequests, pageErrors } from '../helpers/browser'
+import type { Page } from 'playwright-core'
+import { type BrowserSession, browserSession } from '../helpers/browser'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
-import { cli, spawnManager, stop, waitForLine } from '../helpers/run'
+import { cli } from '../helpers/run'
 
 /** With SM_SCREENSHOTS=<dir>, the pages are saved there as PNG (to look at them; not checked). */
 async function snap(page: Page, name: string): Promise<void> {
@@ -18,42 +17,27 @@ async function snap(page: Page, name: string): Promise<void> {
  */
 describe('the web UI in a real browser', () => {
   let dataDir: string
-  let manager: ChildProcess
+  let session: BrowserSession
   let url: string
-  let browser: Browser
   let page: Page
-  let outside: string[]
-  let errors: string[]
 
   before(async () => {
     dataDir = gameDataDir()
     for (const args of [
-      ['setting', 'set', 'web.port', '0'],
       ['setting', 'set', 'plugins.dev_examples', 'true'],
       ['server', 'add', 'lobby', '--dir', fakeBedrockDir()],
     ]) {
       const result = await cli(dataDir, args)
       expect(result.code, result.stderr).to.equal(0)
     }
-    manager = await spawnManager(dataDir)
-    const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/)
-    url = /(http:\/\/\S+?)\s/.exec(`${line} `)?.[1] as string
-    browser = await launchBrowser()
-    page = await browser.newPage()
-    outside = outsideRequests(page, url)
-    errors = pageErrors(page)
+    session = await browserSession(dataDir)
+    ;({ url, page } = session)
   })
 
   // Each step whatever the one before did (a browser that fails to close still leaves no manager).
   // The game server the page started outlives the manager by design: gameDataDir() kills it after
   // this describe.
-  after(async () => {
-    try {
-      await browser?.close()
-    } finally {
-      if (manager) await stop(manager)
-    }
-  })
+  after(() => session?.close())
 
   it('leads the first visit to setup, which creates the admin and signs in', async () => {
     await page.goto(`${url}/`)
@@ -180,7 +164,7 @@ describe('the web UI in a real browser', () => {
   })
 
   it('loaded nothing from outside the machine, and no page logged an error', () => {
-    expect(outside).to.deep.equal([])
-    expect(errors).to.deep.equal([])
+    expect(session.outside).to.deep.equal([])
+    expect(session.errors).to.deep.equal([])
   })
 })

@@ -1,5 +1,7 @@
+import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { type Browser, chromium, type Page } from 'playwright-core'
+import { cli, spawnManager, stop, waitForLine } from './run'
 
 const CANDIDATES = [
   process.env.SM_CHROMIUM,
@@ -56,4 +58,45 @@ export function pageErrors(page: Page): string[] {
     if (response.status() === 404 || response.status() >= 500) errors.push(`${response.status()} ${response.url()}`)
   })
   return errors
+}
+
+/** A manager as `server-manager start` runs it, and a Chromium page on its web UI. */
+export interface BrowserSession {
+  readonly manager: ChildProcess
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string
+  readonly browser: Browser
+  readonly page: Page
+  /** Requests that left the manager's origin (nothing may). */
+  readonly outside: string[]
+  /** What `pageErrors` collects. */
+  readonly errors: string[]
+  /** Closes the browser, then stops the manager (also when the browser fails to close). */
+  close(): Promise<void>
+}
+
+/** Starts `server-manager start` for `dataDir` (its web.port set to 0 first) and opens a page. */
+export async function browserSession(dataDir: string): Promise<BrowserSession> {
+  const port = await cli(dataDir, ['setting', 'set', 'web.port', '0'])
+  if (port.code !== 0) throw new Error(`web.port could not be set: ${port.stderr}`)
+  const manager = await spawnManager(dataDir)
+  const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/)
+  const url = /(http:\/\/\S+?)\s/.exec(`${line} `)?.[1] as string
+  const browser = await launchBrowser()
+  const page = await browser.newPage()
+  return {
+    manager,
+    url,
+    browser,
+    page,
+    outside: outsideRequests(page, url),
+    errors: pageErrors(page),
+    async close() {
+      try {
+        await browser.close()
+      } finally {
+        await stop(manager)
+      }
+    },
+  }
 }

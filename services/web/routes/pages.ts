@@ -78,6 +78,10 @@ export function pageRoutes(app: WebApp): Router {
       return undefined
     },
   )
+  page('/add-server', 'add-server', 'admin', async () => ({
+    title: 'Add a server',
+    serversPath: (await app.bus.request('settings:get', { key: 'paths.servers' })).value,
+  }))
   page('/plugins', 'plugins', 'admin', async () => ({
     title: 'Plugins',
     plugins: await app.bus.request('plugins:list', {}),

@@ -136,5 +136,32 @@
     n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`
   const when = (iso) => (iso ? new Date(iso).toLocaleString() : '')
 
-  window.sm = { api, toast, fail, el, stream, followTask, formData, bytes, when, csrf }
+  /**
+   * POSTs a multipart form with upload progress (fetch has none): `onProgress(percent)` while it
+   * is sent, `onSent()` once it is all sent (the server is at work). Resolves with the JSON answer;
+   * rejects as `api` does.
+   */
+  function upload(url, form, { onProgress = () => {}, onSent = () => {} } = {}) {
+    return new Promise((resolve, reject) => {
+      const request = new XMLHttpRequest()
+      request.open('POST', url)
+      request.setRequestHeader('Accept', 'application/json')
+      request.setRequestHeader('X-CSRF-Token', csrf())
+      request.upload.onprogress = (e) => e.lengthComputable && onProgress(Math.round((e.loaded / e.total) * 100))
+      request.upload.onload = () => onSent()
+      request.onload = () => {
+        let data = {}
+        try {
+          data = JSON.parse(request.responseText)
+        } catch {}
+        if (request.status >= 200 && request.status < 300) return resolve(data)
+        const error = new Error(data.message || `${request.status} ${request.statusText}`)
+        reject(Object.assign(error, { status: request.status, code: data.code, data }))
+      }
+      request.onerror = () => reject(new Error('The upload was cut off: is the manager still running?'))
+      request.send(form)
+    })
+  }
+
+  window.sm = { api, toast, fail, el, stream, followTask, formData, bytes, when, csrf, upload }
 })()

@@ -1,0 +1,121 @@
+'use strict'
+;(() => {
+  const { api, toast, fail, el, upload } = window.sm
+  const root = document.getElementById('server-page')
+  const name = root.dataset.server
+  const base = `/api/servers/${encodeURIComponent(name)}`
+  const body = document.getElementById('config')
+  if (!body) return
+
+  // Each setting as the type its value has; empty (or "inherit") gives it back to the global one.
+  const input = (setting) => {
+    const attrs = { name: setting.key, 'aria-label': setting.key, 'data-own': setting.own ? '1' : '' }
+    if (typeof setting.value === 'boolean' || setting.key === 'autostart' || /\.(enabled|hot)$/.test(setting.key)) {
+      const select = el(
+        'select',
+        attrs,
+        el('option', { value: '' }, setting.inherits ? 'inherit' : 'default'),
+        el('option', { value: 'true' }, 'yes'),
+        el('option', { value: 'false' }, 'no'),
+      )
+      select.value = setting.own ? String(setting.value) : ''
+      return select
+    }
+    if (setting.key.startsWith('custom.'))
+      return el('input', { ...attrs, value: JSON.stringify(setting.value), 'data-json': '1' })
+    return el('input', {
+      ...attrs,
+      type: 'number',
+      min: 0,
+      value: setting.own ? setting.value : '',
+      placeholder:
+        setting.value === undefined ? 'unset' : `${setting.value} (${setting.inherits ? 'inherited' : 'default'})`,
+    })
+  }
+  async function load() {
+    const { settings } = await api('GET', `${base}/config`)
+    body.replaceChildren(
+      ...settings.map((s) =>
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row' }, el('code', {}, s.key), el('br'), el('small', { class: 'muted' }, s.summary)),
+          el('td', {}, input(s)),
+        ),
+      ),
+    )
+  }
+  document.getElementById('config-form').addEventListener('submit', async (event) => {
+    event.preventDefault()
+    const settings = {}
+    for (const field of body.querySelectorAll('[name]')) {
+      const text = field.value.trim()
+      const value =
+        text === ''
+          ? null
+          : field.dataset.json
+            ? JSON.parse(text)
+            : field.tagName === 'SELECT'
+              ? text === 'true'
+              : Number(text)
+      // Only what changes: a field left as it was (own, or inherited) is not sent.
+      if (value === null && !field.dataset.own) continue
+      settings[field.name] = value
+    }
+    try {
+      await api('PUT', `${base}/config`, { settings })
+      toast('Settings saved.', 'success')
+      await load()
+    } catch (error) {
+      fail(error)
+    }
+  })
+  load().catch(fail)
+
+  const update = document.getElementById('update-form')
+  update?.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    const form = new FormData(update)
+    form.set('stop', form.get('stop') === 'true' ? 'true' : 'false')
+    const progress = document.getElementById('update-progress')
+    const status = document.getElementById('update-status')
+    const button = update.querySelector('button')
+    button.disabled = true
+    progress.hidden = false
+    try {
+      const reply = await upload(`${base}/update`, form, {
+        onProgress: (percent) => {
+          progress.value = percent
+        },
+        onSent: () => {
+          progress.removeAttribute('value')
+          status.textContent = 'Checking the release, backing up, updating…'
+        },
+      })
+      status.textContent = `Updated: replaced ${reply.replaced.join(', ') || 'nothing'}; config and worlds kept.`
+      toast(`'${name}' updated.`, 'success')
+    } catch (error) {
+      status.textContent = ''
+      fail(error)
+    } finally {
+      button.disabled = false
+      progress.hidden = true
+    }
+  })
+
+  for (const button of document.querySelectorAll('[data-remove]'))
+    button.addEventListener('click', async () => {
+      const remove = button.dataset.remove === 'delete'
+      const question = remove
+        ? `Remove '${name}' and DELETE its folder and every file in it? This cannot be undone.`
+        : `Remove '${name}' from server-manager? Its files stay where they are.`
+      if (!confirm(question)) return
+      try {
+        const reply = await api('DELETE', `${base}${remove ? '?delete_files=true' : ''}`)
+        toast(reply.message, 'success')
+        location.href = '/'
+      } catch (error) {
+        fail(error)
+      }
+    })
+})()
