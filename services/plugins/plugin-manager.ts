@@ -108,7 +108,10 @@ export class PluginManager {
    * the manager runs), so that listing and inspecting show them; loads nothing. The folder is
    * read again only for names it does not know: a changed known plugin waits for a reload.
    */
-  discoverAdded(): Promise<void> {
+  async discoverAdded(): Promise<void> {
+    // Loading, reloading or enabling is under way: it reads the folder itself, and a plugin's own
+    // hook asking for the list from inside it (getPluginStatuses in onLoad) must not wait for it.
+    if (!this.#queue.idle) return
     return this.#queue.run(async () => {
       const known = new Set((await this.records()).map((r) => r.name))
       const { candidates, refused } = discover(await this.#options.searchPaths())
