@@ -70,7 +70,7 @@ export function openApiDocument(routes: readonly KnownRoute[], info: { version: 
       request: {
         params: params as never,
         query: spec?.query as never,
-        body: spec?.body ? { content: { 'application/json': { schema: spec.body } } } : undefined,
+        body: spec?.body ? { content: { [spec.consumes ?? 'application/json']: { schema: spec.body } } } : undefined,
       },
       responses: responses as never,
     })

@@ -63,6 +63,8 @@ export interface RouteSpec<
   readonly params?: P
   readonly query?: Q
   readonly body?: B
+  /** The body's media type in the document when it is not JSON (`multipart/form-data` for an upload). */
+  readonly consumes?: string
   readonly response?: R
   /** The success status (default 200; a 3xx is documented as a redirect). */
   readonly status?: number
