@@ -279,8 +279,8 @@ function expectVersion(path: string, now: FileBytes | undefined, expectedHash: s
       })
     return
   }
-  if (!now) throw new SmError('SM_ERR_FILE_CHANGED', { path, reason: 'it was deleted' })
-  if (now.hash !== expectedHash) throw new SmError('SM_ERR_FILE_CHANGED', { path, reason: 'it was changed' })
+  if (!now) throw new SmError('SM_ERR_FILE_CHANGED', { path, reason: 'was deleted' })
+  if (now.hash !== expectedHash) throw new SmError('SM_ERR_FILE_CHANGED', { path, reason: 'was changed' })
 }
 
 async function mustNotExist(entry: string, path: string, hint: string): Promise<void> {
