@@ -255,7 +255,9 @@ export class FileManager {
   /** The common part of a change's reply: its message, with what a running server means for it. */
   async #changed(dir: ServerDir, path: string, outcome: ActionOutcome<unknown>): Promise<FileChange> {
     const done = String(outcome.result.message ?? 'Done.')
-    const running = RUNNING.includes((await this.#bus.request('servers:status', { name: dir.server })).status)
+    // Done is done: a status that cannot be read now does not turn the change into a failure.
+    const status = await this.#bus.request('servers:status', { name: dir.server }).catch(() => undefined)
+    const running = status !== undefined && RUNNING.includes(status.status)
     const message = running
       ? `${done} '${dir.server}' is running: a game reads its config files when it starts, so restart it to apply a config change.`
       : done

@@ -271,7 +271,7 @@ describe("services/files: a server's files over HTTP, for admins", function () {
       for (const reply of calls) expect([reply.status, reply.json?.code]).to.deep.equal([403, 'SM_ERR_AUTH_FORBIDDEN'])
       const page = await http(`${web.url}/servers/alpha`, { token, headers: { Accept: 'text/html' } })
       expect(page.status).to.equal(200)
-      expect(page.text).to.not.contain('/files')
+      expect(page.text).to.not.contain('/servers/alpha/files')
     }
     expect(readFileSync(join(dir, 'server.properties'), 'utf8')).to.equal(before)
     expect(existsSync(join(dir, 'y'))).to.equal(false)
