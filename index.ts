@@ -7,6 +7,7 @@
 export type { ActionMap, ActionName, ActionResult, LogFields, Logger } from './kernel'
 // The actions plugins can hook, declared by the services that perform them: exporting their
 // types puts the declarations (payloads, hook method names) into every plugin's type-check.
+export type { FilesActions } from './services/files/actions'
 export type { PluginsActions } from './services/plugins/actions'
 export type * from './services/plugins/contract'
 export type { AfterPayload, BeforeHookResult, BeforePayload } from './services/plugins/hook-catalogue'

@@ -10,6 +10,7 @@ import { createKernel, type Kernel, type Logger, type Service } from './kernel'
 import { authService } from './services/auth'
 import { bridgeService } from './services/bridge'
 import { eventsService } from './services/events'
+import { filesService } from './services/files'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
 import { pluginsService } from './services/plugins'
 import { serversService } from './services/servers'
@@ -21,6 +22,8 @@ export * from './kernel'
 export { authService } from './services/auth'
 export { bridgeService } from './services/bridge'
 export { eventsService } from './services/events'
+export { filesService } from './services/files'
+export type * from './services/files/contract'
 export { createLogger, type LogLevel, logService, type RootLogger } from './services/log'
 export { pluginsService } from './services/plugins'
 export type * from './services/plugins/contract'
@@ -81,6 +84,7 @@ export function builtinServices(
     authService(),
     tasksService(),
     serversService(),
+    filesService(),
     pluginsService({
       sdk,
       webSdk: () => require('./web'),

@@ -6,6 +6,7 @@ import { fakeBedrockDir, killServers } from '../../helpers/game'
 import { run } from '../../helpers/run'
 import { afterItsUser } from '../../helpers/run-end'
 import { tempDir } from '../../helpers/temp-dir'
+import { postFile } from '../../helpers/upload'
 import { ADMIN_PASSWORD, parseJson, signIn, startWeb, type WebSetup } from '../../helpers/web'
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON
@@ -127,6 +128,43 @@ class Walk {
           .join('; ')} in ${JSON.stringify(answer.json).slice(0, 300)}`,
       )
   }
+}
+
+/** The file manager's routes, each to a success and to the refusals of its own work. */
+async function fileCalls(
+  url: string,
+  token: string,
+  admin: (method: string, path: string, url: string, body?: unknown) => Promise<Answer>,
+  checkUpload: (what: string, answer: Answer) => void,
+): Promise<void> {
+  const files = '/api/servers/{name}/files'
+  const at = '/api/servers/alpha/files'
+  await admin('GET', files, `${at}?path=server.properties`)
+  await admin('GET', files, `${at}?path=..`)
+  const read = await admin('GET', `${files}/text`, `${at}/text?path=server.properties`)
+  await admin('PUT', `${files}/text`, `${at}/text`, {
+    path: 'server.properties',
+    text: 'level-name=Bedrock level\n',
+    expected_hash: (read.json as Json).hash,
+  })
+  await admin('PUT', `${files}/text`, `${at}/text`, { path: 'server.properties', text: '', expected_hash: 'stale' })
+  await admin('PUT', `${files}/text`, `${at}/text`, { path: 'walk.txt', text: 'walk\n' })
+  await admin('POST', `${files}/mkdir`, `${at}/mkdir`, { path: 'walk' })
+  await admin('POST', `${files}/mkdir`, `${at}/mkdir`, { path: 'walk' })
+  await admin('POST', `${files}/rename`, `${at}/rename`, { path: 'walk.txt', to: 'walk/walk.txt' })
+  await admin('POST', `${files}/rename`, `${at}/rename`, { path: 'gone.txt', to: 'walk/walk2.txt' })
+  await admin('DELETE', files, `${at}?path=.`)
+  for (const overwrite of [false, true]) {
+    const fields: Record<string, string> = overwrite
+      ? { path: 'walk/walk.txt', overwrite: 'true' }
+      : { path: 'walk/walk.txt' }
+    const reply = await postFile(`${url}${at}/upload`, token, fields, new Blob(['uploaded\n']))
+    const type = (reply.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? ''
+    checkUpload(`admin: upload, overwrite ${overwrite}`, { status: reply.status, type, json: reply.json })
+  }
+  const download = await call(`${url}${at}/download?path=walk%2Fwalk.txt`, { method: 'GET', token, accept: '*/*' })
+  expect([download.status, download.type]).to.deep.equal([200, 'application/octet-stream'])
+  await admin('DELETE', files, `${at}?path=walk`)
 }
 
 describe('services/web: the OpenAPI document is the API', function () {
@@ -256,6 +294,9 @@ describe('services/web: the OpenAPI document is the API', function () {
       properties: { 'level-name': 'Bedrock level' },
     })
     await admin('POST', '/api/servers/{name}/command', '/api/servers/alpha/command', { command: 'list' })
+    await fileCalls(setup.url, tokens.admin as string, admin, (what, answer) =>
+      walk.check(find('POST', '/api/servers/{name}/files/upload'), what, answer),
+    )
     // Running: a command it knows (200) and one it refuses (422 with its reply lines).
     afterItsUser(() => killServers(setup.dataDir))
     await setup.manager.bus.request('servers:start', { name: 'alpha' })
@@ -320,6 +361,9 @@ describe('services/web: the OpenAPI document is the API', function () {
       'GET /servers/{name} 404 text/html',
       'GET /plain/json 200 application/json',
       'GET /api/events/stream 200 text/event-stream',
+      'PUT /api/servers/{name}/files/text 409 application/json',
+      'POST /api/servers/{name}/files/upload 201 application/json',
+      'POST /api/servers/{name}/files/upload 409 application/json',
     ])
       expect([...walk.seen], seen).to.include(seen)
     expect(

@@ -1,0 +1,109 @@
+import type { ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser, outsideRequests, pageErrors } from '../helpers/browser'
+import { fakeBedrockDir, gameDataDir } from '../helpers/game'
+import { cli, spawnManager, stop, waitForLine } from '../helpers/run'
+
+/** The file manager page in Debian's Chromium against a real manager, as an admin uses it. */
+describe('the file manager in a real browser', () => {
+  let dir: string
+  let manager: ChildProcess
+  let url: string
+  let browser: Browser
+  let page: Page
+  let outside: string[]
+  let errors: string[]
+
+  before(async () => {
+    const dataDir = gameDataDir()
+    dir = fakeBedrockDir()
+    for (const [args, input] of [
+      [['setting', 'set', 'web.port', '0']],
+      [['server', 'add', 'lobby', '--dir', dir]],
+      [['user', 'create', 'admin', '--role', 'admin', '--password-stdin'], 'a good password\n'],
+    ] as [string[], string?][]) {
+      const result = await cli(dataDir, args, {}, input)
+      expect(result.code, result.stderr).to.equal(0)
+    }
+    manager = await spawnManager(dataDir)
+    const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/)
+    url = /(http:\/\/\S+?)\s/.exec(`${line} `)?.[1] as string
+    browser = await launchBrowser()
+    page = await browser.newPage()
+    outside = outsideRequests(page, url)
+    errors = pageErrors(page)
+    await page.goto(`${url}/login`)
+    await page.getByLabel('User name').fill('admin')
+    await page.getByLabel('Password').fill('a good password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(`${url}/`)
+  })
+
+  after(async () => {
+    try {
+      await browser?.close()
+    } finally {
+      if (manager) await stop(manager)
+    }
+  })
+
+  it("opens the server's files from its page and edits server.properties, the change on disk", async () => {
+    await page.goto(`${url}/servers/lobby`)
+    await page.getByRole('link', { name: 'Files' }).click()
+    await page.waitForURL(`${url}/servers/lobby/files`)
+    await page
+      .locator('#entries tr[data-name="server.properties"]')
+      .getByRole('button', { name: 'server.properties' })
+      .click()
+    const text = page.getByLabel('File text')
+    await page.waitForFunction(() =>
+      (document.getElementById('editor-text') as HTMLTextAreaElement | null)?.value.includes('server-name=Test'),
+    )
+    await text.fill((await text.inputValue()).replace('server-name=Test', 'server-name=From the browser'))
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await page.locator('.toast', { hasText: 'Saved server.properties' }).waitFor()
+    expect(readFileSync(join(dir, 'server.properties'), 'utf8')).to.contain('server-name=From the browser\n')
+  })
+
+  it('shows a save of a file changed on disk meanwhile as a readable conflict, keeping the edit', async () => {
+    writeFileSync(join(dir, 'server.properties'), 'server-name=Changed by the game\n')
+    const text = page.getByLabel('File text')
+    await text.fill(`${await text.inputValue()}max-players=8\n`)
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await page.locator('#editor-error', { hasText: 'was changed since it was read' }).waitFor()
+    expect(await text.inputValue()).to.contain('max-players=8')
+    expect(readFileSync(join(dir, 'server.properties'), 'utf8')).to.equal('server-name=Changed by the game\n')
+  })
+
+  it('makes a folder, uploads into it, downloads and deletes, each with its own control', async () => {
+    page.once('dialog', (dialog) => dialog.accept('mods'))
+    await page.getByRole('button', { name: 'New folder' }).click()
+    await page.locator('#entries tr[data-name="mods"]').getByRole('link', { name: 'mods/' }).click()
+    await page.locator('#crumbs', { hasText: 'mods' }).waitFor()
+    await page.locator('#upload-input').setInputFiles({
+      name: 'pack.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{"pack": 1}\n'),
+    })
+    const row = page.locator('#entries tr[data-name="pack.json"]')
+    await row.waitFor()
+    expect(readFileSync(join(dir, 'mods', 'pack.json'), 'utf8')).to.equal('{"pack": 1}\n')
+    if (process.env.SM_SCREENSHOTS)
+      await page.screenshot({ path: join(process.env.SM_SCREENSHOTS, 'files.png'), fullPage: true })
+    const download = await page.request.get(`${url}${await row.locator('a[download]').getAttribute('href')}`)
+    expect(download.status()).to.equal(200)
+    expect(await download.text()).to.equal('{"pack": 1}\n')
+    page.once('dialog', (dialog) => dialog.accept())
+    await row.getByRole('button', { name: 'Delete' }).click()
+    await page.locator('#entries', { hasText: 'This folder is empty.' }).waitFor()
+    expect(existsSync(join(dir, 'mods', 'pack.json'))).to.equal(false)
+  })
+
+  it('loaded nothing from outside the machine, and no page logged an error', () => {
+    expect(outside).to.deep.equal([])
+    expect(errors).to.deep.equal([])
+  })
+})
