@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, openAsBlob, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
 import { expect } from 'chai'
 import { FAKE_BEDROCK, fakeBedrockDir, killServers } from '../../helpers/game'
 import { afterItsUser } from '../../helpers/run-end'
 import { tempDir } from '../../helpers/temp-dir'
+import { postFile } from '../../helpers/upload'
 import { http, startWeb, type WebSetup } from '../../helpers/web'
 import { writeZip } from '../../helpers/zip'
 
@@ -19,14 +20,9 @@ async function bedrockRelease(version: string): Promise<string> {
   return file
 }
 
-/** A multipart POST of `file` as the field `archive`, with the form's other `fields`. */
-async function upload(url: string, token: string, file: string, fields: Record<string, string> = {}) {
-  const form = new FormData()
-  for (const [key, value] of Object.entries(fields)) form.append(key, value)
-  form.append('archive', new Blob([readFileSync(file)]), file.split('/').pop())
-  const res = await fetch(url, { method: 'POST', body: form, headers: { Authorization: `Bearer ${token}` } })
-  const text = await res.text()
-  return { status: res.status, json: JSON.parse(text), text }
+/** A multipart POST of the file at `path` as the field `archive`, with the form's other `fields`. */
+async function upload(url: string, token: string, path: string, fields: Record<string, string> = {}) {
+  return postFile(url, token, fields, await openAsBlob(path), basename(path), 'archive')
 }
 
 describe('services/web: servers added, installed, updated, removed and configured over the API (issue 20, item 1)', function () {
