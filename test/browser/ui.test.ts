@@ -1,59 +1,28 @@
-import type { ChildProcess } from 'node:child_process'
-import { join } from 'node:path'
 import { expect } from 'chai'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, outsideRequests, pageErrors } from '../helpers/browser'
+import type { Page } from 'playwright-core'
+import { type BrowserRun, openInBrowser, snap } from '../helpers/browser'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
-import { cli, spawnManager, stop, waitForLine } from '../helpers/run'
-
-/** With SM_SCREENSHOTS=<dir>, the pages are saved there as PNG (to look at them; not checked). */
-async function snap(page: Page, name: string): Promise<void> {
-  const dir = process.env.SM_SCREENSHOTS
-  if (dir) await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
-}
 
 /**
  * The web UI in Debian's Chromium against a real manager (`server-manager start`) and a game
  * server under its supervisor, as an admin uses it the first time.
  */
 describe('the web UI in a real browser', () => {
-  let dataDir: string
-  let manager: ChildProcess
+  let run: BrowserRun
   let url: string
-  let browser: Browser
   let page: Page
-  let outside: string[]
-  let errors: string[]
 
   before(async () => {
-    dataDir = gameDataDir()
-    for (const args of [
-      ['setting', 'set', 'web.port', '0'],
+    run = await openInBrowser(gameDataDir(), [
       ['setting', 'set', 'plugins.dev_examples', 'true'],
       ['server', 'add', 'lobby', '--dir', fakeBedrockDir()],
-    ]) {
-      const result = await cli(dataDir, args)
-      expect(result.code, result.stderr).to.equal(0)
-    }
-    manager = await spawnManager(dataDir)
-    const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/)
-    url = /(http:\/\/\S+?)\s/.exec(`${line} `)?.[1] as string
-    browser = await launchBrowser()
-    page = await browser.newPage()
-    outside = outsideRequests(page, url)
-    errors = pageErrors(page)
+    ])
+    ;({ url, page } = run)
   })
 
-  // Each step whatever the one before did (a browser that fails to close still leaves no manager).
   // The game server the page started outlives the manager by design: gameDataDir() kills it after
   // this describe.
-  after(async () => {
-    try {
-      await browser?.close()
-    } finally {
-      if (manager) await stop(manager)
-    }
-  })
+  after(() => run?.close())
 
   it('leads the first visit to setup, which creates the admin and signs in', async () => {
     await page.goto(`${url}/`)
@@ -180,7 +149,7 @@ describe('the web UI in a real browser', () => {
   })
 
   it('loaded nothing from outside the machine, and no page logged an error', () => {
-    expect(outside).to.deep.equal([])
-    expect(errors).to.deep.equal([])
+    expect(run.outside).to.deep.equal([])
+    expect(run.errors).to.deep.equal([])
   })
 })
