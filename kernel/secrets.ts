@@ -4,15 +4,23 @@ import { setOwnProperty } from './own-property'
 const SECRET_NAME =
   /passw(or)?d|passphrase|passcode|(^|_)(pass|pw|pwd|pin|otp|totp|dsn)(_|$)|secret|token|jwt|(api|private|access|signing|encryption|ssh|master|license)_?key|authori[sz]ation|cookie|credential|session_?(id|key)|webhook|connection_?string/i
 
+// A name that ends in what it says about a secret (`password_min_length`, `token_ttl_s`,
+// `pin_required`) holds a number, a duration or a flag, never the secret itself.
+const ABOUT_A_SECRET =
+  /_((min|max)_)?(length|len|chars|size|count|ttl|lifetime|age|expiry|expiration|expires(_in)?|timeout|attempts|retries|policy|rules?|strength|complexity|required|enabled|min|max)(_(s|ms|secs?|seconds|mins?|minutes|h|hours|d|days))?$/i
+
 /**
  * Whether a field or setting name looks like it holds a secret: one rule for logs, events,
- * hooks, the API and the CLI. The fallback for what nobody declared (`defineSettings` with
- * `secret: true`, a plugin's `static secretSettings`, `setting set --secret`).
+ * hooks, the API and the CLI; a name that ends in what it says about a secret (a length, a
+ * lifetime, a rule, a flag: `password_min_length`) is not one. The fallback for what nobody
+ * declared (`defineSettings` with `secret: true`, a plugin's `static secretSettings`,
+ * `setting set --secret`).
  */
 export function isSecretName(name: string): boolean {
   let known = names.get(name)
   if (known === undefined) {
-    known = SECRET_NAME.test(name.replace(/([a-z0-9])(?=[A-Z])/g, '$1_').replace(/[-.\s]/g, '_'))
+    const words = name.replace(/([a-z0-9])(?=[A-Z])/g, '$1_').replace(/[-.\s]/g, '_')
+    known = SECRET_NAME.test(words) && !ABOUT_A_SECRET.test(words)
     // Field names repeat (every payload of a type has the same ones); a bounded memo keeps the
     // per-emit redaction of hook payloads to a map lookup per field.
     if (names.size >= 4096) names.clear()

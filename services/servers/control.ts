@@ -50,6 +50,11 @@ export class ServerControl {
   readonly #logger: Logger
   readonly #watches = new Map<string, SupervisorClient>()
   readonly #connecting = new Set<string>()
+  /**
+   * Servers whose supervisor this process has just started: the next watch of each asks for every
+   * line that supervisor read (its boot lines came before anyone could follow), not just the new ones.
+   */
+  readonly #fresh = new Set<string>()
   #watching = false
 
   constructor(bus: BusScope, dataDir: string, setting: Get, logger: Logger) {
@@ -178,7 +183,7 @@ export class ServerControl {
    */
   async #relaunch(server: ServerRecord, files: RunFiles, crashed: RunState): Promise<void> {
     files.writeSpec({ ...(await this.#runSpec(server, crashed.mode)), crashRestart: crashed.restarts })
-    const announced = await spawnSupervisor(files, server.name)
+    const announced = await this.#spawn(files, server.name)
     // Served: the restart, or (SUPERVISED) a supervisor that a command started meanwhile, which says what it found.
     if (announced.ok || announced.error.code === 'SM_ERR_SERVER_SUPERVISED') {
       if (this.#watching) void this.#watch(server)
@@ -316,12 +321,22 @@ export class ServerControl {
   async #launch(server: ServerRecord, mode: StartMode): Promise<StartReply> {
     const files = this.files(server.name)
     files.writeSpec(await this.#runSpec(server, mode))
-    const announced = await spawnSupervisor(files, server.name)
+    // A watch of the run before (its supervisor is gone, the socket may not have said so yet) would keep out the new one.
+    this.#unwatch(server.name)
+    const announced = await this.#spawn(files, server.name)
     if (!announced.ok) throw SmError.fromWire(announced.error)
-    const timeoutS = Number(await this.#setting('servers.start_timeout_s'))
-    const outcome = await this.#awaitUp(server, files, timeoutS)
+    // Followed from its first line: the boot lines reach the console's followers (the web page) as they come.
     if (this.#watching) void this.#watch(server)
-    return outcome
+    const timeoutS = Number(await this.#setting('servers.start_timeout_s'))
+    return this.#awaitUp(server, files, timeoutS)
+  }
+
+  /** Starts a supervisor, whose first watch then reads its lines from the start (`#fresh`). */
+  async #spawn(files: RunFiles, name: string, purpose: 'run' | 'adopt' = 'run'): ReturnType<typeof spawnSupervisor> {
+    if (this.#watching) this.#fresh.add(name)
+    const announced = await spawnSupervisor(files, name, purpose)
+    if (!announced.ok && announced.error.code !== 'SM_ERR_SERVER_SUPERVISED') this.#fresh.delete(name)
+    return announced
   }
 
   /** Waits for the new run to be up, or to fail: the first status past `starting` decides. */
@@ -667,7 +682,7 @@ export class ServerControl {
     const game = files.readState()?.game
     if (!game || !isSameProcess(game.pid, game.identity))
       throw new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: server.name, status: 'stopped', action })
-    const announced = await spawnSupervisor(files, server.name, 'adopt')
+    const announced = await this.#spawn(files, server.name, 'adopt')
     if (!announced.ok && announced.error.code === 'SM_ERR_SERVER_NOT_RUNNING') {
       const now = await this.#look(server, acting)
       const relaunched = acting ? undefined : await SupervisorClient.connect(files, server.name)
@@ -726,6 +741,10 @@ export class ServerControl {
     )
     if (!client) return
     this.#watches.set(server.name, client)
+    // A supervisor this process started: every line it read, in order, before the ones that follow.
+    const fresh = this.#fresh.delete(server.name)
+    const emit = (line: string) => void this.#bus.emit('server_console', { serverName: server.name, line })
+    let early: string[] | undefined = fresh ? [] : undefined
     client.onClose(() => {
       if (this.#watches.get(server.name) !== client) return
       this.#watches.delete(server.name)
@@ -734,18 +753,28 @@ export class ServerControl {
       void this.reconcile([server]).catch(() => {})
     })
     try {
-      await client.subscribe(
-        0,
-        (line) => void this.#bus.emit('server_console', { serverName: server.name, line }),
+      const { tail } = await client.subscribe(
+        fresh ? 'run' : 0,
+        (line) => (early ? early.push(line) : emit(line)),
         () =>
           void this.ingest(server).catch((error) =>
             this.#logger.warn(`Recording a status of '${server.name}' failed: ${reasonOf(error)}`),
           ),
       )
+      for (const line of [...tail, ...(early ?? [])]) emit(line)
+      early = undefined
       await this.#ingestAfter(server)
     } catch {
       client.close()
     }
+  }
+
+  /** Stops following one server (its supervisor is gone); nothing is recorded for it. */
+  #unwatch(name: string): void {
+    const client = this.#watches.get(name)
+    if (!client) return
+    this.#watches.delete(name)
+    client.close()
   }
 
   /** Stops following (the manager is stopping); the servers and their supervisors run on. */

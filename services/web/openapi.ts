@@ -87,7 +87,7 @@ export function openApiDocument(routes: readonly KnownRoute[], info: { version: 
       version: info.version,
       license: { name: 'MIT', identifier: 'MIT' },
       description:
-        'Start, stop, command and back up game servers, manage plugins and users. Sign in with POST /auth/token, then send "Authorization: Bearer <token>"; or use an API token. Every error answer is the JSON `Error` body (a page asks for HTML gets an error page instead).',
+        'Start, stop, command and back up game servers, manage plugins and users. Sign in with POST /auth/token, then send `Authorization: Bearer <token>`; or use an API token. Every error answer is the JSON `Error` body (a page asks for HTML gets an error page instead).',
     },
     // The manager that serves this document, whatever name or proxy it is reached through.
     servers: [{ url: '/', description: 'this manager' }],
@@ -95,6 +95,7 @@ export function openApiDocument(routes: readonly KnownRoute[], info: { version: 
   for (const [path, operations] of Object.entries(document.paths ?? {}))
     for (const [method, operation] of Object.entries(operations))
       operation['x-required-role'] = extensions.get(`${method} ${path}`) ?? 'user'
+  placeholdersAsCode(document, 0)
   return document
 }
 
@@ -107,6 +108,24 @@ function multipartSchema(fields: z.ZodType | undefined, uploads: Readonly<Record
     ]),
   )
   return fields instanceof z.ZodObject ? fields.extend(files) : z.object(files)
+}
+
+/**
+ * Descriptions are Markdown (Swagger UI renders them): a bare placeholder (`Bearer <token>`,
+ * `server_log:<name>`) would be taken for an HTML tag and dropped, so each goes in a code span.
+ */
+function placeholdersAsCode(node: unknown, depth: number): void {
+  if (node === null || typeof node !== 'object' || depth > 64) return
+  const record = node as Record<string, unknown>
+  for (const [key, value] of Object.entries(record)) {
+    if (key === 'description' && typeof value === 'string')
+      // Outside code spans (the odd parts of a split on backticks are inside one).
+      record[key] = value
+        .split('`')
+        .map((part, i) => (i % 2 ? part : part.replace(/[\w:./-]*<[\w-]+>[\w:./-]*/g, (word) => `\`${word}\``)))
+        .join('`')
+    else placeholdersAsCode(value, depth + 1)
+  }
 }
 
 const errorBody = { schema: ErrorBody }

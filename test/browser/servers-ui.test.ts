@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
-import { type BrowserSession, browserSession } from '../helpers/browser'
+import { type BrowserRun, openInBrowser, signInPage } from '../helpers/browser'
 import { FAKE_BEDROCK, gameDataDir } from '../helpers/game'
 import { cli } from '../helpers/run'
 import { tempDir } from '../helpers/temp-dir'
@@ -26,17 +26,11 @@ async function release(version: string): Promise<string> {
  */
 describe('the web UI: servers installed, configured, updated and removed from the browser', () => {
   let dataDir: string
-  let session: BrowserSession
+  let session: BrowserRun
   let url: string
   let page: Page
 
-  const signIn = async (username: string, password: string) => {
-    await page.goto(`${url}/login`)
-    await page.getByLabel('User name').fill(username)
-    await page.getByLabel('Password').fill(password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.waitForURL(`${url}/`)
-  }
+  const signIn = (username: string, password: string) => signInPage(page, url, username, password)
 
   before(async () => {
     dataDir = gameDataDir()
@@ -47,7 +41,7 @@ describe('the web UI: servers installed, configured, updated and removed from th
       const result = await cli(dataDir, args, {}, input)
       expect(result.code, result.stderr).to.equal(0)
     }
-    session = await browserSession(dataDir)
+    session = await openInBrowser(dataDir)
     ;({ url, page } = session)
   })
 

@@ -1,43 +1,28 @@
-import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
-import { type BrowserSession, browserSession } from '../helpers/browser'
+import { type BrowserRun, openInBrowser, snap } from '../helpers/browser'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
-import { cli } from '../helpers/run'
-
-/** With SM_SCREENSHOTS=<dir>, the pages are saved there as PNG (to look at them; not checked). */
-async function snap(page: Page, name: string): Promise<void> {
-  const dir = process.env.SM_SCREENSHOTS
-  if (dir) await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
-}
 
 /**
  * The web UI in Debian's Chromium against a real manager (`server-manager start`) and a game
  * server under its supervisor, as an admin uses it the first time.
  */
 describe('the web UI in a real browser', () => {
-  let dataDir: string
-  let session: BrowserSession
+  let run: BrowserRun
   let url: string
   let page: Page
 
   before(async () => {
-    dataDir = gameDataDir()
-    for (const args of [
+    run = await openInBrowser(gameDataDir(), [
       ['setting', 'set', 'plugins.dev_examples', 'true'],
       ['server', 'add', 'lobby', '--dir', fakeBedrockDir()],
-    ]) {
-      const result = await cli(dataDir, args)
-      expect(result.code, result.stderr).to.equal(0)
-    }
-    session = await browserSession(dataDir)
-    ;({ url, page } = session)
+    ])
+    ;({ url, page } = run)
   })
 
-  // Each step whatever the one before did (a browser that fails to close still leaves no manager).
   // The game server the page started outlives the manager by design: gameDataDir() kills it after
   // this describe.
-  after(() => session?.close())
+  after(() => run?.close())
 
   it('leads the first visit to setup, which creates the admin and signs in', async () => {
     await page.goto(`${url}/`)
@@ -164,7 +149,7 @@ describe('the web UI in a real browser', () => {
   })
 
   it('loaded nothing from outside the machine, and no page logged an error', () => {
-    expect(session.outside).to.deep.equal([])
-    expect(session.errors).to.deep.equal([])
+    expect(run.outside).to.deep.equal([])
+    expect(run.errors).to.deep.equal([])
   })
 })

@@ -1,7 +1,10 @@
 import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
 import { type Browser, chromium, type Page } from 'playwright-core'
-import { cli, spawnManager, stop, waitForLine } from './run'
+import { cli, spawnManager, stop } from './run'
+import { webUrl } from './web-process'
 
 const CANDIDATES = [
   process.env.SM_CHROMIUM,
@@ -60,43 +63,68 @@ export function pageErrors(page: Page): string[] {
   return errors
 }
 
-/** A manager as `server-manager start` runs it, and a Chromium page on its web UI. */
-export interface BrowserSession {
+/** A manager in its own process and a browser page on its web UI. */
+export interface BrowserRun {
   readonly manager: ChildProcess
   /** `http://127.0.0.1:<port>`. */
   readonly url: string
   readonly browser: Browser
   readonly page: Page
-  /** Requests that left the manager's origin (nothing may). */
+  /** Requests the page made outside the manager (`outsideRequests`). */
   readonly outside: string[]
-  /** What `pageErrors` collects. */
+  /** What the page's scripts threw or logged, and missing or failed responses (`pageErrors`). */
   readonly errors: string[]
   /** Closes the browser, then stops the manager (also when the browser fails to close). */
   close(): Promise<void>
 }
 
-/** Starts `server-manager start` for `dataDir` (its web.port set to 0 first) and opens a page. */
-export async function browserSession(dataDir: string): Promise<BrowserSession> {
-  const port = await cli(dataDir, ['setting', 'set', 'web.port', '0'])
-  if (port.code !== 0) throw new Error(`web.port could not be set: ${port.stderr}`)
-  const manager = await spawnManager(dataDir)
-  const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/)
-  const url = /(http:\/\/\S+?)\s/.exec(`${line} `)?.[1] as string
-  const browser = await launchBrowser()
-  const page = await browser.newPage()
-  return {
-    manager,
-    url,
-    browser,
-    page,
-    outside: outsideRequests(page, url),
-    errors: pageErrors(page),
-    async close() {
-      try {
-        await browser.close()
-      } finally {
-        await stop(manager)
-      }
-    },
+/**
+ * Runs the CLI `commands` on `dataDir` (each must succeed), starts its manager
+ * (`server-manager start`, on a free web port) and opens a Chromium page that records what it
+ * loads from outside and the errors it logs.
+ */
+export async function openInBrowser(dataDir: string, commands: readonly string[][] = []): Promise<BrowserRun> {
+  for (const args of [['setting', 'set', 'web.port', '0'], ...commands]) {
+    const result = await cli(dataDir, args)
+    expect(result.code, `${args.join(' ')}: ${result.stderr}`).to.equal(0)
   }
+  const manager = await spawnManager(dataDir)
+  try {
+    const url = await webUrl(manager)
+    const browser = await launchBrowser()
+    const page = await browser.newPage()
+    return {
+      manager,
+      url,
+      browser,
+      page,
+      outside: outsideRequests(page, url),
+      errors: pageErrors(page),
+      async close() {
+        try {
+          await browser.close()
+        } finally {
+          await stop(manager)
+        }
+      },
+    }
+  } catch (error) {
+    await stop(manager)
+    throw error
+  }
+}
+
+/** Signs in on the login page as `username` and waits for the dashboard. */
+export async function signInPage(page: Page, url: string, username: string, password: string): Promise<void> {
+  await page.goto(`${url}/login`)
+  await page.getByLabel('User name').fill(username)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL(`${url}/`)
+}
+
+/** With SM_SCREENSHOTS=<dir>, the page is saved there as `<name>.png` (to look at; not checked). */
+export async function snap(page: Page, name: string, fullPage = true): Promise<void> {
+  const dir = process.env.SM_SCREENSHOTS
+  if (dir) await page.screenshot({ path: join(dir, `${name}.png`), fullPage })
 }

@@ -8,9 +8,12 @@ export async function webUrl(manager: Parameters<typeof waitForLine>[0]): Promis
   return /(http:\/\/\S+?)\s/.exec(`${line} `)?.[1] as string
 }
 
+/** The password of the admin `boss` that `adminSession` creates (to sign in a browser with). */
+export const BOSS_PASSWORD = 'a long password'
+
 /** Creates the admin `boss` through the CLI (so the setup redirect ends) and signs in: a session token. */
 export async function adminSession(dataDir: string, url: string): Promise<string> {
-  const password = 'a long password'
+  const password = BOSS_PASSWORD
   const created = await cli(
     dataDir,
     ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'],

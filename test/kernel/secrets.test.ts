@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { isSecretName, withoutSecretSettings, withoutSecrets, withoutUrlSecrets } from '../../kernel'
+import { isSecretKey, isSecretName, withoutSecretSettings, withoutSecrets, withoutUrlSecrets } from '../../kernel'
 import { run } from '../helpers/run'
 
 describe('kernel/secrets: one redaction rule', () => {
@@ -9,6 +9,31 @@ describe('kernel/secrets: one redaction rule', () => {
     for (const name of secret) expect(isSecretName(name), name).to.equal(true)
     const plain = ['spin', 'ping', 'pinned', 'opinion', 'mapping', 'port', 'passive', 'compass', 'keyboard', 'url']
     for (const name of plain) expect(isSecretName(name), name).to.equal(false)
+  })
+
+  it('keeps every real secret key hidden, and shows the settings that only say something about a secret', () => {
+    const secrets = `custom.rcon_password custom.rconPassword custom.db.password custom.smtp.pass custom.admin_pin
+      custom.api_key custom.discord_webhook custom.bot_token custom.jwt_secret custom.client_secret custom.private_key
+      custom.ssh_key custom.license_key custom.session_id custom.database_dsn custom.connection_string custom.otp
+      custom.credentials custom.password_hash custom.token_secret`.split(/\s+/)
+    for (const key of secrets) {
+      expect(isSecretKey(key), key).to.equal(true)
+      expect(withoutSecretSettings('the value', key), key).to.equal('[redacted]')
+    }
+    // What a setting says about a secret (a length, a lifetime, a rule, a flag) is no secret.
+    const about = `auth.password_min_length custom.passwordMaxLength custom.pin_length custom.token_ttl_s
+      custom.session_key_lifetime_hours custom.password_max_age_days custom.api_key_required custom.webhook_timeout_ms
+      custom.password_policy custom.login_max_failures`.split(/\s+/)
+    for (const key of about) {
+      expect(isSecretKey(key), key).to.equal(false)
+      expect(withoutSecretSettings(8, key), key).to.equal(8)
+    }
+    // In a change's payload too (hooks, the event log, the live stream).
+    expect(withoutSecrets({ key: 'auth.password_min_length', value: 10, previous: 8 })).to.deep.equal({
+      key: 'auth.password_min_length',
+      value: 10,
+      previous: 8,
+    })
   })
 
   it('hides the password of a URL and secret query parameters in any text', () => {

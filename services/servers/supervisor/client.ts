@@ -57,9 +57,12 @@ export class SupervisorClient {
     return this.request('status', {}) as Promise<RunStatus>
   }
 
-  /** Follows the console and status changes; answers with the status now and the last `tail` lines. */
+  /**
+   * Follows the console and status changes; answers with the status now and the last `tail`
+   * lines (`'run'`: every line the supervisor has read). Lines can arrive before the answer does.
+   */
   subscribe(
-    tail: number,
+    tail: number | 'run',
     onLine: (line: string) => void,
     onStatus: (entry: StatusEntry) => void,
   ): Promise<RunStatus & { tail: string[] }> {

@@ -679,8 +679,9 @@ class Supervisor {
         if (!this.#state.game && !this.#restartTimer) throw this.#notRunning('be killed')
         return this.#kill()
       case 'subscribe': {
-        const tail = Math.max(0, Math.min(Number(request.tail ?? 0) || 0, 10_000))
         this.#subscribers.add(connection)
+        if (request.tail === 'run') return { ...this.#status(), tail: [...this.#ring] }
+        const tail = Math.max(0, Math.min(Number(request.tail ?? 0) || 0, 10_000))
         const lines =
           tail <= this.#ring.length
             ? this.#ring.slice(this.#ring.length - tail)

@@ -21,8 +21,12 @@ export type SupervisorRequest =
       readonly replyMaxMs?: number
     }
   | { readonly t: 'req'; readonly id: number; readonly op: 'stop' | 'kill' }
-  /** Follow the console and status changes; the reply carries the status and the last `tail` lines. */
-  | { readonly t: 'req'; readonly id: number; readonly op: 'subscribe'; readonly tail?: number }
+  /**
+   * Follow the console and status changes; the reply carries the status and the last `tail`
+   * lines, or with `'run'` every line this supervisor has read (at most its last 200): for a
+   * follower of a run that began before it could subscribe (its boot lines came first).
+   */
+  | { readonly t: 'req'; readonly id: number; readonly op: 'subscribe'; readonly tail?: number | 'run' }
   /**
    * Holds the world for a hot backup on behalf of `holder` (the process doing the backup): its
    * profile's hold commands (Bedrock `save hold`, or the `off` commands), their replies answered.

@@ -30,13 +30,31 @@
     return data
   }
 
-  /** A short message in the corner; errors stay until dismissed. */
+  // How long a toast stays by itself; an error stays until its close button (it may need reading, or copying).
+  const TOAST_MS = { success: 5000, info: 5000, warning: 10000 }
+  const toasts = document.getElementById('toasts')
+  // The page can always scroll its last controls clear of the toasts: it ends with room as tall as they are.
+  new ResizeObserver(() =>
+    document.documentElement.style.setProperty('--sm-toasts-height', `${toasts.offsetHeight}px`),
+  ).observe(toasts)
+
+  /** A short message in the bottom corner, with a close button; success, info and warning go by themselves (not while pointed at). */
   function toast(message, kind = 'info') {
-    const box = document.getElementById('toasts')
-    const item = el('div', { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, message)
-    item.addEventListener('click', () => item.remove())
-    box.append(item)
-    if (kind !== 'error') setTimeout(() => item.remove(), 5000)
+    const item = el(
+      'div',
+      { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+      el('span', { class: 'toast-text' }, message),
+      el('button', { type: 'button', class: 'toast-close', 'aria-label': 'Close', onclick: () => item.remove() }, '×'),
+    )
+    toasts.append(item)
+    const ms = TOAST_MS[kind]
+    if (ms) {
+      let timer = setTimeout(() => item.remove(), ms)
+      item.addEventListener('mouseenter', () => clearTimeout(timer))
+      item.addEventListener('mouseleave', () => {
+        timer = setTimeout(() => item.remove(), ms)
+      })
+    }
     return item
   }
   const fail = (error) => toast(error.code ? `${error.message} (${error.code})` : error.message, 'error')
@@ -97,6 +115,28 @@
     })
   }
 
+  // Which power action makes sense in which status (the others are refused by the server anyway).
+  const POWER = {
+    start: ['stopped', 'crashed', 'error'],
+    stop: ['starting', 'running'],
+    restart: ['starting', 'running'],
+    kill: ['starting', 'running', 'stopping'],
+  }
+
+  /**
+   * A server's power buttons (`data-power="start"` and so on, inside `scope`) as its status allows:
+   * Start only when it is down, Stop and Restart only while it is up. The status is kept on
+   * `scope` (`data-power-status`), so a button that finished its work is set by the status then.
+   */
+  function power(scope, status) {
+    if (!scope) return
+    if (status) scope.dataset.powerStatus = status
+    for (const button of scope.querySelectorAll('[data-power]'))
+      button.disabled =
+        button.getAttribute('aria-busy') === 'true' ||
+        !(POWER[button.dataset.power] || []).includes(scope.dataset.powerStatus)
+  }
+
   /** Buttons with data-post="/api/…": POST, say what happened, follow a task to its end. */
   document.addEventListener('click', async (event) => {
     const button = event.target.closest('[data-post]')
@@ -110,7 +150,8 @@
         button.dataset.post,
         button.dataset.body ? JSON.parse(button.dataset.body) : undefined,
       )
-      toast(result.message || 'Done', 'success')
+      // A task only began: its end is the success.
+      toast(result.message || 'Done', result.task_id ? 'info' : 'success')
       if (result.task_id) {
         const task = await followTask(result.task_id)
         toast(`${task.name}: done`, 'success')
@@ -120,6 +161,7 @@
     } finally {
       button.removeAttribute('aria-busy')
       button.disabled = false
+      if (button.dataset.power) power(button.closest('[data-power-status]'), undefined)
     }
   })
 
@@ -163,5 +205,5 @@
     })
   }
 
-  window.sm = { api, toast, fail, el, stream, followTask, formData, bytes, when, csrf, upload }
+  window.sm = { api, toast, fail, el, stream, followTask, formData, bytes, when, csrf, upload, power }
 })()

@@ -1,17 +1,29 @@
 'use strict'
 ;(() => {
-  const { stream } = window.sm
+  const { api, stream, power } = window.sm
   const rows = new Map([...document.querySelectorAll('tr[data-server]')].map((row) => [row.dataset.server, row]))
   const count = () => {
     const running = [...document.querySelectorAll('[data-status]')].filter((s) => s.textContent === 'running').length
     const target = document.getElementById('running-count')
     if (target) target.textContent = String(running)
   }
-  stream(['server_status'], ({ data }) => {
-    const badge = rows.get(data.serverName)?.querySelector('[data-status]')
+  const show = (name, status) => {
+    const row = rows.get(name)
+    const badge = row?.querySelector('[data-status]')
     if (!badge) return
-    badge.textContent = data.status
-    badge.className = `status status-${data.status}`
+    badge.textContent = status
+    badge.className = `status status-${status}`
+    power(row, status)
     count()
-  })
+  }
+  for (const row of rows.values()) power(row, undefined)
+  const source = stream(['server_status'], ({ data }) => show(data.serverName, data.status))
+  // What changed before the stream opened (or while it was reconnecting).
+  source.onopen = () =>
+    api('GET', '/api/servers').then(
+      (r) => {
+        for (const s of r.servers) show(s.name, s.status)
+      },
+      () => {},
+    )
 })()

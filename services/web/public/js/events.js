@@ -12,7 +12,19 @@
       el('td', {}, new Date(e.time).toLocaleString()),
       el('td', {}, el('code', {}, e.type)),
       el('td', {}, e.actor),
-      el('td', {}, el('code', { class: 'payload' }, JSON.stringify(e.payload))),
+      el(
+        'td',
+        {},
+        el(
+          'code',
+          {
+            class: 'payload',
+            title: 'Click to show it whole',
+            onclick: (ev) => ev.currentTarget.classList.toggle('expanded'),
+          },
+          JSON.stringify(e.payload),
+        ),
+      ),
     )
   const matches = (types, type) =>
     types.length === 0 || types.some((t) => (t.endsWith('*') ? type.startsWith(t.slice(0, -1)) : type === t))

@@ -6,25 +6,51 @@
   const host = document.getElementById('native-page')
   const url = host.dataset.url
   const KNOWN_TOPIC = /^(server_status|tasks|task:[\w-]+|(server_log|backup_progress):[^:\s]+|event:[\w*]+)$/
+  // Icons as inline SVG paths on a 24 px grid, stroked in the text's colour (shapes after Lucide's,
+  // ISC): a text symbol would show as a missing-glyph box where the page's font lacks it.
+  const CIRCLE = 'M22 12a10 10 0 1 1-20 0 10 10 0 0 1 20 0z'
   const ICONS = {
-    Activity: '〰',
-    AlertCircle: '⚠',
-    CheckCircle2: '✔',
-    Info: 'ℹ',
-    Terminal: '⌨',
-    Save: '✓',
-    Trash2: '✕',
-    Plus: '+',
-    X: '✕',
-    Upload: '⬆',
-    Download: '⬇',
-    ChevronDown: '▾',
-    ChevronUp: '▴',
-    Copy: '⧉',
-    ExternalLink: '↗',
-    Play: '▶',
-    Square: '■',
-    RotateCcw: '↺',
+    Activity: 'M22 12h-4l-3 9L9 3l-3 9H2',
+    AlertCircle: `${CIRCLE}M12 8v4M12 16h.01`,
+    CheckCircle2: `${CIRCLE}M9 12l2 2 4-4`,
+    Info: `${CIRCLE}M12 16v-4M12 8h.01`,
+    Terminal: 'm4 17 6-6-6-6M12 19h8',
+    Save: 'M19 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h11l5 5v11a2 2 0 0 1-2 2zM17 21v-8H7v8M7 3v5h8',
+    Trash2: 'M3 6h18M19 6v14a2 2 0 0 1-2 2H7a2 2 0 0 1-2-2V6M8 6V4a2 2 0 0 1 2-2h4a2 2 0 0 1 2 2v2M10 11v6M14 11v6',
+    Plus: 'M12 5v14M5 12h14',
+    X: 'M18 6 6 18M6 6l12 12',
+    Upload: 'M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4M17 8l-5-5-5 5M12 3v12',
+    Download: 'M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4M7 10l5 5 5-5M12 15V3',
+    ChevronDown: 'm6 9 6 6 6-6',
+    ChevronUp: 'm18 15-6-6-6 6',
+    Copy: 'M10 8h10a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H10a2 2 0 0 1-2-2V10a2 2 0 0 1 2-2zM4 16a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2h10a2 2 0 0 1 2 2',
+    ExternalLink: 'M15 3h6v6M10 14 21 3M18 13v6a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2h6',
+    Play: 'M6 3l14 9-14 9V3z',
+    Square: 'M5 3h14a2 2 0 0 1 2 2v14a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z',
+    RotateCcw: 'M3 12a9 9 0 1 0 9-9 9.75 9.75 0 0 0-6.74 2.74L3 8M3 3v5h5',
+  }
+  const SVG = 'http://www.w3.org/2000/svg'
+  /** The icon `name` (else `fallback`, else nothing) as an inline SVG, 1em square; hidden from screen readers. */
+  function icon(name, fallback) {
+    const d = ICONS[name] || ICONS[fallback]
+    if (!d) return ''
+    const svg = document.createElementNS(SVG, 'svg')
+    for (const [key, value] of Object.entries({
+      class: 'icon-svg',
+      viewBox: '0 0 24 24',
+      fill: 'none',
+      stroke: 'currentColor',
+      'stroke-width': '2',
+      'stroke-linecap': 'round',
+      'stroke-linejoin': 'round',
+      'aria-hidden': 'true',
+      'data-icon': ICONS[name] ? name : fallback,
+    }))
+      svg.setAttribute(key, value)
+    const path = document.createElementNS(SVG, 'path')
+    path.setAttribute('d', d)
+    svg.append(path)
+    return svg
   }
   let form = {}
   let source
@@ -203,7 +229,7 @@
           class: 'small outline secondary copy',
           onclick: () => navigator.clipboard?.writeText(str(p.content)).then(() => toast('Copied', 'success')),
         },
-        ICONS.Copy,
+        icon('Copy'),
         ' Copy',
       )
       return el(
@@ -218,7 +244,7 @@
       const button = el(
         'button',
         { class: variant, disabled: p.disabled === true },
-        p.icon ? `${ICONS[p.icon] || ICONS.Info} ` : '',
+        p.icon ? [icon(p.icon, 'Info'), ' '] : '',
         str(p.label, 'Button'),
       )
       return withClick(button, p)
@@ -273,7 +299,8 @@
           class: p.variant === 'secondary' ? 'secondary' : '',
           style: p.style && typeof p.style === 'string' ? p.style : undefined,
         },
-        `${ICONS.Download} `,
+        icon('Download'),
+        ' ',
         str(p.label, 'Download'),
       )
       button.addEventListener('click', () => act({ type: 'download_file', endpoint: p.endpoint, filename: p.filename }))
@@ -289,9 +316,9 @@
             target: str(p.target, '_self'),
             rel: p.target === '_blank' ? 'noopener noreferrer' : undefined,
           },
-          p.icon ? `${ICONS[p.icon] || ''} ` : '',
+          p.icon && ICONS[p.icon] ? [icon(p.icon), ' '] : '',
           str(p.label ?? p.href),
-          p.target === '_blank' ? ` ${ICONS.ExternalLink}` : '',
+          p.target === '_blank' ? [' ', icon('ExternalLink')] : '',
         ),
         p,
       ),
@@ -336,7 +363,7 @@
       return el(
         'article',
         { class: 'stat-card' },
-        el('div', { class: 'stat-label' }, p.icon ? `${ICONS[p.icon] || ICONS.Info} ` : '', str(p.label)),
+        el('div', { class: 'stat-label' }, p.icon ? [icon(p.icon, 'Info'), ' '] : '', str(p.label)),
         value,
         trend ? el('small', { class: `trend trend-${p.trend}` }, trend) : '',
       )
@@ -346,7 +373,7 @@
       el(
         'span',
         { class: 'icon', style: `font-size:${Number(p.size) || 20}px`, title: str(p.name) },
-        ICONS[p.name] || ICONS.Info,
+        icon(p.name, 'Info'),
       ),
     Table: (p) => {
       const headers = Array.isArray(p.headers) ? p.headers : []

@@ -1,6 +1,6 @@
 'use strict'
 ;(() => {
-  const { api, toast, fail, el, stream, followTask, formData, bytes, when } = window.sm
+  const { api, toast, fail, el, stream, followTask, formData, bytes, when, power } = window.sm
   const root = document.getElementById('server-page')
   const name = root.dataset.server
   const role = root.dataset.role
@@ -8,11 +8,26 @@
   const consoleBox = document.getElementById('console')
   const MAX_LINES = 1000
 
-  const setStatus = (status) => {
-    const badge = root.querySelector('[data-status]')
-    badge.textContent = status
-    badge.className = `status status-${status}`
+  const UP = ['starting', 'running']
+  let status = root.querySelector('[data-status]').textContent
+  /** The game's PID while it is up, nothing once it is not (a new run has another: asked for when it begins). */
+  const setPid = (pid) => {
+    root.querySelector('[data-pid]').textContent = pid ?? ''
+    root.querySelector('[data-pid-label]').hidden = pid === undefined
   }
+  const setStatus = (now, pid) => {
+    const was = status
+    status = now
+    const badge = root.querySelector('[data-status]')
+    badge.textContent = now
+    badge.className = `status status-${now}`
+    power(root.querySelector('.power'), now)
+    if (!UP.includes(now)) setPid(undefined)
+    else if (pid !== undefined) setPid(pid)
+    else if (!UP.includes(was) || now === 'running')
+      api('GET', `${base}/status`).then((r) => UP.includes(status) && setPid(r.run.pid), fail)
+  }
+  power(root.querySelector('.power'), status)
   const appendLines = (lines) => {
     if (!consoleBox) return
     const atBottom = consoleBox.scrollTop + consoleBox.clientHeight >= consoleBox.scrollHeight - 8
@@ -34,8 +49,10 @@
       progressText.textContent = `${message.data.operation}: ${message.data.percent}% (${message.data.files}/${message.data.totalFiles} files)`
     }
   })
-  // Load the console's recent lines once the live stream is open, so no line falls between.
   source.onopen = () => {
+    // The status as it is now: it may have changed before the stream opened, or while it reconnected.
+    api('GET', `${base}/status`).then((r) => setStatus(r.run.status, r.run.pid ?? undefined), fail)
+    // Load the console's recent lines once the live stream is open, so no line falls between.
     if (role === 'user' || consoleBox.dataset.loaded) return
     consoleBox.dataset.loaded = '1'
     api('GET', `${base}/logs?lines=200`).then((r) => {
@@ -116,7 +133,11 @@
     .getElementById('backup-now')
     .addEventListener('click', () => runTask({ url: `${base}/backups`, body: { type: 'world' } }, 'Backup').catch(fail))
   async function restore(file) {
-    if (!confirm(`Put ${file} back as the world of ${name}? A safety backup is made first.`)) return
+    // Said before it is done: a running server is stopped for it (the CLI asks for --stop, its menu says so too).
+    const question = ['starting', 'running', 'stopping'].includes(status)
+      ? `${name} is ${status}: it will be stopped, its world replaced by ${file}, and started again. A safety backup of the world as it is now is taken first. Go on?`
+      : `Put ${file} back as the world of ${name}? A safety backup of the world as it is now is taken first.`
+    if (!confirm(question)) return
     runTask({ url: `${base}/restore`, body: { file, stop: true } }, 'Restore').catch(fail)
   }
 
