@@ -1,16 +1,9 @@
 import type { ChildProcess } from 'node:child_process'
-import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, outsideRequests, pageErrors } from '../helpers/browser'
+import { launchBrowser, outsideRequests, pageErrors, snap } from '../helpers/browser'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
 import { cli, spawnManager, stop, waitForLine } from '../helpers/run'
-
-/** With SM_SCREENSHOTS=<dir>, the pages are saved there as PNG (to look at them; not checked). */
-async function snap(page: Page, name: string): Promise<void> {
-  const dir = process.env.SM_SCREENSHOTS
-  if (dir) await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
-}
 
 /**
  * The web UI in Debian's Chromium against a real manager (`server-manager start`) and a game

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { type Browser, chromium, type Page } from 'playwright-core'
 
 const CANDIDATES = [
@@ -56,4 +57,10 @@ export function pageErrors(page: Page): string[] {
     if (response.status() === 404 || response.status() >= 500) errors.push(`${response.status()} ${response.url()}`)
   })
   return errors
+}
+
+/** With SM_SCREENSHOTS=<dir>, the page is saved there as `<name>.png` (to look at; not checked). */
+export async function snap(page: Page, name: string): Promise<void> {
+  const dir = process.env.SM_SCREENSHOTS
+  if (dir) await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
 }

@@ -256,6 +256,10 @@ describe('services/web: the OpenAPI document is the API', function () {
       properties: { 'level-name': 'Bedrock level' },
     })
     await admin('POST', '/api/servers/{name}/command', '/api/servers/alpha/command', { command: 'list' })
+    // Stopped: the allowlist file is edited; an operator needs an xuid nobody has seen.
+    await admin('POST', '/api/servers/{name}/allowlist', '/api/servers/alpha/allowlist', { player: 'Steve' })
+    await admin('DELETE', '/api/servers/{name}/allowlist/{player}', '/api/servers/alpha/allowlist/Steve')
+    await admin('POST', '/api/servers/{name}/operators', '/api/servers/alpha/operators', { player: 'Steve' })
     // Running: a command it knows (200) and one it refuses (422 with its reply lines).
     afterItsUser(() => killServers(setup.dataDir))
     await setup.manager.bus.request('servers:start', { name: 'alpha' })
@@ -320,6 +324,8 @@ describe('services/web: the OpenAPI document is the API', function () {
       'GET /servers/{name} 404 text/html',
       'GET /plain/json 200 application/json',
       'GET /api/events/stream 200 text/event-stream',
+      'POST /api/servers/{name}/allowlist 200 application/json',
+      'POST /api/servers/{name}/operators 409 application/json',
     ])
       expect([...walk.seen], seen).to.include(seen)
     expect(
