@@ -73,6 +73,13 @@ describe('services/web: players, the allowlist and operators over the API (issue
     expect(removed.json).to.deep.include({ changed: true, players: [] })
     const again = await http(api('/s1/allowlist/Steve'), { method: 'DELETE', token: web.admin })
     expect(again.json).to.deep.include({ changed: false, message: "'Steve' was not on the allowlist of 's1'." })
+    // A gamertag with a space, in the path as a browser encodes it.
+    await http(api('/s1/allowlist'), { token: web.admin, body: { player: 'Sneezy Puma' } })
+    const spaced = await http(api(`/s1/allowlist/${encodeURIComponent('Sneezy Puma')}`), {
+      method: 'DELETE',
+      token: web.admin,
+    })
+    expect(spaced.json).to.deep.include({ changed: true, players: [] })
 
     const op = await http(api('/s1/operators'), { token: web.admin, body: { player: 'Steve' } })
     expect([op.status, op.json.code]).to.deep.equal([409, 'SM_ERR_SERVER_PLAYER_ID_UNKNOWN'])
