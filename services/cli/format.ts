@@ -13,7 +13,7 @@ export function formatEvent(event: StoredEvent): string {
 }
 
 /** `2026-01-31 12:00:00Z`: an ISO time to the second. */
-function shortTime(iso: string): string {
+export function shortTime(iso: string): string {
   return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')
 }
 

@@ -8,7 +8,7 @@ import { PluginBase, type PluginClass } from './plugin-base'
 import { pluginOnStack } from './process-guard'
 
 /** The version of the plugin interface this build provides (what `engines` ranges are checked against). */
-export const PLUGIN_API_VERSION = '1.2.0'
+export const PLUGIN_API_VERSION = '1.3.0'
 
 /**
  * What a plugin gets for `import … from 'server-manager/manager'`: the embedders' door (the

@@ -63,6 +63,13 @@ declare module '../../kernel/maps' {
       readonly id?: string
       readonly reason: 'left' | 'server_stopped' | 'server_crashed'
     }
+    /**
+     * A player is added to or removed from a server's allowlist (Bedrock allowlist.json, Java
+     * whitelist.json): by its console while it runs, else by editing the file.
+     */
+    allowlist_change: { readonly serverName: string; readonly change: 'add' | 'remove'; readonly player: string }
+    /** A player is made an operator or no longer one (Bedrock permissions.json, Java ops.json). */
+    operator_change: { readonly serverName: string; readonly change: 'add' | 'remove'; readonly player: string }
   }
 }
 
@@ -95,6 +102,14 @@ defineActions('servers', {
     identity: ['serverName', 'name'],
     summary: 'a player leaves a server, or the game ends with them online (observed, in the manager)',
   },
+  allowlist_change: {
+    identity: ['serverName', 'player'],
+    summary: "a player is added to or removed from a server's allowlist",
+  },
+  operator_change: {
+    identity: ['serverName', 'player'],
+    summary: 'a player is made an operator of a server, or no longer one',
+  },
 })
 
 /** The actions this service declares (their payload types). */
@@ -115,4 +130,6 @@ export type ServersActions = Pick<
   | 'delete_server_data'
   | 'player_join'
   | 'player_leave'
+  | 'allowlist_change'
+  | 'operator_change'
 >

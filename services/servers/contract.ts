@@ -1,6 +1,8 @@
 import type { ActionResult } from '../../kernel'
+import type { AccessChange, AccessEntry, AccessListName } from './access-lists'
 import type { BackupFile, BackupReply, BackupType, CopyMethod } from './backups/backups'
 import type { StartReply } from './control'
+import type { PlayerRecord } from './player-history'
 import type { PlayerList } from './player-list'
 import type { GameProfile, ProfileFields, ProfileName } from './profiles'
 import type { ListedSchedule, Schedule } from './schedules'
@@ -8,14 +10,24 @@ import type { ServerSettingView } from './server-settings'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
 import type { ServerStatus, StartMode } from './supervisor/run-files'
 
-export type { GameProfile, HotBackupProtocol, PlayersProtocol, WorldLocation } from './profiles'
 export type {
+  AccessListProtocol,
+  GameProfile,
+  HotBackupProtocol,
+  PlayersProtocol,
+  WorldLocation,
+} from './profiles'
+export type {
+  AccessChange,
+  AccessEntry,
+  AccessListName,
   BackupFile,
   BackupReply,
   BackupType,
   CopyMethod,
   ExitReply,
   PlayerList,
+  PlayerRecord,
   RunStatus,
   SendReply,
   ServerStatus,
@@ -150,6 +162,24 @@ declare module '../../kernel/maps' {
      * (SM_ERR_SERVER_PLAYERS_UNKNOWN when its profile cannot tell).
      */
     'servers:players': { payload: { name: string }; reply: PlayerList }
+    /**
+     * Everyone who joined the server while a manager followed it (the player_history projection):
+     * name, last id, first and last seen, joins, time played, online now; the latest seen first.
+     */
+    'servers:player_history': { payload: { name: string }; reply: PlayerRecord[] }
+    /**
+     * The server's allowlist or operators as its file says (SM_ERR_SERVER_ACCESS_UNKNOWN when its
+     * profile knows none); names come from the player history where the file has only ids.
+     */
+    'servers:access_list': { payload: { name: string; list: AccessListName }; reply: AccessEntry[] }
+    /**
+     * Adds a player to the allowlist or operators, or removes them (the allowlist_change or
+     * operator_change action): by the console while the game runs, else by editing the file.
+     */
+    'servers:access_change': {
+      payload: { name: string; list: AccessListName; change: 'add' | 'remove'; player: string }
+      reply: AccessChange
+    }
     /** Starts it (the server_start action); answers once it is up. */
     'servers:start': { payload: { name: string; mode?: StartMode }; reply: StartReply }
     /**

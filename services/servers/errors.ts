@@ -178,6 +178,55 @@ export const serversErrors = defineErrors('servers', {
     message: (p) =>
       `The server '${p.server}' did not answer '${p.command}' with a players list (its reply: ${p.reply}). Is it the game its profile says? 'server info ${p.server}' shows the profile; 'server logs ${p.server}' what it printed.`,
   }),
+  SM_ERR_SERVER_ACCESS_UNKNOWN: spec<{ server: string; profile: string; list: string }>({
+    status: 422,
+    exit: 69,
+    when: 'An allowlist or operators change or read for a server whose profile knows no such list (a generic server).',
+    message: (p) =>
+      `The server '${p.server}' (profile ${p.profile}) has no ${p.list} the manager knows: only the bedrock and java profiles know their game's allowlist and operators files. Manage them the game's own way ('server send ${p.server} <command>', or its files).`,
+  }),
+  SM_ERR_SERVER_PLAYER_INVALID: spec<{ server: string; player: string; reason: string }>({
+    status: 422,
+    exit: 64,
+    when: 'An allowlist or operators change named a player that cannot be a player name.',
+    message: (p) => `'${p.player}' cannot be a player of '${p.server}': ${p.reason}. Nothing was changed.`,
+  }),
+  SM_ERR_SERVER_PLAYER_ID_UNKNOWN: spec<{
+    server: string
+    player: string
+    list: string
+    file: string
+    id: string
+    hint: string
+  }>({
+    status: 409,
+    exit: 75,
+    when: "A player was to be added to a list whose file needs the player's id (Java's UUID, Bedrock's xuid in permissions.json) while the manager edits the file, and the player history knows none.",
+    message: (p) =>
+      `'${p.player}' cannot be added to the ${p.list} of '${p.server}' now: ${p.file} names players by ${p.id}, and no ${p.id} of '${p.player}' is known (the player history has the ids of players who joined while a manager ran; nothing is looked up on the internet). Let '${p.player}' join the server once${p.hint}, then try again. Nothing was changed.`,
+  }),
+  SM_ERR_SERVER_ACCESS_REFUSED: spec<{
+    server: string
+    list: string
+    player: string
+    change: string
+    line: string
+    /** Every line the game answered. */
+    reply: readonly string[]
+  }>({
+    status: 422,
+    exit: 65,
+    when: "A running game refused an allowlist or operators change sent to its console (a reply line matched its profile's error lines).",
+    message: (p) =>
+      `The server '${p.server}' refused to ${p.change} '${p.player}' ${p.change === 'add' ? 'to' : 'from'} its ${p.list}: "${p.line}". Check the name's spelling; a Java server knows only players who joined it before unless it can ask Mojang's servers (it needs the internet for that). Nothing was changed.`,
+  }),
+  SM_ERR_SERVER_ACCESS_FILE_INVALID: spec<{ server: string; file: string; reason: string }>({
+    status: 422,
+    exit: 65,
+    when: "A server's allowlist or operators file is not a JSON list of players.",
+    message: (p) =>
+      `${p.file} of '${p.server}' cannot be read as a list of players: ${p.reason}. Fix it or remove it (the game writes an empty one); nothing was changed.`,
+  }),
   SM_ERR_BACKUP_NOT_FOUND: spec<{ server: string; file: string }>({
     status: 404,
     exit: 66,

@@ -6,12 +6,14 @@ import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import { type BusScope, closest, isSmError, performAction, reasonOf, type Service, SmError } from '../../kernel'
 import { TASKS } from '../tasks/contract'
+import { AccessLists } from './access-lists'
 import { Backups } from './backups/backups'
 import type { AddServer, ServerInfo, ServerRecord } from './contract'
 import { ServerControl, settled } from './control'
 import { detectProfile, javaLaunch } from './detect'
 import { acceptEula, EULA_URL, eulaState } from './eula'
 import { applyUpdate, installSource, keptOnUpdate, renameJarForUpdate, stageRelease } from './install'
+import { type PlayerRecord, playerHistoryProjection, readPlayerHistory } from './player-history'
 import { askPlayers } from './player-list'
 import { PlayerTracker } from './player-tracker'
 import {
@@ -55,6 +57,7 @@ export function serversService(): Service {
       await bus.request('events:register_projection', { projection: serversProjection })
       await bus.request('events:register_projection', { projection: statusProjection })
       await bus.request('events:register_projection', { projection: schedulesProjection })
+      await bus.request('events:register_projection', { projection: playerHistoryProjection })
       await bus.request('events:declare_facts', {
         types: [
           'server_added',
@@ -161,6 +164,21 @@ export function serversService(): Service {
       const listPlayers = (server: ServerRecord) =>
         askPlayers(server, (command) => servers.ask(server, command, 'tell who is online'))
       bus.handle('servers:players', async ({ name }) => listPlayers(await find(name)))
+      const history = (name: string) =>
+        bus.request('events:read_projection', {
+          projection: playerHistoryProjection.name,
+          read: (sql) => readPlayerHistory(sql, name),
+        }) as Promise<PlayerRecord[]>
+      bus.handle('servers:player_history', async ({ name }) => {
+        const server = await find(name)
+        await servers.status(server) // a look records a game's end nobody saw, which ends its sessions
+        return history(server.name)
+      })
+      const access = new AccessLists(bus, servers, history)
+      bus.handle('servers:access_list', async ({ name, list }) => access.list(await find(name), list))
+      bus.handle('servers:access_change', async ({ name, list, change, player }) =>
+        access.change(await find(name), list, change, player),
+      )
       bus.handle(
         'servers:start',
         tracked('start', (server, { mode }) => servers.start(server, mode ?? 'detached')),

@@ -55,6 +55,34 @@ export function holdCommands(protocol: HotBackupProtocol): {
     : { hold: protocol.off, resume: protocol.on }
 }
 
+/**
+ * A list of players a game keeps in a JSON file of its directory: who may join (the allowlist)
+ * or who is an operator. While the game runs, `add` and `remove` go to its console where it has
+ * them (it resolves the name and writes its file); otherwise the manager edits the file
+ * (atomically) and, while it runs, sends `reload`. Each entry of the file is an object:
+ * `name` (where `named`), the player's id under `idField`, and `fields`.
+ */
+export interface AccessListProtocol {
+  /** The JSON file (an array of objects), relative to the server directory. */
+  readonly file: string
+  /** The field that holds a player's id: Bedrock's `xuid`, Java's `uuid`. */
+  readonly idField: string
+  /** Whether entries name the player (Bedrock's permissions.json has only xuids). */
+  readonly named: boolean
+  /** Whether an entry needs the id: the manager takes it from the player history, or refuses. */
+  readonly idRequired: boolean
+  /** Written with every new entry; those named in `match` must be on an entry for it to count. */
+  readonly fields: Readonly<Record<string, string | number | boolean>>
+  readonly match: readonly string[]
+  /** Console commands while the game runs: `{name}` is the player's name (quoted when it holds a space). */
+  readonly add?: string
+  readonly remove?: string
+  /** The console command that makes a running game read the file again after the manager edited it. */
+  readonly reload?: string
+  /** Reply messages that mean there was nothing to do (already on the list, or not on it). */
+  readonly unchanged: readonly string[]
+}
+
 /** Where a game's world is: a directory, or one a properties file names (`level-name`). */
 export type WorldLocation =
   | { readonly dir: string }
@@ -79,6 +107,10 @@ export interface GameProfile {
   /** How to tell every player something: `say {message}`; none when the game cannot. */
   readonly sayCommand: string | undefined
   readonly players: PlayersProtocol | undefined
+  /** Who may join (Bedrock's allowlist.json, Java's whitelist.json); none: the profile does not know. */
+  readonly allowlist: AccessListProtocol | undefined
+  /** Who is an operator (Bedrock's permissions.json, Java's ops.json); none: the profile does not know. */
+  readonly operators: AccessListProtocol | undefined
   /** Config files (relative to the server directory): config backups hold them, the editor edits them. */
   readonly configFiles: readonly string[]
   readonly world: WorldLocation | undefined
@@ -110,13 +142,36 @@ const BEDROCK: GameProfile = {
   // `[2022-07-17 02:32:53:104 INFO] x`, `[2020-04-14 10:55:15 INFO] x`, `[INFO] x`, `NO LOG FILE! - [INFO] x`.
   messagePattern:
     '^(?:NO LOG FILE! - )?\\[(?:\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d(?::\\d{1,3})? )?(?:INFO|WARN|ERROR)\\] ?(.*)$',
-  errorLines: ['^Unknown command: ', '^Syntax error: '],
+  errorLines: ['^Unknown command: ', '^Syntax error: ', '^No targets matched selector'],
   sayCommand: 'say {message}',
   players: {
     listCommand: 'list',
     listReply: '^There are (?<online>\\d+)/(?<max>\\d+) players online:',
     join: '^Player connected: (?<name>.+?), xuid: (?<id>\\d*)',
     leave: '^Player disconnected: (?<name>.+?), xuid: (?<id>\\d*)',
+  },
+  allowlist: {
+    file: 'allowlist.json',
+    idField: 'xuid',
+    named: true,
+    idRequired: false,
+    fields: { ignoresPlayerLimit: false },
+    match: [],
+    add: 'allowlist add {name}',
+    remove: 'allowlist remove {name}',
+    reload: 'allowlist reload',
+    unchanged: ['^Player already in allowlist', '^Player not in allowlist'],
+  },
+  // `op` takes only a player who is online: the file is edited, then reloaded.
+  operators: {
+    file: 'permissions.json',
+    idField: 'xuid',
+    named: false,
+    idRequired: true,
+    fields: { permission: 'operator' },
+    match: ['permission'],
+    reload: 'permission reload',
+    unchanged: [],
   },
   configFiles: ['server.properties', 'allowlist.json', 'permissions.json'],
   world: { property: 'level-name', file: 'server.properties', parent: 'worlds', fallback: 'Bedrock level' },
@@ -142,7 +197,13 @@ const JAVA: GameProfile = {
   // `[23Jun2024 12:34:56.789] [Server thread/INFO] [net.minecraft.server.Main/]: x`.
   messagePattern:
     '^\\[(?:\\d\\d[A-Za-z]{3}\\d{4} )?\\d\\d:\\d\\d:\\d\\d(?:\\.\\d{3})?(?:\\] \\[[^\\]]*/| )(?:INFO|WARN|ERROR|FATAL|DEBUG|TRACE)\\](?: \\[[^\\]]*\\])?: ?(.*)$',
-  errorLines: ['^Unknown or incomplete command', '<--\\[HERE\\]$', '^Unknown command\\.'],
+  errorLines: [
+    '^Unknown or incomplete command',
+    '<--\\[HERE\\]$',
+    '^Unknown command\\.',
+    '^That player does not exist$',
+    '^No player was found$',
+  ],
   sayCommand: 'say {message}',
   players: {
     listCommand: 'list',
@@ -150,6 +211,33 @@ const JAVA: GameProfile = {
     join: '^(?<name>[A-Za-z0-9_]{1,16}) joined the game$',
     leave: '^(?<name>[A-Za-z0-9_]{1,16}) left the game$',
     identify: '^UUID of player (?<name>[A-Za-z0-9_]{1,16}) is (?<id>[0-9a-fA-F-]{32,36})$',
+  },
+  // The game looks a name up in its user cache (players who joined) or at Mojang's.
+  allowlist: {
+    file: 'whitelist.json',
+    idField: 'uuid',
+    named: true,
+    idRequired: true,
+    fields: {},
+    match: [],
+    add: 'whitelist add {name}',
+    remove: 'whitelist remove {name}',
+    reload: 'whitelist reload',
+    unchanged: ['^Player is already whitelisted$', '^Player is not whitelisted$'],
+  },
+  operators: {
+    file: 'ops.json',
+    idField: 'uuid',
+    named: true,
+    idRequired: true,
+    fields: { level: 4, bypassesPlayerLimit: false },
+    match: [],
+    add: 'op {name}',
+    remove: 'deop {name}',
+    unchanged: [
+      '^Nothing changed\\. The player already is an operator$',
+      '^Nothing changed\\. The player is not an operator$',
+    ],
   },
   configFiles: [
     'server.properties',
@@ -180,6 +268,8 @@ const GENERIC: GameProfile = {
   errorLines: [],
   sayCommand: undefined,
   players: undefined,
+  allowlist: undefined,
+  operators: undefined,
   configFiles: [],
   world: undefined,
   hotBackup: undefined,

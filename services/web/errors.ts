@@ -101,8 +101,9 @@ export const webErrors = defineErrors('web', {
   SM_ERR_WEB_COMMAND_BLOCKED: spec<{ command: string }>({
     status: 403,
     exit: 77,
-    when: 'A non-admin sent a console command that only admins may send over the API (stop, save, allowlist off).',
-    message: (p) => `Only admins may send '${p.command}' to a server. Use the stop and backup actions instead.`,
+    when: 'A non-admin sent a console command that only admins may send over the API (stop, save, allowlist, whitelist, permission, op, deop).',
+    message: (p) =>
+      `Only admins may send '${p.command}…' to a server: it stops or saves the game, or changes who may join or who is an operator. Use the power and backup actions instead; an admin manages the allowlist and operators.`,
   }),
   SM_ERR_WEB_TEMPLATE_NOT_FOUND: spec<{ view: string; plugin: string }>({
     status: 500,

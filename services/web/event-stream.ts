@@ -6,13 +6,14 @@ import { AUTH_FACTS, type Identity, type Role, roleAtLeast } from '../auth/contr
 /**
  * Topics a client can follow on `GET /api/events/stream?topics=a,b`, and who may:
  * - `server_status` (user): every server's status changes;
+ * - `players:<server>` (user): a server's players joining and leaving, as they are recorded;
  * - `tasks`, `task:<id>` (user): task progress and results;
  * - `server_log:<server>` (moderator): console lines as the server writes them;
  * - `backup_progress:<server>` (moderator): backup, restore and export progress;
  * - `event:<type>`, `event:*` (admin): facts as they are recorded (secrets redacted).
  */
 export function topicAccess(topic: string): Role | undefined {
-  if (topic === 'server_status' || topic === 'tasks' || /^task:[\w-]+$/.test(topic)) return 'user'
+  if (topic === 'server_status' || topic === 'tasks' || /^(task:[\w-]+|players:[^:\s]+)$/.test(topic)) return 'user'
   if (/^(server_log|backup_progress):[^:\s]+$/.test(topic)) return 'moderator'
   if (/^event:[\w*]+$/.test(topic)) return 'admin'
   return undefined
@@ -67,6 +68,8 @@ export class EventStream {
         this.publish('event:*', 'fact', fact)
         const p = event.payload as Record<string, unknown>
         if (event.type === 'after_server_status_change') this.publish('server_status', 'server_status', p)
+        if (event.type === 'after_player_join' || event.type === 'after_player_leave')
+          this.publish(`players:${String(p.serverName)}`, event.type, p)
         if (event.type === 'task_started' || event.type === 'task_finished') {
           const data = { ...p, state: event.type === 'task_started' ? 'running' : p.state }
           this.publish('tasks', event.type, data)
@@ -94,7 +97,7 @@ export class EventStream {
       const required = topicAccess(topic)
       if (!required)
         throw new SmError('SM_ERR_WEB_VALIDATION', {
-          summary: `'${topic}' is not a topic (server_status, tasks, task:<id>, server_log:<server>, backup_progress:<server>, event:<type>)`,
+          summary: `'${topic}' is not a topic (server_status, tasks, task:<id>, players:<server>, server_log:<server>, backup_progress:<server>, event:<type>)`,
           issues: [{ where: 'query', path: 'topics', message: `unknown topic '${topic}'` }],
         })
       if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })

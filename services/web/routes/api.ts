@@ -25,6 +25,7 @@ import {
   User,
 } from './api-schemas'
 import { serverAdminRoutes } from './server-admin'
+import { serverPlayerRoutes } from './server-players'
 
 const Accepted = z
   .object({ status: z.literal('accepted'), message: z.string(), task_id: z.string() })
@@ -37,12 +38,15 @@ const ServerSummary = ServerRecord.extend({
 const ServerInfo = ServerRecord.extend({ world: z.string().optional(), dirExists: z.boolean() })
 const PluginName = z.object({ name: z.string().min(1).max(200) })
 
-/** Console commands only admins may send over the API (decisions §7): prefix, any case, a leading / ignored. */
-const ADMIN_ONLY_COMMANDS = ['stop', 'save', 'allowlist off']
+/**
+ * Console commands only admins may send over the API (decisions §7): prefix, any case, a leading
+ * / ignored. Who may join and who is an operator are admins' content (issue 20), whichever way.
+ */
+const ADMIN_ONLY_COMMANDS = ['stop', 'save', 'allowlist', 'whitelist', 'permission', 'op ', 'deop ']
 
 export function adminOnlyCommand(command: string): string | undefined {
   const text = command.trim().replace(/^\/+/, '').toLowerCase().replace(/\s+/g, ' ')
-  return ADMIN_ONLY_COMMANDS.find((blocked) => text.startsWith(blocked))
+  return ADMIN_ONLY_COMMANDS.find((blocked) => text.startsWith(blocked))?.trim()
 }
 
 /** The JSON API: status, servers, tasks, settings, plugins, the event log, users and API tokens. */
@@ -108,6 +112,7 @@ export function apiRoutes(app: WebApp): Router[] {
   router = area()
   const servers = ['Servers']
   serverAdminRoutes(router, app)
+  serverPlayerRoutes(router, app)
   defineRoute(
     router,
     {
@@ -211,7 +216,8 @@ export function apiRoutes(app: WebApp): Router[] {
       method: 'post',
       path: '/servers/:name/command',
       name: 'send_command',
-      summary: 'Send a console command, answered with its reply lines (stop, save and allowlist off: admins only)',
+      summary:
+        'Send a console command, answered with its reply lines (stop, save, allowlist, whitelist, permission, op and deop: admins only)',
       tags: servers,
       access: 'moderator',
       params: ServerName,
@@ -228,7 +234,7 @@ export function apiRoutes(app: WebApp): Router[] {
           ),
       }),
       errors: {
-        403: 'stop, save and allowlist off are for admins',
+        403: 'stop, save, allowlist, whitelist, permission, op and deop are for admins',
         404: NO_SERVER,
         409: 'The server is not running.',
         422: 'The body is not valid (`issues` lists what), or the game refused the command (SM_ERR_SERVER_COMMAND_REFUSED: a reply line is one of its error lines, such as `Unknown command`; `reply` holds its reply lines). A refused command was sent once and is not sent again.',
@@ -849,7 +855,7 @@ export function apiRoutes(app: WebApp): Router[] {
       path: '/events/stream',
       name: 'event_stream',
       summary:
-        'Live Server-Sent Events: topics server_status, tasks, task:<id>, server_log:<server>, backup_progress:<server>, event:<type>',
+        'Live Server-Sent Events: topics server_status, tasks, task:<id>, players:<server>, server_log:<server>, backup_progress:<server>, event:<type>',
       tags: events,
       access: 'user',
       query: z.object({ topics: z.string().default('server_status') }),

@@ -74,7 +74,8 @@ export function pageRoutes(app: WebApp): Router {
       const server = await app.bus.request('servers:info', { name: params.name })
       const run = await app.bus.request('servers:status', { name: params.name })
       const eula = await app.bus.request('servers:eula', { name: params.name })
-      await render(ctx, 'server', { title: server.name, server, run, eula })
+      const profile = await app.bus.request('servers:profile', { name: params.name })
+      await render(ctx, 'server', { title: server.name, server, run, eula, profile })
       return undefined
     },
   )

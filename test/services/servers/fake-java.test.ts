@@ -179,6 +179,44 @@ describe('test/fixtures/fake-java.js: a vanilla Java Edition console, as the tes
     expect(await game.ended).to.equal(3)
   })
 
+  it('keeps its whitelist and operators as vanilla does: only names it has seen, in its own files, with its replies', async () => {
+    const { dir } = fakeJavaDir({ eula: true })
+    const game = new Console(dir)
+    await game.ready()
+    const uuid = '069a79f4-44e9-4726-a5be-fca90e38aaf5'
+    expect(await game.ask('whitelist add Notch', /player/)).to.match(logged('That player does not exist'))
+    game.send(`fakejoin Notch ${uuid}`)
+    await game.next(/joined the game/)
+    expect(JSON.parse(readFileSync(join(dir, 'usercache.json'), 'utf8'))).to.deep.include({
+      name: 'Notch',
+      uuid,
+      expiresOn: '2099-01-01 00:00:00 +0000',
+    })
+    expect(await game.ask('whitelist add notch', /whitelist/)).to.match(logged('Added Notch to the whitelist'))
+    expect(await game.ask('whitelist add Notch', /whitelisted/)).to.match(logged('Player is already whitelisted'))
+    expect(JSON.parse(readFileSync(join(dir, 'whitelist.json'), 'utf8'))).to.deep.equal([{ uuid, name: 'Notch' }])
+    expect(await game.ask('whitelist list', /whitelisted/)).to.match(
+      logged(quoted('There are 1 whitelisted player(s): Notch')),
+    )
+    expect(await game.ask('whitelist reload', /Reloaded/)).to.match(logged('Reloaded the whitelist'))
+    expect(await game.ask('whitelist remove Notch', /whitelist/)).to.match(logged('Removed Notch from the whitelist'))
+    expect(await game.ask('whitelist remove Notch', /whitelisted/)).to.match(logged('Player is not whitelisted'))
+    expect(await game.ask('op Notch', /operator/)).to.match(logged('Made Notch a server operator'))
+    expect(await game.ask('op Notch', /operator/)).to.match(
+      logged(quoted('Nothing changed. The player already is an operator')),
+    )
+    expect(JSON.parse(readFileSync(join(dir, 'ops.json'), 'utf8'))).to.deep.equal([
+      { uuid, name: 'Notch', level: 4, bypassesPlayerLimit: false },
+    ])
+    expect(await game.ask('deop Notch', /operator/)).to.match(logged('Made Notch no longer a server operator'))
+    expect(await game.ask('deop Notch', /operator/)).to.match(
+      logged(quoted('Nothing changed. The player is not an operator')),
+    )
+    expect(await game.ask('op Herobrine', /player/)).to.match(logged('That player does not exist'))
+    game.send('crash')
+    expect(await game.ended).to.equal(3)
+  })
+
   it('writes its world while saving is on, not at all after save-off, and exactly the flushed state on save-all flush', async () => {
     const { dir } = fakeJavaDir({ eula: true })
     const world = join(dir, 'world')

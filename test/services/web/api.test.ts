@@ -129,10 +129,11 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
     })
   })
 
-  it('keeps console commands that stop or save a server, and allowlist off, for admins', async () => {
+  it('keeps console commands that stop or save a server, or change who may join or who is an operator, for admins', async () => {
     web = await startWeb()
     const moderator = await web.login('m', 'moderator')
-    for (const command of ['stop', '/STOP', 'save hold', '  Save resume', 'allowlist off']) {
+    const access = ['allowlist add Steve', 'whitelist remove Steve', 'op Steve', '/DEOP Steve', 'permission reload']
+    for (const command of ['stop', '/STOP', 'save hold', '  Save resume', 'allowlist off', ...access]) {
       const refused = await http(`${web.url}/api/servers/any/command`, { token: moderator, body: { command } })
       expect(refused.status, command).to.equal(403)
       expect(refused.json.code, command).to.equal('SM_ERR_WEB_COMMAND_BLOCKED')

@@ -297,6 +297,10 @@ describe('services/web: the OpenAPI document is the API', function () {
     await fileCalls(setup.url, tokens.admin as string, admin, (what, answer) =>
       walk.check(find('POST', '/api/servers/{name}/files/upload'), what, answer),
     )
+    // Stopped: the allowlist file is edited; an operator needs an xuid nobody has seen.
+    await admin('POST', '/api/servers/{name}/allowlist', '/api/servers/alpha/allowlist', { player: 'Steve' })
+    await admin('DELETE', '/api/servers/{name}/allowlist/{player}', '/api/servers/alpha/allowlist/Steve')
+    await admin('POST', '/api/servers/{name}/operators', '/api/servers/alpha/operators', { player: 'Steve' })
     // Running: a command it knows (200) and one it refuses (422 with its reply lines).
     afterItsUser(() => killServers(setup.dataDir))
     await setup.manager.bus.request('servers:start', { name: 'alpha' })
@@ -364,6 +368,8 @@ describe('services/web: the OpenAPI document is the API', function () {
       'PUT /api/servers/{name}/files/text 409 application/json',
       'POST /api/servers/{name}/files/upload 201 application/json',
       'POST /api/servers/{name}/files/upload 409 application/json',
+      'POST /api/servers/{name}/allowlist 200 application/json',
+      'POST /api/servers/{name}/operators 409 application/json',
     ])
       expect([...walk.seen], seen).to.include(seen)
     expect(

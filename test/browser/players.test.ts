@@ -1,0 +1,95 @@
+import type { ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser, outsideRequests, pageErrors, snap } from '../helpers/browser'
+import { fakeBedrockDir, gameDataDir } from '../helpers/game'
+import { cli, cliOk, spawnManager, stop, waitForLine } from '../helpers/run'
+import { webUrl } from '../helpers/web-process'
+
+/**
+ * The server page's Players section (issue 20, item 3) in Debian's Chromium, against a real
+ * manager and a Bedrock stand-in under its supervisor: a player joins the game and shows up live,
+ * and an admin adds a name to the allowlist from the page.
+ */
+describe('the Players section of the server page in a real browser', () => {
+  let dataDir: string
+  let dir: string
+  let manager: ChildProcess
+  let url: string
+  let browser: Browser
+  let page: Page
+  let outside: string[]
+  let errors: string[]
+
+  before(async () => {
+    dataDir = gameDataDir()
+    dir = fakeBedrockDir()
+    await cliOk(dataDir, ['setting', 'set', 'web.port', '0'])
+    await cliOk(dataDir, ['server', 'add', 'lobby', '--dir', dir])
+    const admin = await cli(
+      dataDir,
+      ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'],
+      {},
+      'a long password\n',
+    )
+    expect(admin.code, admin.stderr).to.equal(0)
+    manager = await spawnManager(dataDir)
+    ;[url] = await Promise.all([webUrl(manager), waitForLine(manager, /^ready in/)])
+    await cliOk(dataDir, ['server', 'start', 'lobby'])
+    browser = await launchBrowser()
+    page = await browser.newPage()
+    outside = outsideRequests(page, url)
+    errors = pageErrors(page)
+  })
+
+  // The game the test started outlives the manager by design: gameDataDir() kills it after this describe.
+  after(async () => {
+    try {
+      await browser?.close()
+    } finally {
+      if (manager) await stop(manager)
+    }
+  })
+
+  it('shows a player who joins the game in the Players section, live, online now and in the history', async () => {
+    await page.goto(`${url}/login?next=/servers/lobby`)
+    await page.getByLabel('User name').fill('boss')
+    await page.getByLabel('Password').fill('a long password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(`${url}/servers/lobby`)
+    await page.getByRole('heading', { name: 'lobby' }).waitFor()
+    await page.locator('#player-history', { hasText: 'Nobody has joined' }).waitFor()
+
+    await cliOk(dataDir, ['server', 'send', 'lobby', 'fakejoin', 'Steve', '2535412345678901'])
+    await page.locator('#players-online [data-player="Steve"]').waitFor()
+    const row = page.locator('#player-history tr[data-player="Steve"]')
+    await row.locator('td', { hasText: 'online' }).waitFor()
+    expect(await row.locator('code').textContent()).to.equal('2535412345678901')
+
+    await cliOk(dataDir, ['server', 'send', 'lobby', 'fakeleave', 'Steve'])
+    await page.waitForFunction(() => !document.querySelector('#players-online [data-player="Steve"]'))
+    await row.locator('td', { hasText: 'online' }).waitFor({ state: 'detached' })
+  })
+
+  it("adds a name to the allowlist from the page, through the running game's console", async () => {
+    const section = page.locator('#allowlist')
+    await section.locator('tbody', { hasText: 'Nobody.' }).waitFor()
+    await page.getByLabel('Player for the allowlist').fill('Alex')
+    await page.getByRole('button', { name: 'Add to allowlist' }).click()
+    await section.locator('tr[data-player="Alex"]').waitFor()
+    await page.getByText("'Alex' added to the allowlist of 'lobby' (by its console).").waitFor()
+    expect(JSON.parse(readFileSync(join(dir, 'allowlist.json'), 'utf8'))).to.deep.equal([
+      { ignoresPlayerLimit: false, name: 'Alex' },
+    ])
+    await snap(page, 'players')
+    await section.locator('tr[data-player="Alex"]').getByRole('button', { name: 'Remove' }).click()
+    await section.locator('tbody', { hasText: 'Nobody.' }).waitFor()
+  })
+
+  it('loaded nothing from outside the machine, and the page logged no error', () => {
+    expect(outside).to.deep.equal([])
+    expect(errors).to.deep.equal([])
+  })
+})
