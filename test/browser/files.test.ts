@@ -1,54 +1,28 @@
-import type { ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, outsideRequests, pageErrors } from '../helpers/browser'
+import type { Page } from 'playwright-core'
+import { type BrowserRun, openInBrowser, signInPage, userCommand } from '../helpers/browser'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
-import { cli, spawnManager, stop, waitForLine } from '../helpers/run'
 
 /** The file manager page in Debian's Chromium against a real manager, as an admin uses it. */
 describe('the file manager in a real browser', () => {
   let dir: string
-  let manager: ChildProcess
+  let session: BrowserRun
   let url: string
-  let browser: Browser
   let page: Page
-  let outside: string[]
-  let errors: string[]
 
   before(async () => {
-    const dataDir = gameDataDir()
     dir = fakeBedrockDir()
-    for (const [args, input] of [
-      [['setting', 'set', 'web.port', '0']],
-      [['server', 'add', 'lobby', '--dir', dir]],
-      [['user', 'create', 'admin', '--role', 'admin', '--password-stdin'], 'a good password\n'],
-    ] as [string[], string?][]) {
-      const result = await cli(dataDir, args, {}, input)
-      expect(result.code, result.stderr).to.equal(0)
-    }
-    manager = await spawnManager(dataDir)
-    const line = await waitForLine(manager, /web UI and API on http:\/\/\S+/)
-    url = /(http:\/\/\S+?)\s/.exec(`${line} `)?.[1] as string
-    browser = await launchBrowser()
-    page = await browser.newPage()
-    outside = outsideRequests(page, url)
-    errors = pageErrors(page)
-    await page.goto(`${url}/login`)
-    await page.getByLabel('User name').fill('admin')
-    await page.getByLabel('Password').fill('a good password')
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.waitForURL(`${url}/`)
+    session = await openInBrowser(gameDataDir(), [
+      ['server', 'add', 'lobby', '--dir', dir],
+      userCommand('admin', 'admin', 'a good password'),
+    ])
+    ;({ url, page } = session)
+    await signInPage(page, url, 'admin', 'a good password')
   })
 
-  after(async () => {
-    try {
-      await browser?.close()
-    } finally {
-      if (manager) await stop(manager)
-    }
-  })
+  after(() => session?.close())
 
   it("opens the server's files from its page and edits server.properties, the change on disk", async () => {
     await page.goto(`${url}/servers/lobby`)
@@ -103,7 +77,7 @@ describe('the file manager in a real browser', () => {
   })
 
   it('loaded nothing from outside the machine, and no page logged an error', () => {
-    expect(outside).to.deep.equal([])
-    expect(errors).to.deep.equal([])
+    expect(session.outside).to.deep.equal([])
+    expect(session.errors).to.deep.equal([])
   })
 })

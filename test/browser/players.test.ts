@@ -1,12 +1,10 @@
-import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, outsideRequests, pageErrors, snap } from '../helpers/browser'
+import type { Page } from 'playwright-core'
+import { type BrowserRun, openInBrowser, snap, userCommand } from '../helpers/browser'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
-import { cli, cliOk, spawnManager, stop, waitForLine } from '../helpers/run'
-import { webUrl } from '../helpers/web-process'
+import { cliOk } from '../helpers/run'
 
 /**
  * The server page's Players section (issue 20, item 3) in Debian's Chromium, against a real
@@ -16,42 +14,23 @@ import { webUrl } from '../helpers/web-process'
 describe('the Players section of the server page in a real browser', () => {
   let dataDir: string
   let dir: string
-  let manager: ChildProcess
+  let session: BrowserRun
   let url: string
-  let browser: Browser
   let page: Page
-  let outside: string[]
-  let errors: string[]
 
   before(async () => {
     dataDir = gameDataDir()
     dir = fakeBedrockDir()
-    await cliOk(dataDir, ['setting', 'set', 'web.port', '0'])
-    await cliOk(dataDir, ['server', 'add', 'lobby', '--dir', dir])
-    const admin = await cli(
-      dataDir,
-      ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'],
-      {},
-      'a long password\n',
-    )
-    expect(admin.code, admin.stderr).to.equal(0)
-    manager = await spawnManager(dataDir)
-    ;[url] = await Promise.all([webUrl(manager), waitForLine(manager, /^ready in/)])
+    session = await openInBrowser(dataDir, [
+      ['server', 'add', 'lobby', '--dir', dir],
+      userCommand('boss', 'admin', 'a long password'),
+    ])
+    ;({ url, page } = session)
     await cliOk(dataDir, ['server', 'start', 'lobby'])
-    browser = await launchBrowser()
-    page = await browser.newPage()
-    outside = outsideRequests(page, url)
-    errors = pageErrors(page)
   })
 
   // The game the test started outlives the manager by design: gameDataDir() kills it after this describe.
-  after(async () => {
-    try {
-      await browser?.close()
-    } finally {
-      if (manager) await stop(manager)
-    }
-  })
+  after(() => session?.close())
 
   it('shows a player who joins the game in the Players section, live, online now and in the history', async () => {
     await page.goto(`${url}/login?next=/servers/lobby`)
@@ -89,7 +68,7 @@ describe('the Players section of the server page in a real browser', () => {
   })
 
   it('loaded nothing from outside the machine, and the page logged no error', () => {
-    expect(outside).to.deep.equal([])
-    expect(errors).to.deep.equal([])
+    expect(session.outside).to.deep.equal([])
+    expect(session.errors).to.deep.equal([])
   })
 })

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
-import { type BrowserRun, openInBrowser, signInPage } from '../helpers/browser'
+import { type BrowserRun, openInBrowser, signInPage, userCommand } from '../helpers/browser'
 import { FAKE_BEDROCK, gameDataDir } from '../helpers/game'
 import { cli } from '../helpers/run'
 import { tempDir } from '../helpers/temp-dir'
@@ -34,14 +34,10 @@ describe('the web UI: servers installed, configured, updated and removed from th
 
   before(async () => {
     dataDir = gameDataDir()
-    for (const [args, input] of [
-      [['user', 'create', 'admin', '--role', 'admin', '--password-stdin'], 'an admin password\n'],
-      [['user', 'create', 'mod', '--role', 'moderator', '--password-stdin'], 'a moderator password\n'],
-    ] as [string[], string?][]) {
-      const result = await cli(dataDir, args, {}, input)
-      expect(result.code, result.stderr).to.equal(0)
-    }
-    session = await openInBrowser(dataDir)
+    session = await openInBrowser(dataDir, [
+      userCommand('admin', 'admin', 'an admin password'),
+      userCommand('mod', 'moderator', 'a moderator password'),
+    ])
     ;({ url, page } = session)
   })
 

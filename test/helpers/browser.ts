@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { type Browser, chromium, type Page } from 'playwright-core'
-import { cli, spawnManager, stop } from './run'
+import { cli, spawnManager, stop, waitForLine } from './run'
 import { webUrl } from './web-process'
 
 const CANDIDATES = [
@@ -78,19 +78,30 @@ export interface BrowserRun {
   close(): Promise<void>
 }
 
+/** A CLI command to run before the manager starts: its arguments, or with its standard input. */
+export type SetupCommand = readonly string[] | { readonly args: readonly string[]; readonly input: string }
+
+/** `user create <name> --role <role>` with its password on standard input, as a setup command. */
+export const userCommand = (name: string, role: string, password: string): SetupCommand => ({
+  args: ['user', 'create', name, '--role', role, '--password-stdin'],
+  input: `${password}\n`,
+})
+
 /**
  * Runs the CLI `commands` on `dataDir` (each must succeed), starts its manager
  * (`server-manager start`, on a free web port) and opens a Chromium page that records what it
  * loads from outside and the errors it logs.
  */
-export async function openInBrowser(dataDir: string, commands: readonly string[][] = []): Promise<BrowserRun> {
-  for (const args of [['setting', 'set', 'web.port', '0'], ...commands]) {
-    const result = await cli(dataDir, args)
+export async function openInBrowser(dataDir: string, commands: readonly SetupCommand[] = []): Promise<BrowserRun> {
+  for (const command of [['setting', 'set', 'web.port', '0'], ...commands]) {
+    const { args, input } = 'args' in command ? command : { args: command, input: undefined }
+    const result = await cli(dataDir, [...args], {}, input)
     expect(result.code, `${args.join(' ')}: ${result.stderr}`).to.equal(0)
   }
   const manager = await spawnManager(dataDir)
   try {
-    const url = await webUrl(manager)
+    // Ready: its CLI bridge serves too, so a test's commands go to it.
+    const [url] = await Promise.all([webUrl(manager), waitForLine(manager, /^ready in/)])
     const browser = await launchBrowser()
     const page = await browser.newPage()
     return {
