@@ -89,16 +89,20 @@ export const userCommand = (name: string, role: string, password: string): Setup
 
 /**
  * Runs the CLI `commands` on `dataDir` (each must succeed), starts its manager
- * (`server-manager start`, on a free web port) and opens a Chromium page that records what it
- * loads from outside and the errors it logs.
+ * (`server-manager start`, on a free web port; both with `env` over the test's own) and opens a
+ * Chromium page that records what it loads from outside and the errors it logs.
  */
-export async function openInBrowser(dataDir: string, commands: readonly SetupCommand[] = []): Promise<BrowserRun> {
+export async function openInBrowser(
+  dataDir: string,
+  commands: readonly SetupCommand[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<BrowserRun> {
   for (const command of [['setting', 'set', 'web.port', '0'], ...commands]) {
     const { args, input } = 'args' in command ? command : { args: command, input: undefined }
-    const result = await cli(dataDir, [...args], {}, input)
+    const result = await cli(dataDir, [...args], env, input)
     expect(result.code, `${args.join(' ')}: ${result.stderr}`).to.equal(0)
   }
-  const manager = await spawnManager(dataDir)
+  const manager = await spawnManager(dataDir, [], env)
   try {
     // Ready: its CLI bridge serves too, so a test's commands go to it.
     const [url] = await Promise.all([webUrl(manager), waitForLine(manager, /^ready in/)])
