@@ -87,6 +87,8 @@ describe("JavaScript's own property names as keys (issue 18 item 13)", function 
       'restart.max_restarts',
       'restart.min_uptime_s',
       'backup.hot',
+      'retention.backups',
+      'retention.backup_days',
     ])
   })
 
