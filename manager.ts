@@ -11,6 +11,7 @@ import { authService } from './services/auth'
 import { bridgeService } from './services/bridge'
 import { eventsService } from './services/events'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
+import { metricsService } from './services/metrics'
 import { pluginsService } from './services/plugins'
 import { serversService } from './services/servers'
 import { openDataDir, resolveDataDir, settingsService } from './services/settings'
@@ -22,6 +23,8 @@ export { authService } from './services/auth'
 export { bridgeService } from './services/bridge'
 export { eventsService } from './services/events'
 export { createLogger, type LogLevel, logService, type RootLogger } from './services/log'
+export { metricsService } from './services/metrics'
+export type * from './services/metrics/contract'
 export { pluginsService } from './services/plugins'
 export type * from './services/plugins/contract'
 export { serversService } from './services/servers'
@@ -80,6 +83,7 @@ export function builtinServices(
     settingsService(),
     authService(),
     tasksService(),
+    metricsService(),
     serversService(),
     pluginsService({
       sdk,
