@@ -6,6 +6,7 @@ import type { Contributions } from './plugin-layer'
 import { apiRoutes } from './routes/api'
 import { authRoutes } from './routes/auth'
 import { docsRoutes } from './routes/docs'
+import { metricsRoutes } from './routes/metrics'
 import { pageRoutes } from './routes/pages'
 
 export type * from './contract'
@@ -33,7 +34,7 @@ export function webService(options: {
         trustProxy: (await setting('web.trust_proxy')) === true,
         cacheTemplates: process.env.SM_WEB_DEV !== '1',
       })
-      web.core.push(authRoutes(web), ...apiRoutes(web), docsRoutes(SWAGGER_DIST), pageRoutes(web))
+      web.core.push(authRoutes(web), ...apiRoutes(web), metricsRoutes(web), docsRoutes(SWAGGER_DIST), pageRoutes(web))
       web.seal()
       bus.handle('web:claim', (contributions: Contributions) => {
         web.layer.claim(contributions)
