@@ -1,60 +1,22 @@
-import { lstat, opendir } from 'node:fs/promises'
-import { join } from 'node:path'
-
-/** The most entries one walk looks at: a server directory bigger than that is reported as at least its size. */
-export const MAX_WALK_ENTRIES = 500_000
-
-/** What a directory tree takes on disk. */
-export interface DiskUsage {
-  /** Allocated bytes (blocks × 512, as `du` counts), the directory itself included. */
-  readonly bytes: number
-  readonly entries: number
-  /** The walk stopped at its limit: the tree takes at least `bytes`. */
-  readonly partial: boolean
-}
+import { execFile } from 'node:child_process'
 
 /**
- * Walks a directory tree and adds up what it takes on disk, one entry at a time through libuv's
- * thread pool, so the process goes on answering meanwhile. Links are not followed; a file linked
- * several times inside the tree counts once; what cannot be read (gone meanwhile, no permission)
- * counts nothing. At most `limit` entries.
+ * What a directory tree takes on disk, in bytes, as `du -skx` counts it (POSIX: allocated blocks,
+ * links not followed, a file linked several times counted once, one file system), or undefined
+ * when it could not be told within `timeoutMs` or was `abort`ed (the walk is then ended).
+ *
+ * `du` walks it rather than this process: measured in a supervisor, the same walk in JavaScript
+ * (bounded, in slices between turns of the event loop) added about 4 MiB more resident memory to
+ * each supervisor than the rest of the sampling together, most of it V8's optimizing compiler
+ * warming to the walk's loop; `du` costs a short-lived child and nothing that stays.
  */
-export async function diskUsage(dir: string, limit = MAX_WALK_ENTRIES): Promise<DiskUsage> {
-  let bytes = 0
-  let entries = 0
-  const linked = new Set<string>()
-  try {
-    bytes += (await lstat(dir)).blocks * 512
-  } catch {
-    return { bytes: 0, entries: 0, partial: false }
-  }
-  const pending = [dir]
-  while (pending.length > 0) {
-    const current = pending.pop() as string
-    let handle: Awaited<ReturnType<typeof opendir>>
-    try {
-      handle = await opendir(current)
-    } catch {
-      continue
-    }
-    // The handle is closed when the loop ends, returns included.
-    for await (const entry of handle) {
-      if (++entries > limit) return { bytes, entries: limit, partial: true }
-      const path = join(current, entry.name)
-      let stats: Awaited<ReturnType<typeof lstat>>
-      try {
-        stats = await lstat(path)
-      } catch {
-        continue
-      }
-      if (stats.nlink > 1 && !stats.isDirectory()) {
-        const key = `${stats.dev}:${stats.ino}`
-        if (linked.has(key)) continue
-        linked.add(key)
-      }
-      bytes += stats.blocks * 512
-      if (stats.isDirectory()) pending.push(path)
-    }
-  }
-  return { bytes, entries, partial: false }
+export function diskUsage(dir: string, timeoutMs: number, abort?: AbortSignal): Promise<number | undefined> {
+  const options = { timeout: timeoutMs, killSignal: 'SIGKILL' as const, maxBuffer: 64 * 1024, signal: abort }
+  return new Promise((resolve) => {
+    execFile('du', ['-skx', dir], options, (_, stdout) => {
+      // An unreadable part of the tree is said on stderr, and the total still counts the rest.
+      const kib = Number(/^(\d+)\s/.exec(String(stdout))?.[1])
+      resolve(Number.isFinite(kib) ? kib * 1024 : undefined)
+    })
+  })
 }

@@ -13,7 +13,7 @@ export const SERVER_FIELDS = ['cpu', 'rss', 'disk'] as const
 /**
  * Samples the game a supervisor runs, every `intervalMs`, from /proc: the CPU time of the game and
  * the processes its main thread started, against the machine's; their resident memory; and, every
- * `diskIntervalMs`, the size of the server's directory on disk (a bounded walk, off the event loop).
+ * `diskIntervalMs`, the size of the server's directory on disk (`du`, bounded in time).
  * Each sample is appended to the run directory's rolling series (so samples go on with no manager)
  * and handed to `onSample` (the supervisor's followers; also when it cannot be written, on a full
  * disk). Between runs (a crash restart's pause) nothing is sampled.
@@ -29,6 +29,8 @@ export class Sampler {
   #pid: number | undefined
   #disk: number | undefined
   #walking = false
+  /** Ends a walk under way when sampling stops. */
+  readonly #stopped = new AbortController()
   #timers: NodeJS.Timeout[] = []
   #latest: ServerSample | undefined
 
@@ -66,6 +68,7 @@ export class Sampler {
   }
 
   stop(): void {
+    this.#stopped.abort()
     for (const timer of this.#timers) clearInterval(timer)
     this.#timers = []
     this.#latest = undefined
@@ -97,7 +100,9 @@ export class Sampler {
     if (this.#walking) return
     this.#walking = true
     try {
-      this.#disk = (await diskUsage(this.#dir)).bytes
+      // At most a walk's interval (and at least 10 s): a walk still going then is ended.
+      const timeoutMs = Math.max(10_000, this.#spec.diskIntervalMs)
+      this.#disk = (await diskUsage(this.#dir, timeoutMs, this.#stopped.signal)) ?? this.#disk
     } finally {
       this.#walking = false
     }
