@@ -80,8 +80,12 @@ describe('the resource charts in a real browser', () => {
     expect(await page.locator('#host-metrics .metric').allTextContents()).to.have.length(3)
     if (process.env.SM_SCREENSHOTS)
       await page.screenshot({ path: join(process.env.SM_SCREENSHOTS, 'dashboard-charts.png'), fullPage: true })
+    // A game that stops shows no figures (its last ones would read as if it still ran).
+    await cliOk(dataDir, ['server', 'stop', 'lobby'])
+    await page.waitForFunction(
+      () => document.querySelector('tr[data-server="lobby"] [data-row-metrics]')?.textContent === '',
+    )
     expect(outside).to.deep.equal([])
     expect(errors).to.deep.equal([])
-    await cliOk(dataDir, ['server', 'stop', 'lobby'])
   })
 })

@@ -16,6 +16,7 @@ import {
   RunStatus,
   Schedule,
   ServerRecord,
+  ServerSample,
   SettingChange,
   StoredEvent,
   success,
@@ -33,6 +34,7 @@ const ServerSummary = ServerRecord.extend({
   status: z.string(),
   pid: z.number().optional(),
   players: z.number().int().optional().meta({ description: 'how many are online, while the manager knows' }),
+  metrics: ServerSample.optional(),
 })
 const ServerInfo = ServerRecord.extend({ world: z.string().optional(), dirExists: z.boolean() })
 const PluginName = z.object({ name: z.string().min(1).max(200) })

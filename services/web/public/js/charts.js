@@ -7,6 +7,8 @@
 ;(() => {
   const { api, el, stream } = window.sm
   const HOUR = 3_600_000
+  /** The statuses in which a game runs (and is sampled). */
+  const ACTIVE = ['starting', 'running', 'stopping']
   const RANGES = [
     ['1 hour', HOUR],
     ['1 day', 24 * HOUR],
@@ -204,7 +206,11 @@
       show(run.metrics, run.players ?? null)
     }
     panel.onRange(load)
-    const source = stream([`server_metrics:${name}`], ({ data }) => {
+    const source = stream([`server_metrics:${name}`, 'server_status'], ({ type, data }) => {
+      if (type === 'server_status') {
+        if (data.serverName === name && !ACTIVE.includes(data.status)) show(undefined, null)
+        return
+      }
       panel.push(data.sample)
       show(data.sample, data.players)
     })
@@ -262,6 +268,10 @@
         : ''
     }
     source.on('server_metrics', (data) => show(data.serverName, data.sample, data.players))
+    // A game that ended has no figures (its last ones would read as if it still ran).
+    source.on('server_status', (data) => {
+      if (!ACTIVE.includes(data.status)) show(data.serverName, undefined)
+    })
     return async () => {
       const { servers } = await api('GET', '/api/servers')
       for (const s of servers) show(s.name, s.metrics, s.players === undefined ? undefined : { online: s.players })
@@ -279,7 +289,7 @@
     }
     if (host) loads.push(hostPanel(host, source))
     if (rows.length) loads.push(serverRows(rows, source))
-    const topics = [...(rows.length ? ['server_metrics'] : []), ...(host ? ['host_metrics'] : [])]
+    const topics = [...(rows.length ? ['server_metrics', 'server_status'] : []), ...(host ? ['host_metrics'] : [])]
     if (!topics.length) return
     const events = stream(topics, ({ type, data }) => handlers.get(type)?.(data))
     events.onopen = () =>
