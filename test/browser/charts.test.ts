@@ -16,6 +16,17 @@ function drawn(page: Page, container: string) {
   }, container)
 }
 
+/** With SM_SCREENSHOTS=<dir>, the page is saved there at 1280 and 390 px wide (to look at; not checked). */
+async function snap(page: Page, name: string): Promise<void> {
+  const dir = process.env.SM_SCREENSHOTS
+  if (!dir) return
+  await page.screenshot({ path: join(dir, `${name}-1280.png`), fullPage: true })
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.waitForFunction(() => [...document.querySelectorAll('.chart canvas')].every((c) => c.clientWidth <= 390))
+  await page.screenshot({ path: join(dir, `${name}-390.png`), fullPage: true })
+  await page.setViewportSize({ width: 1280, height: 800 })
+}
+
 /**
  * The resource charts in Debian's Chromium against a real manager and a game under its
  * supervisor: uPlot served from the manager, series loaded from the API, samples from the stream.
@@ -69,8 +80,7 @@ describe('the resource charts in a real browser', () => {
     const figures = await page.locator('#metrics .metric').allTextContents()
     expect(figures.join(' ')).to.match(/CPU[\d.]+%/)
     expect(figures.join(' ')).to.match(/Memory[\d.]+ MiB/)
-    if (process.env.SM_SCREENSHOTS)
-      await page.screenshot({ path: join(process.env.SM_SCREENSHOTS, 'server-charts.png'), fullPage: true })
+    await snap(page, 'server-charts')
   })
 
   it("draws the machine's charts on the dashboard and each server's figures in its row, live", async () => {
@@ -78,8 +88,7 @@ describe('the resource charts in a real browser', () => {
     await drawn(page, '#host-metrics')
     await page.locator('tr[data-server="lobby"] [data-row-metrics]', { hasText: /% CPU · [\d.]+ MiB/ }).waitFor()
     expect(await page.locator('#host-metrics .metric').allTextContents()).to.have.length(3)
-    if (process.env.SM_SCREENSHOTS)
-      await page.screenshot({ path: join(process.env.SM_SCREENSHOTS, 'dashboard-charts.png'), fullPage: true })
+    await snap(page, 'dashboard-charts')
     // A game that stops shows no figures (its last ones would read as if it still ran).
     await cliOk(dataDir, ['server', 'stop', 'lobby'])
     await page.waitForFunction(

@@ -264,7 +264,7 @@
       const cell = cells.get(name)
       if (!cell) return
       cell.textContent = sample
-        ? `${percent(sample.cpu)} CPU · ${bytes(sample.rss)}${online ? ` · ${players(online)} players` : ''}`
+        ? `${percent(sample.cpu)} CPU · ${bytes(sample.rss)}${online ? ` · ${online.online} online` : ''}`
         : ''
     }
     source.on('server_metrics', (data) => show(data.serverName, data.sample, data.players))
