@@ -86,6 +86,8 @@ export function firstTime(path: string): number | undefined {
       if (t !== undefined) return t
     }
     return undefined
+  } catch {
+    return undefined // not a file (EISDIR): nothing of ours
   } finally {
     closeSync(fd)
   }
@@ -100,11 +102,18 @@ export function endsWithNewline(path: string): boolean {
     return true
   }
   if (size === 0) return true
-  const fd = openSync(path, 'r')
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch {
+    return true // unreadable: an append will say why
+  }
   try {
     const last = Buffer.alloc(1)
     readSync(fd, last, 0, 1, size - 1)
     return last[0] === 0x0a
+  } catch {
+    return true
   } finally {
     closeSync(fd)
   }

@@ -1,5 +1,6 @@
 import { statfs } from 'node:fs/promises'
 import { join } from 'node:path'
+import { reasonOf } from '../../kernel'
 import { type MachineCpu, machineCpu, machineCpuPercent, machineMemory } from '../../lib/proc-stats'
 import { RollingSeries } from '../../lib/rolling-series'
 import type { Sample } from '../../lib/series-lines'
@@ -67,6 +68,8 @@ export class HostSampler {
       this.#series.record(sample as unknown as Sample, this.#warn)
       this.#latest = sample
       this.#onSample(sample)
+    } catch (error) {
+      this.#warn(`a host sample failed (the next one tries again): ${reasonOf(error)}`)
     } finally {
       this.#busy = false
     }

@@ -1,5 +1,5 @@
 import './settings'
-import type { Service } from '../../kernel'
+import { reasonOf, type Service } from '../../kernel'
 import { querySeries } from '../../lib/series-query'
 import type { SamplingSpec } from './contract'
 import { HOST_FIELDS, HOST_PEAKS, HostSampler, hostSeriesPath } from './host-sampler'
@@ -46,12 +46,16 @@ export function metricsService(): Service {
         sampler = undefined
         const spec = managing ? await sampling() : undefined
         if (!spec) return
-        sampler = new HostSampler({
-          dataDir: config.dataDir,
-          spec,
-          onSample: (sample) => void bus.emit('host_metrics', { sample }),
-          warn: (message) => logger.warn(message),
-        }).start()
+        try {
+          sampler = new HostSampler({
+            dataDir: config.dataDir,
+            spec,
+            onSample: (sample) => void bus.emit('host_metrics', { sample }),
+            warn: (message) => logger.warn(message),
+          }).start()
+        } catch (error) {
+          logger.warn(`the host is not sampled: ${reasonOf(error)}`)
+        }
       }
       bus.on('manager_started', async () => {
         managing = true

@@ -634,11 +634,22 @@ class Supervisor {
     return metrics ? { ...status, metrics } : status
   }
 
-  /** Samples the game's resource use into `metrics.jsonl`, and to every follower, while it runs. */
+  /**
+   * Samples the game's resource use into `metrics.jsonl`, and to every follower, while it runs. A
+   * sampler that cannot start (its files cannot be read) is said in the log; the game runs on.
+   */
   #startSampling(): void {
     const spec = this.#spec.metrics
     if (!spec || this.#finished) return
-    this.#sampler = new Sampler({
+    try {
+      this.#sampler = this.#sampling(spec)
+    } catch (error) {
+      log(`resource samples are not taken: ${reasonOf(error)}`)
+    }
+  }
+
+  #sampling(spec: NonNullable<RunSpec['metrics']>): Sampler {
+    return new Sampler({
       spec,
       dir: this.#spec.cwd,
       series: this.#files.metrics,

@@ -1,3 +1,4 @@
+import { reasonOf } from '../../../kernel/errors'
 import { ProcessCpu, processRss, processTree } from '../../../lib/proc-stats'
 import { RollingSeries } from '../../../lib/rolling-series'
 import type { Sample } from '../../../lib/series-lines'
@@ -75,6 +76,15 @@ export class Sampler {
   }
 
   #tick(): void {
+    try {
+      this.#sample()
+    } catch (error) {
+      // Never the supervisor's end: the next tick tries again.
+      this.#log(`a resource sample failed: ${reasonOf(error)}`)
+    }
+  }
+
+  #sample(): void {
     const game = this.#game()
     if (!game || game.pid !== this.#pid) {
       // Another run (or none): its CPU is counted from its own first reading.
