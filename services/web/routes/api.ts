@@ -850,7 +850,7 @@ export function apiRoutes(app: WebApp): Router[] {
       path: '/events/stream',
       name: 'event_stream',
       summary:
-        'Live Server-Sent Events: topics server_status, tasks, task:<id>, server_log:<server>, backup_progress:<server>, event:<type>',
+        'Live Server-Sent Events: topics server_status, tasks, task:<id>, server_log:<server>, backup_progress:<server>, server_metrics[:<server>], host_metrics, event:<type>',
       tags: events,
       access: 'user',
       query: z.object({ topics: z.string().default('server_status') }),
