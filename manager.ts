@@ -12,6 +12,7 @@ import { bridgeService } from './services/bridge'
 import { eventsService } from './services/events'
 import { filesService } from './services/files'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
+import { metricsService } from './services/metrics'
 import { pluginsService } from './services/plugins'
 import { serversService } from './services/servers'
 import { openDataDir, resolveDataDir, settingsService } from './services/settings'
@@ -25,6 +26,8 @@ export { eventsService } from './services/events'
 export { filesService } from './services/files'
 export type * from './services/files/contract'
 export { createLogger, type LogLevel, logService, type RootLogger } from './services/log'
+export { metricsService } from './services/metrics'
+export type * from './services/metrics/contract'
 export { pluginsService } from './services/plugins'
 export type * from './services/plugins/contract'
 export { serversService } from './services/servers'
@@ -83,6 +86,7 @@ export function builtinServices(
     settingsService(),
     authService(),
     tasksService(),
+    metricsService(),
     serversService(),
     filesService(),
     pluginsService({

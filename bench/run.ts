@@ -6,13 +6,14 @@ import { helpColdStartBench } from './cli.bench'
 import { bridgeRoundTripBench, clientColdStartBench, settingSetBench } from './daemon.bench'
 import { dispatchBench } from './dispatch.bench'
 import { type Comparison, formatNs } from './harness'
+import { samplingMemoryBench } from './metrics.bench'
 import { hookPairBench, loadBench } from './plugins.bench'
 import { replayBench } from './replay.bench'
 import { consoleRoundTripBench, serverListBench, worldArchiveBench } from './servers.bench'
 import { dashboardBench, type LoadResult, webThroughputBench } from './web.bench'
 
 /**
- * `npm run bench [-- dispatch|append|help|hooks|load|replay|client|bridge|set|backup|list|console|web|dashboard] [--events N] [--world-mb N] [--quick]`:
+ * `npm run bench [-- dispatch|append|help|hooks|load|replay|client|bridge|set|backup|list|console|sampling|web|dashboard] [--events N] [--world-mb N] [--quick]`:
  * every figure is a ratio against a baseline measured in the same run, because these machines
  * are shared and noisy. Each benchmark runs even when one before it threw; the run exits 1 if
  * any threw or missed its goal.
@@ -177,6 +178,30 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
     console.log(`console round trip: send 'list' to the reply reaching a follower (median of ${r.runs})`)
     console.log(`  ${r.medianMs.toFixed(2)} ms\n`)
   },
+  async sampling({ dir, quick, verdict }) {
+    const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`
+    const runs = quick
+      ? [{ stress: true, servers: 1, count: 2, files: 20, readings: 1 }]
+      : [
+          { stress: false, count: 14 },
+          { stress: true, count: 30 },
+        ]
+    for (const options of runs) {
+      const r = await samplingMemoryBench(join(dir, options.stress ? 'stress' : 'default'), options)
+      console.log(
+        options.stress
+          ? `memory sampling adds to a supervisor, at its busiest: ${r.servers} server${r.servers === 1 ? '' : 's'} each way, ${r.count} samples a second apart, directories of ${r.files} files walked every second, compacted every 10 s (median resident memory)`
+          : `memory sampling adds to a supervisor, as set by default: ${r.servers} server${r.servers === 1 ? '' : 's'} each way, ${r.count} samples 5 s apart, directories of ${r.files} files walked every minute (median resident memory)`,
+      )
+      console.log(`  bare node idling on a timer:  ${mib(r.bareKb)}`)
+      console.log(`  supervisor, sampling off:     ${mib(r.offKb)}`)
+      console.log(`  supervisor, sampling on:      ${mib(r.onKb)}`)
+      const ratio = r.onKb / r.offKb
+      console.log(
+        `  added per server: ${Math.round(r.onKb - r.offKb)} KiB, ${ratio.toFixed(2)}x; goal at most 1.10x → ${verdict(ratio <= 1.1)}\n`,
+      )
+    }
+  },
   async web({ dir, quick, verdict }) {
     const r = await webThroughputBench(dir, 8, quick)
     const line = (name: string, l: LoadResult) =>
@@ -222,7 +247,10 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
       `  node http.get: first byte ${r.ttfbMs.toFixed(1)} ms, whole page ${r.bodyMs.toFixed(1)} ms (median of ${requests})`,
     )
     console.log(
-      `  Chromium: first byte ${r.browserTtfbMs.toFixed(1)} ms, load event (styles and scripts in) ${r.browserLoadMs.toFixed(1)} ms (median of ${renders})\n`,
+      `  Chromium: first byte ${r.browserTtfbMs.toFixed(1)} ms, load event (styles and scripts in) ${r.browserLoadMs.toFixed(1)} ms, resource figures and charts drawn from the API ${r.chartsMs.toFixed(1)} ms (median of ${renders})`,
+    )
+    console.log(
+      `  a live sample of each of the ${servers} servers and of the machine, from the bus to the last row showing it: ${r.liveMs.toFixed(1)} ms (median of ${renders})\n`,
     )
   },
 }

@@ -123,7 +123,8 @@ export function fakeServer(dir: string): string {
   return dir
 }
 
-async function cli(dataDir: string, args: string[]): Promise<string> {
+/** Runs the CLI on `dataDir` (no default plugins): its output. */
+export async function cli(dataDir: string, args: string[]): Promise<string> {
   const { stdout } = await exec(process.execPath, [CLI, ...args], {
     env: { ...process.env, SM_DATA_DIR: dataDir, SM_DEFAULT_PLUGINS: 'off' },
     maxBuffer: 64 * 1024 * 1024,

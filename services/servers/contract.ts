@@ -1,4 +1,5 @@
 import type { ActionResult } from '../../kernel'
+import type { SeriesReply, SeriesRequest } from '../../lib/series-query'
 import type { AccessChange, AccessEntry, AccessListName } from './access-lists'
 import type { BackupFile, BackupReply, BackupType, CopyMethod } from './backups/backups'
 import type { StartReply } from './control'
@@ -7,7 +8,7 @@ import type { PlayerList } from './player-list'
 import type { GameProfile, ProfileFields, ProfileName } from './profiles'
 import type { ListedSchedule, Schedule } from './schedules'
 import type { ServerSettingView } from './server-settings'
-import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
+import type { ExitReply, RunStatus, SendReply, ServerSample } from './supervisor/protocol'
 import type { ServerStatus, StartMode } from './supervisor/run-files'
 
 export type {
@@ -30,6 +31,7 @@ export type {
   PlayerRecord,
   RunStatus,
   SendReply,
+  ServerSample,
   ServerStatus,
   StartMode,
   StartReply,
@@ -90,6 +92,8 @@ export interface ServerSummary extends ServerRecord {
   readonly pid: number | undefined
   /** How many players are online, while a manager follows it running and knows (its player tracker). */
   readonly players?: number
+  /** Its supervisor's last resource sample, while it runs with sampling on. */
+  readonly metrics?: ServerSample
 }
 
 /** A server's status, with who is online while a manager follows it running and knows. */
@@ -120,6 +124,15 @@ declare module '../../kernel/maps' {
       readonly server: string
       readonly action: string
       readonly result: { readonly status: 'success' | 'error'; readonly message?: string; readonly code?: string }
+    }
+    /**
+     * A resource sample a followed server's supervisor took (in the manager, live; not recorded:
+     * samples are a rolling series in its run directory), with who is online when the manager knows.
+     */
+    server_metrics: {
+      readonly serverName: string
+      readonly sample: ServerSample
+      readonly players?: { readonly online: number; readonly max: number | undefined }
     }
     /** A line a running server wrote to its console (in the manager, live; not recorded). */
     server_console: { readonly serverName: string; readonly line: string }
@@ -271,6 +284,14 @@ declare module '../../kernel/maps' {
     'servers:eula': {
       payload: { name: string; accept?: boolean }
       reply: { needed: boolean; accepted: boolean; file: string; url: string }
+    }
+    /**
+     * Its resource samples over a range (the last hour by default), as its supervisors wrote them
+     * (`metrics.jsonl` in its run directory, and the downsampled file for older ones).
+     */
+    'servers:metrics': {
+      payload: SeriesRequest & { name: string }
+      reply: SeriesReply<'cpu' | 'cpu_max' | 'rss' | 'rss_max' | 'disk'>
     }
     /** The last lines of its console log, and the file's path (to follow it). */
     'servers:logs': { payload: { name: string; lines?: number }; reply: { file: string; lines: string[] } }

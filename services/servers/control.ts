@@ -22,7 +22,7 @@ import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
 import { lastConsoleLines } from './supervisor/log-tail'
 import { consoleProfile } from './supervisor/profiles'
-import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
+import type { ExitReply, RunStatus, SendReply, ServerSample } from './supervisor/protocol'
 import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode, type StatusEntry } from './supervisor/run-files'
 import { alive, filesView, recordEnd, unrecordedEnd } from './unseen-end'
 
@@ -55,13 +55,22 @@ export class ServerControl {
    * line that supervisor read (its boot lines came before anyone could follow), not just the new ones.
    */
   readonly #fresh = new Set<string>()
+  readonly #onSample: (server: string, sample: ServerSample) => void
   #watching = false
 
-  constructor(bus: BusScope, dataDir: string, setting: Get, logger: Logger) {
+  /** `onSample`: a followed server's supervisor took a resource sample (in the manager). */
+  constructor(
+    bus: BusScope,
+    dataDir: string,
+    setting: Get,
+    logger: Logger,
+    onSample: (server: string, sample: ServerSample) => void = () => {},
+  ) {
     this.#bus = bus
     this.#dataDir = dataDir
     this.#setting = setting
     this.#logger = logger
+    this.#onSample = onSample
   }
 
   files(name: string): RunFiles {
@@ -420,6 +429,7 @@ export class ServerControl {
       termTimeoutMs: (await n('servers.kill_timeout_s')) * 1000,
       restart: await this.#restartPolicy(server),
       log: { maxBytes: await n('servers.log_max_bytes'), keep: await n('retention.logs') },
+      metrics: await this.#bus.request('metrics:sampling', {}),
     }
   }
 
@@ -709,7 +719,7 @@ export class ServerControl {
   /**
    * In the manager: adopts every server whose game runs without a supervisor, records what
    * happened while no manager ran, and follows each running server (status facts as they
-   * happen, console lines on the bus as `server_console`). Processes it did not start are left alone.
+   * happen, console lines on the bus as `server_console`, resource samples to `onSample`). Processes it did not start are left alone.
    */
   async reconcile(servers: readonly ServerRecord[]): Promise<void> {
     this.#watching = true
@@ -760,6 +770,7 @@ export class ServerControl {
           void this.ingest(server).catch((error) =>
             this.#logger.warn(`Recording a status of '${server.name}' failed: ${reasonOf(error)}`),
           ),
+        (sample) => this.#onSample(server.name, sample),
       )
       for (const line of [...tail, ...(early ?? [])]) emit(line)
       early = undefined

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wr
 import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import { type BusScope, closest, isSmError, performAction, reasonOf, type Service, SmError } from '../../kernel'
+import { querySeries } from '../../lib/series-query'
 import { TASKS } from '../tasks/contract'
 import { AccessLists } from './access-lists'
 import { Backups } from './backups/backups'
@@ -31,6 +32,7 @@ import { propertyProblem, ServerProperties } from './server-properties'
 import { allServerSettings, checkServerSetting, serverSetting, serverSettingViews } from './server-settings'
 import { statusProjection } from './status-projection'
 import { ACTIVE, type ServerStatus } from './supervisor/run-files'
+import { SERVER_FIELDS, SERVER_PEAKS } from './supervisor/sampler'
 import { worldOf } from './world'
 
 export type * from './contract'
@@ -49,7 +51,7 @@ export function serversService(): Service {
   let stopScheduler: (() => void) | undefined
   return {
     name: 'servers',
-    dependsOn: ['events', 'settings', 'tasks'],
+    dependsOn: ['events', 'settings', 'tasks', 'metrics'],
     async start({ bus, config, logger, registry }) {
       const tasks = registry.resolve(TASKS)
       /** Long work runs as a task (listed by `tasks`, recorded as facts); the caller still gets its result. */
@@ -104,10 +106,17 @@ export function serversService(): Service {
         }
       }
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
-      const servers = new ServerControl(bus, config.dataDir, setting, logger)
-      control = servers
       const players = new PlayerTracker(bus, logger, find)
       tracker = players
+      const servers = new ServerControl(bus, config.dataDir, setting, logger, (name, sample) => {
+        const now = players.now(name)
+        void bus.emit('server_metrics', {
+          serverName: name,
+          sample,
+          ...(now ? { players: { online: now.online, max: now.max } } : {}),
+        })
+      })
+      control = servers
       /** Who is online, while the manager follows the server running and knows. */
       const online = (name: string, status: ServerStatus) =>
         status === 'running' || status === 'stopping' ? players.now(name) : undefined
@@ -127,7 +136,13 @@ export function serversService(): Service {
           (await all()).map(async (server) => {
             const run = await servers.status(server)
             const count = online(server.name, run.status)?.online
-            return { ...server, status: run.status, pid: run.pid, ...(count === undefined ? {} : { players: count }) }
+            return {
+              ...server,
+              status: run.status,
+              pid: run.pid,
+              ...(count === undefined ? {} : { players: count }),
+              ...(run.metrics ? { metrics: run.metrics } : {}),
+            }
           }),
         ),
       )
@@ -344,6 +359,9 @@ export function serversService(): Service {
         return serverSettingViews(await find(name), setting)
       })
       bus.handle('servers:logs', async ({ name, lines }) => servers.logs(await find(name), lines ?? 50))
+      bus.handle('servers:metrics', async ({ name, ...range }) =>
+        querySeries(servers.files((await find(name)).name).metrics, SERVER_FIELDS, SERVER_PEAKS, range),
+      )
       const schedules = () =>
         bus.request('events:read_projection', { projection: schedulesProjection.name, read: readSchedules }) as Promise<
           Schedule[]

@@ -26,6 +26,8 @@ export const APP_VIEWS = join(PACKAGE_ROOT, 'services', 'web', 'views')
 export const APP_PUBLIC = join(PACKAGE_ROOT, 'services', 'web', 'public')
 export const SWAGGER_DIST = dirname(require.resolve('swagger-ui-dist/package.json'))
 const PICO_CSS = join(dirname(require.resolve('@picocss/pico/package.json')), 'css')
+/** uPlot's built files (the charts: public/js/charts.js), served from here like Pico. */
+const UPLOT_DIST = join(dirname(require.resolve('uplot/package.json')), 'dist')
 
 /** What `ctx.is('multipart/form-data')` answers, without parsing the media type on every write. */
 const MULTIPART = /^\s*multipart\/form-data\s*(;|$)/i
@@ -79,6 +81,7 @@ export class WebServer implements WebApp {
     { urlPath: '/static', dir: APP_PUBLIC, name: 'app', owner: 'core' },
     { urlPath: '/docs', dir: SWAGGER_DIST, name: 'docs', owner: 'core' },
     { urlPath: '/static/vendor/pico', dir: PICO_CSS, name: 'pico', owner: 'core' },
+    { urlPath: '/static/vendor/uplot', dir: UPLOT_DIST, name: 'uplot', owner: 'core' },
   ]
   /** Which names the manager answers to, and whether a write comes from its own pages. */
   readonly hosts = new HostCheck()
@@ -155,6 +158,9 @@ export class WebServer implements WebApp {
     this.koa.use(coreDispatch(this.core))
     this.koa.use(this.layer.middleware())
     this.koa.use(mount('/static/vendor/pico', serve(PICO_CSS, { index: false, maxage: 86_400_000 }) as never) as never)
+    this.koa.use(
+      mount('/static/vendor/uplot', serve(UPLOT_DIST, { index: false, maxage: 86_400_000 }) as never) as never,
+    )
     this.koa.use(mount('/static', serve(APP_PUBLIC, { index: false, maxage: 3_600_000 }) as never) as never)
     this.koa.use(mount('/docs', serve(SWAGGER_DIST, { index: false }) as never) as never)
     this.koa.use((ctx) => {

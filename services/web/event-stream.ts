@@ -10,10 +10,14 @@ import { AUTH_FACTS, type Identity, type Role, roleAtLeast } from '../auth/contr
  * - `tasks`, `task:<id>` (user): task progress and results;
  * - `server_log:<server>` (moderator): console lines as the server writes them;
  * - `backup_progress:<server>` (moderator): backup, restore and export progress;
+ * - `server_metrics:<server>`, `server_metrics` (user): each resource sample of that server, or of every server;
+ * - `host_metrics` (moderator): each resource sample of the machine;
  * - `event:<type>`, `event:*` (admin): facts as they are recorded (secrets redacted).
  */
 export function topicAccess(topic: string): Role | undefined {
   if (topic === 'server_status' || topic === 'tasks' || /^(task:[\w-]+|players:[^:\s]+)$/.test(topic)) return 'user'
+  if (topic === 'server_metrics' || /^server_metrics:[^:\s]+$/.test(topic)) return 'user'
+  if (topic === 'host_metrics') return 'moderator'
   if (/^(server_log|backup_progress):[^:\s]+$/.test(topic)) return 'moderator'
   if (/^event:[\w*]+$/.test(topic)) return 'admin'
   return undefined
@@ -85,6 +89,11 @@ export class EventStream {
     bus.on('backup_progress', (progress) =>
       this.publish(`backup_progress:${progress.serverName}`, 'backup_progress', progress),
     )
+    bus.on('server_metrics', (metrics) => {
+      this.publish(`server_metrics:${metrics.serverName}`, 'server_metrics', metrics)
+      this.publish('server_metrics', 'server_metrics', metrics)
+    })
+    bus.on('host_metrics', ({ sample }) => this.publish('host_metrics', 'host_metrics', sample))
   }
 
   get clients(): number {
@@ -97,7 +106,7 @@ export class EventStream {
       const required = topicAccess(topic)
       if (!required)
         throw new SmError('SM_ERR_WEB_VALIDATION', {
-          summary: `'${topic}' is not a topic (server_status, tasks, task:<id>, players:<server>, server_log:<server>, backup_progress:<server>, event:<type>)`,
+          summary: `'${topic}' is not a topic (server_status, tasks, task:<id>, players:<server>, server_log:<server>, backup_progress:<server>, server_metrics[:<server>], host_metrics, event:<type>)`,
           issues: [{ where: 'query', path: 'topics', message: `unknown topic '${topic}'` }],
         })
       if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })

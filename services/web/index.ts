@@ -7,6 +7,7 @@ import { apiRoutes } from './routes/api'
 import { authRoutes } from './routes/auth'
 import { docsRoutes } from './routes/docs'
 import { fileRoutes } from './routes/files'
+import { metricsRoutes } from './routes/metrics'
 import { pageRoutes } from './routes/pages'
 
 export type * from './contract'
@@ -34,7 +35,14 @@ export function webService(options: {
         trustProxy: (await setting('web.trust_proxy')) === true,
         cacheTemplates: process.env.SM_WEB_DEV !== '1',
       })
-      web.core.push(authRoutes(web), ...apiRoutes(web), ...fileRoutes(web), docsRoutes(SWAGGER_DIST), pageRoutes(web))
+      web.core.push(
+        authRoutes(web),
+        ...apiRoutes(web),
+        ...fileRoutes(web),
+        metricsRoutes(web),
+        docsRoutes(SWAGGER_DIST),
+        pageRoutes(web),
+      )
       web.seal()
       bus.handle('web:claim', (contributions: Contributions) => {
         web.layer.claim(contributions)

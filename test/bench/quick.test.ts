@@ -31,6 +31,7 @@ describe('npm run bench, quick mode', function () {
       'world backup of a generated',
       'server list --json with 2 registered servers',
       'console round trip',
+      'memory sampling adds to a supervisor, at its busiest',
       'HTTP at 50 connections',
       'cold `server-manager --help`',
       'the dashboard page with 2 registered servers (2 rows drawn)',

@@ -9,7 +9,7 @@ import { SERVER_STATUS_EXIT } from '../../services/cli/server-status-exit'
 import type { ServerStatus } from '../../services/servers/contract'
 import { SupervisorClient } from '../../services/servers/supervisor/client'
 import { LogTail } from '../../services/servers/supervisor/log-tail'
-import type { RunStatus } from '../../services/servers/supervisor/protocol'
+import type { RunStatus, ServerSample } from '../../services/servers/supervisor/protocol'
 import { RunFiles, type StatusEntry } from '../../services/servers/supervisor/run-files'
 import { killAndWait } from './leaks'
 import { cli, ROOT } from './run'
@@ -95,6 +95,31 @@ export async function untilStatus(
           (entry) => matches(entry) && resolve(entry),
         )
         .then((now) => matches(now) && resolve(now), reject)
+    })
+  } finally {
+    client.close()
+  }
+}
+
+/** The next `count` samples the server's supervisor takes, as it hands them to a follower. */
+export async function nextSamples(dataDir: string, name: string, count: number): Promise<ServerSample[]> {
+  const client = await SupervisorClient.connect(RunFiles.of(dataDir, name), name)
+  if (!client) throw new Error(`no supervisor answers for ${name}`)
+  const taken: ServerSample[] = []
+  try {
+    return await new Promise((resolve, reject) => {
+      client.onClose(() => reject(new Error(`the supervisor of ${name} ended first`)))
+      client
+        .subscribe(
+          0,
+          () => {},
+          () => {},
+          (sample) => {
+            taken.push(sample)
+            if (taken.length === count) resolve(taken)
+          },
+        )
+        .catch(reject)
     })
   } finally {
     client.close()

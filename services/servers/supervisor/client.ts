@@ -5,7 +5,7 @@ import { SmError } from '../../../kernel/errors'
 import { sealedStdio } from '../../../kernel/process-identity'
 import { Connection } from '../../bridge/connection'
 import { connectOrCode } from '../../bridge/socket-files'
-import type { Announcement, RunStatus, SupervisorMessage, SupervisorRequest } from './protocol'
+import type { Announcement, RunStatus, ServerSample, SupervisorMessage, SupervisorRequest } from './protocol'
 import type { RunFiles, StatusEntry } from './run-files'
 
 type Op = SupervisorRequest['op']
@@ -18,6 +18,7 @@ export class SupervisorClient {
   #next = 1
   #onLine: ((line: string) => void) | undefined
   #onStatus: ((entry: StatusEntry) => void) | undefined
+  #onSample: ((sample: ServerSample) => void) | undefined
   #onClose: (() => void)[] = []
   readonly #server: string
   /** The supervisor's own log, named in every error about it. */
@@ -58,16 +59,18 @@ export class SupervisorClient {
   }
 
   /**
-   * Follows the console and status changes; answers with the status now and the last `tail`
-   * lines (`'run'`: every line the supervisor has read). Lines can arrive before the answer does.
+   * Follows the console, status changes and resource samples; answers with the status now and the
+   * last `tail` lines (`'run'`: every line the supervisor has read). Lines can arrive before the answer does.
    */
   subscribe(
     tail: number | 'run',
     onLine: (line: string) => void,
     onStatus: (entry: StatusEntry) => void,
+    onSample?: (sample: ServerSample) => void,
   ): Promise<RunStatus & { tail: string[] }> {
     this.#onLine = onLine
     this.#onStatus = onStatus
+    this.#onSample = onSample
     return this.request('subscribe', { tail }) as Promise<RunStatus & { tail: string[] }>
   }
 
@@ -92,6 +95,7 @@ export class SupervisorClient {
   #receive(message: SupervisorMessage): void {
     if (message.t === 'line') this.#onLine?.(message.line)
     else if (message.t === 'status') this.#onStatus?.(message.entry)
+    else if (message.t === 'sample') this.#onSample?.(message.sample)
     else this.#settle(message)
   }
 

@@ -45,6 +45,7 @@ import {
   type ServerStatus,
   type StatusEntry,
 } from './run-files'
+import { Sampler } from './sampler'
 
 /** How often an adopted game (not our child, so no exit event) is checked. */
 const ADOPTED_POLL_MS = 250
@@ -110,6 +111,8 @@ class Supervisor {
   #persistRetry: NodeJS.Timeout | undefined
   #persistTrouble: string | undefined
   #closing = false
+  /** Samples the game's resource use, when the spec asks for it. */
+  #sampler: Sampler | undefined
 
   constructor(files: RunFiles, spec: RunSpec) {
     this.#files = files
@@ -169,6 +172,7 @@ class Supervisor {
     this.#stateUnwritten = true
     this.#persist()
     this.#logCheck = setInterval(() => this.#rotateLogLater(), LOG_CHECK_MS)
+    this.#startSampling()
     return { ok: true, adopted: this.#adopted, status: this.#state.status }
   }
 
@@ -625,7 +629,36 @@ class Supervisor {
   }
 
   #status(): RunStatus {
-    return runStatusOf(this.#state, { supervisorPid: process.pid, adopted: this.#adopted })
+    const status = runStatusOf(this.#state, { supervisorPid: process.pid, adopted: this.#adopted })
+    const metrics = this.#sampler?.latest
+    return metrics ? { ...status, metrics } : status
+  }
+
+  /**
+   * Samples the game's resource use into `metrics.jsonl`, and to every follower, while it runs. A
+   * sampler that cannot start (its files cannot be read) is said in the log; the game runs on.
+   */
+  #startSampling(): void {
+    const spec = this.#spec.metrics
+    if (!spec || this.#finished) return
+    try {
+      this.#sampler = this.#sampling(spec)
+    } catch (error) {
+      log(`resource samples are not taken: ${reasonOf(error)}`)
+    }
+  }
+
+  #sampling(spec: NonNullable<RunSpec['metrics']>): Sampler {
+    return new Sampler({
+      spec,
+      dir: this.#spec.cwd,
+      series: this.#files.metrics,
+      game: () => this.#state.game,
+      onSample: (sample) => {
+        for (const subscriber of this.#subscribers) subscriber.send({ t: 'sample', sample })
+      },
+      log,
+    }).start()
   }
 
   // ---- the socket ----
@@ -745,6 +778,7 @@ class Supervisor {
     this.#stateUnwritten = true
     if (this.#logCheck) clearInterval(this.#logCheck)
     if (this.#holdWatch) clearInterval(this.#holdWatch)
+    this.#sampler?.stop()
     this.#tail?.stop()
     // Ends once its last state is on disk: until then it serves its status from memory (a full
     // disk), since the files would say a supervisor still watches a game that is gone.

@@ -44,6 +44,23 @@ export type SupervisorMessage =
   | { readonly t: 'res'; readonly id: number; readonly ok: false; readonly error: WireError }
   | { readonly t: 'line'; readonly line: string }
   | { readonly t: 'status'; readonly entry: StatusEntry }
+  /** A new resource sample of the game (sampling on: `metrics.enabled`). */
+  | { readonly t: 'sample'; readonly sample: ServerSample }
+
+/**
+ * What a game used when its supervisor last looked (supervisor/sampler.ts): CPU as % of one core
+ * (0 to 100 × cores), resident memory and its directory's size on disk in bytes, and how long it
+ * has run. The game's own process and those its main thread started (a start script's game).
+ */
+export interface ServerSample {
+  /** When, in ms since the epoch. */
+  readonly t: number
+  readonly cpu: number
+  readonly rss: number
+  /** Its directory on disk (walked every `metrics.disk_interval_s`; absent until the first walk ends). */
+  readonly disk?: number
+  readonly uptime_s: number
+}
 
 /** What `status` answers (and what a server's status reads as when nobody supervises it). */
 export interface RunStatus {
@@ -60,6 +77,8 @@ export interface RunStatus {
   readonly exitCode: number | null
   readonly signal: string | null
   readonly reason: string | undefined
+  /** The supervisor's last resource sample of the game, while it runs with sampling on. */
+  readonly metrics?: ServerSample
 }
 
 export interface SendReply {

@@ -1,16 +1,7 @@
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { endsWithNewline } from '../../../lib/series-lines'
+import type { SamplingSpec } from '../../metrics/contract'
 import type { GameProfile, ProfileName } from '../profiles'
 import { fileSize, lastLines } from './log-tail'
 
@@ -88,12 +79,17 @@ export interface RunSpec {
     readonly delayMs: number
   }
   readonly log: { readonly maxBytes: number; readonly keep: number }
+  /** How the supervisor samples the game's resource use (`metrics.*` settings); none: it does not. */
+  readonly metrics?: MetricsSpec
   /**
    * Set when this start is the policy's restart of a crash found after the fact (its supervisor
    * was gone too): the crash restarts in its streak, this one included.
    */
   readonly crashRestart?: number
 }
+
+/** How often a supervisor samples its game, and how long it keeps the samples (`metrics.jsonl`). */
+export type MetricsSpec = SamplingSpec
 
 /**
  * `hold.json`: a world held for a hot backup (Bedrock's `save hold`, or a profile's `off`
@@ -180,6 +176,10 @@ export class RunFiles {
   }
   get export(): string {
     return join(this.dir, 'export.json')
+  }
+  /** The game's resource samples (a rolling series: `metrics.downsampled.jsonl` beside it holds the older ones). */
+  get metrics(): string {
+    return join(this.dir, 'metrics.jsonl')
   }
 
   ensureDir(): void {
@@ -290,20 +290,6 @@ export class RunFiles {
 
   logSize(): number {
     return fileSize(this.log)
-  }
-}
-
-/** Whether a file ends a line (an empty or missing file counts as ended). */
-function endsWithNewline(path: string): boolean {
-  const size = fileSize(path)
-  if (size === 0) return true
-  const fd = openSync(path, 'r')
-  try {
-    const last = Buffer.alloc(1)
-    readSync(fd, last, 0, 1, size - 1)
-    return last[0] === 0x0a
-  } finally {
-    closeSync(fd)
   }
 }
 

@@ -47,6 +47,16 @@ export const PlayerList = z
   })
   .meta({ id: 'PlayerList' })
 
+export const ServerSample = z
+  .looseObject({
+    t: z.number().meta({ description: 'when, in ms since the epoch' }),
+    cpu: z.number().meta({ description: 'CPU use of the game (and what its main thread started), % of one core' }),
+    rss: z.number().meta({ description: 'resident memory, bytes' }),
+    disk: z.number().optional().meta({ description: "the server's directory on disk, bytes (after the first walk)" }),
+    uptime_s: z.number(),
+  })
+  .meta({ id: 'ServerSample', description: "its supervisor's last resource sample" })
+
 export const RunStatus = z
   .looseObject({
     status: z.string().meta({ description: 'stopped, starting, running, stopping, crashed, ...' }),
@@ -61,6 +71,7 @@ export const RunStatus = z
       description:
         "who is online, while the manager follows the running server and knows (its profile's join, leave and list lines)",
     }),
+    metrics: ServerSample.optional(),
   })
   .meta({ id: 'RunStatus' })
 

@@ -18,6 +18,7 @@ import {
   Schedule,
   ServerName,
   ServerRecord,
+  ServerSample,
   SettingChange,
   StoredEvent,
   success,
@@ -34,6 +35,7 @@ const ServerSummary = ServerRecord.extend({
   status: z.string(),
   pid: z.number().optional(),
   players: z.number().int().optional().meta({ description: 'how many are online, while the manager knows' }),
+  metrics: ServerSample.optional(),
 })
 const ServerInfo = ServerRecord.extend({ world: z.string().optional(), dirExists: z.boolean() })
 const PluginName = z.object({ name: z.string().min(1).max(200) })
@@ -343,12 +345,13 @@ export function apiRoutes(app: WebApp): Router[] {
       access: 'admin',
       params: ServerName,
       body: z.object({ accept: z.literal(true).describe('true: you have read the EULA and agree') }),
-      response: EulaState,
+      response: EulaState.extend({ message: z.string() }),
       errors: { 404: NO_SERVER, 422: "The server's game has no EULA to accept." },
     },
     async (_ctx, { params }) => ({
       status: 'success',
       ...(await bus.request('servers:eula', { name: params.name, accept: true })),
+      message: `The EULA of '${params.name}' is accepted: it can be started.`,
     }),
   )
   defineRoute(
@@ -855,7 +858,7 @@ export function apiRoutes(app: WebApp): Router[] {
       path: '/events/stream',
       name: 'event_stream',
       summary:
-        'Live Server-Sent Events: topics server_status, tasks, task:<id>, players:<server>, server_log:<server>, backup_progress:<server>, event:<type>',
+        'Live Server-Sent Events: topics server_status, tasks, task:<id>, players:<server>, server_log:<server>, backup_progress:<server>, server_metrics[:<server>], host_metrics, event:<type>',
       tags: events,
       access: 'user',
       query: z.object({ topics: z.string().default('server_status') }),

@@ -238,7 +238,16 @@ describe('services/cli: server-manager as a user runs it', function () {
     await cli(dir, ['setting', 'set', 'custom.b', '2'])
     const rebuild = await cli(dir, ['db', 'rebuild', '--json'])
     expect(JSON.parse(rebuild.stdout)).to.deep.include({
-      projections: ['settings', 'setting_secrets', 'users', 'servers', 'server_status', 'schedules', 'player_history', 'plugins'],
+      projections: [
+        'settings',
+        'setting_secrets',
+        'users',
+        'servers',
+        'server_status',
+        'schedules',
+        'player_history',
+        'plugins',
+      ],
       replayed: 2,
     })
     const check = await cli(dir, ['db', 'check'])

@@ -152,6 +152,8 @@
       )
       // A task only began: its end is the success.
       toast(result.message || 'Done', result.task_id ? 'info' : 'success')
+      // What the action made moot goes (the EULA notice once it is accepted).
+      if (button.dataset.doneRemove) document.querySelector(button.dataset.doneRemove)?.remove()
       if (result.task_id) {
         const task = await followTask(result.task_id)
         toast(`${task.name}: done`, 'success')

@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { SupervisorClient } from '../services/servers/supervisor/client'
+import { RunFiles } from '../services/servers/supervisor/run-files'
+import { median } from './harness'
+import { cli, fakeServer } from './servers.bench'
+
+/** Resident memory of a process (VmRSS), in KiB; NaN when it is gone. */
+function rssKb(pid: number | undefined): number {
+  try {
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** A fake Bedrock server directory with `files` small files in a world, so that its walk has work. */
+function serverWithFiles(dir: string, files: number): string {
+  fakeServer(dir)
+  const world = join(dir, 'worlds', 'bench', 'db')
+  mkdirSync(world, { recursive: true })
+  for (let i = 0; i < files; i++) writeFileSync(join(world, `${String(i).padStart(6, '0')}.ldb`), 'x'.repeat(512))
+  return dir
+}
+
+/** Resolves after `count` samples of a server's supervisor. */
+async function samples(dataDir: string, name: string, count: number): Promise<void> {
+  const client = await SupervisorClient.connect(RunFiles.of(dataDir, name), name)
+  if (!client) throw new Error(`no supervisor for ${name}`)
+  let seen = 0
+  try {
+    await new Promise<void>((resolve, reject) => {
+      client.onClose(() => reject(new Error(`the supervisor of ${name} ended`)))
+      client
+        .subscribe(
+          0,
+          () => {},
+          () => {},
+          () => {
+            if (++seen >= count) resolve()
+          },
+        )
+        .catch(reject)
+    })
+  } finally {
+    client.close()
+  }
+}
+
+/**
+ * The memory sampling adds to a supervisor: `servers` game servers run under supervisors with
+ * sampling on (every second, their directories of `files` files walked every second, a retention
+ * of 10 s so compactions run too) and as many with it off, at once; once those with it on have
+ * taken `count` samples each, every supervisor's resident memory is read `readings` times a
+ * second apart. A bare `node` process idling on a timer is read alongside, as the floor.
+ */
+export async function samplingMemoryBench(
+  dir: string,
+  options: { servers?: number; count?: number; files?: number; readings?: number; stress?: boolean } = {},
+) {
+  const { servers = 5, count = 30, files = 2000, readings = 10, stress = true } = options
+  const sides = { off: join(dir, 'sampling-off'), on: join(dir, 'sampling-on') }
+  const settings: Record<keyof typeof sides, [string, string][]> = {
+    off: [['metrics.enabled', 'false']],
+    on: stress
+      ? [
+          ['metrics.interval_s', '1'],
+          ['metrics.disk_interval_s', '1'],
+          ['metrics.retention.full_rate_s', '10'],
+          ['metrics.retention.bucket_s', '2'],
+        ]
+      : [],
+  }
+  const bare: ChildProcess = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+  const started: [string, string][] = []
+  try {
+    for (const [side, data] of Object.entries(sides) as [keyof typeof sides, string][]) {
+      for (const [key, value] of settings[side]) await cli(data, ['setting', 'set', key, value])
+      for (let i = 0; i < servers; i++) {
+        await cli(data, ['server', 'add', `s${i}`, '--dir', serverWithFiles(join(`${data}-servers`, `s${i}`), files)])
+        await cli(data, ['server', 'start', `s${i}`])
+        started.push([data, `s${i}`])
+      }
+    }
+    await Promise.all(Array.from({ length: servers }, (_, i) => samples(sides.on, `s${i}`, count)))
+    const supervisors = (data: string) =>
+      Array.from({ length: servers }, (_, i) => RunFiles.of(data, `s${i}`).readState()?.supervisor?.pid)
+    const off: number[] = []
+    const on: number[] = []
+    const floor: number[] = []
+    for (let r = 0; r < readings; r++) {
+      off.push(...supervisors(sides.off).map(rssKb))
+      on.push(...supervisors(sides.on).map(rssKb))
+      floor.push(rssKb(bare.pid))
+      await sleep(1000)
+    }
+    if ([...off, ...on].some(Number.isNaN)) throw new Error('a supervisor ended during the benchmark')
+    return { offKb: median(off), onKb: median(on), bareKb: median(floor), servers, count, files }
+  } finally {
+    bare.kill()
+    for (const [data, name] of started) await cli(data, ['server', 'kill', name]).catch(() => {})
+  }
+}

@@ -1,0 +1,77 @@
+import './settings'
+import { reasonOf, type Service } from '../../kernel'
+import { querySeries } from '../../lib/series-query'
+import type { SamplingSpec } from './contract'
+import { HOST_FIELDS, HOST_PEAKS, HostSampler, hostSeriesPath } from './host-sampler'
+
+export type * from './contract'
+
+/**
+ * Resource metrics: the sampling settings (`metrics.*`), which each server's supervisor gets in
+ * its spec (`metrics:sampling`), and the host's samples. In the manager (from `manager_started`)
+ * it samples the host into `<data dir>/metrics/host.jsonl` and emits each sample as
+ * `host_metrics`; any process can read the series. The servers' own samples are their
+ * supervisors' (services/servers).
+ */
+export function metricsService(): Service {
+  let sampler: HostSampler | undefined
+  return {
+    name: 'metrics',
+    dependsOn: ['settings'],
+    async start({ bus, config, logger }) {
+      const setting = async (key: string) => (await bus.request('settings:get', { key })).value
+      const sampling = async (): Promise<SamplingSpec | undefined> => {
+        if ((await setting('metrics.enabled')) !== true) return undefined
+        const ms = async (key: string) => Number(await setting(`metrics.${key}`)) * 1000
+        return {
+          intervalMs: await ms('interval_s'),
+          diskIntervalMs: await ms('disk_interval_s'),
+          retention: {
+            fullRateMs: await ms('retention.full_rate_s'),
+            downsampledMs: await ms('retention.downsampled_s'),
+            bucketMs: await ms('retention.bucket_s'),
+          },
+        }
+      }
+      bus.handle('metrics:sampling', () => sampling())
+      bus.handle('metrics:host', () => ({ sample: sampler?.latest }))
+      bus.handle('metrics:host_series', (request) =>
+        querySeries(hostSeriesPath(config.dataDir), HOST_FIELDS, HOST_PEAKS, request ?? {}),
+      )
+
+      let managing = false
+      /** (Re)starts the host's sampling with the settings now: at the manager's start and when one changes. */
+      const resample = async () => {
+        sampler?.stop()
+        sampler = undefined
+        const spec = managing ? await sampling() : undefined
+        if (!spec) return
+        try {
+          sampler = new HostSampler({
+            dataDir: config.dataDir,
+            spec,
+            onSample: (sample) => void bus.emit('host_metrics', { sample }),
+            warn: (message) => logger.warn(message),
+          }).start()
+        } catch (error) {
+          logger.warn(`the host is not sampled: ${reasonOf(error)}`)
+        }
+      }
+      bus.on('manager_started', async () => {
+        managing = true
+        await resample()
+      })
+      bus.on('after_setting_update', async ({ key }) => {
+        if (managing && (key === 'metrics' || key.startsWith('metrics.'))) await resample()
+      })
+      bus.on('manager_stopping', () => {
+        managing = false
+        sampler?.stop()
+      })
+    },
+    stop() {
+      sampler?.stop()
+      sampler = undefined
+    },
+  }
+}

@@ -1,0 +1,104 @@
+import Router from '@koa/router'
+import { z } from 'zod'
+import type { WebApp } from '../app'
+import { defineRoute } from '../route'
+import { success } from './api-schemas'
+
+const ms = z.coerce.number().int().min(0)
+/** A range of a series: from and to in ms since the epoch, and how coarse its points may be. */
+const Range = z
+  .object({
+    from: ms.optional().meta({ description: 'ms since the epoch (default: an hour before `to`)' }),
+    to: ms.optional().meta({ description: 'ms since the epoch (default: now)' }),
+    step_s: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(86_400)
+      .optional()
+      .meta({ description: 'average the points over this many seconds (default: as stored, up to 1000 points)' }),
+  })
+  .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, {
+    message: '`from` must not be after `to`',
+    path: ['from'],
+  })
+const column = z.array(z.number().nullable())
+const seriesOf = <T extends z.ZodRawShape>(columns: T) => ({
+  from: z.number(),
+  to: z.number(),
+  step_s: z.number().meta({ description: 'what one point stands for (0: samples as taken, older buckets as kept)' }),
+  columns: z.object({ t: z.array(z.number()).meta({ description: 'ms since the epoch' }), ...columns }),
+})
+const HostSample = z
+  .looseObject({
+    t: z.number(),
+    cpu: z.number().meta({ description: '% of all cores' }),
+    mem_used: z.number(),
+    mem_total: z.number(),
+    disk_used: z.number().optional().meta({ description: "the data directory's file system" }),
+    disk_total: z.number().optional(),
+  })
+  .meta({ id: 'HostSample' })
+
+/** The resource series: a server's (sampled by its supervisor) and the host's (by the manager). */
+export function metricsRoutes(app: WebApp): Router {
+  const { bus } = app
+  const router = new Router({ prefix: '/api' })
+  const tags = ['Metrics']
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name/metrics',
+      name: 'server_metrics',
+      summary: "A server's CPU, memory and disk use over a range (its supervisor's samples)",
+      tags,
+      access: 'user',
+      params: z.object({ name: z.string().min(1).max(200) }),
+      query: Range,
+      response: success(
+        'ServerMetrics',
+        seriesOf({ cpu: column, cpu_max: column, rss: column, rss_max: column, disk: column }),
+      ),
+      errors: { 404: 'No server of that name.' },
+    },
+    async (_ctx, { params, query }) => ({
+      status: 'success',
+      ...(await bus.request('servers:metrics', { name: params.name, ...range(query) })),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/host/metrics',
+      name: 'host_metrics',
+      summary: "The machine's CPU, memory and data disk use over a range, and its last sample",
+      tags,
+      access: 'moderator',
+      query: Range,
+      response: success('HostMetrics', {
+        ...seriesOf({
+          cpu: column,
+          cpu_max: column,
+          mem_used: column,
+          mem_used_max: column,
+          mem_total: column,
+          disk_used: column,
+          disk_total: column,
+        }),
+        latest: HostSample.optional().meta({ description: 'the last sample, while the manager samples' }),
+      }),
+    },
+    async (_ctx, { query }) => ({
+      status: 'success',
+      ...(await bus.request('metrics:host_series', range(query))),
+      latest: (await bus.request('metrics:host', {})).sample,
+    }),
+  )
+  return router
+}
+
+function range(query: { from?: number; to?: number; step_s?: number }) {
+  return { from: query.from, to: query.to, stepS: query.step_s }
+}
