@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
-import { type BrowserRun, openInBrowser, signInPage, userCommand } from '../helpers/browser'
+import { type BrowserRun, chartDrawn, openInBrowser, signInPage, userCommand } from '../helpers/browser'
 import { FAKE_BEDROCK, fakeJavaDir, gameDataDir } from '../helpers/game'
 import { ROOT } from '../helpers/run'
 import { tempDir } from '../helpers/temp-dir'
@@ -53,15 +53,6 @@ const java = (): Game => {
     join: 'fakejoin Steve',
     env: { PATH: `${dirname(runtime)}:${process.env.PATH}` },
   }
-}
-
-/** Resolves once the chart panel in `selector` has drawn a sample the stream brought. */
-function chartDrawn(page: Page, selector: string) {
-  return page.waitForFunction((container) => {
-    const root = document.querySelector<HTMLElement>(container)
-    const canvas = root?.querySelector<HTMLCanvasElement>('.chart canvas')
-    return Boolean(canvas && canvas.width > 0 && canvas.height > 0 && Number(root?.dataset.samples) >= 1)
-  }, selector)
 }
 
 /** With SM_WRITE_DOCS=1, the page at `width`x`height` goes to docs/screenshots/<name>.png (for the README). */

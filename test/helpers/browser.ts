@@ -143,3 +143,12 @@ export async function snap(page: Page, name: string, fullPage = true): Promise<v
   const dir = process.env.SM_SCREENSHOTS
   if (dir) await page.screenshot({ path: join(dir, `${name}.png`), fullPage })
 }
+
+/** Resolves once the chart panel `selector` has drawn after a live sample: a canvas of non-zero size, and the panel counted the sample. */
+export function chartDrawn(page: Page, selector: string) {
+  return page.waitForFunction((container) => {
+    const root = document.querySelector<HTMLElement>(container)
+    const canvas = root?.querySelector<HTMLCanvasElement>('.chart canvas')
+    return Boolean(canvas && canvas.width > 0 && canvas.height > 0 && Number(root?.dataset.samples) >= 1)
+  }, selector)
+}
