@@ -233,6 +233,24 @@ export function serversService(): Service {
       // The same work as servers:<action>, answered at once with the task's id (the web API's 202).
       bus.handle('servers:begin', async (request) => {
         const server = await find(request.name)
+        // A start of what runs, or a stop of what does not, is refused now (409), not as a failed
+        // task after a 202; the task checks again under the power lock, as every start and stop does.
+        if (request.action === 'start' || request.action === 'stop') {
+          const now = await servers.status(server)
+          const up = ACTIVE.includes(now.status) || now.supervisorPid !== undefined
+          if (request.action === 'start' && up)
+            throw new SmError('SM_ERR_SERVER_ALREADY_RUNNING', {
+              server: server.name,
+              status: now.status,
+              pid: String(now.pid ?? 'unknown'),
+            })
+          if (request.action === 'stop' && !up)
+            throw new SmError('SM_ERR_SERVER_NOT_RUNNING', {
+              server: server.name,
+              status: now.status,
+              action: 'be stopped',
+            })
+        }
         const work = trackedWork.get(request.action) as (
           server: ServerRecord,
           payload: typeof request,

@@ -203,7 +203,7 @@ export function apiRoutes(app: WebApp): Router[] {
         response: Accepted,
         errors: {
           404: NO_SERVER,
-          409: 'The server is busy with another power action, backup or restore.',
+          409: 'The server is already running (start), not running (stop), or busy with another power action, backup or restore.',
         },
       },
       async (_ctx, { params }) => {

@@ -136,6 +136,17 @@ describe('services/web: servers added, installed, updated, removed and configure
     expect(readFileSync(join(dir, 'server.properties'), 'utf8')).to.include('motd=ours')
   })
 
+  it('refuses a start of a running server and a stop of a stopped one at once (409), not as a failed task after a 202', async () => {
+    await http(api('/servers'), { token: web.admin, body: { name: 's1', dir: fakeBedrockDir() } })
+    const stop = await http(api('/servers/s1/stop'), { token: web.admin, body: {} })
+    expect([stop.status, stop.json.code]).to.deep.equal([409, 'SM_ERR_SERVER_NOT_RUNNING'])
+    await web.manager.bus.request('servers:start', { name: 's1' })
+    const start = await http(api('/servers/s1/start'), { token: web.admin, body: {} })
+    expect([start.status, start.json.code]).to.deep.equal([409, 'SM_ERR_SERVER_ALREADY_RUNNING'])
+    const tasks = await http(api('/tasks'), { token: web.admin })
+    expect(tasks.json.tasks.map((t: { name: string }) => t.name)).to.not.include.members(['start s1', 'stop s1'])
+  })
+
   it('removes a stopped server keeping its files, or deleting them when asked, and says which', async () => {
     const kept = fakeBedrockDir()
     const gone = fakeBedrockDir()
