@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import {
   type ActionResult,
   type BusScope,
@@ -9,6 +9,7 @@ import {
   SerialQueue,
   SmError,
 } from '../../kernel'
+import { writeFileWhole } from '../../lib/whole-file'
 import type { PluginError, PluginRecord, ReloadReport } from './contract'
 import { type Candidate, discover, type SearchPath } from './discovery'
 import { planLoad } from './load-order'
@@ -452,8 +453,7 @@ export class PluginManager {
     try {
       // Every boot reconciles; most change nothing, and then the file is left alone.
       if (existsSync(file) && readFileSync(file, 'utf8') === text) return
-      writeFileSync(`${file}.tmp`, text)
-      renameSync(`${file}.tmp`, file)
+      writeFileWhole(file, text)
     } catch (error) {
       // A mirror for people to read: the registry itself is in the database, so carry on.
       const failure = new SmError('SM_ERR_DATA_DIR_UNUSABLE', { path: file, reason: reasonOf(error) }, { cause: error })

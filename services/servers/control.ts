@@ -306,14 +306,18 @@ export class ServerControl {
     return withPowerLock(files.powerLock, server.name, 'start', () => this.#start(server, mode))
   }
 
+  /**
+   * Why a start (of what runs) or a stop (of what does not) of the server makes no sense now, as
+   * a coded error, or undefined: a look, answered before any work begins (the action itself looks
+   * again under the power lock).
+   */
+  async refusal(server: ServerRecord, action: 'start' | 'stop'): Promise<SmError | undefined> {
+    return powerRefusal(server.name, await this.status(server), action)
+  }
+
   async #start(server: ServerRecord, mode: StartMode): Promise<StartReply> {
-    const now = await this.#look(server, true)
-    if (ACTIVE.includes(now.status) || now.supervisorPid !== undefined)
-      throw new SmError('SM_ERR_SERVER_ALREADY_RUNNING', {
-        server: server.name,
-        status: now.status,
-        pid: String(now.pid ?? 'unknown'),
-      })
+    const refused = powerRefusal(server.name, await this.#look(server, true), 'start')
+    if (refused) throw refused
     if (!existsSync(server.dir) || !statSync(server.dir).isDirectory())
       throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: server.dir, reason: 'it no longer exists' })
     await checkStartable(server)
@@ -440,9 +444,8 @@ export class ServerControl {
   }
 
   async #stop(server: ServerRecord, reason: 'stop' | 'restart' | 'schedule' | 'manager'): Promise<ExitReply> {
-    const now = await this.#look(server, true)
-    if (!ACTIVE.includes(now.status) && now.supervisorPid === undefined)
-      throw new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: server.name, status: now.status, action: 'be stopped' })
+    const refused = powerRefusal(server.name, await this.#look(server, true), 'stop')
+    if (refused) throw refused
     const outcome = await performAction(this.#bus, {
       before: 'before_server_stop',
       after: 'after_server_stop',
@@ -467,7 +470,7 @@ export class ServerControl {
     files.ensureDir()
     return withPowerLock(files.powerLock, server.name, 'restart', async () => {
       const now = await this.#look(server, true)
-      if (ACTIVE.includes(now.status) || now.supervisorPid !== undefined) await this.#stop(server, reason)
+      if (runUnderWay(now)) await this.#stop(server, reason)
       return this.#start(server, now.mode ?? 'detached')
     })
   }
@@ -522,7 +525,7 @@ export class ServerControl {
         if (!left || isSameProcess(left.holder.pid, left.holder.identity)) return
         files.writeIntent({ ...left, holder: ownProcess() })
         const now = await this.#current(server, true)
-        if (!ACTIVE.includes(now.status) && now.supervisorPid === undefined) {
+        if (!runUnderWay(now)) {
           this.#logger.warn(
             `Server '${server.name}' was left stopped by ${left.work} that did not finish (PID ${left.holder.pid}, since ${left.since}); starting it again.`,
           )
@@ -640,16 +643,13 @@ export class ServerControl {
         return ((await client.request(op, fields as never)) as SendReply).reply
       }
     }
-    const profile = gameProfile(server)
-    const replies = consoleProfile(profile)
+    const replies = consoleProfile(gameProfile(server))
     try {
       return await fn({
         hold: () => ask('hold', { holder }),
         send: (command, replyMaxMs) => ask('send', { command, collect: true, replyMaxMs }),
         resume: () => ask('resume', {}),
-        // A reply the profile's error lines call a refusal is no acknowledgement, whatever else it says.
-        acknowledged: (command, reply) =>
-          refusalIn(profile, reply) === undefined && replies.acknowledged(command, reply),
+        acknowledged: (command, reply) => replies.acknowledged(command, reply),
       })
     } finally {
       client.close()
@@ -726,7 +726,7 @@ export class ServerControl {
     for (const server of servers) {
       try {
         const now = await this.status(server)
-        if (ACTIVE.includes(now.status) || now.supervisorPid !== undefined) {
+        if (runUnderWay(now)) {
           if (now.supervisorPid === undefined) (await this.#supervisor(server, 'be adopted')).close()
           await this.#watch(server)
         }
@@ -794,6 +794,25 @@ export class ServerControl {
     for (const client of this.#watches.values()) client.close()
     this.#watches.clear()
   }
+}
+
+/** Whether a run is under way: its game starting, running or stopping, or a supervisor still serving it. */
+export function runUnderWay(now: RunStatus): boolean {
+  return ACTIVE.includes(now.status) || now.supervisorPid !== undefined
+}
+
+/** The coded error a start of a run under way, or a stop of none, gets; undefined when it can go ahead. */
+function powerRefusal(server: string, now: RunStatus, action: 'start' | 'stop'): SmError | undefined {
+  const underWay = runUnderWay(now)
+  if (action === 'start' && underWay)
+    return new SmError('SM_ERR_SERVER_ALREADY_RUNNING', {
+      server,
+      status: now.status,
+      pid: String(now.pid ?? 'unknown'),
+    })
+  if (action === 'stop' && !underWay)
+    return new SmError('SM_ERR_SERVER_NOT_RUNNING', { server, status: now.status, action: 'be stopped' })
+  return undefined
 }
 
 /** Why a console command cannot be sent, or undefined. */

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process'
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { SmError } from '../../kernel/errors'
+import { writeFileWhole } from '../../lib/whole-file'
 import type { ServerRecord } from './contract'
 import { gameProfile } from './profiles'
 import { ServerProperties } from './server-properties'
@@ -25,8 +26,7 @@ export function acceptEula(server: ServerRecord): void {
     'eula=true',
     '',
   ].join('\n')
-  writeFileSync(`${file}.tmp`, text, { mode: 0o644 })
-  renameSync(`${file}.tmp`, file)
+  writeFileWhole(file, text, 0o644)
 }
 
 /**

@@ -1,7 +1,8 @@
+import { writeFileWhole } from '../../lib/whole-file'
 import './actions'
 import './errors'
 import './settings'
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import { type BusScope, closest, isSmError, performAction, reasonOf, type Service, SmError } from '../../kernel'
@@ -151,13 +152,9 @@ export function serversService(): Service {
       bus.handle('servers:profile', async ({ name }) => structuredClone(gameProfile(await find(name))))
       bus.handle('servers:remove', async ({ name, deleteFiles }) => {
         const server = await find(name)
-        const run = await servers.status(server)
-        if (ACTIVE.includes(run.status) || run.supervisorPid !== undefined)
-          throw new SmError('SM_ERR_SERVER_ALREADY_RUNNING', {
-            server: name,
-            status: run.status,
-            pid: String(run.pid ?? 'unknown'),
-          })
+        // A server whose run is under way is not removed: the same answer a start of it gets.
+        const running = await servers.refusal(server, 'start')
+        if (running) throw running
         if (deleteFiles) await deleteData(bus, server, config.dataDir)
         rmSync(servers.files(name).dir, { recursive: true, force: true })
         await bus.emit('server_removed', { name, filesDeleted: deleteFiles === true })
@@ -236,20 +233,8 @@ export function serversService(): Service {
         // A start of what runs, or a stop of what does not, is refused now (409), not as a failed
         // task after a 202; the task checks again under the power lock, as every start and stop does.
         if (request.action === 'start' || request.action === 'stop') {
-          const now = await servers.status(server)
-          const up = ACTIVE.includes(now.status) || now.supervisorPid !== undefined
-          if (request.action === 'start' && up)
-            throw new SmError('SM_ERR_SERVER_ALREADY_RUNNING', {
-              server: server.name,
-              status: now.status,
-              pid: String(now.pid ?? 'unknown'),
-            })
-          if (request.action === 'stop' && !up)
-            throw new SmError('SM_ERR_SERVER_NOT_RUNNING', {
-              server: server.name,
-              status: now.status,
-              action: 'be stopped',
-            })
+          const refused = await servers.refusal(server, request.action)
+          if (refused) throw refused
         }
         const work = trackedWork.get(request.action) as (
           server: ServerRecord,
@@ -604,10 +589,8 @@ async function setProperties(bus: BusScope, server: ServerRecord, properties: Re
         changed[key] = { from: file.get(key), to: value }
         file.set(key, value)
       }
-      // Written whole to a temporary file and renamed: a crash leaves the old file or the new one.
-      const path = join(server.dir, PROPERTIES)
-      writeFileSync(`${path}.tmp`, file.toString())
-      renameSync(`${path}.tmp`, path)
+      // A crash leaves the old file or the new one.
+      writeFileWhole(join(server.dir, PROPERTIES), file.toString())
       return { changed }
     },
     message: () => `server.properties of '${server.name}' updated.`,

@@ -69,6 +69,14 @@ function exportLines(env: Record<string, string> = {}): string {
     .join('')
 }
 
+/**
+ * `server add <name>` of a console game the tests wrote as `game.js` in `dir`, run by this Node
+ * (a generic server), with `extra` flags (its ready line, stop command, hot-backup commands...).
+ */
+export function nodeGameArgs(name: string, dir: string, ...extra: string[]): string[] {
+  return ['server', 'add', name, '--dir', dir, '--command', process.execPath, '--arg', 'game.js', ...extra]
+}
+
 /** A server's state file as its supervisor wrote it. */
 export function runState(dataDir: string, name: string) {
   return RunFiles.of(dataDir, name).readState()

@@ -1,4 +1,4 @@
-import { BUILT_IN_PROFILES, consoleMessage, type GameProfile, matches } from '../profiles'
+import { BUILT_IN_PROFILES, consoleMessage, type GameProfile, matches, refusalIn } from '../profiles'
 import type { RunSpec } from './run-files'
 
 /** How a kind of game server talks on its console: when it is ready, and what its replies look like. */
@@ -7,7 +7,10 @@ export interface ConsoleProfile {
   readonly ready: ((line: string) => boolean) | undefined
   /** When a command's reply is complete, for the commands whose replies the profile knows. */
   replyDone(command: string, lines: readonly string[]): boolean | undefined
-  /** Whether `lines` say the game did `command`: its known reply came (a reply the profile does not know: yes). */
+  /**
+   * Whether `lines` say the game did `command`: no line is one of its error lines, and its known
+   * reply came (a reply the profile does not know: yes).
+   */
   acknowledged(command: string, lines: readonly string[]): boolean
 }
 
@@ -32,7 +35,8 @@ export function consoleProfile(game: GameProfile): ConsoleProfile {
   const listExtra = players && !players.listReply.includes('?<names>') ? 1 : 0
   const profile: ConsoleProfile = {
     ready: ready === undefined ? undefined : (line) => matches(ready, consoleMessage(game, line).trim()) !== null,
-    acknowledged: (command, lines) => profile.replyDone(command, lines) !== false,
+    acknowledged: (command, lines) =>
+      refusalIn(game, lines) === undefined && profile.replyDone(command, lines) !== false,
     replyDone(command, lines) {
       const verb = command.trim().replace(/^\//, '').toLowerCase()
       const known = game.replies.filter((reply) => reply.command.toLowerCase() === verb)

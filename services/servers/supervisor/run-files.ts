@@ -1,6 +1,7 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { endsWithNewline } from '../../../lib/series-lines'
+import { writeFileWhole } from '../../../lib/whole-file'
 import type { SamplingSpec } from '../../metrics/contract'
 import type { GameProfile, ProfileName } from '../profiles'
 import { fileSize, lastLines } from './log-tail'
@@ -302,8 +303,7 @@ function readJson<T>(path: string): T | undefined {
 }
 
 function writeJson(path: string, value: unknown): void {
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 })
-  renameSync(`${path}.tmp`, path)
+  writeFileWhole(path, `${JSON.stringify(value, null, 2)}\n`, 0o600)
 }
 
 /** A run state as `status` answers it (the supervisor's own view, or the state file's). */

@@ -5,7 +5,7 @@ import { expect } from 'chai'
 import * as yauzl from 'yauzl'
 import type { Kernel } from '../../../manager'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { exited, gameDataDir, killServers, nextLine, runState, untilGone } from '../../helpers/game'
+import { exited, gameDataDir, killServers, nextLine, nodeGameArgs, runState, untilGone } from '../../helpers/game'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { afterItsUser } from '../../helpers/run-end'
 import { tempDir } from '../../helpers/temp-dir'
@@ -85,23 +85,16 @@ function gameDir(): string {
 
 /** `server add` arguments for the stand-in in `dir`, with its hot-backup commands when `hot`. */
 function addArgs(name: string, dir: string, hot: boolean, env: Record<string, string> = {}): string[] {
-  return [
-    'server',
-    'add',
+  return nodeGameArgs(
     name,
-    '--dir',
     dir,
-    '--command',
-    process.execPath,
-    '--arg',
-    'game.js',
     '--world-dir',
     'world',
     '--ready-line',
     '^ready$',
     ...Object.entries(env).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
     ...(hot ? ['--hot-backup', HOT_BACKUP] : []),
-  ]
+  )
 }
 
 /** The state (`sha256=… bytes=…`) of the world file in a world archive, as the game prints it. */

@@ -9,6 +9,7 @@ import {
   fakeBedrockDir,
   gameDataDir,
   managerConsoleLine,
+  nodeGameArgs,
   runState,
   statusJson,
   untilGone,
@@ -486,20 +487,7 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
     return { dir, received: () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []) }
   }
   const addGame = (data: string, name: string, dir: string, extra: string[] = []) =>
-    cliOk(data, [
-      'server',
-      'add',
-      name,
-      '--dir',
-      dir,
-      '--command',
-      process.execPath,
-      '--arg',
-      'game.js',
-      '--stop-command',
-      'quit',
-      ...extra,
-    ])
+    cliOk(data, nodeGameArgs(name, dir, '--stop-command', 'quit', ...extra))
 
   it('warns the players of a generic game with its own say command, and never sends it a command it does not know (issue 19)', async () => {
     const data = gameDataDir()

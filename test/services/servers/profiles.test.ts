@@ -11,7 +11,7 @@ import {
   refusalIn,
 } from '../../../services/servers/profiles'
 import { consoleProfile } from '../../../services/servers/supervisor/profiles'
-import { exited, gameDataDir, untilStatus } from '../../helpers/game'
+import { exited, gameDataDir, nodeGameArgs, untilStatus } from '../../helpers/game'
 import { cli, cliOk, spawnCli } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -265,19 +265,7 @@ describe('services/servers: game profiles (issue 19, build item 1)', () => {
           '})',
         ].join('\n'),
       )
-      await cliOk(data, [
-        'server',
-        'add',
-        'g',
-        '--dir',
-        dir,
-        '--command',
-        process.execPath,
-        '--arg',
-        'game.js',
-        '--ready-line',
-        '^Listening on',
-      ])
+      await cliOk(data, nodeGameArgs('g', dir, '--ready-line', '^Listening on'))
       const start = spawnCli(data, ['server', 'start', 'g'])
       // Its supervisor is up once the status says starting: a condition, looked at until it holds.
       // (Its exit code tells the state too; the JSON is printed either way.)
