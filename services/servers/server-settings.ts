@@ -7,14 +7,27 @@ interface ServerSettingSpec {
   /** When unset, the value of this global setting applies. */
   readonly inherits?: string
   readonly summary: string
+  /** What its values are (a form draws a yes/no choice or a number field from it), and their check. */
+  readonly type: ServerSettingType
+}
+
+/** The kind of a per-server setting's values, with their check. */
+interface ServerSettingType {
+  readonly kind: 'boolean' | 'integer'
   readonly check: (value: unknown) => string | undefined
 }
 
-const bool = (value: unknown) => (typeof value === 'boolean' ? undefined : 'it must be true or false')
-const whole = (min: number, max: number) => (value: unknown) =>
-  Number.isInteger(value) && (value as number) >= min && (value as number) <= max
-    ? undefined
-    : `it must be a whole number from ${min} to ${max}`
+const bool: ServerSettingType = {
+  kind: 'boolean',
+  check: (value) => (typeof value === 'boolean' ? undefined : 'it must be true or false'),
+}
+const whole = (min: number, max: number): ServerSettingType => ({
+  kind: 'integer',
+  check: (value) =>
+    Number.isInteger(value) && (value as number) >= min && (value as number) <= max
+      ? undefined
+      : `it must be a whole number from ${min} to ${max}`,
+})
 
 /**
  * The settings each server has (docs/settings.md, "Per-server settings"); plugins add theirs
@@ -22,47 +35,47 @@ const whole = (min: number, max: number) => (value: unknown) =>
  */
 const SERVER_SETTINGS: ReadonlyMap<string, ServerSettingSpec> = new Map(
   Object.entries({
-    autostart: { default: false, summary: 'start it when the manager starts (the autostart plugin)', check: bool },
+    autostart: { default: false, summary: 'start it when the manager starts (the autostart plugin)', type: bool },
     'restart.enabled': {
       default: undefined,
       inherits: 'servers.restart.enabled',
       summary: 'restart it after a crash',
-      check: bool,
+      type: bool,
     },
     'restart.max_restarts': {
       default: undefined,
       inherits: 'servers.restart.max_restarts',
       summary: 'crash restarts in a row before it is left crashed',
-      check: whole(0, 1_000),
+      type: whole(0, 1_000),
     },
     'restart.min_uptime_s': {
       default: undefined,
       inherits: 'servers.restart.min_uptime_s',
       summary: 'a run this long ends a crash streak',
-      check: whole(0, 86_400),
+      type: whole(0, 86_400),
     },
     memory_mb: {
       default: undefined,
       summary: 'the Java heap of a java server, in MB (-Xms and -Xmx; unset: the JVM default, or its own --arg flags)',
-      check: whole(128, 1_048_576),
+      type: whole(128, 1_048_576),
     },
     'backup.hot': {
       default: undefined,
       inherits: 'servers.backup.hot',
       summary: 'back it up hot while it runs, where its profile can',
-      check: bool,
+      type: bool,
     },
     'retention.backups': {
       default: undefined,
       inherits: 'retention.backups',
       summary: 'backups of each kind kept (and as many safety copies); older ones are deleted after each backup',
-      check: whole(1, 10_000),
+      type: whole(1, 10_000),
     },
     'retention.backup_days': {
       default: undefined,
       inherits: 'retention.backup_days',
       summary: 'also delete its backups older than this many days (0: no age limit)',
-      check: whole(0, 36_500),
+      type: whole(0, 36_500),
     },
   } satisfies Record<string, ServerSettingSpec>),
 )
@@ -81,7 +94,7 @@ export function checkServerSetting(server: string, key: string, value: unknown):
       `there is no such server setting (${[...SERVER_SETTINGS.keys(), 'custom.<key>'].join(', ')})`,
     )
   if (value === undefined) return
-  const problem = spec.check(value)
+  const problem = spec.type.check(value)
   if (problem) throw invalid(server, key, problem)
 }
 
@@ -118,6 +131,8 @@ export interface ServerSettingView {
   /** The global setting it follows while it has none of its own. */
   readonly inherits: string | undefined
   readonly summary: string
+  /** What its values are: `boolean`, `integer`, or `json` (a plugin's value). */
+  readonly kind: 'boolean' | 'integer' | 'json'
 }
 
 /** Every declared setting of a server, with where its value comes from, and the custom ones it has. */
@@ -134,9 +149,11 @@ export async function serverSettingViews(
       own: own(key),
       inherits: spec.inherits,
       summary: spec.summary,
+      kind: spec.type.kind,
     })
   for (const [key, value] of Object.entries(server.settings ?? {}))
-    if (key.startsWith('custom.')) views.push({ key, value, own: true, inherits: undefined, summary: 'a plugin value' })
+    if (key.startsWith('custom.'))
+      views.push({ key, value, own: true, inherits: undefined, summary: 'a plugin value', kind: 'json' })
   return views
 }
 

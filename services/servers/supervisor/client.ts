@@ -60,7 +60,7 @@ export class SupervisorClient {
 
   /**
    * Follows the console, status changes and resource samples; answers with the status now and the
-   * last `tail` lines (`'run'`: every line the supervisor has read). Lines can arrive before the answer does.
+   * last `tail` lines (`'run'`: every line the supervisor has read, at most its last 200). Lines can arrive before the answer does.
    */
   subscribe(
     tail: number | 'run',

@@ -21,6 +21,7 @@ const ServerSetting = z
       .meta({ description: 'whether the server has a value of its own (else it inherits or has its default)' }),
     inherits: z.string().optional().meta({ description: 'the global setting it follows while it has none of its own' }),
     summary: z.string(),
+    kind: z.enum(['boolean', 'integer', 'json']).meta({ description: 'what its values are' }),
   })
   .meta({ id: 'ServerSetting' })
 

@@ -10,7 +10,7 @@
   // Each setting as the type its value has; empty (or "inherit") gives it back to the global one.
   const input = (setting) => {
     const attrs = { name: setting.key, 'aria-label': setting.key, 'data-own': setting.own ? '1' : '' }
-    if (typeof setting.value === 'boolean' || setting.key === 'autostart' || /\.(enabled|hot)$/.test(setting.key)) {
+    if (setting.kind === 'boolean') {
       const select = el(
         'select',
         attrs,
@@ -21,7 +21,7 @@
       select.value = setting.own ? String(setting.value) : ''
       return select
     }
-    if (setting.key.startsWith('custom.'))
+    if (setting.kind === 'json')
       return el('input', { ...attrs, value: JSON.stringify(setting.value), 'data-json': '1' })
     return el('input', {
       ...attrs,
