@@ -1,7 +1,7 @@
 import { constants } from 'node:fs'
 import { copyFile, lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { type ActionOutcome, type BusScope, performAction, SerialQueue, SmError } from '../../kernel'
-import { isInside, ServerDir } from './contained-path'
+import { isInside, ServerDir, typeOf } from './contained-path'
 import type { DownloadFile, FileChange, FileListing, TextFile } from './contract'
 import { fsError } from './fs-error'
 import { listFolder } from './listing'
@@ -194,7 +194,7 @@ export class FileManager {
       const own = await lstat(entry.entry).catch((error) => {
         throw fsError(error, { server: dir.server, path: entry.path, action: 'found' })
       })
-      const kind = own.isDirectory() ? 'directory' : own.isSymbolicLink() ? 'link' : own.isFile() ? 'file' : 'other'
+      const kind = typeOf(own)
       const outcome = await performAction(this.#bus, {
         before: 'before_file_delete',
         after: 'after_file_delete',
