@@ -81,7 +81,7 @@ export class FileManager {
     })
   }
 
-  async upload(name: string, path: string, from: string, overwrite: boolean | undefined) {
+  async upload(name: string, path: string, from: string, { overwrite, move }: { overwrite?: boolean; move?: boolean }) {
     const size = (
       await stat(from).catch((error) => {
         throw fsError(error, { server: name, path: from, action: 'read' })
@@ -104,10 +104,7 @@ export class FileManager {
         perform: () =>
           this.#guard(dir, target.path, 'written', async () => {
             const mode = (await stat(target.real).catch(() => undefined))?.mode
-            // A copy the kernel makes (a clone where the file system can): never the whole file in memory.
-            await replaceFile(dir, target.real, target.path, mode, (temp) =>
-              copyFile(from, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE),
-            )
+            await replaceFile(dir, target.real, target.path, mode, (temp) => bringIn(from, temp, move === true))
             return { replaced: mode !== undefined }
           }),
         message: ({ replaced }) => `${replaced ? 'Replaced' : 'Uploaded'} ${target.path} (${size} bytes).`,
@@ -291,4 +288,19 @@ async function mustNotExist(entry: string, path: string, hint: string): Promise<
     () => false,
   )
   if (there) throw new SmError('SM_ERR_FILE_EXISTS', { path, hint })
+}
+
+/**
+ * Puts the file at `from` at `temp`: renamed when the caller gives it away and it is on the same
+ * file system (no second write of it), else a copy the kernel makes (a clone where the file
+ * system can): never the whole file in memory.
+ */
+async function bringIn(from: string, temp: string, move: boolean): Promise<void> {
+  if (move)
+    try {
+      return await rename(from, temp)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error
+    }
+  await copyFile(from, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE)
 }

@@ -205,6 +205,8 @@ export function fileRoutes(app: WebApp): Router[] {
           path: body.path,
           from: file.path,
           overwrite: body.overwrite,
+          // The spooled file is deleted when the request ends: the service may take it.
+          move: true,
         })),
       }
     },
