@@ -1,11 +1,11 @@
 import { constants } from 'node:fs'
 import { copyFile, lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { type ActionOutcome, type BusScope, performAction, SerialQueue, SmError } from '../../kernel'
-import { isInside, ServerDir, typeOf } from './contained-path'
+import { isInside, kindOf, ServerDir, typeOf } from './contained-path'
 import type { DownloadFile, FileChange, FileListing, TextFile } from './contract'
 import { fsError } from './fs-error'
 import { listFolder } from './listing'
-import { inFolder } from './opened-inside'
+import { inFolder, openInside } from './opened-inside'
 import { asText, type FileBytes, readBytes, replaceFile, sha256 } from './text-file'
 
 /** A server is running for the file manager while its game may hold its files: starting, running, stopping. */
@@ -118,8 +118,16 @@ export class FileManager {
     const dir = await this.#dir(name)
     const target = await dir.target(path)
     if (!target.stats) throw new SmError('SM_ERR_FILE_NOT_FOUND', { server: dir.server, path: target.path || '.' })
-    if (!target.stats.isFile()) throw folderNotFile(target.path)
-    const stats = await stat(target.real, { bigint: true })
+    if (!target.stats.isFile())
+      throw new SmError('SM_ERR_FILE_WRONG_TYPE', {
+        path: target.path,
+        expected: 'a file',
+        actual: kindOf(target.stats),
+      })
+    // Opened as the web route will open it: what the system will not let it read is refused here,
+    // coded, and the identity is that of the file opened inside.
+    const { handle } = await openInside(dir, target.real, target.path, constants.O_RDONLY | constants.O_NONBLOCK)
+    const stats = await handle.stat({ bigint: true }).finally(() => handle.close())
     return {
       path: target.path,
       file: target.real,
