@@ -1,5 +1,5 @@
 import { constants } from 'node:fs'
-import { copyFile, lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { copyFile, link, lstat, mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import { type ActionOutcome, type BusScope, performAction, SerialQueue, SmError } from '../../kernel'
 import { isInside, kindOf, ServerDir, typeOf } from './contained-path'
 import type { DownloadFile, FileChange, FileListing, TextFile } from './contract'
@@ -299,14 +299,18 @@ async function mustNotExist(entry: string, path: string, hint: string): Promise<
 }
 
 /**
- * Puts the file at `from` at `temp`: renamed when the caller gives it away and it is on the same
- * file system (no second write of it), else a copy the kernel makes (a clone where the file
- * system can): never the whole file in memory.
+ * Puts the file at `from` at `temp`, which is created exclusively either way: moved when the
+ * caller gives it away and it is on the same file system (a second name for it, then the first
+ * one goes: no second write of it), else a copy the kernel makes (a clone where the file system
+ * can): never the whole file in memory.
  */
 async function bringIn(from: string, temp: string, move: boolean): Promise<void> {
   if (move)
     try {
-      return await rename(from, temp)
+      await link(from, temp)
+      // Given away: its caller deletes it anyway, so a name left here costs nothing.
+      await unlink(from).catch(() => {})
+      return
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error
     }

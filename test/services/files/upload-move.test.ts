@@ -10,10 +10,10 @@ const OTHER_FS = '/dev/shm'
 
 /**
  * The web layer spools an upload to a temporary file that is deleted when its request ends, and
- * gives it away (`move`): on the same file system it is renamed into place, written to disk once.
+ * gives it away (`move`): on the same file system it is moved into place, written to disk once.
  */
 describe('services/files: an upload given away is moved in, not copied', () => {
-  it('renames it beside its place on the same file system, copies it across, and copies what is not given away', async function () {
+  it('moves it beside its place on the same file system, copies it across, and copies what is not given away', async function () {
     const dir = fakeBedrockDir()
     const spool = join(tempDir(), 'upload')
     writeFileSync(spool, 'world bytes\n')
@@ -25,7 +25,8 @@ describe('services/files: an upload given away is moved in, not copied', () => {
 
       const inode = statSync(spool).ino
       expect(await upload('world.zip', spool, true)).to.include({ size: 12, replaced: false })
-      expect(statSync(join(dir, 'world.zip')).ino, 'renamed, not copied').to.equal(inode)
+      expect(statSync(join(dir, 'world.zip')).ino, 'moved, not copied').to.equal(inode)
+      expect(statSync(join(dir, 'world.zip')).nlink, 'one name').to.equal(1)
       expect(readFileSync(join(dir, 'world.zip'), 'utf8')).to.equal('world bytes\n')
       expect(existsSync(spool)).to.equal(false)
 
