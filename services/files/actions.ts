@@ -1,4 +1,5 @@
 import { defineActions } from '../../kernel/action-catalogue'
+import type { FileEntry } from './contract'
 
 declare module '../../kernel/maps' {
   interface ActionMap {
@@ -11,11 +12,7 @@ declare module '../../kernel/maps' {
     /** A folder is made in a server's directory. */
     directory_create: { readonly serverName: string; readonly path: string }
     /** An entry of a server's directory is deleted (a folder with everything in it; a link, never its target). */
-    file_delete: {
-      readonly serverName: string
-      readonly path: string
-      readonly kind: 'file' | 'directory' | 'link' | 'other'
-    }
+    file_delete: { readonly serverName: string; readonly path: string; readonly kind: FileEntry['type'] }
   }
 }
 

@@ -2,6 +2,7 @@ import type { Stats } from 'node:fs'
 import { lstat, realpath, stat } from 'node:fs/promises'
 import { isAbsolute, join, relative } from 'node:path'
 import { SmError } from '../../kernel'
+import type { FileEntry } from './contract'
 import { fsError } from './fs-error'
 
 /** The longest path and name accepted (Linux's PATH_MAX and NAME_MAX, in bytes). */
@@ -125,10 +126,22 @@ export class ServerDir {
   }
 }
 
+/** What a stat is, as listings and facts name it (an lstat's link is a link). */
+export function typeOf(stats: Stats): FileEntry['type'] {
+  if (stats.isDirectory()) return 'directory'
+  if (stats.isFile()) return 'file'
+  if (stats.isSymbolicLink()) return 'link'
+  return 'other'
+}
+
+const IN_WORDS: Record<FileEntry['type'], string> = {
+  directory: 'a folder',
+  file: 'a file',
+  link: 'a link',
+  other: 'a special file',
+}
+
 /** A stat's kind in words, for messages. */
 export function kindOf(stats: Stats): string {
-  if (stats.isDirectory()) return 'a folder'
-  if (stats.isFile()) return 'a file'
-  if (stats.isSymbolicLink()) return 'a link'
-  return 'a special file'
+  return IN_WORDS[typeOf(stats)]
 }

@@ -76,9 +76,11 @@ declare module '../../kernel/maps' {
     /**
      * Puts the file at `from` (on this machine) at `path` (the file_upload action): copied to a
      * temporary file beside it, then renamed over it. An existing file only with `overwrite`.
+     * `move`: `from` is the caller's to give away (a request's spooled upload), so on the same
+     * file system it is moved beside `path` instead of copied: written to disk once, not twice.
      */
     'files:upload': {
-      payload: { name: string; path: string; from: string; overwrite?: boolean }
+      payload: { name: string; path: string; from: string; overwrite?: boolean; move?: boolean }
       reply: FileChange & { readonly size: number; readonly replaced: boolean }
     }
     /** Where a file to download is (checked inside; a read, not an action). */

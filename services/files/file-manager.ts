@@ -1,11 +1,11 @@
 import { constants } from 'node:fs'
-import { copyFile, lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { copyFile, link, lstat, mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import { type ActionOutcome, type BusScope, performAction, SerialQueue, SmError } from '../../kernel'
-import { isInside, ServerDir } from './contained-path'
+import { isInside, kindOf, ServerDir, typeOf } from './contained-path'
 import type { DownloadFile, FileChange, FileListing, TextFile } from './contract'
 import { fsError } from './fs-error'
 import { listFolder } from './listing'
-import { inFolder } from './opened-inside'
+import { inFolder, openInside } from './opened-inside'
 import { asText, type FileBytes, readBytes, replaceFile, sha256 } from './text-file'
 
 /** A server is running for the file manager while its game may hold its files: starting, running, stopping. */
@@ -81,7 +81,7 @@ export class FileManager {
     })
   }
 
-  async upload(name: string, path: string, from: string, overwrite: boolean | undefined) {
+  async upload(name: string, path: string, from: string, { overwrite, move }: { overwrite?: boolean; move?: boolean }) {
     const size = (
       await stat(from).catch((error) => {
         throw fsError(error, { server: name, path: from, action: 'read' })
@@ -104,10 +104,7 @@ export class FileManager {
         perform: () =>
           this.#guard(dir, target.path, 'written', async () => {
             const mode = (await stat(target.real).catch(() => undefined))?.mode
-            // A copy the kernel makes (a clone where the file system can): never the whole file in memory.
-            await replaceFile(dir, target.real, target.path, mode, (temp) =>
-              copyFile(from, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE),
-            )
+            await replaceFile(dir, target.real, target.path, mode, (temp) => bringIn(from, temp, move === true))
             return { replaced: mode !== undefined }
           }),
         message: ({ replaced }) => `${replaced ? 'Replaced' : 'Uploaded'} ${target.path} (${size} bytes).`,
@@ -121,8 +118,16 @@ export class FileManager {
     const dir = await this.#dir(name)
     const target = await dir.target(path)
     if (!target.stats) throw new SmError('SM_ERR_FILE_NOT_FOUND', { server: dir.server, path: target.path || '.' })
-    if (!target.stats.isFile()) throw folderNotFile(target.path)
-    const stats = await stat(target.real, { bigint: true })
+    if (!target.stats.isFile())
+      throw new SmError('SM_ERR_FILE_WRONG_TYPE', {
+        path: target.path,
+        expected: 'a file',
+        actual: kindOf(target.stats),
+      })
+    // Opened as the web route will open it: what the system will not let it read is refused here,
+    // coded, and the identity is that of the file opened inside.
+    const { handle } = await openInside(dir, target.real, target.path, constants.O_RDONLY | constants.O_NONBLOCK)
+    const stats = await handle.stat({ bigint: true }).finally(() => handle.close())
     return {
       path: target.path,
       file: target.real,
@@ -194,7 +199,7 @@ export class FileManager {
       const own = await lstat(entry.entry).catch((error) => {
         throw fsError(error, { server: dir.server, path: entry.path, action: 'found' })
       })
-      const kind = own.isDirectory() ? 'directory' : own.isSymbolicLink() ? 'link' : own.isFile() ? 'file' : 'other'
+      const kind = typeOf(own)
       const outcome = await performAction(this.#bus, {
         before: 'before_file_delete',
         after: 'after_file_delete',
@@ -291,4 +296,23 @@ async function mustNotExist(entry: string, path: string, hint: string): Promise<
     () => false,
   )
   if (there) throw new SmError('SM_ERR_FILE_EXISTS', { path, hint })
+}
+
+/**
+ * Puts the file at `from` at `temp`, which is created exclusively either way: moved when the
+ * caller gives it away and it is on the same file system (a second name for it, then the first
+ * one goes: no second write of it), else a copy the kernel makes (a clone where the file system
+ * can): never the whole file in memory.
+ */
+async function bringIn(from: string, temp: string, move: boolean): Promise<void> {
+  if (move)
+    try {
+      await link(from, temp)
+      // Given away: its caller deletes it anyway, so a name left here costs nothing.
+      await unlink(from).catch(() => {})
+      return
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error
+    }
+  await copyFile(from, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE)
 }

@@ -2,8 +2,9 @@ import { isSmError, SmError, toSmError } from '../../kernel'
 
 /**
  * A file system error as the file manager's coded error: a missing entry, a refusal by the
- * operating system, a name too long, an entry in the way; a full disk stays SM_ERR_DISK_FULL,
- * anything else is internal (its message goes to the log, not to the client).
+ * operating system, a socket opened as a file, a name too long, an entry in the way; a full
+ * disk stays SM_ERR_DISK_FULL, anything else is internal (its message goes to the log, not to
+ * the client).
  */
 export function fsError(error: unknown, at: { server: string; path: string; action: string }): SmError {
   if (isSmError(error)) return error
@@ -23,6 +24,13 @@ export function fsError(error: unknown, at: { server: string; path: string; acti
           action: at.action,
           reason: code === 'EROFS' ? 'the file system is read-only' : 'permission denied',
         },
+        { cause: error },
+      )
+    case 'ENXIO':
+      // Opening a socket: no file is behind it.
+      return new SmError(
+        'SM_ERR_FILE_WRONG_TYPE',
+        { path: shown, expected: 'a file', actual: 'a special file' },
         { cause: error },
       )
     case 'ENAMETOOLONG':

@@ -20,7 +20,9 @@ export function filesService(): Service {
       bus.handle('files:list', ({ name, path }) => files.list(name, path))
       bus.handle('files:read', ({ name, path }) => files.read(name, path))
       bus.handle('files:write', ({ name, path, text, expectedHash }) => files.write(name, path, text, expectedHash))
-      bus.handle('files:upload', ({ name, path, from, overwrite }) => files.upload(name, path, from, overwrite))
+      bus.handle('files:upload', ({ name, path, from, overwrite, move }) =>
+        files.upload(name, path, from, { overwrite, move }),
+      )
       bus.handle('files:download', ({ name, path }) => files.download(name, path))
       bus.handle('files:rename', ({ name, path, to }) => files.rename(name, path, to))
       bus.handle('files:mkdir', ({ name, path }) => files.mkdir(name, path))

@@ -2,7 +2,7 @@ import { constants } from 'node:fs'
 import { lstat, readdir, realpath, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SmError } from '../../kernel'
-import type { ServerDir, Target } from './contained-path'
+import { type ServerDir, type Target, typeOf } from './contained-path'
 import type { FileEntry, FileListing } from './contract'
 import { fsError } from './fs-error'
 import { openInside } from './opened-inside'
@@ -34,11 +34,8 @@ async function describe(dir: ServerDir, at: string, real: string, name: string):
   const own = await lstat(join(at, name)).catch(() => undefined)
   // Gone between the listing and its look: not listed.
   if (!own) return undefined
-  const entry = { name, size: own.size, mtime: own.mtime.toISOString() }
-  if (own.isDirectory()) return { ...entry, type: 'directory' }
-  if (own.isFile()) return { ...entry, type: 'file' }
-  if (!own.isSymbolicLink()) return { ...entry, type: 'other' }
-  return { ...entry, type: 'link', link: await leadsTo(dir, join(real, name)) }
+  const entry = { name, size: own.size, mtime: own.mtime.toISOString(), type: typeOf(own) }
+  return entry.type === 'link' ? { ...entry, link: await leadsTo(dir, join(real, name)) } : entry
 }
 
 /** Where a link leads, without following one out of the server directory. */

@@ -3,12 +3,14 @@ import { type FileHandle, open, readlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SmError } from '../../kernel'
 import type { ServerDir } from './contained-path'
+import { fsError } from './fs-error'
 
 /**
  * Opens `real` and checks that what was opened is inside the server directory, by the path
  * the kernel gives the open descriptor (`/proc/self/fd/<n>`): a link swapped in between the
  * check of the path and the open is caught here, not followed. Where there is no /proc the
  * path check alone stands. `O_NOFOLLOW`: `real` has no link left in it, its last name least.
+ * An open the system refuses is a coded error (fsError), whoever opens.
  */
 export async function openInside(
   dir: ServerDir,
@@ -16,7 +18,12 @@ export async function openInside(
   path: string,
   flags: number,
 ): Promise<{ handle: FileHandle; at: string }> {
-  const handle = await open(real, flags | constants.O_NOFOLLOW)
+  let handle: FileHandle
+  try {
+    handle = await open(real, flags | constants.O_NOFOLLOW)
+  } catch (error) {
+    throw fsError(error, { server: dir.server, path, action: 'opened' })
+  }
   const at = `/proc/self/fd/${handle.fd}`
   let opened: string
   try {

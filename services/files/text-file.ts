@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { chmod, type FileHandle, open, rename, rm } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
-import { SmError } from '../../kernel'
+import { isSmError, SmError } from '../../kernel'
 import { kindOf, type ServerDir } from './contained-path'
 import { inFolder, openInside } from './opened-inside'
 
@@ -31,7 +31,7 @@ export async function readBytes(
   try {
     ;({ handle } = await openInside(dir, real, path, constants.O_RDONLY | constants.O_NONBLOCK))
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    if (isSmError(error) && error.code === 'SM_ERR_FILE_NOT_FOUND') return undefined
     throw error
   }
   try {

@@ -5,9 +5,8 @@ import { z } from 'zod'
 import { SmError } from '../../../kernel'
 import type { WebApp } from '../app'
 import { defineRoute, uploadedFiles, type WebContext } from '../route'
-import { success } from './api-schemas'
+import { NO_SERVER, ServerName, success } from './api-schemas'
 
-const ServerName = z.object({ name: z.string().min(1).max(200) })
 const FilePath = z
   .string()
   .max(4096)
@@ -206,6 +205,8 @@ export function fileRoutes(app: WebApp): Router[] {
           path: body.path,
           from: file.path,
           overwrite: body.overwrite,
+          // The spooled file is deleted when the request ends: the service may take it.
+          move: true,
         })),
       }
     },
@@ -296,7 +297,7 @@ export function fileRoutes(app: WebApp): Router[] {
       access: 'admin',
       produces: 'text/html',
       params: ServerName,
-      errors: { 404: 'No server of that name.' },
+      errors: { 404: NO_SERVER },
     },
     async (ctx, { params }) => {
       const server = await bus.request('servers:info', { name: params.name })

@@ -1,7 +1,7 @@
 // The file manager page: a server's directory, its text files in an editor, uploads, downloads.
 'use strict'
 ;(() => {
-  const { api, toast, fail, el, bytes, when, csrf } = window.sm
+  const { api, toast, fail, el, bytes, when, upload } = window.sm
   const root = document.getElementById('files-page')
   const name = root.dataset.server
   const base = `/api/servers/${encodeURIComponent(name)}/files`
@@ -171,37 +171,20 @@
     await show(folder)
   }
 
-  /** One upload, streamed by the browser; resolves with the answer, rejects with the coded error. */
+  /** One upload, streamed by the browser with its progress; resolves with the answer, rejects with the coded error. */
   function send(file, path, overwrite) {
-    return new Promise((resolve, reject) => {
-      const form = new FormData()
-      form.append('path', path)
-      if (overwrite) form.append('overwrite', 'true')
-      form.append('file', file)
-      const request = new XMLHttpRequest()
-      request.open('POST', `${base}/upload`)
-      request.setRequestHeader('Accept', 'application/json')
-      request.setRequestHeader('X-CSRF-Token', csrf())
-      request.upload.onprogress = (event) => {
-        if (event.lengthComputable) progress.value = Math.round((event.loaded / event.total) * 100)
-      }
-      request.onload = () => {
-        let data = {}
-        try {
-          data = JSON.parse(request.responseText)
-        } catch {}
-        if (request.status < 300) resolve(data)
-        else
-          reject(
-            Object.assign(new Error(data.message || `${request.status}`), { code: data.code, status: request.status }),
-          )
-      }
-      request.onerror = () => reject(new Error('The upload was interrupted.'))
-      request.send(form)
+    const form = new FormData()
+    form.append('path', path)
+    if (overwrite) form.append('overwrite', 'true')
+    form.append('file', file)
+    return upload(`${base}/upload`, form, {
+      onProgress: (percent) => {
+        progress.value = percent
+      },
     })
   }
 
-  async function upload(files) {
+  async function uploadFiles(files) {
     progress.hidden = false
     try {
       for (const file of files) {
@@ -232,7 +215,7 @@
   input.addEventListener('change', () => {
     const files = [...input.files]
     input.value = ''
-    upload(files).catch(fail)
+    uploadFiles(files).catch(fail)
   })
   window.addEventListener('popstate', () => show(new URLSearchParams(location.search).get('path') || '').catch(fail))
   show(folder).catch(fail)
