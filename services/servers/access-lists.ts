@@ -283,7 +283,10 @@ function readEntries(server: ServerRecord, protocol: AccessListProtocol): Entry[
   return value as Entry[]
 }
 
-/** Writes the file whole to a temporary file and renames it: a crash leaves the old list or the new one. */
+/**
+ * Writes the file whole to a temporary file and renames it: a crash leaves the old list or the
+ * new one. A folder or disk that refuses it is the coded error that says so, not a bug.
+ */
 function writeEntries(server: ServerRecord, protocol: AccessListProtocol, entries: readonly Entry[]): void {
   const file = fileOf(server, protocol)
   const temp = `${file}.tmp-${process.pid}`
@@ -292,6 +295,10 @@ function writeEntries(server: ServerRecord, protocol: AccessListProtocol, entrie
     renameSync(temp, file)
   } catch (error) {
     rmSync(temp, { force: true })
-    throw error
+    throw new SmError(
+      'SM_ERR_SERVER_ACCESS_FILE_UNWRITABLE',
+      { server: server.name, file, reason: reasonOf(error) },
+      { cause: error },
+    )
   }
 }
