@@ -4,28 +4,28 @@ import type { AccessListName } from '../servers/contract'
 import { table } from './format'
 import { ManagerCommand } from './manager-command'
 
-/** The arguments and flags of both (each command sets them as its own: oclif reads only own statics). */
-export const ACCESS_LIST_ARGS = {
-  name: Args.string({ description: 'the server name', required: true }),
-  action: Args.string({ description: 'add or remove a player (none: list them)', options: ['add', 'remove'] }),
-  player: Args.string({ description: "the player's name (a Bedrock gamertag may hold spaces: quote it)" }),
-}
-export const ACCESS_LIST_FLAGS = {
-  json: Flags.boolean({ description: 'print the list (or the change) as JSON' }),
-}
-
 /**
  * `server allowlist` and `server ops`: a server's list of players (its game's allowlist or
  * operators file), or a player added or removed (the allowlist_change or operator_change action,
  * under the plugins' hooks).
  */
 export abstract class AccessListCommand extends ManagerCommand {
+  // Inherited by both commands: the manifest (oclif's cacheCommand) merges statics up the class chain.
+  static override args = {
+    name: Args.string({ description: 'the server name', required: true }),
+    action: Args.string({ description: 'add or remove a player (none: list them)', options: ['add', 'remove'] }),
+    player: Args.string({ description: "the player's name (a Bedrock gamertag may hold spaces: quote it)" }),
+  }
+  static override flags = {
+    json: Flags.boolean({ description: 'print the list (or the change) as JSON' }),
+  }
   /** Which list this command shows and changes, and what it calls it. */
   protected abstract readonly list: AccessListName
   protected abstract readonly noun: string
 
   async run(): Promise<void> {
-    const { args, flags } = await this.parse({ args: ACCESS_LIST_ARGS, flags: ACCESS_LIST_FLAGS })
+    // parse() spreads the options, which drops inherited statics: name them.
+    const { args, flags } = await this.parse({ args: AccessListCommand.args, flags: AccessListCommand.flags })
     const change = args.action as 'add' | 'remove' | undefined
     // Listing runs no hook; a change does (a plugin may veto it).
     this.loadsPlugins = change !== undefined

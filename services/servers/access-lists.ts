@@ -98,7 +98,7 @@ export class AccessLists {
       const running = ACTIVE.includes((await this.#control.status(server)).status)
       const command = running ? protocol[change] : undefined
       // Worked out before the hooks: a change that cannot be made is refused as such, not vetoed.
-      const edit = command ? undefined : await this.#plan(server, list, change, name, running)
+      const edit = command ? undefined : await this.#plan(server, list, protocol, change, name, running)
       const words = WORDS[list]
       const outcome = await performAction(this.#bus, {
         before: `before_${words.action}`,
@@ -107,7 +107,7 @@ export class AccessLists {
         perform: (): Promise<Done> =>
           command
             ? this.#byConsole(server, list, protocol, change, name, command)
-            : this.#byFile(server, list, change, running, edit as Edit),
+            : this.#byFile(server, list, protocol, change, running, edit as Edit),
         message: (done) => done.message,
       })
       return settled(outcome, server.name, `The ${list} change of`)
@@ -139,49 +139,44 @@ export class AccessLists {
       })
     }
     const profile = gameProfile(server)
-    const unchanged = reply.some((line) =>
+    const changed = !reply.some((line) =>
       protocol.unchanged.some((pattern) => matches(pattern, consoleMessage(profile, line).trim()) !== null),
     )
-    const words = WORDS[list]
-    const what = change === 'add' ? (unchanged ? words.already : words.added) : unchanged ? words.absent : words.removed
-    return { changed: !unchanged, via: 'console', message: `'${name}' ${what} '${server.name}' (by its console).` }
+    return { changed, via: 'console', message: `${said(server, list, change, changed, name)} (by its console).` }
   }
 
   async #byFile(
     server: ServerRecord,
     list: AccessListName,
+    protocol: AccessListProtocol,
     change: 'add' | 'remove',
     running: boolean,
     edit: Edit,
   ): Promise<Done> {
-    const protocol = protocolOf(server, list)
-    const words = WORDS[list]
-    const what =
-      change === 'add' ? (edit.changed ? words.added : words.already) : edit.changed ? words.removed : words.absent
-    const said = `'${edit.name}' ${what} '${server.name}'`
-    if (!edit.changed) return { changed: false, via: 'file', message: `${said}.` }
+    const done = said(server, list, change, edit.changed, edit.name)
+    if (!edit.changed) return { changed: false, via: 'file', message: `${done}.` }
     writeEntries(server, protocol, edit.entries)
     if (!running || !protocol.reload)
-      return { changed: true, via: 'file', message: `${said}; ${protocol.file} is read when it starts.` }
+      return { changed: true, via: 'file', message: `${done}; ${protocol.file} is read when it starts.` }
     try {
       await this.#control.send(server, protocol.reload)
     } catch (error) {
       // The file is changed: that is done, and said; the game reads it at its next start.
       const warning = `${protocol.file} of '${server.name}' was changed, but '${protocol.reload}' did not reach the running game (${reasonOf(error)}); it takes effect when the server starts again.`
-      return { changed: true, via: 'file', message: `${said}.`, warning }
+      return { changed: true, via: 'file', message: `${done}.`, warning }
     }
-    return { changed: true, via: 'file', message: `${said}; ${protocol.file} reloaded ('${protocol.reload}').` }
+    return { changed: true, via: 'file', message: `${done}; ${protocol.file} reloaded ('${protocol.reload}').` }
   }
 
   /** The file's entries after the change, and whether it changes anything. */
   async #plan(
     server: ServerRecord,
     list: AccessListName,
+    protocol: AccessListProtocol,
     change: 'add' | 'remove',
     player: string,
     running: boolean,
   ): Promise<Edit> {
-    const protocol = protocolOf(server, list)
     const entries = readEntries(server, protocol)
     const known = (await this.#history(server.name)).filter((p) => p.name.toLowerCase() === player.toLowerCase())
     const id = known.find((p) => p.id)?.id
@@ -229,6 +224,13 @@ function protocolOf(server: ServerRecord, list: AccessListName): AccessListProto
       list: String(list),
     })
   return protocol
+}
+
+/** What a change did, in its list's words: `'Steve' added to the allowlist of 's1'`. */
+function said(server: ServerRecord, list: AccessListName, change: 'add' | 'remove', changed: boolean, name: string) {
+  const words = WORDS[list]
+  const what = change === 'add' ? (changed ? words.added : words.already) : changed ? words.removed : words.absent
+  return `'${name}' ${what} '${server.name}'`
 }
 
 /** A player name as given, trimmed, or the coded reason it cannot be one. */
@@ -281,7 +283,10 @@ function readEntries(server: ServerRecord, protocol: AccessListProtocol): Entry[
   return value as Entry[]
 }
 
-/** Writes the file whole to a temporary file and renames it: a crash leaves the old list or the new one. */
+/**
+ * Writes the file whole to a temporary file and renames it: a crash leaves the old list or the
+ * new one. A folder or disk that refuses it is the coded error that says so, not a bug.
+ */
 function writeEntries(server: ServerRecord, protocol: AccessListProtocol, entries: readonly Entry[]): void {
   const file = fileOf(server, protocol)
   const temp = `${file}.tmp-${process.pid}`
@@ -290,6 +295,10 @@ function writeEntries(server: ServerRecord, protocol: AccessListProtocol, entrie
     renameSync(temp, file)
   } catch (error) {
     rmSync(temp, { force: true })
-    throw error
+    throw new SmError(
+      'SM_ERR_SERVER_ACCESS_FILE_UNWRITABLE',
+      { server: server.name, file, reason: reasonOf(error) },
+      { cause: error },
+    )
   }
 }

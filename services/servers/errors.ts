@@ -227,6 +227,13 @@ export const serversErrors = defineErrors('servers', {
     message: (p) =>
       `${p.file} of '${p.server}' cannot be read as a list of players: ${p.reason}. Fix it or remove it (the game writes an empty one); nothing was changed.`,
   }),
+  SM_ERR_SERVER_ACCESS_FILE_UNWRITABLE: spec<{ server: string; file: string; reason: string }>({
+    status: 500,
+    exit: 74,
+    when: "A server's allowlist or operators file could not be written (permissions, a read-only or full disk).",
+    message: (p) =>
+      `${p.file} of '${p.server}' cannot be written: ${p.reason}. Give the user the manager runs as write access to the server's folder (chmod, chown) or free space on its disk, then try again; nothing was changed.`,
+  }),
   SM_ERR_BACKUP_NOT_FOUND: spec<{ server: string; file: string }>({
     status: 404,
     exit: 66,

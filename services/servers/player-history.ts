@@ -28,8 +28,11 @@ interface Row {
   online_since: string | null
 }
 
-/** A status in which the game no longer runs (or runs anew): every session still open ends then. */
-const ENDED: readonly ServerStatus[] = ['starting', 'stopped', 'crashed', 'error']
+/**
+ * Statuses in which the game no longer runs (or runs anew): every session still open ends then,
+ * in the history and in the manager's tracker alike.
+ */
+export const SESSIONS_END: readonly ServerStatus[] = ['starting', 'stopped', 'crashed', 'error']
 
 const UPSERT =
   'INSERT OR REPLACE INTO player_history (server, name, id, first_seen, last_seen, joins, played_ms, online_since) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'
@@ -60,8 +63,7 @@ export const playerHistoryProjection: Projection = {
     return sql.all<Row>('SELECT * FROM player_history ORDER BY server, name')
   },
   async restore(sql, state) {
-    for (const r of state as Row[])
-      await sql.run(UPSERT, [r.server, r.name, r.id, r.first_seen, r.last_seen, r.joins, r.played_ms, r.online_since])
+    for (const row of state as Row[]) await save(sql, row)
   },
 }
 
@@ -72,7 +74,7 @@ async function applyOne(sql: Sql, event: StoredEvent): Promise<void> {
   }
   if (event.type === 'after_server_status_change') {
     const p = event.payload as { serverName: string; status: ServerStatus; at?: string }
-    if (!ENDED.includes(p.status)) return
+    if (!SESSIONS_END.includes(p.status)) return
     const open = await sql.all<Row>('SELECT * FROM player_history WHERE server = ? AND online_since IS NOT NULL', [
       p.serverName,
     ])

@@ -1,5 +1,6 @@
 import { type ActionMap, type BusScope, type Logger, reasonOf, reportObserved } from '../../kernel'
 import type { ServerRecord } from './contract'
+import { SESSIONS_END } from './player-history'
 import { type ListHead, listHead, namesFollow, type PlayerList, splitNames } from './player-list'
 import { consoleMessage, type GameProfile, gameProfile, matches, type PlayersProtocol } from './profiles'
 import type { ServerStatus } from './supervisor/run-files'
@@ -29,9 +30,6 @@ interface Session {
 
 /** How many ids named before a join are remembered per server (a join normally follows at once). */
 const MAX_PENDING_IDS = 100
-
-/** Statuses in which the game no longer runs (or runs anew): nobody is online from before. */
-const ENDED: readonly ServerStatus[] = ['starting', 'stopped', 'crashed', 'error']
 
 /**
  * Who is online on each server the manager follows, from its console: a join or leave line (the
@@ -100,7 +98,7 @@ export class PlayerTracker {
     previousStatus: ServerStatus
   }): Promise<void> | undefined {
     return this.#with(change.serverName, (session) => {
-      if (ENDED.includes(change.status)) {
+      if (SESSIONS_END.includes(change.status)) {
         const reason = change.status === 'crashed' ? 'server_crashed' : 'server_stopped'
         for (const player of session.online?.values() ?? []) this.#leave(session, player, reason)
         Object.assign(session, { online: new Map(), unnamed: 0, namesNext: undefined })

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
-import { type BrowserRun, openInBrowser, snap, userCommand } from '../helpers/browser'
+import { type BrowserRun, openInBrowser, signInPage, snap, userCommand } from '../helpers/browser'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
 import { cliOk } from '../helpers/run'
 
@@ -33,11 +33,8 @@ describe('the Players section of the server page in a real browser', () => {
   after(() => session?.close())
 
   it('shows a player who joins the game in the Players section, live, online now and in the history', async () => {
-    await page.goto(`${url}/login?next=/servers/lobby`)
-    await page.getByLabel('User name').fill('boss')
-    await page.getByLabel('Password').fill('a long password')
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.waitForURL(`${url}/servers/lobby`)
+    await signInPage(page, url, 'boss', 'a long password')
+    await page.goto(`${url}/servers/lobby`)
     await page.getByRole('heading', { name: 'lobby' }).waitFor()
     await page.locator('#player-history', { hasText: 'Nobody has joined' }).waitFor()
 

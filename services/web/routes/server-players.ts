@@ -41,9 +41,10 @@ const AccessChange = success('AccessChange', {
   }),
 })
 
-const LISTS: readonly { list: AccessListName; path: string; noun: string; files: string }[] = [
-  { list: 'allowlist', path: 'allowlist', noun: 'allowlist', files: "Bedrock's allowlist.json, Java's whitelist.json" },
-  { list: 'operators', path: 'operators', noun: 'operators', files: "Bedrock's permissions.json, Java's ops.json" },
+/** Each list, named alike in its path, its summaries and the service's calls. */
+const LISTS: readonly { list: AccessListName; files: string }[] = [
+  { list: 'allowlist', files: "Bedrock's allowlist.json, Java's whitelist.json" },
+  { list: 'operators', files: "Bedrock's permissions.json, Java's ops.json" },
 ]
 const UNKNOWN_LIST = "The server's profile knows no such list (a generic server), or the player name cannot be one."
 
@@ -73,18 +74,18 @@ export function serverPlayerRoutes(router: Router, app: WebApp): void {
       players: await bus.request('servers:player_history', { name: params.name }),
     }),
   )
-  for (const { list, path, noun, files } of LISTS) {
+  for (const { list, files } of LISTS) {
     defineRoute(
       router,
       {
         method: 'get',
-        path: `/servers/:name/${path}`,
+        path: `/servers/:name/${list}`,
         name: `server_${list}`,
-        summary: `The server's ${noun}, as its file says (${files})`,
+        summary: `The server's ${list}, as its file says (${files})`,
         tags,
         access: 'admin',
         params: ServerName,
-        response: success(`${noun[0]?.toUpperCase()}${noun.slice(1)}List`, { players: z.array(AccessEntry) }),
+        response: success(`${list[0]?.toUpperCase()}${list.slice(1)}List`, { players: z.array(AccessEntry) }),
         errors: {
           404: NO_SERVER,
           422: "The server's profile knows no such list (a generic server), or its file is not a JSON list.",
@@ -104,9 +105,9 @@ export function serverPlayerRoutes(router: Router, app: WebApp): void {
       router,
       {
         method: 'post',
-        path: `/servers/:name/${path}`,
+        path: `/servers/:name/${list}`,
         name: `add_to_${list}`,
-        summary: `Add a player to the ${noun}: by the console while the server runs, else in its file`,
+        summary: `Add a player to the ${list}: by the console while the server runs, else in its file`,
         tags,
         access: 'admin',
         params: ServerName,
@@ -128,9 +129,9 @@ export function serverPlayerRoutes(router: Router, app: WebApp): void {
       router,
       {
         method: 'delete',
-        path: `/servers/:name/${path}/:player`,
+        path: `/servers/:name/${list}/:player`,
         name: `remove_from_${list}`,
-        summary: `Remove a player from the ${noun}: by the console while the server runs, else in its file`,
+        summary: `Remove a player from the ${list}: by the console while the server runs, else in its file`,
         tags,
         access: 'admin',
         params: ServerName.extend({ player: z.string().min(1).max(64) }),

@@ -4,6 +4,7 @@ import { expect } from 'chai'
 import { factsOf, managerEvent } from '../../helpers/facts'
 import { fakeBedrockDir, fakeJavaDir, gameDataDir } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
+import { makeReadOnly } from '../../helpers/read-only'
 import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -248,6 +249,29 @@ describe('services/servers: the allowlist and operators (issue 20, item 3)', fun
     expect((await payloads(data, 'after_allowlist_change')).map((p) => [p.player, p.result.status])).to.deep.equal([
       ['Griefer', 'cancelled'],
       ['Steve', 'success'],
+    ])
+  })
+
+  it("refuses with a code that says what to do a file it cannot write (the server's folder read-only), leaving nothing behind", async () => {
+    const data = gameDataDir()
+    const dir = fakeBedrockDir()
+    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
+    const undo = makeReadOnly(dir)
+    try {
+      const denied = await refused(
+        data,
+        ['server', 'allowlist', 's1', 'add', 'Steve'],
+        'SM_ERR_SERVER_ACCESS_FILE_UNWRITABLE',
+        74,
+      )
+      expect(denied).to.contain(`allowlist.json of 's1' cannot be written`)
+      expect(denied).to.contain('write access')
+    } finally {
+      undo()
+    }
+    expect(readdirSync(dir).filter((f) => f.startsWith('allowlist.json'))).to.deep.equal([])
+    expect((await payloads(data, 'after_allowlist_change')).map((p) => p.result.code)).to.deep.equal([
+      'SM_ERR_SERVER_ACCESS_FILE_UNWRITABLE',
     ])
   })
 })

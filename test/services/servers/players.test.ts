@@ -4,7 +4,8 @@ import { expect } from 'chai'
 import { parsePlayerList } from '../../../services/servers/player-list'
 import { BUILT_IN_PROFILES } from '../../../services/servers/profiles'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { fakeBedrockDir, gameDataDir, nextLine, runState, untilGone } from '../../helpers/game'
+import { factsOf } from '../../helpers/facts'
+import { fakeBedrockDir, fakeJavaDir, gameDataDir, nextLine, runState, untilGone } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
@@ -13,51 +14,6 @@ import { adminSession, webUrl } from '../../helpers/web-process'
 
 const XUID = '2535412345678901'
 const UUID = '069a79f4-44e9-4726-a5be-fca90e38aaf5'
-
-/**
- * A Minecraft Java Edition stand-in: vanilla's console lines (`[12:00:00] [Server thread/INFO]: …`),
- * its ready line, `list`, and players joining (with the UUID line online mode prints first) and
- * leaving; `stop` kicks whoever is online, as vanilla does, before it exits.
- */
-const JAVA_STAND_IN = `'use strict'
-const fs = require('node:fs')
-const log = (thread, message) => fs.writeSync(1, '[' + new Date().toTimeString().slice(0, 8) + '] [' + thread + '/INFO]: ' + message + '\\n')
-const say = (message) => log('Server thread', message)
-const online = []
-say('Starting minecraft server version 1.21.4')
-say('Done (0.042s)! For help, type "help"')
-function command(text) {
-  const [verb, name, uuid] = text.split(' ')
-  if (verb === 'list') say('There are ' + online.length + ' of a max of 20 players online: ' + online.join(', '))
-  else if (verb === 'fakejoin') {
-    log('User Authenticator #1', 'UUID of player ' + name + ' is ' + uuid)
-    online.push(name)
-    say(name + '[/127.0.0.1:51234] logged in with entity id 7 at (0.5, 64.0, 0.5)')
-    say(name + ' joined the game')
-  } else if (verb === 'fakeleave') {
-    online.splice(online.indexOf(name), 1)
-    say(name + ' lost connection: Disconnected')
-    say(name + ' left the game')
-  } else if (verb === 'stop') {
-    say('Stopping the server')
-    for (const player of online.splice(0)) {
-      say(player + ' lost connection: Server closed')
-      say(player + ' left the game')
-    }
-    say('Saving worlds')
-    process.exit(0)
-  } else if (text) say('Unknown or incomplete command, see below for error')
-}
-let buffered = ''
-process.stdin.setEncoding('utf8')
-process.stdin.on('data', (chunk) => {
-  buffered += chunk
-  for (let nl = buffered.indexOf('\\n'); nl >= 0; nl = buffered.indexOf('\\n')) {
-    command(buffered.slice(0, nl).trim())
-    buffered = buffered.slice(nl + 1)
-  }
-})
-`
 
 /** A plugin that appends every player hook it gets to `file`, one JSON line each. */
 function recorder(file: string): string {
@@ -75,9 +31,7 @@ async function json(dataDir: string, args: string[]) {
 }
 
 async function facts(dataDir: string, type: string) {
-  return ((await json(dataDir, ['events', '--type', type, '--limit', '1000'])) as { payload: object }[]).map(
-    (e) => e.payload,
-  )
+  return (await factsOf(dataDir, type)).map((e) => e.payload)
 }
 
 /** A manager on `dataDir`, ready, with its web URL and an admin's session. */
@@ -204,15 +158,11 @@ describe('services/servers: players, joins and leaves', function () {
 
   it('java: joins carry the UUID printed before them; the leaves a stop prints are the only ones recorded', async () => {
     const data = gameDataDir()
-    const dir = join(tempDir(), 'java')
-    mkdirSync(dir)
-    writeFileSync(join(dir, 'server.js'), JAVA_STAND_IN)
     // Its EULA accepted, as an admin would (the manager refuses to start a java server otherwise).
-    writeFileSync(join(dir, 'eula.txt'), 'eula=true\n')
+    const { dir, java } = fakeJavaDir({ eula: true })
     const hooks = join(tempDir(), 'hooks.jsonl')
     writeFileSync(hooks, '')
-    const add = ['server', 'add', 'j1', '--dir', dir, '--profile', 'java', '--command', process.execPath]
-    await cliOk(data, [...add, '--arg', 'server.js'])
+    await cliOk(data, ['server', 'add', 'j1', '--dir', dir, '--profile', 'java', '--command', java])
     writePlugins(data, { 'recorder.ts': recorder(hooks) })
     await cliOk(data, ['plugin', 'enable', 'recorder'])
     const { manager } = await managerOf(data)
