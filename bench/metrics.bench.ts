@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { processRss } from '../lib/proc-stats'
 import { SupervisorClient } from '../services/servers/supervisor/client'
 import { RunFiles } from '../services/servers/supervisor/run-files'
 import { median } from './harness'
@@ -9,11 +10,7 @@ import { cli, fakeServer } from './servers.bench'
 
 /** Resident memory of a process (VmRSS), in KiB; NaN when it is gone. */
 function rssKb(pid: number | undefined): number {
-  try {
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1])
-  } catch {
-    return Number.NaN
-  }
+  return pid === undefined ? Number.NaN : (processRss(pid) ?? Number.NaN) / 1024
 }
 
 /** A fake Bedrock server directory with `files` small files in a world, so that its walk has work. */

@@ -244,6 +244,7 @@ class Accumulator {
   }
 
   bucket(): Bucket {
+    // `t`, then `d`: readers find a bucket's span without parsing the rest (series-lines.ts).
     const bucket: Record<string, number> = { t: this.t, d: this.#d, n: this.#n }
     for (const [field, { sum, n, max }] of this.#sums) {
       bucket[field] = roundValue(sum / n)

@@ -24,11 +24,22 @@ export interface Bucket extends Sample {
 
 const CHUNK = 64 * 1024
 const TIME = /^\{"t":(\d+)[,}]/
+/** A bucket as written (rolling-series.ts): its span follows its time. */
+const SPAN = /^\{"t":(\d+),"d":(\d+)[,}]/
 
 /** A line's time, read from its start only; undefined for a line that is not one of ours. */
 export function lineTime(line: string): number | undefined {
   const match = TIME.exec(line)
   return match ? Number(match[1]) : undefined
+}
+
+/**
+ * When a bucket's line ends (`t + d`), read from its start only, so a reader passes over the
+ * buckets before a range without parsing them; undefined for a line that does not start so.
+ */
+export function bucketEnd(line: string): number | undefined {
+  const match = SPAN.exec(line)
+  return match ? Number(match[1]) + Number(match[2]) : undefined
 }
 
 /** A line as a sample, or undefined when it does not parse (a torn line) or is not one. */

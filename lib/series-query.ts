@@ -1,5 +1,5 @@
 import { downsampledPath } from './rolling-series'
-import { type Bucket, forEachLine, lineTime, parseLine, roundValue, type Sample } from './series-lines'
+import { type Bucket, bucketEnd, forEachLine, lineTime, parseLine, roundValue, type Sample } from './series-lines'
 
 /** A range of a series, and how coarse its points may be. */
 export interface SeriesRange {
@@ -39,6 +39,9 @@ export function readSeries(
   forEachLine(downsampledPath(path), (line) => {
     const t = lineTime(line)
     if (t === undefined || t > to) return
+    // Most of a month of buckets lies before a range of an hour: those are not parsed.
+    const end = bucketEnd(line)
+    if (end !== undefined && end <= from) return
     const bucket = parseLine<Bucket>(line)
     if (bucket && bucket.t + (bucket.d ?? 0) > from) buckets.set(bucket.t, bucket)
   })

@@ -1,5 +1,5 @@
 import './settings'
-import { reasonOf, type Service } from '../../kernel'
+import { reasonOf, SerialQueue, type Service } from '../../kernel'
 import { querySeries } from '../../lib/series-query'
 import type { SamplingSpec } from './contract'
 import { HOST_FIELDS, HOST_PEAKS, HostSampler, hostSeriesPath } from './host-sampler'
@@ -40,23 +40,27 @@ export function metricsService(): Service {
       )
 
       let managing = false
+      // One restart at a time: two changes at once would each start a sampler, and one would be left running.
+      const restarts = new SerialQueue()
       /** (Re)starts the host's sampling with the settings now: at the manager's start and when one changes. */
-      const resample = async () => {
-        sampler?.stop()
-        sampler = undefined
-        const spec = managing ? await sampling() : undefined
-        if (!spec) return
-        try {
-          sampler = new HostSampler({
-            dataDir: config.dataDir,
-            spec,
-            onSample: (sample) => void bus.emit('host_metrics', { sample }),
-            warn: (message) => logger.warn(message),
-          }).start()
-        } catch (error) {
-          logger.warn(`the host is not sampled: ${reasonOf(error)}`)
-        }
-      }
+      const resample = () =>
+        restarts.run(async () => {
+          sampler?.stop()
+          sampler = undefined
+          const spec = managing ? await sampling() : undefined
+          // The manager may have begun to stop while the settings were read.
+          if (!spec || !managing) return
+          try {
+            sampler = new HostSampler({
+              dataDir: config.dataDir,
+              spec,
+              onSample: (sample) => void bus.emit('host_metrics', { sample }),
+              warn: (message) => logger.warn(message),
+            }).start()
+          } catch (error) {
+            logger.warn(`the host is not sampled: ${reasonOf(error)}`)
+          }
+        })
       bus.on('manager_started', async () => {
         managing = true
         await resample()

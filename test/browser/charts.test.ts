@@ -1,18 +1,16 @@
-import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
-import { type BrowserRun, chartDrawn, openInBrowser, signInPage, userCommand } from '../helpers/browser'
+import { type BrowserRun, chartDrawn, openInBrowser, signInPage, snap, userCommand } from '../helpers/browser'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
 import { cliOk } from '../helpers/run'
 
 /** With SM_SCREENSHOTS=<dir>, the page is saved there at 1280 and 390 px wide (to look at; not checked). */
-async function snap(page: Page, name: string): Promise<void> {
-  const dir = process.env.SM_SCREENSHOTS
-  if (!dir) return
-  await page.screenshot({ path: join(dir, `${name}-1280.png`), fullPage: true })
+async function snapWidths(page: Page, name: string): Promise<void> {
+  if (!process.env.SM_SCREENSHOTS) return
+  await snap(page, `${name}-1280`)
   await page.setViewportSize({ width: 390, height: 844 })
   await page.waitForFunction(() => [...document.querySelectorAll('.chart canvas')].every((c) => c.clientWidth <= 390))
-  await page.screenshot({ path: join(dir, `${name}-390.png`), fullPage: true })
+  await snap(page, `${name}-390`)
   await page.setViewportSize({ width: 1280, height: 800 })
 }
 
@@ -48,7 +46,7 @@ describe('the resource charts in a real browser', () => {
     const figures = await page.locator('#metrics .metric').allTextContents()
     expect(figures.join(' ')).to.match(/CPU[\d.]+%/)
     expect(figures.join(' ')).to.match(/Memory[\d.]+ MiB/)
-    await snap(page, 'server-charts')
+    await snapWidths(page, 'server-charts')
   })
 
   it("draws the machine's charts on the dashboard and each server's figures in its row, live", async () => {
@@ -56,7 +54,7 @@ describe('the resource charts in a real browser', () => {
     await chartDrawn(page, '#host-metrics')
     await page.locator('tr[data-server="lobby"] [data-row-metrics]', { hasText: /% CPU · [\d.]+ MiB/ }).waitFor()
     expect(await page.locator('#host-metrics .metric').allTextContents()).to.have.length(3)
-    await snap(page, 'dashboard-charts')
+    await snapWidths(page, 'dashboard-charts')
     // A game that stops shows no figures (its last ones would read as if it still ran).
     await cliOk(dataDir, ['server', 'stop', 'lobby'])
     await page.waitForFunction(

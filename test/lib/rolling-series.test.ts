@@ -67,6 +67,8 @@ describe('lib/rolling-series: a time series in two append-only files', () => {
     // Buckets every 10 s, then the samples kept at full rate every second.
     expect(t[1]).to.equal(10 * S)
     expect(t.slice(-3)).to.deep.equal([598 * S, 599 * S, 600 * S])
+    // A range from a bucket's end on starts with the next one.
+    expect(read(path, 100 * S, 600 * S).columns.t.slice(0, 2)).to.deep.equal([100 * S, 110 * S])
     expect(all.columns.cpu?.every((v) => v === 10)).to.equal(true)
     expect(all.columns.cpu_max?.every((v) => v === 10)).to.equal(true)
     const coarse = read(path, 0, 600 * S, 60 * S)

@@ -642,23 +642,19 @@ class Supervisor {
     const spec = this.#spec.metrics
     if (!spec || this.#finished) return
     try {
-      this.#sampler = this.#sampling(spec)
+      this.#sampler = new Sampler({
+        spec,
+        dir: this.#spec.cwd,
+        series: this.#files.metrics,
+        game: () => this.#state.game,
+        onSample: (sample) => {
+          for (const subscriber of this.#subscribers) subscriber.send({ t: 'sample', sample })
+        },
+        log,
+      }).start()
     } catch (error) {
       log(`resource samples are not taken: ${reasonOf(error)}`)
     }
-  }
-
-  #sampling(spec: NonNullable<RunSpec['metrics']>): Sampler {
-    return new Sampler({
-      spec,
-      dir: this.#spec.cwd,
-      series: this.#files.metrics,
-      game: () => this.#state.game,
-      onSample: (sample) => {
-        for (const subscriber of this.#subscribers) subscriber.send({ t: 'sample', sample })
-      },
-      log,
-    }).start()
   }
 
   // ---- the socket ----

@@ -2,7 +2,7 @@ import Router from '@koa/router'
 import { z } from 'zod'
 import type { WebApp } from '../app'
 import { defineRoute } from '../route'
-import { success } from './api-schemas'
+import { ServerName, success } from './api-schemas'
 
 const ms = z.coerce.number().int().min(0)
 /** A range of a series: from and to in ms since the epoch, and how coarse its points may be. */
@@ -54,7 +54,7 @@ export function metricsRoutes(app: WebApp): Router {
       summary: "A server's CPU, memory and disk use over a range (its supervisor's samples)",
       tags,
       access: 'user',
-      params: z.object({ name: z.string().min(1).max(200) }),
+      params: ServerName,
       query: Range,
       response: success(
         'ServerMetrics',

@@ -126,4 +126,37 @@ describe('services/web: resource series and live samples', function () {
       http(`${url}/api/events/stream?topics=${topics}`, { token: user, headers: { Accept: 'text/event-stream' } })
     expect((await stream('host_metrics')).status).to.equal(403)
   })
+
+  it('restarts the host sampling once per change, however many metrics settings change at once: turned off, it stops', async () => {
+    const data = gameDataDir()
+    await cliOk(data, ['setting', 'set', 'metrics.interval_s', '1'])
+    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    // The game's samples (every second, by its supervisor) are the clock the host's are told by.
+    await cliOk(data, ['server', 'start', 's1'])
+    manager = await spawnManager(data)
+    const url = await webUrl(manager)
+    const admin = await adminSession(data, url)
+    // Changes at once: each restarts the host's sampling while the others are still reading the settings.
+    const changes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        http(`${url}/api/settings/metrics.disk_interval_s`, { method: 'PUT', token: admin, body: { value: 10 + i } }),
+      ),
+    )
+    for (const change of changes) expect(change.status, change.text).to.equal(200)
+    const off = await http(`${url}/api/settings/metrics.enabled`, {
+      method: 'PUT',
+      token: admin,
+      body: { value: false },
+    })
+    expect(off.status, off.text).to.equal(200)
+
+    // Three of the game's samples (two seconds and more) without a host sample: no sampler was left running.
+    let gameSamples = 0
+    const first = await nextMessage(url, 'host_metrics,server_metrics:s1', admin, (message) => {
+      if (message.type === 'server_metrics') gameSamples++
+      return message.type === 'host_metrics' || gameSamples === 3
+    })
+    expect(first.type).to.equal('server_metrics')
+    await cliOk(data, ['server', 'stop', 's1'])
+  })
 })

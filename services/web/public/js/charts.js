@@ -158,7 +158,6 @@
       for (const { chart } of charts) chart.window = windowMs
       reload(range()).catch(window.sm.fail)
     })
-    root.dataset.charts = 'ready'
     return {
       shown,
       range,
