@@ -55,10 +55,20 @@ describe('the web UI in a real browser', () => {
     await snap(page, 'dashboard')
   })
 
-  it("shows the server's console live and the reply to a command sent from the page", async () => {
+  it("shows the server's console live and the reply to a command sent from the page, on one stream", async () => {
+    const streams: string[] = []
+    const count = (request: { url(): string }) => {
+      if (new URL(request.url()).pathname === '/api/events/stream') streams.push(request.url())
+    }
+    page.on('request', count)
     await page.getByRole('link', { name: 'lobby' }).click()
     await page.waitForURL(`${url}/servers/lobby`)
     await page.locator('#console .line', { hasText: 'Server started.' }).waitFor()
+    await page.locator('#metrics .chart canvas').first().waitFor()
+    page.off('request', count)
+    // The console, the charts and the players share the page's one stream (a browser allows six
+    // connections to a host: a stream each would let two tabs starve a third).
+    expect(streams, streams.join('\n')).to.have.length(1)
     await page.getByLabel('Console command').fill('say hello from the browser')
     await page.getByRole('button', { name: 'Send' }).click()
     await page.locator('#console .line', { hasText: 'hello from the browser' }).waitFor()

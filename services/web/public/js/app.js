@@ -75,17 +75,61 @@
     return node
   }
 
-  /** Follows topics on the live event stream; returns the EventSource (close it to stop). */
-  function stream(topics, onMessage) {
-    const source = new EventSource(`/api/events/stream?topics=${encodeURIComponent(topics.join(','))}`)
+  /**
+   * The page's one live stream, whoever on the page follows what: browsers open at most six
+   * connections to a host, and a stream each for the console, the charts and the players would
+   * let two open tabs starve a third. It is opened once the page's scripts have asked for their
+   * topics (a task later), and again only when a topic nobody asked for before comes.
+   */
+  const hub = { topics: new Set(), followers: new Set(), source: undefined, pending: false }
+  function connect() {
+    hub.pending = false
+    hub.source?.close()
+    const source = new EventSource(`/api/events/stream?topics=${encodeURIComponent([...hub.topics].join(','))}`)
+    hub.source = source
     source.onmessage = (event) => {
+      let message
       try {
-        onMessage(JSON.parse(event.data))
+        message = JSON.parse(event.data)
       } catch (error) {
-        console.error(error)
+        return console.error(error)
       }
+      for (const follower of hub.followers)
+        if (follower.topics.has(message.topic))
+          try {
+            follower.onMessage(message)
+          } catch (error) {
+            console.error(error)
+          }
     }
-    return source
+    source.onopen = () => {
+      for (const follower of hub.followers) follower.onopen?.()
+    }
+  }
+
+  /**
+   * Follows topics on the page's live stream; answers a handle whose `onopen` runs each time the
+   * stream (re)opens (load what may have come before) and whose `close()` stops following.
+   */
+  function stream(topics, onMessage) {
+    const follower = { topics: new Set(topics), onMessage, onopen: undefined }
+    hub.followers.add(follower)
+    const fresh = topics.filter((topic) => !hub.topics.has(topic))
+    for (const topic of fresh) hub.topics.add(topic)
+    if (fresh.length > 0 && !hub.pending) {
+      hub.pending = true
+      // Once every script of the page has asked (they all run before DOMContentLoaded).
+      if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', connect, { once: true })
+      else queueMicrotask(connect)
+    } else if (hub.source?.readyState === EventSource.OPEN) queueMicrotask(() => follower.onopen?.())
+    return {
+      set onopen(fn) {
+        follower.onopen = fn
+      },
+      close() {
+        hub.followers.delete(follower)
+      },
+    }
   }
 
   /** Follows a task to its end: progress as it comes, then resolves with the task (rejects if it failed). */
@@ -99,7 +143,9 @@
             Object.assign(new Error(task.error?.message || `the task ended ${task.state}`), { code: task.error?.code }),
           )
       }
-      const source = stream([`task:${id}`], (message) => {
+      // The page's 'tasks' topic, this task's messages: a topic per task would reopen the stream.
+      const source = stream(['tasks'], (message) => {
+        if (message.data?.id !== id) return
         if (message.type === 'task_progress') onProgress(message.data)
         if (message.type === 'task_finished') api('GET', `/api/tasks/${id}`).then((r) => done(r.task), reject)
       })
