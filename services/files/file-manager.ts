@@ -1,6 +1,7 @@
 import { constants } from 'node:fs'
 import { copyFile, link, lstat, mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import { type ActionOutcome, type BusScope, performAction, SerialQueue, SmError } from '../../kernel'
+import { ACTIVE } from '../servers/contract'
 import { isInside, kindOf, ServerDir, typeOf } from './contained-path'
 import type { DownloadFile, FileChange, FileListing, TextFile } from './contract'
 import { fsError } from './fs-error'
@@ -9,7 +10,6 @@ import { inFolder, openInside } from './opened-inside'
 import { asText, type FileBytes, readBytes, replaceFile, sha256 } from './text-file'
 
 /** A server is running for the file manager while its game may hold its files: starting, running, stopping. */
-const RUNNING = ['starting', 'running', 'stopping']
 
 /**
  * The file manager of servers' directories. Every path is checked by `ServerDir` (inside, by
@@ -262,7 +262,7 @@ export class FileManager {
     const done = String(outcome.result.message ?? 'Done.')
     // Done is done: a status that cannot be read now does not turn the change into a failure.
     const status = await this.#bus.request('servers:status', { name: dir.server }).catch(() => undefined)
-    const running = status !== undefined && RUNNING.includes(status.status)
+    const running = status !== undefined && ACTIVE.includes(status.status)
     const message = running
       ? `${done} '${dir.server}' is running: a game reads its config files when it starts, so restart it to apply a config change.`
       : done

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type BusScope, isSmError, performAction, reasonOf, SerialQueue, SmError } from '../../kernel'
+import { writeFileWhole } from '../../lib/whole-file'
 import type { ServerRecord } from './contract'
 import { type ServerControl, settled } from './control'
 import type { PlayerRecord } from './player-history'
@@ -289,12 +290,9 @@ function readEntries(server: ServerRecord, protocol: AccessListProtocol): Entry[
  */
 function writeEntries(server: ServerRecord, protocol: AccessListProtocol, entries: readonly Entry[]): void {
   const file = fileOf(server, protocol)
-  const temp = `${file}.tmp-${process.pid}`
   try {
-    writeFileSync(temp, `${JSON.stringify(entries, null, 2)}\n`)
-    renameSync(temp, file)
+    writeFileWhole(file, `${JSON.stringify(entries, null, 2)}\n`)
   } catch (error) {
-    rmSync(temp, { force: true })
     throw new SmError(
       'SM_ERR_SERVER_ACCESS_FILE_UNWRITABLE',
       { server: server.name, file, reason: reasonOf(error) },

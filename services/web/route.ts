@@ -37,6 +37,19 @@ export function uploadedFiles(ctx: { request: object }): Readonly<Record<string,
   return (ctx.request as { files?: Record<string, UploadedFile> }).files ?? {}
 }
 
+/**
+ * The file a multipart request uploaded as `field` (a route's declared `uploads`), or a coded 422
+ * (SM_ERR_WEB_VALIDATION) naming the part to send.
+ */
+export function requiredUpload(ctx: { request: object }, field: string): UploadedFile {
+  const file = uploadedFiles(ctx)[field]
+  if (file) return file
+  throw new SmError('SM_ERR_WEB_VALIDATION', {
+    summary: `body '${field}': no file was uploaded (send multipart/form-data with a file part named ${field})`,
+    issues: [{ where: 'body', path: field, message: 'a file part is required' }],
+  })
+}
+
 /** One route, for core and plugins alike: it is registered, guarded, validated and documented from this. */
 export interface RouteSpec<
   P extends z.ZodType = z.ZodType,

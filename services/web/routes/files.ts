@@ -4,7 +4,7 @@ import Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
 import type { WebApp } from '../app'
-import { defineRoute, uploadedFiles, type WebContext } from '../route'
+import { defineRoute, requiredUpload, type WebContext } from '../route'
 import { NO_SERVER, ServerName, success } from './api-schemas'
 
 const FilePath = z
@@ -192,12 +192,7 @@ export function fileRoutes(app: WebApp): Router[] {
       },
     },
     async (ctx, { params, body }) => {
-      const file = uploadedFiles(ctx).file
-      if (!file)
-        throw new SmError('SM_ERR_WEB_VALIDATION', {
-          summary: "body 'file': no file was uploaded (send multipart/form-data with a file part named file)",
-          issues: [{ where: 'body', path: 'file', message: 'a file part is required' }],
-        })
+      const file = requiredUpload(ctx, 'file')
       return {
         status: 'success',
         ...(await bus.request('files:upload', {

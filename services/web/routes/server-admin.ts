@@ -2,10 +2,9 @@ import { mkdirSync, renameSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type Router from '@koa/router'
 import { z } from 'zod'
-import { SmError } from '../../../kernel'
 import { PROFILE_NAMES } from '../../servers/profiles'
 import type { WebApp } from '../app'
-import { defineRoute, uploadedFiles, type WebContext } from '../route'
+import { defineRoute, requiredUpload, type WebContext } from '../route'
 import { BackupFile, NO_SERVER, ServerName, ServerRecord, success } from './api-schemas'
 
 const servers = ['Servers']
@@ -200,12 +199,7 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
  * goes when the request ends.
  */
 function named(ctx: WebContext, field: string): string {
-  const file = uploadedFiles(ctx)[field]
-  if (!file)
-    throw new SmError('SM_ERR_WEB_VALIDATION', {
-      summary: `body '${field}': upload the file as the multipart field '${field}'`,
-      issues: [{ where: 'body', path: field, message: 'a file is required' }],
-    })
+  const file = requiredUpload(ctx, field)
   const safe = basename(file.filename)
     .replace(/[^A-Za-z0-9._-]/g, '_')
     .slice(-120)
