@@ -124,7 +124,6 @@ export function createManager(options: ManagerOptions = {}): Kernel {
     })
   if (options.daemon) services.push(bridgeService({ version: VERSION }))
   const kernel = createKernel({ config: { dataDir }, logger })
-  // The web server starts before the plugins, so they find it to take their routers.
   const web = options.web ?? options.daemon
   if (web) services.push(webService({ version: VERSION, listen: typeof web === 'object' ? web : undefined }))
   return kernel.use(...services, ...builtinServices(options), ...(options.services ?? []))

@@ -130,7 +130,15 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
   for (const candidate of discover([{ source: 'user', dir: pluginsDir }]).candidates) {
     const definition = await importer.import(candidate)
     plugins.push(
-      await LoadedPlugin.load(definition, { scope, logger: silentLogger, timeoutMs: 10_000, onHookFailure: () => {} }),
+      await LoadedPlugin.load(definition, {
+        scope,
+        logger: silentLogger,
+        timeoutMs: 10_000,
+        onHookFailure: () => {},
+        runTask: () => {
+          throw new Error('no tasks in this benchmark')
+        },
+      }),
     )
   }
   let seen = 0

@@ -1,5 +1,6 @@
 import { EventEmitter2 } from 'eventemitter2'
 import { Chain, currentContext, runInContext } from './context'
+import { checkCommand, checkEvent, checkReply, isDeclaredCommand } from './contract-catalogue'
 import { DispatchReport } from './dispatch-report'
 import type { Disposable } from './disposable'
 import { SmError, toSmError } from './errors'
@@ -103,11 +104,17 @@ export class Bus {
   // `namespaceOwners`: who uses a namespace is known from what registers, not from a list.
   readonly #namespaces = new Map<string, Map<string, number>>()
   readonly #timeoutMs: number
+  readonly #checked: boolean
   #recorder: Recorder | undefined
   #identify: Identifier = (event) => event
 
-  constructor(options: { listenerTimeoutMs?: number } = {}) {
+  /**
+   * `checkMessages`: check every request, reply and declared event against its contract, not
+   * only those that cross a boundary (the test build does: `SM_CHECK_BUS=1`).
+   */
+  constructor(options: { listenerTimeoutMs?: number; checkMessages?: boolean } = {}) {
     this.#timeoutMs = options.listenerTimeoutMs ?? 10_000
+    this.#checked = options.checkMessages ?? process.env.SM_CHECK_BUS === '1'
   }
 
   /** Listens to an event (a name from the EventMap, a custom `ns:event`, or a wildcard pattern). */
@@ -207,6 +214,13 @@ export class Bus {
   emit<K extends EventName>(name: K, payload: PayloadOf<K>, options?: EmitOptions): Promise<DispatchReport>
   emit(name: CustomEventName, payload: unknown, options?: EmitOptions): Promise<DispatchReport>
   emit(name: string, payload: unknown, options?: EmitOptions): Promise<DispatchReport> {
+    if (this.#checked) {
+      try {
+        checkEvent(name, payload)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
     const actor = options?.actor ?? currentContext().actor
     if (this.#recorder?.accepts(name)) {
       return this.#recorder
@@ -292,20 +306,23 @@ export class Bus {
   ): Promise<CommandReply<K>> {
     const handler = this.#handlerOf(name)
     if (!handler) throw new SmError('SM_ERR_KERNEL_NO_HANDLER', { command: name })
+    // Commands not declared yet pass until every contract is schemas (issue 21 item 1).
+    if (this.#checked && isDeclaredCommand(name)) checkCommand(name, payload)
     const actor = options?.actor ?? currentContext().actor
     const call = () => handler.fn(payload, { command: name, actor })
+    let reply: unknown
     try {
-      const reply = options?.actor ? runInContext({ actor }, call) : call()
+      const pending = options?.actor ? runInContext({ actor }, call) : call()
       const ms = options?.timeoutMs
-      if (ms === undefined || !isThenable(reply)) return (await reply) as CommandReply<K>
-      return (await timeBox(
-        reply,
-        ms,
-        () => new SmError('SM_ERR_KERNEL_REQUEST_TIMEOUT', { command: name, ms }),
-      )) as CommandReply<K>
+      reply =
+        ms === undefined || !isThenable(pending)
+          ? await pending
+          : await timeBox(pending, ms, () => new SmError('SM_ERR_KERNEL_REQUEST_TIMEOUT', { command: name, ms }))
     } catch (error) {
       throw toSmError(error)
     }
+    if (this.#checked) checkReply(name, reply)
+    return reply as CommandReply<K>
   }
 
   #resolve(name: string): Resolved {

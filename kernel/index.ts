@@ -23,6 +23,23 @@ export { Bus } from './bus'
 export { BusScope } from './bus-scope'
 export { closest } from './closest'
 export { type CallContext, Chain, currentContext, runInContext } from './context'
+export {
+  type CommandSpec,
+  type CommandsOf,
+  checkCommand,
+  checkEvent,
+  command,
+  commandCatalogue,
+  defineCommands,
+  defineEvents,
+  describeIssues,
+  type EventsOf,
+  empty,
+  eventCatalogue,
+  isDeclaredCommand,
+  type MessageEntry,
+  typed,
+} from './contract-catalogue'
 export { deepFreeze } from './deep-freeze'
 export { type DispatchFailure, DispatchReport, type DispatchSuccess } from './dispatch-report'
 export { type Disposable, DisposableStack } from './disposable'

@@ -82,6 +82,20 @@ export const kernelErrors = defineErrors('kernel', {
     message: (p) =>
       `'${p.owner}' tried to register on the bus after it was stopped or unloaded. Nothing was registered; do not keep using a scope after its owner stopped.`,
   }),
+  SM_ERR_BUS_UNDECLARED: spec<{ kind: string; name: string }>({
+    status: 404,
+    exit: 64,
+    when: 'A caller outside the process (the bridge, the HTTP API, a plugin) named a command or event that no contract declares.',
+    message: (p) =>
+      `No service declares the ${p.kind} '${p.name}'. Check its spelling; docs/architecture.md lists each service's commands and events.`,
+  }),
+  SM_ERR_BUS_BAD_PAYLOAD: spec<{ kind: string; name: string; issues: string }>({
+    status: 400,
+    exit: 65,
+    when: "A command's or event's payload does not fit the schema its contract declares.",
+    message: (p) =>
+      `The ${p.kind} '${p.name}' was sent a payload that does not fit: ${p.issues}. Send the fields it declares.`,
+  }),
   SM_ERR_KERNEL_NOT_REGISTERED: spec<{ token: string }>({
     status: 500,
     exit: 70,

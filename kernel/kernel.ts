@@ -2,7 +2,7 @@ import { Bus } from './bus'
 import { BusScope } from './bus-scope'
 import { isDiskFull, reasonOf, SmError, toSmError } from './errors'
 import { type Logger, silentLogger } from './logger'
-import type { KernelConfig } from './maps'
+import type { KernelConfig, PayloadOf } from './maps'
 import { createToken, Registry } from './registry'
 import type { Service, ServiceContext, ServiceReport } from './service'
 import { startOrder } from './start-order'
@@ -31,9 +31,12 @@ export interface Kernel {
   readonly state: KernelState
   /** Registers services; they start in dependency order on `start()`. */
   use(...services: Service[]): Kernel
-  /** Starts every service, then tells each it is ready; on a failure, stops those already started and rejects. */
+  /**
+   * Starts every service, tells each it is ready, then emits `kernel:ready`; on a failure, stops
+   * those already started and rejects.
+   */
   start(): Promise<ServiceReport[]>
-  /** Stops the started services in reverse order. Never rejects; failures are in the report. */
+  /** Emits `kernel:stopping`, then stops the started services in reverse order. Never rejects; failures are in the report. */
   stop(): Promise<ServiceReport[]>
 }
 
@@ -82,6 +85,13 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       reports.push(report)
     }
     return reports
+  }
+
+  // A lifecycle event: a listener that fails is logged, and the lifecycle goes on.
+  const announce = async <K extends 'kernel:ready' | 'kernel:stopping'>(name: K, payload: PayloadOf<K>) => {
+    const report = await bus.emit(name, payload, { actor: 'core' })
+    for (const { owner, error } of report.failures)
+      logger.error(`${owner} failed on ${name}`, { code: error.code, error: error.message })
   }
 
   const kernel: Kernel = {
@@ -133,10 +143,12 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       logger.info(`started ${reports.length} services in ${total.toFixed(0)} ms`, {
         services: Object.fromEntries(reports.map((r) => [r.service, Math.round(r.ms)])),
       })
+      await announce('kernel:ready', { services: reports.map((r) => r.service) })
       return reports
     },
     async stop() {
       if (state !== 'running') return []
+      await announce('kernel:stopping', {})
       state = 'stopping'
       const reports = await stopRunning()
       registry.clear()

@@ -14,8 +14,16 @@ import type { ActionResult } from './action'
  * so every `emit` and `request` is checked end to end without services importing each other.
  */
 
-// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
-export interface EventMap {}
+/** The events every service may emit into; the kernel's own are its lifecycle. */
+export interface EventMap {
+  /**
+   * Every service has started and is ready: the moment to serve the outside world (the bridge
+   * answers from here on). Emitted once, by the kernel, for an embedder as for `start`.
+   */
+  'kernel:ready': { readonly services: readonly string[] }
+  /** The kernel is about to stop its services (in reverse start order): stop taking new work. */
+  'kernel:stopping': Record<string, never>
+}
 
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
 export interface CommandMap {}

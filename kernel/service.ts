@@ -10,8 +10,17 @@ import type { Registry } from './registry'
  */
 export interface Service {
   readonly name: string
-  /** Names of the services that must be started first. */
+  /**
+   * Names of the services it needs: each starts first, and a missing one stops the boot with
+   * SM_ERR_KERNEL_SERVICE_MISSING.
+   */
   readonly dependsOn?: readonly string[]
+  /**
+   * Names of services it must start after when they run in this process, but can do without
+   * (plugins after web: their routes are served only where a web server runs). Start order comes
+   * from these two lists, never from the order services were registered in.
+   */
+  readonly after?: readonly string[]
   start(ctx: ServiceContext): void | Promise<void>
   /**
    * Called once every service has started (in start order): the moment to begin serving the

@@ -2,8 +2,9 @@ import { SmError } from './errors'
 import type { Service } from './service'
 
 /**
- * Orders services so each starts after everything it depends on; among independent services
- * the registration order is kept, so boot is deterministic.
+ * Orders services so each starts after everything it depends on (`dependsOn`, which must be
+ * there) and after what it wants before it when present (`after`). Among services neither list
+ * relates, the registration order is kept so boot is deterministic; nothing may rely on it.
  */
 export function startOrder(services: readonly Service[]): Service[] {
   const byName = new Map(services.map((service) => [service.name, service]))
@@ -22,6 +23,10 @@ export function startOrder(services: readonly Service[]): Service[] {
       const target = byName.get(dependency)
       if (!target) throw new SmError('SM_ERR_KERNEL_SERVICE_MISSING', { service: service.name, dependency })
       visit(target, [...path, service.name])
+    }
+    for (const name of service.after ?? []) {
+      const target = byName.get(name)
+      if (target) visit(target, [...path, service.name])
     }
     state.set(service.name, 'done')
     ordered.push(service)

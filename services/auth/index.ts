@@ -3,6 +3,7 @@ import './settings'
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { errors as jose, jwtVerify, SignJWT } from 'jose'
 import { type BusScope, type Service, SmError } from '../../kernel'
+import { PROJECTIONS, type Projections } from '../events/contract'
 import {
   type ApiTokenRecord,
   AUTH_FACTS,
@@ -56,10 +57,11 @@ export function authService(): Service {
   return {
     name: 'auth',
     dependsOn: ['events', 'settings'],
-    async start({ bus }) {
-      await bus.request('events:register_projection', { projection: usersProjection })
+    async start({ bus, registry }) {
+      const projections = registry.resolve(PROJECTIONS)
+      await projections.register(usersProjection)
       await bus.request('events:declare_facts', { types: [...AUTH_FACTS, ...SIGN_IN_FACTS] })
-      const auth = new Auth(bus)
+      const auth = new Auth(bus, projections)
       for (const fact of AUTH_FACTS) bus.on(fact, () => auth.invalidate())
       bus.on('events:appended', ({ events }) => {
         if (events.some((e) => (AUTH_FACTS as readonly string[]).includes(e.type))) auth.invalidate()
@@ -103,8 +105,11 @@ class Auth {
   #changing: Promise<unknown> = Promise.resolve()
   readonly #checked = new Map<string, Claims>()
 
-  constructor(bus: BusScope) {
+  readonly #projections: Projections
+
+  constructor(bus: BusScope, projections: Projections) {
     this.#bus = bus
+    this.#projections = projections
   }
 
   invalidate(): void {
@@ -113,10 +118,7 @@ class Auth {
 
   state(): Promise<AuthState> {
     if (this.#state) return this.#state
-    const loading = this.#bus.request('events:read_projection', {
-      projection: 'users',
-      read: readAuthState,
-    }) as Promise<AuthState>
+    const loading = this.#projections.read(usersProjection.name, readAuthState)
     this.#state = loading
     loading.catch(() => {
       if (this.#state === loading) this.#state = undefined

@@ -13,8 +13,6 @@ export interface ManagerStatus {
 
 declare module '../../kernel/maps' {
   interface EventMap {
-    /** The manager is about to stop its services: the bridge stops taking requests. */
-    manager_stopping: Record<string, never>
     /** Someone asked the manager to stop (`server-manager web stop`); the process that runs it stops cleanly. */
     manager_stop_requested: { readonly by: string }
   }

@@ -10,8 +10,9 @@ export type * from './contract'
 /**
  * The manager daemon's door: holds the data directory's one manager socket (a second manager
  * is refused, naming this one's PID), writes `manager.json`, and serves the bus over the bridge
- * to CLI processes once every service has started (`manager_started`). Registered first, so the
- * refusal comes before anything else, plugins included, starts.
+ * to CLI processes once the kernel is ready (`kernel:ready`), when it announces `manager_started`.
+ * Every service that writes to the data directory starts after it (the events service declares
+ * `after: ['bridge']`), so the refusal comes before anything else, plugins included, starts.
  */
 export function bridgeService(options: { version: string }): Service {
   let server: BridgeServer | undefined
@@ -65,8 +66,17 @@ export function bridgeService(options: { version: string }): Service {
           plugins: plugins.filter((p) => p.state === 'loaded').map((p) => p.name),
         }
       })
-      bus.on('manager_started', () => bridge.open())
-      bus.on('manager_stopping', () => bridge.close())
+      // Every service is up: answer requests, then tell the services and plugins that this process
+      // is the long-running manager (they begin following servers, sampling, onManagerStartup).
+      bus.on(
+        'kernel:ready',
+        async () => {
+          bridge.open()
+          await bus.emit('manager_started', {})
+        },
+        { timeoutMs: 0 },
+      )
+      bus.on('kernel:stopping', () => bridge.close())
       logger.debug('bridge listening', { socket: files.socket })
     },
     async stop() {

@@ -65,6 +65,7 @@ function sessionLink(session: CliSession, plugin: string, logger: Logger): Gatew
   return {
     request: (name, payload) => session.request(name, payload, actor) as never,
     send: (event, payload) => session.request('plugins:send_event', { event, payload }, actor) as never,
+    runTask: (name, fn) => session.runTask(name, fn),
     async listen(event, listener): Promise<Disposable> {
       assertCustomEventName(event)
       if (typeof listener !== 'function') throw new TypeError(`the listener for '${event}' is not a function`)

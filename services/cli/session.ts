@@ -4,6 +4,7 @@ import { SmError } from '../../kernel/errors'
 import type { Kernel, LogLevel, ServiceReport } from '../../manager'
 import { BridgeClient } from '../bridge/client'
 import { openDataDir, resolveDataDir } from '../settings/data-dir'
+import { TASKS, type TaskContext } from '../tasks/contract'
 
 /** Where a command's requests go: the running manager over the bridge, or one booted in this process. */
 export type Target =
@@ -104,15 +105,24 @@ export class CliSession {
 
   async request(name: string, payload: unknown, actor: string): Promise<unknown> {
     const target = await this.target()
-    if (target.kind === 'remote') {
-      if (hasFunction(payload))
-        throw new SmError('SM_ERR_CLI_NEEDS_LOCAL', {
-          command: name,
-          reason: 'it hands the manager a function, which cannot travel to another process',
-        })
-      return target.client.request(name, payload, actor)
-    }
+    if (target.kind === 'remote') return target.client.request(name, payload, actor)
     return target.kernel.bus.request(name as 'plugins:list', payload as never, { actor })
+  }
+
+  /**
+   * Runs a plugin command's function as a task of the in-process manager. A function cannot
+   * travel to a running manager, so there the command needs a local one (SM_ERR_CLI_NEEDS_LOCAL).
+   */
+  async runTask(name: string, fn: (ctx: TaskContext) => Promise<unknown>): Promise<{ taskId: string }> {
+    const target = await this.target()
+    if (target.kind === 'remote')
+      throw new SmError('SM_ERR_CLI_NEEDS_LOCAL', {
+        command: 'this.api.runTask',
+        reason: 'it hands the manager a function, which cannot travel to another process',
+      })
+    const { id, done } = target.kernel.registry.resolve(TASKS).run(name, fn)
+    done.catch(() => {}) // recorded as task_finished
+    return { taskId: id }
   }
 
   /** Receives `event` from the manager (running or in-process) until disposed or the session ends. */
@@ -140,10 +150,4 @@ export class CliSession {
     if (settled?.kind === 'remote') settled.client.close()
     if (settled?.kind === 'local') await settled.kernel.stop()
   }
-}
-
-function hasFunction(value: unknown, depth = 0): boolean {
-  if (typeof value === 'function') return true
-  if (value === null || typeof value !== 'object' || depth > 4) return false
-  return Object.values(value).some((v) => hasFunction(v, depth + 1))
 }

@@ -1,4 +1,6 @@
 /** The event log's contract on the bus, and the types projections are written against. */
+import { z } from 'zod'
+import { type CommandsOf, command, createToken, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
 
 export type SqlParams = readonly unknown[] | Record<string, unknown>
 
@@ -16,36 +18,37 @@ export interface Sql {
 }
 
 /** An event as it is stored in the log. */
-export interface StoredEvent {
-  readonly seq: number
+export const storedEvent = z.object({
+  seq: z.number().int(),
   /** ISO 8601, UTC, millisecond precision. */
-  readonly time: string
-  readonly type: string
+  time: z.string(),
+  type: z.string(),
   /** `core`, `cli:<user>`, `http:<user>`, `plugin:<name>`. */
-  readonly actor: string
-  readonly payload: unknown
-}
+  actor: z.string(),
+  payload: z.unknown(),
+})
+export type StoredEvent = Readonly<z.output<typeof storedEvent>>
 
-export interface NewEvent {
-  readonly type: string
-  readonly actor: string
-  readonly payload: unknown
-}
+export const newEvent = z.object({ type: z.string(), actor: z.string(), payload: z.unknown() })
+export type NewEvent = Readonly<z.output<typeof newEvent>>
 
-export interface EventQuery {
+const moment = z.union([z.string(), z.number()])
+
+export const eventQuery = z.object({
   /** Only events with a sequence number greater than this. */
-  readonly afterSeq?: number
+  afterSeq: z.number().int().optional(),
   /** Event types; a trailing `*` matches a prefix (`after_*`); `a,b` is both. */
-  readonly types?: readonly string[]
+  types: z.array(z.string()).readonly().optional(),
   /** Only events at or after this time: ISO 8601, epoch ms, or a duration back from now (`15m`, `2h`, `7d`). */
-  readonly since?: string | number
+  since: moment.optional(),
   /** Only events before this time (same forms as `since`). */
-  readonly until?: string | number
+  until: moment.optional(),
   /** At most this many (default 100, at most 10 000). */
-  readonly limit?: number
+  limit: z.number().int().optional(),
   /** The newest `limit` matches instead of the oldest (still returned oldest first). */
-  readonly tail?: boolean
-}
+  tail: z.boolean().optional(),
+})
+export type EventQuery = Readonly<z.output<typeof eventQuery>>
 
 /**
  * State derived from the log. The store calls `apply` inside the append transaction with the
@@ -66,25 +69,81 @@ export interface Projection {
   restore(sql: Sql, state: unknown): Promise<void>
 }
 
-export interface RebuildResult {
-  readonly projections: string[]
-  readonly replayed: number
-  readonly fromSnapshot: number | undefined
-  readonly ms: number
-}
+const rebuildResult = z.object({
+  projections: z.array(z.string()),
+  replayed: z.number(),
+  fromSnapshot: z.number().optional(),
+  ms: z.number(),
+})
+export type RebuildResult = Readonly<z.output<typeof rebuildResult>>
 
-export interface CheckResult {
+const checkResult = z.object({
   /** `ok`, or what PRAGMA integrity_check found. */
-  readonly integrity: string
+  integrity: z.string(),
   /** Projections whose live state differs from a replay of the log. */
-  readonly drifted: string[]
-  readonly events: number
+  drifted: z.array(z.string()),
+  events: z.number(),
+})
+export type CheckResult = Readonly<z.output<typeof checkResult>>
+
+const pruneResult = z.object({ deleted: z.number(), snapshotSeq: z.number().optional() })
+export type PruneResult = Readonly<z.output<typeof pruneResult>>
+
+/**
+ * The projections of the log, a capability the events service registers (not a bus message:
+ * a projection and a read are code). Services that keep state derived from the log resolve it.
+ */
+export interface Projections {
+  /** Registers a projection, rebuilding it when its version changed; resolves whether it did. */
+  register(projection: Projection): Promise<{ rebuilt: boolean }>
+  /** Runs `read` on the projection's tables, in a consistent snapshot of them. */
+  read<T>(projection: string, read: (sql: Sql) => Promise<T>): Promise<T>
 }
 
-export interface PruneResult {
-  readonly deleted: number
-  readonly snapshotSeq: number | undefined
-}
+export const PROJECTIONS = createToken<Projections>('events:projections')
+
+export const eventsEvents = defineEvents('events', {
+  /** New events in the log, in sequence order, from this process or any other. */
+  'events:appended': z.object({ events: z.array(storedEvent).readonly() }),
+  /** The scheduled retention deleted old events (after writing a snapshot). */
+  'events:pruned': pruneResult,
+  /**
+   * A read of the log is about to be answered: whoever holds facts not yet recorded (the
+   * servers service, the status journals supervisors wrote with no manager running) records
+   * them now, so the read shows everything that has happened. Awaited before each read.
+   */
+  'events:reading': empty,
+  /** The database file was deleted or replaced by another file: this process writes to a ghost. */
+  'events:database_lost': z.object({ path: z.string(), reason: z.string() }),
+})
+
+export const eventsCommands = defineCommands('events', {
+  'events:append': command(z.object({ events: z.array(newEvent).readonly() }), z.array(storedEvent)),
+  'events:read': command(eventQuery, z.array(storedEvent)),
+  'events:head': command(empty, z.object({ seq: z.number() })),
+  /** Declares fact types: events of these types are recorded before listeners see them. */
+  'events:declare_facts': command(z.object({ types: z.array(z.string()).readonly() }), z.undefined()),
+  'events:rebuild': command(empty, rebuildResult),
+  'events:check': command(empty, checkResult),
+  'events:prune': command(
+    z.object({ maxAgeDays: z.number().optional(), maxEvents: z.number().int().optional() }),
+    pruneResult,
+  ),
+  /** Prunes by the retention settings now (what the timer of a running manager does). */
+  'events:apply_retention': command(empty, pruneResult),
+  /** Emit `events:appended` for everything after `afterSeq` (for a follower that has read up to it). */
+  'events:watch': command(z.object({ afterSeq: z.number().int() }), z.undefined()),
+  /**
+   * The vault: secrets kept beside the log, never in it (the JWT signing key, password
+   * hashes), so `events`, snapshots and replays never carry them. Not event-sourced: a
+   * rebuild leaves it alone.
+   */
+  'events:vault_get': command(z.object({ name: z.string() }), z.string().optional()),
+  /** Sets a secret; no `value` deletes it. */
+  'events:vault_set': command(z.object({ name: z.string(), value: z.string().optional() }), z.undefined()),
+  /** Sets a secret only if none is set; answers the one that is (a key generated once, even by racing processes). */
+  'events:vault_init': command(z.object({ name: z.string(), value: z.string() }), z.string()),
+})
 
 declare module '../../kernel/maps' {
   interface KernelConfig {
@@ -92,47 +151,7 @@ declare module '../../kernel/maps' {
     readonly dataDir: string
   }
 
-  interface EventMap {
-    /** New events in the log, in sequence order, from this process or any other. */
-    'events:appended': { readonly events: readonly StoredEvent[] }
-    /** The scheduled retention deleted old events (after writing a snapshot). */
-    'events:pruned': PruneResult
-    /**
-     * A read of the log is about to be answered: whoever holds facts not yet recorded (the
-     * servers service, the status journals supervisors wrote with no manager running) records
-     * them now, so the read shows everything that has happened. Awaited before each read.
-     */
-    'events:reading': Record<string, never>
-    /** The database file was deleted or replaced by another file: this process writes to a ghost. */
-    'events:database_lost': { readonly path: string; readonly reason: string }
-  }
+  interface EventMap extends EventsOf<typeof eventsEvents> {}
 
-  interface CommandMap {
-    'events:append': { payload: { events: readonly NewEvent[] }; reply: StoredEvent[] }
-    'events:read': { payload: EventQuery; reply: StoredEvent[] }
-    'events:head': { payload: Record<string, never>; reply: { seq: number } }
-    'events:register_projection': { payload: { projection: Projection }; reply: { rebuilt: boolean } }
-    'events:read_projection': {
-      payload: { projection: string; read: (sql: Sql) => Promise<unknown> }
-      reply: unknown
-    }
-    'events:declare_facts': { payload: { types: readonly string[] }; reply: undefined }
-    'events:rebuild': { payload: Record<string, never>; reply: RebuildResult }
-    'events:check': { payload: Record<string, never>; reply: CheckResult }
-    'events:prune': { payload: { maxAgeDays?: number; maxEvents?: number }; reply: PruneResult }
-    /** Prunes by the retention settings now (what the timer of a running manager does). */
-    'events:apply_retention': { payload: Record<string, never>; reply: PruneResult }
-    /** Emit `events:appended` for everything after `afterSeq` (for a follower that has read up to it). */
-    'events:watch': { payload: { afterSeq: number }; reply: undefined }
-    /**
-     * The vault: secrets kept beside the log, never in it (the JWT signing key, password
-     * hashes), so `events`, snapshots and replays never carry them. Not event-sourced: a
-     * rebuild leaves it alone.
-     */
-    'events:vault_get': { payload: { name: string }; reply: string | undefined }
-    /** Sets a secret; `value: undefined` deletes it. */
-    'events:vault_set': { payload: { name: string; value: string | undefined }; reply: undefined }
-    /** Sets a secret only if none is set; answers the one that is (a key generated once, even by racing processes). */
-    'events:vault_init': { payload: { name: string; value: string }; reply: string }
-  }
+  interface CommandMap extends CommandsOf<typeof eventsCommands> {}
 }

@@ -3,6 +3,7 @@ import './settings'
 import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { reasonOf, type Service, type ServiceContext, SmError, withoutSecrets } from '../../kernel'
+import { PROJECTIONS } from './contract'
 import { SqliteDatabase } from './database'
 import { EventStore } from './event-store'
 import { Follower } from './follower'
@@ -28,7 +29,9 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
 
   return {
     name: 'events',
-    async start({ bus, config, logger }: ServiceContext) {
+    // The log file's owner stops last; the bridge holds the data directory's lock first.
+    after: ['log', 'bridge'],
+    async start({ bus, config, logger, registry }: ServiceContext) {
       const path = databasePath(config.dataDir)
       ensureDirectory(config.dataDir)
       const opened = await EventStore.create(await SqliteDatabase.open({ path }))
@@ -37,6 +40,10 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
       const follow = new Follower(opened, bus, logger)
       follower = follow
       opened.onCommitted((events) => follow.appended(events))
+      registry.provide(PROJECTIONS, {
+        register: async (projection) => ({ rebuilt: await opened.register(projection) }),
+        read: async (projection, read) => opened.readProjection(projection, read),
+      })
 
       bus.handle('events:append', ({ events }) => opened.append(events))
       // What leaves the log for people and clients has secret values redacted, like logs and hooks.
@@ -46,10 +53,6 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         return (await opened.read(query)).map((event) => ({ ...event, payload: withoutSecrets(event.payload) }))
       })
       bus.handle('events:head', async () => ({ seq: await opened.head() }))
-      bus.handle('events:register_projection', async ({ projection }) => ({
-        rebuilt: await opened.register(projection),
-      }))
-      bus.handle('events:read_projection', ({ projection, read }) => opened.readProjection(projection, read))
       bus.handle('events:declare_facts', ({ types }) => {
         for (const type of types) facts.add(type)
         return undefined

@@ -68,7 +68,7 @@ export function metricsService(): Service {
       bus.on('after_setting_update', async ({ key }) => {
         if (managing && (key === 'metrics' || key.startsWith('metrics.'))) await resample()
       })
-      bus.on('manager_stopping', () => {
+      bus.on('kernel:stopping', () => {
         managing = false
         sampler?.stop()
       })

@@ -12,6 +12,9 @@ import {
   contributionOf,
   writeCliCache,
 } from '../cli/contributions'
+import { PROJECTIONS } from '../events/contract'
+import { TASKS } from '../tasks/contract'
+import { WEB_CONTRIBUTIONS } from '../web/contract'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
 import { eventIdentifier } from './identity'
@@ -74,9 +77,13 @@ export function pluginsService(options: PluginsServiceOptions): Service {
 
   return {
     name: 'plugins',
-    dependsOn: ['events', 'settings'],
+    // Plugins call servers and run tasks from their first hook; their routes go live where a web
+    // server runs in this process (the manager), and are simply not served where none does.
+    dependsOn: ['events', 'settings', 'tasks', 'servers'],
+    after: ['web'],
     async start({ bus, registry, logger, config }) {
-      await bus.request('events:register_projection', { projection: registryProjection })
+      const projections = registry.resolve(PROJECTIONS)
+      await projections.register(registryProjection)
       await bus.request('events:declare_facts', {
         types: [...PLUGIN_FACTS, 'plugins_reloaded', 'custom_event_triggered'],
       })
@@ -102,6 +109,8 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       const plugins = new PluginManager({
         onEnter: watchdog && ((plugin, hook) => watchdog?.enter(plugin, hook)),
         scope: bus,
+        projections,
+        runTask: (name, fn) => registry.resolve(TASKS).run(name, fn),
         logger,
         rootLogger: registry.resolve(LoggerToken),
         importer: new PluginImporter(
@@ -121,8 +130,8 @@ export function pluginsService(options: PluginsServiceOptions): Service {
           )
           checkCliConflicts(plugin.name, cliContribution, builtins(), [...cli.values()])
           // The web server (in the manager) takes routers, template folders and static mounts live.
-          if (bus.hasHandler('web:claim'))
-            await bus.request('web:claim', {
+          if (registry.has(WEB_CONTRIBUTIONS))
+            registry.resolve(WEB_CONTRIBUTIONS).claim({
               plugin: plugin.name,
               root: dirname(candidate.entry),
               routers: plugin.extension('getRouters'),
@@ -133,7 +142,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         },
         withdraw: async (name) => {
           cli.delete(name)
-          if (bus.hasHandler('web:release')) await bus.request('web:release', { plugin: name })
+          if (registry.has(WEB_CONTRIBUTIONS)) registry.resolve(WEB_CONTRIBUTIONS).release(name)
         },
         settled: () => {
           try {

@@ -1,4 +1,5 @@
 import { type BusScope, type Logger, reasonOf, runInContext, SmError, timeBox } from '../../kernel'
+import type { RunTask } from '../tasks/contract'
 import { type ExtensionMethod, extensionOf } from './extension'
 import type { CallOptions } from './guarded-call'
 import { bindHooks, unknownHookMethods } from './hook-binding'
@@ -16,6 +17,8 @@ export interface LoadOptions {
   readonly onHookFailure: (plugin: string, event: string, error: SmError) => void
   /** Told before any of the plugin's code runs (the loop watchdog). */
   readonly onEnter?: (plugin: string, hook: string) => void
+  /** Runs a plugin's `this.api.runTask` work as a task of the manager. */
+  readonly runTask: RunTask
 }
 
 type Lifecycle = 'onLoad' | 'onUnload' | 'onManagerStartup'
@@ -77,7 +80,10 @@ export class LoadedPlugin {
       scope.dispose()
       throw error
     }
-    const gateway = createPluginGateway(name, scopeLink(scope, callOptions), { ...callOptions, ownSecrets })
+    const gateway = createPluginGateway(name, scopeLink(scope, callOptions, options.runTask), {
+      ...callOptions,
+      ownSecrets,
+    })
     const release = () => {
       gateway.revoke()
       scope.dispose()

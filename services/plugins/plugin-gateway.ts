@@ -12,6 +12,7 @@ import {
   toSmError,
   withoutSecrets,
 } from '../../kernel'
+import type { RunTask, TaskContext } from '../tasks/contract'
 import type { DeliveryReport } from './contract'
 import { listenForCustomEvent, sendCustomEvent } from './custom-events'
 import type { CallOptions } from './guarded-call'
@@ -185,14 +186,21 @@ export interface GatewayLink {
   send(name: string, payload: Record<string, unknown> | undefined): Promise<DeliveryReport>
   /** Registers the plugin's listener for a custom event. */
   listen(name: string, listener: CustomEventListener): Disposable | Promise<Disposable>
+  /** Runs the plugin's function as a task where it is (a function is not a message); answers its id. */
+  runTask(name: string, fn: (ctx: TaskContext) => Promise<unknown>): Promise<{ taskId: string }>
 }
 
 /** The link of a plugin loaded in the manager: its own bus scope. */
-export function scopeLink(scope: BusScope, options: CallOptions): GatewayLink {
+export function scopeLink(scope: BusScope, options: CallOptions, tasks: RunTask): GatewayLink {
   return {
     request: (name, payload) => scope.request(name, payload),
     send: (name, payload) => sendCustomEvent(scope, name, payload),
     listen: (name, listener) => listenForCustomEvent(scope, name, listener, options),
+    runTask: async (name, fn) => {
+      const { id, done } = tasks(name, fn)
+      done.catch(() => {}) // recorded as task_finished; nobody awaits a plugin's task
+      return { taskId: id }
+    },
   }
 }
 
@@ -355,7 +363,9 @@ export function createPluginGateway(
     ),
 
     runTask: live('runTask', (name: string, fn: Parameters<PluginApi['runTask']>[1]) =>
-      link.request('tasks:run', { name: `${plugin}: ${String(name)}`, fn }),
+      typeof fn === 'function'
+        ? link.runTask(`${plugin}: ${String(name)}`, fn)
+        : Promise.reject(new SmError('SM_ERR_TASK_NOT_RUNNABLE', { name: String(name) })),
     ),
 
     listAvailableApis: live('listAvailableApis', async () =>

@@ -10,6 +10,8 @@ import {
   SmError,
 } from '../../kernel'
 import { writeFileWhole } from '../../lib/whole-file'
+import type { Projections } from '../events/contract'
+import type { RunTask } from '../tasks/contract'
 import type { PluginError, PluginRecord, ReloadReport } from './contract'
 import { type Candidate, discover, type SearchPath } from './discovery'
 import { planLoad } from './load-order'
@@ -30,6 +32,10 @@ const retryOnly = (names: Iterable<string>): Retry => {
 export interface ManagerOptions {
   /** The plugins service's own scope: facts and requests go through it, and each plugin's scope is its child. */
   readonly scope: BusScope
+  /** The event log's projections (the plugin registry is one). */
+  readonly projections: Projections
+  /** Runs a plugin's `this.api.runTask` work as a task. */
+  readonly runTask: RunTask
   readonly logger: Logger
   /** The root logger, parent of each plugin's `plugin:<name>` logger. */
   readonly rootLogger: Logger
@@ -204,10 +210,7 @@ export class PluginManager {
   }
 
   records(): Promise<StoredRecord[]> {
-    return this.#options.scope.request('events:read_projection', {
-      projection: registryProjection.name,
-      read: readAllRecords,
-    }) as Promise<StoredRecord[]>
+    return this.#options.projections.read(registryProjection.name, readAllRecords)
   }
 
   /** Runs `onManagerStartup` on every loaded plugin, in load order. */
@@ -307,6 +310,7 @@ export class PluginManager {
           timeoutMs,
           onHookFailure: (plugin, event, error) => this.#hookFailed(plugin, event, error),
           onEnter: this.#options.onEnter,
+          runTask: this.#options.runTask,
         })
         try {
           await this.#options.contribute?.(plugin)

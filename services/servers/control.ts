@@ -11,13 +11,14 @@ import {
   SmError,
 } from '../../kernel'
 import { isSameProcess, ownProcess } from '../../kernel/process-identity'
+import type { Projections } from '../events/contract'
 import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord } from './contract'
 import { checkStartable } from './eula'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
 import { gameProfile, refusalIn } from './profiles'
 import { serverSetting } from './server-settings'
-import { type RecordedStatus, readStatuses, recordedJournalSeq } from './status-projection'
+import { readStatuses, recordedJournalSeq, statusProjection } from './status-projection'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
 import { lastConsoleLines } from './supervisor/log-tail'
@@ -45,6 +46,7 @@ const recordingNow = new AsyncLocalStorage<true>()
  */
 export class ServerControl {
   readonly #bus: BusScope
+  readonly #projections: Projections
   readonly #dataDir: string
   readonly #setting: Get
   readonly #logger: Logger
@@ -61,12 +63,14 @@ export class ServerControl {
   /** `onSample`: a followed server's supervisor took a resource sample (in the manager). */
   constructor(
     bus: BusScope,
+    projections: Projections,
     dataDir: string,
     setting: Get,
     logger: Logger,
     onSample: (server: string, sample: ServerSample) => void = () => {},
   ) {
     this.#bus = bus
+    this.#projections = projections
     this.#dataDir = dataDir
     this.#setting = setting
     this.#logger = logger
@@ -241,10 +245,7 @@ export class ServerControl {
    */
   async ingestPending(servers: readonly ServerRecord[]): Promise<void> {
     if (recordingNow.getStore()) return
-    const recorded = (await this.#bus.request('events:read_projection', {
-      projection: 'server_status',
-      read: readStatuses,
-    })) as RecordedStatus[]
+    const recorded = await this.#projections.read(statusProjection.name, readStatuses)
     const seen = new Map(recorded.map((s) => [s.name, s.journalSeq]))
     for (const server of servers) {
       if (this.files(server.name).lastJournalSeq() <= (seen.get(server.name) ?? 0)) continue
@@ -255,10 +256,7 @@ export class ServerControl {
   }
 
   async #ingestJournal(name: string): Promise<void> {
-    const seen = (await this.#bus.request('events:read_projection', {
-      projection: 'server_status',
-      read: (sql) => recordedJournalSeq(sql, name),
-    })) as number
+    const seen = await this.#projections.read(statusProjection.name, (sql) => recordedJournalSeq(sql, name))
     for (const entry of this.files(name).readJournal(seen)) await this.#record(name, entry)
   }
 

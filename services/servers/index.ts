@@ -7,6 +7,7 @@ import { homedir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import { type BusScope, closest, isSmError, performAction, reasonOf, type Service, SmError } from '../../kernel'
 import { querySeries } from '../../lib/series-query'
+import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { AccessLists } from './access-lists'
 import { Backups } from './backups/backups'
@@ -15,7 +16,7 @@ import { ServerControl, settled } from './control'
 import { detectProfile, javaLaunch } from './detect'
 import { acceptEula, EULA_URL, eulaState } from './eula'
 import { applyUpdate, installSource, keptOnUpdate, renameJarForUpdate, stageRelease } from './install'
-import { type PlayerRecord, playerHistoryProjection, readPlayerHistory } from './player-history'
+import { playerHistoryProjection, readPlayerHistory } from './player-history'
 import { askPlayers } from './player-list'
 import { PlayerTracker } from './player-tracker'
 import {
@@ -27,7 +28,7 @@ import {
   patternProblem,
 } from './profiles'
 import { readServers, serversProjection } from './registry-projection'
-import { describeSchedule, listed, readSchedules, type Schedule, Scheduler, schedulesProjection } from './schedules'
+import { describeSchedule, listed, readSchedules, Scheduler, schedulesProjection } from './schedules'
 import { dirConflict, isInside } from './server-dir'
 import { propertyProblem, ServerProperties } from './server-properties'
 import { allServerSettings, checkServerSetting, serverSetting, serverSettingViews } from './server-settings'
@@ -57,10 +58,9 @@ export function serversService(): Service {
       const tasks = registry.resolve(TASKS)
       /** Long work runs as a task (listed by `tasks`, recorded as facts); the caller still gets its result. */
       const task = <T>(name: string, fn: () => Promise<T>) => tasks.run(name, fn).done
-      await bus.request('events:register_projection', { projection: serversProjection })
-      await bus.request('events:register_projection', { projection: statusProjection })
-      await bus.request('events:register_projection', { projection: schedulesProjection })
-      await bus.request('events:register_projection', { projection: playerHistoryProjection })
+      const projections = registry.resolve(PROJECTIONS)
+      for (const projection of [serversProjection, statusProjection, schedulesProjection, playerHistoryProjection])
+        await projections.register(projection)
       await bus.request('events:declare_facts', {
         types: [
           'server_added',
@@ -72,10 +72,7 @@ export function serversService(): Service {
           'schedule_ran',
         ],
       })
-      const all = () =>
-        bus.request('events:read_projection', { projection: serversProjection.name, read: readServers }) as Promise<
-          ServerRecord[]
-        >
+      const all = () => projections.read(serversProjection.name, readServers)
       const find = async (name: string): Promise<ServerRecord> => {
         const servers = await all()
         const server = servers.find((s) => s.name === name)
@@ -109,7 +106,7 @@ export function serversService(): Service {
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const players = new PlayerTracker(bus, logger, find)
       tracker = players
-      const servers = new ServerControl(bus, config.dataDir, setting, logger, (name, sample) => {
+      const servers = new ServerControl(bus, projections, config.dataDir, setting, logger, (name, sample) => {
         const now = players.now(name)
         void bus.emit('server_metrics', {
           serverName: name,
@@ -177,10 +174,7 @@ export function serversService(): Service {
         askPlayers(server, (command) => servers.ask(server, command, 'tell who is online'))
       bus.handle('servers:players', async ({ name }) => listPlayers(await find(name)))
       const history = (name: string) =>
-        bus.request('events:read_projection', {
-          projection: playerHistoryProjection.name,
-          read: (sql) => readPlayerHistory(sql, name),
-        }) as Promise<PlayerRecord[]>
+        projections.read(playerHistoryProjection.name, (sql) => readPlayerHistory(sql, name))
       bus.handle('servers:player_history', async ({ name }) => {
         const server = await find(name)
         await servers.status(server) // a look records a game's end nobody saw, which ends its sessions
@@ -365,10 +359,7 @@ export function serversService(): Service {
       bus.handle('servers:metrics', async ({ name, ...range }) =>
         querySeries(servers.files((await find(name)).name).metrics, SERVER_FIELDS, SERVER_PEAKS, range),
       )
-      const schedules = () =>
-        bus.request('events:read_projection', { projection: schedulesProjection.name, read: readSchedules }) as Promise<
-          Schedule[]
-        >
+      const schedules = () => projections.read(schedulesProjection.name, readSchedules)
       const scheduler = new Scheduler(bus, logger, async (schedule) => {
         const server = await find(schedule.server)
         return task(`schedule ${schedule.action} ${schedule.server}`, async (): Promise<unknown> => {
@@ -444,7 +435,7 @@ export function serversService(): Service {
         },
         { timeoutMs: 0 },
       )
-      bus.on('manager_stopping', () => {
+      bus.on('kernel:stopping', () => {
         managing = false
         scheduler.stop()
         servers.close()

@@ -14,7 +14,7 @@ import {
   withoutSecretSettings,
   withoutSecrets,
 } from '../../kernel'
-import type { Sql } from '../events/contract'
+import { PROJECTIONS, type Projections, type Sql } from '../events/contract'
 import type { SettingChange, SettingMode } from './contract'
 import { DeclaredSettings } from './declared'
 import { deepMerge, parseKey, type Tree } from './dot-path'
@@ -37,18 +37,18 @@ export function settingsService(): Service {
   return {
     name: 'settings',
     dependsOn: ['events'],
-    async start({ bus, config }) {
+    async start({ bus, config, registry }) {
       const declared = new DeclaredSettings({ dataDir: config.dataDir })
-      await bus.request('events:register_projection', { projection: settingsProjection })
-      const read: Read = (fn) =>
-        bus.request('events:read_projection', { projection: settingsProjection.name, read: fn }) as never
+      const projections = registry.resolve(PROJECTIONS)
+      await projections.register(settingsProjection)
+      const read: Read = (fn) => projections.read(settingsProjection.name, fn)
       const get = async (key: string): Promise<unknown> => {
         const segments = parseKey(key)
         declared.assertKnown(key, segments)
         return deepMerge(declared.defaultAt(segments), await read((sql) => readStored(sql, segments)))
       }
 
-      const secrets = await loadSecrets(bus)
+      const secrets = await loadSecrets(bus, projections)
       // Marked in another process (a CLI next to this manager): known here as the log is followed.
       bus.on('events:appended', ({ events }) => {
         for (const event of events)
@@ -142,13 +142,13 @@ async function change(
  * The keys marked secret in this data directory: made known to this process's redaction
  * (`markSecretKey`) at start and whenever one is marked; `recorded` is what the log holds.
  */
-async function loadSecrets(bus: BusScope): Promise<{ recorded: Set<string>; learn(key: string): void }> {
-  await bus.request('events:register_projection', { projection: secretsProjection })
+async function loadSecrets(
+  bus: BusScope,
+  projections: Projections,
+): Promise<{ recorded: Set<string>; learn(key: string): void }> {
+  await projections.register(secretsProjection)
   await bus.request('events:declare_facts', { types: ['setting_marked_secret'] })
-  const keys = (await bus.request('events:read_projection', {
-    projection: secretsProjection.name,
-    read: markedSecretKeys,
-  })) as string[]
+  const keys = await projections.read(secretsProjection.name, markedSecretKeys)
   const recorded = new Set(keys)
   for (const key of keys) markSecretKey(key)
   return {

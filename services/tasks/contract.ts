@@ -25,8 +25,14 @@ export interface TaskContext {
   progress(percent: number | undefined, message?: string): void
 }
 
-/** The task manager, for services that run their long work as tasks. */
+/** The task manager, for services that run their long work as tasks (a task's work is code: never a message). */
 export const TASKS = createToken<TaskManager>('tasks')
+
+/** Runs `fn` as a task in this process: its id at once, and its end. */
+export type RunTask = (
+  name: string,
+  fn: (ctx: TaskContext) => Promise<unknown>,
+) => { id: string; done: Promise<unknown> }
 
 declare module '../../kernel/maps' {
   interface EventMap {
@@ -58,8 +64,6 @@ declare module '../../kernel/maps' {
   interface CommandMap {
     /** Recent tasks, newest first (running and queued ones too). */
     'tasks:list': { payload: { limit?: number }; reply: TaskRecord[] }
-    /** Runs `fn` as a task in this process (plugins' this.api.runTask); answers with its id at once. */
-    'tasks:run': { payload: { name: string; fn: (ctx: TaskContext) => Promise<unknown> }; reply: { taskId: string } }
     /** One task, by its id or any unique start of it (SM_ERR_TASK_AMBIGUOUS lists the candidates). */
     'tasks:get': { payload: { id: string }; reply: TaskRecord }
     /**

@@ -76,12 +76,6 @@ export function tasksService(): Service {
         const seen = new Set(live.map((t) => t.id))
         return [...live, ...(await recorded(n)).filter((t) => !seen.has(t.id))].slice(0, n)
       })
-      bus.handle('tasks:run', ({ name, fn }) => {
-        if (typeof fn !== 'function') throw new SmError('SM_ERR_TASK_NOT_RUNNABLE', { name: String(name) })
-        const { id, done } = tasks.run(String(name || 'task'), fn)
-        done.catch(() => {}) // recorded as task_finished; nobody awaits a plugin's task
-        return { taskId: id }
-      })
       /** The one task whose id is `given` or starts with it (the 8-character id `tasks` prints, say). */
       const resolve = async (given: unknown): Promise<{ live?: TaskRecord; recorded?: TaskRecord }> => {
         const wanted = String(given ?? '')

@@ -1,4 +1,17 @@
+import { createToken } from '../../kernel/registry'
 import type { Contributions } from './plugin-layer'
+
+/**
+ * Where plugins' web contributions go live, a capability the web service registers (routers and
+ * template folders are code, never a message): refused, naming both, on a conflict.
+ */
+export interface WebContributions {
+  claim(contributions: Contributions): void
+  /** A plugin's contributions go away (it was disabled, reloaded or unloaded). */
+  release(plugin: string): void
+}
+
+export const WEB_CONTRIBUTIONS = createToken<WebContributions>('web:contributions')
 
 export interface WebStatus {
   readonly listening: boolean
@@ -12,10 +25,6 @@ export interface WebStatus {
 
 declare module '../../kernel/maps' {
   interface CommandMap {
-    /** A plugin's routers, template folders and static mounts go live (refused, naming both, on a conflict). */
-    'web:claim': { payload: Contributions; reply: undefined }
-    /** A plugin's contributions go away (it was disabled, reloaded or unloaded). */
-    'web:release': { payload: { plugin: string }; reply: undefined }
     'web:status': { payload: Record<string, never>; reply: WebStatus }
   }
 }

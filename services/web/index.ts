@@ -2,7 +2,7 @@ import './errors'
 import './settings'
 import type { Service } from '../../kernel'
 import { SWAGGER_DIST, WebServer } from './app'
-import type { Contributions } from './plugin-layer'
+import { WEB_CONTRIBUTIONS } from './contract'
 import { apiRoutes } from './routes/api'
 import { authRoutes } from './routes/auth'
 import { docsRoutes } from './routes/docs'
@@ -25,7 +25,7 @@ export function webService(options: {
   return {
     name: 'web',
     dependsOn: ['events', 'settings', 'auth', 'tasks'],
-    async start({ bus, logger }) {
+    async start({ bus, logger, registry }) {
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const web = new WebServer({
         bus,
@@ -44,13 +44,9 @@ export function webService(options: {
         pageRoutes(web),
       )
       web.seal()
-      bus.handle('web:claim', (contributions: Contributions) => {
-        web.layer.claim(contributions)
-        return undefined
-      })
-      bus.handle('web:release', ({ plugin }) => {
-        web.layer.release(plugin)
-        return undefined
+      registry.provide(WEB_CONTRIBUTIONS, {
+        claim: (contributions) => web.layer.claim(contributions),
+        release: (plugin) => web.layer.release(plugin),
       })
       bus.handle('web:status', () => ({
         listening: web.url() !== undefined,
@@ -87,7 +83,7 @@ export function webService(options: {
         for (const e of events)
           if (e.type === 'after_setting_update') await renamed(String((e.payload as { key?: unknown }).key ?? ''))
       })
-      bus.on('manager_stopping', () => web.closing())
+      bus.on('kernel:stopping', () => web.closing())
       logger.info(`web: listening on ${url} (answering once every service is up)`)
     },
     ready() {

@@ -2,6 +2,9 @@
 // CLI child (which inherits this environment), runs without the shipped default plugins, so the
 // event log holds only what the test did. A test of the defaults turns them back on for its process.
 process.env.SM_DEFAULT_PLUGINS = 'off'
+// Every request, reply and declared event is checked against its contract, in this process and
+// in every CLI and manager process a test starts (they inherit the environment).
+process.env.SM_CHECK_BUS = '1'
 
 import { rootHooks } from './run-end'
 import { removeAtRunEnd } from './temp-dir'

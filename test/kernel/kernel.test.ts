@@ -45,6 +45,49 @@ describe('kernel/lifecycle', () => {
     expect(await kernel.stop()).to.deep.equal([])
   })
 
+  it('starts a service after the ones it names in `after` when they run, and without them when they do not', async () => {
+    const log: string[] = []
+    const withWeb = createKernel().use(service('plugins', log, { after: ['web'] }), service('web', log))
+    expect((await withWeb.start()).map((r) => r.service)).to.deep.equal(['web', 'plugins'])
+    await withWeb.stop()
+    const alone = createKernel().use(service('plugins', log, { after: ['web'] }))
+    expect((await alone.start()).map((r) => r.service)).to.deep.equal(['plugins'])
+    await alone.stop()
+  })
+
+  it('emits kernel:ready after every service is ready, and kernel:stopping before any stops', async () => {
+    const log: string[] = []
+    const watcher: Service = {
+      name: 'watcher',
+      start({ bus }) {
+        bus.on('kernel:ready', ({ services }) => {
+          log.push(`ready event: ${services.join(',')}`)
+        })
+        bus.on('kernel:stopping', () => {
+          log.push('stopping event')
+        })
+      },
+      ready: () => {
+        log.push('ready watcher')
+      },
+      stop: () => {
+        log.push('stop watcher')
+      },
+    }
+    const kernel = createKernel().use(watcher, service('other', log, { ready: () => void log.push('ready other') }))
+    await kernel.start()
+    await kernel.stop()
+    expect(log).to.deep.equal([
+      'start other',
+      'ready watcher',
+      'ready other',
+      'ready event: watcher,other',
+      'stopping event',
+      'stop other',
+      'stop watcher',
+    ])
+  })
+
   it('refuses cycles and missing dependencies with coded errors', async () => {
     const cyclic = createKernel().use(service('a', [], { dependsOn: ['b'] }), service('b', [], { dependsOn: ['a'] }))
     const cycle = await rejection(cyclic.start())

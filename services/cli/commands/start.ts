@@ -61,7 +61,6 @@ export default class Start extends ManagerCommand {
       url = (await manager.bus.request('web:status', {})).url
       this.log(url ? `web UI and API on ${url} (API docs: ${url}/docs)` : 'web UI off (web.enabled is false)')
     }
-    await manager.bus.emit('manager_started', {})
     this.log(`ready in ${(performance.now() - began).toFixed(0)} ms; press Ctrl-C to stop`)
     parent?.({ ready: { pid: process.pid, url } })
     const reason = await Promise.race([stopSignal, lost, asked])
@@ -72,7 +71,6 @@ export default class Start extends ManagerCommand {
   }
 
   async #stop(manager: Kernel): Promise<void> {
-    await manager.bus.emit('manager_stopping', {})
     for (const line of await manager.stop()) this.log(reportLine(line))
     this.log('stopped')
   }

@@ -6,6 +6,7 @@ import sqlite3 from 'sqlite3'
 import { Bus, BusScope, silentLogger } from '../../../kernel'
 import type { Projection, StoredEvent } from '../../../services/events'
 import { databasePath } from '../../../services/events'
+import { PROJECTIONS } from '../../../services/events/contract'
 import { SqliteDatabase } from '../../../services/events/database'
 import { EventStore } from '../../../services/events/event-store'
 import { Follower } from '../../../services/events/follower'
@@ -151,18 +152,16 @@ describe('services/events: the event log', () => {
 
   describe('projections', () => {
     it('folds appends into a projection in the same transaction and rolls both back on failure', () =>
-      withManager(async ({ bus }) => {
-        await bus.request('events:register_projection', { projection: counter(1, 'test_fail') })
+      withManager(async ({ bus, registry }) => {
+        const projections = registry.resolve(PROJECTIONS)
+        await projections.register(counter(1, 'test_fail'))
         await bus.request('events:append', { events: [event('test_a'), event('test_a'), event('test_b')] })
         const error = await rejection(bus.request('events:append', { events: [event('test_a'), event('test_fail')] }))
         expect(error.code).to.equal('SM_ERR_EVENTS_PROJECTION_FAILED')
         expect(error.message).to.contain(
           "projection 'counter' could not apply the events #4 to #5: cannot fold this one",
         )
-        const state = await bus.request('events:read_projection', {
-          projection: 'counter',
-          read: (sql) => counter().snapshot(sql),
-        })
+        const state = await projections.read('counter', (sql) => counter().snapshot(sql))
         expect(state).to.deep.equal({ test_a: 2, test_b: 1 })
         expect((await bus.request('events:head', {})).seq).to.equal(3)
       }))
@@ -170,8 +169,8 @@ describe('services/events: the event log', () => {
     it('rebuilds to the live state, and rebuilds automatically when the version changes', async () => {
       const dataDir = tempDir()
       await withManager(
-        async ({ bus }) => {
-          expect((await bus.request('events:register_projection', { projection: counter() })).rebuilt).to.equal(true)
+        async ({ bus, registry }) => {
+          expect((await registry.resolve(PROJECTIONS).register(counter())).rebuilt).to.equal(true)
           await bus.request('events:append', { events: [event('test_a'), event('test_b'), event('test_b')] })
           const rebuilt = await bus.request('events:rebuild', {})
           expect(rebuilt.replayed).to.equal(3)
@@ -181,13 +180,11 @@ describe('services/events: the event log', () => {
         { dataDir },
       )
       await withManager(
-        async ({ bus }) => {
-          expect((await bus.request('events:register_projection', { projection: counter(1) })).rebuilt).to.equal(false)
-          expect((await bus.request('events:register_projection', { projection: counter(2) })).rebuilt).to.equal(true)
-          const state = await bus.request('events:read_projection', {
-            projection: 'counter',
-            read: (sql) => counter().snapshot(sql),
-          })
+        async ({ registry }) => {
+          const projections = registry.resolve(PROJECTIONS)
+          expect((await projections.register(counter(1))).rebuilt).to.equal(false)
+          expect((await projections.register(counter(2))).rebuilt).to.equal(true)
+          const state = await projections.read('counter', (sql) => counter().snapshot(sql))
           expect(state).to.deep.equal({ test_a: 1, test_b: 2 })
         },
         { dataDir },
@@ -195,8 +192,8 @@ describe('services/events: the event log', () => {
     })
 
     it('finds a projection that drifted from the log, and rebuild repairs it', () =>
-      withManager(async ({ bus, config }) => {
-        await bus.request('events:register_projection', { projection: counter() })
+      withManager(async ({ bus, config, registry }) => {
+        await registry.resolve(PROJECTIONS).register(counter())
         await bus.request('events:append', { events: [event('test_a')] })
         const db = await open({ filename: databasePath(config.dataDir), driver: sqlite3.Database })
         await db.run("UPDATE counter SET n = 99 WHERE type = 'test_a'")
@@ -207,18 +204,17 @@ describe('services/events: the event log', () => {
       }))
 
     it('rejects reading a projection nobody registered', () =>
-      withManager(async ({ bus }) => {
-        const error = await rejection(
-          bus.request('events:read_projection', { projection: 'nope', read: async () => 1 }),
-        )
+      withManager(async ({ registry }) => {
+        const error = await rejection(registry.resolve(PROJECTIONS).read('nope', async () => 1))
         expect(error.code).to.equal('SM_ERR_EVENTS_UNKNOWN_PROJECTION')
       }))
   })
 
   describe('retention', () => {
     it('deletes old history but a snapshot keeps the rebuilt state equal to the live one', () =>
-      withManager(async ({ bus }) => {
-        await bus.request('events:register_projection', { projection: counter() })
+      withManager(async ({ bus, registry }) => {
+        const projections = registry.resolve(PROJECTIONS)
+        await projections.register(counter())
         await bus.request('events:append', {
           events: Array.from({ length: 2_500 }, (_, i) => event(i % 3 ? 'test_a' : 'test_b')),
         })
@@ -232,10 +228,7 @@ describe('services/events: the event log', () => {
         expect(check.drifted).to.deep.equal([])
         const rebuilt = await bus.request('events:rebuild', {})
         expect(rebuilt).to.include({ replayed: 1, fromSnapshot: 2_500 })
-        const state = await bus.request('events:read_projection', {
-          projection: 'counter',
-          read: (sql) => counter().snapshot(sql),
-        })
+        const state = await projections.read('counter', (sql) => counter().snapshot(sql))
         expect(state).to.deep.equal({ test_a: 1_666, test_b: 835 })
         expect(await bus.request('events:prune', { maxAgeDays: 1 })).to.deep.equal({
           deleted: 0,

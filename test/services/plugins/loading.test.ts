@@ -1,10 +1,18 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { createKernel, type PluginRecord, pluginsService, silentLogger } from '../../../manager'
+import {
+  createKernel,
+  metricsService,
+  type PluginRecord,
+  pluginsService,
+  serversService,
+  silentLogger,
+} from '../../../manager'
 import { eventsService } from '../../../services/events'
 import { channelOf } from '../../../services/plugins/event-names'
 import { settingsService } from '../../../services/settings'
+import { tasksService } from '../../../services/tasks'
 import { startManager, withManager } from '../../helpers/manager'
 import { plugin, startWithPlugins, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
@@ -279,6 +287,9 @@ export class OnlyOne extends PluginBase { static version = '3.0.0' }
     const kernel = createKernel({ config: { dataDir }, logger: silentLogger }).use(
       eventsService(),
       settingsService(),
+      tasksService(),
+      metricsService(),
+      serversService(),
       pluginsService({ sdk: require('../../../index'), packageRoot }),
     )
     await kernel.start()

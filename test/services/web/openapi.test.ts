@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { z } from 'zod'
+import { TASKS } from '../../../services/tasks/contract'
 import { fakeBedrockDir, killServers } from '../../helpers/game'
 import { run } from '../../helpers/run'
 import { afterItsUser } from '../../helpers/run-end'
@@ -212,7 +213,7 @@ describe('services/web: the OpenAPI document is the API', function () {
     writeFileSync(join(serverDir, 'worlds', 'Bedrock level', 'level.dat'), 'level')
     await setup.manager.bus.request('servers:add', { name: 'alpha', dir: serverDir })
     const backup = await setup.manager.bus.request('servers:backup', { name: 'alpha', type: 'world' })
-    const task = await setup.manager.bus.request('tasks:run', { name: 'walk', fn: async () => 'done' })
+    const task = { taskId: setup.manager.registry.resolve(TASKS).run('walk', async () => 'done').id }
     const document = (await call(`${setup.url}/api/openapi.json`, { method: 'GET' })).json as Json
     const walk = new Walk(document)
     const tokens: Record<string, string | undefined> = {

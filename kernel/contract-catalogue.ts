@@ -1,0 +1,118 @@
+import { z } from 'zod'
+import { SmError } from './errors'
+
+/**
+ * The bus's messages, declared once. Each service declares its commands (payload and reply)
+ * and its events with zod schemas in its `contract.ts`; the types of `CommandMap` and
+ * `EventMap` come from them (`interface CommandMap extends CommandsOf<typeof commands> {}`),
+ * and whatever crosses a boundary (the bridge, the HTTP API, a plugin's call) is checked
+ * against them here. Every schema is plain data: what a JSON round trip keeps. Whatever is not
+ * data (a projection's reader, a task's work, a plugin's routers) is a capability in the
+ * registry, never a message.
+ */
+export interface CommandSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  readonly payload: P
+  readonly reply: R
+}
+
+/** A command: what it takes, what it answers. */
+export const command = <P extends z.ZodType, R extends z.ZodType>(payload: P, reply: R): CommandSpec<P, R> => ({
+  payload,
+  reply,
+})
+
+/**
+ * A reply whose type is declared in TypeScript and checked by the compiler only (the records
+ * the servers service answers with are not schemas yet): a boundary passes it on unchecked.
+ */
+export const typed = <T>() => z.custom<T>(() => true)
+
+/** A payload of no fields. */
+export const empty = z.object({})
+
+/** The command types of a set of specs, for merging into `CommandMap`. */
+export type CommandsOf<T> = {
+  [K in keyof T]: T[K] extends CommandSpec<infer P, infer R> ? { payload: z.input<P>; reply: z.output<R> } : never
+}
+
+/** The payload types of a set of event schemas, for merging into `EventMap`. */
+export type EventsOf<T> = { [K in keyof T]: T[K] extends z.ZodType ? z.output<T[K]> : never }
+
+export interface MessageEntry<S> {
+  readonly name: string
+  /** The service that declared it (and owns its namespace). */
+  readonly owner: string
+  readonly spec: S
+}
+
+const commands = new Map<string, MessageEntry<CommandSpec>>()
+const events = new Map<string, MessageEntry<z.ZodType>>()
+
+function declare<S>(kind: string, table: Map<string, MessageEntry<S>>, owner: string, specs: Record<string, S>) {
+  for (const [name, spec] of Object.entries(specs)) {
+    const known = table.get(name)
+    if (known && known.spec !== spec) throw new Error(`${kind} ${name} is declared by both ${known.owner} and ${owner}`)
+    table.set(name, { name, owner, spec })
+  }
+}
+
+/** Declares an owner's commands; returns them for `CommandsOf`. */
+export function defineCommands<T extends Record<string, CommandSpec>>(owner: string, specs: T): T {
+  declare('command', commands, owner, specs)
+  return specs
+}
+
+/** Declares an owner's events (facts and live notices); returns them for `EventsOf`. */
+export function defineEvents<T extends Record<string, z.ZodType>>(owner: string, specs: T): T {
+  declare('event', events, owner, specs)
+  return specs
+}
+
+export function commandCatalogue(): readonly MessageEntry<CommandSpec>[] {
+  return [...commands.values()]
+}
+
+export function eventCatalogue(): readonly MessageEntry<z.ZodType>[] {
+  return [...events.values()]
+}
+
+export function isDeclaredCommand(name: string): boolean {
+  return commands.has(name)
+}
+
+/**
+ * A command's payload as its schema reads it (unknown fields dropped), for a caller on the
+ * other side of a boundary: an undeclared command or a payload that does not fit is a coded
+ * 4xx-class error, never an internal one.
+ */
+export function checkCommand(name: string, payload: unknown): unknown {
+  const entry = commands.get(name)
+  if (!entry) throw new SmError('SM_ERR_BUS_UNDECLARED', { kind: 'command', name })
+  return parsed(entry.spec.payload, payload, 'command', name)
+}
+
+/** A declared event's payload as its schema reads it; an undeclared name passes (custom events are the plugins'). */
+export function checkEvent(name: string, payload: unknown): unknown {
+  const entry = events.get(name)
+  return entry ? parsed(entry.spec, payload, 'event', name) : payload
+}
+
+/** Checks a reply against its command's schema (the test build checks every reply). */
+export function checkReply(name: string, reply: unknown): unknown {
+  const entry = commands.get(name)
+  return entry ? parsed(entry.spec.reply, reply, 'reply of', name) : reply
+}
+
+function parsed(schema: z.ZodType, value: unknown, kind: string, name: string): unknown {
+  const result = schema.safeParse(value)
+  if (result.success) return result.data
+  throw new SmError('SM_ERR_BUS_BAD_PAYLOAD', { kind, name, issues: describeIssues(result.error) })
+}
+
+/** Zod's issues as one line: `name: Expected string, received number; …`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(payload)'}: ${issue.message}`)
+    .join('; ')
+}
