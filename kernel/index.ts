@@ -37,6 +37,7 @@ export {
   empty,
   eventCatalogue,
   isDeclaredCommand,
+  isTypedOnly,
   type MessageEntry,
   typed,
 } from './contract-catalogue'

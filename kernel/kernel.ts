@@ -1,3 +1,4 @@
+import './kernel-events'
 import { Bus } from './bus'
 import { BusScope } from './bus-scope'
 import { isDiskFull, reasonOf, SmError, toSmError } from './errors'

@@ -1,29 +1,24 @@
 import type { ActionResult } from './action'
 
 /**
- * The typed contracts of the bus. Each service extends these interfaces by declaration
- * merging in its `contract.ts`, e.g.
+ * The typed contracts of the bus. Each service declares its commands and events as schemas in
+ * its `contract.ts` (kernel/contract-catalogue.ts) and merges their types in here:
  *
  * ```ts
+ * export const settingsCommands = defineCommands('settings', {
+ *   'settings:get': command(z.object({ key: z.string() }), z.object({ found: z.boolean() })),
+ * })
  * declare module '../../kernel/maps' {
- *   interface EventMap { after_setting_update: SettingUpdate & { result: ActionResult } }
- *   interface CommandMap { 'settings:get': { payload: { key: string }; reply: unknown } }
+ *   interface CommandMap extends CommandsOf<typeof settingsCommands> {}
  * }
  * ```
  *
- * so every `emit` and `request` is checked end to end without services importing each other.
+ * so every `emit` and `request` is checked end to end, by the compiler and at every boundary,
+ * without services importing each other. Actions merge into `ActionMap` (their hooks).
  */
 
-/** The events every service may emit into; the kernel's own are its lifecycle. */
-export interface EventMap {
-  /**
-   * Every service has started and is ready: the moment to serve the outside world (the bridge
-   * answers from here on). Emitted once, by the kernel, for an embedder as for `start`.
-   */
-  'kernel:ready': { readonly services: readonly string[] }
-  /** The kernel is about to stop its services (in reverse start order): stop taking new work. */
-  'kernel:stopping': Record<string, never>
-}
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
+export interface EventMap {}
 
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
 export interface CommandMap {}

@@ -1,3 +1,4 @@
+import './contract'
 import './errors'
 import './settings'
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'

@@ -1,3 +1,4 @@
+import './contract'
 import './errors'
 import { mkdirSync, rmSync } from 'node:fs'
 import { currentContext, reasonOf, type Service, SmError } from '../../kernel'

@@ -4,6 +4,7 @@ import {
   type BusScope,
   type CommandName,
   type CustomEventName,
+  checkCommand,
   type Disposable,
   type Logger,
   SmError,
@@ -130,7 +131,10 @@ export class BridgeServer {
     await this.#ready
     let reply: ServerMessage
     try {
-      const value = await this.#scope.request(message.command as CommandName, message.payload as never, {
+      // The boundary: an undeclared command or a payload that does not fit its schema is the
+      // caller's error (4xx-class, coded), and the handler sees only the declared fields.
+      const payload = checkCommand(message.command, message.payload ?? {})
+      const value = await this.#scope.request(message.command as CommandName, payload as never, {
         actor: message.actor,
       })
       reply = { t: 'res', id, ok: true, value }

@@ -1,3 +1,4 @@
+import './contract'
 import './errors'
 import './settings'
 import { mkdirSync, statSync } from 'node:fs'

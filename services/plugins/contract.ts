@@ -1,7 +1,9 @@
-import type { ActionResult } from '../../kernel'
+import { z } from 'zod'
+import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
 
 /** Where a plugin was found. */
-export type PluginSource = 'user' | 'default' | 'example'
+const pluginSource = z.enum(['user', 'default', 'example'])
+export type PluginSource = z.output<typeof pluginSource>
 
 /**
  * What a plugin is in the registry: `disabled` (found, not enabled), `loaded` (enabled and
@@ -9,55 +11,57 @@ export type PluginSource = 'user' | 'default' | 'example'
  * no version, a syntax error, ...), `missing` (known but gone from disk; its enabled flag is
  * kept for when it comes back).
  */
-export type PluginState = 'disabled' | 'loaded' | 'failed' | 'invalid' | 'missing'
+const pluginState = z.enum(['disabled', 'loaded', 'failed', 'invalid', 'missing'])
+export type PluginState = z.output<typeof pluginState>
 
-export interface PluginError {
-  readonly code: string
-  readonly message: string
-}
+const pluginError = z.object({ code: z.string(), message: z.string() })
+export type PluginError = Readonly<z.output<typeof pluginError>>
+
+/** What the loop watchdog saw when it ended a process for a plugin. */
+const blockedLoop = z.object({
+  /** The hook (or event) the plugin last entered. */
+  hook: z.string(),
+  /** How long the event loop had been blocked. */
+  ms: z.number(),
+  /** When the process was ended (ISO time). */
+  at: z.string(),
+})
+export type BlockedLoop = Readonly<z.output<typeof blockedLoop>>
 
 /** One entry of the registry (plugins.json and `plugin list`). */
-export interface PluginRecord {
-  readonly name: string
-  readonly enabled: boolean
-  readonly version: string
-  readonly author: string
-  readonly description: string
-  readonly source: PluginSource
-  readonly path: string
-  readonly state: PluginState
-  readonly error?: PluginError
+const pluginRecord = z.object({
+  name: z.string(),
+  enabled: z.boolean(),
+  version: z.string(),
+  author: z.string(),
+  description: z.string(),
+  source: pluginSource,
+  path: z.string(),
+  state: pluginState,
+  error: pluginError.optional(),
   /** Hook and listener failures (throws and timeouts) counted while the plugin ran. */
-  readonly hookFailures: number
-  readonly lastHookError?: PluginError & { readonly event: string }
+  hookFailures: z.number(),
+  lastHookError: pluginError.extend({ event: z.string() }).readonly().optional(),
   /**
    * Set when the loop watchdog ended a process for this plugin: it stays out (state `failed`)
    * until an admin enables it or reloads the plugins, whatever runs first.
    */
-  readonly blocked?: BlockedLoop
-}
-
-/** What the loop watchdog saw when it ended a process for a plugin. */
-export interface BlockedLoop {
-  /** The hook (or event) the plugin last entered. */
-  readonly hook: string
-  /** How long the event loop had been blocked. */
-  readonly ms: number
-  /** When the process was ended (ISO time). */
-  readonly at: string
-}
+  blocked: blockedLoop.optional(),
+})
+export type PluginRecord = Readonly<z.output<typeof pluginRecord>>
 
 /** What `sendEvent` and the trigger endpoint answer: who got the event. */
-export interface DeliveryReport {
-  readonly event: string
+const deliveryReport = z.object({
+  event: z.string(),
   /** Listeners registered for the event. */
-  readonly listeners: number
+  listeners: z.number(),
   /** Listeners that ran and returned. */
-  readonly delivered: number
+  delivered: z.number(),
   /** True when the event was already being dispatched in this causal chain, so it was not delivered again. */
-  readonly skipped: boolean
-  readonly failed: readonly { readonly plugin: string; readonly error: string }[]
-}
+  skipped: z.boolean(),
+  failed: z.array(z.object({ plugin: z.string(), error: z.string() }).readonly()).readonly(),
+})
+export type DeliveryReport = Readonly<z.output<typeof deliveryReport>>
 
 /** Metadata of a custom event's delivery, the listener's second argument. */
 export interface CustomEventMeta {
@@ -66,68 +70,73 @@ export interface CustomEventMeta {
   readonly sender: string
 }
 
-export interface ReloadReport {
-  readonly loaded: string[]
-  readonly failed: string[]
-  readonly ms: number
-}
+const reloadReport = z.object({ loaded: z.array(z.string()), failed: z.array(z.string()), ms: z.number() })
+export type ReloadReport = Readonly<z.output<typeof reloadReport>>
+
+const actionResult = z.looseObject({
+  status: z.enum(['success', 'error', 'cancelled']),
+  message: z.string().optional(),
+})
+
+// The payload's rules (a plain JSON object, at most 1 MiB) are the custom events' own, checked
+// where it is sent with their own codes (SM_ERR_PLUGIN_INVALID_PAYLOAD says which field is wrong).
+const customEvent = z.object({ event: z.string(), payload: z.unknown().optional() })
+
+export const pluginsEvents = defineEvents('plugins', {
+  /** Fired once in a long-running manager after every service started (plugins get `onManagerStartup`). */
+  manager_started: empty,
+  /** A plugin was found, or its metadata changed. */
+  plugin_discovered: z.object({
+    name: z.string(),
+    version: z.string(),
+    author: z.string(),
+    description: z.string(),
+    source: pluginSource,
+    path: z.string(),
+    hash: z.string(),
+    enabledByDefault: z.boolean(),
+  }),
+  plugin_loaded: z.object({ name: z.string(), version: z.string() }),
+  /** `invalid`: the plugin cannot be loaded at all (no version, a syntax error, ...). */
+  plugin_failed: z.object({ name: z.string(), invalid: z.boolean(), error: pluginError }),
+  plugin_missing: z.object({ name: z.string() }),
+  /** The loop watchdog ended a process for this plugin: it stays out until enabled or reloaded. */
+  plugin_blocked: blockedLoop.extend({ name: z.string(), error: pluginError }),
+  /** An explicit reload lets a blocked plugin load again (an enable does so through after_set_plugin_status). */
+  plugin_unblocked: z.object({ name: z.string() }),
+  /** Hook or listener failures of a running plugin (throttled: `count` since the last such fact). */
+  plugin_hook_failed: z.object({ name: z.string(), event: z.string(), count: z.number(), error: pluginError }),
+  /** Plugins were reloaded on request; other running managers reload too. `origin` names the manager that did it. */
+  plugins_reloaded: z.object({
+    origin: z.string(),
+    loaded: z.array(z.string()).readonly(),
+    failed: z.array(z.string()).readonly(),
+  }),
+  /** A custom event triggered from outside (CLI, HTTP), with who received it. */
+  custom_event_triggered: z.object({
+    event: z.string(),
+    payload: z.record(z.string(), z.unknown()),
+    report: deliveryReport,
+  }),
+})
+
+export const pluginsCommands = defineCommands('plugins', {
+  'plugins:list': command(empty, z.array(pluginRecord)),
+  'plugins:info': command(
+    z.object({ name: z.string() }),
+    pluginRecord.extend({ hooks: z.array(z.string()), listeners: z.number() }),
+  ),
+  /** Enables or disables a plugin (the set_plugin_status action) and loads or unloads it at once. */
+  'plugins:set_enabled': command(z.object({ name: z.string(), enabled: z.boolean() }), actionResult),
+  'plugins:reload': command(empty, reloadReport),
+  /** Sends a custom event as the caller (a plugin's command in a CLI process sends as `plugin:<name>`). */
+  'plugins:send_event': command(customEvent, deliveryReport),
+  /** Triggers a custom event from outside (CLI, HTTP) as `external_api_trigger`. */
+  'plugins:trigger_event': command(customEvent, deliveryReport),
+})
 
 declare module '../../kernel/maps' {
-  interface EventMap {
-    /** Fired once in a long-running manager after every service started (plugins get `onManagerStartup`). */
-    manager_started: Record<string, never>
-    /** A plugin was found, or its metadata changed. */
-    plugin_discovered: {
-      readonly name: string
-      readonly version: string
-      readonly author: string
-      readonly description: string
-      readonly source: PluginSource
-      readonly path: string
-      readonly hash: string
-      readonly enabledByDefault: boolean
-    }
-    plugin_loaded: { readonly name: string; readonly version: string }
-    /** `invalid`: the plugin cannot be loaded at all (no version, a syntax error, ...). */
-    plugin_failed: { readonly name: string; readonly invalid: boolean; readonly error: PluginError }
-    plugin_missing: { readonly name: string }
-    /** The loop watchdog ended a process for this plugin: it stays out until enabled or reloaded. */
-    plugin_blocked: BlockedLoop & { readonly name: string; readonly error: PluginError }
-    /** An explicit reload lets a blocked plugin load again (an enable does so through after_set_plugin_status). */
-    plugin_unblocked: { readonly name: string }
-    /** Hook or listener failures of a running plugin (throttled: `count` since the last such fact). */
-    plugin_hook_failed: {
-      readonly name: string
-      readonly event: string
-      readonly count: number
-      readonly error: PluginError
-    }
-    /** Plugins were reloaded on request; other running managers reload too. `origin` names the manager that did it. */
-    plugins_reloaded: {
-      readonly origin: string
-      readonly loaded: readonly string[]
-      readonly failed: readonly string[]
-    }
-    /** A custom event triggered from outside (CLI, HTTP), with who received it. */
-    custom_event_triggered: {
-      readonly event: string
-      readonly payload: Record<string, unknown>
-      readonly report: DeliveryReport
-    }
-  }
+  interface EventMap extends EventsOf<typeof pluginsEvents> {}
 
-  interface CommandMap {
-    'plugins:list': { payload: Record<string, never>; reply: PluginRecord[] }
-    'plugins:info': {
-      payload: { name: string }
-      reply: PluginRecord & { readonly hooks: string[]; readonly listeners: number }
-    }
-    /** Enables or disables a plugin (the set_plugin_status action) and loads or unloads it at once. */
-    'plugins:set_enabled': { payload: { name: string; enabled: boolean }; reply: ActionResult }
-    'plugins:reload': { payload: Record<string, never>; reply: ReloadReport }
-    /** Sends a custom event as the caller (a plugin's command in a CLI process sends as `plugin:<name>`). */
-    'plugins:send_event': { payload: { event: string; payload?: Record<string, unknown> }; reply: DeliveryReport }
-    /** Triggers a custom event from outside (CLI, HTTP) as `external_api_trigger`. */
-    'plugins:trigger_event': { payload: { event: string; payload?: Record<string, unknown> }; reply: DeliveryReport }
-  }
+  interface CommandMap extends CommandsOf<typeof pluginsCommands> {}
 }

@@ -40,7 +40,8 @@ export function listenForCustomEvent(
 export async function sendCustomEvent(
   scope: BusScope,
   name: string,
-  payload: Record<string, unknown> | undefined,
+  /** Checked here: a plain JSON object (or nothing), else SM_ERR_PLUGIN_INVALID_PAYLOAD. */
+  payload: unknown,
   options?: EmitOptions,
 ): Promise<DeliveryReport> {
   assertCustomEventName(name, scope)
@@ -49,7 +50,7 @@ export async function sendCustomEvent(
   }
   let copy: Record<string, unknown>
   try {
-    copy = frozenJsonCopy(payload ?? {}, MAX_EVENT_PAYLOAD_BYTES)
+    copy = frozenJsonCopy((payload ?? {}) as Record<string, unknown>, MAX_EVENT_PAYLOAD_BYTES)
   } catch (error) {
     throw new SmError('SM_ERR_PLUGIN_INVALID_PAYLOAD', { event: name, reason: reasonOf(error) }, { cause: error })
   }

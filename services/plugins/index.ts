@@ -1,3 +1,4 @@
+import './contract'
 import './actions'
 import './errors'
 import './settings'
@@ -177,7 +178,8 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       bus.handle('plugins:send_event', ({ event, payload }) => sendCustomEvent(bus, event, payload))
       bus.handle('plugins:trigger_event', async ({ event, payload }) => {
         const report = await sendCustomEvent(bus, event, payload)
-        await bus.emit('custom_event_triggered', { event, payload: payload ?? {}, report })
+        // sendCustomEvent accepted it, so it is a plain JSON object.
+        await bus.emit('custom_event_triggered', { event, payload: (payload ?? {}) as Record<string, unknown>, report })
         return report
       })
       bus.on('manager_started', () => plugins.managerStarted())

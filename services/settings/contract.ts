@@ -1,4 +1,5 @@
-import type { SettingMarkedSecret } from './secrets-projection'
+import { z } from 'zod'
+import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf } from '../../kernel'
 
 export type { SettingMarkedSecret } from './secrets-projection'
 
@@ -7,7 +8,8 @@ export type { SettingMarkedSecret } from './secrets-projection'
  * stay), `replace` makes the key hold exactly the value, `unset` removes what is stored (a
  * declared setting returns to its default).
  */
-export type SettingMode = 'merge' | 'replace' | 'unset'
+export const settingMode = z.enum(['merge', 'replace', 'unset'])
+export type SettingMode = z.output<typeof settingMode>
 
 /** A change to one global setting, as hooks and the event log see it. */
 export interface SettingUpdate {
@@ -21,54 +23,72 @@ export interface SettingUpdate {
 }
 
 /** What a change did. */
-export interface SettingChange {
-  readonly key: string
+const settingChange = z.object({
+  key: z.string(),
   /** The value now in effect at the key (the default after an unset). */
-  readonly value: unknown
-  readonly previous?: unknown
-  readonly mode: SettingMode
+  value: z.unknown(),
+  previous: z.unknown().optional(),
+  mode: settingMode,
   /** Keys that held a value before and hold none now (replace, unset). */
-  readonly removed: readonly string[]
-}
+  removed: z.array(z.string()).readonly(),
+})
+export type SettingChange = Readonly<z.output<typeof settingChange>>
 
 /**
  * How a value that leaves for people or plugins shows its secrets: `mask` replaces each with
  * `[redacted]`, `drop` leaves it out. Without it, the value is the real one (for services).
  */
-export type Redaction = 'mask' | 'drop'
+const redaction = z.enum(['mask', 'drop'])
+export type Redaction = z.output<typeof redaction>
+
+export const settingsEvents = defineEvents('settings', {
+  /** A setting key was made secret (kept for good: its past values are in the log). */
+  setting_marked_secret: z.object({
+    key: z.string(),
+    /** Who made it secret: `cli:<user>`, `http:<user>` or `plugin:<name>`. */
+    by: z.string(),
+  }),
+})
+
+export const settingsCommands = defineCommands('settings', {
+  /**
+   * The value at a dot path (stored, laid over the default); `found` is false when neither
+   * exists; `secret` tells whether the key holds a secret. An undeclared key outside `custom`
+   * is refused (SM_ERR_SETTINGS_UNKNOWN_KEY). With `redact`, secrets in it are hidden.
+   */
+  'settings:get': command(
+    z.object({ key: z.string(), redact: redaction.optional() }),
+    z.object({ found: z.boolean(), value: z.unknown().optional(), secret: z.boolean().optional() }),
+  ),
+  /** Every setting, defaults merged with what is stored; with `redact`, secrets hidden. */
+  'settings:get_all': command(z.object({ redact: redaction.optional() }), z.record(z.string(), z.unknown())),
+  /**
+   * Validates and stores a value (merging objects unless `mode` is `replace`); rejects with
+   * SM_ERR_SETTINGS_* when invalid or vetoed. `secret` marks the key secret first (for good).
+   * The reply shows secrets redacted.
+   */
+  'settings:set': command(
+    z.object({
+      key: z.string(),
+      value: z.unknown(),
+      mode: z.enum(['merge', 'replace']).optional(),
+      secret: z.boolean().optional(),
+    }),
+    settingChange,
+  ),
+  /** Removes a stored value (a declared setting returns to its default). The reply shows secrets redacted. */
+  'settings:unset': command(z.object({ key: z.string() }), settingChange),
+  /** Makes setting keys secret for good (a `setting_marked_secret` fact for each one not yet marked). */
+  'settings:mark_secret': command(
+    z.object({ keys: z.array(z.string()).readonly() }),
+    z.object({ marked: z.array(z.string()) }),
+  ),
+  /** The absolute directory a `paths.*` setting names, created on first use. */
+  'settings:path': command(z.object({ name: z.string() }), z.object({ path: z.string() })),
+})
 
 declare module '../../kernel/maps' {
-  interface EventMap {
-    /** A setting key was made secret (kept for good: its past values are in the log). */
-    setting_marked_secret: SettingMarkedSecret
-  }
+  interface EventMap extends EventsOf<typeof settingsEvents> {}
 
-  interface CommandMap {
-    /**
-     * The value at a dot path (stored, laid over the default); `found` is false when neither
-     * exists; `secret` tells whether the key holds a secret. An undeclared key outside `custom`
-     * is refused (SM_ERR_SETTINGS_UNKNOWN_KEY). With `redact`, secrets in it are hidden.
-     */
-    'settings:get': {
-      payload: { key: string; redact?: Redaction }
-      reply: { found: boolean; value?: unknown; secret?: boolean }
-    }
-    /** Every setting, defaults merged with what is stored; with `redact`, secrets hidden. */
-    'settings:get_all': { payload: { redact?: Redaction }; reply: Record<string, unknown> }
-    /**
-     * Validates and stores a value (merging objects unless `mode` is `replace`); rejects with
-     * SM_ERR_SETTINGS_* when invalid or vetoed. `secret` marks the key secret first (for good).
-     * The reply shows secrets redacted.
-     */
-    'settings:set': {
-      payload: { key: string; value: unknown; mode?: 'merge' | 'replace'; secret?: boolean }
-      reply: SettingChange
-    }
-    /** Removes a stored value (a declared setting returns to its default). The reply shows secrets redacted. */
-    'settings:unset': { payload: { key: string }; reply: SettingChange }
-    /** Makes setting keys secret for good (a `setting_marked_secret` fact for each one not yet marked). */
-    'settings:mark_secret': { payload: { keys: readonly string[] }; reply: { marked: string[] } }
-    /** The absolute directory a `paths.*` setting names, created on first use. */
-    'settings:path': { payload: { name: string }; reply: { path: string } }
-  }
+  interface CommandMap extends CommandsOf<typeof settingsCommands> {}
 }

@@ -1,22 +1,28 @@
+import { z } from 'zod'
+import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf } from '../../kernel'
 import { createToken } from '../../kernel/registry'
 import type { TaskManager } from './task-manager'
 
-export type TaskState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
+const taskState = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled'])
+export type TaskState = z.output<typeof taskState>
+
+const taskError = z.object({ code: z.string(), message: z.string() }).readonly()
 
 /** A task as `tasks` lists it. */
-export interface TaskRecord {
-  readonly id: string
-  readonly name: string
+const taskRecord = z.object({
+  id: z.string(),
+  name: z.string(),
   /** Who asked: `cli:<user>`, `plugin:<name>`, `schedule`, ... */
-  readonly owner: string
-  readonly state: TaskState
-  readonly percent: number | undefined
-  readonly message: string | undefined
-  readonly result: unknown
-  readonly error: { readonly code: string; readonly message: string } | undefined
-  readonly createdAt: string
-  readonly finishedAt: string | undefined
-}
+  owner: z.string(),
+  state: taskState,
+  percent: z.number().optional(),
+  message: z.string().optional(),
+  result: z.unknown(),
+  error: taskError.optional(),
+  createdAt: z.string(),
+  finishedAt: z.string().optional(),
+})
+export type TaskRecord = Readonly<z.output<typeof taskRecord>>
 
 /** What a task's function gets: a signal that says it was cancelled, and a way to report progress. */
 export interface TaskContext {
@@ -34,42 +40,46 @@ export type RunTask = (
   fn: (ctx: TaskContext) => Promise<unknown>,
 ) => { id: string; done: Promise<unknown> }
 
-declare module '../../kernel/maps' {
-  interface EventMap {
-    task_started: {
-      readonly id: string
-      readonly name: string
-      readonly owner: string
-      /** The process running it, and its identity (kernel/process-identity): a task whose process is gone is interrupted. */
-      readonly pid?: number
-      readonly identity?: string
-    }
-    task_finished: {
-      readonly id: string
-      readonly name: string
-      readonly state: 'succeeded' | 'failed' | 'cancelled'
-      readonly result?: unknown
-      readonly error?: { readonly code: string; readonly message: string }
-      readonly ms: number
-    }
-    /** A running task's progress (not recorded). */
-    task_progress: {
-      readonly id: string
-      readonly name: string
-      readonly percent: number | undefined
-      readonly message: string | undefined
-    }
-  }
+export const tasksEvents = defineEvents('tasks', {
+  task_started: z.object({
+    id: z.string(),
+    name: z.string(),
+    owner: z.string(),
+    /** The process running it, and its identity (process identity): a task whose process is gone is interrupted. */
+    pid: z.number().optional(),
+    identity: z.string().optional(),
+  }),
+  task_finished: z.object({
+    id: z.string(),
+    name: z.string(),
+    state: z.enum(['succeeded', 'failed', 'cancelled']),
+    result: z.unknown().optional(),
+    error: taskError.optional(),
+    ms: z.number(),
+  }),
+  /** A running task's progress (not recorded). */
+  task_progress: z.object({
+    id: z.string(),
+    name: z.string(),
+    percent: z.number().optional(),
+    message: z.string().optional(),
+  }),
+})
 
-  interface CommandMap {
-    /** Recent tasks, newest first (running and queued ones too). */
-    'tasks:list': { payload: { limit?: number }; reply: TaskRecord[] }
-    /** One task, by its id or any unique start of it (SM_ERR_TASK_AMBIGUOUS lists the candidates). */
-    'tasks:get': { payload: { id: string }; reply: TaskRecord }
-    /**
-     * Cancels a task (id or unique start of it): a queued one never runs, a running one ends at
-     * once as cancelled with its signal aborted. An ended task is SM_ERR_TASK_FINISHED.
-     */
-    'tasks:cancel': { payload: { id: string }; reply: TaskRecord }
-  }
+export const tasksCommands = defineCommands('tasks', {
+  /** Recent tasks, newest first (running and queued ones too). */
+  'tasks:list': command(z.object({ limit: z.number().int().optional() }), z.array(taskRecord)),
+  /** One task, by its id or any unique start of it (SM_ERR_TASK_AMBIGUOUS lists the candidates). */
+  'tasks:get': command(z.object({ id: z.string() }), taskRecord),
+  /**
+   * Cancels a task (id or unique start of it): a queued one never runs, a running one ends at
+   * once as cancelled with its signal aborted. An ended task is SM_ERR_TASK_FINISHED.
+   */
+  'tasks:cancel': command(z.object({ id: z.string() }), taskRecord),
+})
+
+declare module '../../kernel/maps' {
+  interface EventMap extends EventsOf<typeof tasksEvents> {}
+
+  interface CommandMap extends CommandsOf<typeof tasksCommands> {}
 }

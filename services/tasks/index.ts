@@ -1,3 +1,4 @@
+import './contract'
 import './errors'
 import './settings'
 import { reasonOf, type Service, SmError } from '../../kernel'

@@ -1,3 +1,5 @@
+import { z } from 'zod'
+import { type CommandsOf, command, defineCommands, empty } from '../../kernel'
 import { createToken } from '../../kernel/registry'
 import type { Contributions } from './plugin-layer'
 
@@ -13,18 +15,21 @@ export interface WebContributions {
 
 export const WEB_CONTRIBUTIONS = createToken<WebContributions>('web:contributions')
 
-export interface WebStatus {
-  readonly listening: boolean
-  readonly url: string | undefined
+const webStatus = z.object({
+  listening: z.boolean(),
+  url: z.string().optional(),
   /** Plugins whose routes, mounts or templates are in. */
-  readonly plugins: readonly string[]
-  readonly routes: number
-  readonly streamClients: number
-  readonly since: string
-}
+  plugins: z.array(z.string()).readonly(),
+  routes: z.number(),
+  streamClients: z.number(),
+  since: z.string(),
+})
+export type WebStatus = Readonly<z.output<typeof webStatus>>
+
+export const webCommands = defineCommands('web', {
+  'web:status': command(empty, webStatus),
+})
 
 declare module '../../kernel/maps' {
-  interface CommandMap {
-    'web:status': { payload: Record<string, never>; reply: WebStatus }
-  }
+  interface CommandMap extends CommandsOf<typeof webCommands> {}
 }

@@ -143,7 +143,7 @@ describe('services/events: the event log', () => {
       bus.on('after_setting_update', (_p, meta) => seen.push(meta.seq), { owner: 'test' })
       await bus.emit('before_setting_update', { key: 'custom.a', value: 1 })
       await bus.emit('after_setting_update', { key: 'custom.a', value: 1, result: { status: 'cancelled' } })
-      await bus.emit('plugin_loaded' as 'test:x', { name: 'p' })
+      await bus.emit('plugin_loaded', { name: 'p', version: '1.0.0' })
       await bus.emit('test:not_a_fact', {})
       const log = await bus.request('events:read', {})
       expect(log.map((e) => e.type)).to.deep.equal(['after_setting_update', 'plugin_loaded'])
