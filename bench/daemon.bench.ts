@@ -55,7 +55,7 @@ export async function bridgeRoundTripBench(
     web: { host: '127.0.0.1', port: 0 },
   })
   await kernel.start()
-  await kernel.bus.emit('manager_started', {})
+  await kernel.bus.emit('manager:started', {})
   const client = await BridgeClient.connect(kernel.config.dataDir)
   if (!client) throw new Error('no manager to connect to')
   try {

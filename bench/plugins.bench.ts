@@ -124,7 +124,7 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
   for (let i = 0; i < count; i++) writeFileSync(join(pluginsDir, `generated_${i}.ts`), source(i))
   const bus = new Bus()
   bus.setIdentifier(eventIdentifier())
-  const scope = new BusScope(bus, 'plugins')
+  const scope = new BusScope(bus, 'plugins', 'plugins')
   const importer = new PluginImporter({ sdk: require('../index') }, join(dir, 'pair-cache'))
   const plugins: LoadedPlugin[] = []
   for (const candidate of discover([{ source: 'user', dir: pluginsDir }]).candidates) {

@@ -231,11 +231,11 @@ export async function dashboardBench(dir: string, servers = 50, requests = 20, r
         const cpu = 10 + round
         const began = Date.now()
         for (let i = 0; i < servers; i++)
-          void ours.manager.bus.emit('server_metrics', {
+          void ours.manager.bus.emit('servers:sampled', {
             serverName: `s${i}`,
             sample: { t: began, cpu, rss: 64 * 1048576, uptime_s: 60 },
           })
-        void ours.manager.bus.emit('host_metrics', {
+        void ours.manager.bus.emit('metrics:host_sampled', {
           sample: { t: began, cpu, mem_used: 1 << 30, mem_total: 4 << 30, disk_used: 1 << 30, disk_total: 8 << 30 },
         })
         const shown = await page.waitForFunction(

@@ -35,6 +35,11 @@ export function defineActions(
   }
 }
 
+/** The service that declared an action (and alone performs it), if any did. */
+export function actionOwner(name: string): string | undefined {
+  return catalogue.get(name)?.owner
+}
+
 /** Every declared action, in declaration order. */
 export function actionCatalogue(): readonly ActionEntry[] {
   return [...catalogue.values()]

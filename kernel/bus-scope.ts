@@ -1,4 +1,6 @@
+import { actionOwner } from './action-catalogue'
 import type { Bus, CommandHandler, EmitOptions, Identifier, Listener, Recorder, RequestOptions } from './bus'
+import { assertMayEmit } from './contract-catalogue'
 import type { DispatchReport } from './dispatch-report'
 import { type Disposable, DisposableStack } from './disposable'
 import { SmError } from './errors'
@@ -11,14 +13,19 @@ import type { CommandName, CommandPayload, CommandReply, CustomEventName, EventN
  */
 export class BusScope implements Disposable {
   readonly owner: string
+  /** The namespace its events must be in (a service's); undefined: a plugin's, custom events only. */
+  readonly namespace: string | undefined
   readonly #bus: Bus
   readonly #registrations = new DisposableStack()
+  /** Names this owner may emit, as checked once. */
+  readonly #mayEmit = new Set<string>()
   #disposed = false
   #detach: (() => void) | undefined
 
-  constructor(bus: Bus, owner: string) {
+  constructor(bus: Bus, owner: string, namespace?: string) {
     this.#bus = bus
     this.owner = owner
+    this.namespace = namespace
   }
 
   /**
@@ -27,7 +34,7 @@ export class BusScope implements Disposable {
    */
   child(owner: string): BusScope {
     this.#assertLive()
-    const child = new BusScope(this.#bus, owner)
+    const child = new BusScope(this.#bus, owner, owner.startsWith('plugin:') ? undefined : this.namespace)
     const link = this.#registrations.add({ dispose: () => child.dispose() })
     child.#detach = () => this.#registrations.remove(link)
     return child
@@ -74,6 +81,14 @@ export class BusScope implements Disposable {
   emit<K extends EventName>(name: K, payload: PayloadOf<K>, options?: EmitOptions): Promise<DispatchReport>
   emit(name: CustomEventName, payload: unknown, options?: EmitOptions): Promise<DispatchReport>
   emit(name: string, payload: unknown, options?: EmitOptions): Promise<DispatchReport> {
+    if (!this.#mayEmit.has(name)) {
+      try {
+        assertMayEmit(this.namespace, name, actionOwner)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      this.#mayEmit.add(name)
+    }
     return this.#bus.emit(name as CustomEventName, payload, options)
   }
 

@@ -51,19 +51,29 @@ export type EventsOf<T> = { [K in keyof T]: T[K] extends z.ZodType ? z.output<T[
 
 export interface MessageEntry<S> {
   readonly name: string
-  /** The service that declared it (and owns its namespace). */
+  /** The namespace it is declared in, which its service owns (`servers` for `servers:added`). */
   readonly owner: string
   readonly spec: S
+  /** The name it had before names were namespaced: the event log renames stored facts of it. */
+  readonly formerly?: string
 }
 
 const commands = new Map<string, MessageEntry<CommandSpec>>()
 const events = new Map<string, MessageEntry<z.ZodType>>()
 
-function declare<S>(kind: string, table: Map<string, MessageEntry<S>>, owner: string, specs: Record<string, S>) {
+function declare<S>(
+  kind: string,
+  table: Map<string, MessageEntry<S>>,
+  owner: string,
+  specs: Record<string, S>,
+  formerly: Record<string, string | undefined> = {},
+) {
   for (const [name, spec] of Object.entries(specs)) {
+    // A name says who owns it: `<namespace>:<name>`, in the declaring namespace.
+    if (!name.startsWith(`${owner}:`)) throw new Error(`${kind} ${name} is not in the namespace ${owner}: of its owner`)
     const known = table.get(name)
     if (known && known.spec !== spec) throw new Error(`${kind} ${name} is declared by both ${known.owner} and ${owner}`)
-    table.set(name, { name, owner, spec })
+    table.set(name, { name, owner, spec, formerly: formerly[name] })
   }
 }
 
@@ -73,10 +83,56 @@ export function defineCommands<T extends Record<string, CommandSpec>>(owner: str
   return specs
 }
 
-/** Declares an owner's events (facts and live notices); returns them for `EventsOf`. */
-export function defineEvents<T extends Record<string, z.ZodType>>(owner: string, specs: T): T {
-  declare('event', events, owner, specs)
+/**
+ * Declares a namespace's events (facts and live notices); returns them for `EventsOf`.
+ * `formerly`: names they had before, which the event log renames its stored facts from.
+ */
+export function defineEvents<T extends Record<string, z.ZodType>>(
+  owner: string,
+  specs: T,
+  formerly: { readonly [K in keyof T]?: string } = {},
+): T {
+  declare('event', events, owner, specs, formerly as Record<string, string | undefined>)
   return specs
+}
+
+/** Every rename of a declared event: the event log applies them to what it stored before. */
+export function renamedEvents(): readonly { readonly from: string; readonly to: string }[] {
+  return [...events.values()].flatMap(({ name, formerly }) => (formerly ? [{ from: formerly, to: name }] : []))
+}
+
+/**
+ * Refuses an emit by a sender that does not own the event: a declared event is its namespace's
+ * (`servers:added` only from the servers service), a hook `before_x`/`after_x` its action's
+ * owner's; anything else must be a name in a namespace no service owns (a plugin's custom
+ * events travel as `~custom:<plugin>:<event>`). `namespace`: the sender's (a service's), or
+ * undefined for a plugin.
+ */
+export function assertMayEmit(
+  namespace: string | undefined,
+  name: string,
+  actionOwner: (action: string) => string | undefined,
+): void {
+  const declared = events.get(name)
+  const hook = /^(before|after)_(.+)$/.exec(name)
+  const owner = declared?.owner ?? (hook ? actionOwner(hook[2] as string) : undefined)
+  if (owner !== undefined) {
+    if (owner === namespace) return
+    throw new SmError('SM_ERR_BUS_NOT_OWNER', { event: name, owner, sender: namespace ?? 'a plugin' })
+  }
+  const colon = name.indexOf(':')
+  const ns = colon > 0 ? name.slice(0, colon) : undefined
+  if (ns === undefined || owners().has(ns)) throw new SmError('SM_ERR_BUS_UNDECLARED', { kind: 'event', name })
+}
+
+let ownerSet: Set<string> | undefined
+let ownerCount = -1
+function owners(): Set<string> {
+  if (!ownerSet || ownerCount !== events.size + commands.size) {
+    ownerSet = new Set([...events.values(), ...commands.values()].map((entry) => entry.owner))
+    ownerCount = events.size + commands.size
+  }
+  return ownerSet
 }
 
 export function commandCatalogue(): readonly MessageEntry<CommandSpec>[] {

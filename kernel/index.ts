@@ -7,7 +7,13 @@ export {
   reportObserved,
   type Veto,
 } from './action'
-export { type ActionDeclaration, type ActionEntry, actionCatalogue, defineActions } from './action-catalogue'
+export {
+  type ActionDeclaration,
+  type ActionEntry,
+  actionCatalogue,
+  actionOwner,
+  defineActions,
+} from './action-catalogue'
 export type {
   CommandHandler,
   EmitOptions,
@@ -24,6 +30,7 @@ export { BusScope } from './bus-scope'
 export { closest } from './closest'
 export { type CallContext, Chain, currentContext, runInContext } from './context'
 export {
+  assertMayEmit,
   type CommandSpec,
   type CommandsOf,
   checkCommand,
@@ -39,6 +46,7 @@ export {
   isDeclaredCommand,
   isTypedOnly,
   type MessageEntry,
+  renamedEvents,
   typed,
 } from './contract-catalogue'
 export { deepFreeze } from './deep-freeze'

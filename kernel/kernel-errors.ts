@@ -96,6 +96,13 @@ export const kernelErrors = defineErrors('kernel', {
     message: (p) =>
       `The ${p.kind} '${p.name}' was sent a payload that does not fit: ${p.issues}. Send the fields it declares.`,
   }),
+  SM_ERR_BUS_NOT_OWNER: spec<{ event: string; owner: string; sender: string }>({
+    status: 403,
+    exit: 77,
+    when: 'Something emitted an event (or a hook) that belongs to another namespace.',
+    message: (p) =>
+      `The event '${p.event}' belongs to ${p.owner}, so ${p.sender} may not emit it. Emit events in your own namespace; ask ${p.owner} through its commands to do what it announces.`,
+  }),
   SM_ERR_KERNEL_NOT_REGISTERED: spec<{ token: string }>({
     status: 500,
     exit: 70,

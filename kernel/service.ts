@@ -11,6 +11,11 @@ import type { Registry } from './registry'
 export interface Service {
   readonly name: string
   /**
+   * The namespace of its commands and events (`servers` for `servers:added`), which it alone may
+   * emit in; default its name.
+   */
+  readonly namespace?: string
+  /**
    * Names of the services it needs: each starts first, and a missing one stops the boot with
    * SM_ERR_KERNEL_SERVICE_MISSING.
    */

@@ -18,17 +18,17 @@ export function roleAtLeast(role: Role, required: Role): boolean {
 
 /** The facts about users and API tokens (whoever remembers an identity forgets it on any of these). */
 export const AUTH_FACTS = [
-  'user_created',
-  'user_role_changed',
-  'user_password_changed',
-  'user_deleted',
-  'api_token_created',
-  'api_token_revoked',
-  'session_revoked',
+  'auth:user_created',
+  'auth:user_role_changed',
+  'auth:user_password_changed',
+  'auth:user_deleted',
+  'auth:token_created',
+  'auth:token_revoked',
+  'auth:session_revoked',
 ] as const
 
 /** Sign-in failures and lockouts: recorded for admins (`server-manager events`), never a password. */
-export const SIGN_IN_FACTS = ['sign_in_failed', 'sign_in_locked'] as const
+export const SIGN_IN_FACTS = ['auth:sign_in_failed', 'auth:sign_in_locked'] as const
 
 const userRecord = z.object({ username: z.string(), role, createdAt: z.string() })
 export type UserRecord = Readonly<z.output<typeof userRecord>>
@@ -73,44 +73,58 @@ const session = z.object({
 })
 export type Session = Readonly<z.output<typeof session>>
 
-export const authEvents = defineEvents('auth', {
-  /**
-   * `id` names this very account: a session carries it, so a later account of the same name
-   * is another account. (Facts from before ids replay with one derived from the name and time.)
-   */
-  user_created: z.object({ username: z.string(), role, id: z.string().optional() }),
-  user_role_changed: z.object({ username: z.string(), role, previous: role }),
-  /** The password changed; sessions issued before it end. (The hash is in the vault, never in a fact.) */
-  user_password_changed: z.object({ username: z.string() }),
-  user_deleted: z.object({ username: z.string() }),
-  /**
-   * `digest` is the SHA-256 of the token's secret part; the token itself is shown once and kept
-   * nowhere. `ownerId` names the very account it acts for (facts from before it replay with the
-   * id of the account that had the owner's name then; none, when no account had: the token never works).
-   */
-  api_token_created: z.object({
-    id: z.string(),
-    name: z.string(),
-    role,
-    owner: z.string(),
-    ownerId: z.string().optional(),
-    digest: z.string(),
-    expiresAt: z.string().optional(),
-  }),
-  api_token_revoked: z.object({ id: z.string(), name: z.string() }),
-  /** Signed out: the session `id` is refused until it would have expired anyway. */
-  session_revoked: z.object({ id: z.string(), username: z.string(), expiresAt: z.string() }),
-  /** A sign-in (or a password check) with a wrong password or an unknown user name. */
-  sign_in_failed: z.object({ username: z.string(), client: z.string().optional() }),
-  /** A user name, a client, or the name at that client reached its limit of failed sign-ins; recorded once per window per key. */
-  sign_in_locked: z.object({
-    username: z.string(),
-    client: z.string().optional(),
-    /** Which limit: the name at this client's (`auth.login_max_failures`), or the ten times wider one of the name or the client. */
-    limit: z.enum(['user_at_client', 'user', 'client']),
-    seconds: z.number(),
-  }),
-})
+export const authEvents = defineEvents(
+  'auth',
+  {
+    /**
+     * `id` names this very account: a session carries it, so a later account of the same name
+     * is another account. (Facts from before ids replay with one derived from the name and time.)
+     */
+    'auth:user_created': z.object({ username: z.string(), role, id: z.string().optional() }),
+    'auth:user_role_changed': z.object({ username: z.string(), role, previous: role }),
+    /** The password changed; sessions issued before it end. (The hash is in the vault, never in a fact.) */
+    'auth:user_password_changed': z.object({ username: z.string() }),
+    'auth:user_deleted': z.object({ username: z.string() }),
+    /**
+     * `digest` is the SHA-256 of the token's secret part; the token itself is shown once and kept
+     * nowhere. `ownerId` names the very account it acts for (facts from before it replay with the
+     * id of the account that had the owner's name then; none, when no account had: the token never works).
+     */
+    'auth:token_created': z.object({
+      id: z.string(),
+      name: z.string(),
+      role,
+      owner: z.string(),
+      ownerId: z.string().optional(),
+      digest: z.string(),
+      expiresAt: z.string().optional(),
+    }),
+    'auth:token_revoked': z.object({ id: z.string(), name: z.string() }),
+    /** Signed out: the session `id` is refused until it would have expired anyway. */
+    'auth:session_revoked': z.object({ id: z.string(), username: z.string(), expiresAt: z.string() }),
+    /** A sign-in (or a password check) with a wrong password or an unknown user name. */
+    'auth:sign_in_failed': z.object({ username: z.string(), client: z.string().optional() }),
+    /** A user name, a client, or the name at that client reached its limit of failed sign-ins; recorded once per window per key. */
+    'auth:sign_in_locked': z.object({
+      username: z.string(),
+      client: z.string().optional(),
+      /** Which limit: the name at this client's (`auth.login_max_failures`), or the ten times wider one of the name or the client. */
+      limit: z.enum(['user_at_client', 'user', 'client']),
+      seconds: z.number(),
+    }),
+  },
+  {
+    'auth:user_created': 'user_created', // formerly
+    'auth:user_role_changed': 'user_role_changed', // formerly
+    'auth:user_password_changed': 'user_password_changed', // formerly
+    'auth:user_deleted': 'user_deleted', // formerly
+    'auth:token_created': 'api_token_created', // formerly
+    'auth:token_revoked': 'api_token_revoked', // formerly
+    'auth:session_revoked': 'session_revoked', // formerly
+    'auth:sign_in_failed': 'sign_in_failed', // formerly
+    'auth:sign_in_locked': 'sign_in_locked', // formerly
+  },
+)
 
 const credentials = { username: z.string(), password: z.string() }
 

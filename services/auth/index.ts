@@ -181,7 +181,7 @@ class Auth {
       if (late) throw late
       // The hash first: a crash between the two leaves an unused vault entry, never a user without a password.
       await this.#bus.request('events:vault_set', { name: passwordKey(username), value: hash })
-      await this.#bus.emit('user_created', { username, role, id: randomUUID() })
+      await this.#bus.emit('auth:user_created', { username, role, id: randomUUID() })
       return this.#user(username)
     })
   }
@@ -201,7 +201,7 @@ class Auth {
       const user = await this.#user(username)
       if (user.role === role) return publicUser(user)
       if (user.role === 'admin') await this.#keepAnAdmin(user)
-      await this.#bus.emit('user_role_changed', { username: user.username, role, previous: user.role })
+      await this.#bus.emit('auth:user_role_changed', { username: user.username, role, previous: user.role })
       return publicUser(await this.#user(username))
     })
   }
@@ -227,7 +227,7 @@ class Auth {
       const user = (await this.state()).users.find((u) => u.id === asked.id)
       if (!user) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: asked.username })
       await this.#bus.request('events:vault_set', { name: passwordKey(user.username), value: hash })
-      await this.#bus.emit('user_password_changed', { username: user.username })
+      await this.#bus.emit('auth:user_password_changed', { username: user.username })
       // Guesses at the old password count no more, wherever they came from.
       const name = user.username.toLowerCase()
       this.#limiter.clearWhere(
@@ -241,7 +241,7 @@ class Auth {
     return this.#exclusive(async () => {
       const user = await this.#user(username)
       if (user.role === 'admin') await this.#keepAnAdmin(user)
-      await this.#bus.emit('user_deleted', { username: user.username })
+      await this.#bus.emit('auth:user_deleted', { username: user.username })
       await this.#bus.request('events:vault_set', { name: passwordKey(user.username), value: undefined })
       return publicUser(user)
     })
@@ -266,7 +266,7 @@ class Auth {
    * (a proxy, a NAT), nor one user name lock that user out everywhere, before ten times the
    * limit. The attempt is counted before the slow hash, in the same turn as the check, so
    * parallel attempts cannot all pass the limit while their hashes run. A failure is recorded
-   * (`sign_in_failed`), a lockout once per window per key (`sign_in_locked`): the refused
+   * (`auth:sign_in_failed`), a lockout once per window per key (`auth:sign_in_locked`): the refused
    * attempts themselves cost one fact at most. The user when the password matches, undefined
    * when not; 429 at a limit, even for the right password (else the limit would not stop a guess).
    */
@@ -283,7 +283,7 @@ class Auth {
     const refused = this.#limiter.reserve(limits, windowMs, at)
     if (refused) {
       if (refused.report)
-        await this.#bus.emit('sign_in_locked', {
+        await this.#bus.emit('auth:sign_in_locked', {
           username,
           client,
           limit: limits.find((l) => l.key === refused.key)?.limit ?? 'user',
@@ -296,7 +296,7 @@ class Auth {
     // A missing user costs as much as a wrong password, so timing does not tell which it was.
     const ok = await verifyPassword(password, stored ?? (await decoyHash()))
     if (!user || !stored || !ok) {
-      await this.#bus.emit('sign_in_failed', { username, client })
+      await this.#bus.emit('auth:sign_in_failed', { username, client })
       return undefined
     }
     // The password is proven here: this place's failures on the name are forgiven, and the
@@ -351,7 +351,7 @@ class Auth {
     const text = String(token ?? '')
     if (text.startsWith(TOKEN_PREFIX)) throw new SmError('SM_ERR_AUTH_SESSION_REQUIRED', {})
     const { user, claims } = await this.#verifySession(text)
-    await this.#bus.emit('session_revoked', {
+    await this.#bus.emit('auth:session_revoked', {
       id: String(claims.jti),
       username: user.username,
       expiresAt: new Date((claims.exp ?? 0) * 1000).toISOString(),
@@ -469,7 +469,7 @@ class Auth {
     const secret = randomBytes(32).toString('base64url')
     const days = request.expiresDays
     const expiresAt = days && days > 0 ? new Date(Date.now() + days * 86_400_000).toISOString() : undefined
-    await this.#bus.emit('api_token_created', {
+    await this.#bus.emit('auth:token_created', {
       id,
       name,
       role: request.role,
@@ -488,7 +488,7 @@ class Auth {
     return this.#exclusive(async () => {
       const token = (await this.state()).tokens.find((t) => t.id === String(id))
       if (!token) throw new SmError('SM_ERR_AUTH_TOKEN_NOT_FOUND', { id: String(id) })
-      await this.#bus.emit('api_token_revoked', { id: token.id, name: token.name })
+      await this.#bus.emit('auth:token_revoked', { id: token.id, name: token.name })
       return publicToken(token)
     })
   }

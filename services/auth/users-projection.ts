@@ -27,7 +27,7 @@ export interface AuthState {
 
 /**
  * The id of an account created before accounts had ids: derived from its name and creation
- * time, which a replay of its `user_created` fact and a snapshot of its row both know.
+ * time, which a replay of its `auth:user_created` fact and a snapshot of its row both know.
  */
 function derivedUserId(username: string, created: string): string {
   return `u-${createHash('sha256').update(`${username.toLowerCase()}\n${created}`).digest('base64url').slice(0, 22)}`
@@ -61,7 +61,7 @@ export const usersProjection: Projection = {
     for (const event of events) {
       const p = event.payload as Record<string, string>
       switch (event.type) {
-        case 'user_created':
+        case 'auth:user_created':
           await sql.run('INSERT OR REPLACE INTO accounts (username, id, role, created, epoch) VALUES (?, ?, ?, ?, 0)', [
             p.username,
             p.id ?? derivedUserId(String(p.username), event.time),
@@ -69,17 +69,17 @@ export const usersProjection: Projection = {
             event.time,
           ])
           break
-        case 'user_role_changed':
+        case 'auth:user_role_changed':
           await sql.run('UPDATE accounts SET role = ? WHERE username = ?', [p.role, p.username])
           break
-        case 'user_password_changed':
+        case 'auth:user_password_changed':
           await sql.run('UPDATE accounts SET epoch = epoch + 1 WHERE username = ?', [p.username])
           break
-        case 'user_deleted':
+        case 'auth:user_deleted':
           await sql.run('DELETE FROM accounts WHERE username = ?', [p.username])
           await sql.run('DELETE FROM account_tokens WHERE owner = ? COLLATE NOCASE', [p.username])
           break
-        case 'api_token_created':
+        case 'auth:token_created':
           await sql.run(
             'INSERT OR REPLACE INTO account_tokens (id, name, role, owner, owner_id, digest, created, expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
             [
@@ -94,10 +94,10 @@ export const usersProjection: Projection = {
             ],
           )
           break
-        case 'api_token_revoked':
+        case 'auth:token_revoked':
           await sql.run('DELETE FROM account_tokens WHERE id = ?', [p.id])
           break
-        case 'session_revoked':
+        case 'auth:session_revoked':
           // Sessions that expired by now need no revocation: the list stays as short as the live sessions.
           await sql.run('DELETE FROM revoked_sessions WHERE expires <= ?', [event.time])
           await sql.run('INSERT OR REPLACE INTO revoked_sessions (id, expires) VALUES (?, ?)', [p.id, p.expiresAt])

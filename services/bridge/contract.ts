@@ -15,12 +15,22 @@ const managerStatus = z.object({
 })
 export type ManagerStatus = Readonly<z.output<typeof managerStatus>>
 
-export const bridgeEvents = defineEvents('bridge', {
-  /** Someone asked the manager to stop (`server-manager web stop`); the process that runs it stops cleanly. */
-  manager_stop_requested: z.object({ by: z.string() }),
-})
+/** The manager's namespace (`manager:*`), which the bridge service owns: it is what makes a process the manager. */
+export const bridgeEvents = defineEvents(
+  'manager',
+  {
+    /** Fired once in a long-running manager after every service started (plugins get `onManagerStartup`). */
+    'manager:started': empty,
+    /** Someone asked the manager to stop (`server-manager web stop`); the process that runs it stops cleanly. */
+    'manager:stop_requested': z.object({ by: z.string() }),
+  },
+  {
+    'manager:started': 'manager_started', // formerly
+    'manager:stop_requested': 'manager_stop_requested', // formerly
+  },
+)
 
-export const bridgeCommands = defineCommands('bridge', {
+export const bridgeCommands = defineCommands('manager', {
   /** The running manager: PID, uptime, data directory, loaded plugins. */
   'manager:status': command(empty, managerStatus),
   /** Asks the manager to stop as on SIGTERM; answers before it begins. */

@@ -11,7 +11,7 @@ export type * from './contract'
 /**
  * The manager daemon's door: holds the data directory's one manager socket (a second manager
  * is refused, naming this one's PID), writes `manager.json`, and serves the bus over the bridge
- * to CLI processes once the kernel is ready (`kernel:ready`), when it announces `manager_started`.
+ * to CLI processes once the kernel is ready (`kernel:ready`), when it announces `manager:started`.
  * Every service that writes to the data directory starts after it (the events service declares
  * `after: ['bridge']`), so the refusal comes before anything else, plugins included, starts.
  */
@@ -21,6 +21,7 @@ export function bridgeService(options: { version: string }): Service {
 
   return {
     name: 'bridge',
+    namespace: 'manager',
     async start({ bus, config, logger }) {
       const files = managerFiles(config.dataDir)
       try {
@@ -52,7 +53,7 @@ export function bridgeService(options: { version: string }): Service {
       }
       bus.handle('manager:stop', () => {
         // After the reply is on its way: the stop closes the bridge.
-        setImmediate(() => void bus.emit('manager_stop_requested', { by: currentContext().actor }))
+        setImmediate(() => void bus.emit('manager:stop_requested', { by: currentContext().actor }))
         return { pid: process.pid }
       })
       bus.handle('manager:status', async () => {
@@ -73,7 +74,7 @@ export function bridgeService(options: { version: string }): Service {
         'kernel:ready',
         async () => {
           bridge.open()
-          await bus.emit('manager_started', {})
+          await bus.emit('manager:started', {})
         },
         { timeoutMs: 0 },
       )

@@ -74,7 +74,7 @@ export abstract class ManagerCommand extends Command {
    */
   protected async withBackupProgress<T>(server: string, work: () => Promise<T>): Promise<T> {
     if (!process.stderr.isTTY) return work()
-    const subscription = await this.subscribe('backup_progress', (p) => {
+    const subscription = await this.subscribe('servers:backup_progress', (p) => {
       if (p.serverName === server)
         // Each line over the last one, cleared first: a shorter line leaves nothing of a longer one.
         process.stderr.write(

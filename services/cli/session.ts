@@ -121,7 +121,7 @@ export class CliSession {
         reason: 'it hands the manager a function, which cannot travel to another process',
       })
     const { id, done } = target.kernel.registry.resolve(TASKS).run(name, fn)
-    done.catch(() => {}) // recorded as task_finished
+    done.catch(() => {}) // recorded as tasks:finished
     return { taskId: id }
   }
 

@@ -11,7 +11,7 @@ import type {
 } from './contract'
 import type { SqliteDatabase } from './database'
 import { queryToSql } from './event-query'
-import { SCHEMA, verifySchema } from './schema'
+import { SCHEMA, SCHEMA_VERSION, verifySchema } from './schema'
 
 interface EventRow {
   seq: number
@@ -44,10 +44,23 @@ export class EventStore {
     this.#db = db
   }
 
-  static async create(db: SqliteDatabase): Promise<EventStore> {
+  /**
+   * Opens the log. `renamed`: events whose names changed (facts were `server_added` before names
+   * were namespaced, `servers:added` now): stored facts are renamed in the same transaction, so
+   * every reader and replay sees one name. Idempotent: a log with none of the old names is left as is.
+   */
+  static async create(
+    db: SqliteDatabase,
+    renamed: readonly { readonly from: string; readonly to: string }[] = [],
+  ): Promise<EventStore> {
     await db.transaction(async (sql) => {
       await verifySchema(sql, db.path)
       for (const statement of SCHEMA) await sql.exec(statement)
+      for (const { from, to } of renamed) await sql.run('UPDATE events SET type = ? WHERE type = ?', [to, from])
+      await sql.run("UPDATE meta SET value = ? WHERE key = 'schema_version' AND CAST(value AS INTEGER) < ?", [
+        String(SCHEMA_VERSION),
+        SCHEMA_VERSION,
+      ])
     })
     return new EventStore(db)
   }

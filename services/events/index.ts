@@ -3,7 +3,7 @@ import './errors'
 import './settings'
 import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { reasonOf, type Service, type ServiceContext, SmError, withoutSecrets } from '../../kernel'
+import { reasonOf, renamedEvents, type Service, type ServiceContext, SmError, withoutSecrets } from '../../kernel'
 import { PROJECTIONS } from './contract'
 import { SqliteDatabase } from './database'
 import { EventStore } from './event-store'
@@ -35,7 +35,7 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
     async start({ bus, config, logger, registry }: ServiceContext) {
       const path = databasePath(config.dataDir)
       ensureDirectory(config.dataDir)
-      const opened = await EventStore.create(await SqliteDatabase.open({ path }))
+      const opened = await EventStore.create(await SqliteDatabase.open({ path }), renamedEvents())
       store = opened
       const facts = new Set<string>()
       const follow = new Follower(opened, bus, logger)

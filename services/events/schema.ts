@@ -1,7 +1,8 @@
 import { SmError } from '../../kernel'
 import type { Sql } from './contract'
 
-export const SCHEMA_VERSION = 1
+/** 2: event names are namespaced (`servers:added`, was `server_added`); an older version refuses the log. */
+export const SCHEMA_VERSION = 2
 const APPLICATION = 'server-manager'
 
 export const SCHEMA: readonly string[] = [

@@ -29,7 +29,7 @@ export interface HostSample {
 declare module '../../kernel/maps' {
   interface EventMap {
     /** A new sample of the host (in the manager, live; not recorded: samples are a rolling series). */
-    host_metrics: { readonly sample: HostSample }
+    'metrics:host_sampled': { readonly sample: HostSample }
   }
 
   interface CommandMap {

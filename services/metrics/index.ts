@@ -9,9 +9,9 @@ export type * from './contract'
 
 /**
  * Resource metrics: the sampling settings (`metrics.*`), which each server's supervisor gets in
- * its spec (`metrics:sampling`), and the host's samples. In the manager (from `manager_started`)
+ * its spec (`metrics:sampling`), and the host's samples. In the manager (from `manager:started`)
  * it samples the host into `<data dir>/metrics/host.jsonl` and emits each sample as
- * `host_metrics`; any process can read the series. The servers' own samples are their
+ * `metrics:host_sampled`; any process can read the series. The servers' own samples are their
  * supervisors' (services/servers).
  */
 export function metricsService(): Service {
@@ -55,14 +55,14 @@ export function metricsService(): Service {
             sampler = new HostSampler({
               dataDir: config.dataDir,
               spec,
-              onSample: (sample) => void bus.emit('host_metrics', { sample }),
+              onSample: (sample) => void bus.emit('metrics:host_sampled', { sample }),
               warn: (message) => logger.warn(message),
             }).start()
           } catch (error) {
             logger.warn(`the host is not sampled: ${reasonOf(error)}`)
           }
         })
-      bus.on('manager_started', async () => {
+      bus.on('manager:started', async () => {
         managing = true
         await resample()
       })

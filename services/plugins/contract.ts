@@ -82,43 +82,55 @@ const actionResult = z.looseObject({
 // where it is sent with their own codes (SM_ERR_PLUGIN_INVALID_PAYLOAD says which field is wrong).
 const customEvent = z.object({ event: z.string(), payload: z.unknown().optional() })
 
-export const pluginsEvents = defineEvents('plugins', {
-  /** Fired once in a long-running manager after every service started (plugins get `onManagerStartup`). */
-  manager_started: empty,
-  /** A plugin was found, or its metadata changed. */
-  plugin_discovered: z.object({
-    name: z.string(),
-    version: z.string(),
-    author: z.string(),
-    description: z.string(),
-    source: pluginSource,
-    path: z.string(),
-    hash: z.string(),
-    enabledByDefault: z.boolean(),
-  }),
-  plugin_loaded: z.object({ name: z.string(), version: z.string() }),
-  /** `invalid`: the plugin cannot be loaded at all (no version, a syntax error, ...). */
-  plugin_failed: z.object({ name: z.string(), invalid: z.boolean(), error: pluginError }),
-  plugin_missing: z.object({ name: z.string() }),
-  /** The loop watchdog ended a process for this plugin: it stays out until enabled or reloaded. */
-  plugin_blocked: blockedLoop.extend({ name: z.string(), error: pluginError }),
-  /** An explicit reload lets a blocked plugin load again (an enable does so through after_set_plugin_status). */
-  plugin_unblocked: z.object({ name: z.string() }),
-  /** Hook or listener failures of a running plugin (throttled: `count` since the last such fact). */
-  plugin_hook_failed: z.object({ name: z.string(), event: z.string(), count: z.number(), error: pluginError }),
-  /** Plugins were reloaded on request; other running managers reload too. `origin` names the manager that did it. */
-  plugins_reloaded: z.object({
-    origin: z.string(),
-    loaded: z.array(z.string()).readonly(),
-    failed: z.array(z.string()).readonly(),
-  }),
-  /** A custom event triggered from outside (CLI, HTTP), with who received it. */
-  custom_event_triggered: z.object({
-    event: z.string(),
-    payload: z.record(z.string(), z.unknown()),
-    report: deliveryReport,
-  }),
-})
+export const pluginsEvents = defineEvents(
+  'plugins',
+  {
+    /** A plugin was found, or its metadata changed. */
+    'plugins:discovered': z.object({
+      name: z.string(),
+      version: z.string(),
+      author: z.string(),
+      description: z.string(),
+      source: pluginSource,
+      path: z.string(),
+      hash: z.string(),
+      enabledByDefault: z.boolean(),
+    }),
+    'plugins:loaded': z.object({ name: z.string(), version: z.string() }),
+    /** `invalid`: the plugin cannot be loaded at all (no version, a syntax error, ...). */
+    'plugins:failed': z.object({ name: z.string(), invalid: z.boolean(), error: pluginError }),
+    'plugins:missing': z.object({ name: z.string() }),
+    /** The loop watchdog ended a process for this plugin: it stays out until enabled or reloaded. */
+    'plugins:blocked': blockedLoop.extend({ name: z.string(), error: pluginError }),
+    /** An explicit reload lets a blocked plugin load again (an enable does so through after_set_plugin_status). */
+    'plugins:unblocked': z.object({ name: z.string() }),
+    /** Hook or listener failures of a running plugin (throttled: `count` since the last such fact). */
+    'plugins:hook_failed': z.object({ name: z.string(), event: z.string(), count: z.number(), error: pluginError }),
+    /** Plugins were reloaded on request; other running managers reload too. `origin` names the manager that did it. */
+    'plugins:reloaded': z.object({
+      origin: z.string(),
+      loaded: z.array(z.string()).readonly(),
+      failed: z.array(z.string()).readonly(),
+    }),
+    /** A custom event triggered from outside (CLI, HTTP), with who received it. */
+    'plugins:event_triggered': z.object({
+      event: z.string(),
+      payload: z.record(z.string(), z.unknown()),
+      report: deliveryReport,
+    }),
+  },
+  {
+    'plugins:discovered': 'plugin_discovered', // formerly
+    'plugins:loaded': 'plugin_loaded', // formerly
+    'plugins:failed': 'plugin_failed', // formerly
+    'plugins:missing': 'plugin_missing', // formerly
+    'plugins:blocked': 'plugin_blocked', // formerly
+    'plugins:unblocked': 'plugin_unblocked', // formerly
+    'plugins:hook_failed': 'plugin_hook_failed', // formerly
+    'plugins:reloaded': 'plugins_reloaded', // formerly
+    'plugins:event_triggered': 'custom_event_triggered', // formerly
+  },
+)
 
 export const pluginsCommands = defineCommands('plugins', {
   'plugins:list': command(empty, z.array(pluginRecord)),

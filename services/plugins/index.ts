@@ -86,7 +86,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       const projections = registry.resolve(PROJECTIONS)
       await projections.register(registryProjection)
       await bus.request('events:declare_facts', {
-        types: [...PLUGIN_FACTS, 'plugins_reloaded', 'custom_event_triggered'],
+        types: [...PLUGIN_FACTS, 'plugins:reloaded', 'plugins:event_triggered'],
       })
       bus.setIdentifier(eventIdentifier())
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
@@ -167,11 +167,11 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         return { ...record, hooks: [...(loaded?.hooks ?? [])], listeners: loaded?.listeners ?? 0 }
       })
       bus.handle('plugins:set_enabled', ({ name, enabled }) => plugins.setEnabled(name, enabled))
-      // Identifies this manager in plugins_reloaded facts, so it does not react to its own.
+      // Identifies this manager in plugins:reloaded facts, so it does not react to its own.
       const origin = randomUUID()
       bus.handle('plugins:reload', async () => {
         const report = await plugins.reload()
-        await bus.emit('plugins_reloaded', { origin, loaded: report.loaded, failed: report.failed })
+        await bus.emit('plugins:reloaded', { origin, loaded: report.loaded, failed: report.failed })
         return report
       })
       // A plugin's sendEvent from its CLI command, sent here as the plugin.
@@ -179,14 +179,18 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       bus.handle('plugins:trigger_event', async ({ event, payload }) => {
         const report = await sendCustomEvent(bus, event, payload)
         // sendCustomEvent accepted it, so it is a plain JSON object.
-        await bus.emit('custom_event_triggered', { event, payload: (payload ?? {}) as Record<string, unknown>, report })
+        await bus.emit('plugins:event_triggered', {
+          event,
+          payload: (payload ?? {}) as Record<string, unknown>,
+          report,
+        })
         return report
       })
-      bus.on('manager_started', () => plugins.managerStarted())
+      bus.on('manager:started', () => plugins.managerStarted())
       // Another process enabled, disabled or reloaded plugins: follow it here too.
       bus.on('events:appended', ({ events }) => {
         const failed = (error: unknown) => logger.error('following a plugin change failed', { error })
-        if (events.some((e) => e.type === 'plugins_reloaded' && (e.payload as { origin?: string }).origin !== origin)) {
+        if (events.some((e) => e.type === 'plugins:reloaded' && (e.payload as { origin?: string }).origin !== origin)) {
           plugins.reload().catch(failed)
         } else if (events.some((e) => e.type === 'after_set_plugin_status')) {
           plugins.reconcile().catch(failed)

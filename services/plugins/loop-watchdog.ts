@@ -43,7 +43,7 @@ const BEAT_MS = 200
  * Notices when plugin code blocks the event loop for good (a synchronous infinite loop in a
  * hook): nothing on that thread, signals included, runs any more. A worker thread watches a
  * heartbeat; past `limitMs` without one it writes a coded error naming the plugin code that
- * last started, records it in `blockedFile` (the next process makes it a `plugin_blocked` fact, so
+ * last started, records it in `blockedFile` (the next process makes it a `plugins:blocked` fact, so
  * no later start loads that plugin until it is enabled or reloaded), and
  * ends the process (SIGKILL: the blocked thread can run nothing else). Its timer and thread are
  * unref'd.
@@ -90,7 +90,7 @@ export class LoopWatchdog {
 /**
  * The record a watchdog left for this data directory, if any. It is only a hand-over (the
  * blocked thread could not write to the database): the reader records it as a
- * `plugin_blocked` fact and then removes the file (`clearBlockedRecord`), so a process killed
+ * `plugins:blocked` fact and then removes the file (`clearBlockedRecord`), so a process killed
  * in between leaves it for the next one. A damaged record reads as none and is removed at once.
  */
 export function readBlockedRecord(blockedFile: string): BlockedRecord | undefined {

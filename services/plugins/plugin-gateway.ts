@@ -198,7 +198,7 @@ export function scopeLink(scope: BusScope, options: CallOptions, tasks: RunTask)
     listen: (name, listener) => listenForCustomEvent(scope, name, listener, options),
     runTask: async (name, fn) => {
       const { id, done } = tasks(name, fn)
-      done.catch(() => {}) // recorded as task_finished; nobody awaits a plugin's task
+      done.catch(() => {}) // recorded as tasks:finished; nobody awaits a plugin's task
       return { taskId: id }
     },
   }

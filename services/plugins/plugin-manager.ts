@@ -128,7 +128,7 @@ export class PluginManager {
     })
   }
 
-  // The watchdog's hand-over file becomes a plugin_blocked fact, removed only once recorded: from
+  // The watchdog's hand-over file becomes a plugins:blocked fact, removed only once recorded: from
   // then on the block is in the log and the registry, whichever command comes first.
   async #recordBlocked(): Promise<void> {
     const file = this.#options.blockedFile
@@ -139,7 +139,7 @@ export class PluginManager {
     if (record && record.blocked?.at !== at) {
       const error = new SmError('SM_ERR_PLUGIN_BLOCKED_LOOP', { plugin, hook, ms })
       this.#options.logger.warn(`plugin '${plugin}' failed: ${error.message}`, { code: error.code })
-      await this.#fact('plugin_blocked', {
+      await this.#fact('plugins:blocked', {
         name: plugin,
         hook,
         ms,
@@ -157,7 +157,7 @@ export class PluginManager {
         await this.#unloadAll()
         this.#definitions.clear()
         for (const record of await this.records())
-          if (record.blocked) await this.#fact('plugin_unblocked', { name: record.name })
+          if (record.blocked) await this.#fact('plugins:unblocked', { name: record.name })
         await this.#sync()
         return this.#reconcile(retryAll)
       }),
@@ -240,7 +240,7 @@ export class PluginManager {
 
     for (const [name, record] of records) {
       const gone = !this.#candidates.has(name) && !refused.some((r) => r.name === name)
-      if (gone && record.state !== 'missing') await this.#fact('plugin_missing', { name })
+      if (gone && record.state !== 'missing') await this.#fact('plugins:missing', { name })
     }
     for (const { name, root, source, error } of refused) {
       const record = records.get(name)
@@ -320,7 +320,7 @@ export class PluginManager {
         }
         this.#loaded.set(name, plugin)
         if (byName.get(name)?.state !== 'loaded')
-          await this.#fact('plugin_loaded', { name, version: definition.version })
+          await this.#fact('plugins:loaded', { name, version: definition.version })
         this.#options.logger.info(`plugin '${name}' ${definition.version} loaded`, { hooks: plugin.hooks.length })
       } catch (error) {
         await this.#failed(byName.get(name), name, error as SmError, false)
@@ -406,7 +406,7 @@ export class PluginManager {
         (key) => record[key] === fact[key],
       )
     if (same) return false
-    await this.#fact('plugin_discovered', fact)
+    await this.#fact('plugins:discovered', fact)
     return true
   }
 
@@ -416,7 +416,7 @@ export class PluginManager {
     const state = invalid ? 'invalid' : 'failed'
     if (record?.state === state && record.error?.code === code && record.error.message === failure.message) return
     this.#options.logger.warn(`plugin '${name}' ${state}: ${failure.message}`, { code })
-    await this.#fact('plugin_failed', { name, invalid, error: failure })
+    await this.#fact('plugins:failed', { name, invalid, error: failure })
   }
 
   // Hook failures are counted; a fact is recorded at most once a minute per plugin, and what
@@ -439,11 +439,11 @@ export class PluginManager {
     const { count, event, error } = entry
     entry.count = 0
     entry.last = Date.now()
-    await this.#fact('plugin_hook_failed', { name, event, count, error: { code: error.code, message: error.message } })
+    await this.#fact('plugins:hook_failed', { name, event, count, error: { code: error.code, message: error.message } })
   }
 
   async #fact<K extends (typeof PLUGIN_FACTS)[number]>(type: K, payload: EventMap[K]): Promise<void> {
-    await this.#options.scope.emit(type as 'plugin_loaded', payload as EventMap['plugin_loaded'])
+    await this.#options.scope.emit(type as 'plugins:loaded', payload as EventMap['plugins:loaded'])
   }
 
   #writeRegistryFile(records: readonly StoredRecord[]): void {

@@ -4,16 +4,16 @@ import type { BlockedLoop, PluginError, PluginRecord } from './contract'
 
 /** Facts about plugins, besides `after_set_plugin_status`. */
 export const PLUGIN_FACTS = [
-  'plugin_discovered',
-  'plugin_loaded',
-  'plugin_failed',
-  'plugin_missing',
-  'plugin_hook_failed',
-  'plugin_blocked',
-  'plugin_unblocked',
+  'plugins:discovered',
+  'plugins:loaded',
+  'plugins:failed',
+  'plugins:missing',
+  'plugins:hook_failed',
+  'plugins:blocked',
+  'plugins:unblocked',
 ] as const
 
-type DiscoveredFact = EventMap['plugin_discovered']
+type DiscoveredFact = EventMap['plugins:discovered']
 
 /** A registry record plus what the loader needs to skip re-importing unchanged plugins. */
 export type StoredRecord = PluginRecord & { readonly hash: string }
@@ -70,11 +70,11 @@ export async function readAllRecords(sql: Sql): Promise<StoredRecord[]> {
 function fold(record: StoredRecord | undefined, event: StoredEvent): StoredRecord | undefined {
   const p = event.payload as Payload
   switch (event.type) {
-    case 'plugin_discovered': {
+    case 'plugins:discovered': {
       const d = p as unknown as DiscoveredFact
       const base = record ?? { enabled: d.enabledByDefault, state: 'disabled' as const, hookFailures: 0 }
       // A discovery judges the files afresh: what made them missing or invalid before no longer
-      // holds, and a plugin still refused gets its plugin_failed right after.
+      // holds, and a plugin still refused gets its plugins:failed right after.
       const stale = base.state === 'missing' || base.state === 'invalid'
       return {
         ...base,
@@ -96,20 +96,20 @@ function fold(record: StoredRecord | undefined, event: StoredEvent): StoredRecor
       if (enabled) return { ...record, enabled, blocked: undefined }
       return { ...record, enabled, state: record.state === 'missing' ? 'missing' : 'disabled', error: undefined }
     }
-    case 'plugin_loaded':
+    case 'plugins:loaded':
       return record && { ...record, state: 'loaded', error: undefined }
-    case 'plugin_failed':
+    case 'plugins:failed':
       return record && { ...record, state: p.invalid === true ? 'invalid' : 'failed', error: p.error as PluginError }
-    case 'plugin_blocked': {
+    case 'plugins:blocked': {
       if (!record) return record
       const { hook, ms, at } = p as unknown as BlockedLoop
       return { ...record, state: 'failed', error: p.error as PluginError, blocked: { hook, ms, at } }
     }
-    case 'plugin_unblocked':
+    case 'plugins:unblocked':
       return record && { ...record, blocked: undefined }
-    case 'plugin_missing':
+    case 'plugins:missing':
       return record && { ...record, state: 'missing' }
-    case 'plugin_hook_failed': {
+    case 'plugins:hook_failed': {
       if (!record) return record
       const lastHookError = { ...(p.error as PluginError), event: String(p.event) }
       return { ...record, hookFailures: record.hookFailures + Number(p.count ?? 1), lastHookError }

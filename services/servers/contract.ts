@@ -112,16 +112,16 @@ export interface ServerInfo extends ServerRecord {
 
 declare module '../../kernel/maps' {
   interface EventMap {
-    server_added: { readonly server: ServerRecord }
-    server_removed: { readonly name: string; readonly filesDeleted: boolean }
+    'servers:added': { readonly server: ServerRecord }
+    'servers:removed': { readonly name: string; readonly filesDeleted: boolean }
     /** An admin accepted the game's EULA for the server (eula.txt now says eula=true). */
-    server_eula_accepted: { readonly serverName: string }
+    'servers:eula_accepted': { readonly serverName: string }
     /** A per-server setting was set (`value` undefined: unset, it inherits again). */
-    server_setting_changed: { readonly name: string; readonly key: string; readonly value: unknown }
-    schedule_added: { readonly schedule: Schedule }
-    schedule_removed: { readonly id: string; readonly server: string }
+    'servers:setting_changed': { readonly name: string; readonly key: string; readonly value: unknown }
+    'servers:schedule_added': { readonly schedule: Schedule }
+    'servers:schedule_removed': { readonly id: string; readonly server: string }
     /** A schedule ran (in the manager), with how it went. */
-    schedule_ran: {
+    'servers:schedule_ran': {
       readonly id: string
       readonly server: string
       readonly action: string
@@ -131,15 +131,15 @@ declare module '../../kernel/maps' {
      * A resource sample a followed server's supervisor took (in the manager, live; not recorded:
      * samples are a rolling series in its run directory), with who is online when the manager knows.
      */
-    server_metrics: {
+    'servers:sampled': {
       readonly serverName: string
       readonly sample: ServerSample
       readonly players?: { readonly online: number; readonly max: number | undefined }
     }
     /** A line a running server wrote to its console (in the manager, live; not recorded). */
-    server_console: { readonly serverName: string; readonly line: string }
+    'servers:console': { readonly serverName: string; readonly line: string }
     /** Progress of a backup, restore or export (at most one per percent; not recorded). */
-    backup_progress: {
+    'servers:backup_progress': {
       readonly serverName: string
       readonly operation: 'backup' | 'restore' | 'export'
       readonly file: string
@@ -199,7 +199,7 @@ declare module '../../kernel/maps' {
     'servers:start': { payload: { name: string; mode?: StartMode }; reply: StartReply }
     /**
      * Begins long work on a server as a task and answers at once with its id (the web API's
-     * 202): its progress and result come as task_progress and task_finished.
+     * 202): its progress and result come as tasks:progress and tasks:finished.
      */
     'servers:begin': {
       payload:

@@ -717,7 +717,7 @@ export class ServerControl {
   /**
    * In the manager: adopts every server whose game runs without a supervisor, records what
    * happened while no manager ran, and follows each running server (status facts as they
-   * happen, console lines on the bus as `server_console`, resource samples to `onSample`). Processes it did not start are left alone.
+   * happen, console lines on the bus as `servers:console`, resource samples to `onSample`). Processes it did not start are left alone.
    */
   async reconcile(servers: readonly ServerRecord[]): Promise<void> {
     this.#watching = true
@@ -751,7 +751,7 @@ export class ServerControl {
     this.#watches.set(server.name, client)
     // A supervisor this process started: every line it read, in order, before the ones that follow.
     const fresh = this.#fresh.delete(server.name)
-    const emit = (line: string) => void this.#bus.emit('server_console', { serverName: server.name, line })
+    const emit = (line: string) => void this.#bus.emit('servers:console', { serverName: server.name, line })
     let early: string[] | undefined = fresh ? [] : undefined
     client.onClose(() => {
       if (this.#watches.get(server.name) !== client) return

@@ -64,13 +64,13 @@ export function serversService(): Service {
         await projections.register(projection)
       await bus.request('events:declare_facts', {
         types: [
-          'server_added',
-          'server_removed',
-          'server_setting_changed',
-          'server_eula_accepted',
-          'schedule_added',
-          'schedule_removed',
-          'schedule_ran',
+          'servers:added',
+          'servers:removed',
+          'servers:setting_changed',
+          'servers:eula_accepted',
+          'servers:schedule_added',
+          'servers:schedule_removed',
+          'servers:schedule_ran',
         ],
       })
       const all = () => projections.read(serversProjection.name, readServers)
@@ -109,7 +109,7 @@ export function serversService(): Service {
       tracker = players
       const servers = new ServerControl(bus, projections, config.dataDir, setting, logger, (name, sample) => {
         const now = players.now(name)
-        void bus.emit('server_metrics', {
+        void bus.emit('servers:sampled', {
           serverName: name,
           sample,
           ...(now ? { players: { online: now.online, max: now.max } } : {}),
@@ -127,7 +127,7 @@ export function serversService(): Service {
       })
       bus.handle('servers:add', async (request) => {
         const server = await describe(request, await all(), await places())
-        await bus.emit('server_added', { server })
+        await bus.emit('servers:added', { server })
         return server
       })
       bus.handle('servers:list', async () =>
@@ -155,7 +155,7 @@ export function serversService(): Service {
         if (running) throw running
         if (deleteFiles) await deleteData(bus, server, config.dataDir)
         rmSync(servers.files(name).dir, { recursive: true, force: true })
-        await bus.emit('server_removed', { name, filesDeleted: deleteFiles === true })
+        await bus.emit('servers:removed', { name, filesDeleted: deleteFiles === true })
         return {
           status: 'success' as const,
           message: `Server '${name}' removed${deleteFiles ? `, and ${server.dir} deleted` : `; its files stay in ${server.dir}`}.`,
@@ -236,7 +236,7 @@ export function serversService(): Service {
           payload: typeof request,
         ) => Promise<unknown>
         const { id, done } = tasks.run(`${request.action} ${request.name}`, () => work(server, request))
-        done.catch(() => {}) // recorded as task_finished, read with tasks:get
+        done.catch(() => {}) // recorded as tasks:finished, read with tasks:get
         return { taskId: id }
       })
       bus.handle('servers:prune', async ({ name, keep }) => backups.prune(await find(name), keep))
@@ -267,7 +267,7 @@ export function serversService(): Service {
               rmSync(target, { recursive: true, force: true })
               renameSync(staging, target)
               const server = await describe({ name, dir: target }, await all(), await places())
-              await bus.emit('server_added', { server })
+              await bus.emit('servers:added', { server })
               return server
             }),
           message: (server) => `Installed '${name}' in ${server.dir}.`,
@@ -326,7 +326,7 @@ export function serversService(): Service {
               reason: `its profile (${server.profile}) has no EULA to accept`,
             })
           acceptEula(server)
-          await bus.emit('server_eula_accepted', { serverName: name })
+          await bus.emit('servers:eula_accepted', { serverName: name })
         }
         return { needed, ...eulaState(server), url: EULA_URL }
       })
@@ -340,7 +340,7 @@ export function serversService(): Service {
         const server = await find(name)
         checkServerSetting(name, key, value)
         const previous = await serverSetting(server, key, setting)
-        await bus.emit('server_setting_changed', { name, key, value })
+        await bus.emit('servers:setting_changed', { name, key, value })
         return {
           key,
           value: value === undefined ? await serverSetting(await find(name), key, setting) : value,
@@ -353,7 +353,7 @@ export function serversService(): Service {
         await find(name)
         const changes = Object.entries(settings ?? {}).map(([key, value]) => [key, value ?? undefined] as const)
         for (const [key, value] of changes) checkServerSetting(name, key, value)
-        for (const [key, value] of changes) await bus.emit('server_setting_changed', { name, key, value })
+        for (const [key, value] of changes) await bus.emit('servers:setting_changed', { name, key, value })
         return serverSettingViews(await find(name), setting)
       })
       bus.handle('servers:logs', async ({ name, lines }) => servers.logs(await find(name), lines ?? 50))
@@ -374,7 +374,7 @@ export function serversService(): Service {
       bus.handle('servers:schedule_add', async ({ name, cron, action, command, timezone }) => {
         const server = await find(name)
         const schedule = describeSchedule({ server: server.name, cron, action, command, timezone })
-        await bus.emit('schedule_added', { schedule })
+        await bus.emit('servers:schedule_added', { schedule })
         if (managing) scheduler.sync(await schedules())
         return listed(schedule)
       })
@@ -385,16 +385,16 @@ export function serversService(): Service {
       bus.handle('servers:schedule_remove', async ({ id }) => {
         const schedule = (await schedules()).find((s) => s.id === id)
         if (!schedule) throw new SmError('SM_ERR_SCHEDULE_NOT_FOUND', { id: String(id) })
-        await bus.emit('schedule_removed', { id: schedule.id, server: schedule.server })
+        await bus.emit('servers:schedule_removed', { id: schedule.id, server: schedule.server })
         if (managing) scheduler.sync(await schedules())
         return schedule
       })
 
       // The manager's player tracker reads every followed console, and hears when a game ends.
-      bus.on('server_console', ({ serverName, line }) => players.line(serverName, line))
+      bus.on('servers:console', ({ serverName, line }) => players.line(serverName, line))
       bus.on('after_server_status_change', (change) => players.statusChanged(change))
-      bus.on('server_added', ({ server }) => players.forget(server.name))
-      bus.on('server_removed', ({ name }) => players.forget(name))
+      bus.on('servers:added', ({ server }) => players.forget(server.name))
+      bus.on('servers:removed', ({ name }) => players.forget(name))
 
       /**
        * Who is online on a game the manager found running: its list command, whose reply the
@@ -415,7 +415,7 @@ export function serversService(): Service {
       // The manager follows its servers live, adopts what outlived a supervisor and runs the
       // schedules; a one-shot CLI does none of that.
       bus.on(
-        'manager_started',
+        'manager:started',
         async () => {
           managing = true
           scheduler.sync(await schedules())

@@ -48,7 +48,7 @@ const UPSERT =
 export const playerHistoryProjection: Projection = {
   name: 'player_history',
   version: 1,
-  types: ['after_player_join', 'after_player_leave', 'after_server_status_change', 'server_removed'],
+  types: ['after_player_join', 'after_player_leave', 'after_server_status_change', 'servers:removed'],
   schema: [
     `CREATE TABLE IF NOT EXISTS player_history (server TEXT NOT NULL, name TEXT NOT NULL, id TEXT, first_seen TEXT NOT NULL,
       last_seen TEXT NOT NULL, joins INTEGER NOT NULL, played_ms INTEGER NOT NULL, online_since TEXT, PRIMARY KEY (server, name))`,
@@ -68,7 +68,7 @@ export const playerHistoryProjection: Projection = {
 }
 
 async function applyOne(sql: Sql, event: StoredEvent): Promise<void> {
-  if (event.type === 'server_removed') {
+  if (event.type === 'servers:removed') {
     await sql.run('DELETE FROM player_history WHERE server = ?', [(event.payload as { name: string }).name])
     return
   }

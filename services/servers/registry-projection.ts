@@ -1,22 +1,22 @@
 import type { Projection, Sql } from '../events/contract'
 import type { ServerRecord } from './contract'
 
-/** The server registry as a projection of `server_added` and `server_removed` facts. */
+/** The server registry as a projection of `servers:added` and `servers:removed` facts. */
 export const serversProjection: Projection = {
   name: 'servers',
   version: 2,
-  types: ['server_added', 'server_removed', 'server_setting_changed'],
+  types: ['servers:added', 'servers:removed', 'servers:setting_changed'],
   schema: ['CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, record TEXT NOT NULL)'],
 
   async apply(sql, events) {
     for (const event of events) {
-      if (event.type === 'server_added') {
+      if (event.type === 'servers:added') {
         const { server } = event.payload as { server: ServerRecord }
         await sql.run('INSERT OR REPLACE INTO servers (name, record) VALUES (?, ?)', [
           server.name,
           JSON.stringify(server),
         ])
-      } else if (event.type === 'server_setting_changed') {
+      } else if (event.type === 'servers:setting_changed') {
         const { name, key, value } = event.payload as { name: string; key: string; value: unknown }
         const row = await sql.get<{ record: string }>('SELECT record FROM servers WHERE name = ?', [name])
         if (!row) continue

@@ -19,22 +19,22 @@ export interface Schedule {
   readonly addedAt: string
 }
 
-/** Schedules as a projection of `schedule_added` / `schedule_removed` facts (a removed server takes its schedules). */
+/** Schedules as a projection of `servers:schedule_added` / `servers:schedule_removed` facts (a removed server takes its schedules). */
 export const schedulesProjection: Projection = {
   name: 'schedules',
   version: 1,
-  types: ['schedule_added', 'schedule_removed', 'server_removed'],
+  types: ['servers:schedule_added', 'servers:schedule_removed', 'servers:removed'],
   schema: ['CREATE TABLE IF NOT EXISTS schedules (id TEXT PRIMARY KEY, server TEXT NOT NULL, record TEXT NOT NULL)'],
   async apply(sql, events) {
     for (const event of events) {
-      if (event.type === 'schedule_added') {
+      if (event.type === 'servers:schedule_added') {
         const { schedule } = event.payload as { schedule: Schedule }
         await sql.run('INSERT OR REPLACE INTO schedules (id, server, record) VALUES (?, ?, ?)', [
           schedule.id,
           schedule.server,
           JSON.stringify(schedule),
         ])
-      } else if (event.type === 'schedule_removed') {
+      } else if (event.type === 'servers:schedule_removed') {
         await sql.run('DELETE FROM schedules WHERE id = ?', [(event.payload as { id: string }).id])
       } else {
         await sql.run('DELETE FROM schedules WHERE server = ?', [(event.payload as { name: string }).name])
@@ -158,7 +158,7 @@ function nextRun(schedule: Schedule): string | undefined {
 }
 
 /**
- * The manager's timers: one croner job per schedule, each run a task and a `schedule_ran` fact.
+ * The manager's timers: one croner job per schedule, each run a task and a `servers:schedule_ran` fact.
  * A run still going when the next is due is skipped (croner's `protect`), not stacked.
  */
 export class Scheduler {
@@ -214,7 +214,12 @@ export class Scheduler {
         `Schedule ${schedule.id} (${schedule.action} of '${schedule.server}') failed: ${reasonOf(error)}`,
       )
     }
-    await this.bus.emit('schedule_ran', { id: schedule.id, server: schedule.server, action: schedule.action, result })
+    await this.bus.emit('servers:schedule_ran', {
+      id: schedule.id,
+      server: schedule.server,
+      action: schedule.action,
+      result,
+    })
   }
 
   stop(): void {

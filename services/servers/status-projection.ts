@@ -17,7 +17,7 @@ export interface RecordedStatus {
 export const statusProjection: Projection = {
   name: 'server_status',
   version: 1,
-  types: ['after_server_status_change', 'server_added', 'server_removed'],
+  types: ['after_server_status_change', 'servers:added', 'servers:removed'],
   schema: [
     'CREATE TABLE IF NOT EXISTS server_status (name TEXT PRIMARY KEY, status TEXT NOT NULL, since TEXT NOT NULL, journal_seq INTEGER NOT NULL)',
   ],
@@ -34,7 +34,7 @@ export const statusProjection: Projection = {
         ])
       } else {
         const name =
-          event.type === 'server_added'
+          event.type === 'servers:added'
             ? (event.payload as { server: { name: string } }).server.name
             : (event.payload as { name: string }).name
         await sql.run('DELETE FROM server_status WHERE name = ?', [name])

@@ -41,14 +41,20 @@ export type SettingChange = Readonly<z.output<typeof settingChange>>
 const redaction = z.enum(['mask', 'drop'])
 export type Redaction = z.output<typeof redaction>
 
-export const settingsEvents = defineEvents('settings', {
-  /** A setting key was made secret (kept for good: its past values are in the log). */
-  setting_marked_secret: z.object({
-    key: z.string(),
-    /** Who made it secret: `cli:<user>`, `http:<user>` or `plugin:<name>`. */
-    by: z.string(),
-  }),
-})
+export const settingsEvents = defineEvents(
+  'settings',
+  {
+    /** A setting key was made secret (kept for good: its past values are in the log). */
+    'settings:marked_secret': z.object({
+      key: z.string(),
+      /** Who made it secret: `cli:<user>`, `http:<user>` or `plugin:<name>`. */
+      by: z.string(),
+    }),
+  },
+  {
+    'settings:marked_secret': 'setting_marked_secret', // formerly
+  },
+)
 
 export const settingsCommands = defineCommands('settings', {
   /**
@@ -78,7 +84,7 @@ export const settingsCommands = defineCommands('settings', {
   ),
   /** Removes a stored value (a declared setting returns to its default). The reply shows secrets redacted. */
   'settings:unset': command(z.object({ key: z.string() }), settingChange),
-  /** Makes setting keys secret for good (a `setting_marked_secret` fact for each one not yet marked). */
+  /** Makes setting keys secret for good (a `settings:marked_secret` fact for each one not yet marked). */
   'settings:mark_secret': command(
     z.object({ keys: z.array(z.string()).readonly() }),
     z.object({ marked: z.array(z.string()) }),

@@ -53,7 +53,7 @@ export function settingsService(): Service {
       // Marked in another process (a CLI next to this manager): known here as the log is followed.
       bus.on('events:appended', ({ events }) => {
         for (const event of events)
-          if (event.type === 'setting_marked_secret') secrets.learn((event.payload as { key: string }).key)
+          if (event.type === 'settings:marked_secret') secrets.learn((event.payload as { key: string }).key)
       })
       const markSecret = async (keys: readonly string[]): Promise<string[]> => {
         const fresh = [...new Set(keys)].filter((key) => {
@@ -63,7 +63,7 @@ export function settingsService(): Service {
         for (const key of fresh) {
           // Hidden from this moment, before any listener of the fact or of a change runs.
           secrets.learn(key)
-          await bus.emit('setting_marked_secret', { key, by: currentContext().actor })
+          await bus.emit('settings:marked_secret', { key, by: currentContext().actor })
         }
         return fresh
       }
@@ -148,7 +148,7 @@ async function loadSecrets(
   projections: Projections,
 ): Promise<{ recorded: Set<string>; learn(key: string): void }> {
   await projections.register(secretsProjection)
-  await bus.request('events:declare_facts', { types: ['setting_marked_secret'] })
+  await bus.request('events:declare_facts', { types: ['settings:marked_secret'] })
   const keys = await projections.read(secretsProjection.name, markedSecretKeys)
   const recorded = new Set(keys)
   for (const key of keys) markSecretKey(key)

@@ -8,14 +8,14 @@ export interface SettingMarkedSecret {
 }
 
 /**
- * The setting keys marked secret, as a projection of `setting_marked_secret` facts, so every
+ * The setting keys marked secret, as a projection of `settings:marked_secret` facts, so every
  * process of the data directory (a CLI next to a manager, a replay, a snapshot after retention)
  * knows them. Keys declared secret in code (`defineSettings`) need no fact.
  */
 export const secretsProjection: Projection = {
   name: 'setting_secrets',
   version: 1,
-  types: ['setting_marked_secret'],
+  types: ['settings:marked_secret'],
   schema: ['CREATE TABLE IF NOT EXISTS secret_settings (key TEXT PRIMARY KEY, by TEXT NOT NULL)'],
 
   async apply(sql, events) {

@@ -40,31 +40,39 @@ export type RunTask = (
   fn: (ctx: TaskContext) => Promise<unknown>,
 ) => { id: string; done: Promise<unknown> }
 
-export const tasksEvents = defineEvents('tasks', {
-  task_started: z.object({
-    id: z.string(),
-    name: z.string(),
-    owner: z.string(),
-    /** The process running it, and its identity (process identity): a task whose process is gone is interrupted. */
-    pid: z.number().optional(),
-    identity: z.string().optional(),
-  }),
-  task_finished: z.object({
-    id: z.string(),
-    name: z.string(),
-    state: z.enum(['succeeded', 'failed', 'cancelled']),
-    result: z.unknown().optional(),
-    error: taskError.optional(),
-    ms: z.number(),
-  }),
-  /** A running task's progress (not recorded). */
-  task_progress: z.object({
-    id: z.string(),
-    name: z.string(),
-    percent: z.number().optional(),
-    message: z.string().optional(),
-  }),
-})
+export const tasksEvents = defineEvents(
+  'tasks',
+  {
+    'tasks:started': z.object({
+      id: z.string(),
+      name: z.string(),
+      owner: z.string(),
+      /** The process running it, and its identity (process identity): a task whose process is gone is interrupted. */
+      pid: z.number().optional(),
+      identity: z.string().optional(),
+    }),
+    'tasks:finished': z.object({
+      id: z.string(),
+      name: z.string(),
+      state: z.enum(['succeeded', 'failed', 'cancelled']),
+      result: z.unknown().optional(),
+      error: taskError.optional(),
+      ms: z.number(),
+    }),
+    /** A running task's progress (not recorded). */
+    'tasks:progress': z.object({
+      id: z.string(),
+      name: z.string(),
+      percent: z.number().optional(),
+      message: z.string().optional(),
+    }),
+  },
+  {
+    'tasks:started': 'task_started', // formerly
+    'tasks:finished': 'task_finished', // formerly
+    'tasks:progress': 'task_progress', // formerly
+  },
+)
 
 export const tasksCommands = defineCommands('tasks', {
   /** Recent tasks, newest first (running and queued ones too). */

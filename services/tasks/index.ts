@@ -12,11 +12,11 @@ export { TASKS } from './contract'
 
 /**
  * The task manager: long work (backups, restores, starts, plugin jobs) runs as tasks with an id,
- * state, progress and result, recorded as `task_started`/`task_finished` facts. `tasks:list`
+ * state, progress and result, recorded as `tasks:started`/`tasks:finished` facts. `tasks:list`
  * shows this process's tasks, then what the event log recorded of others.
  *
  * A task always ends, also when its process dies: a start with no end whose process is gone
- * (task_started records its PID and identity) is recorded as failed with SM_ERR_TASK_INTERRUPTED
+ * (tasks:started records its PID and identity) is recorded as failed with SM_ERR_TASK_INTERRUPTED
  * when a manager starts and whenever tasks are listed; where that cannot be written (a full
  * disk), the list shows it so all the same.
  */
@@ -25,7 +25,7 @@ export function tasksService(): Service {
     name: 'tasks',
     dependsOn: ['events', 'settings'],
     async start({ bus, registry, logger, config }) {
-      await bus.request('events:declare_facts', { types: ['task_started', 'task_finished'] })
+      await bus.request('events:declare_facts', { types: ['tasks:started', 'tasks:finished'] })
       const tasks = new TaskManager(
         bus,
         async () => Number((await bus.request('settings:get', { key: 'tasks.max_concurrent' })).value),
@@ -35,7 +35,7 @@ export function tasksService(): Service {
 
       const recorded = async (limit: number): Promise<TaskRecord[]> => {
         const events = await bus.request('events:read', {
-          types: ['task_started', 'task_finished'],
+          types: ['tasks:started', 'tasks:finished'],
           limit: limit * 2,
           tail: true,
         })
@@ -44,7 +44,7 @@ export function tasksService(): Service {
       /** Records the end of every task whose process died before it could (see ownerGoneCheck). */
       const endInterrupted = async (): Promise<void> => {
         const events = await bus.request('events:read', {
-          types: ['task_started', 'task_finished'],
+          types: ['tasks:started', 'tasks:finished'],
           limit: 10_000,
           tail: true,
         })
@@ -52,7 +52,7 @@ export function tasksService(): Service {
         for (const { fact, time } of unfinished(events)) {
           if (tasks.get(fact.id) || !gone(fact)) continue
           const error = interruption(fact)
-          await bus.emit('task_finished', {
+          await bus.emit('tasks:finished', {
             id: fact.id,
             name: fact.name,
             state: 'failed',
@@ -137,7 +137,7 @@ function fromFacts(events: readonly StoredEvent[], gone: (fact: StartedFact) => 
       error?: TaskRecord['error']
     }
     const known = byId.get(p.id)
-    if (event.type === 'task_started') {
+    if (event.type === 'tasks:started') {
       open.set(p.id, p as StartedFact)
       byId.set(p.id, {
         id: p.id,

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { isSameProcess } from '../../kernel/process-identity'
 import type { StoredEvent } from '../events/contract'
 
-/** A `task_started` payload as the log holds it (facts from before pids were recorded have none). */
+/** A `tasks:started` payload as the log holds it (facts from before pids were recorded have none). */
 export interface StartedFact {
   readonly id: string
   readonly name: string
@@ -46,7 +46,7 @@ export function unfinished(events: readonly StoredEvent[]): { fact: StartedFact;
   const open = new Map<string, { fact: StartedFact; time: string }>()
   for (const event of events) {
     const p = event.payload as StartedFact
-    if (event.type === 'task_started') open.set(p.id, { fact: p, time: event.time })
+    if (event.type === 'tasks:started') open.set(p.id, { fact: p, time: event.time })
     else open.delete(p.id)
   }
   return [...open.values()]

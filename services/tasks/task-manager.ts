@@ -18,16 +18,16 @@ interface Live {
 }
 
 const current = new AsyncLocalStorage<Live>()
-/** This process, as task_started records it (read once: it does not change). */
+/** This process, as tasks:started records it (read once: it does not change). */
 const OWN_IDENTITY = ownProcess().identity
 
 /**
  * Runs long work as tasks: each gets an id, a state, progress and a result, recorded as
- * `task_started`/`task_finished` facts. At most `max` run at once, the rest wait in order; work
+ * `tasks:started`/`tasks:finished` facts. At most `max` run at once, the rest wait in order; work
  * started from inside a task runs at once (a nested task never waits for its own parent's slot).
  *
- * A task always ends, whatever happens to its facts: one whose `task_started` cannot be recorded
- * (a full disk) fails with that coded cause without running; one whose `task_finished` cannot be
+ * A task always ends, whatever happens to its facts: one whose `tasks:started` cannot be recorded
+ * (a full disk) fails with that coded cause without running; one whose `tasks:finished` cannot be
  * recorded still ends here (listed, slot released, caller answered), with a warning in the log.
  * Cancelling a running task ends it at once and aborts its signal (and its nested tasks'): work
  * that watches it (backups, restores) stops and undoes itself; work that does not finishes in
@@ -93,7 +93,7 @@ export class TaskManager {
         const aborted = () => live.controller.signal.aborted
         try {
           // Not recorded as started (a full disk): it does not run, and fails with that cause.
-          await this.bus.emit('task_started', { id, name, owner, pid: process.pid, identity: OWN_IDENTITY })
+          await this.bus.emit('tasks:started', { id, name, owner, pid: process.pid, identity: OWN_IDENTITY })
           // Cancelled while it waited: it never runs.
           if (aborted()) throw live.controller.signal.reason
           const value = await fn(ctx)
@@ -171,7 +171,7 @@ export class TaskManager {
     if (live.ended) return
     live.record = { ...live.record, percent, message: message ?? live.record.message }
     void this.bus
-      .emit('task_progress', { id: live.record.id, name: live.record.name, percent, message })
+      .emit('tasks:progress', { id: live.record.id, name: live.record.name, percent, message })
       .catch((error) => this.logger.warn(`progress of task '${live.record.name}' not sent: ${reasonOf(error)}`))
   }
 
@@ -209,7 +209,7 @@ export class TaskManager {
       finishedAt: new Date().toISOString(),
     }
     try {
-      await this.bus.emit('task_finished', {
+      await this.bus.emit('tasks:finished', {
         id: live.record.id,
         name: live.record.name,
         state,

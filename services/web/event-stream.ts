@@ -9,17 +9,17 @@ import { AUTH_FACTS, type Identity, type Role, roleAtLeast } from '../auth/contr
  * - `players:<server>` (user): a server's players joining and leaving, as they are recorded;
  * - `tasks`, `task:<id>` (user): task progress and results;
  * - `server_log:<server>` (moderator): console lines as the server writes them;
- * - `backup_progress:<server>` (moderator): backup, restore and export progress;
- * - `server_metrics:<server>`, `server_metrics` (user): each resource sample of that server, or of every server;
- * - `host_metrics` (moderator): each resource sample of the machine;
+ * - `servers:backup_progress:<server>` (moderator): backup, restore and export progress;
+ * - `servers:sampled:<server>`, `servers:sampled` (user): each resource sample of that server, or of every server;
+ * - `metrics:host_sampled` (moderator): each resource sample of the machine;
  * - `event:<type>`, `event:*` (admin): facts as they are recorded (secrets redacted).
  */
 export function topicAccess(topic: string): Role | undefined {
   if (topic === 'server_status' || topic === 'tasks' || /^(task:[\w-]+|players:[^:\s]+)$/.test(topic)) return 'user'
-  if (topic === 'server_metrics' || /^server_metrics:[^:\s]+$/.test(topic)) return 'user'
-  if (topic === 'host_metrics') return 'moderator'
-  if (/^(server_log|backup_progress):[^:\s]+$/.test(topic)) return 'moderator'
-  if (/^event:[\w*]+$/.test(topic)) return 'admin'
+  if (topic === 'servers:sampled' || /^servers:sampled:[^:\s]+$/.test(topic)) return 'user'
+  if (topic === 'metrics:host_sampled') return 'moderator'
+  if (/^(server_log|servers:backup_progress):[^:\s]+$/.test(topic)) return 'moderator'
+  if (/^event:[\w*:]+$/.test(topic)) return 'admin'
   return undefined
 }
 
@@ -74,26 +74,26 @@ export class EventStream {
         if (event.type === 'after_server_status_change') this.publish('server_status', 'server_status', p)
         if (event.type === 'after_player_join' || event.type === 'after_player_leave')
           this.publish(`players:${String(p.serverName)}`, event.type, p)
-        if (event.type === 'task_started' || event.type === 'task_finished') {
-          const data = { ...p, state: event.type === 'task_started' ? 'running' : p.state }
+        if (event.type === 'tasks:started' || event.type === 'tasks:finished') {
+          const data = { ...p, state: event.type === 'tasks:started' ? 'running' : p.state }
           this.publish('tasks', event.type, data)
           this.publish(`task:${String(p.id)}`, event.type, data)
         }
       }
     })
-    bus.on('server_console', ({ serverName, line }) => this.publish(`server_log:${serverName}`, 'server_log', line))
-    bus.on('task_progress', (progress) => {
-      this.publish('tasks', 'task_progress', progress)
-      this.publish(`task:${progress.id}`, 'task_progress', progress)
+    bus.on('servers:console', ({ serverName, line }) => this.publish(`server_log:${serverName}`, 'server_log', line))
+    bus.on('tasks:progress', (progress) => {
+      this.publish('tasks', 'tasks:progress', progress)
+      this.publish(`task:${progress.id}`, 'tasks:progress', progress)
     })
-    bus.on('backup_progress', (progress) =>
-      this.publish(`backup_progress:${progress.serverName}`, 'backup_progress', progress),
+    bus.on('servers:backup_progress', (progress) =>
+      this.publish(`servers:backup_progress:${progress.serverName}`, 'servers:backup_progress', progress),
     )
-    bus.on('server_metrics', (metrics) => {
-      this.publish(`server_metrics:${metrics.serverName}`, 'server_metrics', metrics)
-      this.publish('server_metrics', 'server_metrics', metrics)
+    bus.on('servers:sampled', (metrics) => {
+      this.publish(`servers:sampled:${metrics.serverName}`, 'servers:sampled', metrics)
+      this.publish('servers:sampled', 'servers:sampled', metrics)
     })
-    bus.on('host_metrics', ({ sample }) => this.publish('host_metrics', 'host_metrics', sample))
+    bus.on('metrics:host_sampled', ({ sample }) => this.publish('metrics:host_sampled', 'metrics:host_sampled', sample))
   }
 
   get clients(): number {
@@ -106,7 +106,7 @@ export class EventStream {
       const required = topicAccess(topic)
       if (!required)
         throw new SmError('SM_ERR_WEB_VALIDATION', {
-          summary: `'${topic}' is not a topic (server_status, tasks, task:<id>, players:<server>, server_log:<server>, backup_progress:<server>, server_metrics[:<server>], host_metrics, event:<type>)`,
+          summary: `'${topic}' is not a topic (server_status, tasks, task:<id>, players:<server>, server_log:<server>, servers:backup_progress:<server>, servers:sampled[:<server>], metrics:host_sampled, event:<type>)`,
           issues: [{ where: 'query', path: 'topics', message: `unknown topic '${topic}'` }],
         })
       if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })

@@ -131,7 +131,7 @@ describe('the web UI in a real browser', () => {
     expect(api.status()).to.equal(200)
     await page.locator('#tokens td', { hasText: 'from the browser' }).waitFor()
     await page.locator('#sidebar').getByRole('link', { name: 'Event log' }).click()
-    await page.locator('#events code', { hasText: 'api_token_created' }).first().waitFor()
+    await page.locator('#events code', { hasText: 'auth:token_created' }).first().waitFor()
     // Followed live: a fact recorded now appears without a reload.
     await page.request.put(`${url}/api/settings/custom.from_browser`, {
       data: { value: 1 },

@@ -271,7 +271,7 @@ function expectStatusExit(code: number | null, status: ServerStatus, output: str
 }
 
 /**
- * Runs `trigger` while following the running manager's `server_console` events, and resolves with
+ * Runs `trigger` while following the running manager's `servers:console` events, and resolves with
  * the first whose line matches (the subscription is in place before `trigger` runs).
  */
 export async function managerConsoleLine(
@@ -283,7 +283,7 @@ export async function managerConsoleLine(
   if (!client) throw new Error('no manager')
   try {
     const line = new Promise<{ serverName: string; line: string }>((resolve) =>
-      client.on('server_console', (payload) => {
+      client.on('servers:console', (payload) => {
         const event = payload as { serverName: string; line: string }
         if (pattern.test(event.line)) resolve(event)
       }),

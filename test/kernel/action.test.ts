@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { Bus, BusScope, performAction, SmError } from '../../kernel'
+import { Bus, BusScope, defineActions, performAction, SmError } from '../../kernel'
 
 declare module '../../kernel/maps' {
   interface EventMap {
@@ -8,11 +8,14 @@ declare module '../../kernel/maps' {
   }
 }
 
+// The test's own action, declared as a service declares its actions: only its owner performs it.
+defineActions('service', { test_action: { identity: [], summary: 'a test acts' } } as never)
+
 function setup() {
   const bus = new Bus()
   const afters: unknown[] = []
   bus.on('after_test_action', (payload) => afters.push(payload), { owner: 'observer' })
-  return { bus, scope: new BusScope(bus, 'service'), afters }
+  return { bus, scope: new BusScope(bus, 'service', 'service'), afters }
 }
 
 describe('kernel/action: the before/after hook protocol', () => {
@@ -95,7 +98,7 @@ describe('kernel/action: the before/after hook protocol', () => {
       { owner: 'plugin:buggy' },
     )
     bus.on('before_test_action', () => new Promise(() => {}), { owner: 'plugin:stuck' })
-    const outcome = await performAction(new BusScope(bus, 'service'), {
+    const outcome = await performAction(new BusScope(bus, 'service', 'service'), {
       before: 'before_test_action',
       after: 'after_test_action',
       payload: { target: 's1' },

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { z } from 'zod'
-import { commandCatalogue, eventCatalogue, isTypedOnly } from '../../kernel'
+import { Bus, BusScope, commandCatalogue, eventCatalogue, isTypedOnly } from '../../kernel'
 import { createManager, silentLogger } from '../../manager'
 import { BridgeClient } from '../../services/bridge/client'
 import { rejection } from '../helpers/rejection'
@@ -130,6 +130,36 @@ describe('kernel/contracts: every bus message is declared plain data', () => {
       }
     } finally {
       await stop(manager)
+    }
+  })
+})
+
+describe('kernel/contracts: namespaces are owned', () => {
+  before(() => require('../../manager'))
+
+  it('lets a service emit only its own events and hooks, and a plugin only custom ones', async () => {
+    const bus = new Bus({ checkMessages: false })
+    const servers = new BusScope(bus, 'servers', 'servers')
+    const settings = new BusScope(bus, 'settings', 'settings')
+    const plugin = new BusScope(bus, 'plugins', 'plugins').child('plugin:spoof')
+    await servers.emit('servers:added', { server: {} as never })
+    await settings.emit('before_setting_update', { key: 'custom.x', value: 1 })
+    await plugin.emit('~custom:spoof:hello' as 'x:y', {})
+    for (const [scope, event, owner] of [
+      [settings, 'servers:added', 'servers'],
+      [plugin, 'servers:added', 'servers'],
+      [servers, 'after_setting_update', 'settings'],
+      [plugin, 'before_server_start', 'servers'],
+    ] as const) {
+      const refused = await rejection(scope.emit(event as 'x:y', {}))
+      expect(refused.code, `${scope.owner} → ${event}`).to.equal('SM_ERR_BUS_NOT_OWNER')
+      expect(refused.message).to.contain(owner)
+      expect(refused.status).to.equal(403)
+    }
+    // No namespace, or an owned namespace with a name nobody declared: refused too.
+    for (const event of ['server_added', 'servers:made_up', 'tasks:whatever']) {
+      const refused = await rejection(servers.emit(event as 'x:y', {}))
+      expect(refused.code, event).to.equal('SM_ERR_BUS_UNDECLARED')
     }
   })
 })

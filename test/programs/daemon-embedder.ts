@@ -6,7 +6,7 @@ import { createManager, silentLogger } from '../../manager'
 async function main(dataDir: string): Promise<void> {
   const manager = createManager({ dataDir, logger: silentLogger, daemon: true, web: false, defaultPlugins: false })
   const asked = new Promise<string>((resolve) =>
-    manager.bus.on('manager_stop_requested', ({ by }) => resolve(by), { owner: 'embedder' }),
+    manager.bus.on('manager:stop_requested', ({ by }) => resolve(by), { owner: 'embedder' }),
   )
   await manager.start()
   process.stdout.write(`ready ${process.pid}\n`)

@@ -52,7 +52,7 @@ export default class Start extends ManagerCommand {
       ),
     )
     const asked = new Promise<string>((resolve) =>
-      manager.bus.on('manager_stop_requested', ({ by }) => resolve(`asked to stop by ${by}`), { owner: 'cli:start' }),
+      manager.bus.on('manager:stop_requested', ({ by }) => resolve(`asked to stop by ${by}`), { owner: 'cli:start' }),
     )
     this.log(`server-manager ${this.config.version}, data directory ${manager.config.dataDir}, PID ${process.pid}`)
     for (const line of this.bootReport) this.log(reportLine(line))

@@ -580,7 +580,7 @@ export class Backups {
     return { file, kind, bytes: statSync(path).size, createdAt: stampToIso(NAME.exec(file)?.[2] ?? '') }
   }
 
-  /** Progress as `backup_progress` events, at most one per percent. */
+  /** Progress as `servers:backup_progress` events, at most one per percent. */
   #progress(server: ServerRecord, operation: 'backup' | 'restore' | 'export', file: string) {
     let last = -1
     return (p: Progress) => {
@@ -588,7 +588,7 @@ export class Backups {
       if (percent === last) return
       last = percent
       this.report(percent, `${operation} ${file}`)
-      void this.bus.emit('backup_progress', { serverName: server.name, operation, file, ...p, percent })
+      void this.bus.emit('servers:backup_progress', { serverName: server.name, operation, file, ...p, percent })
     }
   }
 }

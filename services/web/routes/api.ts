@@ -379,7 +379,7 @@ export function apiRoutes(app: WebApp): Router[] {
       path: '/servers/:name/backups',
       name: 'create_backup',
       summary:
-        "Back up: a running server hot where its profile can, else stopped and started again (the result's warning says so); a task, progress on backup_progress:<name>",
+        "Back up: a running server hot where its profile can, else stopped and started again (the result's warning says so); a task, progress on servers:backup_progress:<name>",
       tags: servers,
       access: 'moderator',
       params: ServerName,
@@ -858,7 +858,7 @@ export function apiRoutes(app: WebApp): Router[] {
       path: '/events/stream',
       name: 'event_stream',
       summary:
-        'Live Server-Sent Events: topics server_status, tasks, task:<id>, players:<server>, server_log:<server>, backup_progress:<server>, server_metrics[:<server>], host_metrics, event:<type>',
+        'Live Server-Sent Events: topics server_status, tasks, task:<id>, players:<server>, server_log:<server>, servers:backup_progress:<server>, servers:sampled[:<server>], metrics:host_sampled, event:<type>',
       tags: events,
       access: 'user',
       query: z.object({ topics: z.string().default('server_status') }),

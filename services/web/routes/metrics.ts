@@ -50,7 +50,7 @@ export function metricsRoutes(app: WebApp): Router {
     {
       method: 'get',
       path: '/servers/:name/metrics',
-      name: 'server_metrics',
+      name: 'servers:sampled',
       summary: "A server's CPU, memory and disk use over a range (its supervisor's samples)",
       tags,
       access: 'user',
@@ -72,7 +72,7 @@ export function metricsRoutes(app: WebApp): Router {
     {
       method: 'get',
       path: '/host/metrics',
-      name: 'host_metrics',
+      name: 'metrics:host_sampled',
       summary: "The machine's CPU, memory and data disk use over a range, and its last sample",
       tags,
       access: 'moderator',

@@ -157,8 +157,8 @@ describe('services/cli: server-manager as a user runs it', function () {
     const types = async (args: string[]) =>
       (JSON.parse(await cliOk(dir, ['events', '--json', ...args])) as { type: string }[]).map((e) => e.type)
     const both = await types(['--type', 'after_setting_update, server_add*'])
-    expect([...new Set(both)].sort()).to.deep.equal(['after_setting_update', 'server_added'])
-    expect(await types(['--type', 'after_setting_update', '--type', 'server_added'])).to.deep.equal(both)
+    expect([...new Set(both)].sort()).to.deep.equal(['after_setting_update', 'servers:added'])
+    expect(await types(['--type', 'after_setting_update', '--type', 'servers:added'])).to.deep.equal(both)
   })
 
   it('refuses a corrupt database file, leaving it and its folder untouched', async () => {

@@ -75,7 +75,7 @@ describe('services/cli: plugin commands as a user runs them', function () {
       const info = await cli(dir, ['plugin', 'info', 'late', '--json'])
       expect(info.code, info.stderr).to.equal(0)
       expect(JSON.parse(info.stdout)).to.deep.include({ name: 'late', version: '1.0.0', state: 'disabled' })
-      const facts = JSON.parse((await cli(dir, ['events', '--type', 'plugin_discovered', '--json'])).stdout)
+      const facts = JSON.parse((await cli(dir, ['events', '--type', 'plugins:discovered', '--json'])).stdout)
       expect(facts.map((f: { payload: { name: string } }) => f.payload.name)).to.include('late')
       const alive = waitForLine(manager, /\[plugin:late\] late is alive/, { stream: 'stderr' })
       await cli(dir, ['plugin', 'enable', 'late'])

@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { open } from 'sqlite'
 import sqlite3 from 'sqlite3'
-import { Bus, BusScope, silentLogger } from '../../../kernel'
+import { Bus, BusScope, renamedEvents, silentLogger } from '../../../kernel'
+import '../../../manager' // every contract, and so every renamed event
 import type { Projection, StoredEvent } from '../../../services/events'
 import { databasePath } from '../../../services/events'
 import { PROJECTIONS } from '../../../services/events/contract'
@@ -63,14 +64,14 @@ describe('services/events: the event log', () => {
   it('reads by sequence, type (with prefix patterns), time and tail', () =>
     withManager(async ({ bus }) => {
       await bus.request('events:append', {
-        events: [event('after_x'), event('after_y'), event('plugin_loaded'), event('after_x')],
+        events: [event('after_x'), event('after_y'), event('plugins:loaded'), event('after_x')],
       })
       const types = async (query: Parameters<typeof bus.request<'events:read'>>[1]) =>
         (await bus.request('events:read', query)).map((e) => `${e.seq}:${e.type}`)
-      expect(await types({ afterSeq: 2 })).to.deep.equal(['3:plugin_loaded', '4:after_x'])
+      expect(await types({ afterSeq: 2 })).to.deep.equal(['3:plugins:loaded', '4:after_x'])
       expect(await types({ types: ['after_*'] })).to.deep.equal(['1:after_x', '2:after_y', '4:after_x'])
-      expect(await types({ types: ['after_y', 'plugin_loaded'] })).to.deep.equal(['2:after_y', '3:plugin_loaded'])
-      expect(await types({ tail: true, limit: 2 })).to.deep.equal(['3:plugin_loaded', '4:after_x'])
+      expect(await types({ types: ['after_y', 'plugins:loaded'] })).to.deep.equal(['2:after_y', '3:plugins:loaded'])
+      expect(await types({ tail: true, limit: 2 })).to.deep.equal(['3:plugins:loaded', '4:after_x'])
       expect(await types({ since: '1h' })).to.have.length(4)
       expect(await types({ until: '1h' })).to.deep.equal([])
       expect(await types({ since: new Date(Date.now() + 60_000).toISOString() })).to.deep.equal([])
@@ -138,15 +139,15 @@ describe('services/events: the event log', () => {
 
   it('records every after_* fact and declared fact types, but no intent', () =>
     withManager(async ({ bus }) => {
-      await bus.request('events:declare_facts', { types: ['plugin_loaded'] })
+      await bus.request('events:declare_facts', { types: ['plugins:loaded'] })
       const seen: (number | undefined)[] = []
       bus.on('after_setting_update', (_p, meta) => seen.push(meta.seq), { owner: 'test' })
       await bus.emit('before_setting_update', { key: 'custom.a', value: 1 })
       await bus.emit('after_setting_update', { key: 'custom.a', value: 1, result: { status: 'cancelled' } })
-      await bus.emit('plugin_loaded', { name: 'p', version: '1.0.0' })
+      await bus.emit('plugins:loaded', { name: 'p', version: '1.0.0' })
       await bus.emit('test:not_a_fact', {})
       const log = await bus.request('events:read', {})
-      expect(log.map((e) => e.type)).to.deep.equal(['after_setting_update', 'plugin_loaded'])
+      expect(log.map((e) => e.type)).to.deep.equal(['after_setting_update', 'plugins:loaded'])
       expect(seen).to.deep.equal([1])
     }))
 
@@ -277,9 +278,26 @@ describe('services/events: the event log', () => {
       }
     })
 
+    it('renames facts stored under the names events had before namespaces, once, at open', async () => {
+      const path = databasePath(tempDir())
+      const before = await EventStore.create(await SqliteDatabase.open({ path }), [])
+      const old = ['server_added', 'task_started', 'plugin_loaded'] // keep-old-name
+      await before.append(old.map((type) => ({ type, actor: 'core', payload: {} })))
+      await before.database.close()
+      for (let open = 0; open < 2; open++) {
+        const store = await EventStore.create(await SqliteDatabase.open({ path }), renamedEvents())
+        expect((await store.read({})).map((e) => e.type)).to.deep.equal([
+          'servers:added',
+          'tasks:started',
+          'plugins:loaded',
+        ])
+        await store.database.close()
+      }
+    })
+
     it("hands this process's commits to the follower without reading them back, even when woken mid-commit", async () => {
       const store = await EventStore.create(await SqliteDatabase.open({ path: databasePath(tempDir()) }))
-      const bus = new BusScope(new Bus(), 'test')
+      const bus = new BusScope(new Bus(), 'events', 'events')
       const follower = new Follower(store, bus, silentLogger, 3_600_000)
       store.onCommitted((events) => follower.appended(events))
       const read = store.read.bind(store)

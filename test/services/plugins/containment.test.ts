@@ -113,7 +113,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     expect((await cli(dir, ['plugin', 'info', 'spin'])).stdout).to.match(
       /^blocked +since \S+ \(it blocked the event loop in before_setting_update\); kept out until 'plugin enable spin'/m,
     )
-    const facts = await cli(dir, ['events', '--json', '--type', 'plugin_blocked'])
+    const facts = await cli(dir, ['events', '--json', '--type', 'plugins:blocked'])
     const blockedFacts = JSON.parse(facts.stdout) as { payload: { name: string; hook: string } }[]
     expect(blockedFacts.map((fact) => fact.payload.name)).to.deep.equal(['spin'])
     for (let round = 0; round < 2; round++) {
@@ -199,7 +199,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     const trigger = await cli(dir, ['event', 'trigger', 'stuck:ping', '--json'])
     expect(trigger.code).to.equal(0)
     expect(JSON.parse(trigger.stdout)).to.include({ listeners: 1, delivered: 0 })
-    const facts = JSON.parse((await cli(dir, ['events', '--type', 'custom_event_triggered', '--json'])).stdout)
+    const facts = JSON.parse((await cli(dir, ['events', '--type', 'plugins:event_triggered', '--json'])).stdout)
     expect(facts).to.have.length(1)
   })
 

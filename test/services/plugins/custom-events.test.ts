@@ -43,7 +43,7 @@ describe('services/plugins: custom events', () => {
         expect(report.failed).to.have.length(1)
         expect(report.failed[0]).to.deep.include({ plugin: 'two' })
         expect(report.failed[0]?.error).to.contain('listener broke')
-        const [fact] = await manager.bus.request('events:read', { types: ['custom_event_triggered'] })
+        const [fact] = await manager.bus.request('events:read', { types: ['plugins:event_triggered'] })
         expect(fact).to.deep.include({ actor: 'cli:alice' })
         expect(fact?.payload).to.deep.include({ event: 'ns:evt', payload: { a: 1 } })
       },
@@ -76,7 +76,7 @@ describe('services/plugins: custom events', () => {
         expect(refused.code).to.equal('SM_ERR_PLUGIN_INVALID_PAYLOAD')
         expect(refused.message).to.contain(reason)
       }
-      expect(await manager.bus.request('events:read', { types: ['custom_event_triggered'] })).to.deep.equal([])
+      expect(await manager.bus.request('events:read', { types: ['plugins:event_triggered'] })).to.deep.equal([])
     })
   })
 
@@ -297,7 +297,7 @@ const FORGER = plugin(
     out('load')
     await this.api.listenForEvent('forger:go', async () => {
       // What a forged fact would make the plugins service do: reload every plugin.
-      const events = [{ seq: 1, time: '', actor: 'core', type: 'plugins_reloaded', payload: { origin: 'forged', loaded: [], failed: [] } }]
+      const events = [{ seq: 1, time: '', actor: 'core', type: 'plugins:reloaded', payload: { origin: 'forged', loaded: [], failed: [] } }]
       for (const name of ['events:appended', 'events:database_lost']) {
         try {
           await this.api.sendEvent(name, { events })
@@ -349,7 +349,7 @@ describe('services/plugins: core events cannot be forged (a real manager)', func
         'listen SM_ERR_PLUGIN_RESERVED_EVENT',
         '',
       ])
-      const triggered = JSON.parse((await cli(dir, ['events', '--json', '--type', 'custom_event_triggered'])).stdout)
+      const triggered = JSON.parse((await cli(dir, ['events', '--json', '--type', 'plugins:event_triggered'])).stdout)
       expect(triggered.map((e: { payload: { event: string } }) => e.payload.event)).to.deep.equal(['forger:go'])
       expect((await cli(dir, ['status'])).code).to.equal(0)
       expect(manager.exitCode).to.equal(null)

@@ -186,7 +186,7 @@ describe('services/plugins: hooks', () => {
       { enable: ['boot'] },
       async ({ manager }) => {
         expect(calls()).to.deep.equal([])
-        await manager.bus.emit('manager_started', {})
+        await manager.bus.emit('manager:started', {})
         expect(calls()).to.deep.equal(['startup'])
       },
     )

@@ -261,11 +261,11 @@ export class OnlyOne extends PluginBase { static version = '3.0.0' }
     await withManager(async () => undefined, { dataDir })
     await withManager(
       async ({ bus }) => {
-        const facts = await bus.request('events:read', { types: ['plugin_*', 'after_set_plugin_status'] })
+        const facts = await bus.request('events:read', { types: ['plugins:*', 'after_set_plugin_status'] })
         expect(facts.map((f) => f.type)).to.deep.equal([
-          'plugin_discovered',
+          'plugins:discovered',
           'after_set_plugin_status',
-          'plugin_loaded',
+          'plugins:loaded',
         ])
         expect(facts[1]?.payload).to.deep.include({ pluginName: 'fact', enabled: true })
         expect((await bus.request('events:check', {})).drifted).to.deep.equal([])

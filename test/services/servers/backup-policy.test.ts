@@ -204,7 +204,7 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
     const { manager, dataDir: data } = web
     try {
       // As `server-manager start` does: it serves the CLI and runs the schedules from now on.
-      await manager.bus.emit('manager_started', {})
+      await manager.bus.emit('manager:started', {})
       await cliOk(data, addArgs('hot', gameDir(), true))
       await cliOk(data, addArgs('plain', gameDir(), false))
       await cliOk(data, ['server', 'start', 'hot'])
@@ -367,7 +367,7 @@ function untilTaskFinished(manager: Kernel): (id: string) => Promise<void> {
   const ended = new Set<string>()
   const waiters = new Map<string, () => void>()
   const listener = manager.bus.on(
-    'task_finished',
+    'tasks:finished',
     ({ id }) => {
       ended.add(id)
       waiters.get(id)?.()
@@ -383,13 +383,13 @@ function untilTaskFinished(manager: Kernel): (id: string) => Promise<void> {
 
 /**
  * A schedule backing `name` up every second, removed by its first run (inside it, so it runs
- * once), and that backup's result as the after_backup fact and schedule_ran recorded it.
+ * once), and that backup's result as the after_backup fact and servers:schedule_ran recorded it.
  */
 async function scheduledBackup(manager: Kernel, name: string) {
   const bus = manager.bus
   const ran = new Promise<{ status: string; message?: string }>((resolve) => {
     const listener = bus.on(
-      'schedule_ran',
+      'servers:schedule_ran',
       async ({ id, result }) => {
         listener.dispose()
         await bus.request('servers:schedule_remove', { id })

@@ -37,7 +37,7 @@ describe('services/servers: Minecraft Java Edition (issue 19, build item 2)', fu
     expect(asked.stdout).to.match(/not accepted: read it at https:\/\/aka\.ms\/MinecraftEULA/)
     expect(await cliOk(data, ['server', 'eula', 'paper', '--accept'])).to.match(/is accepted/)
     expect(readFileSync(join(target, 'eula.txt'), 'utf8')).to.match(/^eula=true$/m)
-    expect(await cliOk(data, ['events', '--limit', '3'])).to.match(/server_eula_accepted +\{"serverName":"paper"\}/)
+    expect(await cliOk(data, ['events', '--limit', '3'])).to.match(/servers:eula_accepted +\{"serverName":"paper"\}/)
 
     // Its heap, from the server's own setting.
     await cliOk(data, ['server', 'config', 'paper', 'memory_mb', '1024'])

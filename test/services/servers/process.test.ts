@@ -83,7 +83,7 @@ describe('services/servers: detached game servers from real CLI processes', func
     expect(await stop(second)).to.equal(0)
   })
 
-  it("puts a running server's console lines on the manager's bus as server_console events", async () => {
+  it("puts a running server's console lines on the manager's bus as servers:console events", async () => {
     const data = gameDataDir()
     await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     const manager = await spawnManager(data)
@@ -526,7 +526,7 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
 describe('services/servers: schedules', function () {
   this.timeout(60_000)
 
-  it('runs a schedule in the manager as a task with a schedule_ran fact, lists and removes it, and refuses bad ones', async () => {
+  it('runs a schedule in the manager as a task with a servers:schedule_ran fact, lists and removes it, and refuses bad ones', async () => {
     const data = gameDataDir()
     await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     const bad = await cli(data, ['server', 'schedule', 'add', 's1', '--cron', 'every day', '--action', 'backup'])
@@ -564,7 +564,7 @@ describe('services/servers: schedules', function () {
       } finally {
         follower.kill('SIGKILL')
       }
-      const ran = JSON.parse(await cliOk(data, ['events', '--type', 'schedule_ran', '--json']))
+      const ran = JSON.parse(await cliOk(data, ['events', '--type', 'servers:schedule_ran', '--json']))
       expect(ran[0].payload).to.deep.include({ server: 's1', action: 'command', result: { status: 'success' } })
       expect(ran[0].actor).to.match(/^schedule:/)
       const tasks = JSON.parse(await cliOk(data, ['tasks', '--json']))

@@ -67,7 +67,7 @@ describe('services/servers: the registry and server.properties', () => {
       ]
       for (const [request, code] of cases)
         expect((await rejection(bus.request('servers:add', request))).code, JSON.stringify(request)).to.equal(code)
-      expect(await bus.request('events:read', { types: ['server_added'] })).to.deep.equal([])
+      expect(await bus.request('events:read', { types: ['servers:added'] })).to.deep.equal([])
       await bus.request('servers:add', { name: 'one', dir: bds })
       expect((await rejection(bus.request('servers:add', { name: 'one', dir: plain, command: 'x' }))).code).to.equal(
         'SM_ERR_SERVER_EXISTS',

@@ -79,7 +79,7 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
       /^Error \[SM_ERR_SCHEDULE_INVALID\]: That schedule for 'one' cannot be added: 'every day' is not a cron expression \(invalid configuration format \('every day'\), exactly five, six, or seven space separated parts are required\); give 'minute hour day-of-month month day-of-week', such as '0 4 \* \* \*' for 04:00 every day, with an optional seconds field first\. Nothing was added\.$/m,
     )
     expect(JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
-    expect(JSON.parse(await cliOk(data, ['events', '--type', 'schedule_added', '--json']))).to.deep.equal([])
+    expect(JSON.parse(await cliOk(data, ['events', '--type', 'servers:schedule_added', '--json']))).to.deep.equal([])
   })
 
   it('lists a stored schedule that cannot run as invalid, and it breaks neither listing, adding nor the manager and its runner', async () => {
@@ -89,7 +89,7 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
     try {
       await old.bus.request('servers:add', { name: 'one', dir: bedrockDir() })
       await old.bus.request('servers:add', { name: 'two', dir: bedrockDir() })
-      await old.bus.emit('schedule_added', { schedule: POISONED })
+      await old.bus.emit('servers:schedule_added', { schedule: POISONED })
     } finally {
       await old.stop()
     }
@@ -106,7 +106,7 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
     let ran: ReturnType<typeof spawnCli> | undefined
     try {
       await waitForLine(manager, /^ready in/)
-      ran = spawnCli(data, ['events', '--follow', '--type', 'schedule_ran', '--json'])
+      ran = spawnCli(data, ['events', '--follow', '--type', 'servers:schedule_ran', '--json'])
       // Through the running manager: adding syncs its runner with every stored schedule.
       const every = JSON.parse(
         await cliOk(data, [
@@ -124,7 +124,7 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
         ]),
       )
       // The runner still runs the good ones: this one fails (the server is not running), as a fact.
-      const line = await waitForLine(ran, /"type":"schedule_ran"/)
+      const line = await waitForLine(ran, /"type":"servers:schedule_ran"/)
       expect(JSON.parse(line).payload).to.include({ id: every.id, server: 'two' })
       const listed = JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))
       expect(

@@ -24,7 +24,7 @@ async function tasks(data: string): Promise<Listed[]> {
 }
 
 async function finishedFacts(data: string): Promise<{ payload: Listed }[]> {
-  return JSON.parse(await cliOk(data, ['events', '--type', 'task_finished', '--json'])) as { payload: Listed }[]
+  return JSON.parse(await cliOk(data, ['events', '--type', 'tasks:finished', '--json'])) as { payload: Listed }[]
 }
 
 /**

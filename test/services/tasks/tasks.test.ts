@@ -15,7 +15,7 @@ describe('services/tasks: long work as tracked tasks', () => {
         release = resolve
       })
       const order: string[] = []
-      const running = new Promise((resolve) => bus.on('task_progress', resolve, { owner: 'test' }))
+      const running = new Promise((resolve) => bus.on('tasks:progress', resolve, { owner: 'test' }))
       const first = tasks.run('first', async (ctx) => {
         order.push('first')
         ctx.progress(50, 'half way')
@@ -48,7 +48,7 @@ describe('services/tasks: long work as tracked tasks', () => {
       const error = await thirdOutcome
       expect(error?.code).to.equal('SM_ERR_TASK_CANCELLED')
       expect(order).to.deep.equal(['first', 'second'])
-      const facts = await bus.request('events:read', { types: ['task_finished'] })
+      const facts = await bus.request('events:read', { types: ['tasks:finished'] })
       const states = Object.fromEntries(
         facts.map((e) => [(e.payload as { name: string }).name, (e.payload as { state: string }).state]),
       )
@@ -74,7 +74,7 @@ describe('services/tasks: long work as tracked tasks', () => {
         const finished: { name: string; state: string; result?: unknown; error?: { message: string } }[] = []
         const both = new Promise<void>((resolve) =>
           manager.bus.on(
-            'task_finished',
+            'tasks:finished',
             (p) => {
               finished.push(p as (typeof finished)[number])
               if (finished.length === 2) resolve()
@@ -87,7 +87,7 @@ describe('services/tasks: long work as tracked tasks', () => {
         await both
         expect(finished.find((f) => f.name === 'jobs: count')).to.include({ state: 'succeeded', result: 42 })
         expect(finished.find((f) => f.name === 'jobs: fail')?.error?.message).to.match(/disk full/)
-        const facts = await manager.bus.request('events:read', { types: ['task_started'] })
+        const facts = await manager.bus.request('events:read', { types: ['tasks:started'] })
         expect(facts.map((e) => e.actor)).to.deep.equal(['plugin:jobs', 'plugin:jobs'])
       },
     ))

@@ -156,7 +156,7 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     expect(await token('203.0.113.4', 'bob', 'bob password 1')).to.equal(429)
     await again?.bus.request('auth:reset_password', { username: 'bob', password: 'bob password 2' })
     expect(await token('203.0.113.4', 'bob', 'bob password 2')).to.equal(200)
-    const locked = await again?.bus.request('events:read', { types: ['sign_in_locked'] })
+    const locked = await again?.bus.request('events:read', { types: ['auth:sign_in_locked'] })
     expect(locked?.map((e) => (e.payload as { limit: string }).limit)).to.deep.equal([
       'user_at_client',
       'client',
@@ -174,19 +174,19 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     // The limit of 'admin' at this client (3) is reached after its three failures: the rest are refused without a check.
     expect(statuses).to.deep.equal([401, 401, 401, 401, 429, 429])
 
-    const failed = await web.manager.bus.request('events:read', { types: ['sign_in_failed'] })
+    const failed = await web.manager.bus.request('events:read', { types: ['auth:sign_in_failed'] })
     expect(failed.map((e) => e.payload)).to.deep.equal([
       { username: 'admin', client: '127.0.0.1' },
       { username: 'admin', client: '127.0.0.1' },
       { username: 'nobody', client: '127.0.0.1' },
       { username: 'admin', client: '127.0.0.1' },
     ])
-    const locked = await web.manager.bus.request('events:read', { types: ['sign_in_locked'] })
+    const locked = await web.manager.bus.request('events:read', { types: ['auth:sign_in_locked'] })
     expect(locked.map((e) => e.payload)).to.have.length(1)
     expect(locked[0]?.payload).to.include({ username: 'admin', client: '127.0.0.1', limit: 'user_at_client' })
     const shown = await cli(web.dataDir, ['events'])
     expect(shown.code, shown.stderr).to.equal(0)
-    expect(shown.stdout).to.contain('sign_in_failed').and.contain('sign_in_locked').and.contain('127.0.0.1')
+    expect(shown.stdout).to.contain('auth:sign_in_failed').and.contain('auth:sign_in_locked').and.contain('127.0.0.1')
     expect(shown.stdout).not.to.contain(guess)
     expect(JSON.stringify(await web.manager.bus.request('events:read', { limit: 10_000 }))).not.to.contain(guess)
   })
@@ -224,12 +224,12 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
   it('item 3: an account recorded before ids keeps its sessions across a restart and a replay', async () => {
     web = await startWeb()
     const { manager } = web
-    // A user_created fact as an older version wrote it: no id.
+    // A auth:user_created fact as an older version wrote it: no id.
     await manager.bus.request('events:vault_set', {
       name: 'auth.password:elder',
       value: await hashPassword('elder password'),
     })
-    await manager.bus.emit('user_created', { username: 'elder', role: 'moderator' })
+    await manager.bus.emit('auth:user_created', { username: 'elder', role: 'moderator' })
     const session = await signIn(web.url, 'elder', 'elder password')
     // A session as an older version signed it names the account only by name: refused.
     const key = (await manager.bus.request('events:vault_get', { name: 'auth.jwt_key' })) as string
@@ -385,7 +385,7 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
       expect(reply.status, reply.text).to.equal(409)
       expect(reply.json.code).to.equal('SM_ERR_AUTH_USER_EXISTS')
     }
-    const facts = await web.manager.bus.request('events:read', { types: ['user_created'] })
+    const facts = await web.manager.bus.request('events:read', { types: ['auth:user_created'] })
     expect(facts.filter((e) => (e.payload as { username: string }).username === 'twin')).to.have.length(1)
   })
 
@@ -446,7 +446,7 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
 
     // A token recorded as an older version did (no owner id) acts for the account that had the name then.
     const secret = 'an-old-token-secret'
-    await web.manager.bus.emit('api_token_created', {
+    await web.manager.bus.emit('auth:token_created', {
       id: 'old0',
       name: 'old',
       role: 'user',
@@ -566,7 +566,7 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
     // A stream whose identity still holds goes on.
     const kept = await open(web.admin)
     await manager.bus.request('auth:create_user', { username: 'still', password: 'still password' })
-    expect(await kept.sees('still')).to.contain('user_created')
+    expect(await kept.sees('still')).to.contain('auth:user_created')
     await kept.close()
   })
 
@@ -582,7 +582,7 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
       statuses.push(reply.status)
     }
     expect(statuses).to.deep.equal([401, 401, 401, 429, 429])
-    const failed = await again?.bus.request('events:read', { types: ['sign_in_failed'] })
+    const failed = await again?.bus.request('events:read', { types: ['auth:sign_in_failed'] })
     expect(failed?.map((e) => (e.payload as { client: string }).client)).to.deep.equal([
       '203.0.113.7',
       '203.0.113.7',

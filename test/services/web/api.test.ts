@@ -92,7 +92,7 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
     expect((globalThis as { received?: unknown[] }).received).to.deep.equal([
       { payload: { a: 1 }, meta: { event: 'pingplugin:ping', sender: 'external_api_trigger' } },
     ])
-    const facts = await web.manager.bus.request('events:read', { types: ['custom_event_triggered'] })
+    const facts = await web.manager.bus.request('events:read', { types: ['plugins:event_triggered'] })
     expect(facts.map((f) => f.actor)).to.deep.equal(['http:admin'])
   })
 

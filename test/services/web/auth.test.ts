@@ -111,7 +111,7 @@ describe('services/web: setup, sign-in, roles and API tokens over HTTP', () => {
     expect(userStart.json.code).to.equal('SM_ERR_AUTH_FORBIDDEN')
     expect((await http(`${web.url}/api/servers`, { token })).status).to.equal(200)
     // Only the digest is kept: the token's secret is nowhere in the log or the database's text.
-    const events = await web.manager.bus.request('events:read', { types: ['api_token_created'] })
+    const events = await web.manager.bus.request('events:read', { types: ['auth:token_created'] })
     expect(JSON.stringify(events)).not.to.contain(token.split('_').slice(2).join('_'))
     const listed = await http(`${web.url}/api/tokens`, { token: moderator })
     expect(listed.json.tokens.map((t: { name: string }) => t.name)).to.deep.equal(['bot'])

@@ -82,8 +82,8 @@ describe('services/web: resource series and live samples', function () {
     const refused = await http(`${url}/api/servers/s1/metrics?from=2000&to=1000`, { token: admin })
     expect(refused.status).to.equal(422)
 
-    const live = await nextMessage(url, 'server_metrics:s1', admin)
-    expect(live).to.include({ type: 'server_metrics', topic: 'server_metrics:s1' })
+    const live = await nextMessage(url, 'servers:sampled:s1', admin)
+    expect(live).to.include({ type: 'servers:sampled', topic: 'servers:sampled:s1' })
     expect(live.data.serverName).to.equal('s1')
     const sample = live.data.sample as { t: number; rss: number; uptime_s: number }
     expect(sample.t).to.be.greaterThan(before.at(-1)?.t as number)
@@ -105,7 +105,7 @@ describe('services/web: resource series and live samples', function () {
     const moderator = await session(data, url, 'mod', 'moderator')
     const user = await session(data, url, 'someone', 'user')
 
-    const live = await nextMessage(url, 'host_metrics', moderator)
+    const live = await nextMessage(url, 'metrics:host_sampled', moderator)
     const sample = live.data as { t: number; cpu: number; mem_used: number; mem_total: number; disk_total: number }
     expect(sample.cpu).to.be.within(0, 100)
     expect(sample.mem_used).to.be.within(1, sample.mem_total)
@@ -124,7 +124,7 @@ describe('services/web: resource series and live samples', function () {
     expect((await http(`${url}/api/servers/nope/metrics`, { token: user })).status).to.equal(404)
     const stream = (topics: string) =>
       http(`${url}/api/events/stream?topics=${topics}`, { token: user, headers: { Accept: 'text/event-stream' } })
-    expect((await stream('host_metrics')).status).to.equal(403)
+    expect((await stream('metrics:host_sampled')).status).to.equal(403)
   })
 
   it('restarts the host sampling once per change, however many metrics settings change at once: turned off, it stops', async () => {
@@ -152,11 +152,11 @@ describe('services/web: resource series and live samples', function () {
 
     // Three of the game's samples (two seconds and more) without a host sample: no sampler was left running.
     let gameSamples = 0
-    const first = await nextMessage(url, 'host_metrics,server_metrics:s1', admin, (message) => {
-      if (message.type === 'server_metrics') gameSamples++
-      return message.type === 'host_metrics' || gameSamples === 3
+    const first = await nextMessage(url, 'metrics:host_sampled,servers:sampled:s1', admin, (message) => {
+      if (message.type === 'servers:sampled') gameSamples++
+      return message.type === 'metrics:host_sampled' || gameSamples === 3
     })
-    expect(first.type).to.equal('server_metrics')
+    expect(first.type).to.equal('servers:sampled')
     await cliOk(data, ['server', 'stop', 's1'])
   })
 })

@@ -5,7 +5,7 @@ export default class ServerEula extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = "Show whether a server's game EULA is accepted, or accept it (--accept)"
   static override description =
-    "Minecraft Java Edition runs only once its EULA (https://aka.ms/MinecraftEULA) is accepted in the server's eula.txt. server-manager never accepts it for you: a start is refused with SM_ERR_SERVER_EULA_REQUIRED until an admin runs this with --accept (or accepts it in the web UI). The acceptance is recorded as a server_eula_accepted fact. Without --accept it exits 0 when the EULA is accepted (or not needed) and 78 while it is not."
+    "Minecraft Java Edition runs only once its EULA (https://aka.ms/MinecraftEULA) is accepted in the server's eula.txt. server-manager never accepts it for you: a start is refused with SM_ERR_SERVER_EULA_REQUIRED until an admin runs this with --accept (or accepts it in the web UI). The acceptance is recorded as a servers:eula_accepted fact. Without --accept it exits 0 when the EULA is accepted (or not needed) and 78 while it is not."
   static override examples = ['<%= config.bin %> server eula paper', '<%= config.bin %> server eula paper --accept']
   static override args = { name: Args.string({ description: 'the server name', required: true }) }
   static override flags = {

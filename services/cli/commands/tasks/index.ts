@@ -5,7 +5,7 @@ export default class Tasks extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = 'List recent tasks (starts, stops, backups, restores, plugin jobs), newest first'
   static override description =
-    'With a manager running, its live tasks show their progress; tasks of other processes come from the event log (task_started, task_finished); one whose process ended before it finished is shown (and recorded) as failed, SM_ERR_TASK_INTERRUPTED.'
+    'With a manager running, its live tasks show their progress; tasks of other processes come from the event log (tasks:started, tasks:finished); one whose process ended before it finished is shown (and recorded) as failed, SM_ERR_TASK_INTERRUPTED.'
   static override examples = ['<%= config.bin %> tasks', '<%= config.bin %> tasks --json --limit 5']
   static override flags = {
     limit: Flags.integer({ description: 'at most this many', default: 20, min: 1, max: 1_000 }),

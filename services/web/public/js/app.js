@@ -146,8 +146,8 @@
       // The page's 'tasks' topic, this task's messages: a topic per task would reopen the stream.
       const source = stream(['tasks'], (message) => {
         if (message.data?.id !== id) return
-        if (message.type === 'task_progress') onProgress(message.data)
-        if (message.type === 'task_finished') api('GET', `/api/tasks/${id}`).then((r) => done(r.task), reject)
+        if (message.type === 'tasks:progress') onProgress(message.data)
+        if (message.type === 'tasks:finished') api('GET', `/api/tasks/${id}`).then((r) => done(r.task), reject)
       })
       // It may have finished before the stream opened.
       source.onopen = () =>

@@ -210,7 +210,7 @@
       show(run.metrics, run.players ?? null)
     }
     panel.onRange(load)
-    const source = stream([`server_metrics:${name}`, 'server_status'], ({ type, data }) => {
+    const source = stream([`servers:sampled:${name}`, 'server_status'], ({ type, data }) => {
       if (type === 'server_status') {
         if (data.serverName === name && !ACTIVE.includes(data.status)) show(undefined, null)
         return
@@ -249,7 +249,7 @@
       show(reply.latest)
     }
     panel.onRange(load)
-    source.on('host_metrics', (sample) => {
+    source.on('metrics:host_sampled', (sample) => {
       panel.push(sample)
       show(sample)
     })
@@ -271,7 +271,7 @@
         ? `${percent(sample.cpu)} CPU · ${bytes(sample.rss)}${online ? ` · ${online.online} online` : ''}`
         : ''
     }
-    source.on('server_metrics', (data) => show(data.serverName, data.sample, data.players))
+    source.on('servers:sampled', (data) => show(data.serverName, data.sample, data.players))
     // A game that ended has no figures (its last ones would read as if it still ran).
     source.on('server_status', (data) => {
       if (!ACTIVE.includes(data.status)) show(data.serverName, undefined)
@@ -293,7 +293,10 @@
     }
     if (host) loads.push(hostPanel(host, source))
     if (rows.length) loads.push(serverRows(rows, source))
-    const topics = [...(rows.length ? ['server_metrics', 'server_status'] : []), ...(host ? ['host_metrics'] : [])]
+    const topics = [
+      ...(rows.length ? ['servers:sampled', 'server_status'] : []),
+      ...(host ? ['metrics:host_sampled'] : []),
+    ]
     if (!topics.length) return
     const events = stream(topics, ({ type, data }) => handlers.get(type)?.(data))
     events.onopen = () =>

@@ -5,7 +5,7 @@
   const { api, toast, fail, el, stream } = window.sm
   const host = document.getElementById('native-page')
   const url = host.dataset.url
-  const KNOWN_TOPIC = /^(server_status|tasks|task:[\w-]+|(server_log|backup_progress):[^:\s]+|event:[\w*]+)$/
+  const KNOWN_TOPIC = /^(server_status|tasks|task:[\w-]+|(server_log|servers:backup_progress):[^:\s]+|event:[\w*:]+)$/
   // Icons as inline SVG paths on a 24 px grid, stroked in the text's colour (shapes after Lucide's,
   // ISC): a text symbol would show as a missing-glyph box where the page's font lacks it.
   const CIRCLE = 'M22 12a10 10 0 1 1-20 0 10 10 0 0 1 20 0z'

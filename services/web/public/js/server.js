@@ -37,13 +37,13 @@
   }
 
   const topics = ['server_status']
-  if (role !== 'user') topics.push(`server_log:${name}`, `backup_progress:${name}`)
+  if (role !== 'user') topics.push(`server_log:${name}`, `servers:backup_progress:${name}`)
   const progress = document.getElementById('backup-progress')
   const progressText = document.getElementById('backup-status')
   const source = stream(topics, (message) => {
     if (message.topic === 'server_status' && message.data.serverName === name) setStatus(message.data.status)
     if (message.type === 'server_log') appendLines([message.data])
-    if (message.type === 'backup_progress') {
+    if (message.type === 'servers:backup_progress') {
       progress.hidden = false
       progress.value = message.data.percent
       progressText.textContent = `${message.data.operation}: ${message.data.percent}% (${message.data.files}/${message.data.totalFiles} files)`

@@ -49,10 +49,10 @@
   }
   const source = stream(['tasks'], ({ type, data }) => {
     const known = tasks.get(data.id) || { id: data.id, name: data.name, createdAt: new Date().toISOString() }
-    if (type === 'task_started') tasks.set(data.id, { ...known, owner: data.owner, state: 'running' })
-    if (type === 'task_progress')
+    if (type === 'tasks:started') tasks.set(data.id, { ...known, owner: data.owner, state: 'running' })
+    if (type === 'tasks:progress')
       tasks.set(data.id, { ...known, state: 'running', percent: data.percent, message: data.message })
-    if (type === 'task_finished')
+    if (type === 'tasks:finished')
       tasks.set(data.id, {
         ...known,
         state: data.state,

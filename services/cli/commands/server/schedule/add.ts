@@ -5,7 +5,7 @@ export default class ScheduleAdd extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = 'Add a recurring backup, restart or console command to a server'
   static override description =
-    "The cron expression has 5 fields (minute hour day month weekday), or 6 with seconds first; it runs in the manager's time zone unless --timezone. Schedules run while the manager runs (server-manager start), each run a task and a schedule_ran fact. A scheduled restart lets plugins warn players first (the lifecycle notifications plugin)."
+    "The cron expression has 5 fields (minute hour day month weekday), or 6 with seconds first; it runs in the manager's time zone unless --timezone. Schedules run while the manager runs (server-manager start), each run a task and a servers:schedule_ran fact. A scheduled restart lets plugins warn players first (the lifecycle notifications plugin)."
   static override examples = [
     "<%= config.bin %> server schedule add survival --cron '0 4 * * *' --action restart",
     "<%= config.bin %> server schedule add survival --cron '*/30 * * * *' --action backup",
