@@ -14,6 +14,7 @@ export type { AfterPayload, BeforeHookResult, BeforePayload } from './services/p
 export type {
   ApiDescription,
   CustomEventListener,
+  Done,
   GameProfile,
   HotBackupProtocol,
   PlayerList,

@@ -69,4 +69,12 @@ describe('the plugin author package surface (types)', function () {
     expect(code).to.not.equal(0)
     expect(output).to.contain("Property 'pluginNmae' is missing")
   })
+
+  it('refuses a this.api argument its table does not declare', async () => {
+    const { code, output } = await typecheck([join(FIXTURES, 'wrong-api-argument.ts')])
+    expect(code).to.not.equal(0)
+    expect(output).to.contain(
+      `Argument of type '"sideways"' is not assignable to parameter of type '"detached" | "direct" | undefined'`,
+    )
+  })
 })

@@ -27,8 +27,10 @@ export default class Autostart extends PluginBase<Autostart> {
       try {
         await this.#start(server.name)
       } catch (error) {
-        // One server's failure does not keep the others from starting.
-        this.logger.error(`Autostart of '${server.name}' failed: ${describe(error)}`)
+        // One server's failure does not keep the others from starting. A veto (a plugin's
+        // before_server_start said no) was meant: a warning, not an error.
+        if (vetoed(error)) this.logger.warn(`Autostart of '${server.name}' did not happen: ${describe(error)}`)
+        else this.logger.error(`Autostart of '${server.name}' failed: ${describe(error)}`)
       }
     }
   }
@@ -36,10 +38,15 @@ export default class Autostart extends PluginBase<Autostart> {
   async #start(name: string) {
     if ((await this.api.getServerSetting(name, 'autostart')) !== true) return
     if ((await this.api.getServerRunningStatus(name)).running) return
-    const result = await this.api.startServer(name)
-    if (result.status === 'success') this.logger.info(`Started '${name}' (autostart).`)
-    else this.logger.warn(`Autostart of '${name}' did not happen: ${result.message}`)
+    // Rejects with a coded error when it does not start.
+    await this.api.startServer(name)
+    this.logger.info(`Started '${name}' (autostart).`)
   }
+}
+
+/** Whether a hook vetoed the start (its code ends in _CANCELLED: SM_ERR_SERVER_CHANGE_CANCELLED). */
+function vetoed(error: unknown): boolean {
+  return /_CANCELLED$/.test(String((error as { code?: unknown })?.code))
 }
 
 /** An error as the log shows it: its code, when it has one, and its message. */

@@ -10,8 +10,13 @@ export default class BackupBeforeStart extends PluginBase<BackupBeforeStart> {
   static version = '1.0.0'
 
   async beforeServerStart({ serverName }: BeforePayload<'server_start'>) {
-    const result = await this.api.backupWorld(serverName)
-    if (result.status === 'success') this.logger.info(`Backed up '${serverName}' before its start.`)
-    else this.logger.warn(`The backup of '${serverName}' before its start failed: ${result.message}`)
+    try {
+      await this.api.backupWorld(serverName)
+      this.logger.info(`Backed up '${serverName}' before its start.`)
+    } catch (error) {
+      // Every failure is a coded error; it is logged and the start goes on.
+      const { code, message } = error as { code?: string; message?: string }
+      this.logger.warn(`The backup of '${serverName}' before its start failed: ${code}: ${message}`)
+    }
   }
 }

@@ -28,9 +28,12 @@ export default class LifecycleNotifications extends PluginBase<LifecycleNotifica
     const delay = await this.#delay(serverName)
     const what = reason === 'restart' || reason === 'schedule' ? 'restarting' : 'stopping'
     const message = `Server ${what} in ${delay} seconds.`
-    const said = await this.api.sendCommand(serverName, profile.sayCommand.replaceAll('{message}', message))
-    // Nobody was warned (the console or the game refused it): waiting would only delay the stop.
-    if (said.status !== 'success') return
+    // Nobody was warned when it rejects (the console or the game refused it): waiting would only delay the stop.
+    const said = await this.api.sendCommand(serverName, profile.sayCommand.replaceAll('{message}', message)).then(
+      () => true,
+      () => false,
+    )
+    if (!said) return
     await new Promise((resolve) => setTimeout(resolve, delay * 1000))
   }
 

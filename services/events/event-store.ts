@@ -45,8 +45,8 @@ export class EventStore {
   }
 
   /**
-   * Opens the log. `renamed`: events whose names changed (facts were `server_added` before names
-   * were namespaced, `servers:added` now): stored facts are renamed in the same transaction, so
+   * Opens the log. `renamed`: events whose names changed (`server_added` formerly, before names were
+   * namespaced, `servers:added` now): stored facts are renamed in the same transaction, so
    * every reader and replay sees one name. Idempotent: a log with none of the old names is left as is.
    */
   static async create(

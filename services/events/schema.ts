@@ -1,7 +1,7 @@
 import { SmError } from '../../kernel'
 import type { Sql } from './contract'
 
-/** 2: event names are namespaced (`servers:added`, was `server_added`); an older version refuses the log. */
+/** 2: event names are namespaced (`servers:added`, formerly `server_added`); an older version refuses the log. */
 export const SCHEMA_VERSION = 2
 const APPLICATION = 'server-manager'
 

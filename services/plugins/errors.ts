@@ -134,6 +134,19 @@ export const pluginsErrors = defineErrors('plugins', {
     message: (p) =>
       `The payload of '${p.event}' cannot be sent: ${p.reason}. Send a JSON object, such as {"a": 1}, of at most 1 MiB. Nothing was sent.`,
   }),
+  SM_ERR_PLUGIN_API_BAD_ARGUMENT: spec<{
+    plugin: string
+    call: string
+    parameter: string
+    reason: string
+    usage: string
+  }>({
+    status: 422,
+    exit: 64,
+    when: 'A plugin called a this.api operation with an argument its declaration refuses (a wrong type, a missing one, an unknown option, one too many).',
+    message: (p) =>
+      `The plugin '${p.plugin}' called this.api.${p.call} with a bad ${p.parameter}: ${p.reason}. Call it as ${p.usage} (this.api.listAvailableApis() and docs/plugins.md list every operation's parameters); nothing was done.`,
+  }),
   SM_ERR_PLUGIN_STATUS_CANCELLED: spec<{ plugin: string; reason: string }>({
     status: 409,
     exit: 1,

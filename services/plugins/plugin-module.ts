@@ -7,8 +7,12 @@ import { classDescription } from './doc-comment'
 import { PluginBase, type PluginClass } from './plugin-base'
 import { pluginOnStack } from './process-guard'
 
-/** The version of the plugin interface this build provides (what `engines` ranges are checked against). */
-export const PLUGIN_API_VERSION = '1.3.0'
+/**
+ * The version of the plugin interface this build provides (what `engines` ranges are checked
+ * against), by semver: 2.0.0 because a failed change now rejects instead of resolving to
+ * `{ status: 'error' }` (docs/plugins.md).
+ */
+export const PLUGIN_API_VERSION = '2.0.0'
 
 /**
  * What a plugin gets for `import … from 'server-manager/manager'`: the embedders' door (the

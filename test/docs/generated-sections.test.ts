@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { actionCatalogue, settingCatalogue } from '../../manager'
+import { describeApi } from '../../services/plugins/api-table'
 import { hookMethodName } from '../../services/plugins/hook-catalogue'
 import { ROOT } from '../helpers/run'
 
@@ -56,5 +57,21 @@ describe('docs generated from what the services declare', () => {
       '',
     ].join('\n')
     checkSection('plugins.md', 'hooks', body)
+  })
+
+  it("docs/plugins.md's this.api reference is the operations table, aliases included", () => {
+    const cell = (text: string) => text.replaceAll('|', '\\|')
+    const rows = describeApi().map(({ name, aliases, kind, parameters, description }) => {
+      const params = parameters.map((p) => `${p.name}: ${p.type}${p.default === undefined ? '' : ` = ${p.default}`}`)
+      const names = aliases.map((alias) => `\`${alias}\``).join(', ')
+      return `| ${cell(`\`${name}(${params.join(', ')})\``)} | ${kind} | ${cell(description)} | ${names} |`
+    })
+    const body = [
+      '| operation | kind | what it does, what it resolves to | aliases |',
+      '|---|---|---|---|',
+      ...rows,
+      '',
+    ].join('\n')
+    checkSection('plugins.md', 'api', body)
   })
 })

@@ -229,7 +229,7 @@ describe('services/plugins: custom events', () => {
 })
 
 describe('services/plugins: this.api', () => {
-  it('reads settings, stores custom values as results, lists plugins and its own operations', async () => {
+  it('reads settings, stores custom values as results (a refused one rejects with its code), lists plugins and its own operations', async () => {
     await withPlugins(
       {
         'apiuser.ts': plugin(
@@ -240,7 +240,7 @@ describe('services/plugins: this.api', () => {
     out.absent = await this.api.getGlobalSetting('custom.absent')
     out.stored = await this.api.setCustomGlobalSetting('answer', 42)
     out.answer = await this.api.getGlobalSetting('custom.answer')
-    out.invalid = await this.api.setCustomGlobalSetting('', 1)
+    out.invalid = await this.api.setCustomGlobalSetting('', 1).catch((e: any) => e.code)
     out.statuses = await this.api.getPluginStatuses()
     out.apis = (await this.api.listAvailableApis()).map((a) => a.name)
     out.secret = await this.api.getGlobalSetting('web.jwt_secret_key').catch((e: any) => e.code)
@@ -254,9 +254,14 @@ describe('services/plugins: this.api', () => {
         const out = (globalThis as { apiResults?: Record<string, unknown> }).apiResults ?? {}
         expect(out.port).to.equal(11325)
         expect(out.absent).to.equal(undefined)
-        expect(out.stored).to.deep.equal({ status: 'success', message: "Global setting 'custom.answer' updated." })
+        expect(out.stored).to.deep.include({
+          status: 'success',
+          message: "Global setting 'custom.answer' updated.",
+          key: 'custom.answer',
+          value: 42,
+        })
         expect(out.answer).to.equal(42)
-        expect(out.invalid).to.deep.include({ status: 'error', code: 'SM_ERR_SETTINGS_INVALID_KEY' })
+        expect(out.invalid).to.equal('SM_ERR_SETTINGS_INVALID_KEY')
         expect(out.statuses).to.have.property('apiuser')
         expect(out.apis).to.deep.equal([
           'backupAll',

@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import type { ActionResult, GameProfile } from '../../../index'
+import type { GameProfile } from '../../../index'
 import { fakeBedrockDir, killServers } from '../../helpers/game'
 import { plugin } from '../../helpers/plugins'
 import { afterItsUser } from '../../helpers/run-end'
@@ -15,13 +15,14 @@ const LISTENER = plugin(
   }`,
 )
 
-/** Asks for alpha's profile and sends it a command it does not know, on asker:go. */
+/** Asks for alpha's profile and sends it a command it does not know (which rejects), on asker:go. */
 const ASKER = plugin(
   'Asker',
   `override async onLoad() {
     await this.api.listenForEvent('asker:go', async () => {
       const profile = await this.api.getServerProfile('alpha')
-      ;(globalThis as any).asked = { profile, result: await this.api.sendCommand('alpha', 'again') }
+      const refused = await this.api.sendCommand('alpha', 'again').catch((e: any) => ({ code: e.code, reply: e.params.reply }))
+      ;(globalThis as any).asked = { profile, refused }
     })
   }`,
 )
@@ -169,17 +170,18 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
       ['success', undefined],
     ])
     expect(results[0]?.message).to.equal(refused.json.message)
-    // A plugin gets the server's profile, and a refusal's reply in its result.
+    // A plugin gets the server's profile, and a refusal rejects with the game's reply in its params.
     const asked = await http(`${web.url}/api/plugins/trigger_event`, {
       token: web.admin,
       body: { event_name: 'asker:go', payload: {} },
     })
     expect(asked.json.details.delivered).to.equal(1)
-    const { profile, result } = (globalThis as { asked?: { profile: GameProfile; result: ActionResult } }).asked ?? {}
+    const { profile, refused: rejected } =
+      (globalThis as { asked?: { profile: GameProfile; refused: { code: string; reply: string[] } } }).asked ?? {}
     expect(profile).to.deep.include({ name: 'bedrock', sayCommand: 'say {message}', stopCommand: 'stop' })
     expect(profile?.players?.listCommand).to.equal('list')
-    expect(result).to.deep.include({ status: 'error', code: 'SM_ERR_SERVER_COMMAND_REFUSED' })
-    expect((result?.reply as string[] | undefined)?.[0]).to.match(/Unknown command: again\./)
+    expect(rejected?.code).to.equal('SM_ERR_SERVER_COMMAND_REFUSED')
+    expect(rejected?.reply[0]).to.match(/Unknown command: again\./)
     await manager.bus.request('servers:stop', { name: 'alpha' })
   })
 
