@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isDiskFull, reasonOf, SmError } from '../../kernel/errors'
-import { isSameProcess } from '../../kernel/process-identity'
+import { isSameProcess } from '../../lib/process-identity'
 import './errors'
 
 /** What a running manager writes next to its socket, for `status` and for the next manager's refusal. */

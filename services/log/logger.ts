@@ -1,4 +1,6 @@
-import { type LogFields, type Logger, setOwnProperty, withoutSecrets, withoutUrlSecrets } from '../../kernel'
+import type { LogFields, Logger } from '../../kernel'
+import { setOwnProperty } from '../../lib/own-property'
+import { withoutSecrets, withoutUrlSecrets } from '../../lib/secrets'
 import { FileSink } from './file-sink'
 import { onOutputTrouble } from './guarded-output'
 

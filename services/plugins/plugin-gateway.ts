@@ -5,13 +5,12 @@ import {
   type CommandPayload,
   type CommandReply,
   type Disposable,
-  isSecretKey,
   reasonOf,
   runInContext,
   SmError,
   toSmError,
-  withoutSecrets,
 } from '../../kernel'
+import { isSecretKey, withoutSecrets } from '../../lib/secrets'
 import type { DeliveryReport } from './contract'
 import { listenForCustomEvent, sendCustomEvent } from './custom-events'
 import type { CallOptions } from './guarded-call'

@@ -6,9 +6,9 @@ import {
   type Logger,
   performAction,
   reasonOf,
-  SerialQueue,
   SmError,
 } from '../../kernel'
+import { SerialQueue } from '../../lib/serial-queue'
 import { writeFileWhole } from '../../lib/whole-file'
 import type { PluginError, PluginRecord, ReloadReport } from './contract'
 import { type Candidate, discover, type SearchPath } from './discovery'

@@ -10,7 +10,7 @@ import {
   reportObserved,
   SmError,
 } from '../../kernel'
-import { isSameProcess, ownProcess } from '../../kernel/process-identity'
+import { isSameProcess, ownProcess } from '../../lib/process-identity'
 import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord } from './contract'
 import { checkStartable } from './eula'

@@ -5,15 +5,13 @@ import { isAbsolute, resolve } from 'node:path'
 import {
   type BusScope,
   currentContext,
-  isSecretKey,
   markSecretKey,
   performAction,
   reasonOf,
   type Service,
   SmError,
-  withoutSecretSettings,
-  withoutSecrets,
 } from '../../kernel'
+import { isSecretKey, withoutSecretSettings, withoutSecrets } from '../../lib/secrets'
 import type { Sql } from '../events/contract'
 import type { SettingChange, SettingMode } from './contract'
 import { DeclaredSettings } from './declared'

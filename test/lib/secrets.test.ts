@@ -1,8 +1,8 @@
 import { expect } from 'chai'
-import { isSecretKey, isSecretName, withoutSecretSettings, withoutSecrets, withoutUrlSecrets } from '../../kernel'
+import { isSecretKey, isSecretName, withoutSecretSettings, withoutSecrets, withoutUrlSecrets } from '../../lib/secrets'
 import { run } from '../helpers/run'
 
-describe('kernel/secrets: one redaction rule', () => {
+describe('lib/secrets: one redaction rule', () => {
   it('knows secret names in any case style, and leaves look-alikes alone', () => {
     const secret = ['rcon_pw', 'rconPw', 'pin', 'admin-pin', 'passwd', 'api_key', 'apiKey', 'ApiKey', 'webhook_url']
     secret.push('discordWebhook', 'credentials', 'db_pass', 'client_secret', 'otp', 'database_dsn', 'license_key')
