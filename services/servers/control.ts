@@ -10,6 +10,7 @@ import {
   reportObserved,
   SmError,
 } from '../../kernel'
+import { lastConsoleLines } from '../../lib/log-tail'
 import { isSameProcess, ownProcess } from '../../lib/process-identity'
 import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord } from './contract'
@@ -20,7 +21,6 @@ import { serverSetting } from './server-settings'
 import { type RecordedStatus, readStatuses, recordedJournalSeq } from './status-projection'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
-import { lastConsoleLines } from './supervisor/log-tail'
 import { consoleProfile } from './supervisor/profiles'
 import type { ExitReply, RunStatus, SendReply, ServerSample } from './supervisor/protocol'
 import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode, type StatusEntry } from './supervisor/run-files'

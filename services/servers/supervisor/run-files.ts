@@ -1,10 +1,10 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileSize, lastLines } from '../../../lib/log-tail'
 import { endsWithNewline } from '../../../lib/series-lines'
 import { writeFileWhole } from '../../../lib/whole-file'
 import type { SamplingSpec } from '../../metrics/contract'
 import type { GameProfile, ProfileName } from '../profiles'
-import { fileSize, lastLines } from './log-tail'
 
 /** A server's run state as its supervisor (or whoever found it) last wrote it. */
 export type ServerStatus = 'stopped' | 'starting' | 'running' | 'stopping' | 'crashed' | 'error'
