@@ -5,7 +5,7 @@ const { existsSync } = require('node:fs')
 const { join } = require('node:path')
 
 // Before anything is created: what this process (and the manager and supervisors it starts)
-// writes into the data directory is this user's alone (PRIVATE_UMASK, services/settings/data-dir.ts).
+// writes into the data directory is this user's alone (PRIVATE_UMASK, lib/data-dir.ts).
 process.umask(0o077)
 
 // Taken before any plugin can replace it: the command ends the process itself once its work is done.

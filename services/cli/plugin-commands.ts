@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
 import { type Command, type Config, type Interfaces, Plugin } from '@oclif/core'
 import { reasonOf, SmError } from '../../kernel/errors'
+import { resolveDataDir } from '../../lib/data-dir'
 import { extensionOf } from '../plugins/extension'
 import { hashOf } from '../plugins/fingerprint'
-import { resolveDataDir } from '../settings/data-dir'
 import {
   type CliContribution,
   checkCliConflicts,

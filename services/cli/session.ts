@@ -1,9 +1,9 @@
 import { userInfo } from 'node:os'
 import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
+import { openDataDir, resolveDataDir } from '../../lib/data-dir'
 import type { Kernel, LogLevel, ServiceReport } from '../../manager'
 import { BridgeClient } from '../bridge/client'
-import { openDataDir, resolveDataDir } from '../settings/data-dir'
 
 /** Where a command's requests go: the running manager over the bridge, or one booted in this process. */
 export type Target =

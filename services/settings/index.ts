@@ -21,7 +21,6 @@ import { readAll, readStored, settingsProjection, storedKeys } from './settings-
 import { validateSetting } from './validate'
 
 export type * from './contract'
-export { openDataDir, PRIVATE_UMASK, resolveDataDir } from './data-dir'
 
 type Read = <T>(fn: (sql: Sql) => Promise<T>) => Promise<T>
 
