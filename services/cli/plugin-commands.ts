@@ -2,8 +2,6 @@ import { existsSync } from 'node:fs'
 import { type Command, type Config, type Interfaces, Plugin } from '@oclif/core'
 import { reasonOf, SmError } from '../../kernel/errors'
 import { resolveDataDir } from '../../lib/data-dir'
-import { extensionOf } from '../plugins/extension'
-import { hashOf } from '../plugins/fingerprint'
 import {
   type CliContribution,
   checkCliConflicts,
@@ -12,7 +10,9 @@ import {
   contributionOf,
   readCliCache,
   writeCliCache,
-} from './contributions'
+} from '../plugins/cli-contributions'
+import { extensionOf } from '../plugins/extension'
+import { hashOf } from '../plugins/fingerprint'
 import { bindCommand } from './plugin-binding'
 import type { HostedPlugin } from './plugin-host'
 import { CliSession } from './session'

@@ -11,7 +11,7 @@ import {
   cliCacheFile,
   contributionOf,
   writeCliCache,
-} from '../cli/contributions'
+} from './cli-contributions'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
 import { eventIdentifier } from './identity'
