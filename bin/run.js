@@ -23,6 +23,10 @@ if (!existsSync(join(__dirname, '..', 'dist', 'services', 'cli', 'commands'))) {
 const output = require('../dist/services/log/guarded-output')
 output.guardProcessOutput()
 
+// The CLI's door (server-manager/cli): with it, the error catalogues of the codes a command may
+// raise in this process, whichever service declares them.
+require('../dist/cli')
+
 void (async () => {
   // A referenced timer keeps the process alive until the command has finished: the timers that
   // bound plugin code are unref'd, and must still fire when nothing else is pending.

@@ -1,8 +1,4 @@
 import { defineErrors, type ErrorMapOf, spec } from '../../kernel/error-catalogue'
-// The CLI raises some of these services' codes itself (a bad plugin name, a missing setting), before any manager runs.
-import '../plugins/errors'
-import '../servers/errors'
-import '../settings/errors'
 
 /** The cli service's error codes (docs/errors.md). */
 export const cliErrors = defineErrors('cli', {
