@@ -11,7 +11,7 @@ export type ServerStatus = 'stopped' | 'starting' | 'running' | 'stopping' | 'cr
 
 export const ACTIVE: readonly ServerStatus[] = ['starting', 'running', 'stopping']
 
-/** A process and what identifies it beyond its PID (kernel/process-identity). */
+/** A process and what identifies it beyond its PID (lib/process-identity). */
 export interface ProcessRef {
   readonly pid: number
   readonly identity: string | undefined
