@@ -90,7 +90,7 @@ module.exports = {
         "A service imports only kernel/, lib/, its own folder and other services' contract.ts (docs/architecture.md, Module boundaries).",
       severity: 'error',
       from: { path: '^dist/services/([^/]+)/', pathNot: DOORS.map((door) => compiled(door.file)) },
-      to: { path: OUTSIDE, pathNot: ['^dist/services/$1/', '^dist/services/[^/]+/contract\\.js$'] },
+      to: { path: OUTSIDE, pathNot: OWN_OR_CONTRACT('$1') },
     },
     ...DOORS.map((door) => ({
       name: `door:${door.file}`,
