@@ -30,6 +30,12 @@ import { Args, Errors, Flags, Command as OclifCommand } from '@oclif/core'
 import { errorLine, SmError, toSmError } from './kernel/errors'
 import { cliError } from './services/cli/cli-error'
 import { bindingOf } from './services/cli/plugin-binding'
+// The CLI raises some of these services' codes itself (a bad plugin name, a missing setting),
+// with no manager running: bin/run.js loads this module first, so every CLI process has them.
+import './services/cli/errors'
+import './services/plugins/errors'
+import './services/servers/errors'
+import './services/settings/errors'
 import type { PluginApi } from './services/plugins/plugin-api'
 
 export type { MenuContext, MenuItem, PluginManagerApi, PromptQuestion } from './services/cli/menu-context'

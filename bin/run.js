@@ -5,7 +5,7 @@ const { existsSync } = require('node:fs')
 const { join } = require('node:path')
 
 // Before anything is created: what this process (and the manager and supervisors it starts)
-// writes into the data directory is this user's alone (PRIVATE_UMASK, services/settings/data-dir.ts).
+// writes into the data directory is this user's alone (PRIVATE_UMASK, lib/data-dir.ts).
 process.umask(0o077)
 
 // Taken before any plugin can replace it: the command ends the process itself once its work is done.
@@ -22,6 +22,10 @@ if (!existsSync(join(__dirname, '..', 'dist', 'services', 'cli', 'commands'))) {
 // pipe or terminal) is dropped, never the end of the process; it resumes once writing works.
 const output = require('../dist/services/log/guarded-output')
 output.guardProcessOutput()
+
+// The CLI's door (server-manager/cli): with it, the error catalogues of the codes a command may
+// raise in this process, whichever service declares them.
+require('../dist/cli')
 
 void (async () => {
   // A referenced timer keeps the process alive until the command has finished: the timers that

@@ -27,7 +27,6 @@ export type {
 } from './bus'
 export { Bus } from './bus'
 export { BusScope } from './bus-scope'
-export { closest } from './closest'
 export { type CallContext, Chain, currentContext, runInContext } from './context'
 export {
   assertMayEmit,
@@ -64,7 +63,6 @@ export {
   errorSpec,
 } from './error-catalogue'
 export { errorLine, isDiskFull, isSmError, reasonOf, SmError, toSmError, type WireError } from './errors'
-export { formatBytes, frozenJsonCopy, JsonValueError, measureJson } from './json-value'
 export {
   BusToken,
   ConfigToken,
@@ -90,22 +88,13 @@ export type {
   KernelConfig,
   PayloadOf,
 } from './maps'
-export { setOwnProperty } from './own-property'
 export { createToken, Registry, type Token } from './registry'
-export {
-  isSecretKey,
-  isSecretName,
-  markSecretKey,
-  REDACTED,
-  withoutSecretSettings,
-  withoutSecrets,
-  withoutUrlSecrets,
-} from './secrets'
-export { SerialQueue } from './serial-queue'
 export type { Service, ServiceContext, ServiceReport } from './service'
 export {
   defaultOf,
   defineSettings,
+  isMarkedSecret,
+  markSecretKey,
   type SettingContext,
   type SettingEntry,
   type SettingRule,

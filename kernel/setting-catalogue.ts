@@ -1,5 +1,3 @@
-import { markSecretKey } from './secrets'
-
 /** What the composition root tells every setting's default about this manager. */
 export interface SettingContext {
   readonly dataDir: string
@@ -63,3 +61,26 @@ export const wholeNumber =
     Number.isInteger(value) && (value as number) >= min && (value as number) <= max
       ? undefined
       : `it must be a whole number from ${min} to ${max}`
+
+// Setting keys declared or marked secret in this process. Secrecy only ever widens: a key once
+// secret stays so (its past values are in the log), so a process-wide set is safe to share
+// between kernels (over-hiding in another kernel of the same process is the worst case).
+const secretKeys = new Set<string>()
+
+/** Makes a setting key (and everything under it) secret in every output of this process. */
+export function markSecretKey(key: string): void {
+  secretKeys.add(key)
+}
+
+/**
+ * Whether a setting key, or a key above it, was declared secret (`defineSettings` with
+ * `secret: true`) or marked secret (`markSecretKey`). lib/secrets.ts adds the rule for names that
+ * look secret.
+ */
+export function isMarkedSecret(key: string): boolean {
+  if (secretKeys.size === 0) return false
+  if (secretKeys.has(key)) return true
+  for (let dot = key.indexOf('.'); dot !== -1; dot = key.indexOf('.', dot + 1))
+    if (secretKeys.has(key.slice(0, dot))) return true
+  return false
+}

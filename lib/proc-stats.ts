@@ -46,12 +46,21 @@ export function machineMemory(): { readonly total: number; readonly used: number
 
 /** A process's CPU time so far (user + system, /proc/<pid>/stat), or undefined when it is gone. */
 export function processTicks(pid: number): number | undefined {
-  const stat = readProc(`/proc/${pid}/stat`)
-  if (!stat) return undefined
-  // Fields counted after the command name, which may itself hold spaces and parentheses.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const fields = processStat(pid)
+  if (!fields) return undefined
   const ticks = Number(fields[11]) + Number(fields[12])
   return Number.isFinite(ticks) ? ticks : undefined
+}
+
+/**
+ * The fields of /proc/<pid>/stat after the command name (the state letter is field 0, the start
+ * time field 19), or undefined when the process is gone or /proc cannot tell.
+ */
+export function processStat(pid: number): string[] | undefined {
+  const stat = readProc(`/proc/${pid}/stat`)
+  if (!stat) return undefined
+  // Counted after the command name, which may itself hold spaces and parentheses.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
 }
 
 /** A process's resident memory in bytes (VmRSS in /proc/<pid>/status), or undefined when it is gone. */

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { expect } from 'chai'
-import { processState } from '../kernel/process-identity'
+import { processState } from '../lib/process-identity'
 import { fakeBedrockDir, gameDataDir, runState } from './helpers/game'
 import { findLeaks, killAndWait } from './helpers/leaks'
 import { cli, run, spawnManager, waitForLine } from './helpers/run'

@@ -2,16 +2,9 @@ import { rmSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
-import { Connection } from './connection'
-import type { ClientMessage, EventFrameMeta, Link, ServerMessage } from './protocol'
-import {
-  connectOrCode,
-  isManagerAlive,
-  type ManagerFiles,
-  managerFiles,
-  readManagerInfo,
-  withTakeover,
-} from './socket-files'
+import { Connection, connectOrCode, type Link } from '../../lib/json-lines'
+import type { ClientMessage, EventFrameMeta, ServerMessage } from './protocol'
+import { isManagerAlive, type ManagerFiles, managerFiles, readManagerInfo, withTakeover } from './socket-files'
 
 type EventListener = (payload: unknown, meta: EventFrameMeta) => void
 

@@ -2,7 +2,7 @@ import './contract'
 import './errors'
 import { mkdirSync, rmSync } from 'node:fs'
 import { currentContext, reasonOf, type Service, SmError } from '../../kernel'
-import { ownProcess } from '../../kernel/process-identity'
+import { ownProcess } from '../../lib/process-identity'
 import { BridgeServer } from './server'
 import { managerFiles, writeManagerInfo } from './socket-files'
 

@@ -10,9 +10,9 @@ import {
   SmError,
   toSmError,
 } from '../../kernel'
-import { Connection } from './connection'
-import type { ClientMessage, Link, ServerMessage } from './protocol'
-import { connectOrCode, isManagerAlive, type ManagerFiles, readManagerInfo, withTakeover } from './socket-files'
+import { Connection, connectOrCode, type Link } from '../../lib/json-lines'
+import type { ClientMessage, ServerMessage } from './protocol'
+import { isManagerAlive, type ManagerFiles, readManagerInfo, withTakeover } from './socket-files'
 
 /** A caller over the bridge is a local user of the command line: `cli:<name>`, nothing else. */
 // A person at the CLI, or a plugin's command running in a CLI process.

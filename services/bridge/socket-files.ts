@@ -1,9 +1,8 @@
 import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isDiskFull, reasonOf, SmError } from '../../kernel/errors'
-import { isSameProcess } from '../../kernel/process-identity'
+import { isSameProcess } from '../../lib/process-identity'
 import './errors'
 
 /** What a running manager writes next to its socket, for `status` and for the next manager's refusal. */
@@ -55,18 +54,6 @@ export function writeManagerInfo(files: ManagerFiles, info: ManagerInfo): void {
       { cause: error },
     )
   }
-}
-
-/** A connected socket, or the error code that stopped the connection (`ENOENT`, `ECONNREFUSED`, ...). */
-export function connectOrCode(path: string): Promise<Socket | string> {
-  return new Promise((resolve) => {
-    const socket = connect(path)
-    socket.once('connect', () => {
-      socket.removeAllListeners('error')
-      resolve(socket)
-    })
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
-  })
 }
 
 /** Whether the process that wrote `info` still runs (not a zombie, not another process with its PID). */

@@ -1,6 +1,6 @@
 import { Errors } from '@oclif/core'
-import { closest } from '../../kernel/closest'
 import { SmError } from '../../kernel/errors'
+import { closest } from '../../lib/closest'
 import './errors'
 
 /**

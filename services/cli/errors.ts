@@ -1,8 +1,4 @@
 import { defineErrors, type ErrorMapOf, spec } from '../../kernel/error-catalogue'
-// The CLI raises some of these services' codes itself (a bad plugin name, a missing setting), before any manager runs.
-import '../plugins/errors'
-import '../servers/errors'
-import '../settings/errors'
 
 /** The cli service's error codes (docs/errors.md). */
 export const cliErrors = defineErrors('cli', {
@@ -35,20 +31,6 @@ export const cliErrors = defineErrors('cli', {
     exit: 64,
     when: 'A command-line argument or flag has an invalid value.',
     message: (p) => `Invalid ${p.name}: ${p.reason}. Run the command with --help for its usage.`,
-  }),
-  SM_ERR_CLI_COMMAND_CONFLICT: spec<{ plugin: string; other: string; what: string }>({
-    status: 409,
-    exit: 65,
-    when: 'A plugin contributed a command or topic that a built-in command or another plugin already has.',
-    message: (p) =>
-      `The plugin '${p.plugin}' cannot have ${p.what}: ${p.other === 'core' ? 'server-manager has it built in' : `the plugin '${p.other}' has it`}. Rename it in '${p.plugin}' (the first one keeps working).`,
-  }),
-  SM_ERR_CLI_INVALID_CONTRIBUTION: spec<{ plugin: string; method: string; reason: string }>({
-    status: 422,
-    exit: 65,
-    when: "A plugin's getCliCommands() or getCliMenuItems() returned something that is not a command, topic or menu item.",
-    message: (p) =>
-      `The plugin '${p.plugin}' returned a bad value from ${p.method}(): ${p.reason}. See 'CLI commands and menu items' in docs/plugins.md.`,
   }),
   SM_ERR_CLI_PLUGIN_COMMAND_FAILED: spec<{ plugin: string; command: string; reason: string }>({
     status: 500,

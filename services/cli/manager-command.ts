@@ -1,12 +1,12 @@
 import { Command, Errors } from '@oclif/core'
 import './errors'
+import type { Kernel, ServiceReport } from '../../kernel'
 import type { Disposable } from '../../kernel/disposable'
 import { errorLine, toSmError } from '../../kernel/errors'
 import type { CommandName, CommandPayload, CommandReply, EventName, PayloadOf } from '../../kernel/maps'
-import type { Kernel, LogLevel, ServiceReport } from '../../manager'
 import { cliError } from './cli-error'
 import { formatSize } from './format'
-import { CliSession, type Target } from './session'
+import { CliSession, type LogLevel, type ManagerClient, type Target } from './session'
 
 /**
  * The base of every built-in command. When a manager runs on the data directory, the command
@@ -48,6 +48,11 @@ export abstract class ManagerCommand extends Command {
   /** The running manager, or an in-process one booted on first use. */
   protected target(): Promise<Target> {
     return this.session.target()
+  }
+
+  /** The running manager, as its client; undefined when none runs (this never boots one). */
+  protected runningManager(): Promise<ManagerClient | undefined> {
+    return CliSession.running(this.dataDir)
   }
 
   /** Boots the built-in services in this process (loaded lazily: a client never needs them). */

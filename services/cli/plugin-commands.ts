@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs'
 import { type Command, type Config, type Interfaces, Plugin } from '@oclif/core'
 import { reasonOf, SmError } from '../../kernel/errors'
-import { extensionOf } from '../plugins/extension'
-import { hashOf } from '../plugins/fingerprint'
-import { resolveDataDir } from '../settings/data-dir'
+import { resolveDataDir } from '../../lib/data-dir'
 import {
   type CliContribution,
   checkCliConflicts,
@@ -12,7 +10,9 @@ import {
   contributionOf,
   readCliCache,
   writeCliCache,
-} from './contributions'
+} from '../plugins/cli-contributions'
+import { extensionOf } from '../plugins/extension'
+import { hashOf } from '../plugins/fingerprint'
 import { bindCommand } from './plugin-binding'
 import type { HostedPlugin } from './plugin-host'
 import { CliSession } from './session'

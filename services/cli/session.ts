@@ -1,14 +1,20 @@
 import { userInfo } from 'node:os'
+import type { Kernel, ServiceReport } from '../../kernel'
 import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
-import type { Kernel, LogLevel, ServiceReport } from '../../manager'
+import { openDataDir, resolveDataDir } from '../../lib/data-dir'
+import type { LogLevel } from '../../manager'
 import { BridgeClient } from '../bridge/client'
-import { openDataDir, resolveDataDir } from '../settings/data-dir'
 import { TASKS, type TaskContext } from '../tasks/contract'
+
+export type { LogLevel }
+
+/** A client of the running manager (over the bus bridge). */
+export type ManagerClient = BridgeClient
 
 /** Where a command's requests go: the running manager over the bridge, or one booted in this process. */
 export type Target =
-  | { readonly kind: 'remote'; readonly client: BridgeClient }
+  | { readonly kind: 'remote'; readonly client: ManagerClient }
   | { readonly kind: 'local'; readonly kernel: Kernel }
 
 export interface SessionOptions {
@@ -51,6 +57,14 @@ export class CliSession {
 
   static get shared(): CliSession | undefined {
     return CliSession.#shared
+  }
+
+  /**
+   * The running manager of `dataDir`, as its client; undefined when none runs (this never boots
+   * one). For commands about the manager itself: status, web status, web stop, start --detached.
+   */
+  static running(dataDir: string): Promise<ManagerClient | undefined> {
+    return BridgeClient.connect(dataDir)
   }
 
   /** `cli:<os user>`: who a command acts as. */

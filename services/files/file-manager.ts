@@ -1,6 +1,7 @@
 import { constants } from 'node:fs'
 import { copyFile, link, lstat, mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
-import { type ActionOutcome, type BusScope, performAction, SerialQueue, SmError } from '../../kernel'
+import { type ActionOutcome, type BusScope, performAction, SmError } from '../../kernel'
+import { SerialQueue } from '../../lib/serial-queue'
 import { ACTIVE } from '../servers/contract'
 import { isInside, kindOf, ServerDir, typeOf } from './contained-path'
 import type { DownloadFile, FileChange, FileListing, TextFile } from './contract'

@@ -1,4 +1,6 @@
-import { type LogFields, type Logger, setOwnProperty, withoutSecrets, withoutUrlSecrets } from '../../kernel'
+import type { LogFields, Logger } from '../../kernel'
+import { setOwnProperty } from '../../lib/own-property'
+import { withoutSecrets, withoutUrlSecrets } from '../../lib/secrets'
 import { FileSink } from './file-sink'
 import { onOutputTrouble } from './guarded-output'
 
@@ -26,7 +28,7 @@ export interface RootLogger extends Logger {
 
 /**
  * The structured logger: human-readable lines on the console, JSON lines in the data
- * directory's log file, one child per service or plugin. Secrets are redacted (kernel/secrets.ts).
+ * directory's log file, one child per service or plugin. Secrets are redacted (lib/secrets.ts).
  */
 export function createLogger(options: LoggerOptions = {}): RootLogger {
   const fileRank = RANK[options.fileLevel ?? 'info']
@@ -75,7 +77,7 @@ export function createLogger(options: LoggerOptions = {}): RootLogger {
     const rank = RANK[level]
     if (rank < fileRank && rank < consoleRank) return
     const time = new Date()
-    // The one redaction rule (kernel/secrets.ts): secret fields and settings, URL passwords.
+    // The one redaction rule (lib/secrets.ts): secret fields and settings, URL passwords.
     const message = withoutUrlSecrets(text)
     const safe = fields ? (withoutSecrets(fields) as LogFields) : undefined
     if (sink && rank >= fileRank) sink.write(JSON.stringify(record(time, level, name, message, safe)))

@@ -1,6 +1,7 @@
 import './contract'
 import './settings'
-import { reasonOf, SerialQueue, type Service } from '../../kernel'
+import { reasonOf, type Service } from '../../kernel'
+import { SerialQueue } from '../../lib/serial-queue'
 import { querySeries } from '../../lib/series-query'
 import type { SamplingSpec } from './contract'
 import { HOST_FIELDS, HOST_PEAKS, HostSampler, hostSeriesPath } from './host-sampler'

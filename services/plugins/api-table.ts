@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { isSecretKey, SmError, withoutSecrets } from '../../kernel'
+import { SmError } from '../../kernel'
+import { isSecretKey, withoutSecrets } from '../../lib/secrets'
 import type { TaskContext } from '../tasks/contract'
 import { type ApiContext, type ApiOf, change, describeParams, done, type Operation, read } from './api-operation'
 import type { ApiDescription, CustomEventListener } from './plugin-api'

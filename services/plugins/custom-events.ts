@@ -1,12 +1,5 @@
-import {
-  type BusScope,
-  type DispatchReport,
-  type Disposable,
-  type EmitOptions,
-  frozenJsonCopy,
-  reasonOf,
-  SmError,
-} from '../../kernel'
+import { type BusScope, type DispatchReport, type Disposable, type EmitOptions, reasonOf, SmError } from '../../kernel'
+import { frozenJsonCopy } from '../../lib/json-value'
 import type { DeliveryReport } from './contract'
 import { assertCustomEventName, channelOf, senderOf } from './event-names'
 import { type CallOptions, guardedListener, SKIPPED } from './guarded-call'

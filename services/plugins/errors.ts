@@ -166,6 +166,20 @@ export const pluginsErrors = defineErrors('plugins', {
     when: "'plugin new' would overwrite an existing plugin.",
     message: (p) => `'${p.path}' already exists; nothing was written. Choose another name or remove it first.`,
   }),
+  SM_ERR_CLI_COMMAND_CONFLICT: spec<{ plugin: string; other: string; what: string }>({
+    status: 409,
+    exit: 65,
+    when: 'A plugin contributed a command or topic that a built-in command or another plugin already has.',
+    message: (p) =>
+      `The plugin '${p.plugin}' cannot have ${p.what}: ${p.other === 'core' ? 'server-manager has it built in' : `the plugin '${p.other}' has it`}. Rename it in '${p.plugin}' (the first one keeps working).`,
+  }),
+  SM_ERR_CLI_INVALID_CONTRIBUTION: spec<{ plugin: string; method: string; reason: string }>({
+    status: 422,
+    exit: 65,
+    when: "A plugin's getCliCommands() or getCliMenuItems() returned something that is not a command, topic or menu item.",
+    message: (p) =>
+      `The plugin '${p.plugin}' returned a bad value from ${p.method}(): ${p.reason}. See 'CLI commands and menu items' in docs/plugins.md.`,
+  }),
 })
 
 declare module '../../kernel/error-catalogue' {

@@ -1,4 +1,6 @@
-import { type BusScope, closest, withoutSecrets } from '../../kernel'
+import type { BusScope } from '../../kernel'
+import { closest } from '../../lib/closest'
+import { withoutSecrets } from '../../lib/secrets'
 import { type CallOptions, guardedListener } from './guarded-call'
 import { hookEvents } from './hook-catalogue'
 import { PluginBase } from './plugin-base'

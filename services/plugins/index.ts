@@ -5,6 +5,9 @@ import './settings'
 import { randomUUID } from 'node:crypto'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { LoggerToken, reasonOf, type Service } from '../../kernel'
+import { PROJECTIONS } from '../events/contract'
+import { TASKS } from '../tasks/contract'
+import { WEB_CONTRIBUTIONS } from '../web/contract'
 import {
   builtinCli,
   type CliContribution,
@@ -12,10 +15,7 @@ import {
   cliCacheFile,
   contributionOf,
   writeCliCache,
-} from '../cli/contributions'
-import { PROJECTIONS } from '../events/contract'
-import { TASKS } from '../tasks/contract'
-import { WEB_CONTRIBUTIONS } from '../web/contract'
+} from './cli-contributions'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
 import { eventIdentifier } from './identity'

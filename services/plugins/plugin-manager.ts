@@ -6,9 +6,9 @@ import {
   type Logger,
   performAction,
   reasonOf,
-  SerialQueue,
   SmError,
 } from '../../kernel'
+import { SerialQueue } from '../../lib/serial-queue'
 import { writeFileWhole } from '../../lib/whole-file'
 import type { Projections } from '../events/contract'
 import type { RunTask } from '../tasks/contract'

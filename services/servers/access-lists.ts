@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type BusScope, isSmError, performAction, reasonOf, SerialQueue, SmError } from '../../kernel'
+import { type BusScope, isSmError, performAction, reasonOf, SmError } from '../../kernel'
+import { SerialQueue } from '../../lib/serial-queue'
 import { writeFileWhole } from '../../lib/whole-file'
 import type { ServerRecord } from './contract'
 import { type ServerControl, settled } from './control'

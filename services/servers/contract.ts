@@ -18,6 +18,8 @@ export type {
   PlayersProtocol,
   WorldLocation,
 } from './profiles'
+/** The names of the game profiles (bedrock, java, generic). */
+export { PROFILE_NAMES } from './profiles'
 /** The statuses in which a server's game runs: starting, running, stopping. */
 export { ACTIVE } from './supervisor/run-files'
 export type {

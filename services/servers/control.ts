@@ -10,7 +10,8 @@ import {
   reportObserved,
   SmError,
 } from '../../kernel'
-import { isSameProcess, ownProcess } from '../../kernel/process-identity'
+import { lastConsoleLines } from '../../lib/log-tail'
+import { isSameProcess, ownProcess } from '../../lib/process-identity'
 import type { Projections } from '../events/contract'
 import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord } from './contract'
@@ -21,7 +22,6 @@ import { serverSetting } from './server-settings'
 import { readStatuses, recordedJournalSeq, statusProjection } from './status-projection'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
-import { lastConsoleLines } from './supervisor/log-tail'
 import { consoleProfile } from './supervisor/profiles'
 import type { ExitReply, RunStatus, SendReply, ServerSample } from './supervisor/protocol'
 import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode, type StatusEntry } from './supervisor/run-files'

@@ -1,6 +1,6 @@
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { SmError } from '../../kernel/errors'
-import { isSameProcess, ownProcess } from '../../kernel/process-identity'
+import { isSameProcess, ownProcess } from '../../lib/process-identity'
 import './errors'
 import { setTimeout as sleep } from 'node:timers/promises'
 

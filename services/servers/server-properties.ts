@@ -1,4 +1,4 @@
-import { closest } from '../../kernel'
+import { closest } from '../../lib/closest'
 
 /**
  * server.properties as lines, so a change rewrites only the values it touches and keeps every

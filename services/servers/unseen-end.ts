@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import { isDiskFull, type Logger, reasonOf } from '../../kernel'
-import { isSameProcess } from '../../kernel/process-identity'
+import { isSameProcess } from '../../lib/process-identity'
 import { crashVerdict } from './supervisor/crash-policy'
 import type { RunStatus } from './supervisor/protocol'
 import {

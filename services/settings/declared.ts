@@ -1,4 +1,5 @@
-import { closest, defaultOf, type SettingContext, type SettingSpec, SmError, settingCatalogue } from '../../kernel'
+import { defaultOf, type SettingContext, type SettingSpec, SmError, settingCatalogue } from '../../kernel'
+import { closest } from '../../lib/closest'
 import { assignPath, getPath, type Tree } from './dot-path'
 
 /**

@@ -1,4 +1,5 @@
-import { SmError, setOwnProperty } from '../../kernel'
+import { SmError } from '../../kernel'
+import { setOwnProperty } from '../../lib/own-property'
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/
 const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor'])

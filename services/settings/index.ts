@@ -6,15 +6,13 @@ import { isAbsolute, resolve } from 'node:path'
 import {
   type BusScope,
   currentContext,
-  isSecretKey,
   markSecretKey,
   performAction,
   reasonOf,
   type Service,
   SmError,
-  withoutSecretSettings,
-  withoutSecrets,
 } from '../../kernel'
+import { isSecretKey, withoutSecretSettings, withoutSecrets } from '../../lib/secrets'
 import { PROJECTIONS, type Projections, type Sql } from '../events/contract'
 import type { SettingChange, SettingMode } from './contract'
 import { DeclaredSettings } from './declared'
@@ -24,7 +22,6 @@ import { readAll, readStored, settingsProjection, storedKeys } from './settings-
 import { validateSetting } from './validate'
 
 export type * from './contract'
-export { openDataDir, PRIVATE_UMASK, resolveDataDir } from './data-dir'
 
 type Read = <T>(fn: (sql: Sql) => Promise<T>) => Promise<T>
 

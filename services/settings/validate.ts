@@ -1,4 +1,6 @@
-import { formatBytes, measureJson, REDACTED, reasonOf, SmError } from '../../kernel'
+import { reasonOf, SmError } from '../../kernel'
+import { formatBytes, measureJson } from '../../lib/json-value'
+import { REDACTED } from '../../lib/secrets'
 import type { DeclaredSettings } from './declared'
 import { isTree } from './dot-path'
 

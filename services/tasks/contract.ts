@@ -47,7 +47,7 @@ export const tasksEvents = defineEvents(
       id: z.string(),
       name: z.string(),
       owner: z.string(),
-      /** The process running it, and its identity (process identity): a task whose process is gone is interrupted. */
+      /** The process running it, and its identity (lib/process-identity.ts): a task whose process is gone is interrupted. */
       pid: z.number().optional(),
       identity: z.string().optional(),
     }),

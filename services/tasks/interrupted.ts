@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { isSameProcess } from '../../kernel/process-identity'
+import { isSameProcess } from '../../lib/process-identity'
 import type { StoredEvent } from '../events/contract'
 
 /** A `tasks:started` payload as the log holds it (facts from before pids were recorded have none). */

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { type BusScope, currentContext, type Logger, reasonOf, SmError, toSmError } from '../../kernel'
-import { ownProcess } from '../../kernel/process-identity'
+import { ownProcess } from '../../lib/process-identity'
 import type { TaskContext, TaskRecord } from './contract'
 
 interface Live {

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream'
 import type { Context } from 'koa'
-import { type BusScope, SmError, withoutSecrets } from '../../kernel'
+import { type BusScope, SmError } from '../../kernel'
+import { withoutSecrets } from '../../lib/secrets'
 import { AUTH_FACTS, type Identity, type Role, roleAtLeast } from '../auth/contract'
 
 /**

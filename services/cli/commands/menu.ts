@@ -1,6 +1,6 @@
 import { Errors } from '@oclif/core'
 import { errorLine, SmError, toSmError } from '../../../kernel/errors'
-import { ACTIVE } from '../../servers/supervisor/run-files'
+import { ACTIVE } from '../../servers/contract'
 import { ManagerCommand } from '../manager-command'
 import { ask, invoker, menuContext } from '../menu-context'
 import { extension, host, pluginCommands } from '../plugin-commands'

@@ -3,11 +3,9 @@ import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { Flags } from '@oclif/core'
-import type { ServiceReport } from '../../../kernel'
+import type { Kernel, ServiceReport } from '../../../kernel'
 import { errorLine, SmError, toSmError, type WireError } from '../../../kernel/errors'
-import { sealedStdio } from '../../../kernel/process-identity'
-import type { Kernel } from '../../../manager'
-import { BridgeClient } from '../../bridge/client'
+import { sealedStdio } from '../../../lib/process-identity'
 import { ManagerCommand } from '../manager-command'
 import { waitForSignal } from '../wait-for-signal'
 
@@ -83,7 +81,7 @@ export default class Start extends ManagerCommand {
    */
   async #detached(): Promise<void> {
     const dataDir = this.dataDir
-    const running = await BridgeClient.connect(dataDir)
+    const running = await this.runningManager()
     if (running) {
       const status = await running.request('manager:status', {}, this.actor).finally(() => running.close())
       throw new SmError('SM_ERR_MANAGER_RUNNING', { dataDir, pid: String((status as { pid: number }).pid) })

@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core'
-import { BridgeClient } from '../../bridge/client'
 import type { ManagerStatus } from '../../bridge/contract'
 import { formatUptime } from '../format'
 import { ManagerCommand } from '../manager-command'
@@ -15,7 +14,7 @@ export default class Status extends ManagerCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Status)
     const dataDir = this.dataDir
-    const client = await BridgeClient.connect(dataDir)
+    const client = await this.runningManager()
     if (!client) {
       if (flags.json) return this.log(JSON.stringify({ running: false, dataDir }, null, 2))
       return this.log(

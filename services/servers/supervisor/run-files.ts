@@ -1,17 +1,17 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileSize, lastLines } from '../../../lib/log-tail'
 import { endsWithNewline } from '../../../lib/series-lines'
 import { writeFileWhole } from '../../../lib/whole-file'
 import type { SamplingSpec } from '../../metrics/contract'
 import type { GameProfile, ProfileName } from '../profiles'
-import { fileSize, lastLines } from './log-tail'
 
 /** A server's run state as its supervisor (or whoever found it) last wrote it. */
 export type ServerStatus = 'stopped' | 'starting' | 'running' | 'stopping' | 'crashed' | 'error'
 
 export const ACTIVE: readonly ServerStatus[] = ['starting', 'running', 'stopping']
 
-/** A process and what identifies it beyond its PID (kernel/process-identity). */
+/** A process and what identifies it beyond its PID (lib/process-identity). */
 export interface ProcessRef {
   readonly pid: number
   readonly identity: string | undefined

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ROLES } from '../../auth/contract'
-import { PROFILE_NAMES } from '../../servers/profiles'
+import { PROFILE_NAMES } from '../../servers/contract'
 
 // The success bodies of the JSON API, for its OpenAPI document. Records are loose objects: they
 // list the fields a client may rely on, and a field added later does not break the document.

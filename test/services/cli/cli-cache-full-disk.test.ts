@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { writeCliCache } from '../../../services/cli/contributions'
+import { writeCliCache } from '../../../services/plugins/cli-contributions'
 import { fill, tmpfsForDescribe } from '../../helpers/full-disk'
 
 describe('services/cli: the CLI cache on a full disk (issue 18 item 4 of the faults retest)', () => {

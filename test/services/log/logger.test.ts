@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { withoutSecrets } from '../../../kernel'
+import { withoutSecrets } from '../../../lib/secrets'
 import { createLogger } from '../../../services/log'
 import { tempDir } from '../../helpers/temp-dir'
 

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { withoutSecrets } from '../../../kernel'
+import { withoutSecrets } from '../../../lib/secrets'
 import { isLogLevel } from '../../../services/log'
 import { deepMerge } from '../../../services/settings/dot-path'
 import { cli } from '../../helpers/run'

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { isSameProcess, processIdentity } from '../../../kernel/process-identity'
+import { isSameProcess, processIdentity } from '../../../lib/process-identity'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import {
   alive,

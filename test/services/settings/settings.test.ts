@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { resolveDataDir } from '../../../services/settings'
+import { resolveDataDir } from '../../../lib/data-dir'
 import { withManager } from '../../helpers/manager'
 import { rejection } from '../../helpers/rejection'
 import { tempDir } from '../../helpers/temp-dir'

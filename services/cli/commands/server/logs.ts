@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
-import { cleanConsoleLine } from '../../../servers/console-text'
-import { fileSize, LogTail, lastConsoleLines } from '../../../servers/supervisor/log-tail'
+import { cleanConsoleLine } from '../../../../lib/console-text'
+import { fileSize, LogTail, lastConsoleLines } from '../../../../lib/log-tail'
 import { ManagerCommand } from '../../manager-command'
 import { waitForSignal } from '../../wait-for-signal'
 

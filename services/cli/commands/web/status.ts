@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core'
-import { BridgeClient } from '../../../bridge/client'
 import type { WebStatus } from '../../../web/contract'
 import { ManagerCommand } from '../../manager-command'
 
@@ -13,7 +12,7 @@ export default class WebStatusCommand extends ManagerCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(WebStatusCommand)
-    const client = await BridgeClient.connect(this.dataDir)
+    const client = await this.runningManager()
     if (!client) {
       if (flags.json) return this.printJson({ running: false, listening: false, url: null })
       return this.log(

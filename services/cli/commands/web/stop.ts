@@ -1,5 +1,4 @@
 import { SmError } from '../../../../kernel/errors'
-import { BridgeClient } from '../../../bridge/client'
 import { ManagerCommand } from '../../manager-command'
 
 export default class WebStop extends ManagerCommand {
@@ -10,7 +9,7 @@ export default class WebStop extends ManagerCommand {
 
   async run(): Promise<void> {
     await this.parse(WebStop)
-    const client = await BridgeClient.connect(this.dataDir)
+    const client = await this.runningManager()
     if (!client) throw new SmError('SM_ERR_MANAGER_NOT_RUNNING', { dataDir: this.dataDir })
     const closed = new Promise((resolve) => client.onClose(resolve))
     try {

@@ -1,15 +1,15 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { cleanConsoleLine } from '../../../services/servers/console-text'
-import { lastConsoleLines } from '../../../services/servers/supervisor/log-tail'
-import { tempDir } from '../../helpers/temp-dir'
+import { cleanConsoleLine } from '../../lib/console-text'
+import { lastConsoleLines } from '../../lib/log-tail'
+import { tempDir } from '../helpers/temp-dir'
 
 /**
  * Lines as real programs wrote them to a pipe (a trailing `\r` is already gone: the log tail
  * takes it off a CRLF line end). Captured here unless a source is named.
  */
-describe('services/servers: console lines as plain text', () => {
+describe('lib/console-text: console lines as plain text', () => {
   it("cleans Node readline's output (flying-squid's console, and a readline terminal forced on a pipe)", () => {
     // flying-squid 1.x (src/lib/plugins/log.js): rl.prompt(true), then readline.cursorTo(stdout, 0) before each message.
     expect(cleanConsoleLine('> \x1b[1G[INFO]: Server listening on port 25565')).to.equal(
@@ -71,7 +71,7 @@ describe('services/servers: console lines as plain text', () => {
   })
 })
 
-describe('services/servers: the last lines of a console log as plain text', () => {
+describe('lib/log-tail: the last lines of a console log as plain text', () => {
   it('counts only lines that show something at the end: a prompt waiting for input is not one', () => {
     const file = join(tempDir(), 'console.log')
     writeFileSync(file, '> \x1b[1G\x1b[2Kone\n> \x1b[1G\x1b[2K\x1b[32mtwo\x1b[0m\n> ')

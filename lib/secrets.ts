@@ -1,3 +1,4 @@
+import { isMarkedSecret } from '../kernel/setting-catalogue'
 import { setOwnProperty } from './own-property'
 
 // A name is tested word by word: `rconPw`, `rcon_pw`, `rcon-pw` and `rcon.pw` all end in the word `pw`.
@@ -31,27 +32,13 @@ export function isSecretName(name: string): boolean {
 
 const names = new Map<string, boolean>()
 
-// Setting keys declared or marked secret in this process. Secrecy only ever widens: a key once
-// secret stays so (its past values are in the log), so a process-wide set is safe to share
-// between kernels (over-hiding in another kernel of the same process is the worst case).
-const secretKeys = new Set<string>()
-
-/** Makes a setting key (and everything under it) secret in every output of this process. */
-export function markSecretKey(key: string): void {
-  secretKeys.add(key)
-}
-
 /**
- * Whether a setting key holds a secret: it or a key above it was declared or marked secret, or
- * one of its parts has a secret-looking name (`custom.rcon_pw`, `custom.db.password`).
+ * Whether a setting key holds a secret: it or a key above it was declared or marked secret (the
+ * kernel's setting catalogue keeps which), or one of its parts has a secret-looking name
+ * (`custom.rcon_pw`, `custom.db.password`).
  */
 export function isSecretKey(key: string): boolean {
-  if (secretKeys.size > 0) {
-    if (secretKeys.has(key)) return true
-    for (let dot = key.indexOf('.'); dot !== -1; dot = key.indexOf('.', dot + 1))
-      if (secretKeys.has(key.slice(0, dot))) return true
-  }
-  return key.split('.').some(isSecretName)
+  return isMarkedSecret(key) || key.split('.').some(isSecretName)
 }
 
 export const REDACTED = '[redacted]'

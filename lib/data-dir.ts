@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { reasonOf, SmError } from '../../kernel/errors'
+import { reasonOf, SmError } from '../kernel/errors'
 
 /**
  * The umask of every process that writes into a data directory (the manager, the CLI, the

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import { processStat } from './proc-stats'
 
 /**
  * Who a process is, beyond its PID: `<boot id>:<start time in clock ticks>` (Linux /proc). A PID
@@ -45,14 +46,8 @@ export function isSameProcess(pid: number, identity: string | undefined): boolea
 }
 
 function procStat(pid: number): { state: string; starttime: string } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // Fields counted after the command name, which may itself hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return { state: fields[0] ?? '', starttime: fields[19] ?? '' }
-  } catch {
-    return undefined
-  }
+  const fields = processStat(pid)
+  return fields && { state: fields[0] ?? '', starttime: fields[19] ?? '' }
 }
 
 /**

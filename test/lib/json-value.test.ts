@@ -1,7 +1,7 @@
 import { expect } from 'chai'
-import { frozenJsonCopy, JsonValueError, measureJson } from '../../kernel'
+import { frozenJsonCopy, JsonValueError, measureJson } from '../../lib/json-value'
 
-describe('kernel: JSON values', () => {
+describe('lib/json-value: JSON values', () => {
   it('copies a payload deeply frozen, leaving the original free, in one walk', () => {
     const original = { name: 'Steve', at: [1, 64, { dim: 'nether' }], meta: { ok: true, none: null } }
     const copy = frozenJsonCopy(original, 1024)

@@ -1,5 +1,5 @@
 import { closeSync, type FSWatcher, fstatSync, openSync, readSync, statSync, watch } from 'node:fs'
-import { cleanConsoleLine } from '../console-text'
+import { cleanConsoleLine } from './console-text'
 
 const CHUNK = 64 * 1024
 /** The fallback poll, for file systems where fs.watch misses changes. */

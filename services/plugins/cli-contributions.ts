@@ -159,7 +159,7 @@ export async function describeCommands(
   return described
 }
 
-/** This package's root (dist/services/cli → the checkout or the installed package). */
+/** This package's root (dist/services/plugins → the checkout or the installed package). */
 const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
 
 /** The built-in command ids and topic names (from oclif.manifest.json, else the compiled command files). */

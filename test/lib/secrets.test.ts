@@ -1,8 +1,8 @@
 import { expect } from 'chai'
-import { isSecretKey, isSecretName, withoutSecretSettings, withoutSecrets, withoutUrlSecrets } from '../../kernel'
+import { isSecretKey, isSecretName, withoutSecretSettings, withoutSecrets, withoutUrlSecrets } from '../../lib/secrets'
 import { run } from '../helpers/run'
 
-describe('kernel/secrets: one redaction rule', () => {
+describe('lib/secrets: one redaction rule', () => {
   it('knows secret names in any case style, and leaves look-alikes alone', () => {
     const secret = ['rcon_pw', 'rconPw', 'pin', 'admin-pin', 'passwd', 'api_key', 'apiKey', 'ApiKey', 'webhook_url']
     secret.push('discordWebhook', 'credentials', 'db_pass', 'client_secret', 'otp', 'database_dsn', 'license_key')
@@ -63,13 +63,14 @@ describe('kernel/secrets: one redaction rule', () => {
   it('hides a setting declared `secret: true` (and what is under it) in every output of the process', async () => {
     // In its own process: a declared setting would stay in this one's catalogue (and docs check).
     const script = `
-      const k = require('./dist/kernel')
-      k.defineSettings('probe', { 'probe.remote': { default: {}, summary: 's', secret: true } })
+      const { defineSettings } = require('./dist/kernel')
+      const s = require('./dist/lib/secrets')
+      defineSettings('probe', { 'probe.remote': { default: {}, summary: 's', secret: true } })
       console.log(JSON.stringify([
-        k.withoutSecrets({ key: 'probe.remote', value: { host: 'h' } }),
-        k.withoutSecrets({ key: 'probe', value: { remote: { host: 'h' }, other: 1 } }),
-        k.withoutSecretSettings({ probe: { remote: { host: 'h' } } }, ''),
-        k.isSecretKey('probe.remote.host'),
+        s.withoutSecrets({ key: 'probe.remote', value: { host: 'h' } }),
+        s.withoutSecrets({ key: 'probe', value: { remote: { host: 'h' }, other: 1 } }),
+        s.withoutSecretSettings({ probe: { remote: { host: 'h' } } }, ''),
+        s.isSecretKey('probe.remote.host'),
       ]))`
     const result = await run(process.execPath, ['-e', script])
     expect(result.code, result.stderr).to.equal(0)
