@@ -1,3 +1,4 @@
+import './contract'
 import './actions'
 import './errors'
 import './settings'

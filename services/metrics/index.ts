@@ -1,3 +1,4 @@
+import './contract'
 import './settings'
 import { reasonOf, SerialQueue, type Service } from '../../kernel'
 import { querySeries } from '../../lib/series-query'

@@ -1,3 +1,4 @@
+import './contract'
 import { writeFileWhole } from '../../lib/whole-file'
 import './actions'
 import './errors'
