@@ -168,7 +168,6 @@ const serverRecordFields = profileFields.extend({
   name: z.string(),
   /** The server's directory (absolute). */
   dir: z.string(),
-  profile: profileName,
   /** The executable, relative to `dir` or absolute (`./bedrock_server` for bedrock). */
   command: z.string(),
   args: strings,
