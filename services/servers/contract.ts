@@ -409,7 +409,8 @@ export type ListedSchedule = z.output<typeof listedSchedule>
 /** One setting of a server as a form shows it: its value in effect, and where that comes from. */
 const serverSettingView = z.object({
   key: z.string(),
-  value: z.unknown(),
+  /** None: it has no value (no default, nothing inherited). */
+  value: z.unknown().optional(),
   /** Whether the server has a value of its own (else it inherits, or has its default). */
   own: z.boolean(),
   /** The global setting it follows while it has none of its own. */
