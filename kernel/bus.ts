@@ -306,7 +306,7 @@ export class Bus {
   ): Promise<CommandReply<K>> {
     const handler = this.#handlerOf(name)
     if (!handler) throw new SmError('SM_ERR_KERNEL_NO_HANDLER', { command: name })
-    // Commands not declared yet pass until every contract is schemas (issue 21 item 1).
+    // Inside a process, a command nobody declared is a test's or an embedder's own (the boundaries refuse it).
     if (this.#checked && isDeclaredCommand(name)) checkCommand(name, payload)
     const actor = options?.actor ?? currentContext().actor
     const call = () => handler.fn(payload, { command: name, actor })

@@ -18,7 +18,7 @@ export function shortTime(iso: string): string {
 }
 
 /** How many are online: `2 of 10`, or `2` when the game did not say its maximum. */
-export function formatOnline(list: { readonly online: number; readonly max: number | undefined }): string {
+export function formatOnline(list: { readonly online: number; readonly max?: number | undefined }): string {
   return list.max === undefined ? String(list.online) : `${list.online} of ${list.max}`
 }
 

@@ -1,95 +1,104 @@
-/** One entry of a folder, as the file manager lists it. */
-export interface FileEntry {
-  readonly name: string
-  /** What the entry itself is (a link is listed as a link). */
-  readonly type: 'file' | 'directory' | 'link' | 'other'
-  /** Bytes (a folder's own size, not its contents'). */
-  readonly size: number
-  /** Last modified, ISO 8601. */
-  readonly mtime: string
-  /** For a link: what it leads to, `outside` when out of the server directory (not followed), `missing` when to nothing. */
-  readonly link?: 'file' | 'directory' | 'other' | 'outside' | 'missing'
-}
+/** The file manager's contract on the bus: its commands as schemas, and the records they answer with. */
+import { z } from 'zod'
+import { type CommandsOf, command, defineCommands } from '../../kernel'
 
-export interface FileListing {
+/** One entry of a folder, as the file manager lists it. */
+const fileEntry = z.object({
+  name: z.string(),
+  /** What the entry itself is (a link is listed as a link). */
+  type: z.enum(['file', 'directory', 'link', 'other']),
+  /** Bytes (a folder's own size, not its contents'). */
+  size: z.number(),
+  /** Last modified, ISO 8601. */
+  mtime: z.string(),
+  /** For a link: what it leads to, `outside` when out of the server directory (not followed), `missing` when to nothing. */
+  link: z.enum(['file', 'directory', 'other', 'outside', 'missing']).optional(),
+})
+export type FileEntry = Readonly<z.output<typeof fileEntry>>
+
+const fileListing = z.object({
   /** The folder, relative to the server directory (`''` for the directory itself). */
-  readonly path: string
+  path: z.string(),
   /** Folders (and links to folders) first, then the rest, each by name. */
-  readonly entries: FileEntry[]
+  entries: z.array(fileEntry),
   /** More entries than a listing holds (the first ones by name are shown). */
-  readonly truncated: boolean
-}
+  truncated: z.boolean(),
+})
+export type FileListing = Readonly<z.output<typeof fileListing>>
 
 /** A text file as the file manager shows it, with what a save must send back to detect a change meanwhile. */
-export interface TextFile {
-  readonly path: string
-  readonly text: string
-  readonly size: number
-  readonly mtime: string
+const textFile = z.object({
+  path: z.string(),
+  text: z.string(),
+  size: z.number(),
+  mtime: z.string(),
   /** SHA-256 of its bytes (hex): a save sends it as `expectedHash`. */
-  readonly hash: string
-}
+  hash: z.string(),
+})
+export type TextFile = Readonly<z.output<typeof textFile>>
 
 /** What every change answers: what it did, and whether the server runs (a restart applies config changes). */
-export interface FileChange {
-  readonly path: string
-  readonly message: string
+const fileChange = z.object({
+  path: z.string(),
+  message: z.string(),
   /** The server is starting, running or stopping: it reads its config when it starts. */
-  readonly running: boolean
+  running: z.boolean(),
   /** The change was made but its fact could not be recorded (a full disk): do not repeat it. */
-  readonly warning?: string
-}
+  warning: z.string().optional(),
+})
+export type FileChange = Readonly<z.output<typeof fileChange>>
 
 /** Where a file to download is, checked inside the server directory; the reader opens `file` and compares `identity`. */
-export interface DownloadFile {
-  readonly path: string
+const downloadFile = z.object({
+  path: z.string(),
   /** Its real path now. */
-  readonly file: string
+  file: z.string(),
   /** Its name, for the download. */
-  readonly name: string
-  readonly size: number
-  readonly mtime: string
+  name: z.string(),
+  size: z.number(),
+  mtime: z.string(),
   /** `<device>:<inode>` of what was checked: an opened file that is not it was swapped in meanwhile. */
-  readonly identity: string
-}
+  identity: z.string(),
+})
+export type DownloadFile = Readonly<z.output<typeof downloadFile>>
+
+/** An entry of a server's directory: the server's `name`, and the entry's `path` relative to its directory. */
+const entry = z.object({ name: z.string(), path: z.string() })
+
+export const filesCommands = defineCommands('files', {
+  /** A folder of a server's directory (`path` relative to it; `''` or none for the directory itself). */
+  'files:list': command(z.object({ name: z.string(), path: z.string().optional() }), fileListing),
+  /** A text file (SM_ERR_FILE_NOT_TEXT for a binary one or one over files.max_text_kb: download it). */
+  'files:read': command(entry, textFile),
+  /**
+   * Saves a text file whole (the file_write action), atomically (a temporary file beside it,
+   * renamed over it, its mode kept). `expectedHash`: the hash read (SM_ERR_FILE_CHANGED when
+   * the file is not that any more); without it the file must not exist yet.
+   */
+  'files:write': command(
+    entry.extend({ text: z.string(), expectedHash: z.string().optional() }),
+    fileChange.extend({ size: z.number(), mtime: z.string(), hash: z.string(), created: z.boolean() }),
+  ),
+  /**
+   * Puts the file at `from` (on this machine) at `path` (the file_upload action): copied to a
+   * temporary file beside it, then renamed over it. An existing file only with `overwrite`.
+   * `move`: `from` is the caller's to give away (a request's spooled upload), so on the same
+   * file system it is moved beside `path` instead of copied: written to disk once, not twice.
+   */
+  'files:upload': command(
+    entry.extend({ from: z.string(), overwrite: z.boolean().optional(), move: z.boolean().optional() }),
+    fileChange.extend({ size: z.number(), replaced: z.boolean() }),
+  ),
+  /** Where a file to download is (checked inside; a read, not an action). */
+  'files:download': command(entry, downloadFile),
+  /** Renames or moves an entry inside the server directory (the file_rename action); `to` must not exist. */
+  'files:rename': command(entry.extend({ to: z.string() }), fileChange.extend({ to: z.string() })),
+  /** Makes a folder (the directory_create action); its parent must exist. */
+  'files:mkdir': command(entry, fileChange),
+  /** Deletes an entry (the file_delete action): a folder with everything in it, a link but never its target. */
+  'files:delete': command(entry, fileChange.extend({ kind: z.string() })),
+})
 
 declare module '../../kernel/maps' {
-  interface CommandMap {
-    /** A folder of a server's directory (`path` relative to it; `''` or none for the directory itself). */
-    'files:list': { payload: { name: string; path?: string }; reply: FileListing }
-    /** A text file (SM_ERR_FILE_NOT_TEXT for a binary one or one over files.max_text_kb: download it). */
-    'files:read': { payload: { name: string; path: string }; reply: TextFile }
-    /**
-     * Saves a text file whole (the file_write action), atomically (a temporary file beside it,
-     * renamed over it, its mode kept). `expectedHash`: the hash read (SM_ERR_FILE_CHANGED when
-     * the file is not that any more); without it the file must not exist yet.
-     */
-    'files:write': {
-      payload: { name: string; path: string; text: string; expectedHash?: string }
-      reply: FileChange & {
-        readonly size: number
-        readonly mtime: string
-        readonly hash: string
-        readonly created: boolean
-      }
-    }
-    /**
-     * Puts the file at `from` (on this machine) at `path` (the file_upload action): copied to a
-     * temporary file beside it, then renamed over it. An existing file only with `overwrite`.
-     * `move`: `from` is the caller's to give away (a request's spooled upload), so on the same
-     * file system it is moved beside `path` instead of copied: written to disk once, not twice.
-     */
-    'files:upload': {
-      payload: { name: string; path: string; from: string; overwrite?: boolean; move?: boolean }
-      reply: FileChange & { readonly size: number; readonly replaced: boolean }
-    }
-    /** Where a file to download is (checked inside; a read, not an action). */
-    'files:download': { payload: { name: string; path: string }; reply: DownloadFile }
-    /** Renames or moves an entry inside the server directory (the file_rename action); `to` must not exist. */
-    'files:rename': { payload: { name: string; path: string; to: string }; reply: FileChange & { readonly to: string } }
-    /** Makes a folder (the directory_create action); its parent must exist. */
-    'files:mkdir': { payload: { name: string; path: string }; reply: FileChange }
-    /** Deletes an entry (the file_delete action): a folder with everything in it, a link but never its target. */
-    'files:delete': { payload: { name: string; path: string }; reply: FileChange & { readonly kind: string } }
-  }
+  interface CommandMap extends CommandsOf<typeof filesCommands> {}
 }

@@ -1,46 +1,83 @@
+/** The metrics service's contract on the bus: its commands and its event as schemas. */
+import { z } from 'zod'
+import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
 import type { Retention } from '../../lib/rolling-series'
 import type { SeriesReply, SeriesRequest } from '../../lib/series-query'
 
 export type { Retention, SeriesReply, SeriesRequest }
 
 /** How often resource samples are taken, and how long they are kept (the `metrics.*` settings). */
-export interface SamplingSpec {
-  readonly intervalMs: number
+const samplingSpec = z.object({
+  intervalMs: z.number(),
   /** How often a server's directory is walked for its size on disk. */
-  readonly diskIntervalMs: number
-  readonly retention: Retention
-}
+  diskIntervalMs: z.number(),
+  /** How long samples are kept: at full rate, then as buckets of `bucketMs`. */
+  retention: z.object({ fullRateMs: z.number(), downsampledMs: z.number(), bucketMs: z.number() }).readonly(),
+})
+export type SamplingSpec = Readonly<z.output<typeof samplingSpec>>
 
 /**
  * The machine the manager runs on, when it last looked: CPU use (% of all cores), memory used and
  * total (bytes; used is what is not available to new work), and the data directory's file system
  * (bytes used and total).
  */
-export interface HostSample {
+const hostSample = z.object({
   /** When, in ms since the epoch. */
-  readonly t: number
-  readonly cpu: number
-  readonly mem_used: number
-  readonly mem_total: number
-  readonly disk_used?: number
-  readonly disk_total?: number
-}
+  t: z.number(),
+  cpu: z.number(),
+  mem_used: z.number(),
+  mem_total: z.number(),
+  disk_used: z.number().optional(),
+  disk_total: z.number().optional(),
+})
+export type HostSample = Readonly<z.output<typeof hostSample>>
+
+const column = z.array(z.number().nullable())
+
+export const metricsEvents = defineEvents(
+  'metrics',
+  {
+    /** A new sample of the host (in the manager, live; not recorded: samples are a rolling series). */
+    'metrics:host_sampled': z.object({ sample: hostSample }),
+  },
+  {
+    'metrics:host_sampled': 'host_metrics', // formerly
+  },
+)
+
+export const metricsCommands = defineCommands('metrics', {
+  /** How samples are taken now (the settings), or undefined when sampling is off (`metrics.enabled`). */
+  'metrics:sampling': command(empty, samplingSpec.optional()),
+  /** The host's last sample, while the manager samples it. */
+  'metrics:host': command(empty, z.object({ sample: hostSample.optional() })),
+  /**
+   * The host's samples over a range (`<data dir>/metrics/host.jsonl`, and its downsampled file
+   * for older ones): from and to in ms since the epoch (default: the last hour), and a step in
+   * seconds (0 or none: as stored, averaged only past 1000 points). The reply's columns: `t` (ms)
+   * and one per field, null where a point lacks it.
+   */
+  'metrics:host_series': command(
+    z.object({ from: z.number().optional(), to: z.number().optional(), stepS: z.number().optional() }),
+    z.object({
+      from: z.number(),
+      to: z.number(),
+      step_s: z.number(),
+      columns: z.object({
+        t: z.array(z.number()),
+        cpu: column,
+        cpu_max: column,
+        mem_used: column,
+        mem_used_max: column,
+        mem_total: column,
+        disk_used: column,
+        disk_total: column,
+      }),
+    }),
+  ),
+})
 
 declare module '../../kernel/maps' {
-  interface EventMap {
-    /** A new sample of the host (in the manager, live; not recorded: samples are a rolling series). */
-    'metrics:host_sampled': { readonly sample: HostSample }
-  }
+  interface EventMap extends EventsOf<typeof metricsEvents> {}
 
-  interface CommandMap {
-    /** How samples are taken now (the settings), or undefined when sampling is off (`metrics.enabled`). */
-    'metrics:sampling': { payload: Record<string, never>; reply: SamplingSpec | undefined }
-    /** The host's last sample, while the manager samples it. */
-    'metrics:host': { payload: Record<string, never>; reply: { sample: HostSample | undefined } }
-    /** The host's samples over a range (`<data dir>/metrics/host.jsonl`, and its downsampled file for older ones). */
-    'metrics:host_series': {
-      payload: SeriesRequest
-      reply: SeriesReply<'cpu' | 'cpu_max' | 'mem_used' | 'mem_used_max' | 'mem_total' | 'disk_used' | 'disk_total'>
-    }
-  }
+  interface CommandMap extends CommandsOf<typeof metricsCommands> {}
 }

@@ -3,35 +3,11 @@ import { join } from 'node:path'
 import { type BusScope, isSmError, performAction, reasonOf, SmError } from '../../kernel'
 import { SerialQueue } from '../../lib/serial-queue'
 import { writeFileWhole } from '../../lib/whole-file'
-import type { ServerRecord } from './contract'
+import { ACCESS_LISTS, type AccessChange, type AccessEntry, type AccessListName, type ServerRecord } from './contract'
 import { type ServerControl, settled } from './control'
 import type { PlayerRecord } from './player-history'
 import { type AccessListProtocol, consoleMessage, gameProfile, matches } from './profiles'
 import { ACTIVE } from './supervisor/run-files'
-
-/** The lists of players a game keeps: who may join, and who is an operator. */
-export const ACCESS_LISTS = ['allowlist', 'operators'] as const
-export type AccessListName = (typeof ACCESS_LISTS)[number]
-
-/** One player on a list: the file's name, or the player history's for a file of ids only. */
-export interface AccessEntry {
-  readonly name: string | undefined
-  /** The player's id on the list (xuid, UUID), when the file has one. */
-  readonly id: string | undefined
-}
-
-/** What an allowlist or operators change did. */
-export interface AccessChange {
-  readonly message: string
-  /** False when there was nothing to do: already on the list, or not on it. */
-  readonly changed: boolean
-  /** The game's console did it (the server runs), or the manager edited the file. */
-  readonly via: 'console' | 'file'
-  /** The list after the change. */
-  readonly players: AccessEntry[]
-  /** Done, with something to know: the running game refused to reload the edited file. */
-  readonly warning?: string
-}
 
 type Entry = Record<string, unknown>
 type Done = Omit<AccessChange, 'players'>

@@ -14,7 +14,7 @@ import { lastConsoleLines } from '../../lib/log-tail'
 import { isSameProcess, ownProcess } from '../../lib/process-identity'
 import type { Projections } from '../events/contract'
 import type { HoldConsole } from './backups/hot-backup'
-import type { ServerRecord } from './contract'
+import type { ServerRecord, StartReply } from './contract'
 import { checkStartable } from './eula'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
 import { gameProfile, refusalIn } from './profiles'
@@ -26,13 +26,6 @@ import { consoleProfile } from './supervisor/profiles'
 import type { ExitReply, RunStatus, SendReply, ServerSample } from './supervisor/protocol'
 import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode, type StatusEntry } from './supervisor/run-files'
 import { alive, filesView, recordEnd, unrecordedEnd } from './unseen-end'
-
-/** What a start answers once the server is up. */
-export interface StartReply {
-  readonly status: RunStatus['status']
-  readonly pid: number | undefined
-  readonly mode: StartMode
-}
 
 type Get = (key: string) => Promise<unknown>
 

@@ -1,21 +1,8 @@
 import type { Projection, Sql, StoredEvent } from '../events/contract'
+import type { PlayerRecord } from './contract'
 import type { ServerStatus } from './supervisor/run-files'
 
-/** One player of one server, as the history knows them from the join and leave facts. */
-export interface PlayerRecord {
-  readonly name: string
-  /** The last id the game printed for them (Bedrock's xuid, Java's UUID), when it printed one. */
-  readonly id: string | undefined
-  /** ISO times of their first and latest join or leave. */
-  readonly firstSeen: string
-  readonly lastSeen: string
-  readonly joins: number
-  /** Time online in milliseconds, the session under way included up to the read. */
-  readonly playedMs: number
-  readonly online: boolean
-  /** When the session under way began (online players only). */
-  readonly onlineSince: string | undefined
-}
+export type { PlayerRecord } from './contract'
 
 interface Row {
   server: string

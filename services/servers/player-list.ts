@@ -1,14 +1,8 @@
 import { SmError } from '../../kernel'
-import type { ServerRecord } from './contract'
+import type { PlayerList, ServerRecord } from './contract'
 import { consoleMessage, type GameProfile, gameProfile, matches, type PlayersProtocol } from './profiles'
 
-/** Who is online on a server, as its game's list command answers it. */
-export interface PlayerList {
-  readonly online: number
-  /** The most players the game takes, when it said. */
-  readonly max: number | undefined
-  readonly names: readonly string[]
-}
+export type { PlayerList } from './contract'
 
 /** The first line of a list reply: its counts, and its names when they are on it. */
 export interface ListHead {

@@ -4,42 +4,22 @@
  * the code assumes Bedrock. Three are built in: `bedrock`, `java` (vanilla Minecraft Java
  * Edition and the forks that print its lines: Paper, Purpur, Fabric, Forge) and `generic`, whose
  * fields an admin sets per server (`server add --ready-line ... --hot-backup ...`). A server's
- * own fields win over its profile's (`gameProfile`).
+ * own fields win over its profile's (`gameProfile`). Their shape is a schema in contract.ts.
  */
+
+import type { GameProfile, HotBackupProtocol, ProfileFields, ProfileName } from './contract'
+
+export type {
+  AccessListProtocol,
+  GameProfile,
+  HotBackupProtocol,
+  PlayersProtocol,
+  ProfileFields,
+  ProfileName,
+  WorldLocation,
+} from './contract'
 
 export const PROFILE_NAMES = ['bedrock', 'java', 'generic'] as const
-export type ProfileName = (typeof PROFILE_NAMES)[number]
-
-/** How a game tells who is online, and who joins and leaves (regular expressions over console messages). */
-export interface PlayersProtocol {
-  /** The console command that lists who is online. */
-  readonly listCommand: string
-  /** Its reply's first line: groups `online` and `max`, and `names` when the names are on the same line. */
-  readonly listReply: string
-  /** A join line: group `name`, and `id` (xuid, UUID) where the game prints it. */
-  readonly join?: string
-  /** A leave line: group `name`, and `id` where the game prints it. */
-  readonly leave?: string
-  /**
-   * A line that names a player's id before they join (groups `name` and `id`): Java prints the
-   * UUID on its own line (`UUID of player Steve is …`, in online mode), not in `joined the game`.
-   */
-  readonly identify?: string
-}
-
-/**
- * How a game is backed up while it runs: Bedrock's `save hold` / `save query` / `save resume`
- * (the game lists the files and their lengths to copy), or console commands around a copy of
- * the whole world: `off` stops the game writing, `flush` writes what it holds, `on` resumes.
- */
-export type HotBackupProtocol =
-  | { readonly kind: 'bedrock' }
-  | {
-      readonly kind: 'commands'
-      readonly off: readonly string[]
-      readonly flush: readonly string[]
-      readonly on: readonly string[]
-    }
 
 /**
  * The console commands that hold a world for a copy and resume it after: Bedrock's `save hold`
@@ -53,86 +33,6 @@ export function holdCommands(protocol: HotBackupProtocol): {
   return protocol.kind === 'bedrock'
     ? { hold: ['save hold'], resume: ['save resume'] }
     : { hold: protocol.off, resume: protocol.on }
-}
-
-/**
- * A list of players a game keeps in a JSON file of its directory: who may join (the allowlist)
- * or who is an operator. While the game runs, `add` and `remove` go to its console where it has
- * them (it resolves the name and writes its file); otherwise the manager edits the file
- * (atomically) and, while it runs, sends `reload`. Each entry of the file is an object:
- * `name` (where `named`), the player's id under `idField`, and `fields`.
- */
-export interface AccessListProtocol {
-  /** The JSON file (an array of objects), relative to the server directory. */
-  readonly file: string
-  /** The field that holds a player's id: Bedrock's `xuid`, Java's `uuid`. */
-  readonly idField: string
-  /** Whether entries name the player (Bedrock's permissions.json has only xuids). */
-  readonly named: boolean
-  /** Whether an entry needs the id: the manager takes it from the player history, or refuses. */
-  readonly idRequired: boolean
-  /** Written with every new entry; those named in `match` must be on an entry for it to count. */
-  readonly fields: Readonly<Record<string, string | number | boolean>>
-  readonly match: readonly string[]
-  /** Console commands while the game runs: `{name}` is the player's name (quoted when it holds a space). */
-  readonly add?: string
-  readonly remove?: string
-  /** The console command that makes a running game read the file again after the manager edited it. */
-  readonly reload?: string
-  /** Reply messages that mean there was nothing to do (already on the list, or not on it). */
-  readonly unchanged: readonly string[]
-}
-
-/** Where a game's world is: a directory, or one a properties file names (`level-name`). */
-export type WorldLocation =
-  | { readonly dir: string }
-  | { readonly property: string; readonly file: string; readonly parent: string; readonly fallback: string }
-
-export interface GameProfile {
-  readonly name: ProfileName
-  /**
-   * The console message that says the game is ready (a regular expression); none: it is running
-   * once its process exists. Until then its status is `starting`, and a start waits for it.
-   */
-  readonly readyLine: string | undefined
-  /** The console command that stops it. */
-  readonly stopCommand: string
-  /**
-   * A console line's message without its prefix (time stamp, thread, level): a regular
-   * expression whose first group is the message. Lines that do not match are messages whole.
-   */
-  readonly messagePattern: string | undefined
-  /** Reply messages that mean the command sent was refused (regular expressions). */
-  readonly errorLines: readonly string[]
-  /** How to tell every player something: `say {message}`; none when the game cannot. */
-  readonly sayCommand: string | undefined
-  readonly players: PlayersProtocol | undefined
-  /** Who may join (Bedrock's allowlist.json, Java's whitelist.json); none: the profile does not know. */
-  readonly allowlist: AccessListProtocol | undefined
-  /** Who is an operator (Bedrock's permissions.json, Java's ops.json); none: the profile does not know. */
-  readonly operators: AccessListProtocol | undefined
-  /** Config files (relative to the server directory): config backups hold them, the editor edits them. */
-  readonly configFiles: readonly string[]
-  readonly world: WorldLocation | undefined
-  readonly hotBackup: HotBackupProtocol | undefined
-  /**
-   * What a world of this game has at its top (`db/`: a directory): an archive holding none of
-   * them is refused by a restore or an import. None: any archive is taken.
-   */
-  readonly worldMarkers: readonly string[]
-  /** The file name extension of a world archive: `mcworld` for Bedrock (importable by the game), else `zip`. */
-  readonly worldArchive: 'mcworld' | 'zip'
-  /**
-   * The game runs only once its EULA is accepted in `eula.txt` (`eula=true`). The manager never
-   * accepts it by itself: an admin does (`server eula <name> --accept`), and a start is refused until then.
-   */
-  readonly eula: boolean
-  /**
-   * Commands whose reply the profile knows: the reply is complete once a message matches `done`
-   * and `extraLines` more lines came (a command may have several entries, one per outcome).
-   * Other replies are complete when the console has been quiet for a moment.
-   */
-  readonly replies: readonly { readonly command: string; readonly done: string; readonly extraLines?: number }[]
 }
 
 const BEDROCK: GameProfile = {
@@ -283,23 +183,6 @@ export const BUILT_IN_PROFILES: Readonly<Record<ProfileName, GameProfile>> = {
   bedrock: BEDROCK,
   java: JAVA,
   generic: GENERIC,
-}
-
-/** What a server's record may set over its profile (`server add` flags). */
-export interface ProfileFields {
-  readonly profile: ProfileName
-  readonly stopCommand: string
-  readonly worldDir: string | undefined
-  readonly readyLine?: string | undefined
-  readonly sayCommand?: string | undefined
-  readonly configFiles?: readonly string[] | undefined
-  /** The hot-backup commands: `off`, `flush` and `on`, each one or more console commands. */
-  readonly hotBackup?: {
-    readonly off: readonly string[]
-    readonly flush: readonly string[]
-    readonly on: readonly string[]
-  }
-  readonly errorLines?: readonly string[] | undefined
 }
 
 /** The profile in effect for a server: its profile's fields, with the server's own over them. */

@@ -2,22 +2,10 @@ import { randomUUID } from 'node:crypto'
 import { Cron } from 'croner'
 import { type BusScope, type Logger, reasonOf, runInContext, SmError } from '../../kernel'
 import type { Projection, Sql } from '../events/contract'
+import type { ListedSchedule, Schedule, ScheduleAction } from './contract'
 import { commandProblem } from './control'
 
-export type ScheduleAction = 'backup' | 'restart' | 'command'
-
-/** A recurring job on one server, run by the manager (`server schedule add`). */
-export interface Schedule {
-  readonly id: string
-  readonly server: string
-  /** A cron expression (5 fields, or 6 with seconds first), in the manager's time zone unless `timezone`. */
-  readonly cron: string
-  readonly action: ScheduleAction
-  /** The console command, for `command`. */
-  readonly command: string | undefined
-  readonly timezone: string | undefined
-  readonly addedAt: string
-}
+export type { Schedule } from './contract'
 
 /** Schedules as a projection of `servers:schedule_added` / `servers:schedule_removed` facts (a removed server takes its schedules). */
 export const schedulesProjection: Projection = {
@@ -60,13 +48,6 @@ export const schedulesProjection: Projection = {
 export async function readSchedules(sql: Sql): Promise<Schedule[]> {
   const rows = await sql.all<{ record: string }>('SELECT record FROM schedules ORDER BY server, id')
   return rows.map((r) => JSON.parse(r.record) as Schedule)
-}
-
-/** A schedule as `schedule list` shows it: when it runs next, or why it cannot run. */
-export type ListedSchedule = Schedule & {
-  readonly nextRun: string | undefined
-  /** Why this stored schedule cannot run (recorded before its check existed, or its zone is gone); it is skipped. */
-  readonly invalid?: string
 }
 
 /** A new schedule, or the coded reason it cannot be one. */

@@ -1,5 +1,5 @@
 import { SmError } from '../../kernel/errors'
-import type { ServerRecord } from './contract'
+import type { ServerRecord, ServerSettingView } from './contract'
 
 /** One per-server setting: its default, and for the policy ones the global setting it overrides. */
 interface ServerSettingSpec {
@@ -120,19 +120,6 @@ export async function allServerSettings(
   for (const key of SERVER_SETTINGS.keys()) all[key] = await serverSetting(server, key, global)
   for (const [key, value] of Object.entries(server.settings ?? {})) if (key.startsWith('custom.')) all[key] = value
   return all
-}
-
-/** One setting of a server as a form shows it: its value in effect, and where that comes from. */
-export interface ServerSettingView {
-  readonly key: string
-  readonly value: unknown
-  /** Whether the server has a value of its own (else it inherits, or has its default). */
-  readonly own: boolean
-  /** The global setting it follows while it has none of its own. */
-  readonly inherits: string | undefined
-  readonly summary: string
-  /** What its values are: `boolean`, `integer`, or `json` (a plugin's value). */
-  readonly kind: 'boolean' | 'integer' | 'json'
 }
 
 /** Every declared setting of a server, with where its value comes from, and the custom ones it has. */

@@ -116,6 +116,8 @@ describe('kernel/contracts: every bus message is declared plain data', () => {
           ['settings:get', 'not an object'],
           ['tasks:list', { limit: 'many' }],
           ['auth:set_role', { username: 'x', role: 'owner' }],
+          // Once recorded a task that failed with SM_ERR_INTERNAL "work is not a function".
+          ['servers:begin', { action: 'bogus', name: 'x' }],
         ] as const) {
           const bad = await rejection(client.request(command, payload, 'cli:tester'))
           expect(bad.code, `${command} ${JSON.stringify(payload)}`).to.equal('SM_ERR_BUS_BAD_PAYLOAD')

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import { basename, dirname, join, posix, resolve } from 'node:path'
 import { type BusScope, isDiskFull, isSmError, performAction, reasonOf, SmError, toSmError } from '../../../kernel'
 import { ownProcess } from '../../../lib/process-identity'
-import type { ServerRecord } from '../contract'
+import type { BackupFile, BackupKind, BackupReply, BackupSkip, BackupType, CopyMethod, ServerRecord } from '../contract'
 import { type ServerControl, settled } from '../control'
 import { withPowerLock } from '../power-lock'
 import { gameProfile } from '../profiles'
@@ -19,38 +19,6 @@ import {
   writeZip,
 } from './archive'
 import { withSaveHold, withSavingOff } from './hot-backup'
-
-export type BackupKind = 'world' | 'config'
-export type BackupType = BackupKind | 'all'
-
-/** One archive in a server's backup folder. */
-export interface BackupFile {
-  readonly file: string
-  readonly kind: BackupKind
-  readonly bytes: number
-  readonly createdAt: string
-}
-
-/** A part of an `all` backup the server does not have (no world directory, no config file). */
-export interface BackupSkip {
-  readonly kind: BackupKind
-  /** What is missing, as a sentence: `the server 'lobby' has no config files (server.properties)`. */
-  readonly reason: string
-}
-
-/** How a world was copied: `hot` (the server kept running), `stop-start` or `cold` (it was not running). */
-export type CopyMethod = 'hot' | 'stop-start' | 'cold'
-
-export interface BackupReply {
-  readonly files: readonly BackupFile[]
-  readonly method: CopyMethod
-  /** What retention removed after this backup. */
-  readonly pruned: readonly string[]
-  /** The parts of an `all` backup that the server does not have; always empty for `world` or `config`. */
-  readonly skipped: readonly BackupSkip[]
-  /** Said when a running server was stopped for it: its profile has no hot backup, or it was still starting. */
-  readonly warning?: string
-}
 
 const NAME = /^(world|config)_(\d{8}-\d{6}-\d{3})(?:_[a-z-]+)?\.(mcworld|zip)$/
 /** A safety copy's name: what a restore or import replaced (`world_<time>_pre-restore.mcworld`). */

@@ -1,5 +1,8 @@
 import type { WireError } from '../../../kernel/errors'
-import type { ProcessRef, ServerStatus, StartMode, StatusEntry } from './run-files'
+import type { ServerSample, ServerStatus } from '../contract'
+import type { ProcessRef, StatusEntry } from './run-files'
+
+export type { ExitReply, RunStatus, SendReply, ServerSample } from '../contract'
 
 /**
  * The supervisor's socket protocol: JSON lines, like the bus bridge (services/bridge/protocol).
@@ -46,55 +49,6 @@ export type SupervisorMessage =
   | { readonly t: 'status'; readonly entry: StatusEntry }
   /** A new resource sample of the game (sampling on: `metrics.enabled`). */
   | { readonly t: 'sample'; readonly sample: ServerSample }
-
-/**
- * What a game used when its supervisor last looked (supervisor/sampler.ts): CPU as % of one core
- * (0 to 100 × cores), resident memory and its directory's size on disk in bytes, and how long it
- * has run. The game's own process and those its main thread started (a start script's game).
- */
-export interface ServerSample {
-  /** When, in ms since the epoch. */
-  readonly t: number
-  readonly cpu: number
-  readonly rss: number
-  /** Its directory on disk (walked every `metrics.disk_interval_s`; absent until the first walk ends). */
-  readonly disk?: number
-  readonly uptime_s: number
-}
-
-/** What `status` answers (and what a server's status reads as when nobody supervises it). */
-export interface RunStatus {
-  readonly status: ServerStatus
-  readonly since: string
-  /** The game process, while there is one. */
-  readonly pid: number | undefined
-  readonly startedAt: string | undefined
-  readonly supervisorPid: number | undefined
-  /** The game outlived a supervisor and this one took it over (its exit code cannot be known). */
-  readonly adopted: boolean
-  readonly mode: StartMode
-  readonly restarts: number
-  readonly exitCode: number | null
-  readonly signal: string | null
-  readonly reason: string | undefined
-  /** The supervisor's last resource sample of the game, while it runs with sampling on. */
-  readonly metrics?: ServerSample
-}
-
-export interface SendReply {
-  readonly sent: true
-  /** The reply lines, where the profile knows the command's reply (or what arrived shortly after). */
-  readonly reply: readonly string[]
-  /** The command was sent but its after_command_send fact could not be recorded (a full disk): what to tell. */
-  readonly warning?: string
-}
-
-export interface ExitReply {
-  readonly exitCode: number | null
-  readonly signal: string | null
-  /** Whether the stop command was not enough: `SIGTERM`, then `SIGKILL`. */
-  readonly escalated: 'SIGTERM' | 'SIGKILL' | undefined
-}
 
 /** The one line a new supervisor writes on fd 3 when it serves (or cannot). */
 export type Announcement =

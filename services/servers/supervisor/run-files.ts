@@ -4,10 +4,10 @@ import { fileSize, lastLines } from '../../../lib/log-tail'
 import { endsWithNewline } from '../../../lib/series-lines'
 import { writeFileWhole } from '../../../lib/whole-file'
 import type { SamplingSpec } from '../../metrics/contract'
+import type { ServerStatus, StartMode } from '../contract'
 import type { GameProfile, ProfileName } from '../profiles'
 
-/** A server's run state as its supervisor (or whoever found it) last wrote it. */
-export type ServerStatus = 'stopped' | 'starting' | 'running' | 'stopping' | 'crashed' | 'error'
+export type { ServerStatus, StartMode } from '../contract'
 
 export const ACTIVE: readonly ServerStatus[] = ['starting', 'running', 'stopping']
 
@@ -38,8 +38,6 @@ export interface RunState {
   /** Why the last change happened, in words (`exited with code 1`, `start failed: ENOENT`). */
   readonly reason: string | undefined
 }
-
-export type StartMode = 'detached' | 'direct'
 
 /**
  * One line of `status.jsonl`, the journal of status changes. Supervisors run without a manager,

@@ -14,7 +14,7 @@ const ARCHIVE =
 const ServerSetting = z
   .looseObject({
     key: z.string(),
-    value: z.unknown().meta({ description: 'the value in effect' }),
+    value: z.unknown().optional().meta({ description: 'the value in effect; none when it has none' }),
     own: z
       .boolean()
       .meta({ description: 'whether the server has a value of its own (else it inherits or has its default)' }),
