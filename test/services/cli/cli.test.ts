@@ -156,7 +156,7 @@ describe('services/cli: server-manager as a user runs it', function () {
     await cliOk(dir, ['server', 'add', 's1', '--dir', tempDir(), '--command', 'true'])
     const types = async (args: string[]) =>
       (JSON.parse(await cliOk(dir, ['events', '--json', ...args])) as { type: string }[]).map((e) => e.type)
-    const both = await types(['--type', 'after_setting_update, server_add*'])
+    const both = await types(['--type', 'after_setting_update, servers:add*'])
     expect([...new Set(both)].sort()).to.deep.equal(['after_setting_update', 'servers:added'])
     expect(await types(['--type', 'after_setting_update', '--type', 'servers:added'])).to.deep.equal(both)
   })
