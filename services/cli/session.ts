@@ -5,7 +5,7 @@ import { SmError } from '../../kernel/errors'
 import { openDataDir, resolveDataDir } from '../../lib/data-dir'
 import type { LogLevel } from '../../manager'
 import { BridgeClient } from '../bridge/client'
-import { TASKS, type TaskContext } from '../tasks/contract'
+import type { TaskContext } from '../tasks/contract'
 
 export type { LogLevel }
 
@@ -134,6 +134,8 @@ export class CliSession {
         command: 'this.api.runTask',
         reason: 'it hands the manager a function, which cannot travel to another process',
       })
+    // Loaded here, not with the session: a contract brings zod, which a client command never needs.
+    const { TASKS } = require('../tasks/contract') as typeof import('../tasks/contract')
     const { id, done } = target.kernel.registry.resolve(TASKS).run(name, fn)
     done.catch(() => {}) // recorded as tasks:finished
     return { taskId: id }

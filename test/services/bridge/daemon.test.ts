@@ -67,7 +67,7 @@ describe('services/bridge: one manager per data directory, the CLI as its client
     expect(JSON.parse((await cli(dir, ['status', '--json'])).stdout)).to.deep.equal({ running: false, dataDir: dir })
   })
 
-  it('answers a client command without loading SQLite, jiti or any plugin code in the client', async () => {
+  it('answers a client command without loading SQLite, jiti, zod or any plugin code in the client', async () => {
     const dir = tempDir()
     writePlugins(dir, { 'counter.ts': COUNTER })
     const manager = await spawnManager(dir)
@@ -90,7 +90,13 @@ describe('services/bridge: one manager per data directory, the CLI as its client
       expect(result.stdout).to.equal('10000\n')
       const loaded = readFileSync(trace, 'utf8').split('\n')
       expect(loaded.some((path) => path.includes('/cli/manager-command.js'))).to.equal(true)
-      for (const heavy of ['/node_modules/sqlite3/', '/node_modules/jiti/', '/services/events/', join(dir, 'plugins')])
+      for (const heavy of [
+        '/node_modules/sqlite3/',
+        '/node_modules/jiti/',
+        '/node_modules/zod/',
+        '/services/events/',
+        join(dir, 'plugins'),
+      ])
         expect(
           loaded.filter((path) => path.includes(heavy)),
           heavy,
