@@ -126,6 +126,12 @@ export const serversErrors = defineErrors('servers', {
     when: 'A console command that is empty, has line breaks or is too long.',
     message: (p) => `That command cannot be sent to '${p.server}': ${p.reason}. Nothing was sent.`,
   }),
+  SM_ERR_SERVER_ACTION_UNKNOWN: spec<{ action: string; known: string }>({
+    status: 422,
+    exit: 64,
+    when: '`servers:begin` (POST /api/servers/{name}/<action>) was asked for work it does not begin.',
+    message: (p) => `'${p.action}' is not work a server can begin. Ask for one of: ${p.known}. Nothing was started.`,
+  }),
   SM_ERR_SERVER_COMMAND_REFUSED: spec<{
     server: string
     command: string
