@@ -157,15 +157,17 @@ export function serversService(): Service {
       bus.on('server_removed', ({ name }) => players.forget(name))
 
       // A read of the log shows what supervisors saw while nobody recorded it (events, the API, --follow).
-      bus.on('events:reading', async () => control.ingestPending(await all()))
+      bus.on('events:reading', async () => control.recordPending(await all()))
 
       // The manager follows its servers live, adopts what outlived a supervisor and runs the
       // schedules; a one-shot CLI does none of that.
       bus.on('manager_started', () => manage(context), { timeoutMs: 0 })
       bus.on('manager_stopping', () => release(context))
     },
-    stop() {
-      if (ctx) release(ctx)
+    async stop() {
+      if (!ctx) return
+      release(ctx)
+      await ctx.control.close()
     },
   }
 }
@@ -190,7 +192,7 @@ async function manage(ctx: ServersContext): Promise<void> {
 /** Stops what `manage` started; the servers and their supervisors run on. */
 function release(ctx: ServersContext): void {
   ctx.scheduler.stop()
-  ctx.control.close()
+  ctx.control.stopFollowing()
   ctx.players.close()
 }
 
