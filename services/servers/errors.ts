@@ -163,6 +163,13 @@ export const serversErrors = defineErrors('servers', {
     when: 'A second supervisor was started for a server that already has one.',
     message: (p) => `The server '${p.server}' already has a supervisor (PID ${p.pid}); nothing was started.`,
   }),
+  SM_ERR_SERVER_TRANSITION_ILLEGAL: spec<{ server: string; event: string; phase: string }>({
+    status: 409,
+    exit: 75,
+    when: "A server's supervisor was asked for a change its run cannot make now (supervisor/run-machine.ts).",
+    message: (p) =>
+      `The supervisor of '${p.server}' cannot ${p.event} while its run is ${p.phase}; nothing was changed. Check 'server status ${p.server}' and try again once it allows it.`,
+  }),
   SM_ERR_SERVER_PATH_TOO_LONG: spec<{ path: string }>({
     status: 500,
     exit: 78,
