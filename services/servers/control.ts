@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { existsSync, statSync } from 'node:fs'
 import {
   type ActionOutcome,
@@ -7,7 +6,6 @@ import {
   type Logger,
   performAction,
   reasonOf,
-  reportObserved,
   SmError,
 } from '../../kernel'
 import { lastConsoleLines } from '../../lib/log-tail'
@@ -16,42 +14,34 @@ import type { Projections } from '../events/contract'
 import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord, StartReply } from './contract'
 import { checkStartable } from './eula'
-import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
+import { LiveFollow, runUnderWay } from './live-follow'
+import { powerLockHeld, withPowerLock } from './power-lock'
 import { gameProfile, refusalIn } from './profiles'
 import { serverSetting } from './server-settings'
-import { readStatuses, recordedJournalSeq, statusProjection } from './status-projection'
+import { endedUnseen, type Recovery, StatusIngest } from './status-ingest'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
 import { consoleProfile } from './supervisor/profiles'
 import type { ExitReply, RunStatus, SendReply, ServerSample } from './supervisor/protocol'
-import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode, type StatusEntry } from './supervisor/run-files'
+import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode } from './supervisor/run-files'
 import { alive, filesView, recordEnd, unrecordedEnd } from './unseen-end'
 
 type Get = (key: string) => Promise<unknown>
 
-/** Set while this async context records a status journal (so a hook reading a status does not wait on itself). */
-const recordingNow = new AsyncLocalStorage<true>()
-
 /**
  * Process control of the game servers, from any process of the data directory: the manager, or
  * a CLI that runs without one. The supervisors own the processes; this side starts them, asks
- * them, adopts games whose supervisor died, and turns their status journals into facts.
+ * them and adopts games whose supervisor died. What their files say happened becomes facts
+ * through the status ingest, the one owner of that (status-ingest.ts); in the manager, the live
+ * follow (live-follow.ts) watches every running server.
  */
 export class ServerControl {
   readonly #bus: BusScope
-  readonly #projections: Projections
   readonly #dataDir: string
   readonly #setting: Get
   readonly #logger: Logger
-  readonly #watches = new Map<string, SupervisorClient>()
-  readonly #connecting = new Set<string>()
-  /**
-   * Servers whose supervisor this process has just started: the next watch of each asks for every
-   * line that supervisor read (its boot lines came before anyone could follow), not just the new ones.
-   */
-  readonly #fresh = new Set<string>()
-  readonly #onSample: (server: string, sample: ServerSample) => void
-  #watching = false
+  readonly #ingest: StatusIngest
+  readonly #follow: LiveFollow
 
   /** `onSample`: a followed server's supervisor took a resource sample (in the manager). */
   constructor(
@@ -63,60 +53,73 @@ export class ServerControl {
     onSample: (server: string, sample: ServerSample) => void = () => {},
   ) {
     this.#bus = bus
-    this.#projections = projections
     this.#dataDir = dataDir
     this.#setting = setting
     this.#logger = logger
-    this.#onSample = onSample
+    const files = (name: string) => this.files(name)
+    const recovery: Recovery = {
+      finishInterrupted: (server) => this.#finishInterrupted(server),
+      adoptHeld: (server) => this.#adoptHeld(server),
+      restartPolicy: (server) => this.#restartPolicy(server),
+      relaunch: (server, crashed) => this.#relaunch(server, crashed),
+    }
+    this.#ingest = new StatusIngest(bus, projections, logger, files, recovery)
+    this.#follow = new LiveFollow(
+      bus,
+      logger,
+      files,
+      { status: (server) => this.status(server), adopt: (server) => this.#supervisor(server, 'be adopted') },
+      this.#ingest,
+      onSample,
+    )
   }
 
   files(name: string): RunFiles {
     return RunFiles.of(this.#dataDir, name)
   }
 
-  /** The server's status now: its supervisor's word, else what its state file and /proc say. */
+  /**
+   * The server's status now: its supervisor's word, else what its state file and /proc say. Only
+   * a read: the status ingest first catches up with the server (what happened while nobody
+   * watched is recorded and dealt with), and this waits for it unless asked from inside it.
+   */
   async status(server: ServerRecord): Promise<RunStatus> {
-    return this.#look(server, false)
+    await this.#ingest.catchUp(server, 'look')
+    return this.#read(server)
   }
 
-  /** A look at the server; `acting`: by a power action on it, which holds its power lock. */
-  async #look(server: ServerRecord, acting: boolean): Promise<RunStatus> {
-    await this.#finishInterrupted(server)
-    const status = await this.#current(server, acting)
-    // Recorded after the look, which may itself have found a crash nobody saw. A look never
-    // needs free space: on a full disk the journal stays unrecorded (the next look records it).
-    await this.#ingestAfter(server)
-    return status
+  /** Records, for every server, what its journal holds and the log does not (before a read of the log). */
+  recordPending(servers: readonly ServerRecord[]): Promise<void> {
+    return this.#ingest.recordPending(servers)
+  }
+
+  /** The supervisor's word, else what the files say: a run that ended unseen and is not recorded yet reads as ended. */
+  async #read(server: ServerRecord): Promise<RunStatus> {
+    const files = this.files(server.name)
+    const told = await this.#ask(server, files)
+    if (told) return told
+    const state = files.readState()
+    // Not recorded yet (a full disk; or it ended a moment ago); a power action in flight owns the files.
+    if (!endedUnseen(state) || powerLockHeld(files.powerLock)) return filesView(state)
+    return unrecordedEnd(state as RunState)
   }
 
   /**
-   * Records the journal after a look or a power action: what was done stays done, so a full disk
-   * leaves the journal unrecorded (the next look records it) instead of failing the work.
+   * A look by a power action, which holds the server's power lock: a run whose game is gone with
+   * nobody watching is recorded ended here (no restart: the action decides what comes next).
    */
-  async #ingestAfter(server: ServerRecord): Promise<void> {
-    await this.ingest(server).catch((error: unknown) => {
-      if (!isDiskFull(error)) throw error
-      this.#logger.warn(
-        `the status journal of '${server.name}' is not recorded while the disk is full: ${reasonOf(error)}`,
-      )
-    })
-  }
-
-  async #current(server: ServerRecord, acting: boolean): Promise<RunStatus> {
+  async #actingLook(server: ServerRecord): Promise<RunStatus> {
     const files = this.files(server.name)
-    return (await this.#ask(server, files)) ?? this.#unsupervised(server, files, acting)
+    const told = await this.#ask(server, files)
+    if (told) return told
+    const state = files.readState()
+    if (!state || alive(state.game) || !ACTIVE.includes(state.status)) return filesView(state)
+    return recordEnd(files, state, undefined, server.name, this.#logger).status
   }
 
   /** The supervisor's word, when one answers. */
   async #ask(server: ServerRecord, files: RunFiles): Promise<RunStatus | undefined> {
-    let client = await SupervisorClient.connect(files, server.name)
-    // A save hold whose supervisor died: a new one adopts the game and resumes it if its holder is gone too.
-    if (!client && files.readHold() && alive(files.readState()?.game))
-      client = await this.#supervisor(server, 'be adopted').catch((error: unknown) => {
-        // The status below still answers; the hold stays until a supervisor can take it over.
-        this.#logger.warn(`No supervisor could adopt '${server.name}' to resume its save hold: ${reasonOf(error)}`)
-        return undefined
-      })
+    const client = await SupervisorClient.connect(files, server.name)
     if (!client) return undefined
     try {
       return await client.status()
@@ -127,48 +130,14 @@ export class ServerControl {
     }
   }
 
-  /**
-   * Status without a supervisor: a live recorded game is running. A dead one that should be
-   * running ended while no supervisor watched it (both gone: a reboot, the OOM killer, kill -9):
-   * the look that finds it records it and applies the restart policy to it.
-   */
-  async #unsupervised(server: ServerRecord, files: RunFiles, acting: boolean): Promise<RunStatus> {
-    const state = files.readState()
-    const seen = filesView(state)
-    if (!state || seen.pid !== undefined || !ACTIVE.includes(state.status)) return seen
-    // A start, stop or restart of it that finds it: recorded, and that action decides what comes next.
-    if (acting) return recordEnd(files, state, undefined, server.name, this.#logger).status
-    // A power action in flight (a supervisor being started) owns the files; look again later.
-    if (powerLockHeld(files.powerLock)) return seen
-    return this.#endFound(server, files)
-  }
-
-  /**
-   * Records a run that ended unseen and applies the restart policy to it, once: under the power
-   * lock, and only if the files still say so (another process that found it first has dealt with
-   * it). One that finds the lock taken answers what the files say and leaves it to its holder.
-   */
-  async #endFound(server: ServerRecord, files: RunFiles): Promise<RunStatus> {
-    try {
-      const ended = await withPowerLock(files.powerLock, server.name, 'crash restart', async () => {
-        const state = files.readState()
-        if (!state || !ACTIVE.includes(state.status) || alive(state.game) || alive(state.supervisor)) return undefined
-        const found = recordEnd(files, state, await this.#restartPolicy(server), server.name, this.#logger)
-        if (!found.restarted) return found.status
-        await this.#relaunch(server, files, found.restarted)
-        return undefined
-      })
-      if (ended) return ended
-    } catch (error) {
-      // A look never needs free space: it answers what it found, and the next look records it.
-      if (isDiskFull(error)) {
-        const state = files.readState()
-        this.#logger.warn(`the end of '${server.name}' is not recorded while the disk is full: ${reasonOf(error)}`)
-        return state && ACTIVE.includes(state.status) ? unrecordedEnd(state) : filesView(state)
-      }
-      if (!(error instanceof SmError && error.code === 'SM_ERR_SERVER_BUSY')) throw error
-    }
-    return (await this.#ask(server, files)) ?? filesView(files.readState())
+  /** A save hold whose supervisor died: a new one adopts the game and resumes it if its holder is gone too. */
+  async #adoptHeld(server: ServerRecord): Promise<void> {
+    const files = this.files(server.name)
+    if (!files.readHold() || !alive(files.readState()?.game)) return
+    const client = await SupervisorClient.connect(files, server.name)
+    if (client) return client.close()
+    const adopted = await this.#supervisor(server, 'be adopted')
+    adopted.close()
   }
 
   /** The server's restart policy in effect: its own settings, else the global ones. */
@@ -187,12 +156,13 @@ export class ServerControl {
    * streak, so the restart counts toward `restart.max_restarts` as the supervisor's own do. It
    * answers once the game is launched (not once it is ready: a look does not wait for a start).
    */
-  async #relaunch(server: ServerRecord, files: RunFiles, crashed: RunState): Promise<void> {
+  async #relaunch(server: ServerRecord, crashed: RunState): Promise<void> {
+    const files = this.files(server.name)
     files.writeSpec({ ...(await this.#runSpec(server, crashed.mode)), crashRestart: crashed.restarts })
     const announced = await this.#spawn(files, server.name)
     // Served: the restart, or (SUPERVISED) a supervisor that a command started meanwhile, which says what it found.
     if (announced.ok || announced.error.code === 'SM_ERR_SERVER_SUPERVISED') {
-      if (this.#watching) void this.#watch(server)
+      void this.#follow.watch(server)
       return
     }
     const reason = `its restart after the crash failed: ${SmError.fromWire(announced.error).message}`
@@ -204,84 +174,9 @@ export class ServerControl {
     }
   }
 
-  /**
-   * Turns the status journal entries not yet recorded into `server_status_change` facts (and
-   * `server_crash` for crashes), in order. Entries written while no manager ran are recorded
-   * with the time they happened.
-   */
-  async ingest(server: ServerRecord): Promise<void> {
-    // Asked from inside a recording (a hook reading a status): what is being recorded is enough.
-    if (recordingNow.getStore()) return
-    // Never started: no journal to read.
-    if (!this.files(server.name).exists()) return
-    const previous = this.#ingesting.get(server.name) ?? Promise.resolve()
-    const next = previous.then(() =>
-      recordingNow.run(true, async () => {
-        // One process at a time records a journal; another waits for it (or leaves it to it).
-        await withFileLock(this.files(server.name).ingestLock, 5_000, () => this.#ingestJournal(server.name))
-      }),
-    )
-    const settledNext = next.catch(() => {})
-    this.#ingesting.set(server.name, settledNext)
-    void settledNext.then(() => {
-      if (this.#ingesting.get(server.name) === settledNext) this.#ingesting.delete(server.name)
-    })
-    return next
-  }
-
-  readonly #ingesting = new Map<string, Promise<void>>()
-
-  /**
-   * Records, for every server, the journal entries the log does not have yet (asked before each
-   * read of the log, so it shows what supervisors saw while no manager ran). Cheap when there
-   * is nothing new: one projection query, then the last line of each journal.
-   */
-  async ingestPending(servers: readonly ServerRecord[]): Promise<void> {
-    if (recordingNow.getStore()) return
-    const recorded = await this.#projections.read(statusProjection.name, readStatuses)
-    const seen = new Map(recorded.map((s) => [s.name, s.journalSeq]))
-    for (const server of servers) {
-      if (this.files(server.name).lastJournalSeq() <= (seen.get(server.name) ?? 0)) continue
-      await this.ingest(server).catch((error) =>
-        this.#logger.warn(`Recording the status journal of '${server.name}' failed: ${reasonOf(error)}`),
-      )
-    }
-  }
-
-  async #ingestJournal(name: string): Promise<void> {
-    const seen = await this.#projections.read(statusProjection.name, (sql) => recordedJournalSeq(sql, name))
-    for (const entry of this.files(name).readJournal(seen)) await this.#record(name, entry)
-  }
-
-  /** One entry's facts: the status change, and for a crash the crash. */
-  async #record(name: string, entry: StatusEntry): Promise<void> {
-    await this.#observe('before_server_status_change', 'after_server_status_change', {
-      serverName: name,
-      status: entry.status,
-      previousStatus: entry.previous,
-      at: entry.at,
-      reason: entry.reason,
-      journalSeq: entry.seq,
-    })
-    if (entry.status === 'crashed' && ACTIVE.includes(entry.previous))
-      await this.#observe('before_server_crash', 'after_server_crash', {
-        serverName: name,
-        exitCode: entry.exitCode ?? null,
-        signal: entry.signal ?? null,
-        at: entry.at,
-        restarts: entry.restarts ?? 0,
-        willRestart: entry.willRestart ?? false,
-      })
-  }
-
-  async #observe(
-    before: 'before_server_status_change' | 'before_server_crash',
-    after: 'after_server_status_change' | 'after_server_crash',
-    payload: object,
-  ): Promise<void> {
-    const { vetoedBy } = await reportObserved(this.#bus, { before, after, payload: payload as never })
-    if (vetoedBy)
-      this.#logger.warn(`${vetoedBy} tried to veto ${before}, which reports what already happened; ignored.`)
+  /** Asks the status ingest to record the journal after a power action (waited for, unless from inside it). */
+  #recordAfter(server: ServerRecord): Promise<void> {
+    return this.#ingest.catchUp(server, 'journal')
   }
 
   // ---- power ----
@@ -307,7 +202,7 @@ export class ServerControl {
   }
 
   async #start(server: ServerRecord, mode: StartMode): Promise<StartReply> {
-    const refused = powerRefusal(server.name, await this.#look(server, true), 'start')
+    const refused = powerRefusal(server.name, await this.#actingLook(server), 'start')
     if (refused) throw refused
     if (!existsSync(server.dir) || !statSync(server.dir).isDirectory())
       throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: server.dir, reason: 'it no longer exists' })
@@ -326,20 +221,20 @@ export class ServerControl {
     const files = this.files(server.name)
     files.writeSpec(await this.#runSpec(server, mode))
     // A watch of the run before (its supervisor is gone, the socket may not have said so yet) would keep out the new one.
-    this.#unwatch(server.name)
+    this.#follow.unwatch(server.name)
     const announced = await this.#spawn(files, server.name)
     if (!announced.ok) throw SmError.fromWire(announced.error)
     // Followed from its first line: the boot lines reach the console's followers (the web page) as they come.
-    if (this.#watching) void this.#watch(server)
+    void this.#follow.watch(server)
     const timeoutS = Number(await this.#setting('servers.start_timeout_s'))
     return this.#awaitUp(server, files, timeoutS)
   }
 
-  /** Starts a supervisor, whose first watch then reads its lines from the start (`#fresh`). */
+  /** Starts a supervisor, whose first watch then reads its lines from the start. */
   async #spawn(files: RunFiles, name: string, purpose: 'run' | 'adopt' = 'run'): ReturnType<typeof spawnSupervisor> {
-    if (this.#watching) this.#fresh.add(name)
+    this.#follow.spawning(name)
     const announced = await spawnSupervisor(files, name, purpose)
-    if (!announced.ok && announced.error.code !== 'SM_ERR_SERVER_SUPERVISED') this.#fresh.delete(name)
+    if (!announced.ok && announced.error.code !== 'SM_ERR_SERVER_SUPERVISED') this.#follow.notSpawned(name)
     return announced
   }
 
@@ -396,7 +291,7 @@ export class ServerControl {
       })
     } finally {
       client.close()
-      await this.#ingestAfter(server)
+      await this.#recordAfter(server)
     }
   }
 
@@ -435,7 +330,7 @@ export class ServerControl {
   }
 
   async #stop(server: ServerRecord, reason: 'stop' | 'restart' | 'schedule' | 'manager'): Promise<ExitReply> {
-    const refused = powerRefusal(server.name, await this.#look(server, true), 'stop')
+    const refused = powerRefusal(server.name, await this.#actingLook(server), 'stop')
     if (refused) throw refused
     const outcome = await performAction(this.#bus, {
       before: 'before_server_stop',
@@ -447,7 +342,7 @@ export class ServerControl {
           return (await client.request('stop', {})) as ExitReply
         } finally {
           client.close()
-          await this.#ingestAfter(server)
+          await this.#recordAfter(server)
         }
       },
       message: (exit) =>
@@ -460,7 +355,7 @@ export class ServerControl {
     const files = this.files(server.name)
     files.ensureDir()
     return withPowerLock(files.powerLock, server.name, 'restart', async () => {
-      const now = await this.#look(server, true)
+      const now = await this.#actingLook(server)
       if (runUnderWay(now)) await this.#stop(server, reason)
       return this.#start(server, now.mode ?? 'detached')
     })
@@ -508,14 +403,13 @@ export class ServerControl {
   async #finishInterrupted(server: ServerRecord): Promise<void> {
     const files = this.files(server.name)
     const intent = files.readIntent()
-    if (!intent || this.#finishing.has(server.name) || isSameProcess(intent.holder.pid, intent.holder.identity)) return
-    this.#finishing.add(server.name)
+    if (!intent || isSameProcess(intent.holder.pid, intent.holder.identity)) return
     try {
       await withPowerLock(files.powerLock, server.name, 'start', async () => {
         const left = files.readIntent()
         if (!left || isSameProcess(left.holder.pid, left.holder.identity)) return
         files.writeIntent({ ...left, holder: ownProcess() })
-        const now = await this.#current(server, true)
+        const now = await this.#actingLook(server)
         if (!runUnderWay(now)) {
           this.#logger.warn(
             `Server '${server.name}' was left stopped by ${left.work} that did not finish (PID ${left.holder.pid}, since ${left.since}); starting it again.`,
@@ -533,12 +427,8 @@ export class ServerControl {
     } catch (error) {
       // Another process's start, stop or restart is under way: the next look finishes it.
       if (!(error instanceof SmError && error.code === 'SM_ERR_SERVER_BUSY')) throw error
-    } finally {
-      this.#finishing.delete(server.name)
     }
   }
-
-  readonly #finishing = new Set<string>()
 
   /** SIGKILL at once, bypassing any power action in progress (its identity is checked first). */
   async kill(server: ServerRecord): Promise<ExitReply> {
@@ -549,7 +439,7 @@ export class ServerControl {
         return (await client.request('kill', {})) as ExitReply
       } finally {
         client.close()
-        await this.#ingestAfter(server)
+        await this.#recordAfter(server)
       }
     }
     const state = files.readState()
@@ -577,7 +467,7 @@ export class ServerControl {
       if (!isDiskFull(error)) throw error
       this.#logger.warn(`the kill of '${server.name}' is not recorded while the disk is full: ${reasonOf(error)}`)
     }
-    await this.#ingestAfter(server)
+    await this.#recordAfter(server)
     return { exitCode: null, signal: 'SIGKILL', escalated: undefined }
   }
 
@@ -685,7 +575,7 @@ export class ServerControl {
       throw new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: server.name, status: 'stopped', action })
     const announced = await this.#spawn(files, server.name, 'adopt')
     if (!announced.ok && announced.error.code === 'SM_ERR_SERVER_NOT_RUNNING') {
-      const now = await this.#look(server, acting)
+      const now = acting ? await this.#actingLook(server) : await this.status(server)
       const relaunched = acting ? undefined : await SupervisorClient.connect(files, server.name)
       if (relaunched) return relaunched
       throw new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: server.name, status: now.status, action })
@@ -701,7 +591,7 @@ export class ServerControl {
         reason: 'it did not answer after adopting the game',
         log: files.supervisorLog,
       })
-    if (this.#watching) void this.#watch(server)
+    void this.#follow.watch(server)
     return adopted
   }
 
@@ -709,87 +599,22 @@ export class ServerControl {
 
   /**
    * In the manager: adopts every server whose game runs without a supervisor, records what
-   * happened while no manager ran, and follows each running server (status facts as they
-   * happen, console lines on the bus as `servers:console`, resource samples to `onSample`). Processes it did not start are left alone.
+   * happened while no manager ran, and follows each running server from now on (live-follow.ts).
    */
-  async reconcile(servers: readonly ServerRecord[]): Promise<void> {
-    this.#watching = true
-    for (const server of servers) {
-      try {
-        const now = await this.status(server)
-        if (runUnderWay(now)) {
-          if (now.supervisorPid === undefined) (await this.#supervisor(server, 'be adopted')).close()
-          await this.#watch(server)
-        }
-      } catch (error) {
-        this.#logger.warn(`Server '${server.name}' could not be reconciled: ${reasonOf(error)}`)
-      }
-    }
-  }
-
-  #watch(server: ServerRecord): Promise<void> {
-    // The socket's callbacks keep the context they are made in: never a recording's, whose
-    // ingests are skipped, whatever started this watch (a plugin's crash hook restarting it).
-    return recordingNow.exit(() => this.#follow(server))
-  }
-
-  async #follow(server: ServerRecord): Promise<void> {
-    // One watch per server, also when two ask at once (a crash restart found by a look, and the reconcile that looked).
-    if (!this.#watching || this.#watches.has(server.name) || this.#connecting.has(server.name)) return
-    this.#connecting.add(server.name)
-    const client = await SupervisorClient.connect(this.files(server.name), server.name).finally(() =>
-      this.#connecting.delete(server.name),
-    )
-    if (!client) return
-    this.#watches.set(server.name, client)
-    // A supervisor this process started: every line it read, in order, before the ones that follow.
-    const fresh = this.#fresh.delete(server.name)
-    const emit = (line: string) => void this.#bus.emit('servers:console', { serverName: server.name, line })
-    let early: string[] | undefined = fresh ? [] : undefined
-    client.onClose(() => {
-      if (this.#watches.get(server.name) !== client) return
-      this.#watches.delete(server.name)
-      if (!this.#watching) return
-      // The run ended, or its supervisor died: record it, and adopt a game that lives on.
-      void this.reconcile([server]).catch(() => {})
-    })
-    try {
-      const { tail } = await client.subscribe(
-        fresh ? 'run' : 0,
-        (line) => (early ? early.push(line) : emit(line)),
-        () =>
-          void this.ingest(server).catch((error) =>
-            this.#logger.warn(`Recording a status of '${server.name}' failed: ${reasonOf(error)}`),
-          ),
-        (sample) => this.#onSample(server.name, sample),
-      )
-      for (const line of [...tail, ...(early ?? [])]) emit(line)
-      early = undefined
-      await this.#ingestAfter(server)
-    } catch {
-      client.close()
-    }
-  }
-
-  /** Stops following one server (its supervisor is gone); nothing is recorded for it. */
-  #unwatch(name: string): void {
-    const client = this.#watches.get(name)
-    if (!client) return
-    this.#watches.delete(name)
-    client.close()
+  reconcile(servers: readonly ServerRecord[]): Promise<void> {
+    return this.#follow.reconcile(servers)
   }
 
   /** Stops following (the manager is stopping); the servers and their supervisors run on. */
-  close(): void {
-    this.#watching = false
-    for (const client of this.#watches.values()) client.close()
-    this.#watches.clear()
+  stopFollowing(): void {
+    this.#follow.close()
   }
-}
 
-/** Whether a run is under way: its game starting, running or stopping, or a supervisor still serving it. */
-export function runUnderWay(now: RunStatus): boolean {
-  return ACTIVE.includes(now.status) || now.supervisorPid !== undefined
+  /** Stops following, and waits for the catch-ups under way (the service is stopping). */
+  async close(): Promise<void> {
+    this.#follow.close()
+    await this.#ingest.close()
+  }
 }
 
 /** The coded error a start of a run under way, or a stop of none, gets; undefined when it can go ahead. */

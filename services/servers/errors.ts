@@ -126,6 +126,12 @@ export const serversErrors = defineErrors('servers', {
     when: 'A console command that is empty, has line breaks or is too long.',
     message: (p) => `That command cannot be sent to '${p.server}': ${p.reason}. Nothing was sent.`,
   }),
+  SM_ERR_SERVER_ACTION_UNKNOWN: spec<{ action: string; known: string }>({
+    status: 422,
+    exit: 64,
+    when: '`servers:begin` (POST /api/servers/{name}/<action>) was asked for work it does not begin.',
+    message: (p) => `'${p.action}' is not work a server can begin. Ask for one of: ${p.known}. Nothing was started.`,
+  }),
   SM_ERR_SERVER_COMMAND_REFUSED: spec<{
     server: string
     command: string
@@ -156,6 +162,13 @@ export const serversErrors = defineErrors('servers', {
     exit: 75,
     when: 'A second supervisor was started for a server that already has one.',
     message: (p) => `The server '${p.server}' already has a supervisor (PID ${p.pid}); nothing was started.`,
+  }),
+  SM_ERR_SERVER_TRANSITION_ILLEGAL: spec<{ server: string; event: string; phase: string }>({
+    status: 409,
+    exit: 75,
+    when: "A server's supervisor was asked for a change its run cannot make now (supervisor/run-machine.ts).",
+    message: (p) =>
+      `The supervisor of '${p.server}' cannot ${p.event} while its run is ${p.phase}; nothing was changed. Check 'server status ${p.server}' and try again once it allows it.`,
   }),
   SM_ERR_SERVER_PATH_TOO_LONG: spec<{ path: string }>({
     status: 500,

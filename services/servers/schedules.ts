@@ -146,12 +146,24 @@ export class Scheduler {
   readonly #jobs = new Map<string, Cron>()
   /** Stored schedules that cannot run, warned about once. */
   readonly #skipped = new Set<string>()
+  #running = false
 
   constructor(
     private readonly bus: BusScope,
     private readonly logger: Logger,
     private readonly perform: (schedule: Schedule) => Promise<unknown>,
   ) {}
+
+  /** Whether it runs the schedules: in the manager, from its start to its stop. */
+  get running(): boolean {
+    return this.#running
+  }
+
+  /** Runs `schedules` from now on (and whatever `sync` gives it later), until `stop`. */
+  start(schedules: readonly Schedule[]): void {
+    this.#running = true
+    this.sync(schedules)
+  }
 
   sync(schedules: readonly Schedule[]): void {
     const wanted = new Map(schedules.map((s) => [s.id, s]))
@@ -204,6 +216,7 @@ export class Scheduler {
   }
 
   stop(): void {
+    this.#running = false
     for (const job of this.#jobs.values()) job.stop()
     this.#jobs.clear()
   }

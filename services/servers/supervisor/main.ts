@@ -44,6 +44,7 @@ import {
   type ServerStatus,
   type StatusEntry,
 } from './run-files'
+import { FINAL, LIVE, type RunEvent, RunMachine, STATUS_OF } from './run-machine'
 import { Sampler } from './sampler'
 
 /** How often an adopted game (not our child, so no exit event) is checked. */
@@ -85,9 +86,9 @@ class Supervisor {
   readonly #spec: RunSpec
   readonly #profile: ConsoleProfile
   #state: RunState
+  /** Where the run is: every change goes through its declared transitions (run-machine.ts). */
+  readonly #run: RunMachine
   #adopted = false
-  #stopRequested = false
-  #killRequested = false
   #escalated: ExitReply['escalated']
   #timers: NodeJS.Timeout[] = []
   #restartTimer: NodeJS.Timeout | undefined
@@ -117,6 +118,7 @@ class Supervisor {
     this.#files = files
     this.#spec = spec
     this.#profile = consoleProfile(specProfile(spec))
+    this.#run = new RunMachine(spec.name)
     const recorded = files.readState()
     this.#state = recorded ?? {
       status: 'stopped',
@@ -219,8 +221,6 @@ class Supervisor {
   // ---- the game process ----
 
   #launch(reason: string | undefined): void {
-    this.#stopRequested = false
-    this.#killRequested = false
     this.#escalated = undefined
     const spec = this.#spec
     try {
@@ -262,7 +262,7 @@ class Supervisor {
     const game = { pid: child.pid, identity: processIdentity(child.pid), startedAt, logOffset: offset }
     this.#state = { ...this.#state, game, exitCode: null, signal: null }
     child.once('exit', (code, signal) => this.#exited(code, signal))
-    this.#setStatus(this.#profile.ready ? 'starting' : 'running', { reason: reason ?? `started (PID ${child.pid})` })
+    this.#enter(this.#profile.ready ? 'launch' : 'launch-ready', { reason: reason ?? `started (PID ${child.pid})` })
   }
 
   #adopt(startedAt: string): void {
@@ -273,8 +273,7 @@ class Supervisor {
     const starting = this.#state.status === 'starting'
     const from = starting ? game.logOffset : this.#files.logSize()
     this.#follow(from)
-    if (!ACTIVE.includes(this.#state.status) || this.#state.status === 'stopping')
-      this.#setStatus('running', { reason: `adopted (PID ${game.pid}, started ${startedAt})` })
+    this.#enter(starting ? 'adopt-starting' : 'adopt', { reason: `adopted (PID ${game.pid}, started ${startedAt})` })
     this.#adoptedPoll = setInterval(() => {
       if (!isSameProcess(game.pid, game.identity)) this.#exited(null, null)
     }, ADOPTED_POLL_MS)
@@ -282,8 +281,7 @@ class Supervisor {
 
   #failed(reason: string): void {
     this.#state = { ...this.#state, game: undefined }
-    this.#setStatus('error', { reason })
-    this.#finish()
+    this.#enter('launch-failed', { reason })
   }
 
   #ensureFifo(): void {
@@ -304,8 +302,7 @@ class Supervisor {
     if (this.#ring.length > RING) this.#ring.shift()
     for (const collector of this.#collectors) collector(line)
     for (const subscriber of this.#subscribers) subscriber.send({ t: 'line', line })
-    if (this.#state.status === 'starting' && this.#profile.ready?.(line))
-      this.#setStatus('running', { reason: 'ready' })
+    if (this.#run.phase === 'starting' && this.#profile.ready?.(line)) this.#enter('ready', { reason: 'ready' })
   }
 
   #exited(code: number | null, signal: NodeJS.Signals | null): void {
@@ -320,11 +317,11 @@ class Supervisor {
     this.#state = { ...this.#state, game: undefined, exitCode: code, signal }
     const how = this.#adopted && code === null && signal === null ? 'ended' : describeExit(code, signal)
     const reply: ExitReply = { exitCode: code, signal, escalated: this.#escalated }
-    if (this.#killRequested || this.#stopRequested || code === 0) {
-      const why = this.#killRequested ? 'killed' : this.#stopRequested ? 'stopped' : 'exited by itself'
-      this.#setStatus('stopped', { reason: `${why}: ${how}`, exitCode: code, signal })
+    const asked = this.#run.can('exit-asked')
+    if (asked || code === 0) {
+      const why = this.#run.phase === 'killing' ? 'killed' : asked ? 'stopped' : 'exited by itself'
       this.#settleWaiters(reply)
-      this.#finish()
+      this.#enter(asked ? 'exit-asked' : 'exit-clean', { reason: `${why}: ${how}`, exitCode: code, signal })
       return
     }
     // A crash. A run longer than the minimum uptime starts a new streak.
@@ -335,12 +332,10 @@ class Supervisor {
       Date.now() - Date.parse(game.startedAt),
     )
     this.#state = { ...this.#state, restarts }
-    this.#setStatus('crashed', { reason: `crashed: ${how}`, exitCode: code, signal, restarts, willRestart })
     this.#settleWaiters(reply)
-    if (!willRestart) {
-      this.#finish()
-      return
-    }
+    const extra = { reason: `crashed: ${how}`, exitCode: code, signal, restarts, willRestart }
+    this.#enter(willRestart ? 'crash-restart' : 'crash', extra)
+    if (!willRestart) return
     this.#restartTimer = setTimeout(() => {
       this.#restartTimer = undefined
       this.#launch(restartReason(restarts, restart.maxRestarts))
@@ -365,6 +360,21 @@ class Supervisor {
         process.kill(game.pid, signal)
       } catch {}
     }
+  }
+
+  /**
+   * Makes the run's transition for `event` (refused with SM_ERR_SERVER_TRANSITION_ILLEGAL when it
+   * cannot happen now), writes the status its new phase shows, and ends the supervisor after a
+   * final one.
+   */
+  #enter(
+    event: RunEvent,
+    extra: Partial<Pick<StatusEntry, 'reason' | 'exitCode' | 'signal' | 'restarts' | 'willRestart'>> = {},
+  ): void {
+    const { to, quiet } = this.#run.apply(event)
+    const status = STATUS_OF[to]
+    if (status !== undefined && !(quiet && status === this.#state.status)) this.#setStatus(status, extra)
+    if (FINAL.includes(to)) this.#finish()
   }
 
   #setStatus(
@@ -419,17 +429,16 @@ class Supervisor {
 
   #stop(): Promise<ExitReply> {
     const waiting = new Promise<ExitReply>((resolve) => this.#exitWaiters.push(resolve))
-    if (this.#restartTimer) {
+    if (this.#run.can('stop-restart')) {
       clearTimeout(this.#restartTimer)
       this.#restartTimer = undefined
-      this.#setStatus('stopped', { reason: 'stopped while waiting to restart after a crash' })
       this.#settleWaiters({ exitCode: this.#state.exitCode, signal: this.#state.signal, escalated: undefined })
-      this.#finish()
+      this.#enter('stop-restart', { reason: 'stopped while waiting to restart after a crash' })
       return waiting
     }
-    if (this.#stopRequested) return waiting
-    this.#stopRequested = true
-    this.#setStatus('stopping', { reason: 'stop requested' })
+    // Already on its way out: the exit answers every waiter.
+    if (this.#run.phase === 'stopping' || this.#run.phase === 'killing') return waiting
+    this.#enter('stop', { reason: 'stop requested' })
     const { stopTimeoutMs, termTimeoutMs } = this.#spec
     try {
       this.#write(this.#spec.stopCommand)
@@ -444,9 +453,9 @@ class Supervisor {
   }
 
   #kill(): Promise<ExitReply> {
+    if (this.#run.can('stop-restart')) return this.#stop()
     const waiting = new Promise<ExitReply>((resolve) => this.#exitWaiters.push(resolve))
-    if (this.#restartTimer) return this.#stop()
-    this.#killRequested = true
+    this.#enter('kill')
     this.#signal('SIGKILL')
     return waiting
   }
@@ -668,7 +677,7 @@ class Supervisor {
           this.#hold.orphaned = true
           this.#checkHold()
         }
-        if (this.#owner === connection && ACTIVE.includes(this.#state.status) && !this.#stopRequested) void this.#stop()
+        if (this.#owner === connection && this.#run.can('stop')) void this.#stop()
       },
     )
   }
@@ -701,10 +710,10 @@ class Supervisor {
           Math.min(Math.max(Number(request.replyMaxMs) || REPLY_MAX_MS, 0), REPLY_LONGEST_MS),
         )
       case 'stop':
-        if (!ACTIVE.includes(this.#state.status) && !this.#restartTimer) throw this.#notRunning('stop')
+        if (!LIVE.includes(this.#run.phase)) throw this.#notRunning('stop')
         return this.#stop()
       case 'kill':
-        if (!this.#state.game && !this.#restartTimer) throw this.#notRunning('be killed')
+        if (!LIVE.includes(this.#run.phase)) throw this.#notRunning('be killed')
         return this.#kill()
       case 'subscribe': {
         this.#subscribers.add(connection)

@@ -1,0 +1,80 @@
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { performAction, SmError } from '../../../kernel'
+import { settled } from '../control'
+import { checkNewName, describeServer } from '../describe-server'
+import { detectProfile } from '../detect'
+import { applyUpdate, installSource, keptOnUpdate, renameJarForUpdate, stageRelease } from '../install'
+import { dirConflict } from '../server-dir'
+import { ACTIVE } from '../supervisor/run-files'
+import type { VerbTable } from './context'
+
+/** Installing a server from a release, and updating one in place (after a backup). */
+export const installVerbs = {
+  'servers:install': async (ctx, { name, from, dir }) => {
+    checkNewName(name, await ctx.all())
+    const target = resolve(dir ?? join(String(await ctx.setting('paths.servers')), name))
+    if (existsSync(target) && readdirSync(target).length > 0)
+      throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: target, reason: 'it exists and is not empty' })
+    // Before anything is unpacked there: the same place checks as an add.
+    const conflict = dirConflict(target, await ctx.all(), await ctx.places())
+    if (conflict) throw new SmError('SM_ERR_SERVER_DIR_UNUSABLE', { dir: target, reason: conflict })
+    const source = await installSource(from)
+    const outcome = await performAction(ctx.bus, {
+      before: 'before_server_install',
+      after: 'after_server_install',
+      payload: { serverName: name, source: source.description, mode: 'install' },
+      perform: () =>
+        ctx.task(`install ${name}`, async () => {
+          const staging = await stageRelease(source, target)
+          rmSync(target, { recursive: true, force: true })
+          renameSync(staging, target)
+          const server = describeServer({ name, dir: target }, await ctx.all(), await ctx.places())
+          await ctx.bus.emit('servers:added', { server })
+          return server
+        }),
+      message: (server) => `Installed '${name}' in ${server.dir}.`,
+    })
+    return settled(outcome, name, 'The install of')
+  },
+  'servers:update': async (ctx, { name, from, stopStart }) => {
+    const server = await ctx.find(name)
+    if (server.profile === 'generic')
+      throw new SmError('SM_ERR_INSTALL_INVALID', {
+        source: String(from),
+        reason: `'${name}' is a generic server, whose program and data are not told apart: replace its files in its directory (the web file manager, or by hand) while it is stopped`,
+      })
+    const source = await installSource(from)
+    const running = ACTIVE.includes((await ctx.control.status(server)).status)
+    if (running && !stopStart) throw new SmError('SM_ERR_BACKUP_SERVER_RUNNING', { server: name, action: 'an update' })
+    const outcome = await performAction(ctx.bus, {
+      before: 'before_server_install',
+      after: 'after_server_install',
+      payload: { serverName: name, source: source.description, mode: 'update' },
+      perform: () =>
+        ctx.task(`update ${name}`, () => {
+          const update = async () => {
+            // Unpacked and checked first: a release of another game changes nothing.
+            const staging = await stageRelease(source, server.dir)
+            try {
+              const game = detectProfile(staging)
+              if (game !== server.profile)
+                throw new SmError('SM_ERR_INSTALL_INVALID', {
+                  source: source.description,
+                  reason: `it holds a ${game} server, and '${name}' is a ${server.profile} one`,
+                })
+              if (server.profile === 'java') renameJarForUpdate(staging, server)
+              // Everything the server has (a part it lacks is skipped): the state to go back to.
+              const backup = (await ctx.backups.backup(server, 'all')).files
+              return { replaced: applyUpdate(staging, server.dir, keptOnUpdate(server)), backup }
+            } finally {
+              rmSync(staging, { recursive: true, force: true })
+            }
+          }
+          return running ? ctx.control.stopped(server, 'an update', update) : update()
+        }),
+      message: (r) => `Updated '${name}': replaced ${r.replaced.length} files and folders; config and worlds kept.`,
+    })
+    return settled(outcome, server.name, 'The update of')
+  },
+} satisfies VerbTable

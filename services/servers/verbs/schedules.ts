@@ -1,0 +1,30 @@
+import { SmError } from '../../../kernel'
+import { describeSchedule, listed } from '../schedules'
+import type { ServersContext, VerbTable } from './context'
+
+/** Schedules: cron-timed backups, restarts and commands, run by the manager. */
+export const scheduleVerbs = {
+  'servers:schedule_add': async (ctx, { name, cron, action, command, timezone }) => {
+    const server = await ctx.find(name)
+    const schedule = describeSchedule({ server: server.name, cron, action, command, timezone })
+    await ctx.bus.emit('servers:schedule_added', { schedule })
+    await resync(ctx)
+    return listed(schedule)
+  },
+  'servers:schedule_list': async (ctx, { name }) => {
+    if (name !== undefined) await ctx.find(name)
+    return (await ctx.schedules()).filter((s) => name === undefined || s.server === name).map(listed)
+  },
+  'servers:schedule_remove': async (ctx, { id }) => {
+    const schedule = (await ctx.schedules()).find((s) => s.id === id)
+    if (!schedule) throw new SmError('SM_ERR_SCHEDULE_NOT_FOUND', { id: String(id) })
+    await ctx.bus.emit('servers:schedule_removed', { id: schedule.id, server: schedule.server })
+    await resync(ctx)
+    return schedule
+  },
+} satisfies VerbTable
+
+/** The manager's runner takes a changed list at once; elsewhere nothing runs schedules. */
+async function resync(ctx: ServersContext): Promise<void> {
+  if (ctx.scheduler.running) ctx.scheduler.sync(await ctx.schedules())
+}
