@@ -28,6 +28,9 @@ import { alive, filesView, recordEnd, unrecordedEnd } from './unseen-end'
 
 type Get = (key: string) => Promise<unknown>
 
+/** How often a hot backup's console request is made when its supervisor's connection is lost. */
+const LOST_CONNECTION_ATTEMPTS = 3
+
 /**
  * Process control of the game servers, from any process of the data directory: the manager, or
  * a CLI that runs without one. The supervisors own the processes; this side starts them, asks
@@ -516,12 +519,16 @@ export class ServerControl {
     let client = await this.#supervisor(server, 'take commands')
     const holder = ownProcess()
     const ask = async (op: 'hold' | 'send' | 'resume', fields: object): Promise<readonly string[]> => {
-      try {
-        return ((await client.request(op, fields as never)) as SendReply).reply
-      } catch (error) {
-        if (!client.closed) throw error
-        client = await this.#supervisor(server, 'take commands')
-        return ((await client.request(op, fields as never)) as SendReply).reply
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return ((await client.request(op, fields as never)) as SendReply).reply
+        } catch (error) {
+          // The connection was lost: made again. A killed supervisor whose main thread has ended
+          // can still accept on its socket until its last threads are gone, and then drops that
+          // connection too; the socket is gone with it, so the attempt after adopts the game.
+          if (!client.closed || attempt >= LOST_CONNECTION_ATTEMPTS) throw error
+          client = await this.#supervisor(server, 'take commands')
+        }
       }
     }
     const replies = consoleProfile(gameProfile(server))

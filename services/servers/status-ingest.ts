@@ -87,7 +87,11 @@ export class StatusIngest {
     if (this.#closed) return Promise.resolve()
     let lane = this.#lanes.get(server.name)
     if (!lane) {
-      lane = new Lane((latest, look) => this.#pass(latest, look))
+      lane = new Lane((latest, look) =>
+        this.#pass(latest, look).catch((error: unknown) =>
+          this.#logger.warn(`Catching up with '${latest.name}' failed: ${reasonOf(error)}`),
+        ),
+      )
       this.#lanes.set(server.name, lane)
     }
     const done = lane.request(server, depth === 'look')

@@ -8,11 +8,14 @@ import {
   closeSync as rawClose,
   readdirSync,
   readFileSync,
+  readlinkSync,
+  realpathSync,
   statSync,
   writeFileSync,
 } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { join } from 'node:path'
+import { setImmediate } from 'node:timers/promises'
 import { expect } from 'chai'
 import { extractZip, listTree, writeZip } from '../../../services/servers/backups/archive'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
@@ -20,6 +23,24 @@ import { exited, fakeBedrockDir, gameDataDir, nextLine, stoppedBedrock } from '.
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { cli, cliOk, spawnCli, spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
+
+/**
+ * Resolves once process `pid` no longer has `file` open. A read of a FIFO that a cancelled copy
+ * left waiting ends only at the writer's close, a moment after it: a writer opened before then
+ * would meet that old reader instead of the next copy's.
+ */
+async function untilClosedBy(pid: number, file: string): Promise<void> {
+  const target = realpathSync(file)
+  const holds = () =>
+    readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === target
+      } catch {
+        return false // closed while we looked
+      }
+    })
+  while (holds()) await setImmediate()
+}
 
 /** The manager's output, collected, and a promise of its first line matching `pattern`. */
 function output(child: ChildProcessWithoutNullStreams) {
@@ -140,6 +161,7 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
       expect(await exited(backup)).to.not.equal(0)
       await writer.close()
       writer = undefined
+      await untilClosedBy(manager.pid as number, fifo)
       // The manager lives on, and the next backup completes.
       expect(manager.exitCode).to.equal(null)
       const next = spawnCli(data, ['server', 'backup', 's1', '--json'])
