@@ -1,5 +1,7 @@
+import type { z } from 'zod'
 import { downsampledPath } from './rolling-series'
 import { type Bucket, bucketEnd, forEachLine, lineTime, parseLine, roundValue, type Sample } from './series-lines'
+import type { seriesRequest } from './series-schema'
 
 /** A range of a series, and how coarse its points may be. */
 export interface SeriesRange {
@@ -106,13 +108,8 @@ function columnsOf(rows: readonly Sample[], fields: readonly string[], peaks: re
   return columns
 }
 
-/** A range of a series as callers ask for it: from and to in ms since the epoch (default: the last hour), and a step. */
-export interface SeriesRequest {
-  readonly from?: number
-  readonly to?: number
-  /** Points averaged over this many seconds; 0 or none: as stored, averaged only past 1000 points. */
-  readonly stepS?: number
-}
+/** A range of a series as callers ask for it (series-schema.ts): from and to in ms since the epoch, and a step. */
+export type SeriesRequest = Readonly<z.output<typeof seriesRequest>>
 
 /** Columns by name: `t` (ms since the epoch) and one per field, null where a point lacks it. */
 export type Columns<F extends string> = { readonly t: number[] } & { readonly [K in F]: (number | null)[] }

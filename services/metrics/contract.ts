@@ -3,6 +3,8 @@ import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
 import type { Retention } from '../../lib/rolling-series'
 import type { SeriesReply, SeriesRequest } from '../../lib/series-query'
+import { seriesReply, seriesRequest } from '../../lib/series-schema'
+import { HOST_FIELDS, HOST_PEAKS } from './host-sampler'
 
 export type { Retention, SeriesReply, SeriesRequest }
 
@@ -32,8 +34,6 @@ const hostSample = z.object({
 })
 export type HostSample = Readonly<z.output<typeof hostSample>>
 
-const column = z.array(z.number().nullable())
-
 export const metricsEvents = defineEvents(
   'metrics',
   {
@@ -56,24 +56,7 @@ export const metricsCommands = defineCommands('metrics', {
    * seconds (0 or none: as stored, averaged only past 1000 points). The reply's columns: `t` (ms)
    * and one per field, null where a point lacks it.
    */
-  'metrics:host_series': command(
-    z.object({ from: z.number().optional(), to: z.number().optional(), stepS: z.number().optional() }),
-    z.object({
-      from: z.number(),
-      to: z.number(),
-      step_s: z.number(),
-      columns: z.object({
-        t: z.array(z.number()),
-        cpu: column,
-        cpu_max: column,
-        mem_used: column,
-        mem_used_max: column,
-        mem_total: column,
-        disk_used: column,
-        disk_total: column,
-      }),
-    }),
-  ),
+  'metrics:host_series': command(seriesRequest, seriesReply(HOST_FIELDS, HOST_PEAKS)),
 })
 
 declare module '../../kernel/maps' {

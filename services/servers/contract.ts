@@ -4,7 +4,9 @@
  */
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
+import { seriesReply, seriesRequest } from '../../lib/series-schema'
 import { PROFILE_NAMES } from './profiles'
+import { SERVER_FIELDS, SERVER_PEAKS } from './supervisor/sampler'
 
 /** The statuses in which a server's game runs: starting, running, stopping. */
 export { ACTIVE } from './supervisor/run-files'
@@ -429,8 +431,6 @@ const actionResult = z.looseObject({
   message: z.string().optional(),
 })
 
-const column = z.array(z.number().nullable())
-
 const named = z.object({ name: z.string() })
 const nameAndFile = named.extend({ file: z.string(), stopStart: z.boolean().optional() })
 
@@ -646,22 +646,7 @@ export const serversCommands = defineCommands('servers', {
    * in ms since the epoch, and a step in seconds (0 or none: as stored, averaged only past 1000
    * points). The reply's columns: `t` (ms) and one per field, null where a point lacks it.
    */
-  'servers:metrics': command(
-    named.extend({ from: z.number().optional(), to: z.number().optional(), stepS: z.number().optional() }),
-    z.object({
-      from: z.number(),
-      to: z.number(),
-      step_s: z.number(),
-      columns: z.object({
-        t: z.array(z.number()),
-        cpu: column,
-        cpu_max: column,
-        rss: column,
-        rss_max: column,
-        disk: column,
-      }),
-    }),
-  ),
+  'servers:metrics': command(named.extend(seriesRequest.shape), seriesReply(SERVER_FIELDS, SERVER_PEAKS)),
   /** The last lines of its console log, and the file's path (to follow it). */
   'servers:logs': command(
     named.extend({ lines: z.number().int().optional() }),

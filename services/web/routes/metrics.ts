@@ -1,5 +1,7 @@
 import Router from '@koa/router'
 import { z } from 'zod'
+import { metricsCommands } from '../../metrics/contract'
+import { serversCommands } from '../../servers/contract'
 import type { WebApp } from '../app'
 import { defineRoute } from '../route'
 import { ServerName, success } from './api-schemas'
@@ -22,13 +24,9 @@ const Range = z
     message: '`from` must not be after `to`',
     path: ['from'],
   })
-const column = z.array(z.number().nullable())
-const seriesOf = <T extends z.ZodRawShape>(columns: T) => ({
-  from: z.number(),
-  to: z.number(),
-  step_s: z.number().meta({ description: 'what one point stands for (0: samples as taken, older buckets as kept)' }),
-  columns: z.object({ t: z.array(z.number()).meta({ description: 'ms since the epoch' }), ...columns }),
-})
+/** The series as the bus answers them (the contracts' replies). */
+const serverSeries = serversCommands['servers:metrics'].reply.shape
+const hostSeries = metricsCommands['metrics:host_series'].reply.shape
 const HostSample = z
   .looseObject({
     t: z.number(),
@@ -56,10 +54,7 @@ export function metricsRoutes(app: WebApp): Router {
       access: 'user',
       params: ServerName,
       query: Range,
-      response: success(
-        'ServerMetrics',
-        seriesOf({ cpu: column, cpu_max: column, rss: column, rss_max: column, disk: column }),
-      ),
+      response: success('ServerMetrics', serverSeries),
       errors: { 404: 'No server of that name.' },
     },
     async (_ctx, { params, query }) => ({
@@ -78,15 +73,7 @@ export function metricsRoutes(app: WebApp): Router {
       access: 'moderator',
       query: Range,
       response: success('HostMetrics', {
-        ...seriesOf({
-          cpu: column,
-          cpu_max: column,
-          mem_used: column,
-          mem_used_max: column,
-          mem_total: column,
-          disk_used: column,
-          disk_total: column,
-        }),
+        ...hostSeries,
         latest: HostSample.optional().meta({ description: 'the last sample, while the manager samples' }),
       }),
     },
