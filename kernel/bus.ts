@@ -203,6 +203,11 @@ export class Bus {
     return this.#resolve(name).entries.length > 0
   }
 
+  /** The commands that have a handler now. */
+  commandNames(): string[] {
+    return this.#commands.eventNames() as string[]
+  }
+
   hasHandler(name: string): boolean {
     return this.#handlerOf(name) !== undefined
   }

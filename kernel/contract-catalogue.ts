@@ -21,23 +21,6 @@ export const command = <P extends z.ZodType, R extends z.ZodType>(payload: P, re
   reply,
 })
 
-/**
- * A reply whose type is declared in TypeScript and checked by the compiler only (the records
- * the servers service answers with are not schemas yet): a boundary passes it on unchecked.
- */
-export const typed = <T>() => {
-  const schema = z.custom<T>(() => true)
-  typedOnly.add(schema)
-  return schema
-}
-
-const typedOnly = new WeakSet<z.ZodType>()
-
-/** Whether a schema is a `typed<T>()` stand-in (the contracts test counts them). */
-export function isTypedOnly(schema: z.ZodType): boolean {
-  return typedOnly.has(schema)
-}
-
 /** A payload of no fields. */
 export const empty = z.object({})
 
@@ -60,6 +43,8 @@ export interface MessageEntry<S> {
 
 const commands = new Map<string, MessageEntry<CommandSpec>>()
 const events = new Map<string, MessageEntry<z.ZodType>>()
+/** The namespaces that declared something: only their owners emit in them. */
+const owners = new Set<string>()
 
 function declare<S>(
   kind: string,
@@ -74,6 +59,7 @@ function declare<S>(
     const known = table.get(name)
     if (known && known.spec !== spec) throw new Error(`${kind} ${name} is declared by both ${known.owner} and ${owner}`)
     table.set(name, { name, owner, spec, formerly: formerly[name] })
+    owners.add(owner)
   }
 }
 
@@ -122,17 +108,7 @@ export function assertMayEmit(
   }
   const colon = name.indexOf(':')
   const ns = colon > 0 ? name.slice(0, colon) : undefined
-  if (ns === undefined || owners().has(ns)) throw new SmError('SM_ERR_BUS_UNDECLARED', { kind: 'event', name })
-}
-
-let ownerSet: Set<string> | undefined
-let ownerCount = -1
-function owners(): Set<string> {
-  if (!ownerSet || ownerCount !== events.size + commands.size) {
-    ownerSet = new Set([...events.values(), ...commands.values()].map((entry) => entry.owner))
-    ownerCount = events.size + commands.size
-  }
-  return ownerSet
+  if (ns === undefined || owners.has(ns)) throw new SmError('SM_ERR_BUS_UNDECLARED', { kind: 'event', name })
 }
 
 export function commandCatalogue(): readonly MessageEntry<CommandSpec>[] {

@@ -29,24 +29,16 @@ export { Bus } from './bus'
 export { BusScope } from './bus-scope'
 export { type CallContext, Chain, currentContext, runInContext } from './context'
 export {
-  assertMayEmit,
-  type CommandSpec,
   type CommandsOf,
   checkCommand,
-  checkEvent,
   command,
   commandCatalogue,
   defineCommands,
   defineEvents,
-  describeIssues,
   type EventsOf,
   empty,
   eventCatalogue,
-  isDeclaredCommand,
-  isTypedOnly,
-  type MessageEntry,
   renamedEvents,
-  typed,
 } from './contract-catalogue'
 export { deepFreeze } from './deep-freeze'
 export { type DispatchFailure, DispatchReport, type DispatchSuccess } from './dispatch-report'
