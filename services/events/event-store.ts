@@ -56,7 +56,11 @@ export class EventStore {
     await db.transaction(async (sql) => {
       await verifySchema(sql, db.path)
       for (const statement of SCHEMA) await sql.exec(statement)
-      for (const { from, to } of renamed) await sql.run('UPDATE events SET type = ? WHERE type = ?', [to, from])
+      // One indexed look at each open; the renames run only in a log that still has an old name.
+      const old = renamed.map(({ from }) => from)
+      const marks = old.map(() => '?').join(', ')
+      if (old.length && (await sql.get(`SELECT 1 FROM events WHERE type IN (${marks}) LIMIT 1`, old)))
+        for (const { from, to } of renamed) await sql.run('UPDATE events SET type = ? WHERE type = ?', [to, from])
       await sql.run("UPDATE meta SET value = ? WHERE key = 'schema_version' AND CAST(value AS INTEGER) < ?", [
         String(SCHEMA_VERSION),
         SCHEMA_VERSION,
