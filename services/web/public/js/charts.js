@@ -194,11 +194,15 @@
       ],
     )
     const { shown } = panel
-    const show = (sample, online) => {
+    // The newest sample shown: a load whose replies left before a streamed sample arrived
+    // must not put its older figures (or "not running", from before the first sample) over it.
+    let shownAt = 0
+    const show = (sample, online, running) => {
+      shownAt = sample?.t ?? 0
       shown.cpu.textContent = percent(sample?.cpu)
       shown.rss.textContent = bytes(sample?.rss)
       shown.disk.textContent = bytes(sample?.disk)
-      shown.uptime.textContent = sample ? duration(sample.uptime_s) : 'not running'
+      shown.uptime.textContent = sample ? duration(sample.uptime_s) : running ? '–' : 'not running'
       if (online !== undefined) shown.players.textContent = players(online)
     }
     const load = async (range) => {
@@ -207,16 +211,18 @@
         api('GET', `${base}/status`),
       ])
       panel.load(columns)
-      show(run.metrics, run.players ?? null)
+      const running = ACTIVE.includes(run.status)
+      if (running && shownAt > (run.metrics?.t ?? 0)) shown.players.textContent = players(run.players ?? null)
+      else show(run.metrics, run.players ?? null, running)
     }
     panel.onRange(load)
     const source = stream([`servers:sampled:${name}`, 'server_status'], ({ type, data }) => {
       if (type === 'server_status') {
-        if (data.serverName === name && !ACTIVE.includes(data.status)) show(undefined, null)
+        if (data.serverName === name && !ACTIVE.includes(data.status)) show(undefined, null, false)
         return
       }
       panel.push(data.sample)
-      show(data.sample, data.players)
+      show(data.sample, data.players, true)
     })
     source.onopen = () => load(panel.range()).then(loaded).catch(window.sm.fail)
   }
@@ -237,8 +243,10 @@
       ],
     )
     const { shown } = panel
+    let shownAt = 0
     const show = (s) => {
-      if (!s) return
+      if (!s || s.t < shownAt) return
+      shownAt = s.t
       shown.cpu.textContent = percent(s.cpu)
       shown.memory.textContent = `${bytes(s.mem_used)} of ${bytes(s.mem_total)}`
       shown.disk.textContent = s.disk_total ? `${bytes(s.disk_used)} of ${bytes(s.disk_total)}` : '–'
@@ -264,9 +272,12 @@
       row.querySelector('td')?.append(small)
       cells.set(row.dataset.server, small)
     }
-    const show = (name, sample, online) => {
+    // Per server, when its shown sample was taken: a load does not put older figures over a streamed one.
+    const shownAt = new Map()
+    const show = (name, sample, online, fromLoad) => {
       const cell = cells.get(name)
-      if (!cell) return
+      if (!cell || (fromLoad && (shownAt.get(name) ?? 0) > (sample?.t ?? 0))) return
+      shownAt.set(name, sample?.t ?? 0)
       cell.textContent = sample
         ? `${percent(sample.cpu)} CPU · ${bytes(sample.rss)}${online ? ` · ${online.online} online` : ''}`
         : ''
@@ -278,7 +289,7 @@
     })
     return async () => {
       const { servers } = await api('GET', '/api/servers')
-      for (const s of servers) show(s.name, s.metrics, s.players === undefined ? undefined : { online: s.players })
+      for (const s of servers) show(s.name, s.metrics, s.players === undefined ? undefined : { online: s.players }, true)
     }
   }
 
