@@ -154,7 +154,7 @@ export const serversErrors = defineErrors('servers', {
   SM_ERR_SERVER_SUPERVISOR_FAILED: spec<{ server: string; reason: string; log: string }>({
     status: 500,
     exit: 70,
-    when: "A server's supervisor process could not be started or stopped answering.",
+    when: "A server's supervisor, or the host agent it runs in, could not be started or stopped answering.",
     message: (p) => `The supervisor of '${p.server}' failed: ${p.reason}. Its own log is ${p.log}.`,
   }),
   SM_ERR_SERVER_SUPERVISED: spec<{ server: string; pid: string }>({
@@ -162,6 +162,13 @@ export const serversErrors = defineErrors('servers', {
     exit: 75,
     when: 'A second supervisor was started for a server that already has one.',
     message: (p) => `The server '${p.server}' already has a supervisor (PID ${p.pid}); nothing was started.`,
+  }),
+  SM_ERR_SERVER_AGENT_RUNNING: spec<{ dir: string }>({
+    status: 409,
+    exit: 75,
+    when: 'A second host agent was started for a data directory whose agent already serves (the starter then talks to that one).',
+    message: (p) =>
+      `The data directory '${p.dir}' already has a host agent; this one ends. Use 'server-manager agent status' to see it.`,
   }),
   SM_ERR_SERVER_TRANSITION_ILLEGAL: spec<{ server: string; event: string; phase: string }>({
     status: 409,

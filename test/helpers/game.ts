@@ -10,7 +10,7 @@ import { SERVER_STATUS_EXIT } from '../../services/cli/server-status-exit'
 import type { ServerStatus } from '../../services/servers/contract'
 import { SupervisorClient } from '../../services/servers/supervisor/client'
 import type { RunStatus, ServerSample } from '../../services/servers/supervisor/protocol'
-import { RunFiles, type StatusEntry } from '../../services/servers/supervisor/run-files'
+import { AgentFiles, RunFiles, type StatusEntry } from '../../services/servers/supervisor/run-files'
 import { killAndWait } from './leaks'
 import { cli, ROOT } from './run'
 import { afterItsUser } from './run-end'
@@ -173,6 +173,8 @@ function recordedProcesses(dataDir: string): number[] {
   try {
     names = readdirSync(join(dataDir, 'servers'))
   } catch {}
+  const agent = new AgentFiles(dataDir).readRecord()
+  if (agent && isSameProcess(agent.pid, agent.identity)) pids.push(agent.pid)
   for (const name of names) {
     const state = runState(dataDir, name)
     for (const ref of [state?.supervisor, state?.game])

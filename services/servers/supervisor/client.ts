@@ -4,8 +4,18 @@ import { join } from 'node:path'
 import { SmError } from '../../../kernel/errors'
 import { Connection, connectOrCode } from '../../../lib/json-lines'
 import { sealedStdio } from '../../../lib/process-identity'
-import type { Announcement, RunStatus, ServerSample, SupervisorMessage, SupervisorRequest } from './protocol'
-import type { RunFiles, StatusEntry } from './run-files'
+import {
+  type AgentAnnouncement,
+  type AgentMessage,
+  type AgentRequest,
+  type Announcement,
+  PASSED_ENV,
+  type RunStatus,
+  type ServerSample,
+  type SupervisorMessage,
+  type SupervisorRequest,
+} from './protocol'
+import { AgentFiles, type RunFiles, type StatusEntry } from './run-files'
 
 type Op = SupervisorRequest['op']
 type Fields<O extends Op> = Omit<Extract<SupervisorRequest, { op: O }>, 't' | 'id' | 'op'>
@@ -108,22 +118,132 @@ export class SupervisorClient {
 }
 
 /**
- * Starts a detached supervisor for a run directory (it adopts the game recorded there if that
- * still runs, else starts it; with `adopt`, it only adopts, and refuses with
- * `SM_ERR_SERVER_NOT_RUNNING` when the game has ended) and resolves with what it announces once
- * it serves. It outlives the caller: its own output goes to `supervisor.log`.
+ * Has the data directory's host agent supervise a run directory (it adopts the game recorded there
+ * if that still runs, else starts it; with `adopt`, it only adopts, and refuses with
+ * `SM_ERR_SERVER_NOT_RUNNING` when the game has ended) and resolves with what the run's
+ * supervisor says once it serves. Starts the agent, detached, when none runs; it outlives the
+ * caller. An agent that was ending just as it was asked is replaced by a new one.
  */
-export function spawnSupervisor(
+export async function spawnSupervisor(
   files: RunFiles,
   server: string,
   purpose: 'run' | 'adopt' = 'run',
 ): Promise<Announcement> {
-  const out = openSync(files.supervisorLog, 'a', 0o600)
+  const agent = AgentFiles.ofRun(files)
+  let lost: SmError = new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
+    server,
+    reason: 'the host agent it started does not answer',
+    log: agent.log,
+  })
+  for (let attempt = 0; attempt < AGENT_ATTEMPTS; attempt++) {
+    const client = await reachAgent(agent, server)
+    if (client === undefined) continue
+    if (!(client instanceof AgentClient)) return client
+    try {
+      const value = await client.request({ op: 'supervise', dir: files.dir, purpose, env: passedEnv() })
+      return value as Announcement
+    } catch (error) {
+      if (!(error instanceof AgentLost)) return { ok: false, error: (error as SmError).toWire() }
+      lost = error.error
+    } finally {
+      client.close()
+    }
+  }
+  return { ok: false, error: lost.toWire() }
+}
+
+/** How many agents a caller tries: each one it reached was ending (idle) as it asked. */
+const AGENT_ATTEMPTS = 5
+
+/** The variables a game is passed from its starter's environment (the agent may have been started by another). */
+function passedEnv(): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const key of PASSED_ENV) if (process.env[key] !== undefined) env[key] = process.env[key] as string
+  return env
+}
+
+/** The agent's connection closed before it answered: it was ending. */
+class AgentLost extends Error {
+  constructor(readonly error: SmError) {
+    super(error.message)
+  }
+}
+
+/** One connection to the host agent: requests, answered in order. */
+export class AgentClient {
+  readonly #connection: Connection<AgentMessage, AgentRequest>
+  readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+  readonly #lost: SmError
+  #next = 1
+
+  constructor(socket: import('node:net').Socket, lost: SmError) {
+    this.#lost = lost
+    this.#connection = new Connection<AgentMessage, AgentRequest>(
+      socket,
+      (message) => {
+        const pending = this.#pending.get(message.id)
+        if (!pending) return
+        this.#pending.delete(message.id)
+        if (message.ok) pending.resolve(message.value)
+        else pending.reject(SmError.fromWire(message.error))
+      },
+      () => {
+        for (const { reject } of this.#pending.values()) reject(new AgentLost(this.#lost))
+        this.#pending.clear()
+      },
+    )
+  }
+
+  /** A client of the data directory's agent, or undefined when none serves. */
+  static async connect(agent: AgentFiles, server = 'the host agent'): Promise<AgentClient | undefined> {
+    const socket = await connectOrCode(agent.socket)
+    if (typeof socket === 'string') return undefined
+    const lost = new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
+      server,
+      reason: 'the host agent closed the connection before answering',
+      log: agent.log,
+    })
+    return new AgentClient(socket, lost)
+  }
+
+  request(fields: DistributiveOmit<AgentRequest, 't' | 'id'>): Promise<unknown> {
+    const id = this.#next++
+    return new Promise((resolve, reject) => {
+      if (this.#connection.closed) return reject(new AgentLost(this.#lost))
+      this.#pending.set(id, { resolve, reject })
+      this.#connection.send({ t: 'req', id, ...fields } as AgentRequest)
+    })
+  }
+
+  close(): void {
+    this.#connection.close()
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/**
+ * The data directory's agent, started (detached) when none serves; undefined when the one it
+ * reached or started went away before it could be asked (the caller tries again).
+ */
+async function reachAgent(agent: AgentFiles, server: string): Promise<AgentClient | Announcement | undefined> {
+  const running = await AgentClient.connect(agent, server)
+  if (running) return running
+  const announced = await spawnAgent(agent, server)
+  if (!announced.ok) return announced
+  // It serves (or another one that was started at the same moment does).
+  return AgentClient.connect(agent, server)
+}
+
+/** Starts a detached agent and resolves with what it announces once it serves. Its output goes to agent.log. */
+function spawnAgent(agent: AgentFiles, server: string): Promise<AgentAnnouncement> {
+  agent.ensureDir()
+  const out = openSync(agent.log, 'a', 0o600)
   const nothing = openSync('/dev/null', 'r+')
   let child: ReturnType<typeof spawn>
   try {
-    child = spawn(process.execPath, [join(__dirname, 'main.js'), files.dir, purpose], {
-      cwd: files.dir,
+    child = spawn(process.execPath, [join(__dirname, 'agent.js'), agent.dataDir], {
+      cwd: agent.dir,
       detached: true,
       // Only what it needs: fds our own starter leaked to us become /dev/null in it.
       stdio: sealedStdio(['ignore', out, out, 'pipe'], nothing) as StdioOptions,
@@ -143,14 +263,14 @@ export function spawnSupervisor(
       child.unref()
       channel.destroy()
       try {
-        resolve(JSON.parse(text.split('\n')[0] ?? '') as Announcement)
+        resolve(JSON.parse(text.split('\n')[0] ?? '') as AgentAnnouncement)
       } catch {
         resolve({
           ok: false,
           error: new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
             server,
-            reason: 'it exited before it could serve',
-            log: files.supervisorLog,
+            reason: 'the host agent exited before it could serve',
+            log: agent.log,
           }).toWire(),
         })
       }

@@ -50,7 +50,45 @@ export type SupervisorMessage =
   /** A new resource sample of the game (sampling on: `metrics.enabled`). */
   | { readonly t: 'sample'; readonly sample: ServerSample }
 
-/** The one line a new supervisor writes on fd 3 when it serves (or cannot). */
+/** What a supervisor answers once it serves its run (or why it cannot). */
 export type Announcement =
   | { readonly ok: true; readonly adopted: boolean; readonly status: ServerStatus }
   | { readonly ok: false; readonly error: WireError }
+
+/** The environment a game gets: these from its starter's (sent with its request), then the profile's, then the server's own. */
+export const PASSED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SHELL']
+
+/**
+ * The host agent's socket protocol (`<data dir>/agent/agent.sock`, JSON lines, answered like the
+ * supervisor's): supervise a run directory, or say what it supervises.
+ */
+export type AgentRequest =
+  | {
+      readonly t: 'req'
+      readonly id: number
+      readonly op: 'supervise'
+      /** The run directory, `<data dir>/servers/<name>`, of the agent's own data directory. */
+      readonly dir: string
+      /** `run`: adopt its game if it still runs, else start it; `adopt`: only adopt. */
+      readonly purpose: 'run' | 'adopt'
+      /** The starter's environment (only the variables a game is passed). */
+      readonly env: Readonly<Record<string, string>>
+    }
+  | { readonly t: 'req'; readonly id: number; readonly op: 'status' }
+
+export type AgentMessage = Extract<SupervisorMessage, { t: 'res' }>
+
+/** What the agent says of itself (`status`). */
+export interface AgentStatus {
+  readonly pid: number
+  readonly startedAt: string
+  /** Node's version, and the agent's code (the package's version). */
+  readonly node: string
+  readonly version: string
+  /** Its own resident memory, in bytes (the games' are their own). */
+  readonly rss: number
+  readonly runs: readonly { readonly server: string; readonly status: ServerStatus }[]
+}
+
+/** The one line a new agent writes on fd 3: it serves (or another one already does), or why it cannot. */
+export type AgentAnnouncement = { readonly ok: true } | { readonly ok: false; readonly error: WireError }

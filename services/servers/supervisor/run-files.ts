@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileSize, lastLines } from '../../../lib/log-tail'
 import { endsWithNewline } from '../../../lib/series-lines'
 import { writeFileWhole } from '../../../lib/whole-file'
@@ -128,6 +128,59 @@ export interface ExportRecord {
 
 /** UNIX socket paths are limited to 107 bytes on Linux. */
 export const MAX_SOCKET_PATH = 107
+
+/** The host agent's files, `<data dir>/agent/`: its socket, its claim lock and its own log. */
+export class AgentFiles {
+  constructor(
+    /** The data directory whose games it supervises (their run directories are `servers/<name>/` in it). */
+    readonly dataDir: string,
+  ) {}
+
+  /** The agent of the data directory a run directory is in. */
+  static ofRun(files: RunFiles): AgentFiles {
+    return new AgentFiles(dirname(dirname(files.dir)))
+  }
+  get dir(): string {
+    return join(this.dataDir, 'agent')
+  }
+  get servers(): string {
+    return join(this.dataDir, 'servers')
+  }
+  get socket(): string {
+    return join(this.dir, 'agent.sock')
+  }
+  /** Held while an agent claims the socket, so two started at once never both serve. */
+  get listenLock(): string {
+    return join(this.dir, 'listen.lock')
+  }
+  /** Which process is the agent (PID and identity, since when, its version), while it serves. */
+  get record(): string {
+    return join(this.dir, 'agent.json')
+  }
+  /** The agent's own output (a run's own lines go to its `supervisor.log`). */
+  get log(): string {
+    return join(this.dir, 'agent.log')
+  }
+
+  ensureDir(): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 })
+  }
+
+  readRecord(): AgentRecord | undefined {
+    return readJson<AgentRecord>(this.record)
+  }
+
+  writeRecord(record: AgentRecord | undefined): void {
+    if (record) writeJson(this.record, record)
+    else rmSync(this.record, { force: true })
+  }
+}
+
+/** `agent.json`: the agent that serves (a record whose process is gone, or another one now, is stale). */
+export interface AgentRecord extends ProcessRef {
+  readonly startedAt: string
+  readonly version: string
+}
 
 /** The files of one server's run directory, `<data dir>/servers/<name>/`. */
 export class RunFiles {

@@ -219,7 +219,7 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
       await untilGone(supervisor)
       await s.release()
       const code = await exited(backup)
-      expect(code, `${stderr}\nsupervisor.log:\n${readFileSync(s.files.supervisorLog, 'utf8')}`).to.equal(0)
+      expect(code, `${stderr}\n${logsOf(data, s.files)}`).to.equal(0)
       await game
       expect(await s.holdState()).to.equal('not held')
       expect(record(s.files, 'hold.json')).to.equal(undefined)
@@ -364,3 +364,9 @@ describe('services/servers: work interrupted by kill -9 is finished on the next 
     expect(await cliOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
   })
 })
+
+/** The run's supervisor.log and the host agent's log, as far as they exist: what went wrong, for a failed assertion. */
+function logsOf(data: string, files: RunFiles): string {
+  const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : '(none)')
+  return `supervisor.log:\n${read(files.supervisorLog)}\nagent.log:\n${read(join(data, 'agent', 'agent.log'))}`
+}

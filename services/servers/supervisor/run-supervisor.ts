@@ -1,15 +1,14 @@
 /**
- * A server's supervisor: one small detached process per running game server. It starts the game
- * with its console input on a FIFO (opened read-write, so the game never sees EOF) and its output
- * appended to `console.log`, so the game outlives the supervisor and everything else; it serves
- * a 0600 UNIX socket (status, send, follow, stop, kill), tracks the status, restarts the game
- * after a crash per the policy, and ends when the game has stopped for good.
- *
- * Usage: node main.js <run dir>. It reports once on fd 3 (when given) whether it serves.
+ * A server's supervisor: one per running game server, inside the host agent (agent.ts), the one
+ * process that supervises every game of the data directory. It starts the game with its console
+ * input on a FIFO (opened read-write, so the game never sees EOF) and its output appended to
+ * `console.log`, so the game outlives the agent and everything else; it serves the run's 0600
+ * UNIX socket (status, send, follow, stop, kill), tracks the status, restarts the game after a
+ * crash per the policy, and ends when the game has stopped for good.
  */
 import { type ChildProcess, execFileSync, type StdioOptions, spawn } from 'node:child_process'
 import {
-  chmodSync,
+  appendFileSync,
   closeSync,
   constants,
   copyFileSync,
@@ -21,14 +20,13 @@ import {
   truncateSync,
   writeSync,
 } from 'node:fs'
-import { createServer, type Server, type Socket } from 'node:net'
+import type { Server, Socket } from 'node:net'
 import { isSmError, reasonOf, SmError } from '../../../kernel/errors'
 import { cleanConsoleLine } from '../../../lib/console-text'
-import { Connection, connectOrCode } from '../../../lib/json-lines'
+import { Connection } from '../../../lib/json-lines'
 import { isSameProcess, ownProcess, processIdentity, sealedStdio } from '../../../lib/process-identity'
 import '../errors'
 import { LogTail, lastConsoleLines } from '../../../lib/log-tail'
-import { withFileLock } from '../power-lock'
 import { holdCommands } from '../profiles'
 import { crashVerdict } from './crash-policy'
 import { type ConsoleProfile, consoleProfile, specProfile } from './profiles'
@@ -37,7 +35,7 @@ import {
   ACTIVE,
   type HoldRecord,
   type ProcessRef,
-  RunFiles,
+  type RunFiles,
   type RunSpec,
   type RunState,
   runStatusOf,
@@ -46,6 +44,7 @@ import {
 } from './run-files'
 import { FINAL, LIVE, type RunEvent, RunMachine, STATUS_OF } from './run-machine'
 import { Sampler } from './sampler'
+import { claimSocket } from './socket-claim'
 
 /** How often an adopted game (not our child, so no exit event) is checked. */
 const ADOPTED_POLL_MS = 250
@@ -57,16 +56,19 @@ const REPLY_QUIET_MS = 300
 const REPLY_MAX_MS = 3_000
 /** The longest a request may ask a reply to take (`replyMaxMs`: a hot backup's flush). */
 const REPLY_LONGEST_MS = 600_000
-/** How long a supervisor waits for another one (alive) that is claiming the socket right now. */
-const LISTEN_LOCK_WAIT_MS = 10_000
 
 /** How often a hold's holder is checked, once no connection of its own stands for it. */
 const HOLD_POLL_MS = 250
 /** How soon a run file that could not be written (a full disk) is tried again. */
 const PERSIST_RETRY_MS = 1_000
 
-/** The environment a game gets: these from the starter's, then the profile's, then the server's own. */
-const PASSED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SHELL']
+/** What a supervisor is given besides its run: its starter's environment, and whom to tell when it has ended. */
+export interface SupervisorOptions {
+  /** The starter's values of PASSED_ENV (protocol.ts); then the profile's and the server's own apply. */
+  readonly env: Readonly<Record<string, string>>
+  /** Called once its run has ended and its socket is gone. */
+  readonly onEnd: () => void
+}
 
 type Conn = Connection<SupervisorRequest, SupervisorMessage>
 
@@ -81,9 +83,10 @@ interface Hold {
   orphaned: boolean
 }
 
-class Supervisor {
+export class Supervisor {
   readonly #files: RunFiles
   readonly #spec: RunSpec
+  readonly #options: SupervisorOptions
   readonly #profile: ConsoleProfile
   #state: RunState
   /** Where the run is: every change goes through its declared transitions (run-machine.ts). */
@@ -114,9 +117,10 @@ class Supervisor {
   /** Samples the game's resource use, when the spec asks for it. */
   #sampler: Sampler | undefined
 
-  constructor(files: RunFiles, spec: RunSpec) {
+  constructor(files: RunFiles, spec: RunSpec, options: SupervisorOptions) {
     this.#files = files
     this.#spec = spec
+    this.#options = options
     this.#profile = consoleProfile(specProfile(spec))
     this.#run = new RunMachine(spec.name)
     const recorded = files.readState()
@@ -131,6 +135,11 @@ class Supervisor {
       signal: null,
       reason: undefined,
     }
+  }
+
+  /** The status its run shows now. */
+  get status(): ServerStatus {
+    return this.#state.status
   }
 
   /**
@@ -177,40 +186,13 @@ class Supervisor {
     return { ok: true, adopted: this.#adopted, status: this.#state.status }
   }
 
-  /**
-   * Claims the socket. Probing it, removing a stale one and binding are one step under a lock:
-   * two supervisors started at once for a game that outlived its own (the manager and a client
-   * each adopting it) would otherwise both find it stale, and the later would remove the earlier's
-   * fresh socket and bind its own, leaving two supervisors and a client that finds no socket.
-   */
   async #listen(): Promise<void> {
-    const socketPath = this.#files.socket
-    if (Buffer.byteLength(socketPath) > 107) throw new SmError('SM_ERR_SERVER_PATH_TOO_LONG', { path: socketPath })
-    const bound = await withFileLock(this.#files.listenLock, LISTEN_LOCK_WAIT_MS, async () => {
-      await this.#bind(socketPath)
-      return true
-    })
-    // A live supervisor has been claiming it all this while: it is the one that serves.
-    if (!bound) throw this.#supervised()
-  }
-
-  async #bind(socketPath: string): Promise<void> {
-    const probe = await connectOrCode(socketPath)
-    if (typeof probe !== 'string') {
-      probe.destroy()
-      throw this.#supervised()
-    }
-    if (probe === 'ECONNREFUSED') rmSync(socketPath, { force: true })
-    const server = createServer((socket) => this.#accept(socket))
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(error.code === 'EADDRINUSE' ? this.#supervised() : error),
-      )
-      server.listen(socketPath, () => resolve())
-    })
-    // The socket is created with the umask; only the data directory's user may talk to it.
-    chmodSync(socketPath, 0o600)
-    this.#server = server
+    this.#server = await claimSocket(
+      this.#files.socket,
+      this.#files.listenLock,
+      (socket) => this.#accept(socket),
+      () => this.#supervised(),
+    )
   }
 
   #supervised(): SmError {
@@ -240,7 +222,7 @@ class Supervisor {
     try {
       child = spawn(spec.command, [...spec.args], {
         cwd: spec.cwd,
-        env: gameEnv(spec),
+        env: { ...this.#options.env, ...(spec.profile === 'bedrock' ? { LD_LIBRARY_PATH: '.' } : {}), ...spec.env },
         stdio: sealedStdio([input, output, output], nothing) as StdioOptions,
         detached: true,
       })
@@ -409,7 +391,7 @@ class Supervisor {
       }
     } catch (error) {
       if (this.#persistTrouble === undefined)
-        log(
+        this.#log(
           `its run files cannot be written (${reasonOf(error)}); its state is kept in memory and written once they can`,
         )
       this.#persistTrouble = reasonOf(error)
@@ -419,7 +401,7 @@ class Supervisor {
       }, PERSIST_RETRY_MS)
       return false
     }
-    if (this.#persistTrouble !== undefined) log('its run files are written again')
+    if (this.#persistTrouble !== undefined) this.#log('its run files are written again')
     this.#persistTrouble = undefined
     if (this.#finished) this.#close()
     return true
@@ -631,8 +613,8 @@ class Supervisor {
     if (!hold.orphaned && (hold.connection !== undefined || !holderGone)) return
     const why = hold.orphaned ? 'its holder closed the connection without resuming' : 'its holder is gone'
     this.#resume().then(
-      () => log(`resumed the world's saving (held by PID ${pid} since ${hold.record.since}): ${why}`),
-      (error) => log(`could not resume a world held by PID ${pid} (${why}), trying again: ${reasonOf(error)}`),
+      () => this.#log(`resumed the world's saving (held by PID ${pid} since ${hold.record.since}): ${why}`),
+      (error) => this.#log(`could not resume a world held by PID ${pid} (${why}), trying again: ${reasonOf(error)}`),
     )
   }
 
@@ -658,10 +640,10 @@ class Supervisor {
         onSample: (sample) => {
           for (const subscriber of this.#subscribers) subscriber.send({ t: 'sample', sample })
         },
-        log,
+        log: (message) => this.#log(message),
       }).start()
     } catch (error) {
-      log(`resource samples are not taken: ${reasonOf(error)}`)
+      this.#log(`resource samples are not taken: ${reasonOf(error)}`)
     }
   }
 
@@ -770,7 +752,7 @@ class Supervisor {
     try {
       this.#rotateLog()
     } catch (error) {
-      log(`the console log could not be rotated (tried again later): ${reasonOf(error)}`)
+      this.#log(`the console log could not be rotated (tried again later): ${reasonOf(error)}`)
     }
   }
 
@@ -797,16 +779,18 @@ class Supervisor {
       this.#server?.close()
       rmSync(this.#files.socket, { force: true })
       for (const subscriber of this.#subscribers) subscriber.close()
-      setTimeout(() => process.exit(0), 2_000).unref()
+      this.#options.onEnd()
     })
   }
-}
 
-function gameEnv(spec: RunSpec): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const key of PASSED_ENV) if (process.env[key] !== undefined) env[key] = process.env[key]
-  if (spec.profile === 'bedrock') env.LD_LIBRARY_PATH = '.'
-  return { ...env, ...spec.env }
+  /** A line in the run's `supervisor.log`. */
+  #log(message: string): void {
+    try {
+      appendFileSync(this.#files.supervisorLog, `${new Date().toISOString()} ${message}\n`, { mode: 0o600 })
+    } catch {
+      // supervisor.log cannot be written (a full disk): the line is lost, the supervisor carries on.
+    }
+  }
 }
 
 function restartReason(restarts: number, maxRestarts: number): string {
@@ -821,65 +805,3 @@ function isStopCommand(command: string, stopCommand: string): boolean {
   const norm = (s: string) => s.trim().replace(/^\//, '').toLowerCase()
   return norm(command) === norm(stopCommand)
 }
-
-/** A line in supervisor.log (its stderr). */
-function log(message: string): void {
-  try {
-    // Written directly: a stream's write error (ENOSPC on a full disk) would be an uncaught 'error'.
-    writeSync(2, `${new Date().toISOString()} ${message}\n`)
-  } catch {
-    // supervisor.log cannot be written (a full disk): the line is lost, the supervisor carries on.
-  }
-}
-
-function announce(message: Announcement): void {
-  try {
-    writeSync(3, `${JSON.stringify(message)}\n`)
-    closeSync(3)
-  } catch {
-    // Started by hand, or the starter is gone: nobody to tell.
-  }
-}
-
-async function main(): Promise<void> {
-  // Its run directory's files are its user's alone, whoever started it (PRIVATE_UMASK).
-  process.umask(0o077)
-  const [dir, purpose = 'run'] = process.argv.slice(2)
-  if (!dir || (purpose !== 'run' && purpose !== 'adopt')) {
-    process.stderr.write('usage: main.js <server run directory> [run|adopt]\n')
-    process.exit(64)
-  }
-  const files = new RunFiles(dir)
-  const spec = files.readSpec()
-  if (!spec) {
-    announce({
-      ok: false,
-      error: new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
-        server: dir,
-        reason: `${files.spec} is missing or not JSON`,
-        log: files.supervisorLog,
-      }).toWire(),
-    })
-    process.exit(1)
-  }
-  // Not ours to end: a terminal hang-up or a stray Ctrl+C leaves the game and its supervisor be.
-  process.on('SIGHUP', () => {})
-  process.on('SIGINT', () => {})
-  process.on('SIGTERM', () => process.exit(0)) // the game lives on and can be adopted
-  try {
-    announce(await new Supervisor(files, spec).run(purpose))
-  } catch (error) {
-    const coded = isSmError(error)
-      ? error
-      : new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {
-          server: spec.name,
-          reason: reasonOf(error),
-          log: files.supervisorLog,
-        })
-    log(`${coded.code}: ${coded.message}`)
-    announce({ ok: false, error: coded.toWire() })
-    process.exit(1)
-  }
-}
-
-void main()
