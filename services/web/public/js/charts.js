@@ -289,7 +289,8 @@
     })
     return async () => {
       const { servers } = await api('GET', '/api/servers')
-      for (const s of servers) show(s.name, s.metrics, s.players === undefined ? undefined : { online: s.players }, true)
+      for (const s of servers)
+        show(s.name, s.metrics, s.players === undefined ? undefined : { online: s.players }, true)
     }
   }
 
