@@ -3,10 +3,9 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { processRss } from '../lib/proc-stats'
-import { SupervisorClient } from '../services/servers/supervisor/client'
 import { RunFiles } from '../services/servers/supervisor/run-files'
 import { median } from './harness'
-import { cli, fakeServer } from './servers.bench'
+import { cli, fakeServer, nextSamples, stopServers } from './servers.bench'
 
 /** Resident memory of a process (VmRSS), in KiB; NaN when it is gone. */
 function rssKb(pid: number | undefined): number {
@@ -22,36 +21,14 @@ function serverWithFiles(dir: string, files: number): string {
   return dir
 }
 
-/** Resolves after `count` samples of a server's supervisor. */
-async function samples(dataDir: string, name: string, count: number): Promise<void> {
-  const client = await SupervisorClient.connect(RunFiles.of(dataDir, name), name)
-  if (!client) throw new Error(`no supervisor for ${name}`)
-  let seen = 0
-  try {
-    await new Promise<void>((resolve, reject) => {
-      client.onClose(() => reject(new Error(`the supervisor of ${name} ended`)))
-      client
-        .subscribe(
-          0,
-          () => {},
-          () => {},
-          () => {
-            if (++seen >= count) resolve()
-          },
-        )
-        .catch(reject)
-    })
-  } finally {
-    client.close()
-  }
-}
-
 /**
- * The memory sampling adds to a supervisor: `servers` game servers run under supervisors with
- * sampling on (every second, their directories of `files` files walked every second, a retention
- * of 10 s so compactions run too) and as many with it off, at once; once those with it on have
- * taken `count` samples each, every supervisor's resident memory is read `readings` times a
- * second apart. A bare `node` process idling on a timer is read alongside, as the floor.
+ * The memory sampling adds to the host agent: `servers` game servers run under the agent of one
+ * data directory with sampling on (every second, their directories of `files` files walked every
+ * second, a retention of 10 s so compactions run too) and as many under the agent of another with
+ * it off, at once; once those with it on have taken `count` samples each, each data directory's
+ * supervision processes (the distinct PIDs its servers' state files name: its agent) are read
+ * `readings` times a second apart, their resident memory summed. A bare `node` process idling on
+ * a timer is read alongside, as the floor.
  */
 export async function samplingMemoryBench(
   dir: string,
@@ -81,22 +58,38 @@ export async function samplingMemoryBench(
         started.push([data, `s${i}`])
       }
     }
-    await Promise.all(Array.from({ length: servers }, (_, i) => samples(sides.on, `s${i}`, count)))
-    const supervisors = (data: string) =>
-      Array.from({ length: servers }, (_, i) => RunFiles.of(data, `s${i}`).readState()?.supervisor?.pid)
+    await Promise.all(Array.from({ length: servers }, (_, i) => nextSamples(sides.on, `s${i}`, count)))
+    // Every server of a data directory names the same agent: each process is counted once.
+    const supervision = (data: string) => [
+      ...new Set(Array.from({ length: servers }, (_, i) => RunFiles.of(data, `s${i}`).readState()?.supervisor?.pid)),
+    ]
+    const total = (pids: (number | undefined)[]) => pids.reduce((sum: number, pid) => sum + rssKb(pid), 0)
+    const agents = { off: supervision(sides.off), on: supervision(sides.on) }
     const off: number[] = []
     const on: number[] = []
     const floor: number[] = []
     for (let r = 0; r < readings; r++) {
-      off.push(...supervisors(sides.off).map(rssKb))
-      on.push(...supervisors(sides.on).map(rssKb))
+      off.push(total(agents.off))
+      on.push(total(agents.on))
       floor.push(rssKb(bare.pid))
       await sleep(1000)
     }
-    if ([...off, ...on].some(Number.isNaN)) throw new Error('a supervisor ended during the benchmark')
-    return { offKb: median(off), onKb: median(on), bareKb: median(floor), servers, count, files }
+    if ([...off, ...on].some(Number.isNaN)) throw new Error('a supervision process ended during the benchmark')
+    return {
+      offKb: median(off),
+      onKb: median(on),
+      bareKb: median(floor),
+      processes: { off: agents.off.length, on: agents.on.length },
+      servers,
+      count,
+      files,
+    }
   } finally {
     bare.kill()
-    for (const [data, name] of started) await cli(data, ['server', 'kill', name]).catch(() => {})
+    for (const data of Object.values(sides))
+      await stopServers(
+        data,
+        started.filter(([d]) => d === data).map(([, name]) => name),
+      )
   }
 }

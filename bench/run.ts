@@ -10,10 +10,11 @@ import { samplingMemoryBench } from './metrics.bench'
 import { hookPairBench, loadBench } from './plugins.bench'
 import { replayBench } from './replay.bench'
 import { consoleRoundTripBench, serverListBench, worldArchiveBench } from './servers.bench'
+import { supervisionMemoryBench } from './supervision.bench'
 import { dashboardBench, type LoadResult, webThroughputBench } from './web.bench'
 
 /**
- * `npm run bench [-- dispatch|append|help|hooks|load|replay|client|bridge|set|backup|list|console|sampling|web|dashboard] [--events N] [--world-mb N] [--quick]`:
+ * `npm run bench [-- dispatch|append|help|hooks|load|replay|client|bridge|set|backup|list|console|sampling|supervision|web|dashboard] [--events N] [--world-mb N] [--quick]`:
  * every figure is a ratio against a baseline measured in the same run, because these machines
  * are shared and noisy. Each benchmark runs even when one before it threw; the run exits 1 if
  * any threw or missed its goal.
@@ -180,6 +181,8 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
   },
   async sampling({ dir, quick, verdict }) {
     const mib = (kb: number) => `${(kb / 1024).toFixed(1)} MiB`
+    // One process per data directory is the agent alone; more would be supervisors of their own.
+    const processes = (n: number) => (n === 1 ? '' : ` (${n} processes)`)
     const runs = quick
       ? [{ stress: true, servers: 1, count: 2, files: 20, readings: 1 }]
       : [
@@ -188,19 +191,49 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
         ]
     for (const options of runs) {
       const r = await samplingMemoryBench(join(dir, options.stress ? 'stress' : 'default'), options)
+      const each = `${r.servers} server${r.servers === 1 ? '' : 's'} under each agent`
       console.log(
         options.stress
-          ? `memory sampling adds to a supervisor, at its busiest: ${r.servers} server${r.servers === 1 ? '' : 's'} each way, ${r.count} samples a second apart, directories of ${r.files} files walked every second, compacted every 10 s (median resident memory)`
-          : `memory sampling adds to a supervisor, as set by default: ${r.servers} server${r.servers === 1 ? '' : 's'} each way, ${r.count} samples 5 s apart, directories of ${r.files} files walked every minute (median resident memory)`,
+          ? `memory sampling adds to the host agent, at its busiest: ${each}, ${r.count} samples a second apart, directories of ${r.files} files walked every second, compacted every 10 s (median resident memory)`
+          : `memory sampling adds to the host agent, as set by default: ${each}, ${r.count} samples 5 s apart, directories of ${r.files} files walked every minute (median resident memory)`,
       )
       console.log(`  bare node idling on a timer:  ${mib(r.bareKb)}`)
-      console.log(`  supervisor, sampling off:     ${mib(r.offKb)}`)
-      console.log(`  supervisor, sampling on:      ${mib(r.onKb)}`)
+      console.log(`  host agent, sampling off:     ${mib(r.offKb)}${processes(r.processes.off)}`)
+      console.log(`  host agent, sampling on:      ${mib(r.onKb)}${processes(r.processes.on)}`)
       const ratio = r.onKb / r.offKb
       console.log(
-        `  added per server: ${Math.round(r.onKb - r.offKb)} KiB, ${ratio.toFixed(2)}x; goal at most 1.10x → ${verdict(ratio <= 1.1)}\n`,
+        `  added per server: ${Math.round((r.onKb - r.offKb) / r.servers)} KiB; agent on/off ${ratio.toFixed(2)}x; goal at most 1.10x → ${verdict(ratio <= 1.1)}\n`,
       )
     }
+  },
+  async supervision({ dir, quick, verdict }) {
+    const counts = quick ? [1, 2] : [1, 10, 50]
+    const readings = quick ? 1 : 10
+    const points = await supervisionMemoryBench(dir, counts, { readings, samples: quick ? 1 : 2 })
+    // MB as the goals say it: 10^6 bytes (/proc counts in KiB).
+    const mb = (kib: number) => `${((kib * 1024) / 1e6).toFixed(1)} MB`
+    const first = points[0]
+    const last = points.at(-1)
+    if (!first || !last) throw new Error('no reading taken')
+    const bare = first.bare
+    console.log(
+      `supervision memory of running servers: the host agent (and any other supervisor a state file names), fake Bedrock games excluded, default settings (median of ${readings} reading${readings === 1 ? '' : 's'}, /proc/<pid>/smaps_rollup)`,
+    )
+    console.log(`  bare node idling on a timer:  PSS ${mb(bare.pss)}, USS ${mb(bare.uss)}, RSS ${mb(bare.rss)}`)
+    for (const p of points)
+      console.log(
+        `  ${`${p.servers} server${p.servers === 1 ? '' : 's'} running (${p.processes} process${p.processes === 1 ? '' : 'es'}):`.padEnd(32)}PSS ${mb(p.pss)} (${(p.pss / p.bare.pss).toFixed(2)}x bare), USS ${mb(p.uss)}, RSS ${mb(p.rss)}`,
+      )
+    const added = last.servers - first.servers
+    const per = (field: 'pss' | 'uss' | 'rss') => (last[field] - first[field]) / added
+    const perMb = (kib: number) => `${((kib * 1024) / 1e6).toFixed(3)} MB`
+    console.log(
+      `  added per server, ${first.servers} → ${last.servers}: PSS ${perMb(per('pss'))} (${(per('pss') / bare.pss).toFixed(3)}x a bare node), USS ${perMb(per('uss'))}, RSS ${perMb(per('rss'))}`,
+    )
+    console.log(`  goal: at most 1 MB PSS per added server → ${verdict((per('pss') * 1024) / 1e6 <= 1)}`)
+    console.log(
+      `  goal: ${last.servers} servers supervised in under 100 MB PSS → ${mb(last.pss)}, ${verdict((last.pss * 1024) / 1e6 < 100)}\n`,
+    )
   },
   async web({ dir, quick, verdict }) {
     const r = await webThroughputBench(dir, 8, quick)

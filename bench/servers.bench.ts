@@ -2,9 +2,11 @@ import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
+import { isSameProcess } from '../lib/process-identity'
 import { SupervisorClient } from '../services/servers/supervisor/client'
-import { RunFiles } from '../services/servers/supervisor/run-files'
+import { AgentFiles, RunFiles } from '../services/servers/supervisor/run-files'
 import { median } from './harness'
 
 const exec = promisify(execFile)
@@ -115,10 +117,10 @@ export async function worldArchiveBench(dir: string, megabytes: number, rounds =
   }
 }
 
-/** A fake bedrock server directory (the test fixture). */
-export function fakeServer(dir: string): string {
+/** A fake bedrock server directory (the test fixture, run by `node`). */
+export function fakeServer(dir: string, node = process.execPath): string {
   mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, 'bedrock_server'), `#!/bin/sh\nexec '${process.execPath}' '${FAKE}' "$@"\n`, { mode: 0o755 })
+  writeFileSync(join(dir, 'bedrock_server'), `#!/bin/sh\nexec '${node}' '${FAKE}' "$@"\n`, { mode: 0o755 })
   writeFileSync(join(dir, 'server.properties'), 'level-name=Bedrock level\n')
   return dir
 }
@@ -130,6 +132,53 @@ export async function cli(dataDir: string, args: string[]): Promise<string> {
     maxBuffer: 64 * 1024 * 1024,
   })
   return stdout
+}
+
+/** Resolves once a server's supervision has handed a follower `count` more resource samples. */
+export async function nextSamples(dataDir: string, name: string, count: number): Promise<void> {
+  const client = await SupervisorClient.connect(RunFiles.of(dataDir, name), name)
+  if (!client) throw new Error(`no supervisor for ${name}`)
+  let seen = 0
+  try {
+    await new Promise<void>((resolve, reject) => {
+      client.onClose(() => reject(new Error(`the supervision of ${name} ended`)))
+      client
+        .subscribe(
+          0,
+          () => {},
+          () => {},
+          () => {
+            if (++seen >= count) resolve()
+          },
+        )
+        .catch(reject)
+    })
+  } finally {
+    client.close()
+  }
+}
+
+/**
+ * Kills the servers `names` of a data directory (through the CLI, so that no crash policy
+ * restarts them), waits for its host agent to end by itself once it supervises nothing, and ends
+ * with SIGKILL whatever outlives that: a game or supervision process recorded before the kills
+ * that is still the same process.
+ */
+export async function stopServers(dataDir: string, names: readonly string[]): Promise<void> {
+  const agent = new AgentFiles(dataDir).readRecord()
+  const states = names.map((name) => RunFiles.of(dataDir, name).readState())
+  for (const name of names) await cli(dataDir, ['server', 'kill', name]).catch(() => {})
+  const left = () =>
+    [agent, ...states.flatMap((state) => [state?.supervisor, state?.game])]
+      .filter((ref) => ref !== undefined && isSameProcess(ref.pid, ref.identity))
+      .map((ref) => ref?.pid as number)
+  // A process's end has no event to wait on when it is not our child: look again shortly.
+  for (let waited = 0; left().length > 0 && waited < 10_000; waited += 100) await sleep(100)
+  // The agent first, so that no game it still supervises is restarted as a crash.
+  for (const pid of new Set(left()))
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {}
 }
 
 /** `server list --json` over 50 (`servers`) servers: with 10 (`running`) running vs none, alternating, median of `rounds` each. */
