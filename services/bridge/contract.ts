@@ -1,6 +1,22 @@
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
 
+/** The NATS transport's state: whether the manager is on the broker, since when, and why not. */
+const natsStatus = z.object({
+  /** Whether nats.url (or --nats) is set; false: one machine, no broker. */
+  configured: z.boolean(),
+  url: z.string().optional(),
+  prefix: z.string().optional(),
+  connected: z.boolean(),
+  /** When `connected` last changed (ISO time). */
+  since: z.string().optional(),
+  /** Why it is not connected. */
+  reason: z.string().optional(),
+  /** The broker's server name, when connected. */
+  server: z.string().optional(),
+})
+export type NatsStatus = Readonly<z.output<typeof natsStatus>>
+
 /** What `server-manager status` shows of a running manager. */
 const managerStatus = z.object({
   pid: z.number(),
@@ -12,6 +28,8 @@ const managerStatus = z.object({
   clients: z.number(),
   /** The plugins loaded in the manager, in load order. */
   plugins: z.array(z.string()).readonly(),
+  /** Its link to the NATS broker. */
+  nats: natsStatus.optional(),
 })
 export type ManagerStatus = Readonly<z.output<typeof managerStatus>>
 
@@ -37,8 +55,13 @@ export const bridgeCommands = defineCommands('manager', {
   'manager:stop': command(empty, z.object({ pid: z.number() })),
 })
 
+export const natsCommands = defineCommands('nats', {
+  /** The manager's link to the NATS broker. */
+  'nats:status': command(empty, natsStatus),
+})
+
 declare module '../../kernel/maps' {
   interface EventMap extends EventsOf<typeof bridgeEvents> {}
 
-  interface CommandMap extends CommandsOf<typeof bridgeCommands> {}
+  interface CommandMap extends CommandsOf<typeof bridgeCommands>, CommandsOf<typeof natsCommands> {}
 }
