@@ -1,4 +1,5 @@
 import './contract'
+import '../../lib/nats-errors'
 import './errors'
 import './settings'
 import { mkdirSync, rmSync } from 'node:fs'

@@ -2,9 +2,9 @@ import { hostname } from 'node:os'
 import { errors, type NatsConnection, type Subscription } from '@nats-io/transport-node'
 import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
+import { connectNats, type NatsConfig } from '../../lib/nats-link'
+import { isSubjectToken, subjectOf } from '../../lib/nats-subjects'
 import type { Answer } from './answer'
-import { connectNats, type NatsConfig } from './nats-link'
-import { isSubjectToken, subjectOf } from './nats-subjects'
 import type { EventFrameMeta } from './protocol'
 
 type EventListener = (payload: unknown, meta: EventFrameMeta) => void

@@ -1,13 +1,15 @@
 import { hostname } from 'node:os'
 import type { Msg, NatsConnection } from '@nats-io/transport-node'
 import { type BusScope, type Disposable, type Logger, SmError, toSmError } from '../../kernel'
+import { connectNats, type NatsConfig } from '../../lib/nats-link'
+import { allSubjects, nameOfSubject, subjectOf } from '../../lib/nats-subjects'
 import { answer, answerJson, BRIDGE_ACTOR } from './answer'
-import type { NatsStatus } from './contract'
-import { connectNats, type NatsConfig } from './nats-link'
-import { allSubjects, nameOfSubject, subjectOf } from './nats-subjects'
+import { type Host, hostReport, type NatsStatus } from './contract'
 
 /** How long the manager waits before trying an unreachable broker again (nats.js reconnects by itself once connected). */
 const RETRY_MS = 2_000
+/** A host agent that has not beaten for this long is offline (three of its 5 s beats). */
+const HOST_SILENT_MS = 15_000
 
 /**
  * The bridge's NATS transport, in the manager: answers every `<prefix>.req.<ns>.<name>` request
@@ -22,6 +24,9 @@ export class NatsBridge {
   #connection: NatsConnection | undefined
   #events: Disposable | undefined
   #retry: NodeJS.Timeout | undefined
+  #silence: NodeJS.Timeout | undefined
+  /** Every host agent heard from since the start, by name. */
+  readonly #hosts = new Map<string, Host>()
   #stopped = false
   #state: { connected: boolean; since: string; reason?: string; server?: string }
   #open: () => void = () => {}
@@ -55,6 +60,7 @@ export class NatsBridge {
   async close(): Promise<void> {
     this.#stopped = true
     clearTimeout(this.#retry)
+    clearInterval(this.#silence)
     this.#events?.dispose()
     const connection = this.#connection
     this.#connection = undefined
@@ -88,7 +94,54 @@ export class NatsBridge {
       },
     })
     this.#events = this.#scope.on('**', (payload, meta) => this.#publish(connection, meta.event, payload, meta))
+    const agents = `${this.#config.prefix}.agent.*`
+    connection.subscribe(`${agents}.hb`, { callback: (error, message) => void (error || this.#beat(message)) })
+    connection.subscribe(`${agents}.bye`, {
+      callback: (error, message) =>
+        void (error || this.#gone(message.subject.split('.').at(-2) ?? '', 'it said goodbye')),
+    })
+    this.#silence = setInterval(() => this.#checkSilence(), HOST_SILENT_MS / 3)
     void this.#watch(connection)
+  }
+
+  /** Every host agent heard from, with its last figures. */
+  get hosts(): Host[] {
+    return [...this.#hosts.values()].sort((a, b) => a.name.localeCompare(b.name))
+  }
+
+  /** A host agent's beat: its report, checked (it comes from another machine), under the name its subject says. */
+  #beat(message: Msg): void {
+    const name = message.subject.split('.').at(-2) ?? ''
+    let report: ReturnType<typeof hostReport.parse>
+    try {
+      report = hostReport.parse(message.json())
+    } catch (error) {
+      this.#logger.debug(`nats: a beat from host '${name}' is not a host report: ${toSmError(error).message}`)
+      return
+    }
+    const now = new Date().toISOString()
+    const known = this.#hosts.get(name)
+    // The subject is what the broker let it publish on: the name inside the report is only its word.
+    this.#hosts.set(name, { ...report, name, online: true, since: known?.online ? known.since : now, lastSeen: now })
+    if (!known?.online) {
+      this.#logger.info(`nats: host '${name}' (${report.hostname}) is online`)
+      void this.#scope.emit('nats:host_online', { name, hostname: report.hostname, version: report.version })
+    }
+  }
+
+  #gone(name: string, reason: string): void {
+    const known = this.#hosts.get(name)
+    if (!known?.online) return
+    this.#hosts.set(name, { ...known, online: false, since: new Date().toISOString() })
+    this.#logger.warn(`nats: host '${name}' is offline: ${reason}`)
+    void this.#scope.emit('nats:host_offline', { name, lastSeen: known.lastSeen, reason })
+  }
+
+  #checkSilence(): void {
+    const now = Date.now()
+    for (const host of this.#hosts.values())
+      if (host.online && now - Date.parse(host.lastSeen) > HOST_SILENT_MS)
+        this.#gone(host.name, `no word from it for ${HOST_SILENT_MS / 1000} s`)
   }
 
   async #watch(connection: NatsConnection): Promise<void> {

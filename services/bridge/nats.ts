@@ -1,5 +1,5 @@
 import type { Service } from '../../kernel'
-import type { NatsConfig } from './nats-link'
+import type { NatsConfig } from '../../lib/nats-link'
 import type { NatsBridge } from './nats-server'
 
 /**
@@ -18,6 +18,7 @@ export function natsService(options: { url?: string } = {}): Service {
     async start({ bus, logger }) {
       const setting = async (key: string) => String((await bus.request('settings:get', { key })).value ?? '')
       bus.handle('nats:status', () => link?.status ?? { configured: false, connected: false })
+      bus.handle('nats:hosts', () => link?.hosts ?? [])
       const url = options.url ?? (await setting('nats.url'))
       if (url === '') return
       const config: NatsConfig = {
@@ -29,7 +30,7 @@ export function natsService(options: { url?: string } = {}): Service {
         prefix: (await setting('nats.prefix')) || 'sm',
       }
       // Loaded only here: a manager without a broker never loads the NATS client (25 ms).
-      const { natsOptions } = require('./nats-link') as typeof import('./nats-link')
+      const { natsOptions } = require('../../lib/nats-link') as typeof import('../../lib/nats-link')
       const { NatsBridge } = require('./nats-server') as typeof import('./nats-server')
       natsOptions(config, 'check') // a setting that cannot be used fails the start, loudly
       link = new NatsBridge(bus, logger, config)

@@ -1,5 +1,5 @@
 import { defineSettings } from '../../kernel/setting-catalogue'
-import { isSubjectToken } from './nats-subjects'
+import { isSubjectToken, natsUrlProblem } from '../../lib/nats-subjects'
 
 /** The bridge's NATS transport (docs/settings.md). Empty nats.url: one machine, no broker. */
 defineSettings('bridge', {
@@ -29,21 +29,3 @@ defineSettings('bridge', {
         : "it must be one subject token: letters, digits, '_' and '-'",
   },
 })
-
-/** Why a broker URL list cannot be used, or undefined. */
-export function natsUrlProblem(value: string): string | undefined {
-  if (value === '') return undefined
-  for (const part of value.split(',').map((s) => s.trim())) {
-    let url: URL
-    try {
-      url = new URL(part.includes('://') ? part : `nats://${part}`)
-    } catch {
-      return `'${part}' is not a URL such as nats://panel.example.com:4222`
-    }
-    if (!['nats:', 'tls:'].includes(url.protocol)) return `'${part}' must start with nats:// or tls://`
-    if (url.username || url.password)
-      return 'credentials do not belong in the URL (it is shown in status and logs): set nats.user and nats.password, or nats.credentials'
-    if (url.pathname !== '' && url.pathname !== '/') return `'${part}' must not have a path`
-  }
-  return undefined
-}

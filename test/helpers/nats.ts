@@ -41,10 +41,15 @@ export const MANAGER_PERMISSIONS: Permissions = { publish: ['sm.>', '_INBOX.>'],
 export const CLIENT_PERMISSIONS: Permissions = { publish: ['sm.req.>'], subscribe: ['sm.evt.>', '_INBOX.>'] }
 
 /**
- * A real nats-server on loopback (a free port), with password users and their permissions;
- * stopped when the test (or hook) that started it ends.
+ * A real nats-server on loopback (a free port, or `port`), with password users and their
+ * permissions, and any user `entries` as they go in its configuration (an nkey user from
+ * `agent credentials`); stopped when the test (or hook) that started it ends.
  */
-export async function startBroker(users: Readonly<Record<string, Permissions>>, port = 0): Promise<Broker> {
+export async function startBroker(
+  users: Readonly<Record<string, Permissions>>,
+  options: { port?: number; entries?: readonly object[] } = {},
+): Promise<Broker> {
+  const port = options.port ?? 0
   const dir = tempDir('sm-nats-')
   const accounts = Object.fromEntries(
     Object.keys(users).map((name) => [name, { user: name, password: `${name}-password` }]),
@@ -53,7 +58,7 @@ export async function startBroker(users: Readonly<Record<string, Permissions>>, 
   let bound = port
   const start = async () => {
     const config = join(dir, 'nats.conf')
-    writeFileSync(config, brokerConfig(bound === 0 ? -1 : bound, users, accounts))
+    writeFileSync(config, brokerConfig(bound === 0 ? -1 : bound, users, accounts, options.entries ?? []))
     const process_ = spawn(natsServerBinary(), ['-c', config], { stdio: 'pipe' })
     child = process_
     let said = ''
@@ -92,6 +97,7 @@ function brokerConfig(
   port: number,
   users: Readonly<Record<string, Permissions>>,
   accounts: Readonly<Record<string, BrokerUser>>,
+  entries: readonly object[],
 ): string {
   const list = Object.entries(users).map(([name, p]) => ({
     user: accounts[name]?.user,
@@ -103,5 +109,5 @@ function brokerConfig(
     },
   }))
   // nats-server reads JSON as its configuration format.
-  return `${JSON.stringify({ listen: `127.0.0.1:${port}`, server_name: 'sm_test', authorization: { users: list } }, null, 2)}\n`
+  return `${JSON.stringify({ listen: `127.0.0.1:${port}`, server_name: 'sm_test', authorization: { users: [...list, ...entries] } }, null, 2)}\n`
 }

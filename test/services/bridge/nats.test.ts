@@ -146,7 +146,7 @@ describe('services/bridge: the bus over NATS', function () {
       )
       expect(await cliOk(dir, ['status'])).to.contain(`NATS     not on the broker at ${url} since `)
       const joined = waitForLine(manager, /nats: joined the broker/, { stream: 'stderr' })
-      const broker = await startBroker({ manager: MANAGER_PERMISSIONS, cli: CLIENT_PERMISSIONS }, port)
+      const broker = await startBroker({ manager: MANAGER_PERMISSIONS, cli: CLIENT_PERMISSIONS }, { port })
       await joined
       const remote = await clientOf(broker, 'cli')
       try {

@@ -7,8 +7,9 @@ import {
   nkeyAuthenticator,
   usernamePasswordAuthenticator,
 } from '@nats-io/transport-node'
-import { reasonOf, SmError } from '../../kernel/errors'
-import { natsUrlProblem } from './settings'
+import { reasonOf, SmError } from '../kernel/errors'
+import './nats-errors'
+import { natsUrlProblem } from './nats-subjects'
 
 /** How to reach the broker: the nats.* settings (or a client's environment). */
 export interface NatsConfig {

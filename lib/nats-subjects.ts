@@ -43,3 +43,21 @@ export function nameOfSubject(prefix: string, kind: SubjectKind, subject: string
 export function allSubjects(prefix: string, kind: SubjectKind): string {
   return `${prefix}.${kind}.>`
 }
+
+/** Why a broker URL list cannot be used, or undefined. */
+export function natsUrlProblem(value: string): string | undefined {
+  if (value === '') return undefined
+  for (const part of value.split(',').map((s) => s.trim())) {
+    let url: URL
+    try {
+      url = new URL(part.includes('://') ? part : `nats://${part}`)
+    } catch {
+      return `'${part}' is not a URL such as nats://panel.example.com:4222`
+    }
+    if (!['nats:', 'tls:'].includes(url.protocol)) return `'${part}' must start with nats:// or tls://`
+    if (url.username || url.password)
+      return 'credentials do not belong in the URL (it is shown in status and logs): set nats.user and nats.password, or nats.credentials'
+    if (url.pathname !== '' && url.pathname !== '/') return `'${part}' must not have a path`
+  }
+  return undefined
+}
