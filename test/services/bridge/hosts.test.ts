@@ -8,6 +8,8 @@ import { NatsBridgeClient } from '../../../services/bridge/nats-client'
 import { MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
+import { http } from '../../helpers/web'
+import { adminSession, webUrl } from '../../helpers/web-process'
 
 /** The next `event` the manager emits, seen over its socket. */
 function next(client: BridgeClient, event: string): Promise<Record<string, unknown>> {
@@ -42,8 +44,10 @@ describe('services/bridge: host agents join the manager over NATS', function () 
     await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
     const manager = await spawnManager(dir, ['--nats', broker.url])
     try {
+      const url = await webUrl(manager)
       await waitForLine(manager, /^NATS: on the broker/)
       expect(await cliOk(dir, ['hosts'])).to.contain('No host agent has joined yet')
+      const token = await adminSession(dir, url)
       const events = (await BridgeClient.connect(dir)) as BridgeClient
       try {
         const online = next(events, 'nats:host_online')
@@ -63,6 +67,12 @@ describe('services/bridge: host agents join the manager over NATS', function () 
           hosts.map((h) => [h.name, h.online, h.pid > 0, h.servers.length, h.memory.total > 0, h.disk.total > 0]),
         ).to.deep.equal([['node2', true, true, 0, true, true]])
         expect(await cliOk(dir, ['hosts'])).to.match(/^node2\s+online\s/m)
+        // The web API and the hosts page say the same.
+        const api = await http(`${url}/api/hosts`, { token })
+        expect(api.status).to.equal(200)
+        expect(api.json.nats).to.include({ configured: true, connected: true, url: broker.url })
+        expect(api.json.hosts.map((h: Host) => [h.name, h.online])).to.deep.equal([['node2', true]])
+        expect((await http(`${url}/hosts`, { token, headers: { Accept: 'text/html' } })).status).to.equal(200)
 
         // Its credentials are its alone: the manager's commands are out of its reach.
         const asAgent = await NatsBridgeClient.connect(
