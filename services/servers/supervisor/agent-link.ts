@@ -36,9 +36,20 @@ export class AgentLink {
   readonly #subject: string
   readonly #timer: NodeJS.Timeout
 
-  private constructor(connection: NatsConnection, subject: string, report: () => HostReport) {
+  private constructor(
+    connection: NatsConnection,
+    subject: string,
+    report: () => HostReport,
+    say: (line: string) => void,
+  ) {
     this.#connection = connection
     this.#subject = subject
+    void (async () => {
+      for await (const status of connection.status()) {
+        if (status.type === 'disconnect') say(`lost the broker at ${status.server}; reconnecting`)
+        else if (status.type === 'reconnect') say(`reconnected to the broker at ${status.server}`)
+      }
+    })()
     const beat = () => {
       try {
         connection.publish(`${subject}.hb`, JSON.stringify(report()))
@@ -55,19 +66,25 @@ export class AgentLink {
     name: string,
     report: (name: string) => Omit<HostReport, 'name' | 'hostname' | 'load' | 'memory' | 'disk' | 'at'>,
     dataDir: string,
+    say: (line: string) => void,
   ): Promise<AgentLink> {
     const connection = await connectNats(config, `server-manager agent ${name} on ${hostname()}`, {
       inboxPrefix: `_INBOX.agent.${name}`,
     })
-    return new AgentLink(connection, `${config.prefix}.agent.${name}`, () => ({
-      ...report(name),
-      name,
-      hostname: hostname(),
-      load: loadavg(),
-      memory: { total: totalmem(), free: freemem() },
-      disk: diskOf(dataDir),
-      at: new Date().toISOString(),
-    }))
+    return new AgentLink(
+      connection,
+      `${config.prefix}.agent.${name}`,
+      () => ({
+        ...report(name),
+        name,
+        hostname: hostname(),
+        load: loadavg(),
+        memory: { total: totalmem(), free: freemem() },
+        disk: diskOf(dataDir),
+        at: new Date().toISOString(),
+      }),
+      say,
+    )
   }
 
   /** Says goodbye (the manager shows the host offline at once) and leaves the broker. */

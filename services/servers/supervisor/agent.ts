@@ -301,7 +301,7 @@ async function joinBroker(
         const { runs, ...status } = agent.status()
         return { ...status, servers: runs }
       }
-      const joined = await AgentLink.join(nats, name, report, files.dataDir)
+      const joined = await AgentLink.join(nats, name, report, files.dataDir, log)
       if (stopped) return void (await joined.leave())
       link = joined
       log(`joined the broker at ${nats.url} as host '${name}'`)

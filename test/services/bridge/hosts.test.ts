@@ -9,7 +9,7 @@ import { MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
-import { adminSession, webUrl } from '../../helpers/web-process'
+import { adminSession } from '../../helpers/web-process'
 
 /** The next `event` the manager emits, seen over its socket. */
 function next(client: BridgeClient, event: string): Promise<Record<string, unknown>> {
@@ -44,8 +44,9 @@ describe('services/bridge: host agents join the manager over NATS', function () 
     await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
     const manager = await spawnManager(dir, ['--nats', broker.url])
     try {
-      const url = await webUrl(manager)
+      // The last line before "ready": lines before it may come in its chunk, so it is the one waited for.
       await waitForLine(manager, /^NATS: on the broker/)
+      const { url } = JSON.parse(await cliOk(dir, ['web', 'status', '--json']))
       expect(await cliOk(dir, ['hosts'])).to.contain('No host agent has joined yet')
       const token = await adminSession(dir, url)
       const events = (await BridgeClient.connect(dir)) as BridgeClient
@@ -94,6 +95,59 @@ describe('services/bridge: host agents join the manager over NATS', function () 
         expect(await stop(agent)).to.equal(0)
         expect(await offline).to.include({ name: 'node2', reason: 'it said goodbye' })
         expect(await cliOk(dir, ['hosts'])).to.match(/^node2\s+OFFLINE\s/m)
+      } finally {
+        events.close()
+      }
+    } finally {
+      await stop(manager)
+    }
+  })
+
+  it('a host whose agent dies is offline after three missed beats; both ends rejoin a broker that restarts, by themselves', async () => {
+    const dir = tempDir()
+    const elsewhere = tempDir()
+    const agentUser = {
+      publish: ['sm.agent.node3.>'],
+      subscribe: ['sm.agent.node3.>', '_INBOX.agent.node3.>'],
+      allowResponses: true,
+    }
+    const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node3: agentUser })
+    await cliOk(dir, ['setting', 'set', 'nats.user', 'manager'])
+    await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
+    const manager = await spawnManager(dir, ['--nats', broker.url])
+    const agentEnv = { SM_NATS_USER: 'node3', SM_NATS_PASSWORD: 'node3-password' }
+    try {
+      await waitForLine(manager, /^NATS: on the broker/)
+      const events = (await BridgeClient.connect(dir)) as BridgeClient
+      try {
+        // The broker goes away and comes back: the manager and the agent reconnect with no help.
+        let online = next(events, 'nats:host_online')
+        const agent = spawnCli(elsewhere, ['agent', 'start', '--nats', broker.url, '--name', 'node3'], agentEnv)
+        await online
+        const lost = waitForLine(manager, /nats: lost the broker/, { stream: 'stderr' })
+        const back = waitForLine(manager, /nats: back on the broker/, { stream: 'stderr' })
+        const agentBack = waitForLine(agent, /reconnected to the broker/, { stream: 'stderr' })
+        await broker.stop()
+        await lost
+        await broker.start()
+        await back
+        await agentBack
+        const { nats } = JSON.parse(await cliOk(dir, ['hosts', '--json']))
+        expect(nats).to.include({ connected: true })
+
+        // Killed with -9, it says nothing: three beats missed and it is offline, its last figures kept.
+        const { hosts } = JSON.parse(await cliOk(dir, ['hosts', '--json'])) as { hosts: Host[] }
+        const pid = hosts.find((h) => h.name === 'node3')?.pid as number
+        const offline = next(events, 'nats:host_offline')
+        process.kill(pid, 'SIGKILL')
+        expect(await offline).to.include({ name: 'node3', reason: 'no word from it for 15 s' })
+        await stop(agent)
+        expect(await cliOk(dir, ['hosts'])).to.match(/^node3\s+OFFLINE\s/m)
+        // Started again, it is back.
+        online = next(events, 'nats:host_online')
+        const again = spawnCli(elsewhere, ['agent', 'start', '--nats', broker.url, '--name', 'node3'], agentEnv)
+        expect(await online).to.include({ name: 'node3' })
+        expect(await stop(again)).to.equal(0)
       } finally {
         events.close()
       }
