@@ -9,7 +9,7 @@ import * as sdk from './index'
 import { createKernel, type Kernel, type Logger, type Service } from './kernel'
 import { openDataDir, resolveDataDir } from './lib/data-dir'
 import { authService } from './services/auth'
-import { bridgeService } from './services/bridge'
+import { bridgeService, natsService } from './services/bridge'
 import { eventsService } from './services/events'
 import { filesService } from './services/files'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
@@ -23,7 +23,7 @@ import { webService } from './services/web'
 export * from './kernel'
 export { resolveDataDir } from './lib/data-dir'
 export { authService } from './services/auth'
-export { bridgeService } from './services/bridge'
+export { bridgeService, natsService } from './services/bridge'
 export { eventsService } from './services/events'
 export { filesService } from './services/files'
 export type * from './services/files/contract'
@@ -54,6 +54,8 @@ export interface ManagerOptions {
    * processes over the bridge.
    */
   readonly daemon?: boolean
+  /** The daemon joins this NATS broker (overrides the setting nats.url; `start --nats`). */
+  readonly nats?: string
   /**
    * Serve the web UI and HTTP API (default: with `daemon`; the setting web.enabled can still turn
    * it off). An object serves it on that address instead of the settings web.host and web.port
@@ -124,7 +126,7 @@ export function createManager(options: ManagerOptions = {}): Kernel {
     logger.warn(`the data directory was open to other users (mode ${dir.tightened}); it is now 0700`, {
       path: dataDir,
     })
-  if (options.daemon) services.push(bridgeService({ version: VERSION }))
+  if (options.daemon) services.push(bridgeService({ version: VERSION }), natsService({ url: options.nats }))
   const kernel = createKernel({ config: { dataDir }, logger })
   const web = options.web ?? options.daemon
   if (web) services.push(webService({ version: VERSION, listen: typeof web === 'object' ? web : undefined }))

@@ -1,5 +1,7 @@
 import './contract'
+import '../../lib/nats-errors'
 import './errors'
+import './settings'
 import { mkdirSync, rmSync } from 'node:fs'
 import { currentContext, reasonOf, type Service, SmError } from '../../kernel'
 import { ownProcess } from '../../lib/process-identity'
@@ -7,6 +9,7 @@ import { BridgeServer } from './server'
 import { managerFiles, writeManagerInfo } from './socket-files'
 
 export type * from './contract'
+export { natsService } from './nats'
 
 /**
  * The manager daemon's door: holds the data directory's one manager socket (a second manager
@@ -66,6 +69,7 @@ export function bridgeService(options: { version: string }): Service {
           version: options.version,
           clients: bridge.clients,
           plugins: plugins.filter((p) => p.state === 'loaded').map((p) => p.name),
+          ...(bus.hasHandler('nats:status') ? { nats: await bus.request('nats:status', {}) } : {}),
         }
       })
       // Every service is up: answer requests, then tell the services and plugins that this process

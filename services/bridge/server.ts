@@ -1,22 +1,10 @@
 import { chmodSync, rmSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
-import {
-  type BusScope,
-  type CommandName,
-  type CustomEventName,
-  checkCommand,
-  type Disposable,
-  type Logger,
-  SmError,
-  toSmError,
-} from '../../kernel'
+import { type BusScope, type CustomEventName, type Disposable, type Logger, SmError, toSmError } from '../../kernel'
 import { Connection, connectOrCode, type Link } from '../../lib/json-lines'
+import { answer, BRIDGE_ACTOR } from './answer'
 import type { ClientMessage, ServerMessage } from './protocol'
 import { isManagerAlive, type ManagerFiles, readManagerInfo, withTakeover } from './socket-files'
-
-/** A caller over the bridge is a local user of the command line: `cli:<name>`, nothing else. */
-// A person at the CLI, or a plugin's command running in a CLI process.
-const ACTOR = /^(cli|plugin):[^\s:]{1,64}$/
 
 /**
  * Serves the manager's bus on a local socket (mode 0600): each request goes to its command's
@@ -105,7 +93,7 @@ export class BridgeServer {
     switch (message.t) {
       case 'req': {
         if (typeof message.command !== 'string') return refuse('the request names no command')
-        if (typeof message.actor !== 'string' || !ACTOR.test(message.actor))
+        if (typeof message.actor !== 'string' || !BRIDGE_ACTOR.test(message.actor))
           return refuse(`the actor '${String(message.actor)}' is not cli:<user> or plugin:<name>`)
         void this.#request(connection, id, message)
         return
@@ -129,20 +117,9 @@ export class BridgeServer {
 
   async #request(connection: Link<ServerMessage>, id: number, message: ClientMessage & { t: 'req' }) {
     await this.#ready
-    let reply: ServerMessage
+    const reply = await answer(this.#scope, message.command, message.payload, message.actor)
     try {
-      // The boundary: an undeclared command or a payload that does not fit its schema is the
-      // caller's error (4xx-class, coded), and the handler sees only the declared fields.
-      const payload = checkCommand(message.command, message.payload ?? {})
-      const value = await this.#scope.request(message.command as CommandName, payload as never, {
-        actor: message.actor,
-      })
-      reply = { t: 'res', id, ok: true, value }
-    } catch (error) {
-      reply = { t: 'res', id, ok: false, error: toSmError(error).toWire() }
-    }
-    try {
-      connection.send(reply)
+      connection.send({ t: 'res', id, ...reply })
     } catch (error) {
       connection.send({ t: 'res', id, ok: false, error: toSmError(error).toWire() })
     }

@@ -56,7 +56,7 @@ export abstract class ManagerCommand extends Command {
   }
 
   /** Boots the built-in services in this process (loaded lazily: a client never needs them). */
-  protected boot(options: { daemon?: boolean }): Promise<Kernel> {
+  protected boot(options: { daemon?: boolean; nats?: string }): Promise<Kernel> {
     return this.session.boot(options)
   }
 

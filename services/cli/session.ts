@@ -97,19 +97,20 @@ export class CliSession {
   }
 
   /** Boots the built-in services in this process (loaded lazily: a client never needs them). */
-  async boot(options: { daemon?: boolean }): Promise<Kernel> {
+  async boot(options: { daemon?: boolean; nats?: string }): Promise<Kernel> {
     const kernel = this.#boot(options)
     this.#target = kernel.then((k) => ({ kind: 'local', kernel: k }))
     return kernel
   }
 
-  async #boot(options: { daemon?: boolean }): Promise<Kernel> {
+  async #boot(options: { daemon?: boolean; nats?: string }): Promise<Kernel> {
     const { createManager } = require('../../manager') as typeof import('../../manager')
     const kernel = createManager({
       dataDir: this.dataDir,
       consoleLevel: this.#options.consoleLevel ?? 'warn',
       loadPlugins: this.#options.loadsPlugins ?? true,
       daemon: options.daemon,
+      nats: options.nats,
       oneShot: !options.daemon,
       watchdog: true,
     })

@@ -8,6 +8,7 @@ import { apiRoutes } from './routes/api'
 import { authRoutes } from './routes/auth'
 import { docsRoutes } from './routes/docs'
 import { fileRoutes } from './routes/files'
+import { hostsRoutes } from './routes/hosts'
 import { metricsRoutes } from './routes/metrics'
 import { pageRoutes } from './routes/pages'
 
@@ -41,6 +42,7 @@ export function webService(options: {
         ...apiRoutes(web),
         ...fileRoutes(web),
         metricsRoutes(web),
+        hostsRoutes(web),
         docsRoutes(SWAGGER_DIST),
         pageRoutes(web),
       )

@@ -84,6 +84,8 @@ function spawnUnchecked(
     cwd: ROOT,
     env: { ...process.env, SM_DATA_DIR: dataDir, ...env },
   })
+  transcriptOf(child.stdout)
+  transcriptOf(child.stderr)
   afterItsUser(async () => {
     await stop(child, 'SIGKILL')
   })
@@ -154,10 +156,35 @@ export function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): P
   return exited
 }
 
+/** What a child has printed on one stream, and how far the waits on it have read. */
+interface Transcript {
+  text: string
+  /** Where the next wait starts: after the line the last one matched. */
+  read: number
+}
+
+const transcripts = new WeakMap<NodeJS.ReadableStream, Transcript>()
+
+/** The transcript of a stream, kept from the first time it is asked for (from the spawn, for our helpers' children). */
+function transcriptOf(source: NodeJS.ReadableStream): Transcript {
+  let transcript = transcripts.get(source)
+  if (!transcript) {
+    const kept: Transcript = { text: '', read: 0 }
+    source.on('data', (chunk: Buffer) => {
+      kept.text += chunk
+    })
+    transcripts.set(source, kept)
+    transcript = kept
+  }
+  return transcript
+}
+
 /**
  * Resolves with the first line of a running child's stdout (or stderr) that matches `pattern`,
- * or rejects when the child exits first. No clock of its own by default: how long a start takes
- * on a loaded machine is not what a test checks, and the test's own timeout bounds the wait.
+ * or rejects when the child exits first. Waits read on from where the previous one matched, so
+ * two lines that arrive in one chunk are both found, in order. No clock of its own by default:
+ * how long a start takes on a loaded machine is not what a test checks, and the test's own
+ * timeout bounds the wait.
  */
 export function waitForLine(
   child: ChildProcess,
@@ -166,33 +193,49 @@ export function waitForLine(
 ): Promise<string> {
   const { timeoutMs, stream = 'stdout' } = options
   const source = child[stream]
+  if (!source) return Promise.reject(new Error(`the child has no ${stream} pipe`))
+  const transcript = transcriptOf(source)
   return new Promise((resolve, reject) => {
-    let buffer = ''
     const timer =
       timeoutMs === undefined
         ? undefined
         : setTimeout(
-            () => reject(new Error(`no ${stream} line matching ${pattern} within ${timeoutMs} ms; got:\n${buffer}`)),
+            () =>
+              reject(
+                new Error(`no ${stream} line matching ${pattern} within ${timeoutMs} ms; got:\n${transcript.text}`),
+              ),
             timeoutMs,
           )
     const onExit = (code: number | null) => {
+      // What came before the exit is all there is: one last look.
+      if (look()) return
       clearTimeout(timer)
-      reject(new Error(`exited with ${code} before printing ${pattern}; got:\n${buffer}`))
+      reject(new Error(`exited with ${code} before printing ${pattern}; got:\n${transcript.text}`))
     }
-    const onData = (chunk: Buffer) => {
-      buffer += chunk
-      // Only whole lines: a line split across chunks matches once its newline arrives.
-      const line = buffer
-        .slice(0, buffer.lastIndexOf('\n'))
-        .split('\n')
-        .find((l) => pattern.test(l))
-      if (line === undefined) return
-      clearTimeout(timer)
-      source?.off('data', onData)
-      child.off('exit', onExit)
-      resolve(line)
+    // Only whole lines: a line split across chunks matches once its newline arrives. Each wait
+    // reads from where the waits before it had matched, on its own (waits made together do not
+    // skip each other's lines).
+    let from = transcript.read
+    const look = (): boolean => {
+      for (;;) {
+        const end = transcript.text.indexOf('\n', from)
+        if (end < 0) return false
+        const line = transcript.text.slice(from, end)
+        from = end + 1
+        if (pattern.test(line)) {
+          transcript.read = Math.max(transcript.read, from)
+          clearTimeout(timer)
+          source.off('data', onData)
+          child.off('exit', onExit)
+          resolve(line)
+          return true
+        }
+      }
     }
-    source?.on('data', onData)
+    // After the transcript's own listener (added first), so the chunk is in it.
+    const onData = () => void look()
+    if (look()) return
+    source.on('data', onData)
     child.once('exit', onExit)
   })
 }

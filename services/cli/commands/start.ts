@@ -25,17 +25,22 @@ export default class Start extends ManagerCommand {
     detached: Flags.boolean({
       description: 'run in the background (output in <data dir>/logs/manager.out) and return once it answers',
     }),
+    nats: Flags.string({
+      description:
+        'join this NATS broker (nats://host:4222) and serve the bus there too, for host agents on other machines; overrides the setting nats.url',
+      helpValue: '<url>',
+    }),
   }
 
   protected override consoleLevel = 'info' as const
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Start)
-    if (flags.detached) return this.#detached()
+    if (flags.detached) return this.#detached(flags.nats)
     const began = performance.now()
     // Started by `start --detached`: it waits on this channel for our own word, ready or not.
     const parent = readyChannel()
-    const manager = await this.boot({ daemon: true }).catch((error: unknown) => {
+    const manager = await this.boot({ daemon: true, nats: flags.nats }).catch((error: unknown) => {
       this.logToStderr('server-manager failed to start:')
       parent?.({ error: toSmError(error).toWire() })
       throw error
@@ -59,6 +64,13 @@ export default class Start extends ManagerCommand {
       url = (await manager.bus.request('web:status', {})).url
       this.log(url ? `web UI and API on ${url} (API docs: ${url}/docs)` : 'web UI off (web.enabled is false)')
     }
+    const nats = await manager.bus.request('nats:status', {})
+    if (nats.configured)
+      this.log(
+        nats.connected
+          ? `NATS: on the broker at ${nats.url} (subjects ${nats.prefix}.>)`
+          : `NATS: not on the broker at ${nats.url} yet (${nats.reason}); trying again in the background`,
+      )
     this.log(`ready in ${(performance.now() - began).toFixed(0)} ms; press Ctrl-C to stop`)
     parent?.({ ready: { pid: process.pid, url } })
     const reason = await Promise.race([stopSignal, lost, asked])
@@ -79,7 +91,7 @@ export default class Start extends ManagerCommand {
    * So of several at once, only the one whose child holds the lock reports success; each other
    * one shows its own child's error (SM_ERR_MANAGER_RUNNING) and exits non-zero.
    */
-  async #detached(): Promise<void> {
+  async #detached(nats: string | undefined): Promise<void> {
     const dataDir = this.dataDir
     const running = await this.runningManager()
     if (running) {
@@ -90,13 +102,17 @@ export default class Start extends ManagerCommand {
     const logFile = join(dataDir, 'logs', 'manager.out')
     const out = openSync(logFile, 'a')
     const nullFd = openSync('/dev/null', 'r+')
-    const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, 'start'], {
-      detached: true,
-      env: { ...process.env, SM_DATA_DIR: dataDir, [READY_FD_ENV]: '3' },
-      // No descriptor of ours reaches it (a shell waiting for our output is not held up by the
-      // manager), except the pipe it reports on, which it closes once it has.
-      stdio: sealedStdio([nullFd, out, out, 'pipe'], nullFd),
-    })
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, process.argv[1] as string, 'start', ...(nats ? ['--nats', nats] : [])],
+      {
+        detached: true,
+        env: { ...process.env, SM_DATA_DIR: dataDir, [READY_FD_ENV]: '3' },
+        // No descriptor of ours reaches it (a shell waiting for our output is not held up by the
+        // manager), except the pipe it reports on, which it closes once it has.
+        stdio: sealedStdio([nullFd, out, out, 'pipe'], nullFd),
+      },
+    )
     closeSync(out)
     closeSync(nullFd)
     const channel = child.stdio[3] as Readable

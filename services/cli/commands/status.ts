@@ -30,6 +30,13 @@ export default class Status extends ManagerCommand {
       this.log(`  started  ${status.startedAt} (up ${formatUptime(status.uptimeMs)})`)
       this.log(`  plugins  ${status.plugins.length ? status.plugins.join(', ') : 'none loaded'}`)
       this.log(`  clients  ${status.clients}`)
+      const nats = status.nats
+      if (nats?.configured)
+        this.log(
+          nats.connected
+            ? `  NATS     on the broker at ${nats.url} since ${nats.since} (subjects ${nats.prefix}.>)`
+            : `  NATS     not on the broker at ${nats.url} since ${nats.since}: ${nats.reason}`,
+        )
     } finally {
       client.close()
     }

@@ -92,5 +92,6 @@ export function pageRoutes(app: WebApp): Router {
   page('/users', 'users', 'user', (ctx) => ({ title: 'Users and tokens', me: currentUser(ctx) }))
   page('/events', 'events', 'admin', () => ({ title: 'Event log' }))
   page('/tasks', 'tasks', 'user', () => ({ title: 'Tasks' }))
+  page('/hosts', 'hosts', 'moderator', () => ({ title: 'Hosts' }))
   return router
 }

@@ -1,0 +1,44 @@
+import { defineErrors, type ErrorMapOf, spec } from '../kernel/error-catalogue'
+
+/** The NATS transport's error codes (docs/errors.md), shared by the manager, its clients and the host agents. */
+export const natsErrors = defineErrors('nats', {
+  SM_ERR_NATS_CONFIG: spec<{ setting: string; reason: string }>({
+    status: 400,
+    exit: 78,
+    when: 'A NATS setting (or --nats) cannot be used: a URL that is not nats:// or tls://, a credentials file that is missing or not a NATS credentials or seed file.',
+    message: (p) =>
+      `The NATS setting ${p.setting} cannot be used: ${p.reason}. Fix it with 'server-manager setting set ${p.setting} <value>' (docs/settings.md).`,
+  }),
+  SM_ERR_NATS_UNREACHABLE: spec<{ url: string; reason: string }>({
+    status: 503,
+    exit: 69,
+    when: 'The NATS broker could not be reached, or refused our credentials. A manager keeps trying in the background; a client gives up at once.',
+    message: (p) =>
+      `Cannot reach the NATS broker at ${p.url}: ${p.reason}. Check that nats-server runs there and that the address, port, TLS and credentials are right.`,
+  }),
+  SM_ERR_NATS_NO_MANAGER: spec<{ subject: string }>({
+    status: 503,
+    exit: 69,
+    when: 'A request over NATS found nobody answering its subject: no manager with this prefix is connected to the broker.',
+    message: (p) =>
+      `No manager answers '${p.subject}' on the NATS broker. Start the manager with nats.url set (or 'server-manager start --nats <url>'), with the same nats.prefix.`,
+  }),
+  SM_ERR_NATS_TIMEOUT: spec<{ command: string; seconds: number }>({
+    status: 504,
+    exit: 75,
+    when: 'A request over NATS got no reply in time (the manager was reached but did not answer, or the link dropped).',
+    message: (p) =>
+      `The manager did not answer '${p.command}' over NATS within ${p.seconds} s. Whether it was done is unknown: check with 'server-manager events', then try again.`,
+  }),
+  SM_ERR_NATS_REFUSED: spec<{ operation: string; subject: string }>({
+    status: 403,
+    exit: 77,
+    when: "The NATS broker refused a publish or a subscription: this connection's credentials do not allow that subject.",
+    message: (p) =>
+      `The NATS broker refused to ${p.operation} '${p.subject}': these credentials do not allow it. Use credentials with that permission (docs/architecture.md, "NATS subjects and permissions").`,
+  }),
+})
+
+declare module '../kernel/error-catalogue' {
+  interface ErrorMap extends ErrorMapOf<typeof natsErrors> {}
+}
