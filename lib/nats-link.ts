@@ -88,5 +88,7 @@ export async function connectNats(
 export function natsReason(error: unknown): string {
   const text = reasonOf(error)
   if (/authorization violation|authentication/i.test(text)) return 'the broker refused our credentials'
+  if (/certificate|self[- ]signed|altnames/i.test(text))
+    return `its TLS certificate is not trusted (${text}): give the CA that signed it (nats.tls_ca, or the agent's --tls-ca), and reach it by a name the certificate holds`
   return text
 }

@@ -2,7 +2,8 @@
 # What the tests drive besides Node: Debian's Chromium (the browser tests, through playwright-core,
 # which downloads no browser), tmux (the interactive menu, in a real terminal), and Info-ZIP's zip
 # and unzip (the baselines of the backup benchmark, which runs in its quick mode), and nats-server
-# (the broker of the NATS transport's tests; Debian puts it in /usr/sbin). Installs what is
+# (the broker of the NATS transport's tests; Debian puts it in /usr/sbin) with openssl (their TLS
+# certificates). Installs what is
 # missing when this user may (root, or sudo without a password); otherwise says how, and fails:
 # a test run without those tests is not a passing run.
 set -euo pipefail
@@ -15,6 +16,7 @@ done
 command -v tmux >/dev/null || missing+=(tmux)
 command -v zip >/dev/null || missing+=(zip)
 command -v unzip >/dev/null || missing+=(unzip)
+command -v openssl >/dev/null || missing+=(openssl)
 nats=no
 for candidate in "${SM_NATS_SERVER:-}" /usr/sbin/nats-server /usr/bin/nats-server; do
   if [ -n "$candidate" ] && [ -x "$candidate" ]; then nats=yes; break; fi

@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { waitForLine } from './run'
+import { run, waitForLine } from './run'
 import { afterItsUser } from './run-end'
 import { tempDir } from './temp-dir'
 
@@ -47,7 +47,7 @@ export const CLIENT_PERMISSIONS: Permissions = { publish: ['sm.req.>'], subscrib
  */
 export async function startBroker(
   users: Readonly<Record<string, Permissions>>,
-  options: { port?: number; entries?: readonly object[] } = {},
+  options: { port?: number; entries?: readonly object[]; tls?: { readonly cert: string; readonly key: string } } = {},
 ): Promise<Broker> {
   const port = options.port ?? 0
   const dir = tempDir('sm-nats-')
@@ -58,7 +58,7 @@ export async function startBroker(
   let bound = port
   const start = async () => {
     const config = join(dir, 'nats.conf')
-    writeFileSync(config, brokerConfig(bound === 0 ? -1 : bound, users, accounts, options.entries ?? []))
+    writeFileSync(config, brokerConfig(bound === 0 ? -1 : bound, users, accounts, options.entries ?? [], options.tls))
     const process_ = spawn(natsServerBinary(), ['-c', config], { stdio: 'pipe' })
     child = process_
     let said = ''
@@ -98,6 +98,7 @@ function brokerConfig(
   users: Readonly<Record<string, Permissions>>,
   accounts: Readonly<Record<string, BrokerUser>>,
   entries: readonly object[],
+  tls: { readonly cert: string; readonly key: string } | undefined,
 ): string {
   const list = Object.entries(users).map(([name, p]) => ({
     user: accounts[name]?.user,
@@ -109,5 +110,72 @@ function brokerConfig(
     },
   }))
   // nats-server reads JSON as its configuration format.
-  return `${JSON.stringify({ listen: `127.0.0.1:${port}`, server_name: 'sm_test', authorization: { users: [...list, ...entries] } }, null, 2)}\n`
+  const config = {
+    listen: `127.0.0.1:${port}`,
+    server_name: 'sm_test',
+    authorization: { users: [...list, ...entries] },
+    ...(tls ? { tls: { cert_file: tls.cert, key_file: tls.key } } : {}),
+  }
+  return `${JSON.stringify(config, null, 2)}\n`
+}
+
+/**
+ * A certificate authority and a broker certificate it signed, for 127.0.0.1 and localhost (nats.js
+ * checks the name `localhost` for a loopback address), made with openssl in a fresh directory.
+ */
+export async function brokerCertificates(): Promise<{ ca: string; cert: string; key: string }> {
+  const dir = tempDir('sm-tls-')
+  const at = (name: string) => join(dir, name)
+  const steps = [
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      at('ca.key'),
+      '-out',
+      at('ca.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=sm test CA',
+    ],
+    [
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      at('broker.key'),
+      '-out',
+      at('broker.csr'),
+      '-subj',
+      '/CN=localhost',
+    ],
+    [
+      'x509',
+      '-req',
+      '-in',
+      at('broker.csr'),
+      '-CA',
+      at('ca.pem'),
+      '-CAkey',
+      at('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      at('broker.pem'),
+      '-days',
+      '2',
+      '-extfile',
+      at('san.cnf'),
+    ],
+  ]
+  writeFileSync(at('san.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n')
+  for (const args of steps) {
+    const done = await run('openssl', args)
+    if (done.code !== 0) throw new Error(`openssl ${args[0]} failed: ${done.stderr}`)
+  }
+  return { ca: at('ca.pem'), cert: at('broker.pem'), key: at('broker.key') }
 }

@@ -13,7 +13,7 @@
  * (agent-link.ts), and stays; credentials from `--credentials <file>` (a .creds file or an nkey
  * seed) or $SM_NATS_USER and $SM_NATS_PASSWORD.
  *
- * Usage: node agent.js <data dir> [--stay] [--nats <url> --name <host> [--credentials <file>] [--prefix <p>]].
+ * Usage: node agent.js <data dir> [--stay] [--nats <url> --name <host> [--credentials <file>] [--tls-ca <file>] [--prefix <p>]].
  * It reports once on fd 3 (when given) whether it serves.
  */
 import { closeSync, existsSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs'
@@ -245,7 +245,7 @@ function announce(message: AgentAnnouncement): void {
 }
 
 const USAGE =
-  'usage: agent.js <data dir> [--stay] [--nats <url> --name <host> [--credentials <file>] [--prefix <prefix>]]\n'
+  'usage: agent.js <data dir> [--stay] [--nats <url> --name <host> [--credentials <file>] [--tls-ca <file>] [--prefix <prefix>]]\n'
 
 /** The command line: the data directory, --stay, and where to join a broker (as which host). */
 function parseArgs(args: readonly string[]): { dataDir: string; stay: boolean; nats?: NatsConfig; name?: string } {
@@ -255,7 +255,7 @@ function parseArgs(args: readonly string[]): { dataDir: string; stay: boolean; n
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i] as string
     if (flag === '--stay') stay = true
-    else if (['--nats', '--name', '--credentials', '--prefix'].includes(flag) && rest[i + 1] !== undefined)
+    else if (['--nats', '--name', '--credentials', '--tls-ca', '--prefix'].includes(flag) && rest[i + 1] !== undefined)
       valued.set(flag, rest[++i] as string)
     else return usage(`unknown or incomplete option '${flag}'`)
   }
@@ -270,6 +270,7 @@ function parseArgs(args: readonly string[]): { dataDir: string; stay: boolean; n
     user: process.env.SM_NATS_USER,
     password: process.env.SM_NATS_PASSWORD,
     credentials: valued.get('--credentials'),
+    tlsCa: valued.get('--tls-ca'),
     prefix: valued.get('--prefix') ?? 'sm',
   }
   // Not for the games: they get only PASSED_ENV anyway, but a password has no business there.

@@ -5,7 +5,7 @@ import { SmError } from '../../../kernel/errors'
 import { BridgeClient } from '../../../services/bridge/client'
 import type { Host } from '../../../services/bridge/contract'
 import { NatsBridgeClient } from '../../../services/bridge/nats-client'
-import { MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
+import { brokerCertificates, MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
@@ -148,6 +148,50 @@ describe('services/bridge: host agents join the manager over NATS', function () 
         const again = spawnCli(elsewhere, ['agent', 'start', '--nats', broker.url, '--name', 'node3'], agentEnv)
         expect(await online).to.include({ name: 'node3' })
         expect(await stop(again)).to.equal(0)
+      } finally {
+        events.close()
+      }
+    } finally {
+      await stop(manager)
+    }
+  })
+
+  it("over TLS: the manager and an agent that trust the broker's CA join it; one that does not is told what to set", async () => {
+    const certs = await brokerCertificates()
+    const agentUser = {
+      publish: ['sm.agent.node4.>'],
+      subscribe: ['sm.agent.node4.>', '_INBOX.agent.node4.>'],
+      allowResponses: true,
+    }
+    const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node4: agentUser }, { tls: certs })
+    const url = broker.url.replace('nats://', 'tls://')
+    const dir = tempDir()
+    const elsewhere = tempDir()
+    await cliOk(dir, ['setting', 'set', 'nats.user', 'manager'])
+    await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
+    const untrusting = await spawnManager(dir, ['--nats', url])
+    try {
+      expect(await waitForLine(untrusting, /^NATS:/)).to.match(
+        /not on the broker .* its TLS certificate is not trusted .*nats\.tls_ca/,
+      )
+    } finally {
+      await stop(untrusting)
+    }
+    await cliOk(dir, ['setting', 'set', 'nats.tls_ca', certs.ca])
+    const manager = await spawnManager(dir, ['--nats', url])
+    try {
+      await waitForLine(manager, /^NATS: on the broker/)
+      const events = (await BridgeClient.connect(dir)) as BridgeClient
+      try {
+        const online = next(events, 'nats:host_online')
+        const env = { SM_NATS_USER: 'node4', SM_NATS_PASSWORD: 'node4-password' }
+        const agent = spawnCli(
+          elsewhere,
+          ['agent', 'start', '--nats', url, '--name', 'node4', '--tls-ca', certs.ca],
+          env,
+        )
+        expect(await online).to.include({ name: 'node4' })
+        expect(await stop(agent)).to.equal(0)
       } finally {
         events.close()
       }

@@ -27,6 +27,10 @@ export default class AgentStart extends ManagerCommand {
       dependsOn: ['nats'],
     }),
     credentials: Flags.string({ description: 'a .creds file or an nkey seed file', helpValue: '<file>' }),
+    'tls-ca': Flags.string({
+      description: "a PEM file of the CA that signed the broker's certificate (TLS on)",
+      helpValue: '<file>',
+    }),
     prefix: Flags.string({ description: "the manager's nats.prefix", default: 'sm', helpValue: '<prefix>' }),
   }
 
@@ -35,6 +39,7 @@ export default class AgentStart extends ManagerCommand {
     const args = [AGENT, this.dataDir, '--stay']
     if (flags.nats && flags.name) args.push('--nats', flags.nats, '--name', flags.name, '--prefix', flags.prefix)
     if (flags.credentials) args.push('--credentials', flags.credentials)
+    if (flags['tls-ca']) args.push('--tls-ca', flags['tls-ca'])
     const agent = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] })
     // Ctrl-C reaches it too (same process group); SIGTERM is passed on.
     process.on('SIGINT', () => {})
