@@ -493,7 +493,25 @@ export const serversEvents = defineEvents(
   },
 )
 
+/** The host agent of this data directory (services/servers/supervisor/agent.ts), when one serves. */
+const agentStatus = z.object({
+  running: z.boolean(),
+  dataDir: z.string(),
+  pid: z.number().optional(),
+  startedAt: z.string().optional(),
+  node: z.string().optional(),
+  version: z.string().optional(),
+  /** Its own resident memory, in bytes (the games' are their own). */
+  rss: z.number().optional(),
+  runs: z
+    .array(z.object({ server: z.string(), status: serverStatus }))
+    .readonly()
+    .optional(),
+})
+
 export const serversCommands = defineCommands('servers', {
+  /** The host agent that supervises this data directory's games: its PID, since when, memory, the runs it supervises (never starts one). */
+  'servers:agent': command(empty, agentStatus),
   /** Adopts an existing directory as a server (profile detected: bedrock when it holds bedrock_server). */
   'servers:add': command(addServer, serverRecord),
   'servers:list': command(empty, z.array(serverSummary)),

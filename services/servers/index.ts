@@ -17,6 +17,7 @@ import { gameProfile } from './profiles'
 import { readServers, serversProjection } from './registry-projection'
 import { readSchedules, Scheduler, schedulesProjection } from './schedules'
 import { statusProjection } from './status-projection'
+import { agentVerbs } from './verbs/agent'
 import { backupVerbs } from './verbs/backups'
 import { consoleVerbs } from './verbs/console'
 import { registerVerbs, type ServersContext } from './verbs/context'
@@ -41,6 +42,7 @@ const VERBS = [
   settingVerbs,
   playerVerbs,
   scheduleVerbs,
+  agentVerbs,
 ]
 
 /**

@@ -45,11 +45,20 @@ describe('services/servers: one host agent supervises every game of a data direc
       expect((await statusJson(data, name)).supervisorPid).to.equal(agent?.pid)
     }
     expect(agentProcesses(data)).to.deep.equal([agent?.pid])
+    // `agent status` asks it, and says the same.
+    const status = JSON.parse(await cliOk(data, ['agent', 'status', '--json']))
+    expect(status).to.include({ running: true, pid: agent?.pid, dataDir: data })
+    expect(status.runs.map((r: { server: string }) => r.server).sort()).to.deep.equal(SERVERS)
+    expect(await cliOk(data, ['agent', 'status'])).to.contain(`  PID      ${agent?.pid}`)
     for (const name of SERVERS.slice(0, -1)) await cliOk(data, ['server', 'stop', name])
     expect(alive(agent?.pid)).to.equal(true)
     await cliOk(data, ['server', 'stop', SERVERS.at(-1) as string])
     await untilGone(agent?.pid as number)
     expect(agentOf(data)).to.equal(undefined)
+    expect(JSON.parse(await cliOk(data, ['agent', 'status', '--json']))).to.deep.equal({
+      running: false,
+      dataDir: data,
+    })
   })
 
   it('killed with -9, leaves every game running; the agent the next command starts adopts them all, by process identity', async () => {
