@@ -9,7 +9,7 @@ import * as sdk from './index'
 import { createKernel, type Kernel, type Logger, type Service } from './kernel'
 import { openDataDir, resolveDataDir } from './lib/data-dir'
 import { authService } from './services/auth'
-import { bridgeService, natsService } from './services/bridge'
+import { bridgeService, type HostOptions, natsService } from './services/bridge'
 import { eventsService } from './services/events'
 import { filesService } from './services/files'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
@@ -56,6 +56,8 @@ export interface ManagerOptions {
   readonly daemon?: boolean
   /** The daemon joins this NATS broker (overrides the setting nats.url; `start --nats`). */
   readonly nats?: string
+  /** The daemon is a host agent joined to a manager on the broker, as this host (`agent start --nats … --name …`). */
+  readonly host?: HostOptions
   /**
    * Serve the web UI and HTTP API (default: with `daemon`; the setting web.enabled can still turn
    * it off). An object serves it on that address instead of the settings web.host and web.port
@@ -126,7 +128,8 @@ export function createManager(options: ManagerOptions = {}): Kernel {
     logger.warn(`the data directory was open to other users (mode ${dir.tightened}); it is now 0700`, {
       path: dataDir,
     })
-  if (options.daemon) services.push(bridgeService({ version: VERSION }), natsService({ url: options.nats }))
+  if (options.daemon)
+    services.push(bridgeService({ version: VERSION }), natsService({ url: options.nats, host: options.host }))
   const kernel = createKernel({ config: { dataDir }, logger })
   const web = options.web ?? options.daemon
   if (web) services.push(webService({ version: VERSION, listen: typeof web === 'object' ? web : undefined }))

@@ -15,6 +15,8 @@ export interface ActionResult {
 export interface Veto {
   readonly cancel: true
   readonly reason?: string
+  /** Who vetoed, when the listener passes on another's veto (a host agent, the manager's plugin's). */
+  readonly by?: string
 }
 
 export function isVeto(value: unknown): value is Veto {
@@ -106,7 +108,8 @@ export async function reportObserved<B extends BeforeName, A extends AfterName>(
 
 function findVeto(report: DispatchReport): { by: string; reason: string } | undefined {
   for (const { owner, value } of report.successes) {
-    if (isVeto(value)) return { by: owner, reason: value.reason ?? 'no reason given' }
+    if (isVeto(value))
+      return { by: typeof value.by === 'string' ? value.by : owner, reason: value.reason ?? 'no reason given' }
   }
   return undefined
 }

@@ -21,11 +21,13 @@ export class BusScope implements Disposable {
   readonly #mayEmit = new Set<string>()
   #disposed = false
   #detach: (() => void) | undefined
+  readonly #relays: boolean
 
-  constructor(bus: Bus, owner: string, namespace?: string) {
+  constructor(bus: Bus, owner: string, namespace?: string, options: { relays?: boolean } = {}) {
     this.#bus = bus
     this.owner = owner
     this.namespace = namespace
+    this.#relays = options.relays === true
   }
 
   /**
@@ -90,6 +92,19 @@ export class BusScope implements Disposable {
       this.#mayEmit.add(name)
     }
     return this.#bus.emit(name as CustomEventName, payload, options)
+  }
+
+  /**
+   * Delivers an event emitted (and recorded) on another host's bus to this bus's listeners,
+   * whoever owns its name; nothing is recorded (Bus.relay). Only for a service that declares
+   * `relays` (the bridge of another host's events, the event log's ingest).
+   */
+  relay(name: string, payload: unknown, actor: string, seq?: number): Promise<DispatchReport> {
+    if (!this.#relays)
+      return Promise.reject(
+        new SmError('SM_ERR_BUS_NOT_OWNER', { event: name, owner: 'its owner', sender: this.owner }),
+      )
+    return this.#bus.relay(name, payload, actor, seq)
   }
 
   request<K extends CommandName>(

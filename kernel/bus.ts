@@ -235,6 +235,23 @@ export class Bus {
     return this.#guarded(name, payload, actor, undefined, options)
   }
 
+  /**
+   * Delivers an event that was emitted, and recorded if it is a fact, elsewhere (another host's
+   * bus, relayed by a bridge): its listeners run here as they would for a local emit, as
+   * `actor`, with the sequence number it has in this log (if any); nothing is recorded again.
+   * Only a scope allowed to relay (a service that declares `relays`) reaches it.
+   */
+  relay(name: string, payload: unknown, actor: string, seq?: number): Promise<DispatchReport> {
+    if (this.#checked) {
+      try {
+        checkEvent(name, payload)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
+    return this.#guarded(name, payload, actor, seq, { actor })
+  }
+
   // Runs the dispatch in a causal context that contains this event's identity, so anything the
   // listeners cause can tell it is re-entering this very event.
   #guarded(name: string, payload: unknown, actor: string, seq: number | undefined, options?: EmitOptions) {

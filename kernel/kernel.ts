@@ -118,7 +118,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       const reports: ServiceReport[] = []
       try {
         for (const service of startOrder(services)) {
-          const scope = new BusScope(bus, service.name, service.namespace ?? service.name)
+          const scope = new BusScope(bus, service.name, service.namespace ?? service.name, { relays: service.relays })
           const ctx = { bus: scope, registry, logger: logger.child(service.name), config }
           const report = await timed(service, 'start', () => service.start(ctx))
           reports.push(report)

@@ -26,6 +26,11 @@ export interface Service {
    * from these two lists, never from the order services were registered in.
    */
   readonly after?: readonly string[]
+  /**
+   * It delivers events that other hosts emitted (a bridge between buses): its scope may relay
+   * any event to this bus's listeners, whatever its owner, without recording it again.
+   */
+  readonly relays?: boolean
   start(ctx: ServiceContext): void | Promise<void>
   /**
    * Called once every service has started (in start order): the moment to begin serving the

@@ -7,7 +7,7 @@ export const natsErrors = defineErrors('nats', {
     exit: 78,
     when: 'A NATS setting (or --nats) cannot be used: a URL that is not nats:// or tls://, a credentials file that is missing or not a NATS credentials or seed file.',
     message: (p) =>
-      `The NATS setting ${p.setting} cannot be used: ${p.reason}. Fix it with 'server-manager setting set ${p.setting} <value>' (docs/settings.md).`,
+      `The NATS setting ${p.setting} cannot be used: ${p.reason}. Fix it with 'server-manager setting set ${p.setting} <value>' (docs/settings.md), or the matching option of 'agent start'.`,
   }),
   SM_ERR_NATS_UNREACHABLE: spec<{ url: string; reason: string }>({
     status: 503,
@@ -36,6 +36,27 @@ export const natsErrors = defineErrors('nats', {
     when: "The NATS broker refused a publish or a subscription: this connection's credentials do not allow that subject.",
     message: (p) =>
       `The NATS broker refused to ${p.operation} '${p.subject}': these credentials do not allow it. Use credentials with that permission (docs/architecture.md, "NATS subjects and permissions").`,
+  }),
+  SM_ERR_NATS_REPLY_TOO_LARGE: spec<{ command: string; bytes: number; reason: string }>({
+    status: 413,
+    exit: 65,
+    when: "A reply over NATS was larger than the broker's max_payload (1 MiB by default).",
+    message: (p) =>
+      `The reply to '${p.command}' (${p.bytes} bytes) is too large for the NATS broker (${p.reason}). Ask for less (a smaller limit), or raise max_payload in nats-server's configuration.`,
+  }),
+  SM_ERR_HOST_UNREACHABLE: spec<{ host: string; reason: string }>({
+    status: 503,
+    exit: 69,
+    when: 'A command for a server on another host found that host offline or not answering on the NATS broker.',
+    message: (p) =>
+      `Host '${p.host}' cannot be reached: ${p.reason}. Check its agent ('server-manager hosts'; on that machine, 'server-manager agent start --nats …'), then try again.`,
+  }),
+  SM_ERR_HOST_UNKNOWN: spec<{ host: string; known: string }>({
+    status: 404,
+    exit: 66,
+    when: 'A server was to be added on a host that has never joined the broker.',
+    message: (p) =>
+      `No host '${p.host}' has joined this manager (${p.known}). Start its agent first: on that machine, 'server-manager agent start --nats <url> --name ${p.host}'.`,
   }),
 })
 

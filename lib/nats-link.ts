@@ -48,12 +48,12 @@ export function natsOptions(
 
 /** An authenticator from a `.creds` file or an nkey seed file. */
 function credentialsOf(path: string) {
-  const text = readFileSync(readable(path, 'nats.credentials'), 'utf8')
+  const text = readFileSync(readable(path, 'nats.creds_file'), 'utf8')
   if (text.includes('BEGIN NATS USER JWT')) return credsAuthenticator(new TextEncoder().encode(text))
   const seed = text.trim()
   if (/^SU[A-Z2-7]{56}$/.test(seed)) return nkeyAuthenticator(new TextEncoder().encode(seed))
   throw new SmError('SM_ERR_NATS_CONFIG', {
-    setting: 'nats.credentials',
+    setting: 'nats.creds_file',
     reason: `'${path}' holds neither a NATS .creds file nor a user nkey seed (SU...)`,
   })
 }
@@ -76,7 +76,14 @@ export async function connectNats(
   name: string,
   extra: Partial<ConnectionOptions> = {},
 ): Promise<NatsConnection> {
-  const options = natsOptions(config, name, { maxReconnectAttempts: -1, reconnectTimeWait: 1_000, ...extra })
+  // ignoreAuthErrorAbort: a broker that refuses us twice while its users are being edited does
+  // not end the connection for good; it goes on reconnecting.
+  const options = natsOptions(config, name, {
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1_000,
+    ignoreAuthErrorAbort: true,
+    ...extra,
+  })
   try {
     return await connect(options)
   } catch (error) {

@@ -56,7 +56,7 @@ export function natsUrlProblem(value: string): string | undefined {
     }
     if (!['nats:', 'tls:'].includes(url.protocol)) return `'${part}' must start with nats:// or tls://`
     if (url.username || url.password)
-      return 'credentials do not belong in the URL (it is shown in status and logs): set nats.user and nats.password, or nats.credentials'
+      return 'credentials do not belong in the URL (it is shown in status and logs): set nats.user and nats.password, or nats.creds_file'
     if (url.pathname !== '' && url.pathname !== '/') return `'${part}' must not have a path`
   }
   return undefined

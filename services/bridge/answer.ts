@@ -1,7 +1,7 @@
 import { type BusScope, type CommandName, checkCommand, type SmError, toSmError, type WireError } from '../../kernel'
 
 /** Who may ask over a bridge: a person at a CLI (`cli:<name>`), or a plugin's command run by one. */
-export const BRIDGE_ACTOR = /^(cli|plugin):[^\s:]{1,64}$/
+export const BRIDGE_ACTOR = /^(cli|plugin):[A-Za-z0-9._@$-]{1,64}$/
 
 export type Answer = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: WireError }
 

@@ -1,5 +1,14 @@
 import { z } from 'zod'
-import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
+import {
+  actionCatalogue,
+  type CommandsOf,
+  command,
+  createToken,
+  defineCommands,
+  defineEvents,
+  type EventsOf,
+  empty,
+} from '../../kernel'
 
 /** The NATS transport's state: whether the manager is on the broker, since when, and why not. */
 const natsStatus = z.object({
@@ -14,6 +23,8 @@ const natsStatus = z.object({
   reason: z.string().optional(),
   /** The broker's server name, when connected. */
   server: z.string().optional(),
+  /** In a host agent: the host it is on the broker. */
+  host: z.string().optional(),
 })
 export type NatsStatus = Readonly<z.output<typeof natsStatus>>
 
@@ -56,19 +67,25 @@ export const bridgeCommands = defineCommands('manager', {
 })
 
 /** What a host agent says on every beat (services/servers/supervisor/agent-link.ts); checked as it arrives. */
+/** Text from another machine: no control characters (it reaches terminals and logs). */
+const text = (max: number) => z.string().max(max).regex(/^[^\p{Cc}]*$/u, 'no control characters')
+const bytes = z.number().nonnegative()
+
 export const hostReport = z.object({
-  name: z.string().max(64),
-  hostname: z.string().max(255),
-  pid: z.number().int(),
-  version: z.string().max(64),
-  node: z.string().max(64),
-  startedAt: z.string().max(64),
-  load: z.array(z.number()).max(3),
-  memory: z.object({ total: z.number(), free: z.number() }),
-  disk: z.object({ total: z.number(), free: z.number() }),
-  rss: z.number(),
-  servers: z.array(z.object({ server: z.string().max(255), status: z.string().max(32) })).max(10_000),
-  at: z.string().max(64),
+  name: text(64),
+  hostname: text(255),
+  pid: z.number().int().positive(),
+  version: text(64),
+  node: text(64),
+  startedAt: text(64),
+  load: z.array(z.number().nonnegative()).max(3),
+  memory: z.object({ total: bytes, free: bytes }),
+  disk: z.object({ total: bytes, free: bytes }),
+  rss: bytes,
+  servers: z.array(z.object({ server: text(64), status: text(32) })).max(1_000),
+  /** The last sequence number in its event log: the manager takes in what it has not yet. */
+  lastSeq: z.number().int().min(0),
+  at: text(64),
 })
 
 /** A host as the manager knows it: its last report, and whether it is there. */
@@ -94,6 +111,53 @@ export const natsEvents = defineEvents('nats', {
   /** A host agent said goodbye, or missed three beats. */
   'nats:host_offline': z.object({ name: z.string(), lastSeen: z.string(), reason: z.string() }),
 })
+
+/**
+ * The manager's way to the host agents on the broker, a capability the NATS service registers
+ * (only in a manager with nats.url set): the servers service routes a server's commands to its
+ * host through it.
+ */
+export interface HostsLink {
+  /**
+   * Sends a command to a host's bus and resolves to its reply, or rejects with its coded error;
+   * a host that is offline or does not answer fails at once with SM_ERR_HOST_UNREACHABLE.
+   */
+  request(host: string, command: string, payload: unknown, actor: string): Promise<unknown>
+  /** Takes in the host's facts this log has not yet (in order, exactly once); resolves when they are in. */
+  sync(host: string): Promise<void>
+  /** Whether the host is online, and since when; undefined for a host never heard from. */
+  state(host: string): { readonly online: boolean; readonly since: string } | undefined
+}
+
+export const HOSTS = createToken<HostsLink>('nats:hosts')
+
+/**
+ * What of a host agent's bus concerns the manager: its servers' and its tasks' live events (a
+ * console line, a sample, a task's progress). Its kernel's, settings' or bridge's events are its
+ * own: relayed, a host's `kernel:stopping` would stop the manager's bridge.
+ */
+export function isHostEvent(event: string): boolean {
+  return event.startsWith('servers:') || event.startsWith('tasks:')
+}
+
+/** An action of the servers (`before_server_start`, `before_command_send`, …), whose hooks run in the manager for every host. */
+export function isServerHook(event: string): boolean {
+  const hook = /^(before|after)_(.+)$/.exec(event)
+  return hook !== null && serverActions().has(hook[2] as string)
+}
+
+/** The facts of a host agent's log the manager takes in: its servers' own and their actions'. */
+export function hostFactTypes(): string[] {
+  return ['servers:*', ...[...serverActions()].map((action) => `after_${action}`)]
+}
+
+function serverActions(): Set<string> {
+  return new Set(
+    actionCatalogue()
+      .filter((a) => a.owner === 'servers')
+      .map((a) => a.name),
+  )
+}
 
 declare module '../../kernel/maps' {
   interface EventMap extends EventsOf<typeof bridgeEvents>, EventsOf<typeof natsEvents> {}

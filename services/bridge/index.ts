@@ -9,7 +9,7 @@ import { BridgeServer } from './server'
 import { managerFiles, writeManagerInfo } from './socket-files'
 
 export type * from './contract'
-export { natsService } from './nats'
+export { type HostOptions, natsService } from './nats'
 
 /**
  * The manager daemon's door: holds the data directory's one manager socket (a second manager

@@ -4,7 +4,9 @@ import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
 import { connectNats, type NatsConfig } from '../../lib/nats-link'
 import { isSubjectToken, subjectOf } from '../../lib/nats-subjects'
+import '../../lib/nats-errors'
 import type { Answer } from './answer'
+import './errors'
 import type { EventFrameMeta } from './protocol'
 
 type EventListener = (payload: unknown, meta: EventFrameMeta) => void
@@ -21,11 +23,13 @@ const REQUEST_TIMEOUT_MS = 120_000
 export class NatsBridgeClient {
   readonly #connection: NatsConnection
   readonly #prefix: string
+  readonly #url: string
   readonly #timeoutMs: number
   #onClose: ((reason: string | undefined) => void) | undefined
 
-  private constructor(connection: NatsConnection, prefix: string, timeoutMs: number) {
+  private constructor(connection: NatsConnection, prefix: string, timeoutMs: number, url: string) {
     this.#connection = connection
+    this.#url = url
     this.#prefix = prefix
     this.#timeoutMs = timeoutMs
     void connection.closed().then((error) => this.#onClose?.(error ? error.message : undefined))
@@ -41,7 +45,7 @@ export class NatsBridgeClient {
       timeout: 5_000,
       ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
     })
-    return new NatsBridgeClient(connection, config.prefix, options.timeoutMs ?? REQUEST_TIMEOUT_MS)
+    return new NatsBridgeClient(connection, config.prefix, options.timeoutMs ?? REQUEST_TIMEOUT_MS, config.url)
   }
 
   /** Sends a command to its handler in the manager, as `actor`; resolves to the reply or rejects with its SmError. */
@@ -115,11 +119,15 @@ export class NatsBridgeClient {
         { operation: error.operation, subject: error.subject },
         { cause: error },
       )
-    if (error instanceof errors.ClosedConnectionError || error instanceof errors.DrainingConnectionError)
+    if (
+      error instanceof errors.ClosedConnectionError ||
+      error instanceof errors.DrainingConnectionError ||
+      /connection closed/i.test((error as Error)?.message ?? '')
+    )
       return new SmError('SM_ERR_BRIDGE_DISCONNECTED', { command }, { cause: error })
     return new SmError(
       'SM_ERR_NATS_UNREACHABLE',
-      { url: 'the broker', reason: (error as Error).message },
+      { url: this.#url, reason: (error as Error).message },
       { cause: error },
     )
   }

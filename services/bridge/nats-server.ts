@@ -1,34 +1,50 @@
 import { hostname } from 'node:os'
-import type { Msg, NatsConnection } from '@nats-io/transport-node'
-import { type BusScope, type Disposable, type Logger, SmError, toSmError } from '../../kernel'
-import { connectNats, type NatsConfig } from '../../lib/nats-link'
-import { allSubjects, nameOfSubject, subjectOf } from '../../lib/nats-subjects'
-import { answer, answerJson, BRIDGE_ACTOR } from './answer'
-import { type Host, hostReport, type NatsStatus } from './contract'
+import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node'
+import { type BusScope, type Disposable, isVeto, type Logger, SmError, toSmError } from '../../kernel'
+import type { NatsConfig } from '../../lib/nats-link'
+import { allSubjects, isSubjectToken, nameOfSubject, subjectOf } from '../../lib/nats-subjects'
+import type { Answer } from './answer'
+import { BRIDGE_ACTOR } from './answer'
+import { answerRequest, BrokerLink, publishEvents } from './broker-link'
+import {
+  type Host,
+  type HostsLink,
+  hostFactTypes,
+  hostReport,
+  isHostEvent,
+  isServerHook,
+  type NatsStatus,
+} from './contract'
 
-/** How long the manager waits before trying an unreachable broker again (nats.js reconnects by itself once connected). */
-const RETRY_MS = 2_000
 /** A host agent that has not beaten for this long is offline (three of its 5 s beats). */
 const HOST_SILENT_MS = 15_000
+/** How long a command for a server on another host waits for its reply. */
+const HOST_REQUEST_MS = 120_000
+/** How many hosts the manager keeps (a bound on what a broker with loose permissions can make it hold). */
+const MAX_HOSTS = 1_000
+/** How many of a host's facts one request takes in. */
+const SYNC_PAGE = 500
 
 /**
  * The bridge's NATS transport, in the manager: answers every `<prefix>.req.<ns>.<name>` request
  * as the local socket does (same commands, replies, coded errors, actors), and publishes every
- * bus event on `<prefix>.evt.<ns>.<name>`. A broker that is not there does not stop the manager:
- * it says so (SM_ERR_NATS_UNREACHABLE, in the log and in `nats:status`) and keeps trying.
+ * bus event on `<prefix>.evt.<ns>.<name>`. It also keeps the host agents: their beats (the hosts
+ * table), their facts (taken into the log in order, exactly once: `sync`), their live events
+ * (relayed to this bus), their hooks (run here, where the plugins are), and the way to send a
+ * host a command (HostsLink). A broker that is not there does not stop the manager: it says so
+ * (SM_ERR_NATS_UNREACHABLE, in the log and in `nats:status`) and keeps trying.
  */
-export class NatsBridge {
+export class NatsBridge implements HostsLink {
   readonly #scope: BusScope
   readonly #logger: Logger
-  readonly #config: NatsConfig
-  #connection: NatsConnection | undefined
+  readonly #link: BrokerLink
+  readonly #prefix: string
   #events: Disposable | undefined
-  #retry: NodeJS.Timeout | undefined
   #silence: NodeJS.Timeout | undefined
   /** Every host agent heard from since the start, by name. */
   readonly #hosts = new Map<string, Host>()
-  #stopped = false
-  #state: { connected: boolean; since: string; reason?: string; server?: string }
+  /** Each host's sync under way (one at a time per host), and whether another is asked for after it. */
+  readonly #syncs = new Map<string, { running: Promise<void>; again: boolean }>()
   #open: () => void = () => {}
   readonly #ready = new Promise<void>((resolve) => {
     this.#open = resolve
@@ -37,16 +53,15 @@ export class NatsBridge {
   constructor(scope: BusScope, logger: Logger, config: NatsConfig) {
     this.#scope = scope
     this.#logger = logger
-    this.#config = config
-    this.#state = { connected: false, since: new Date().toISOString(), reason: 'connecting' }
+    this.#prefix = config.prefix
+    this.#link = new BrokerLink(logger, config, { name: `server-manager manager on ${hostname()}` }, (c) =>
+      this.#joined(c),
+    )
   }
 
-  /**
-   * Tries the broker once (so the start can say whether the manager is on it), then keeps trying
-   * in the background; requests are answered once `open` is called (every service has started).
-   */
+  /** Tries the broker once, then keeps trying in the background; requests are answered once `open` is called. */
   begin(): Promise<void> {
-    return this.#attempt()
+    return this.#link.begin()
   }
 
   open(): void {
@@ -54,54 +69,13 @@ export class NatsBridge {
   }
 
   get status(): NatsStatus {
-    return { configured: true, url: this.#config.url, prefix: this.#config.prefix, ...this.#state }
+    return this.#link.status
   }
 
   async close(): Promise<void> {
-    this.#stopped = true
-    clearTimeout(this.#retry)
     clearInterval(this.#silence)
     this.#events?.dispose()
-    const connection = this.#connection
-    this.#connection = undefined
-    // Drain: replies to requests in flight go out before the connection closes.
-    if (connection && !connection.isClosed()) await connection.drain().catch(() => connection.close())
-  }
-
-  async #attempt(): Promise<void> {
-    let connection: NatsConnection
-    try {
-      connection = await connectNats(this.#config, `server-manager manager on ${hostname()}`, { timeout: 5_000 })
-    } catch (error) {
-      const failure = toSmError(error)
-      if (this.#stopped) return
-      if (this.#state.reason !== failure.message) {
-        this.#logger.warn(`${failure.message} Trying again every ${RETRY_MS / 1000} s.`, { code: failure.code })
-        this.#state = { connected: false, since: new Date().toISOString(), reason: failure.message }
-      }
-      this.#retry = setTimeout(() => void this.#attempt(), RETRY_MS)
-      return
-    }
-    if (this.#stopped) return void (await connection.close())
-    this.#connection = connection
-    this.#changed(true)
-    this.#logger.info(`nats: joined the broker at ${connection.getServer()} (subjects ${this.#config.prefix}.*)`)
-    connection.subscribe(allSubjects(this.#config.prefix, 'req'), {
-      queue: 'manager',
-      callback: (error, message) => {
-        if (error) return this.#logger.warn(`nats: the request subscription ended: ${error.message}`)
-        void this.#request(message)
-      },
-    })
-    this.#events = this.#scope.on('**', (payload, meta) => this.#publish(connection, meta.event, payload, meta))
-    const agents = `${this.#config.prefix}.agent.*`
-    connection.subscribe(`${agents}.hb`, { callback: (error, message) => void (error || this.#beat(message)) })
-    connection.subscribe(`${agents}.bye`, {
-      callback: (error, message) =>
-        void (error || this.#gone(message.subject.split('.').at(-2) ?? '', 'it said goodbye')),
-    })
-    this.#silence = setInterval(() => this.#checkSilence(), HOST_SILENT_MS / 3)
-    void this.#watch(connection)
+    await this.#link.close()
   }
 
   /** Every host agent heard from, with its last figures. */
@@ -109,9 +83,121 @@ export class NatsBridge {
     return [...this.#hosts.values()].sort((a, b) => a.name.localeCompare(b.name))
   }
 
-  /** A host agent's beat: its report, checked (it comes from another machine), under the name its subject says. */
-  #beat(message: Msg): void {
-    const name = message.subject.split('.').at(-2) ?? ''
+  state(host: string): { online: boolean; since: string } | undefined {
+    const known = this.#hosts.get(host)
+    return known ? { online: known.online, since: known.since } : undefined
+  }
+
+  async request(host: string, command: string, payload: unknown, actor: string): Promise<unknown> {
+    const unreachable = (reason: string, cause?: unknown) =>
+      new SmError('SM_ERR_HOST_UNREACHABLE', { host, reason }, cause ? { cause } : undefined)
+    const known = this.#hosts.get(host)
+    const connection = this.#link.connection
+    if (!connection || !this.#link.connected) throw unreachable('this manager is not on the NATS broker')
+    if (!known) throw unreachable('it has never joined this manager')
+    if (!known.online) throw unreachable(`it is offline since ${known.since}`)
+    const subject = subjectOf(this.#hostPrefix(host), 'req', command)
+    if (!subject) throw new SmError('SM_ERR_BRIDGE_BAD_MESSAGE', { reason: `'${command}' is not a command name` })
+    let reply: Answer
+    try {
+      const message = await connection.request(subject, JSON.stringify({ payload, actor }), {
+        timeout: HOST_REQUEST_MS,
+      })
+      reply = message.json<Answer>()
+    } catch (failure) {
+      const error = failure instanceof errors.RequestError && failure.cause ? failure.cause : failure
+      if (
+        error instanceof errors.NoRespondersError ||
+        (failure instanceof errors.RequestError && failure.isNoResponders())
+      )
+        throw unreachable('its agent does not answer (not on the broker)', failure)
+      if (error instanceof errors.TimeoutError)
+        throw new SmError('SM_ERR_NATS_TIMEOUT', { command, seconds: HOST_REQUEST_MS / 1000 }, { cause: failure })
+      throw unreachable(toSmError(error).message, failure)
+    }
+    if (!reply.ok) throw SmError.fromWire(reply.error)
+    return reply.value
+  }
+
+  /**
+   * Takes in the host's facts the log does not have yet, page by page, in order; exactly once
+   * (the log keeps, in the same transaction, how far it has taken in each host's). One sync per
+   * host at a time; one asked for meanwhile runs once more after it.
+   */
+  sync(host: string): Promise<void> {
+    const running = this.#syncs.get(host)
+    if (running) {
+      running.again = true
+      return running.running
+    }
+    const entry = { running: Promise.resolve(), again: false }
+    entry.running = (async () => {
+      try {
+        do {
+          entry.again = false
+          await this.#pull(host)
+        } while (entry.again)
+      } finally {
+        this.#syncs.delete(host)
+      }
+    })()
+    this.#syncs.set(host, entry)
+    return entry.running
+  }
+
+  async #pull(host: string): Promise<void> {
+    for (;;) {
+      const { seq } = await this.#scope.request('events:origin', { origin: host })
+      const events = (await this.request(
+        host,
+        'events:read',
+        { afterSeq: seq, limit: SYNC_PAGE, types: hostFactTypes() },
+        'core',
+      )) as never[]
+      if (events.length === 0) return
+      await this.#scope.request('events:ingest', { origin: host, events })
+      if (events.length < SYNC_PAGE) return
+    }
+  }
+
+  #hostPrefix(host: string): string {
+    return `${this.#prefix}.agent.${host}`
+  }
+
+  #joined(connection: NatsConnection): void {
+    const prefix = this.#prefix
+    connection.subscribe(allSubjects(prefix, 'req'), {
+      queue: 'manager',
+      callback: (error, message) => {
+        if (error) return this.#logger.warn(`nats: the request subscription ended: ${error.message}`)
+        void answerRequest(this.#scope, prefix, message, BRIDGE_ACTOR, this.#ready)
+      },
+    })
+    // Bus listeners once (they publish on whichever connection is current); subscriptions per connection.
+    this.#events ??= publishEvents(this.#scope, this.#link, prefix)
+    const agents = `${prefix}.agent.*`
+    const on = (what: string, handle: (host: string, message: Msg) => void) =>
+      connection.subscribe(`${agents}.${what}`, {
+        callback: (error, message) => {
+          if (error) return
+          // The subject names the host: the broker let only that host's agent publish on it.
+          const host = message.subject.split('.')[prefix.split('.').length + 1] ?? ''
+          handle(host, message)
+        },
+      })
+    on('hb', (host, message) => this.#beat(host, message))
+    on('bye', (host) => this.#gone(host, 'it said goodbye'))
+    on('fact', (host) => void this.#syncLogged(host))
+    on('hook', (host, message) => void this.#hook(host, message))
+    connection.subscribe(`${agents}.evt.>`, {
+      callback: (error, message) => void (error || this.#relay(message)),
+    })
+    this.#silence ??= setInterval(() => this.#checkSilence(), HOST_SILENT_MS / 3)
+  }
+
+  /** A host agent's beat: its report, checked (it comes from another machine). */
+  #beat(name: string, message: Msg): void {
+    if (!isSubjectToken(name) || (!this.#hosts.has(name) && this.#hosts.size >= MAX_HOSTS)) return
     let report: ReturnType<typeof hostReport.parse>
     try {
       report = hostReport.parse(message.json())
@@ -121,11 +207,21 @@ export class NatsBridge {
     }
     const now = new Date().toISOString()
     const known = this.#hosts.get(name)
-    // The subject is what the broker let it publish on: the name inside the report is only its word.
+    // The name is the subject's, not the report's: the report is only its word.
     this.#hosts.set(name, { ...report, name, online: true, since: known?.online ? known.since : now, lastSeen: now })
     if (!known?.online) {
       this.#logger.info(`nats: host '${name}' (${report.hostname}) is online`)
       void this.#scope.emit('nats:host_online', { name, hostname: report.hostname, version: report.version })
+    }
+    // What it recorded while the link or this manager was down comes in now, in order.
+    if (!known?.online || report.lastSeq > (known?.lastSeq ?? 0)) void this.#syncLogged(name)
+  }
+
+  async #syncLogged(host: string): Promise<void> {
+    try {
+      await this.sync(host)
+    } catch (error) {
+      this.#logger.warn(`nats: the facts of host '${host}' could not be taken in yet: ${toSmError(error).message}`)
     }
   }
 
@@ -144,65 +240,62 @@ export class NatsBridge {
         this.#gone(host.name, `no word from it for ${HOST_SILENT_MS / 1000} s`)
   }
 
-  async #watch(connection: NatsConnection): Promise<void> {
-    for await (const status of connection.status()) {
-      if (status.type === 'disconnect') {
-        this.#changed(false, 'the link to the broker is down; reconnecting')
-        this.#logger.warn(`nats: lost the broker at ${status.server}; reconnecting`, {
-          code: 'SM_ERR_NATS_UNREACHABLE',
-        })
-      } else if (status.type === 'reconnect') {
-        this.#changed(true)
-        this.#logger.info(`nats: back on the broker at ${status.server}`)
-      } else if (status.type === 'error') {
-        this.#logger.warn(`nats: the broker says: ${status.error.message}`)
-      }
-    }
-  }
-
-  #changed(connected: boolean, reason?: string): void {
-    const server = connected ? this.#connection?.info?.server_name : undefined
-    this.#state = {
-      connected,
-      since: new Date().toISOString(),
-      ...(reason ? { reason } : {}),
-      ...(server ? { server } : {}),
-    }
-  }
-
-  #publish(
-    connection: NatsConnection,
-    event: string,
-    payload: unknown,
-    meta: { actor: string; seq: number | undefined },
-  ) {
-    const subject = subjectOf(this.#config.prefix, 'evt', event)
-    if (!subject || connection.isClosed()) return
-    try {
-      connection.publish(subject, JSON.stringify({ payload, meta: { event, actor: meta.actor, seq: meta.seq } }))
-    } catch (error) {
-      this.#logger.debug(`nats: event ${event} not published: ${toSmError(error).message}`)
-    }
-  }
-
-  async #request(message: Msg): Promise<void> {
-    if (!message.reply) return // nobody to answer: a publish, not a request
-    const refuse = (reason: string): void => {
-      message.respond(answerJson({ ok: false, error: new SmError('SM_ERR_BRIDGE_BAD_MESSAGE', { reason }).toWire() }))
-    }
-    const command = nameOfSubject(this.#config.prefix, 'req', message.subject)
-    if (!command) return refuse(`'${message.subject}' names no command`)
-    let body: { payload?: unknown; actor?: unknown }
+  /**
+   * A host's live event (a console line, a sample, a task's progress): delivered to this bus's
+   * listeners as it happens. Its facts are not: they come in order through `sync`, recorded once.
+   */
+  #relay(message: Msg): void {
+    const host = message.subject.split('.')[this.#prefix.split('.').length + 1] ?? ''
+    const event = nameOfSubject(this.#hostPrefix(host), 'evt', message.subject)
+    if (!event || !isHostEvent(event)) return
+    let body: { payload?: unknown; meta?: { actor?: unknown; seq?: unknown } }
     try {
       body = message.json()
     } catch {
-      return refuse('the request is not JSON')
+      return
     }
-    if (body === null || typeof body !== 'object') return refuse('the request is not a JSON object')
-    if (typeof body.actor !== 'string' || !BRIDGE_ACTOR.test(body.actor))
-      return refuse(`the actor '${String(body.actor)}' is not cli:<user> or plugin:<name>`)
-    await this.#ready
-    const reply = await answer(this.#scope, command, body.payload, body.actor)
-    if (!this.#connection?.isClosed()) message.respond(answerJson(reply))
+    if (typeof body?.meta?.seq === 'number') return // a fact: sync brings it
+    const actor = typeof body?.meta?.actor === 'string' ? body.meta.actor : `host:${host}`
+    void this.#scope.relay(event, body.payload, actor).catch((error: unknown) => {
+      this.#logger.debug(`nats: an event '${event}' of host '${host}' was not delivered: ${toSmError(error).message}`)
+    })
+  }
+
+  /**
+   * A host asks the plugins about an action on one of its servers (`before_*`): the hook runs on
+   * this bus, where the plugins are, and the first veto goes back.
+   */
+  async #hook(host: string, message: Msg): Promise<void> {
+    if (!message.reply) return
+    let body: { event?: unknown; payload?: unknown; actor?: unknown }
+    try {
+      body = message.json()
+    } catch {
+      return
+    }
+    const event =
+      typeof body.event === 'string' && body.event.startsWith('before_') && isServerHook(body.event)
+        ? body.event
+        : undefined
+    const actor = typeof body.actor === 'string' ? body.actor : `host:${host}`
+    let veto: { cancel: true; reason?: string; by: string } | undefined
+    if (event) {
+      await this.#ready
+      try {
+        const report = await this.#scope.relay(event, body.payload, actor)
+        for (const { owner, value } of report.successes)
+          if (isVeto(value)) {
+            veto = { cancel: true, reason: value.reason, by: owner }
+            break
+          }
+      } catch (error) {
+        this.#logger.warn(`nats: the hook '${event}' of host '${host}' failed here: ${toSmError(error).message}`)
+      }
+    }
+    try {
+      message.respond(JSON.stringify(veto ? { veto } : {}))
+    } catch {
+      // Closed meanwhile.
+    }
   }
 }

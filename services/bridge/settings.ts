@@ -6,12 +6,12 @@ defineSettings('bridge', {
   'nats.url': {
     default: '',
     summary:
-      'the NATS broker the manager joins (nats://host:4222, or tls://; several separated by commas); empty: no broker, this machine only. Credentials go in nats.user and nats.password or nats.credentials, not in the URL',
+      'the NATS broker the manager joins (nats://host:4222, or tls://; several separated by commas); empty: no broker, this machine only. Credentials go in nats.user and nats.password or nats.creds_file, not in the URL',
     rule: (value) => (typeof value === 'string' ? natsUrlProblem(value) : 'it must be a string'),
   },
   'nats.user': { default: '', summary: 'the user name the manager connects to the broker with (with nats.password)' },
   'nats.password': { default: '', summary: "that user's password", secret: true },
-  'nats.credentials': {
+  'nats.creds_file': {
     default: '',
     summary: "a file with the manager's NATS credentials instead: a .creds file (JWT and seed) or an nkey seed",
   },

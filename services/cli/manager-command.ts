@@ -6,7 +6,7 @@ import { errorLine, toSmError } from '../../kernel/errors'
 import type { CommandName, CommandPayload, CommandReply, EventName, PayloadOf } from '../../kernel/maps'
 import { cliError } from './cli-error'
 import { formatSize } from './format'
-import { CliSession, type LogLevel, type ManagerClient, type Target } from './session'
+import { type BootOptions, CliSession, type LogLevel, type ManagerClient, type Target } from './session'
 
 /**
  * The base of every built-in command. When a manager runs on the data directory, the command
@@ -56,7 +56,7 @@ export abstract class ManagerCommand extends Command {
   }
 
   /** Boots the built-in services in this process (loaded lazily: a client never needs them). */
-  protected boot(options: { daemon?: boolean; nats?: string }): Promise<Kernel> {
+  protected boot(options: BootOptions): Promise<Kernel> {
     return this.session.boot(options)
   }
 

@@ -4,6 +4,7 @@ import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
 import { openDataDir, resolveDataDir } from '../../lib/data-dir'
 import type { LogLevel } from '../../manager'
+import type { HostOptions } from '../bridge'
 import { BridgeClient } from '../bridge/client'
 import type { TaskContext } from '../tasks/contract'
 
@@ -16,6 +17,14 @@ export type ManagerClient = BridgeClient
 export type Target =
   | { readonly kind: 'remote'; readonly client: ManagerClient }
   | { readonly kind: 'local'; readonly kernel: Kernel }
+
+/** How an in-process manager boots: a one-shot one, the daemon (`start`), or a host agent's (`agent start --nats`). */
+export interface BootOptions {
+  readonly daemon?: boolean
+  readonly nats?: string
+  /** A host agent joined to a manager on the broker: no web server, no plugins (they run in the manager). */
+  readonly host?: HostOptions
+}
 
 export interface SessionOptions {
   /** Console log level while an in-process manager runs; one-shot commands only show problems. */
@@ -97,13 +106,13 @@ export class CliSession {
   }
 
   /** Boots the built-in services in this process (loaded lazily: a client never needs them). */
-  async boot(options: { daemon?: boolean; nats?: string }): Promise<Kernel> {
+  async boot(options: BootOptions): Promise<Kernel> {
     const kernel = this.#boot(options)
     this.#target = kernel.then((k) => ({ kind: 'local', kernel: k }))
     return kernel
   }
 
-  async #boot(options: { daemon?: boolean; nats?: string }): Promise<Kernel> {
+  async #boot(options: BootOptions): Promise<Kernel> {
     const { createManager } = require('../../manager') as typeof import('../../manager')
     const kernel = createManager({
       dataDir: this.dataDir,
@@ -111,6 +120,8 @@ export class CliSession {
       loadPlugins: this.#options.loadsPlugins ?? true,
       daemon: options.daemon,
       nats: options.nats,
+      host: options.host,
+      ...(options.host ? { web: false, loadPlugins: false, defaultPlugins: false } : {}),
       oneShot: !options.daemon,
       watchdog: true,
     })

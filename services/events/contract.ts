@@ -59,6 +59,12 @@ export interface Projection {
   /** Bump when the tables or the folding change: the store then rebuilds the projection. */
   readonly version: number
   readonly types: readonly string[]
+  /**
+   * It also folds the facts taken in from other hosts' logs (events:ingest: their payload has
+   * `origin: {host, seq, time}`): a view of every host's servers. Default false: a projection of
+   * this manager's own state (settings, users, schedules) never sees another host's.
+   */
+  readonly remote?: boolean
   /** Idempotent DDL (`CREATE TABLE IF NOT EXISTS ...`). */
   readonly schema: readonly string[]
   apply(sql: Sql, events: readonly StoredEvent[]): Promise<void>
@@ -120,6 +126,18 @@ export const eventsEvents = defineEvents('events', {
 export const eventsCommands = defineCommands('events', {
   'events:append': command(z.object({ events: z.array(newEvent).readonly() }), z.array(storedEvent)),
   'events:read': command(eventQuery, z.array(storedEvent)),
+  /**
+   * Takes in another host's facts (`origin`: the host), in its log's order, exactly once: those
+   * after the last one taken are appended (with `origin: {host, seq, time}` and `at` in their
+   * payload) and delivered to this bus's listeners; the rest are skipped. Answers how many went in
+   * and how far the log has now taken in that host's log.
+   */
+  'events:ingest': command(
+    z.object({ origin: z.string().min(1).max(64), events: z.array(storedEvent).max(1_000).readonly() }),
+    z.object({ appended: z.number(), cursor: z.number() }),
+  ),
+  /** How far the log has taken in a host's log (events:ingest): the last sequence number taken, 0 for none. */
+  'events:origin': command(z.object({ origin: z.string() }), z.object({ seq: z.number() })),
   'events:head': command(empty, z.object({ seq: z.number() })),
   /** Declares fact types: events of these types are recorded before listeners see them. */
   'events:declare_facts': command(z.object({ types: z.array(z.string()).readonly() }), z.undefined()),

@@ -189,6 +189,52 @@ export class EventStore {
     })
   }
 
+  /**
+   * Takes in events of another host's log (`origin`), in its order: those after the last one
+   * taken are appended, each with `origin: {host, seq, time}` added to its payload (and `at`, the
+   * time it happened, when it has none), and the cursor moves in the same transaction, so each
+   * is taken exactly once whatever fails or is sent twice. Resolves to the appended events.
+   */
+  async ingest(origin: string, events: readonly StoredEvent[]): Promise<{ stored: StoredEvent[]; cursor: number }> {
+    const result = await this.#db.transaction(async (sql) => {
+      const row = await sql.get<{ seq: number }>('SELECT seq FROM origins WHERE origin = ?', [origin])
+      let cursor = row?.seq ?? 0
+      const time = Date.now()
+      const stored: StoredEvent[] = []
+      for (const event of [...events].sort((a, b) => a.seq - b.seq)) {
+        if (event.seq <= cursor) continue
+        const given = (event.payload ?? {}) as Record<string, unknown>
+        const payload = {
+          ...given,
+          at: typeof given.at === 'string' ? given.at : event.time,
+          origin: { host: origin, seq: event.seq, time: event.time },
+        }
+        const { lastId } = await sql.run('INSERT INTO events (time, type, actor, payload) VALUES (?, ?, ?, ?)', [
+          time,
+          event.type,
+          event.actor,
+          JSON.stringify(payload),
+        ])
+        stored.push({ seq: lastId, time: new Date(time).toISOString(), type: event.type, actor: event.actor, payload })
+        cursor = event.seq
+      }
+      if (stored.length > 0) {
+        await sql.run('INSERT OR REPLACE INTO origins (origin, seq) VALUES (?, ?)', [origin, cursor])
+        await this.#applyAll(sql, stored)
+      }
+      return { stored, cursor }
+    })
+    if (result.stored.length > 0) this.#committed(result.stored)
+    return result
+  }
+
+  /** How far the log has taken in `origin`'s log: the last sequence number taken, 0 for none. */
+  origin(origin: string): Promise<number> {
+    return this.#db.read(
+      async (sql) => (await sql.get<{ seq: number }>('SELECT seq FROM origins WHERE origin = ?', [origin]))?.seq ?? 0,
+    )
+  }
+
   read(query: EventQuery): Promise<StoredEvent[]> {
     const { text, params, reverse } = queryToSql(query)
     return this.#db.read(async (sql) => {
@@ -324,10 +370,19 @@ export class EventStore {
   }
 }
 
+/** Whether an event came from another host's log (events:ingest marks its payload with `origin`). */
+export function isIngested(event: StoredEvent): boolean {
+  const origin = (event.payload as { origin?: unknown } | null)?.origin
+  return typeof origin === 'object' && origin !== null && typeof (origin as { host?: unknown }).host === 'string'
+}
+
 const HEAD = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS seq"
 
 async function applyTo(sql: Sql, projection: Projection, events: readonly StoredEvent[]): Promise<void> {
-  const relevant = events.filter((event) => projection.types.includes(event.type))
+  // Another host's facts (events:ingest) fold only into the projections that describe every host.
+  const relevant = events.filter(
+    (event) => projection.types.includes(event.type) && (projection.remote === true || !isIngested(event)),
+  )
   if (relevant.length === 0) return
   try {
     await projection.apply(sql, relevant)

@@ -33,6 +33,8 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
     name: 'events',
     // The log file's owner stops last; the bridge holds the data directory's lock first.
     after: ['log', 'bridge'],
+    // Another host's facts it takes in (events:ingest) reach this bus's listeners from here.
+    relays: true,
     async start({ bus, config, logger, registry }: ServiceContext) {
       const path = databasePath(config.dataDir)
       ensureDirectory(config.dataDir)
@@ -55,6 +57,13 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         return (await opened.read(query)).map((event) => ({ ...event, payload: withoutSecrets(event.payload) }))
       })
       bus.handle('events:head', async () => ({ seq: await opened.head() }))
+      bus.handle('events:ingest', async ({ origin, events }) => {
+        const { stored, cursor } = await opened.ingest(origin, events)
+        // Recorded here: the listeners of this process hear them as they hear its own facts.
+        for (const event of stored) await bus.relay(event.type, event.payload, event.actor, event.seq)
+        return { appended: stored.length, cursor }
+      })
+      bus.handle('events:origin', async ({ origin }) => ({ seq: await opened.origin(origin) }))
       bus.handle('events:declare_facts', ({ types }) => {
         for (const type of types) facts.add(type)
         return undefined

@@ -20,6 +20,9 @@ export const SCHEMA: readonly string[] = [
   // Secrets beside the log, never in it (events:vault_*): not replayed, not snapshotted.
   'CREATE TABLE IF NOT EXISTS vault (name TEXT PRIMARY KEY, value TEXT NOT NULL, updated INTEGER NOT NULL) WITHOUT ROWID',
   'CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, time INTEGER NOT NULL, state TEXT NOT NULL)',
+  // How far the log has taken in each other host's log (events:ingest): written in the same
+  // transaction as the events, so each of them is taken exactly once.
+  'CREATE TABLE IF NOT EXISTS origins (origin TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID',
   `INSERT OR IGNORE INTO meta (key, value) VALUES ('application', '${APPLICATION}'), ('schema_version', '${SCHEMA_VERSION}')`,
 ]
 

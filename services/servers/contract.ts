@@ -185,6 +185,8 @@ const serverRecordFields = profileFields.extend({
   addedAt: z.string(),
   /** Its own settings (`autostart`, `restart.*`, `backup.*`, `custom.*`); unset ones inherit (server-settings.ts). */
   settings: z.record(z.string(), z.unknown()).readonly().optional(),
+  /** The host agent it lives on (`server add --host`); absent: this machine. */
+  host: z.string().optional(),
 })
 const serverRecord = serverRecordFields.readonly()
 export type ServerRecord = z.output<typeof serverRecord>
@@ -209,6 +211,8 @@ const addServer = z.object({
   hotBackup: z.string().optional(),
   /** Reply messages that mean a command was refused (regular expressions). */
   errorLines: strings.optional(),
+  /** The host agent to add it on (its directory is on that machine); absent: this machine. */
+  host: z.string().optional(),
 })
 export type AddServer = Readonly<z.output<typeof addServer>>
 
@@ -281,7 +285,10 @@ export type PlayerList = Readonly<z.output<typeof playerList>>
 /** A server as `server list` shows it: its record and its status now. */
 const serverSummary = serverRecordFields
   .extend({
-    status: serverStatus,
+    /** `unknown`: it lives on a host that is offline (since `since`); its last known status is not current. */
+    status: z.union([serverStatus, z.literal('unknown')]),
+    /** Since when its status is unknown. */
+    since: z.string().optional(),
     pid: z.number().int().optional(),
     /** How many players are online, while a manager follows it running and knows (its player tracker). */
     players: z.number().int().optional(),

@@ -4,6 +4,7 @@ import './settings'
 import { resolve } from 'node:path'
 import { isSmError, reasonOf, type Service, SmError } from '../../kernel'
 import { closest } from '../../lib/closest'
+import { HOSTS } from '../bridge/contract'
 import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { AccessLists } from './access-lists'
@@ -16,7 +17,7 @@ import { PlayerTracker } from './player-tracker'
 import { gameProfile } from './profiles'
 import { readServers, serversProjection } from './registry-projection'
 import { readSchedules, Scheduler, schedulesProjection } from './schedules'
-import { statusProjection } from './status-projection'
+import { readStatuses, statusProjection } from './status-projection'
 import { agentVerbs } from './verbs/agent'
 import { backupVerbs } from './verbs/backups'
 import { consoleVerbs } from './verbs/console'
@@ -141,6 +142,8 @@ export function serversService(): Service {
         schedules: () => projections.read(schedulesProjection.name, readSchedules),
         listPlayers: (server) => askPlayers(server, (command) => control.ask(server, command, 'tell who is online')),
         online: (name, status) => (status === 'running' || status === 'stopping' ? players.now(name) : undefined),
+        hosts: () => (registry.has(HOSTS) ? registry.resolve(HOSTS) : undefined),
+        statuses: () => projections.read(statusProjection.name, readStatuses),
       }
       ctx = context
       for (const table of VERBS) registerVerbs(bus, context, table)
@@ -152,7 +155,7 @@ export function serversService(): Service {
       bus.on('servers:removed', ({ name }) => players.forget(name))
 
       // A read of the log shows what supervisors saw while nobody recorded it (events, the API, --follow).
-      bus.on('events:reading', async () => control.recordPending(await all()))
+      bus.on('events:reading', async () => control.recordPending(await here(all)))
 
       // The manager follows its servers live, adopts what outlived a supervisor and runs the
       // schedules; a one-shot CLI does none of that.
@@ -170,7 +173,7 @@ export function serversService(): Service {
 /** In the manager: runs the schedules, follows every server, and cleans up after interrupted work. */
 async function manage(ctx: ServersContext): Promise<void> {
   ctx.scheduler.start(await ctx.schedules())
-  const registered = await ctx.all()
+  const registered = await here(ctx.all)
   ctx.players.start()
   await ctx.control.reconcile(registered)
   for (const server of registered) void seedPlayers(ctx, server)
@@ -182,6 +185,11 @@ async function manage(ctx: ServersContext): Promise<void> {
     if (removed.length)
       ctx.logger.info(`Cleaned up after interrupted backups or restores of '${server.name}': ${removed.join(', ')}.`)
   }
+}
+
+/** The servers of this machine (the others are their host agents' to follow and supervise). */
+async function here(all: () => Promise<ServerRecord[]>): Promise<ServerRecord[]> {
+  return (await all()).filter((server) => server.host === undefined)
 }
 
 /** Stops what `manage` started; the servers and their supervisors run on. */

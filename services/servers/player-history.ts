@@ -36,6 +36,8 @@ export const playerHistoryProjection: Projection = {
   name: 'player_history',
   version: 1,
   types: ['after_player_join', 'after_player_leave', 'after_server_status_change', 'servers:removed'],
+  // Players of the host agents' servers too (their facts, taken in).
+  remote: true,
   schema: [
     `CREATE TABLE IF NOT EXISTS player_history (server TEXT NOT NULL, name TEXT NOT NULL, id TEXT, first_seen TEXT NOT NULL,
       last_seen TEXT NOT NULL, joins INTEGER NOT NULL, played_ms INTEGER NOT NULL, online_since TEXT, PRIMARY KEY (server, name))`,

@@ -124,7 +124,8 @@ export class PlayerTracker {
         (server) => {
           if (this.#loading.get(serverName) !== load) return // forgotten meanwhile
           this.#loading.delete(serverName)
-          this.#sessions.set(serverName, newSession(serverName, gameProfile(server)))
+          // A server on another host: its agent follows its players (their facts come with its others).
+          this.#sessions.set(serverName, server.host === undefined ? newSession(serverName, gameProfile(server)) : null)
         },
         (error: unknown) => {
           if (this.#loading.get(serverName) === load) this.#loading.delete(serverName)

@@ -1,4 +1,5 @@
 import type { Projection, Sql } from '../events/contract'
+import { hostOf } from './registry-projection'
 import type { ServerStatus } from './supervisor/run-files'
 
 export interface RecordedStatus {
@@ -18,12 +19,20 @@ export const statusProjection: Projection = {
   name: 'server_status',
   version: 1,
   types: ['after_server_status_change', 'servers:added', 'servers:removed'],
+  // The host agents' servers too (their status facts, taken in); a name held elsewhere is left alone.
+  remote: true,
   schema: [
     'CREATE TABLE IF NOT EXISTS server_status (name TEXT PRIMARY KEY, status TEXT NOT NULL, since TEXT NOT NULL, journal_seq INTEGER NOT NULL)',
   ],
 
   async apply(sql, events) {
     for (const event of events) {
+      const name =
+        event.type === 'servers:added'
+          ? (event.payload as { server: { name: string } }).server.name
+          : ((event.payload as { serverName?: string; name?: string }).serverName ??
+            (event.payload as { name: string }).name)
+      if (!(await heldBy(sql, name, hostOf(event.payload)))) continue
       if (event.type === 'after_server_status_change') {
         const p = event.payload as { serverName: string; status: string; at: string; journalSeq: number }
         await sql.run('INSERT OR REPLACE INTO server_status (name, status, since, journal_seq) VALUES (?, ?, ?, ?)', [
@@ -33,10 +42,6 @@ export const statusProjection: Projection = {
           p.journalSeq,
         ])
       } else {
-        const name =
-          event.type === 'servers:added'
-            ? (event.payload as { server: { name: string } }).server.name
-            : (event.payload as { name: string }).name
         await sql.run('DELETE FROM server_status WHERE name = ?', [name])
       }
     }
@@ -72,4 +77,14 @@ export async function readStatuses(sql: Sql): Promise<RecordedStatus[]> {
 export async function recordedJournalSeq(sql: Sql, name: string): Promise<number> {
   const row = await sql.get<{ journal_seq: number }>('SELECT journal_seq FROM server_status WHERE name = ?', [name])
   return row?.journal_seq ?? 0
+}
+
+/**
+ * Whether a fact about `name` from `host` (undefined: this machine) concerns the server the
+ * registry holds under that name (or one it no longer holds). The registry folds first: it is
+ * registered before this projection.
+ */
+async function heldBy(sql: Sql, name: string, host: string | undefined): Promise<boolean> {
+  const row = await sql.get<{ record: string }>('SELECT record FROM servers WHERE name = ?', [name])
+  return !row || (JSON.parse(row.record) as { host?: string }).host === host
 }

@@ -207,7 +207,7 @@ function tail(file: string): string {
   }
 }
 
-function reportLine(report: ServiceReport): string {
+export function reportLine(report: ServiceReport): string {
   const mark = report.ok ? '✔' : '✘'
   const error = report.error ? `  ${report.error.code}: ${report.error.message}` : ''
   return `  ${mark} ${report.service.padEnd(10)} ${report.ms.toFixed(1).padStart(7)} ms${error}`

@@ -9,23 +9,15 @@
  * Started on demand by whoever needs a game supervised (spawnSupervisor), it ends once it
  * supervises nothing and nobody is talking to it; with `--stay` (a systemd unit) it stays.
  *
- * With `--nats <url> --name <host>` it also joins the manager's NATS broker as that host
- * (agent-link.ts), and stays; credentials from `--credentials <file>` (a .creds file or an nkey
- * seed) or $SM_NATS_USER and $SM_NATS_PASSWORD.
- *
- * Usage: node agent.js <data dir> [--stay] [--nats <url> --name <host> [--credentials <file>] [--tls-ca <file>] [--prefix <p>]].
- * It reports once on fd 3 (when given) whether it serves.
+ * Usage: node agent.js <data dir> [--stay]. It reports once on fd 3 (when given) whether it serves.
  */
 import { closeSync, existsSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import type { Server, Socket } from 'node:net'
 import { join, resolve } from 'node:path'
 import { isSmError, reasonOf, SmError } from '../../../kernel/errors'
 import { Connection } from '../../../lib/json-lines'
-import type { NatsConfig } from '../../../lib/nats-link'
-import { isSubjectToken } from '../../../lib/nats-subjects'
 import { isSameProcess, ownProcess } from '../../../lib/process-identity'
 import '../errors'
-import type { AgentLink } from './agent-link'
 import {
   type AgentAnnouncement,
   type AgentMessage,
@@ -143,7 +135,6 @@ class Agent {
     }
   }
 
-  /** Its status (also what it tells the broker on every beat). */
   status(): AgentStatus {
     return {
       pid: process.pid,
@@ -244,105 +235,26 @@ function announce(message: AgentAnnouncement): void {
   }
 }
 
-const USAGE =
-  'usage: agent.js <data dir> [--stay] [--nats <url> --name <host> [--credentials <file>] [--tls-ca <file>] [--prefix <prefix>]]\n'
-
-/** The command line: the data directory, --stay, and where to join a broker (as which host). */
-function parseArgs(args: readonly string[]): { dataDir: string; stay: boolean; nats?: NatsConfig; name?: string } {
-  const [dataDir, ...rest] = args
-  const valued = new Map<string, string>()
-  let stay = false
-  for (let i = 0; i < rest.length; i++) {
-    const flag = rest[i] as string
-    if (flag === '--stay') stay = true
-    else if (['--nats', '--name', '--credentials', '--tls-ca', '--prefix'].includes(flag) && rest[i + 1] !== undefined)
-      valued.set(flag, rest[++i] as string)
-    else return usage(`unknown or incomplete option '${flag}'`)
-  }
-  if (!dataDir || dataDir.startsWith('-')) return usage('no data directory')
-  const url = valued.get('--nats')
-  const name = valued.get('--name')
-  if (url === undefined && name === undefined) return { dataDir, stay }
-  if (!url || !name) return usage('--nats and --name go together')
-  if (!isSubjectToken(name)) return usage(`the host name '${name}' must be letters, digits, '_' and '-' (64 at most)`)
-  const nats: NatsConfig = {
-    url,
-    user: process.env.SM_NATS_USER,
-    password: process.env.SM_NATS_PASSWORD,
-    credentials: valued.get('--credentials'),
-    tlsCa: valued.get('--tls-ca'),
-    prefix: valued.get('--prefix') ?? 'sm',
-  }
-  // Not for the games: they get only PASSED_ENV anyway, but a password has no business there.
-  delete process.env.SM_NATS_PASSWORD
-  return { dataDir, stay: true, nats, name }
-}
-
-function usage(reason: string): never {
-  process.stderr.write(`${reason}\n${USAGE}`)
-  process.exit(64)
-}
-
-/** Joins the broker as host `name`, trying again every 2 s while it is not there; the agent supervises meanwhile. */
-async function joinBroker(
-  agent: Agent,
-  files: AgentFiles,
-  nats: NatsConfig,
-  name: string,
-): Promise<() => Promise<void>> {
-  let link: AgentLink | undefined
-  let stopped = false
-  let retry: NodeJS.Timeout | undefined
-  let said = ''
-  const attempt = async (): Promise<void> => {
-    try {
-      // Loaded only here: an agent that joins no broker never loads the NATS client.
-      const { AgentLink } = require('./agent-link') as typeof import('./agent-link')
-      const report = () => {
-        const { runs, ...status } = agent.status()
-        return { ...status, servers: runs }
-      }
-      const joined = await AgentLink.join(nats, name, report, files.dataDir, log)
-      if (stopped) return void (await joined.leave())
-      link = joined
-      log(`joined the broker at ${nats.url} as host '${name}'`)
-    } catch (error) {
-      const coded = isSmError(error)
-        ? error
-        : new SmError('SM_ERR_NATS_UNREACHABLE', { url: nats.url, reason: reasonOf(error) })
-      if (coded.code === 'SM_ERR_NATS_CONFIG') throw coded
-      if (coded.message !== said) log(`${coded.code}: ${coded.message} Trying again every 2 s.`)
-      said = coded.message
-      retry = setTimeout(() => void attempt(), 2_000)
-    }
-  }
-  await attempt()
-  return async () => {
-    stopped = true
-    clearTimeout(retry)
-    await link?.leave()
-  }
-}
+const USAGE = 'usage: agent.js <data dir> [--stay]\n'
 
 async function main(): Promise<void> {
   // The run directories' files are their user's alone, whoever started the agent (PRIVATE_UMASK).
   process.umask(0o077)
-  const { dataDir, stay, nats, name } = parseArgs(process.argv.slice(2))
-  const files = new AgentFiles(resolve(dataDir))
-  let leave: (() => Promise<void>) | undefined
-  // Not ours to end: a terminal hang-up or a stray Ctrl+C leaves the games and their agent be;
-  // an agent run in the foreground to join a broker ends on Ctrl+C, saying goodbye to it.
-  const end = async () => {
-    await leave?.()
-    process.exit(0) // the games live on and the next agent adopts them
+  const [dataDir, ...flags] = process.argv.slice(2)
+  if (!dataDir || dataDir.startsWith('-') || flags.some((flag) => flag !== '--stay')) {
+    process.stderr.write(USAGE)
+    process.exit(64)
   }
+  const stay = flags.includes('--stay')
+  const files = new AgentFiles(resolve(dataDir))
+  // Not ours to end: a terminal hang-up or a stray Ctrl+C leaves the games and their agent be;
+  // one run in the foreground to stay (agent start, a systemd unit) ends on Ctrl+C.
   process.on('SIGHUP', () => {})
-  process.on('SIGINT', () => (nats ? void end() : undefined))
-  process.on('SIGTERM', () => void end())
+  process.on('SIGINT', () => (stay ? process.exit(0) : undefined))
+  process.on('SIGTERM', () => process.exit(0)) // the games live on and the next agent adopts them
   const agent = new Agent(files, stay)
   try {
     await agent.listen()
-    if (nats && name) leave = await joinBroker(agent, files, nats, name)
   } catch (error) {
     // Another agent serves this data directory: the starter talks to it.
     if (isSmError(error) && error.code === 'SM_ERR_SERVER_AGENT_RUNNING' && !stay) {

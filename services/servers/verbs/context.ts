@@ -1,12 +1,22 @@
-import type { BusScope, CommandName, CommandPayload, CommandReply, Logger } from '../../../kernel'
+import {
+  type BusScope,
+  type CommandName,
+  type CommandPayload,
+  type CommandReply,
+  type Logger,
+  SmError,
+} from '../../../kernel'
+import type { HostsLink } from '../../bridge/contract'
 import type { AccessLists } from '../access-lists'
 import type { Backups } from '../backups/backups'
 import type { ServerRecord } from '../contract'
 import type { ServerControl } from '../control'
+import { checkNewName } from '../describe-server'
 import type { PlayerRecord } from '../player-history'
 import type { PlayerList } from '../player-list'
 import type { PlayerTracker } from '../player-tracker'
 import type { Schedule, Scheduler } from '../schedules'
+import type { RecordedStatus } from '../status-projection'
 import type { ServerStatus } from '../supervisor/run-files'
 
 /** Where servers may not be (server-dir.ts): the data directory, but for the folder install uses. */
@@ -48,6 +58,10 @@ export interface ServersContext {
   listPlayers(server: ServerRecord): Promise<PlayerList>
   /** Who is online, while the manager follows the server running and its tracker knows. */
   online(server: string, status: ServerStatus): PlayerList | undefined
+  /** The host agents on the NATS broker, in a manager that is on one (services/bridge: HOSTS). */
+  hosts(): HostsLink | undefined
+  /** Each server's last recorded status (the `server_status` projection), the host agents' servers too. */
+  statuses(): Promise<RecordedStatus[]>
 }
 
 /** The commands of the servers service. */
@@ -62,10 +76,60 @@ export type Verb<K extends CommandName> = (
 /** A table of verbs: the commands one area of the service answers, each with its handler. */
 export type VerbTable = { readonly [K in ServersCommand]?: Verb<K> }
 
-/** Registers every verb of `table` on the bus, each handed the context. */
+/** The commands answered here whatever their payload names: they are about this manager (its list, its agent, its schedules). */
+const ALWAYS_HERE: ReadonlySet<string> = new Set([
+  'servers:list',
+  'servers:agent',
+  'servers:schedule_list',
+  'servers:schedule_remove',
+])
+
+/**
+ * Registers every verb of `table` on the bus, each handed the context. A command for a server on
+ * another host (its record's `host`, or `host` in an add) goes to that host's agent
+ * instead, which answers it with the same verbs; its hooks still run here (the agent asks).
+ */
 export function registerVerbs(bus: BusScope, ctx: ServersContext, table: VerbTable): void {
   for (const name of Object.keys(table) as ServersCommand[]) {
     const verb = table[name] as Verb<typeof name>
-    bus.handle(name, (payload) => verb(ctx, payload))
+    bus.handle(name, async (payload, meta) => {
+      const host = ALWAYS_HERE.has(name) || !ctx.hosts() ? undefined : await hostOf(ctx, payload)
+      if (host === undefined) return verb(ctx, payload)
+      return (await onHost(ctx, host, name, payload, meta.actor)) as CommandReply<typeof name>
+    })
   }
+}
+
+/** The host a command's payload concerns: the one it names (an add), or its server's. */
+async function hostOf(ctx: ServersContext, payload: unknown): Promise<string | undefined> {
+  const { host, name } = (payload ?? {}) as { host?: unknown; name?: unknown }
+  if (typeof host === 'string' && host !== '') return host
+  if (typeof name !== 'string') return undefined
+  return (await ctx.all()).find((server) => server.name === name)?.host
+}
+
+/**
+ * Sends a command to the host's agent, then takes in the facts it recorded doing it before
+ * answering, so what the caller reads next (list, status, events) already shows it.
+ */
+async function onHost(ctx: ServersContext, host: string, command: string, payload: unknown, actor: string) {
+  const hosts = ctx.hosts() as HostsLink
+  const { host: _named, ...rest } = payload as Record<string, unknown>
+  const adds = command === 'servers:add'
+  if (adds) {
+    // A name is one server's on every host.
+    checkNewName(rest.name, await ctx.all())
+    if (!hosts.state(host)) {
+      const known = await ctx.bus.request('nats:hosts', {})
+      throw new SmError('SM_ERR_HOST_UNKNOWN', {
+        host,
+        known: known.length ? `hosts: ${known.map((h) => h.name).join(', ')}` : 'no host has',
+      })
+    }
+  }
+  const reply = await hosts.request(host, command, rest, actor)
+  await hosts.sync(host).catch((error: unknown) => {
+    ctx.logger.warn(`The facts of host '${host}' are not all in the log yet: ${(error as Error).message}`)
+  })
+  return adds ? { ...(reply as object), host } : reply
 }

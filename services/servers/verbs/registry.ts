@@ -8,8 +8,9 @@ import { describeServer } from '../describe-server'
 import { acceptEula, EULA_URL, eulaState } from '../eula'
 import { gameProfile } from '../profiles'
 import { isInside } from '../server-dir'
+import type { RecordedStatus } from '../status-projection'
 import { worldOf } from '../world'
-import type { VerbTable } from './context'
+import type { ServersContext, VerbTable } from './context'
 
 /** The registry of servers: adding, listing, describing and removing them, and their EULA. */
 export const registryVerbs = {
@@ -18,9 +19,11 @@ export const registryVerbs = {
     await ctx.bus.emit('servers:added', { server })
     return server
   },
-  'servers:list': async (ctx) =>
-    Promise.all(
+  'servers:list': async (ctx) => {
+    const recorded = new Map((await ctx.statuses()).map((s) => [s.name, s]))
+    return Promise.all(
       (await ctx.all()).map(async (server) => {
+        if (server.host !== undefined) return onHost(ctx, server, recorded.get(server.name))
         const run = await ctx.control.status(server)
         const count = ctx.online(server.name, run.status)?.online
         return {
@@ -31,7 +34,8 @@ export const registryVerbs = {
           ...(run.metrics ? { metrics: run.metrics } : {}),
         }
       }),
-    ),
+    )
+  },
   'servers:info': async (ctx, { name }) => {
     const server = await ctx.find(name)
     return { ...server, world: worldOf(server), dirExists: existsSync(server.dir) }
@@ -67,6 +71,16 @@ export const registryVerbs = {
     return { needed, ...eulaState(server), url: EULA_URL }
   },
 } satisfies VerbTable
+
+/**
+ * A server on another host, as the log knows it: its last recorded status (its host's facts come
+ * in as they are recorded), or `unknown` since its host went offline.
+ */
+function onHost(ctx: ServersContext, server: ServerRecord, recorded: RecordedStatus | undefined) {
+  const host = ctx.hosts()?.state(server.host as string)
+  if (!host?.online) return { ...server, status: 'unknown' as const, since: host?.since ?? server.addedAt }
+  return { ...server, status: recorded?.status ?? ('stopped' as const) }
+}
 
 /** Deletes a server's directory as the delete_server_data action, refusing paths no server should own. */
 async function deleteData(bus: BusScope, server: ServerRecord, dataDir: string): Promise<void> {

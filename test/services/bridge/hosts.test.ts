@@ -126,7 +126,7 @@ describe('services/bridge: host agents join the manager over NATS', function () 
         await online
         const lost = waitForLine(manager, /nats: lost the broker/, { stream: 'stderr' })
         const back = waitForLine(manager, /nats: back on the broker/, { stream: 'stderr' })
-        const agentBack = waitForLine(agent, /reconnected to the broker/, { stream: 'stderr' })
+        const agentBack = waitForLine(agent, /nats: back on the broker/, { stream: 'stderr' })
         await broker.stop()
         await lost
         await broker.start()

@@ -78,7 +78,7 @@ describe('services/bridge: the bus over NATS', function () {
     }
   })
 
-  it('refuses what is not a request: not JSON, a forged actor; and nobody answering fails at once', async () => {
+  it('refuses what is not a request (not JSON, a forged actor, a reply subject that is not an inbox), keeps secrets home, says when a reply is too large; nobody answering fails at once', async () => {
     const broker = await startBroker({ manager: MANAGER_PERMISSIONS, cli: CLIENT_PERMISSIONS })
     const dir = tempDir()
     await managerCredentials(dir, broker)
@@ -91,12 +91,59 @@ describe('services/bridge: the bus over NATS', function () {
           ok: boolean
           error?: { code: string; status: number }
         }>()
-      for (const body of ['not json', '[1]', JSON.stringify({ payload: {}, actor: 'http:admin' })]) {
+      for (const body of [
+        'not json',
+        '[1]',
+        JSON.stringify({ payload: {}, actor: 'http:admin' }),
+        JSON.stringify({ payload: {}, actor: 'cli:\u001b[2Jroot' }),
+      ]) {
         const reply = await ask(body)
         expect(reply.ok, body).to.equal(false)
         expect(reply.error?.code, body).to.equal('SM_ERR_BRIDGE_BAD_MESSAGE')
       }
       expect((await ask(JSON.stringify({ payload: {}, actor: 'cli:tester' }))).ok).to.equal(true)
+
+      // A reply subject that is not an inbox is not answered: the manager never publishes where a requester says.
+      const injected: string[] = []
+      const trap = raw.subscribe('sm.evt.injected', { callback: (_e, m) => void injected.push(m.string()) })
+      raw.publish('sm.req.manager.status', JSON.stringify({ payload: {}, actor: 'cli:tester' }), {
+        reply: 'sm.evt.injected',
+      })
+      for (let i = 0; i < 3; i++)
+        expect((await ask(JSON.stringify({ payload: {}, actor: 'cli:tester' }))).ok).to.equal(true)
+      await raw.flush()
+      expect(injected).to.deep.equal([])
+      trap.unsubscribe()
+
+      // Secrets stay here: not in events on the broker, not in a setting read over it, and the vault is not served.
+      const request = async (command: string, payload: unknown) =>
+        (
+          await raw.request(`sm.req.${command.replace(':', '.')}`, JSON.stringify({ payload, actor: 'cli:tester' }), {
+            timeout: 60_000,
+          })
+        ).json<{
+          ok: boolean
+          value?: { value?: unknown }
+          error?: { code: string; params?: Record<string, unknown> }
+        }>()
+      const changes: unknown[] = []
+      const watch = raw.subscribe('sm.evt._.after_setting_update', { callback: (_e, m) => void changes.push(m.json()) })
+      await raw.flush()
+      expect((await request('settings:set', { key: 'custom.api_token', value: 'hunter2' })).ok).to.equal(true)
+      expect((await request('settings:get', { key: 'custom.api_token' })).value?.value).to.equal('[redacted]')
+      expect((await request('events:vault_get', { name: 'auth.jwt_key' })).error?.code).to.equal(
+        'SM_ERR_BRIDGE_BAD_MESSAGE',
+      )
+      await raw.flush()
+      expect(JSON.stringify(changes)).to.not.contain('hunter2')
+      watch.unsubscribe()
+
+      // A reply too large for the broker is a coded error at once, not a wait for a timeout.
+      const big = 'x'.repeat(700_000)
+      for (const key of ['custom.big1', 'custom.big2'])
+        expect((await request('settings:set', { key, value: big })).ok).to.equal(true)
+      const tooLarge = await request('settings:get_all', {})
+      expect(tooLarge.error?.code).to.equal('SM_ERR_NATS_REPLY_TOO_LARGE')
     } finally {
       await stop(manager)
     }
@@ -172,7 +219,7 @@ describe('services/bridge: the bus over NATS', function () {
     const started = await cliStart(dir, ['--nats', 'http://panel:4222'])
     expect(started.code).to.not.equal(0)
     expect(started.stdout + started.stderr).to.contain('SM_ERR_NATS_CONFIG')
-    await cliOk(dir, ['setting', 'set', 'nats.credentials', '/nonexistent/node.creds'])
+    await cliOk(dir, ['setting', 'set', 'nats.creds_file', '/nonexistent/node.creds'])
     const again = await cliStart(dir, ['--nats', 'nats://127.0.0.1:4222'])
     expect(again.code).to.not.equal(0)
     expect(again.stdout + again.stderr).to.contain("cannot read '/nonexistent/node.creds'")

@@ -44,6 +44,11 @@ export default class ServerAdd extends ManagerCommand {
       description: 'a reply message that means a command was refused, a regular expression (repeatable)',
       multiple: true,
     }),
+    host: Flags.string({
+      description:
+        'the host agent to add it on (server-manager hosts): --dir is then a directory on that machine, best absolute',
+      helpValue: '<host>',
+    }),
     json: Flags.boolean({ description: 'print the record as JSON' }),
   }
 
@@ -71,8 +76,11 @@ export default class ServerAdd extends ManagerCommand {
       configFiles: flags.config,
       hotBackup: flags['hot-backup'],
       errorLines: flags['error-line'],
+      ...(flags.host ? { host: flags.host } : {}),
     })
     if (flags.json) return this.printJson(server)
-    this.log(`Server '${server.name}' added: ${server.profile} server in ${server.dir}.`)
+    this.log(
+      `Server '${server.name}' added: ${server.profile} server in ${server.dir}${server.host ? ` on host '${server.host}'` : ''}.`,
+    )
   }
 }

@@ -1,0 +1,182 @@
+import { expect } from 'chai'
+import { BridgeClient } from '../../../services/bridge/client'
+import type { StoredEvent } from '../../../services/events/contract'
+import { fakeBedrockDir, gameDataDir, runState } from '../../helpers/game'
+import { killAndWait } from '../../helpers/leaks'
+import { MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
+import { plugin, writePlugins } from '../../helpers/plugins'
+import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+
+const NODE2 = {
+  publish: ['sm.agent.node2.>'],
+  subscribe: ['sm.agent.node2.>', '_INBOX.agent.node2.>'],
+  allowResponses: true,
+}
+const AGENT_ENV = { SM_NATS_USER: 'node2', SM_NATS_PASSWORD: 'node2-password' }
+
+/** A panel plugin that vetoes one console command, wherever its server runs. */
+const GUARD = plugin(
+  'Guard',
+  `beforeCommandSend({ command }: { command: string }) {
+    if (command === 'forbidden') return { cancel: true, reason: 'not on my watch' } as const
+    return undefined
+  }`,
+)
+
+/** The next `event` the manager emits that `matches`, seen over its socket. */
+function next(
+  client: BridgeClient,
+  event: string,
+  matches: (payload: Record<string, unknown>) => boolean = () => true,
+) {
+  return new Promise<Record<string, unknown>>((resolve) => {
+    const subscription = client.on(event, (payload) => {
+      if (!matches(payload as Record<string, unknown>)) return
+      subscription.dispose()
+      resolve(payload as Record<string, unknown>)
+    })
+  })
+}
+
+const facts = async (dir: string, type: string): Promise<StoredEvent[]> =>
+  JSON.parse(await cliOk(dir, ['events', '--type', type, '--json', '--limit', '1000']))
+
+/**
+ * Two machines on one: a broker, the panel's manager (its plugins written first) and node2's
+ * host agent, each on its own data directory; resolves once node2 is online at the manager.
+ */
+async function twoMachines(plugins: Record<string, string> = {}) {
+  const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node2: NODE2 })
+  const panel = gameDataDir()
+  const node2 = gameDataDir() // the other machine's data directory
+  writePlugins(panel, plugins)
+  for (const name of Object.keys(plugins)) await cliOk(panel, ['plugin', 'enable', name.replace(/\.ts$/, '')])
+  await cliOk(panel, ['setting', 'set', 'nats.user', 'manager'])
+  await cliOk(panel, ['setting', 'set', 'nats.password', 'manager-password'])
+  const manager = await spawnManager(panel, ['--nats', broker.url])
+  await waitForLine(manager, /^NATS: on the broker/)
+  const events = (await BridgeClient.connect(panel)) as BridgeClient
+  const online = next(events, 'nats:host_online')
+  const agent = spawnCli(node2, ['agent', 'start', '--nats', broker.url, '--name', 'node2'], AGENT_ENV)
+  expect(await waitForLine(agent, /^NATS:/)).to.equal(`NATS: on the broker at ${broker.url} as host 'node2'`)
+  await online
+  return { broker, panel, node2, manager, events, agent }
+}
+
+describe('services/servers: servers on another host, through its agent (issue 22 items 3 to 5)', function () {
+  this.timeout(180_000)
+
+  it("adds, lists, starts, commands and stops a server on node2 from the manager; its facts reach the log once, and the manager's plugins veto there", async () => {
+    const { panel, node2, manager, events, agent } = await twoMachines({ 'guard.ts': GUARD })
+    try {
+      const dir = fakeBedrockDir()
+      expect(await cliOk(panel, ['server', 'add', 'far', '--dir', dir, '--host', 'node2'])).to.equal(
+        `Server 'far' added: bedrock server in ${dir} on host 'node2'.\n`,
+      )
+      // A name is one server's on every host.
+      const twice = await cli(panel, ['server', 'add', 'far', '--dir', fakeBedrockDir()])
+      expect(twice.stderr).to.contain('SM_ERR_SERVER_EXISTS')
+      const nowhere = await cli(panel, ['server', 'add', 'x', '--dir', dir, '--host', 'node9'])
+      expect(nowhere.stderr).to.contain('SM_ERR_HOST_UNKNOWN')
+
+      const listed = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+      expect(
+        listed.map((s: { name: string; host?: string; status: string }) => [s.name, s.host, s.status]),
+      ).to.deep.equal([['far', 'node2', 'stopped']])
+      expect(await cliOk(panel, ['server', 'list'])).to.match(/^far\s+node2\s+bedrock\s+stopped\s/m)
+
+      await cliOk(panel, ['server', 'start', 'far'])
+      // It runs on node2, under node2's agent: the panel has no run directory for it.
+      expect(runState(node2, 'far')?.status).to.equal('running')
+      expect(runState(panel, 'far')).to.equal(undefined)
+      expect(JSON.parse(await cliOk(panel, ['server', 'status', 'far', '--json']))).to.include({ status: 'running' })
+      expect(await cliOk(panel, ['server', 'send', 'far', 'list'])).to.match(/players online/)
+
+      // The manager's plugin is asked about an action on node2, and its veto holds there.
+      const vetoed = await cli(panel, ['server', 'send', 'far', 'forbidden'])
+      expect(vetoed.code).to.not.equal(0)
+      expect(vetoed.stderr).to.contain('plugin:guard').and.to.contain('not on my watch')
+
+      await cliOk(panel, ['server', 'stop', 'far'])
+      expect(JSON.parse(await cliOk(panel, ['server', 'list', '--json']))[0]).to.include({ status: 'stopped' })
+
+      // Its facts are in the manager's log, each once, marked with where they come from.
+      const added = await facts(panel, 'servers:added')
+      expect(added.map((e) => (e.payload as { origin?: { host: string } }).origin?.host)).to.deep.equal(['node2'])
+      const starts = await facts(panel, 'after_server_start')
+      expect(starts).to.have.length(1)
+      const sends = await facts(panel, 'after_command_send')
+      expect(sends.map((e) => (e.payload as { result: { status: string } }).result.status)).to.deep.equal([
+        'success',
+        'cancelled',
+      ])
+      const onNode2 = await facts(node2, 'after_command_send')
+      expect(onNode2).to.have.length(2)
+    } finally {
+      events.close()
+      await stop(agent)
+      await stop(manager)
+    }
+  })
+
+  it('a server on a host that is gone is unknown, and its commands fail at once naming the host; what the host recorded meanwhile comes in when it is back', async () => {
+    const machines = await twoMachines()
+    const { broker, panel, node2 } = machines
+    let { manager, events, agent } = machines
+    try {
+      await cliOk(panel, ['server', 'add', 'far', '--dir', fakeBedrockDir(), '--host', 'node2'])
+      await cliOk(panel, ['server', 'start', 'far'])
+
+      // The host's agent stops: the game runs on; the manager shows it unknown and refuses at once.
+      const offline = next(events, 'nats:host_offline')
+      expect(await stop(agent)).to.equal(0)
+      await offline
+      const [far] = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+      expect(far).to.include({ status: 'unknown' })
+      expect(far.since).to.be.a('string')
+      const refused = await cli(panel, ['server', 'status', 'far'])
+      expect(refused.code).to.equal(69)
+      expect(refused.stderr).to.contain('SM_ERR_HOST_UNREACHABLE').and.to.contain("Host 'node2'")
+
+      // The manager stops too; meanwhile node2's game crashes and node2's agent, back, records it.
+      events.close()
+      await stop(manager)
+      agent = spawnCli(node2, ['agent', 'start', '--nats', broker.url, '--name', 'node2'], AGENT_ENV)
+      await waitForLine(agent, /^ready/)
+      const game = runState(node2, 'far')?.game?.pid as number
+      await killAndWait([game])
+      const recorded = await firstFact(node2, 'after_server_crash')
+
+      // The manager comes back: the crash reaches its log once, with the time it happened.
+      manager = await spawnManager(panel, ['--nats', broker.url])
+      await waitForLine(manager, /^NATS: on the broker/)
+      events = (await BridgeClient.connect(panel)) as BridgeClient
+      const taken = await firstFact(panel, 'after_server_crash')
+      expect(taken.origin).to.deep.include({ host: 'node2', seq: recorded.seq })
+      expect(taken.at).to.equal(recorded.at)
+      expect(await facts(panel, 'after_server_crash')).to.have.length(1)
+    } finally {
+      events.close()
+      await stop(agent)
+      await stop(manager)
+    }
+  })
+})
+
+/**
+ * The first `type` fact in the log of the manager (or host agent) on `dir`: read once the
+ * subscription is in place (a request answered after it proves it), else the next one emitted.
+ */
+async function firstFact(dir: string, type: string): Promise<Record<string, unknown>> {
+  const client = (await BridgeClient.connect(dir)) as BridgeClient
+  try {
+    const emitted = new Promise<Record<string, unknown>>((resolve) => {
+      client.on(type, (payload, meta) => resolve({ ...(payload as object), seq: meta.seq }))
+    })
+    await client.request('manager:status', {}, 'cli:test')
+    const [first] = (await client.request('events:read', { types: [type], limit: 1 }, 'cli:test')) as StoredEvent[]
+    return first ? { ...(first.payload as object), seq: first.seq } : await emitted
+  } finally {
+    client.close()
+  }
+}
