@@ -1,8 +1,8 @@
 import { type ConnectionOptions, errors, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { type BusScope, type Disposable, type Logger, SmError, toSmError } from '../../kernel'
-import { withoutSecrets } from '../../lib/secrets'
 import { connectNats, type NatsConfig } from '../../lib/nats-link'
 import { nameOfSubject, subjectOf } from '../../lib/nats-subjects'
+import { withoutSecrets } from '../../lib/secrets'
 import { type Answer, answer, answerJson } from './answer'
 import type { NatsStatus } from './contract'
 

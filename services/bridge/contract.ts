@@ -68,7 +68,11 @@ export const bridgeCommands = defineCommands('manager', {
 
 /** What a host agent says on every beat (services/servers/supervisor/agent-link.ts); checked as it arrives. */
 /** Text from another machine: no control characters (it reaches terminals and logs). */
-const text = (max: number) => z.string().max(max).regex(/^[^\p{Cc}]*$/u, 'no control characters')
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[^\p{Cc}]*$/u, 'no control characters')
 const bytes = z.number().nonnegative()
 
 export const hostReport = z.object({

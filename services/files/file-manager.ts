@@ -219,6 +219,8 @@ export class FileManager {
 
   async #dir(name: string): Promise<ServerDir> {
     const server = await this.#bus.request('servers:info', { name })
+    // Its directory is a path on another machine: the same path here is something else.
+    if (server.host !== undefined) throw new SmError('SM_ERR_FILE_ON_HOST', { server: server.name, host: server.host })
     return ServerDir.open(server.name, server.dir)
   }
 

@@ -65,14 +65,14 @@ export default class Start extends ManagerCommand {
       this.log(url ? `web UI and API on ${url} (API docs: ${url}/docs)` : 'web UI off (web.enabled is false)')
     }
     const nats = await manager.bus.request('nats:status', {})
-    if (nats.configured)
-      this.log(
-        nats.connected
-          ? `NATS: on the broker at ${nats.url} (subjects ${nats.prefix}.>)`
-          : `NATS: not on the broker at ${nats.url} yet (${nats.reason}); trying again in the background`,
-      )
+    const natsLine = !nats.configured
+      ? undefined
+      : nats.connected
+        ? `NATS: on the broker at ${nats.url} (subjects ${nats.prefix}.>)`
+        : `NATS: not on the broker at ${nats.url} yet (${nats.reason}); trying again in the background`
+    if (natsLine) this.log(natsLine)
     this.log(`ready in ${(performance.now() - began).toFixed(0)} ms; press Ctrl-C to stop`)
-    parent?.({ ready: { pid: process.pid, url } })
+    parent?.({ ready: { pid: process.pid, url, nats: natsLine } })
     const reason = await Promise.race([stopSignal, lost, asked])
     if (reason instanceof SmError) this.logToStderr(errorLine(reason))
     else this.log(`${reason}: stopping`)
@@ -150,6 +150,7 @@ export default class Start extends ManagerCommand {
     if (message?.ready) {
       this.log(`server-manager runs in the background (PID ${message.ready.pid}); output in ${logFile}`)
       if (message.ready.url) this.log(`web UI and API on ${message.ready.url}`)
+      if (message.ready.nats) this.log(message.ready.nats)
       this.log(`stop it with: ${this.config.bin} web stop`)
       return
     }
@@ -168,7 +169,7 @@ export default class Start extends ManagerCommand {
 /** The environment variable that names the descriptor `start --detached` waits on. */
 const READY_FD_ENV = 'SM_READY_FD'
 
-type Word = { ready?: { pid: number; url?: string }; error?: WireError }
+type Word = { ready?: { pid: number; url?: string; nats?: string }; error?: WireError }
 
 /** In a manager started by `start --detached`: how to send it our word (once), if it waits for one. */
 function readyChannel(): ((word: Word) => void) | undefined {

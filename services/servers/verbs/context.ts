@@ -127,9 +127,12 @@ async function onHost(ctx: ServersContext, host: string, command: string, payloa
       })
     }
   }
+  // A path the manager would serve from this machine's disk (a backup's download) is on that one.
+  if (command === 'servers:backup_file') throw new SmError('SM_ERR_FILE_ON_HOST', { server: String(rest.name), host })
   const reply = await hosts.request(host, command, rest, actor)
   await hosts.sync(host).catch((error: unknown) => {
     ctx.logger.warn(`The facts of host '${host}' are not all in the log yet: ${(error as Error).message}`)
   })
-  return adds ? { ...(reply as object), host } : reply
+  // A record from there says where it lives (the host's own copy does not: it is at home).
+  return adds || command === 'servers:info' ? { ...(reply as object), host } : reply
 }

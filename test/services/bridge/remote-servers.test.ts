@@ -1,4 +1,5 @@
 import { expect } from 'chai'
+import type { SmError } from '../../../kernel/errors'
 import { BridgeClient } from '../../../services/bridge/client'
 import type { StoredEvent } from '../../../services/events/contract'
 import { fakeBedrockDir, gameDataDir, runState } from '../../helpers/game'
@@ -99,6 +100,9 @@ describe('services/servers: servers on another host, through its agent (issue 22
 
       await cliOk(panel, ['server', 'stop', 'far'])
       expect(JSON.parse(await cliOk(panel, ['server', 'list', '--json']))[0]).to.include({ status: 'stopped' })
+      // Its files are on node2: the file manager here says so rather than show this machine's.
+      const files = await events.request('files:list', { name: 'far' }, 'cli:test').catch((e: SmError) => e)
+      expect((files as SmError).code).to.equal('SM_ERR_FILE_ON_HOST')
 
       // Its facts are in the manager's log, each once, marked with where they come from.
       const added = await facts(panel, 'servers:added')

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { Flags } from '@oclif/core'
-import type { NatsStatus } from '../../../bridge/contract'
 import { SmError } from '../../../../kernel/errors'
 import { isSubjectToken } from '../../../../lib/nats-subjects'
+import type { NatsStatus } from '../../../bridge/contract'
 import { ManagerCommand } from '../../manager-command'
 import { waitForSignal } from '../../wait-for-signal'
 import { reportLine } from '../start'
@@ -74,7 +74,12 @@ export default class AgentStart extends ManagerCommand {
       },
     })
     // Listening from now: a signal sent once it is on the broker (its first beat) must find the handler.
-    const stopSignal = waitForSignal(booting.then(() => new Promise<never>(() => {}), () => undefined))
+    const stopSignal = waitForSignal(
+      booting.then(
+        () => new Promise<never>(() => {}),
+        () => undefined,
+      ),
+    )
     const manager = await booting
     this.log(`server-manager host agent '${flags.name}', data directory ${manager.config.dataDir}, PID ${process.pid}`)
     for (const line of this.bootReport) this.log(reportLine(line))
