@@ -36,6 +36,7 @@ export const ServerRecord = z
     hotBackup: maybe(z.object({ off: z.array(z.string()), flush: z.array(z.string()), on: z.array(z.string()) })),
     errorLines: maybe(z.array(z.string())),
     addedAt: when,
+    host: maybe(z.string()).meta({ description: 'the host agent it lives on (GET /api/hosts); none: this machine' }),
   })
   .meta({ id: 'ServerRecord' })
 

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { WebApp } from '../app'
 import { currentUser, defineRoute, type WebContext } from '../route'
 import { sameOriginPath } from '../same-origin-path'
+import { hosts } from './hosts'
 
 type Render = (view: string, locals?: Record<string, unknown>) => Promise<string>
 const render = (ctx: WebContext, view: string, locals: Record<string, unknown> = {}) =>
@@ -82,6 +83,7 @@ export function pageRoutes(app: WebApp): Router {
   page('/add-server', 'add-server', 'admin', async () => ({
     title: 'Add a server',
     serversPath: (await app.bus.request('settings:get', { key: 'paths.servers' })).value,
+    hosts: (await hosts(app)).hosts,
   }))
   page('/plugins', 'plugins', 'admin', async () => ({
     title: 'Plugins',

@@ -38,12 +38,16 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
       method: 'post',
       path: '/servers',
       name: 'add_server',
-      summary: 'Add a server from a directory on this machine (its profile detected unless given)',
+      summary: 'Add a server from a directory on this machine, or on a host agent (its profile detected unless given)',
       tags: servers,
       access: 'admin',
       body: z.object({
         name: z.string().min(1).max(64),
-        dir: z.string().min(1).max(4096).meta({ description: 'an existing directory on the manager’s machine' }),
+        dir: z
+          .string()
+          .min(1)
+          .max(4096)
+          .meta({ description: 'an existing directory on the manager’s machine, or on the host’s with `host`' }),
         profile: z.enum(PROFILE_NAMES).optional(),
         command: z.string().min(1).max(4096).optional(),
         args: z.array(z.string().max(4096)).max(100).optional(),
@@ -54,6 +58,11 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
         configFiles: z.array(z.string().min(1).max(4096)).max(50).optional(),
         hotBackup: z.string().min(1).max(1000).optional().meta({ description: "'off;flush;on' console commands" }),
         errorLines: z.array(z.string().min(1).max(500)).max(50).optional(),
+        host: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,64}$/)
+          .optional()
+          .meta({ description: 'the host agent to add it on (GET /api/hosts); its commands then go there' }),
       }),
       status: 201,
       response: success('ServerAdded', { server: ServerRecord }),

@@ -7,6 +7,8 @@ import { killAndWait } from '../../helpers/leaks'
 import { MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { http } from '../../helpers/web'
+import { adminSession } from '../../helpers/web-process'
 
 const NODE2 = {
   publish: ['sm.agent.node2.>'],
@@ -100,13 +102,30 @@ describe('services/servers: servers on another host, through its agent (issue 22
 
       await cliOk(panel, ['server', 'stop', 'far'])
       expect(JSON.parse(await cliOk(panel, ['server', 'list', '--json']))[0]).to.include({ status: 'stopped' })
+      // The web API and pages say the same, and add on a host too.
+      const { url } = JSON.parse(await cliOk(panel, ['web', 'status', '--json']))
+      const token = await adminSession(panel, url)
+      const listedOverHttp = await http(`${url}/api/servers`, { token })
+      expect(listedOverHttp.json.servers.map((s: { name: string; host?: string }) => [s.name, s.host])).to.deep.equal([
+        ['far', 'node2'],
+      ])
+      const addedOverHttp = await http(`${url}/api/servers`, {
+        token,
+        body: { name: 'near', dir: fakeBedrockDir(), host: 'node2' },
+      })
+      expect(addedOverHttp.status).to.equal(201)
+      expect(addedOverHttp.json.server).to.include({ name: 'near', host: 'node2' })
+      const page = await http(`${url}/add-server`, { token, headers: { Accept: 'text/html' } })
+      expect(page.text).to.contain('<option value="node2">')
+      expect((await http(`${url}/`, { token, headers: { Accept: 'text/html' } })).text).to.contain('on node2')
+
       // Its files are on node2: the file manager here says so rather than show this machine's.
       const files = await events.request('files:list', { name: 'far' }, 'cli:test').catch((e: SmError) => e)
       expect((files as SmError).code).to.equal('SM_ERR_FILE_ON_HOST')
 
       // Its facts are in the manager's log, each once, marked with where they come from.
       const added = await facts(panel, 'servers:added')
-      expect(added.map((e) => (e.payload as { origin?: { host: string } }).origin?.host)).to.deep.equal(['node2'])
+      expect(added.map((e) => (e.payload as { origin?: { host: string } }).origin?.host)).to.deep.equal(['node2', 'node2'])
       const starts = await facts(panel, 'after_server_start')
       expect(starts).to.have.length(1)
       const sends = await facts(panel, 'after_command_send')

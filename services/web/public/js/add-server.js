@@ -50,13 +50,13 @@
     event.preventDefault()
     const form = Object.fromEntries(new FormData(add).entries())
     const body = { name: form.name, dir: form.dir }
-    for (const key of ['profile', 'command', 'stopCommand', 'readyLine', 'sayCommand', 'worldDir', 'hotBackup'])
+    for (const key of ['host', 'profile', 'command', 'stopCommand', 'readyLine', 'sayCommand', 'worldDir', 'hotBackup'])
       if (form[key]) body[key] = form[key]
     if (lines(form.args).length) body.args = lines(form.args)
     if (lines(form.configFiles).length) body.configFiles = lines(form.configFiles)
     try {
       const { server } = await api('POST', '/api/servers', body)
-      toast(`Added '${server.name}' (${server.profile}).`, 'success')
+      toast(`Added '${server.name}' (${server.profile}${server.host ? ` on ${server.host}` : ''}).`, 'success')
       open(server.name)
     } catch (error) {
       fail(error)
