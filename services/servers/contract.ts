@@ -651,7 +651,10 @@ export const serversCommands = defineCommands('servers', {
   'servers:schedule_list': command(z.object({ name: z.string().optional() }), z.array(listedSchedule)),
   'servers:schedule_remove': command(z.object({ id: z.string() }), schedule),
   /** Creates a server from a Bedrock server zip or directory (the server_install action) and registers it. */
-  'servers:install': command(named.extend({ from: z.string(), dir: z.string().optional() }), serverRecord),
+  'servers:install': command(
+    named.extend({ from: z.string(), dir: z.string().optional(), host: z.string().optional() }),
+    serverRecord,
+  ),
   /** Replaces a bedrock server's binaries from a zip, keeping its config and worlds, after a backup. */
   'servers:update': command(
     named.extend({ from: z.string(), stopStart: z.boolean().optional() }),

@@ -86,7 +86,7 @@ const ALWAYS_HERE: ReadonlySet<string> = new Set([
 
 /**
  * Registers every verb of `table` on the bus, each handed the context. A command for a server on
- * another host (its record's `host`, or `host` in an add) goes to that host's agent
+ * another host (its record's `host`, or `host` in an add or an install) goes to that host's agent
  * instead, which answers it with the same verbs; its hooks still run here (the agent asks).
  */
 export function registerVerbs(bus: BusScope, ctx: ServersContext, table: VerbTable): void {
@@ -100,7 +100,7 @@ export function registerVerbs(bus: BusScope, ctx: ServersContext, table: VerbTab
   }
 }
 
-/** The host a command's payload concerns: the one it names (an add), or its server's. */
+/** The host a command's payload concerns: the one it names (an add, an install), or its server's. */
 async function hostOf(ctx: ServersContext, payload: unknown): Promise<string | undefined> {
   const { host, name } = (payload ?? {}) as { host?: unknown; name?: unknown }
   if (typeof host === 'string' && host !== '') return host
@@ -115,7 +115,7 @@ async function hostOf(ctx: ServersContext, payload: unknown): Promise<string | u
 async function onHost(ctx: ServersContext, host: string, command: string, payload: unknown, actor: string) {
   const hosts = ctx.hosts() as HostsLink
   const { host: _named, ...rest } = payload as Record<string, unknown>
-  const adds = command === 'servers:add'
+  const adds = command === 'servers:add' || command === 'servers:install'
   if (adds) {
     // A name is one server's on every host.
     checkNewName(rest.name, await ctx.all())

@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { expect } from 'chai'
 import type { SmError } from '../../../kernel/errors'
 import { BridgeClient } from '../../../services/bridge/client'
@@ -7,6 +8,7 @@ import { killAndWait } from '../../helpers/leaks'
 import { MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession } from '../../helpers/web-process'
 
@@ -79,13 +81,31 @@ describe('services/servers: servers on another host, through its agent (issue 22
       // A name is one server's on every host.
       const twice = await cli(panel, ['server', 'add', 'far', '--dir', fakeBedrockDir()])
       expect(twice.stderr).to.contain('SM_ERR_SERVER_EXISTS')
+      // Installed there from a folder on that machine.
+      const target = join(tempDir(), 'copy')
+      expect(
+        await cliOk(panel, [
+          'server',
+          'install',
+          'copy',
+          '--from',
+          fakeBedrockDir(),
+          '--dir',
+          target,
+          '--host',
+          'node2',
+        ]),
+      ).to.contain(`installed in ${target} on host 'node2'`)
       const nowhere = await cli(panel, ['server', 'add', 'x', '--dir', dir, '--host', 'node9'])
       expect(nowhere.stderr).to.contain('SM_ERR_HOST_UNKNOWN')
 
       const listed = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
       expect(
         listed.map((s: { name: string; host?: string; status: string }) => [s.name, s.host, s.status]),
-      ).to.deep.equal([['far', 'node2', 'stopped']])
+      ).to.deep.equal([
+        ['copy', 'node2', 'stopped'],
+        ['far', 'node2', 'stopped'],
+      ])
       expect(await cliOk(panel, ['server', 'list'])).to.match(/^far\s+node2\s+bedrock\s+stopped\s/m)
 
       await cliOk(panel, ['server', 'start', 'far'])
@@ -107,6 +127,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
       const token = await adminSession(panel, url)
       const listedOverHttp = await http(`${url}/api/servers`, { token })
       expect(listedOverHttp.json.servers.map((s: { name: string; host?: string }) => [s.name, s.host])).to.deep.equal([
+        ['copy', 'node2'],
         ['far', 'node2'],
       ])
       const addedOverHttp = await http(`${url}/api/servers`, {
@@ -125,7 +146,11 @@ describe('services/servers: servers on another host, through its agent (issue 22
 
       // Its facts are in the manager's log, each once, marked with where they come from.
       const added = await facts(panel, 'servers:added')
-      expect(added.map((e) => (e.payload as { origin?: { host: string } }).origin?.host)).to.deep.equal(['node2', 'node2'])
+      expect(added.map((e) => (e.payload as { origin?: { host: string } }).origin?.host)).to.deep.equal([
+        'node2',
+        'node2',
+        'node2',
+      ])
       const starts = await facts(panel, 'after_server_start')
       expect(starts).to.have.length(1)
       const sends = await facts(panel, 'after_command_send')

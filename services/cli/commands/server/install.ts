@@ -15,17 +15,24 @@ export default class ServerInstall extends ManagerCommand {
   static override flags = {
     from: Flags.string({ description: 'the server zip or directory', required: true }),
     dir: Flags.string({ description: 'where to put it (must not exist, or be empty)' }),
+    host: Flags.string({
+      description: 'the host agent to install it on: --from and --dir are then paths on that machine, absolute',
+      helpValue: '<host>',
+    }),
   }
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerInstall)
+    // On another host, the paths are that machine's: not resolved here.
+    const here = (path: string) => (flags.host ? path : resolve(path))
     const server = await this.request('servers:install', {
       name: args.name,
-      from: sourceArg(flags.from),
-      dir: flags.dir === undefined ? undefined : resolve(flags.dir),
+      from: flags.host ? flags.from : sourceArg(flags.from),
+      dir: flags.dir === undefined ? undefined : here(flags.dir),
+      ...(flags.host ? { host: flags.host } : {}),
     })
     this.log(
-      `Server '${server.name}' installed in ${server.dir}. Start it with: ${this.config.bin} server start ${server.name}`,
+      `Server '${server.name}' installed in ${server.dir}${server.host ? ` on host '${server.host}'` : ''}. Start it with: ${this.config.bin} server start ${server.name}`,
     )
   }
 }
