@@ -150,6 +150,27 @@ export function isServerHook(event: string): boolean {
   return hook !== null && serverActions().has(hook[2] as string)
 }
 
+/**
+ * A task a host agent runs, as the manager names it: `<host>/<its id there>` (servers:begin's
+ * reply, the tasks:* events relayed from it); tasks:get and tasks:cancel of such an id go there.
+ */
+export function hostTaskId(host: string, id: string): string {
+  return `${host}/${id}`
+}
+
+/** The host and its own id of a task the manager named with hostTaskId, or undefined for one of its own. */
+export function parseHostTaskId(id: string): { host: string; id: string } | undefined {
+  const match = /^([A-Za-z0-9_-]{1,64})\/(.+)$/.exec(id)
+  return match ? { host: match[1] as string, id: match[2] as string } : undefined
+}
+
+/** Whether the manager takes in facts of this type from a host's log (hostFactTypes), rather than hearing them live. */
+export function isHostFact(event: string): boolean {
+  if (event.startsWith('servers:')) return true
+  const after = /^after_(.+)$/.exec(event)
+  return after !== null && serverActions().has(after[1] as string)
+}
+
 /** The facts of a host agent's log the manager takes in: its servers' own and their actions'. */
 export function hostFactTypes(): string[] {
   return ['servers:*', ...[...serverActions()].map((action) => `after_${action}`)]

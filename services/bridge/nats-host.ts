@@ -4,7 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node'
 import { type BusScope, type Disposable, type Logger, toSmError, type Veto } from '../../kernel'
 import type { NatsConfig } from '../../lib/nats-link'
 import { answerRequest, BrokerLink, publishEvents } from './broker-link'
-import { isHostEvent, isServerHook, type NatsStatus } from './contract'
+import { isHostEvent, isHostFact, isServerHook, type NatsStatus } from './contract'
 
 /** How often a host agent says it is there; the manager counts it gone after three beats missed. */
 export const HEARTBEAT_MS = 5_000
@@ -101,8 +101,12 @@ export class NatsHost {
     if (this.#registrations.length > 0) return // bus listeners once: they use whichever connection is current
     this.#registrations.push(
       publishEvents(this.#scope, this.#link, this.#prefix, (event, seq) => {
-        if (seq !== undefined) this.#link.publish(`${this.#prefix}.fact`, { seq })
-        return seq !== undefined || !isHostEvent(event)
+        if (seq !== undefined && isHostFact(event)) {
+          this.#link.publish(`${this.#prefix}.fact`, { seq })
+          return true
+        }
+        // Its tasks' facts too (a task's end), live: the manager follows them, it does not keep them.
+        return !isHostEvent(event)
       }),
       this.#scope.on(
         '*',

@@ -11,7 +11,9 @@ import {
   type HostsLink,
   hostFactTypes,
   hostReport,
+  hostTaskId,
   isHostEvent,
+  isHostFact,
   isServerHook,
   type NatsStatus,
 } from './contract'
@@ -254,9 +256,15 @@ export class NatsBridge implements HostsLink {
     } catch {
       return
     }
-    if (typeof body?.meta?.seq === 'number') return // a fact: sync brings it
+    if (typeof body?.meta?.seq === 'number' && isHostFact(event)) return // a fact of its servers: sync brings it
     const actor = typeof body?.meta?.actor === 'string' ? body.meta.actor : `host:${host}`
-    void this.#scope.relay(event, body.payload, actor).catch((error: unknown) => {
+    // Its tasks by the names the manager gave them (servers:begin's reply): `<host>/<id>`.
+    const task = body.payload as { id?: unknown } | null
+    const payload =
+      event.startsWith('tasks:') && typeof task?.id === 'string'
+        ? { ...task, id: hostTaskId(host, task.id) }
+        : body.payload
+    void this.#scope.relay(event, payload, actor).catch((error: unknown) => {
       this.#logger.debug(`nats: an event '${event}' of host '${host}' was not delivered: ${toSmError(error).message}`)
     })
   }

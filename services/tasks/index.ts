@@ -1,7 +1,8 @@
 import './contract'
 import './errors'
 import './settings'
-import { reasonOf, type Service, SmError } from '../../kernel'
+import { currentContext, reasonOf, type Service, SmError } from '../../kernel'
+import { HOSTS, hostTaskId, parseHostTaskId } from '../bridge/contract'
 import type { StoredEvent } from '../events/contract'
 import { TASKS, type TaskRecord } from './contract'
 import { ownerGoneCheck, processName, type StartedFact, unfinished } from './interrupted'
@@ -98,11 +99,24 @@ export function tasksService(): Service {
         const more = matches.length > listed.length ? ` and ${matches.length - listed.length} more` : ''
         throw new SmError('SM_ERR_TASK_AMBIGUOUS', { id: String(given), candidates: `${listed.join(', ')}${more}` })
       }
+      // A task a host agent runs (`<host>/<id>`, servers:begin routed there): asked of that host.
+      const onHost = async (command: 'tasks:get' | 'tasks:cancel', id: string) => {
+        const where = parseHostTaskId(id)
+        if (!where || !registry.has(HOSTS) || tasks.get(id)) return undefined
+        const task = (await registry
+          .resolve(HOSTS)
+          .request(where.host, command, { id: where.id }, currentContext().actor)) as TaskRecord
+        return { ...task, id: hostTaskId(where.host, task.id) }
+      }
       bus.handle('tasks:get', async ({ id }) => {
+        const there = await onHost('tasks:get', id)
+        if (there) return there
         const { live, recorded } = await resolve(id)
         return (live ?? recorded) as TaskRecord
       })
       bus.handle('tasks:cancel', async ({ id }) => {
+        const there = await onHost('tasks:cancel', id)
+        if (there) return there
         const { live, recorded } = await resolve(id)
         if (live) return (await tasks.cancel(live.id)) as TaskRecord
         // Only in the log: it ran in a process that has ended (or that this one cannot reach).

@@ -6,7 +6,7 @@ import {
   type Logger,
   SmError,
 } from '../../../kernel'
-import type { HostsLink } from '../../bridge/contract'
+import { type HostsLink, hostTaskId } from '../../bridge/contract'
 import type { AccessLists } from '../access-lists'
 import type { Backups } from '../backups/backups'
 import type { ServerRecord } from '../contract'
@@ -134,5 +134,8 @@ async function onHost(ctx: ServersContext, host: string, command: string, payloa
     ctx.logger.warn(`The facts of host '${host}' are not all in the log yet: ${(error as Error).message}`)
   })
   // A record from there says where it lives (the host's own copy does not: it is at home).
-  return adds || command === 'servers:info' ? { ...(reply as object), host } : reply
+  if (adds || command === 'servers:info') return { ...(reply as object), host }
+  // A task it runs there, by the name the manager's tasks:get and tasks:cancel route with.
+  if (command === 'servers:begin') return { taskId: hostTaskId(host, (reply as { taskId: string }).taskId) }
+  return reply
 }

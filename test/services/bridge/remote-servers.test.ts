@@ -140,6 +140,16 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(page.text).to.contain('<option value="node2">')
       expect((await http(`${url}/`, { token, headers: { Accept: 'text/html' } })).text).to.contain('on node2')
 
+      // A power action from the web is a task on node2, followed here by the name the manager gave it.
+      const finished = next(events, 'tasks:finished', (task) => String(task.id).startsWith('node2/'))
+      const begun = await http(`${url}/api/servers/far/start`, { token, method: 'POST' })
+      expect(begun.status).to.equal(202)
+      expect(begun.json.task_id).to.match(/^node2\//)
+      expect(await finished).to.include({ id: begun.json.task_id, state: 'succeeded' })
+      const task = await http(`${url}/api/tasks/${encodeURIComponent(begun.json.task_id)}`, { token })
+      expect(task.json.task).to.include({ id: begun.json.task_id, state: 'succeeded' })
+      await cliOk(panel, ['server', 'stop', 'far'])
+
       // Its files are on node2: the file manager here says so rather than show this machine's.
       const files = await events.request('files:list', { name: 'far' }, 'cli:test').catch((e: SmError) => e)
       expect((files as SmError).code).to.equal('SM_ERR_FILE_ON_HOST')
@@ -152,7 +162,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
         'node2',
       ])
       const starts = await facts(panel, 'after_server_start')
-      expect(starts).to.have.length(1)
+      expect(starts).to.have.length(2)
       const sends = await facts(panel, 'after_command_send')
       expect(sends.map((e) => (e.payload as { result: { status: string } }).result.status)).to.deep.equal([
         'success',
