@@ -40,13 +40,20 @@ export default class Start extends ManagerCommand {
     const began = performance.now()
     // Started by `start --detached`: it waits on this channel for our own word, ready or not.
     const parent = readyChannel()
-    const manager = await this.boot({ daemon: true, nats: flags.nats }).catch((error: unknown) => {
+    const booting = this.boot({ daemon: true, nats: flags.nats }).catch((error: unknown) => {
       this.logToStderr('server-manager failed to start:')
       parent?.({ error: toSmError(error).toWire() })
       throw error
     })
-    // Listen before announcing readiness: a signal sent on "ready" must find the handler.
-    const stopSignal = waitForSignal()
+    // Listening from the start: the web server and the bridge answer once every service is up,
+    // before this line would be reached, and a signal sent then must find the handler.
+    const stopSignal = waitForSignal(
+      booting.then(
+        () => new Promise<never>(() => {}),
+        () => undefined,
+      ),
+    )
+    const manager = await booting
     const lost = new Promise<SmError>((resolve) =>
       manager.bus.on(
         'events:database_lost',
