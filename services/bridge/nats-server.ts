@@ -45,6 +45,8 @@ export class NatsBridge implements HostsLink {
   #silence: NodeJS.Timeout | undefined
   /** Every host agent heard from since the start, by name. */
   readonly #hosts = new Map<string, Host>()
+  /** The agents that beat as each host, the newest last: one that comes back after another is a second agent under one name. */
+  readonly #beaters = new Map<string, { last: string; before?: string; warned?: boolean }>()
   /** Each host's sync under way (one at a time per host), and whether another is asked for after it. */
   readonly #syncs = new Map<string, { running: Promise<void>; again: boolean }>()
   #open: () => void = () => {}
@@ -207,6 +209,7 @@ export class NatsBridge implements HostsLink {
       this.#logger.debug(`nats: a beat from host '${name}' is not a host report: ${toSmError(error).message}`)
       return
     }
+    this.#twins(name, `PID ${report.pid} on ${report.hostname}`)
     const now = new Date().toISOString()
     const known = this.#hosts.get(name)
     // The name is the subject's, not the report's: the report is only its word.
@@ -217,6 +220,21 @@ export class NatsBridge implements HostsLink {
     }
     // What it recorded while the link or this manager was down comes in now, in order.
     if (!known?.online || report.lastSeq > (known?.lastSeq ?? 0)) void this.#syncLogged(name)
+  }
+
+  /** Says once when two agents beat as one host (the same --name and credentials on two machines). */
+  #twins(name: string, agent: string): void {
+    const seen = this.#beaters.get(name)
+    if (!seen) return void this.#beaters.set(name, { last: agent })
+    if (seen.last === agent) return
+    if (seen.before === agent && !seen.warned) {
+      seen.warned = true
+      this.#logger.warn(
+        `nats: two agents beat as host '${name}' (${agent}, and ${seen.last}): give each machine its own --name and credentials (agent credentials <name>)`,
+      )
+    }
+    seen.before = seen.last
+    seen.last = agent
   }
 
   async #syncLogged(host: string): Promise<void> {

@@ -200,6 +200,30 @@ describe('services/bridge: host agents join the manager over NATS', function () 
     }
   })
 
+  it('says when two agents beat as one host (the same name and credentials on two machines)', async () => {
+    const agentUser = {
+      publish: ['sm.agent.node5.>'],
+      subscribe: ['sm.agent.node5.>', '_INBOX.agent.node5.>'],
+      allowResponses: true,
+    }
+    const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node5: agentUser })
+    const dir = tempDir()
+    await cliOk(dir, ['setting', 'set', 'nats.user', 'manager'])
+    await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
+    const manager = await spawnManager(dir, ['--nats', broker.url])
+    const env = { SM_NATS_USER: 'node5', SM_NATS_PASSWORD: 'node5-password' }
+    try {
+      await waitForLine(manager, /^NATS: on the broker/)
+      const twins = waitForLine(manager, /two agents beat as host 'node5'/, { stream: 'stderr' })
+      const one = spawnCli(tempDir(), ['agent', 'start', '--nats', broker.url, '--name', 'node5'], env)
+      const other = spawnCli(tempDir(), ['agent', 'start', '--nats', broker.url, '--name', 'node5'], env)
+      expect(await twins).to.contain('give each machine its own --name and credentials')
+      await Promise.all([stop(one), stop(other)])
+    } finally {
+      await stop(manager)
+    }
+  })
+
   it('refuses a host name that cannot be a subject, and says `hosts` needs a running manager', async () => {
     const dir = tempDir()
     const bad = await cli(dir, ['agent', 'credentials', 'node.2'])
