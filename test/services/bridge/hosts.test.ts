@@ -11,6 +11,12 @@ import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession } from '../../helpers/web-process'
 
+/** The manager's broker user on `dir` (test/helpers/nats.ts names passwords after their users). */
+async function managerCredentials(dir: string): Promise<void> {
+  await cliOk(dir, ['setting', 'set', 'nats.user', 'manager'])
+  await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
+}
+
 /** The next `event` the manager emits, seen over its socket. */
 function next(client: BridgeClient, event: string): Promise<Record<string, unknown>> {
   return new Promise((resolve) => {
@@ -40,8 +46,7 @@ describe('services/bridge: host agents join the manager over NATS', function () 
     const seedFile = join(elsewhere, 'node2.seed')
     writeFileSync(seedFile, `${made.seed}\n`, { mode: 0o600 })
     const broker = await startBroker({ manager: MANAGER_PERMISSIONS }, { entries: [made.brokerUser] })
-    await cliOk(dir, ['setting', 'set', 'nats.user', 'manager'])
-    await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
+    await managerCredentials(dir)
     const manager = await spawnManager(dir, ['--nats', broker.url])
     try {
       // The last line before "ready": lines before it may come in its chunk, so it is the one waited for.
@@ -112,8 +117,7 @@ describe('services/bridge: host agents join the manager over NATS', function () 
       allowResponses: true,
     }
     const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node3: agentUser })
-    await cliOk(dir, ['setting', 'set', 'nats.user', 'manager'])
-    await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
+    await managerCredentials(dir)
     const manager = await spawnManager(dir, ['--nats', broker.url])
     const agentEnv = { SM_NATS_USER: 'node3', SM_NATS_PASSWORD: 'node3-password' }
     try {
@@ -167,8 +171,7 @@ describe('services/bridge: host agents join the manager over NATS', function () 
     const url = broker.url.replace('nats://', 'tls://')
     const dir = tempDir()
     const elsewhere = tempDir()
-    await cliOk(dir, ['setting', 'set', 'nats.user', 'manager'])
-    await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
+    await managerCredentials(dir)
     const untrusting = await spawnManager(dir, ['--nats', url])
     try {
       expect(await waitForLine(untrusting, /^NATS:/)).to.match(
@@ -208,8 +211,7 @@ describe('services/bridge: host agents join the manager over NATS', function () 
     }
     const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node5: agentUser })
     const dir = tempDir()
-    await cliOk(dir, ['setting', 'set', 'nats.user', 'manager'])
-    await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
+    await managerCredentials(dir)
     const manager = await spawnManager(dir, ['--nats', broker.url])
     const env = { SM_NATS_USER: 'node5', SM_NATS_PASSWORD: 'node5-password' }
     try {
