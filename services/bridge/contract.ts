@@ -164,6 +164,14 @@ export function parseHostTaskId(id: string): { host: string; id: string } | unde
   return match ? { host: match[1] as string, id: match[2] as string } : undefined
 }
 
+/** The server an event is about (`serverName`, `name`, `server` or `server.name` in its payload), if any. */
+export function serverOf(payload: unknown): string | undefined {
+  const p = (payload ?? {}) as { serverName?: unknown; name?: unknown; server?: unknown }
+  for (const value of [p.serverName, p.name, p.server, (p.server as { name?: unknown } | null)?.name])
+    if (typeof value === 'string') return value
+  return undefined
+}
+
 /** Whether the manager takes in facts of this type from a host's log (hostFactTypes), rather than hearing them live. */
 export function isHostFact(event: string): boolean {
   if (event.startsWith('servers:')) return true

@@ -3,6 +3,7 @@ import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { type BusScope, type Disposable, isVeto, type Logger, SmError, toSmError } from '../../kernel'
 import type { NatsConfig } from '../../lib/nats-link'
 import { allSubjects, isSubjectToken, nameOfSubject, subjectOf } from '../../lib/nats-subjects'
+import type { StoredEvent } from '../events/contract'
 import type { Answer } from './answer'
 import { BRIDGE_ACTOR } from './answer'
 import { answerRequest, BrokerLink, publishEvents } from './broker-link'
@@ -16,6 +17,7 @@ import {
   isHostFact,
   isServerHook,
   type NatsStatus,
+  serverOf,
 } from './contract'
 
 /** A host agent that has not beaten for this long is offline (three of its 5 s beats). */
@@ -47,6 +49,8 @@ export class NatsBridge implements HostsLink {
   readonly #hosts = new Map<string, Host>()
   /** The agents that beat as each host, the newest last: one that comes back after another is a second agent under one name. */
   readonly #beaters = new Map<string, { last: string; before?: string; warned?: boolean }>()
+  /** Which host each server lives on (undefined: this machine), as the registry said last (each beat, each sync). */
+  #owners = new Map<string, string | undefined>()
   /** Each host's sync under way (one at a time per host), and whether another is asked for after it. */
   readonly #syncs = new Map<string, { running: Promise<void>; again: boolean }>()
   #open: () => void = () => {}
@@ -157,10 +161,33 @@ export class NatsBridge implements HostsLink {
         'events:read',
         { afterSeq: seq, limit: SYNC_PAGE, types: hostFactTypes() },
         'core',
-      )) as never[]
+      )) as StoredEvent[]
       if (events.length === 0) return
-      await this.#scope.request('events:ingest', { origin: host, events })
+      // A host speaks for its own servers only: a fact about one this machine or another host
+      // holds is left out (the cursor still moves past it).
+      await this.#refreshOwners()
+      const own = events.filter((event) => this.#speaksFor(host, serverOf(event.payload)))
+      if (own.length < events.length)
+        this.#logger.warn(
+          `nats: host '${host}' sent ${events.length - own.length} facts about servers it does not hold; left out`,
+        )
+      await this.#scope.request('events:ingest', { origin: host, events: own, through: events.at(-1)?.seq })
+      await this.#refreshOwners()
       if (events.length < SYNC_PAGE) return
+    }
+  }
+
+  /** Whether `host` may speak for `server`: its own, or a name nobody holds yet (its new server). */
+  #speaksFor(host: string, server: string | undefined): boolean {
+    return server === undefined || !this.#owners.has(server) || this.#owners.get(server) === host
+  }
+
+  async #refreshOwners(): Promise<void> {
+    try {
+      const servers = await this.#scope.request('servers:list', {})
+      this.#owners = new Map(servers.map((s) => [s.name, s.host]))
+    } catch (error) {
+      this.#logger.debug(`nats: the servers' hosts are not known: ${toSmError(error).message}`)
     }
   }
 
@@ -220,6 +247,7 @@ export class NatsBridge implements HostsLink {
     }
     // What it recorded while the link or this manager was down comes in now, in order.
     if (!known?.online || report.lastSeq > (known?.lastSeq ?? 0)) void this.#syncLogged(name)
+    else void this.#refreshOwners()
   }
 
   /** Says once when two agents beat as one host (the same --name and credentials on two machines). */
@@ -275,6 +303,9 @@ export class NatsBridge implements HostsLink {
       return
     }
     if (typeof body?.meta?.seq === 'number' && isHostFact(event)) return // a fact of its servers: sync brings it
+    // Only about its own servers: a host's word about another's is not relayed.
+    const about = event.startsWith('servers:') ? serverOf(body.payload) : undefined
+    if (about !== undefined && this.#owners.get(about) !== host) return
     const actor = typeof body?.meta?.actor === 'string' ? body.meta.actor : `host:${host}`
     // Its tasks by the names the manager gave them (servers:begin's reply): `<host>/<id>`.
     const task = body.payload as { id?: unknown } | null
@@ -305,7 +336,10 @@ export class NatsBridge implements HostsLink {
         : undefined
     const actor = typeof body.actor === 'string' ? body.actor : `host:${host}`
     let veto: { cancel: true; reason?: string; by: string } | undefined
-    if (event) {
+    // Its own servers' actions only: a host asking about another's is not passed on.
+    if (event && !this.#speaksFor(host, serverOf(body.payload))) {
+      this.#logger.warn(`nats: host '${host}' asked '${event}' about a server it does not hold; ignored`)
+    } else if (event) {
       await this.#ready
       try {
         const report = await this.#scope.relay(event, body.payload, actor)

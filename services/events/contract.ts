@@ -133,7 +133,12 @@ export const eventsCommands = defineCommands('events', {
    * and how far the log has now taken in that host's log.
    */
   'events:ingest': command(
-    z.object({ origin: z.string().min(1).max(64), events: z.array(storedEvent).max(1_000).readonly() }),
+    z.object({
+      origin: z.string().min(1).max(64),
+      events: z.array(storedEvent).max(1_000).readonly(),
+      /** The cursor moves at least this far (past events the caller chose to leave out). */
+      through: z.number().int().optional(),
+    }),
     z.object({ appended: z.number(), cursor: z.number() }),
   ),
   /** How far the log has taken in a host's log (events:ingest): the last sequence number taken, 0 for none. */

@@ -195,7 +195,11 @@ export class EventStore {
    * time it happened, when it has none), and the cursor moves in the same transaction, so each
    * is taken exactly once whatever fails or is sent twice. Resolves to the appended events.
    */
-  async ingest(origin: string, events: readonly StoredEvent[]): Promise<{ stored: StoredEvent[]; cursor: number }> {
+  async ingest(
+    origin: string,
+    events: readonly StoredEvent[],
+    through?: number,
+  ): Promise<{ stored: StoredEvent[]; cursor: number }> {
     const result = await this.#db.transaction(async (sql) => {
       const row = await sql.get<{ seq: number }>('SELECT seq FROM origins WHERE origin = ?', [origin])
       let cursor = row?.seq ?? 0
@@ -218,10 +222,11 @@ export class EventStore {
         stored.push({ seq: lastId, time: new Date(time).toISOString(), type: event.type, actor: event.actor, payload })
         cursor = event.seq
       }
-      if (stored.length > 0) {
+      const moved = through !== undefined && through > cursor
+      if (moved) cursor = through
+      if (stored.length > 0 || moved)
         await sql.run('INSERT OR REPLACE INTO origins (origin, seq) VALUES (?, ?)', [origin, cursor])
-        await this.#applyAll(sql, stored)
-      }
+      if (stored.length > 0) await this.#applyAll(sql, stored)
       return { stored, cursor }
     })
     if (result.stored.length > 0) this.#committed(result.stored)

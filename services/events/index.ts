@@ -57,8 +57,8 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         return (await opened.read(query)).map((event) => ({ ...event, payload: withoutSecrets(event.payload) }))
       })
       bus.handle('events:head', async () => ({ seq: await opened.head() }))
-      bus.handle('events:ingest', async ({ origin, events }) => {
-        const { stored, cursor } = await opened.ingest(origin, events)
+      bus.handle('events:ingest', async ({ origin, events, through }) => {
+        const { stored, cursor } = await opened.ingest(origin, events, through)
         // Recorded here: the listeners of this process hear them as they hear its own facts.
         for (const event of stored) await bus.relay(event.type, event.payload, event.actor, event.seq)
         return { appended: stored.length, cursor }

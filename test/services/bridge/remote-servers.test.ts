@@ -150,6 +150,21 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(task.json.task).to.include({ id: begun.json.task_id, state: 'succeeded' })
       await cliOk(panel, ['server', 'stop', 'far'])
 
+      // A host speaks for its own servers only: node2 adding a server under a name this machine
+      // holds (with its own CLI) changes nothing here, and the next routed command's sync leaves it out.
+      await cliOk(panel, ['server', 'add', 'home', '--dir', fakeBedrockDir()])
+      await cliOk(node2, ['server', 'add', 'home', '--dir', fakeBedrockDir()])
+      await cliOk(panel, ['server', 'status', 'far', '--json']).catch(() => '')
+      const home = JSON.parse(await cliOk(panel, ['server', 'list', '--json'])).find(
+        (s: { name: string }) => s.name === 'home',
+      )
+      expect(home.host).to.equal(undefined)
+      expect(
+        (await facts(panel, 'servers:added')).filter(
+          (e) => (e.payload as { server: { name: string } }).server.name === 'home',
+        ),
+      ).to.have.length(1)
+
       // Its files are on node2: the file manager here says so rather than show this machine's.
       const files = await events.request('files:list', { name: 'far' }, 'cli:test').catch((e: SmError) => e)
       expect((files as SmError).code).to.equal('SM_ERR_FILE_ON_HOST')
@@ -160,6 +175,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
         'node2',
         'node2',
         'node2',
+        undefined,
       ])
       const starts = await facts(panel, 'after_server_start')
       expect(starts).to.have.length(2)

@@ -7,6 +7,9 @@
     return found ? decodeURIComponent(found.slice(name.length + 1)) : ''
   }
 
+  /** Set once the user signs out: the page is on its way to /login, and no other navigation may overtake it. */
+  let leaving = false
+
   /** A JSON call to the API; rejects with the server's message (error.code, error.status). */
   async function api(method, url, body) {
     const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json', 'X-CSRF-Token': csrf() } }
@@ -19,7 +22,9 @@
     try {
       data = await res.json()
     } catch {}
-    if (res.status === 401 && !url.startsWith('/auth/')) {
+    // A call that a sign-out overtook (a chart's load, say) answers 401: the sign-out's own
+    // navigation to /login is under way, and a second one would abort it.
+    if (res.status === 401 && !leaving && !url.startsWith('/auth/')) {
       location.href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`
     }
     if (!res.ok) {
@@ -215,6 +220,7 @@
 
   document.addEventListener('click', async (event) => {
     if (event.target.closest('[data-logout]')) {
+      leaving = true
       await api('POST', '/auth/logout').catch(() => {})
       location.href = '/login'
     }
