@@ -22,6 +22,7 @@ export class BrokerLink {
   readonly #name: string
   readonly #options: Partial<ConnectionOptions>
   readonly #joined: (connection: NatsConnection) => void
+  readonly #down: () => void
   #connection: NatsConnection | undefined
   #retry: NodeJS.Timeout | undefined
   #stopped = false
@@ -30,7 +31,7 @@ export class BrokerLink {
   constructor(
     logger: Logger,
     config: NatsConfig,
-    who: { name: string; options?: Partial<ConnectionOptions> },
+    who: { name: string; options?: Partial<ConnectionOptions>; down?: () => void },
     joined: (connection: NatsConnection) => void,
   ) {
     this.#logger = logger
@@ -38,6 +39,7 @@ export class BrokerLink {
     this.#name = who.name
     this.#options = who.options ?? {}
     this.#joined = joined
+    this.#down = who.down ?? (() => {})
     this.#state = { connected: false, since: new Date().toISOString(), reason: 'connecting' }
   }
 
@@ -109,12 +111,14 @@ export class BrokerLink {
       this.#connection = undefined
       const reason = `the broker closed the connection${error ? ` (${error.message})` : ''}`
       this.#changed(false, reason)
+      this.#down()
       this.#logger.warn(`nats: ${reason}; trying again every ${RETRY_MS / 1000} s`, { code: 'SM_ERR_NATS_UNREACHABLE' })
       this.#retry = setTimeout(() => void this.#attempt().catch(() => {}), RETRY_MS)
     })
     for await (const status of connection.status()) {
       if (status.type === 'disconnect') {
         this.#changed(false, 'the link to the broker is down; reconnecting')
+        this.#down()
         this.#logger.warn(`nats: lost the broker at ${status.server}; reconnecting`, {
           code: 'SM_ERR_NATS_UNREACHABLE',
         })

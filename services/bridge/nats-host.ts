@@ -133,7 +133,12 @@ export class NatsHost {
       const { veto } = reply.json<{ veto?: { reason?: string; by?: string } }>()
       return veto ? { cancel: true, reason: veto.reason, by: veto.by } : undefined
     } catch (error) {
-      this.#logger.warn(`nats: '${event}' ran without the manager's plugins: ${toSmError(error).message}`)
+      // Fail open, as documented: the host's servers keep working while the manager is away.
+      const why =
+        (error as Error)?.cause instanceof Error
+          ? (error as Error & { cause: Error }).cause.message
+          : (error as Error)?.message
+      this.#logger.warn(`nats: '${event}' ran without the manager's plugins (the manager did not answer: ${why})`)
       return undefined
     }
   }

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os'
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { type BusScope, type Disposable, isVeto, type Logger, SmError, toSmError } from '../../kernel'
+import { checkEvent } from '../../kernel/contract-catalogue'
 import type { NatsConfig } from '../../lib/nats-link'
 import { allSubjects, isSubjectToken, nameOfSubject, subjectOf } from '../../lib/nats-subjects'
 import type { StoredEvent } from '../events/contract'
@@ -22,8 +23,14 @@ import {
 
 /** A host agent that has not beaten for this long is offline (three of its 5 s beats). */
 const HOST_SILENT_MS = 15_000
-/** How long a command for a server on another host waits for its reply. */
-const HOST_REQUEST_MS = 120_000
+/**
+ * How long a command for a server on another host may take (a large backup, a slow start): the
+ * agent's broker entry lets it answer that late (allow_responses expires in 1h). A host that goes
+ * offline or a link that drops meanwhile ends the wait at once.
+ */
+const HOST_REQUEST_MS = 3_600_000
+/** A server name as `server add` takes it (services/servers/describe-server.ts). */
+const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 /** How many hosts the manager keeps (a bound on what a broker with loose permissions can make it hold). */
 const MAX_HOSTS = 1_000
 /** How many of a host's facts one request takes in. */
@@ -49,6 +56,8 @@ export class NatsBridge implements HostsLink {
   readonly #hosts = new Map<string, Host>()
   /** The agents that beat as each host, the newest last: one that comes back after another is a second agent under one name. */
   readonly #beaters = new Map<string, { last: string; before?: string; warned?: boolean }>()
+  /** The requests waiting on each host: a host that goes offline, or a lost link, ends them at once. */
+  readonly #waiting = new Map<string, Set<(error: SmError) => void>>()
   /** Which host each server lives on (undefined: this machine), as the registry said last (each beat, each sync). */
   #owners = new Map<string, string | undefined>()
   /** Each host's sync under way (one at a time per host), and whether another is asked for after it. */
@@ -62,8 +71,19 @@ export class NatsBridge implements HostsLink {
     this.#scope = scope
     this.#logger = logger
     this.#prefix = config.prefix
-    this.#link = new BrokerLink(logger, config, { name: `server-manager manager on ${hostname()}` }, (c) =>
-      this.#joined(c),
+    this.#link = new BrokerLink(
+      logger,
+      config,
+      {
+        name: `server-manager manager on ${hostname()}`,
+        // Replies in flight are lost with the link: their callers hear it now, not in an hour.
+        down: () =>
+          this.#abandon(
+            undefined,
+            "this manager's link to the broker dropped during the command; whether it was done is unknown",
+          ),
+      },
+      (c) => this.#joined(c),
     )
   }
 
@@ -107,12 +127,21 @@ export class NatsBridge implements HostsLink {
     const subject = subjectOf(this.#hostPrefix(host), 'req', command)
     if (!subject) throw new SmError('SM_ERR_BRIDGE_BAD_MESSAGE', { reason: `'${command}' is not a command name` })
     let reply: Answer
+    let lose: (error: SmError) => void = () => {}
+    const lost = new Promise<never>((_, reject) => {
+      lose = reject
+    })
+    const waiting = this.#waiting.get(host) ?? new Set()
+    waiting.add(lose)
+    this.#waiting.set(host, waiting)
     try {
-      const message = await connection.request(subject, JSON.stringify({ payload, actor }), {
-        timeout: HOST_REQUEST_MS,
-      })
+      const message = await Promise.race([
+        connection.request(subject, JSON.stringify({ payload, actor }), { timeout: HOST_REQUEST_MS }),
+        lost,
+      ])
       reply = message.json<Answer>()
     } catch (failure) {
+      if (failure instanceof SmError) throw failure
       const error = failure instanceof errors.RequestError && failure.cause ? failure.cause : failure
       if (
         error instanceof errors.NoRespondersError ||
@@ -120,8 +149,13 @@ export class NatsBridge implements HostsLink {
       )
         throw unreachable('its agent does not answer (not on the broker)', failure)
       if (error instanceof errors.TimeoutError)
-        throw new SmError('SM_ERR_NATS_TIMEOUT', { command, seconds: HOST_REQUEST_MS / 1000 }, { cause: failure })
+        throw unreachable(
+          `it did not answer '${command}' within ${HOST_REQUEST_MS / 1000} s; whether it was done is unknown`,
+          failure,
+        )
       throw unreachable(toSmError(error).message, failure)
+    } finally {
+      waiting.delete(lose)
     }
     if (!reply.ok) throw SmError.fromWire(reply.error)
     return reply.value
@@ -166,14 +200,38 @@ export class NatsBridge implements HostsLink {
       // A host speaks for its own servers only: a fact about one this machine or another host
       // holds is left out (the cursor still moves past it).
       await this.#refreshOwners()
-      const own = events.filter((event) => this.#speaksFor(host, serverOf(event.payload)))
+      const own = events.filter((event) => this.#acceptable(host, event))
       if (own.length < events.length)
         this.#logger.warn(
-          `nats: host '${host}' sent ${events.length - own.length} facts about servers it does not hold; left out`,
+          `nats: host '${host}' sent ${events.length - own.length} facts that are not its servers' (another's server, another kind of fact, or not what the fact declares); left out`,
         )
-      await this.#scope.request('events:ingest', { origin: host, events: own, through: events.at(-1)?.seq })
+      const last = events.at(-1)?.seq
+      await this.#scope.request('events:ingest', {
+        origin: host,
+        events: own,
+        through: typeof last === 'number' && Number.isSafeInteger(last) ? last : undefined,
+      })
       await this.#refreshOwners()
       if (events.length < SYNC_PAGE) return
+    }
+  }
+
+  /**
+   * Whether a fact from a host may enter this log: a fact of its servers (a server fact type, about
+   * a server it holds or a new one with a valid name), shaped as its type declares. Anything else
+   * (a `manager:stop_requested`, a setting, another host's server) is that host overstepping.
+   */
+  #acceptable(host: string, event: StoredEvent): boolean {
+    if (typeof event?.type !== 'string' || typeof event.seq !== 'number' || !isHostFact(event.type)) return false
+    if (!this.#speaksFor(host, serverOf(event.payload))) return false
+    const added =
+      event.type === 'servers:added' ? (event.payload as { server?: { name?: unknown } })?.server : undefined
+    if (added && !(typeof added.name === 'string' && SERVER_NAME.test(added.name))) return false
+    try {
+      checkEvent(event.type, event.payload)
+      return true
+    } catch {
+      return false
     }
   }
 
@@ -218,7 +276,7 @@ export class NatsBridge implements HostsLink {
       })
     on('hb', (host, message) => this.#beat(host, message))
     on('bye', (host) => this.#gone(host, 'it said goodbye'))
-    on('fact', (host) => void this.#syncLogged(host))
+    on('fact', (host) => void (this.#hosts.get(host)?.online ? this.#syncLogged(host) : undefined))
     on('hook', (host, message) => void this.#hook(host, message))
     connection.subscribe(`${agents}.evt.>`, {
       callback: (error, message) => void (error || this.#relay(message)),
@@ -277,8 +335,21 @@ export class NatsBridge implements HostsLink {
     const known = this.#hosts.get(name)
     if (!known?.online) return
     this.#hosts.set(name, { ...known, online: false, since: new Date().toISOString() })
+    this.#abandon(
+      name,
+      `it went offline during the command (${reason}); whether it was done is unknown: check with 'server-manager server status'`,
+    )
     this.#logger.warn(`nats: host '${name}' is offline: ${reason}`)
     void this.#scope.emit('nats:host_offline', { name, lastSeen: known.lastSeen, reason })
+  }
+
+  /** Ends every request waiting on `host` (on every host: undefined) with SM_ERR_HOST_UNREACHABLE. */
+  #abandon(host: string | undefined, reason: string): void {
+    for (const [name, waiting] of this.#waiting) {
+      if (host !== undefined && name !== host) continue
+      for (const lose of waiting) lose(new SmError('SM_ERR_HOST_UNREACHABLE', { host: name, reason }))
+      waiting.clear()
+    }
   }
 
   #checkSilence(): void {
@@ -323,7 +394,8 @@ export class NatsBridge implements HostsLink {
    * this bus, where the plugins are, and the first veto goes back.
    */
   async #hook(host: string, message: Msg): Promise<void> {
-    if (!message.reply) return
+    // Only to that host's own inbox (the reply subject is its word), and only from a host that has joined.
+    if (!message.reply?.startsWith(`_INBOX.agent.${host}.`) || !this.#hosts.get(host)?.online) return
     let body: { event?: unknown; payload?: unknown; actor?: unknown }
     try {
       body = message.json()

@@ -56,11 +56,19 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         await bus.emit('events:reading', {})
         return (await opened.read(query)).map((event) => ({ ...event, payload: withoutSecrets(event.payload) }))
       })
+      let relayed = Promise.resolve()
       bus.handle('events:head', async () => ({ seq: await opened.head() }))
       bus.handle('events:ingest', async ({ origin, events, through }) => {
         const { stored, cursor } = await opened.ingest(origin, events, through)
-        // Recorded here: the listeners of this process hear them as they hear its own facts.
-        for (const event of stored) await bus.relay(event.type, event.payload, event.actor, event.seq)
+        // Recorded here: the listeners of this process hear them as they hear its own facts, in
+        // order, but after the answer: a listener may itself ask that host something, which takes
+        // in its facts again, and must not wait on the very ingest that called it.
+        relayed = relayed.then(async () => {
+          for (const event of stored)
+            await bus.relay(event.type, event.payload, event.actor, event.seq).catch((error: unknown) => {
+              logger.warn(`a fact taken in from '${origin}' reached no listener: ${reasonOf(error)}`)
+            })
+        })
         return { appended: stored.length, cursor }
       })
       bus.handle('events:origin', async ({ origin }) => ({ seq: await opened.origin(origin) }))

@@ -106,7 +106,7 @@ function brokerConfig(
     permissions: {
       publish: p.publish,
       subscribe: p.subscribe,
-      ...(p.allowResponses ? { allow_responses: true } : {}),
+      ...(p.allowResponses ? { allow_responses: { max: 1, expires: '1h' } } : {}),
     },
   }))
   // nats-server reads JSON as its configuration format.

@@ -76,13 +76,8 @@ export type Verb<K extends CommandName> = (
 /** A table of verbs: the commands one area of the service answers, each with its handler. */
 export type VerbTable = { readonly [K in ServersCommand]?: Verb<K> }
 
-/** The commands answered here whatever their payload names: they are about this manager (its list, its agent, its schedules). */
-const ALWAYS_HERE: ReadonlySet<string> = new Set([
-  'servers:list',
-  'servers:agent',
-  'servers:schedule_list',
-  'servers:schedule_remove',
-])
+/** The commands answered here whatever their payload names: about this manager (its list, its agent, a schedule by id). */
+const ALWAYS_HERE: ReadonlySet<string> = new Set(['servers:list', 'servers:agent', 'servers:schedule_remove'])
 
 /**
  * Registers every verb of `table` on the bus, each handed the context. A command for a server on

@@ -40,7 +40,7 @@ describe('services/bridge: host agents join the manager over NATS', function () 
       permissions: {
         publish: ['sm.agent.node2.>'],
         subscribe: ['sm.agent.node2.>', '_INBOX.agent.node2.>'],
-        allow_responses: true,
+        allow_responses: { max: 1, expires: '1h' },
       },
     })
     const seedFile = join(elsewhere, 'node2.seed')

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { connect } from '@nats-io/transport-node'
 import { expect } from 'chai'
 import type { SmError } from '../../../kernel/errors'
 import { BridgeClient } from '../../../services/bridge/client'
@@ -232,6 +233,92 @@ describe('services/servers: servers on another host, through its agent (issue 22
     } finally {
       events.close()
       await stop(agent)
+      await stop(manager)
+    }
+  })
+
+  it("takes nothing from a host but its servers' facts: a host answering with a stop, a setting or a bad name changes nothing here", async () => {
+    const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node2: NODE2 })
+    const panel = gameDataDir()
+    await cliOk(panel, ['setting', 'set', 'nats.user', 'manager'])
+    await cliOk(panel, ['setting', 'set', 'nats.password', 'manager-password'])
+    const manager = await spawnManager(panel, ['--nats', broker.url])
+    // A hostile "node2": its own credentials, its own subjects, lies in its answers.
+    const fake = await connect({
+      servers: broker.url,
+      user: 'node2',
+      pass: 'node2-password',
+      inboxPrefix: '_INBOX.agent.node2',
+    })
+    try {
+      await waitForLine(manager, /^NATS: on the broker/)
+      const lies = [
+        {
+          seq: 1,
+          time: new Date().toISOString(),
+          type: 'manager:stop_requested',
+          actor: 'cli:boss',
+          payload: { by: 'node2' },
+        },
+        {
+          seq: 2,
+          time: new Date().toISOString(),
+          type: 'after_setting_update',
+          actor: 'cli:boss',
+          payload: { key: 'web.port', value: 1 },
+        },
+        {
+          seq: 3,
+          time: new Date().toISOString(),
+          type: 'servers:added',
+          actor: 'cli:boss',
+          payload: { server: { name: '../pwn' } },
+        },
+      ]
+      const asked = new Promise<void>((resolve) => {
+        fake.subscribe('sm.agent.node2.req.events.read', {
+          callback: (_e, m) => {
+            m.respond(JSON.stringify({ ok: true, value: lies }))
+            resolve()
+          },
+        })
+      })
+      const beat = {
+        name: 'node2',
+        hostname: 'fake',
+        pid: 1,
+        version: '0',
+        node: 'v20',
+        startedAt: new Date().toISOString(),
+        load: [0, 0, 0],
+        memory: { total: 1, free: 1 },
+        disk: { total: 1, free: 1 },
+        rss: 1,
+        servers: [],
+        lastSeq: 3,
+        at: new Date().toISOString(),
+      }
+      await fake.flush()
+      fake.publish('sm.agent.node2.hb', JSON.stringify(beat))
+      await asked
+      // Taken in is nothing, and the cursor moved past the lies: the manager runs on, as it was.
+      const client = (await BridgeClient.connect(panel)) as BridgeClient
+      try {
+        for (;;)
+          if (((await client.request('events:origin', { origin: 'node2' }, 'cli:test')) as { seq: number }).seq === 3)
+            break
+      } finally {
+        client.close()
+      }
+      expect(JSON.parse(await cliOk(panel, ['status', '--json']))).to.include({ running: true })
+      for (const type of ['manager:stop_requested', 'after_setting_update', 'servers:added'])
+        expect(
+          (await facts(panel, type)).filter((e) => (e.payload as { origin?: unknown }).origin !== undefined),
+          type,
+        ).to.deep.equal([])
+      expect(JSON.parse(await cliOk(panel, ['server', 'list', '--json']))).to.deep.equal([])
+    } finally {
+      await fake.close()
       await stop(manager)
     }
   })

@@ -80,7 +80,8 @@ export function brokerEntry(name: string, publicKey: string, prefix = 'sm') {
     permissions: {
       publish: [own],
       subscribe: [own, `_INBOX.agent.${name}.>`],
-      allow_responses: true,
+      // Its answers to the manager may take as long as a large backup (the default is 2 minutes).
+      allow_responses: { max: 1, expires: '1h' },
     },
   }
 }
