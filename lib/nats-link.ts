@@ -29,7 +29,7 @@ export interface NatsConfig {
  * The connection options for `config`, read and checked now: a bad URL or an unreadable,
  * malformed credentials file is SM_ERR_NATS_CONFIG before anything connects.
  */
-export function natsOptions(
+function natsOptions(
   config: NatsConfig,
   name: string,
   extra: Partial<ConnectionOptions> = {},
@@ -41,14 +41,16 @@ export function natsOptions(
   const options: ConnectionOptions = { servers, name, ...extra }
   if (config.credentials) options.authenticator = credentialsOf(config.credentials)
   else if (config.user) options.authenticator = usernamePasswordAuthenticator(config.user, config.password ?? '')
-  if (config.tlsCa) options.tls = { caFile: readable(config.tlsCa, 'nats.tls_ca') }
-  else if (servers.some((s) => s.startsWith('tls://'))) options.tls = {}
+  if (config.tlsCa) {
+    readSetting(config.tlsCa, 'nats.tls_ca')
+    options.tls = { caFile: config.tlsCa }
+  } else if (servers.some((s) => s.startsWith('tls://'))) options.tls = {}
   return options
 }
 
 /** An authenticator from a `.creds` file or an nkey seed file. */
 function credentialsOf(path: string) {
-  const text = readFileSync(readable(path, 'nats.creds_file'), 'utf8')
+  const text = readSetting(path, 'nats.creds_file')
   if (text.includes('BEGIN NATS USER JWT')) return credsAuthenticator(new TextEncoder().encode(text))
   const seed = text.trim()
   if (/^SU[A-Z2-7]{56}$/.test(seed)) return nkeyAuthenticator(new TextEncoder().encode(seed))
@@ -58,10 +60,10 @@ function credentialsOf(path: string) {
   })
 }
 
-function readable(path: string, setting: string): string {
+/** The text of the file a setting names, or SM_ERR_NATS_CONFIG saying why it cannot be read. */
+function readSetting(path: string, setting: string): string {
   try {
-    readFileSync(path)
-    return path
+    return readFileSync(path, 'utf8')
   } catch (error) {
     throw new SmError('SM_ERR_NATS_CONFIG', { setting, reason: `cannot read '${path}': ${reasonOf(error)}` })
   }

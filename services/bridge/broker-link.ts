@@ -43,8 +43,9 @@ export class BrokerLink {
     this.#state = { connected: false, since: new Date().toISOString(), reason: 'connecting' }
   }
 
+  /** The first attempt: a setting that cannot be used rejects it (the start fails, loudly). */
   begin(): Promise<void> {
-    return this.#attempt()
+    return this.#attempt(true)
   }
 
   get connection(): NatsConnection | undefined {
@@ -80,19 +81,20 @@ export class BrokerLink {
     }
   }
 
-  async #attempt(): Promise<void> {
+  async #attempt(first = false): Promise<void> {
     let connection: NatsConnection
     try {
       connection = await connectNats(this.config, this.#name, { timeout: 5_000, ...this.#options })
     } catch (error) {
       const failure = toSmError(error)
       if (this.#stopped) return
-      if (failure.code === 'SM_ERR_NATS_CONFIG') throw failure
+      // Later (a credentials file gone since the start) it is said and tried again like any other failure.
+      if (first && failure.code === 'SM_ERR_NATS_CONFIG') throw failure
       if (this.#state.reason !== failure.message) {
         this.#logger.warn(`${failure.message} Trying again every ${RETRY_MS / 1000} s.`, { code: failure.code })
         this.#state = { connected: false, since: new Date().toISOString(), reason: failure.message }
       }
-      this.#retry = setTimeout(() => void this.#attempt().catch(() => {}), RETRY_MS)
+      this.#retry = setTimeout(() => void this.#attempt(), RETRY_MS)
       return
     }
     if (this.#stopped) return void (await connection.close())
@@ -113,7 +115,7 @@ export class BrokerLink {
       this.#changed(false, reason)
       this.#down()
       this.#logger.warn(`nats: ${reason}; trying again every ${RETRY_MS / 1000} s`, { code: 'SM_ERR_NATS_UNREACHABLE' })
-      this.#retry = setTimeout(() => void this.#attempt().catch(() => {}), RETRY_MS)
+      this.#retry = setTimeout(() => void this.#attempt(), RETRY_MS)
     })
     for await (const status of connection.status()) {
       if (status.type === 'disconnect') {

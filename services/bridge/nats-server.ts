@@ -211,7 +211,13 @@ export class NatsBridge implements HostsLink {
         events: own,
         through: typeof last === 'number' && Number.isSafeInteger(last) ? last : undefined,
       })
-      await this.#refreshOwners()
+      // Its new servers and its removals are its own from now on: the owners follow what went in.
+      for (const event of own) {
+        const name = serverOf(event.payload)
+        if (name === undefined) continue
+        if (event.type === 'servers:added') this.#owners.set(name, host)
+        else if (event.type === 'servers:removed') this.#owners.delete(name)
+      }
       if (events.length < SYNC_PAGE) return
     }
   }

@@ -41,9 +41,8 @@ export function natsService(options: { url?: string; host?: HostOptions } = {}):
         tlsCa: given.tlsCa ?? (await setting('nats.tls_ca')),
         prefix: given.prefix ?? ((await setting('nats.prefix')) || 'sm'),
       }
-      // Loaded only here: a manager without a broker never loads the NATS client (25 ms).
-      const { natsOptions } = require('../../lib/nats-link') as typeof import('../../lib/nats-link')
-      natsOptions(config, 'check') // a setting that cannot be used fails the start, loudly
+      // Loaded only here: a manager without a broker never loads the NATS client (25 ms). A setting
+      // that cannot be used fails the start, loudly: the first attempt (begin) rejects with it.
       if (options.host) {
         const { NatsHost } = require('./nats-host') as typeof import('./nats-host')
         link = new NatsHost(bus, logger, config, { ...options.host, dataDir: kernel.dataDir })
