@@ -29,11 +29,7 @@ export interface NatsConfig {
  * The connection options for `config`, read and checked now: a bad URL or an unreadable,
  * malformed credentials file is SM_ERR_NATS_CONFIG before anything connects.
  */
-function natsOptions(
-  config: NatsConfig,
-  name: string,
-  extra: Partial<ConnectionOptions> = {},
-): ConnectionOptions {
+function natsOptions(config: NatsConfig, name: string, extra: Partial<ConnectionOptions> = {}): ConnectionOptions {
   const urlProblem = natsUrlProblem(config.url)
   if (urlProblem || config.url === '')
     throw new SmError('SM_ERR_NATS_CONFIG', { setting: 'nats.url', reason: urlProblem ?? 'it is empty' })
