@@ -7,6 +7,7 @@ import { bridgeRoundTripBench, clientColdStartBench, settingSetBench } from './d
 import { dispatchBench } from './dispatch.bench'
 import { type Comparison, formatNs } from './harness'
 import { samplingMemoryBench } from './metrics.bench'
+import { natsBench, type RoundTrip } from './nats.bench'
 import { hookPairBench, loadBench } from './plugins.bench'
 import { replayBench } from './replay.bench'
 import { consoleRoundTripBench, serverListBench, worldArchiveBench } from './servers.bench'
@@ -14,7 +15,7 @@ import { supervisionMemoryBench } from './supervision.bench'
 import { dashboardBench, type LoadResult, webThroughputBench } from './web.bench'
 
 /**
- * `npm run bench [-- dispatch|append|help|hooks|load|replay|client|bridge|set|backup|list|console|sampling|supervision|web|dashboard] [--events N] [--world-mb N] [--quick]`:
+ * `npm run bench [-- dispatch|append|help|hooks|load|replay|client|bridge|set|backup|list|console|sampling|supervision|nats|web|dashboard] [--events N] [--world-mb N] [--quick]`:
  * every figure is a ratio against a baseline measured in the same run, because these machines
  * are shared and noisy. Each benchmark runs even when one before it threw; the run exits 1 if
  * any threw or missed its goal.
@@ -234,6 +235,32 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
     console.log(
       `  goal: ${last.servers} servers supervised in under 100 MB PSS → ${mb(last.pss)}, ${verdict((last.pss * 1024) / 1e6 < 100)}\n`,
     )
+  },
+  async nats({ dir, quick, verdict }) {
+    const r = await natsBench(dir, quick ? 4 : 2_000, quick ? 2 : 200)
+    const ms = (value: number) => `${value.toFixed(3)} ms`
+    const pair = (name: string, t: RoundTrip) => {
+      console.log(`  ${name}`)
+      console.log(`    over the agent's local socket:     ${ms(t.socketMs)}`)
+      console.log(
+        `    over NATS, as the manager asks it: ${ms(t.natsMs)} (${(t.natsMs / t.socketMs).toFixed(2)}x the socket)`,
+      )
+    }
+    console.log(
+      `a command round trip to a host agent, median of ${r.requests} each (nats-server, manager and agent on loopback)`,
+    )
+    pair('settings:get (a handler that costs next to nothing: the transport)', r.bare)
+    pair('servers:status of its running server (the handler looks at the run on both paths)', r.status)
+    console.log(`    asked of the manager's socket, routed to the host over NATS: ${ms(r.routedMs)}`)
+    console.log(`  goal: under 1 ms median over NATS (settings:get) → ${verdict(r.bare.natsMs < 1)}`)
+    console.log(
+      `a console line from the game on the host to a following client, median of ${r.lines} ('list' sent on the host to its reply line)`,
+    )
+    console.log(`  a follower on the host's own socket:      ${ms(r.consoleHereMs)}`)
+    console.log(
+      `  a follower on the manager, over NATS:     ${ms(r.consoleManagerMs)} (+${ms(r.consoleManagerMs - r.consoleHereMs)})`,
+    )
+    console.log(`  goal: under 5 ms median over NATS → ${verdict(r.consoleManagerMs < 5)}\n`)
   },
   async web({ dir, quick, verdict }) {
     const r = await webThroughputBench(dir, 8, quick)

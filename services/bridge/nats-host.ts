@@ -24,6 +24,7 @@ const HOST_ACTOR = /^(core|[a-z]{1,16}:[^\s]{1,128})$/
  * - `.fact`: a nudge that a fact was recorded (the manager then takes it in, in order);
  * - `.hook`: an action's `before_*` hook, asked of the manager, where the plugins run: a veto
  *   there stops the action here;
+ * - `.ping`, answered at once: the manager asks before each command whether the link works now;
  * - `.hb` every 5 s (its load, memory, disk, servers and last sequence number), `.bye` at a stop.
  */
 export class NatsHost {
@@ -93,6 +94,13 @@ export class NatsHost {
       callback: (error, message) => {
         if (error) return this.#logger.warn(`nats: the request subscription ended: ${error.message}`)
         void answerRequest(this.#scope, this.#prefix, message, HOST_ACTOR, this.#ready)
+      },
+    })
+    // The manager's ping before each command: an answer says the link to this host works now.
+    connection.subscribe(`${this.#prefix}.ping`, {
+      queue: 'host',
+      callback: (error, message) => {
+        if (!error && message.reply?.startsWith('_INBOX.')) message.respond('')
       },
     })
     // Only its servers' and tasks' live events: this process's own (its kernel's, its settings')

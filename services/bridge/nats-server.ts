@@ -29,6 +29,12 @@ const HOST_SILENT_MS = 15_000
  * offline or a link that drops meanwhile ends the wait at once.
  */
 const HOST_REQUEST_MS = 3_600_000
+/**
+ * How long a host has to answer the ping before each command: a link that died silently (a cable,
+ * a firewall: no TCP close, so neither the broker nor its beats tell yet) fails a command in this
+ * long rather than after three missed beats.
+ */
+const HOST_PING_MS = 3_000
 /** A server name as `server add` takes it (services/servers/describe-server.ts). */
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 /** How many hosts the manager keeps (a bound on what a broker with loose permissions can make it hold). */
@@ -134,7 +140,10 @@ export class NatsBridge implements HostsLink {
     const waiting = this.#waiting.get(host) ?? new Set()
     waiting.add(lose)
     this.#waiting.set(host, waiting)
+    let pinged = false
     try {
+      await Promise.race([connection.request(`${this.#hostPrefix(host)}.ping`, '', { timeout: HOST_PING_MS }), lost])
+      pinged = true
       const message = await Promise.race([
         connection.request(subject, JSON.stringify({ payload, actor }), { timeout: HOST_REQUEST_MS }),
         lost,
@@ -148,6 +157,8 @@ export class NatsBridge implements HostsLink {
         (failure instanceof errors.RequestError && failure.isNoResponders())
       )
         throw unreachable('its agent does not answer (not on the broker)', failure)
+      if (error instanceof errors.TimeoutError && !pinged)
+        throw unreachable(`it did not answer a ping within ${HOST_PING_MS / 1000} s (the link to it is down)`, failure)
       if (error instanceof errors.TimeoutError)
         throw unreachable(
           `it did not answer '${command}' within ${HOST_REQUEST_MS / 1000} s; whether it was done is unknown`,

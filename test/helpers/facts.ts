@@ -33,3 +33,18 @@ export async function managerEvent<T = Record<string, unknown>>(
 export async function factsOf(dataDir: string, types: string): Promise<StoredEvent[]> {
   return JSON.parse(await cliOk(dataDir, ['events', '--type', types, '--limit', '1000', '--json']))
 }
+
+/** The next `event` the manager behind `client` emits that `matches`, seen over its socket. */
+export function nextEvent(
+  client: BridgeClient,
+  event: string,
+  matches: (payload: Record<string, unknown>) => boolean = () => true,
+): Promise<Record<string, unknown>> {
+  return new Promise((resolve) => {
+    const subscription = client.on(event, (payload) => {
+      if (!matches(payload as Record<string, unknown>)) return
+      subscription.dispose()
+      resolve(payload as Record<string, unknown>)
+    })
+  })
+}

@@ -1,16 +1,11 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
+import { type AddressInfo, connect as connectTcp, createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
+import { natsServerBinary } from './nats-binary'
 import { run, waitForLine } from './run'
 import { afterItsUser } from './run-end'
 import { tempDir } from './temp-dir'
-
-/** Debian's nats-server (test/ensure-test-tools.sh installs it), or $SM_NATS_SERVER. */
-export function natsServerBinary(): string {
-  for (const candidate of [process.env.SM_NATS_SERVER, '/usr/sbin/nats-server', '/usr/bin/nats-server'])
-    if (candidate && existsSync(candidate)) return candidate
-  throw new Error('nats-server is not installed: run test/ensure-test-tools.sh (or set SM_NATS_SERVER)')
-}
 
 export interface Permissions {
   readonly publish: readonly string[]
@@ -178,4 +173,77 @@ export async function brokerCertificates(): Promise<{ ca: string; cert: string; 
     if (done.code !== 0) throw new Error(`openssl ${args[0]} failed: ${done.stderr}`)
   }
   return { ca: at('ca.pem'), cert: at('broker.pem'), key: at('broker.key') }
+}
+
+/** A TCP proxy on a loopback address of its own: one host's link to the broker, which a test cuts. */
+export interface Link {
+  /** `nats://<address>:<port>`: the broker as the host behind this link reaches it. */
+  readonly url: string
+  /** Cuts the link: every connection through it is torn down and no new one gets through. */
+  cut(): Promise<void>
+  /**
+   * Cuts it silently, as a pulled cable does: connections stay open at both ends (no TCP close
+   * tells anyone) but nothing gets through; what was sent meanwhile is delivered once it is mended.
+   */
+  stall(): void
+  /** Mends it: new connections get through again, on the same address and port, and a stall ends. */
+  mend(): Promise<void>
+}
+
+/**
+ * A link from `address` (127.0.0.2, 127.0.0.3: Linux answers on all of 127/8) to the broker on
+ * 127.0.0.1; closed when the test that made it ends.
+ */
+export async function brokerLink(address: string, broker: Broker): Promise<Link> {
+  const sockets = new Set<Socket>()
+  const server = createServer((client) => {
+    const upstream = connectTcp(broker.port, '127.0.0.1')
+    for (const socket of [client, upstream]) {
+      sockets.add(socket)
+      socket.on('error', () => {}) // a cut or the broker's stop: both ends are torn down below
+      socket.on('close', () => {
+        sockets.delete(socket)
+        client.destroy()
+        upstream.destroy()
+      })
+    }
+    forward(client, upstream)
+    forward(upstream, client)
+  })
+  // Bytes held while the link is stalled, and the writes that deliver them once it is mended.
+  let stalled = false
+  const held: (() => void)[] = []
+  const forward = (from: Socket, to: Socket) =>
+    from.on('data', (chunk: Buffer) => {
+      if (stalled) held.push(() => to.write(chunk))
+      else to.write(chunk)
+    })
+  const listen = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, address, () => {
+        server.off('error', reject)
+        resolve((server.address() as AddressInfo).port)
+      })
+    })
+  const port = await listen(0)
+  const cut = async () => {
+    if (!server.listening) return
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+    for (const socket of sockets) socket.destroy()
+    await closed
+  }
+  afterItsUser(cut)
+  return {
+    url: `nats://${address}:${port}`,
+    cut,
+    stall() {
+      stalled = true
+    },
+    async mend() {
+      stalled = false
+      for (const write of held.splice(0)) write()
+      if (!server.listening) await listen(port)
+    },
+  }
 }

@@ -4,6 +4,7 @@ import { expect } from 'chai'
 import type { SmError } from '../../../kernel/errors'
 import { BridgeClient } from '../../../services/bridge/client'
 import type { StoredEvent } from '../../../services/events/contract'
+import { nextEvent } from '../../helpers/facts'
 import { fakeBedrockDir, gameDataDir, runState } from '../../helpers/game'
 import { killAndWait } from '../../helpers/leaks'
 import { MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
@@ -29,21 +30,6 @@ const GUARD = plugin(
   }`,
 )
 
-/** The next `event` the manager emits that `matches`, seen over its socket. */
-function next(
-  client: BridgeClient,
-  event: string,
-  matches: (payload: Record<string, unknown>) => boolean = () => true,
-) {
-  return new Promise<Record<string, unknown>>((resolve) => {
-    const subscription = client.on(event, (payload) => {
-      if (!matches(payload as Record<string, unknown>)) return
-      subscription.dispose()
-      resolve(payload as Record<string, unknown>)
-    })
-  })
-}
-
 const facts = async (dir: string, type: string): Promise<StoredEvent[]> =>
   JSON.parse(await cliOk(dir, ['events', '--type', type, '--json', '--limit', '1000']))
 
@@ -62,7 +48,7 @@ async function twoMachines(plugins: Record<string, string> = {}) {
   const manager = await spawnManager(panel, ['--nats', broker.url])
   await waitForLine(manager, /^NATS: on the broker/)
   const events = (await BridgeClient.connect(panel)) as BridgeClient
-  const online = next(events, 'nats:host_online')
+  const online = nextEvent(events, 'nats:host_online')
   const agent = spawnCli(node2, ['agent', 'start', '--nats', broker.url, '--name', 'node2'], AGENT_ENV)
   expect(await waitForLine(agent, /^NATS:/)).to.equal(`NATS: on the broker at ${broker.url} as host 'node2'`)
   await online
@@ -142,7 +128,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect((await http(`${url}/`, { token, headers: { Accept: 'text/html' } })).text).to.contain('on node2')
 
       // A power action from the web is a task on node2, followed here by the name the manager gave it.
-      const finished = next(events, 'tasks:finished', (task) => String(task.id).startsWith('node2/'))
+      const finished = nextEvent(events, 'tasks:finished', (task) => String(task.id).startsWith('node2/'))
       const begun = await http(`${url}/api/servers/far/start`, { token, method: 'POST' })
       expect(begun.status).to.equal(202)
       expect(begun.json.task_id).to.match(/^node2\//)
@@ -203,7 +189,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
       await cliOk(panel, ['server', 'start', 'far'])
 
       // The host's agent stops: the game runs on; the manager shows it unknown and refuses at once.
-      const offline = next(events, 'nats:host_offline')
+      const offline = nextEvent(events, 'nats:host_offline')
       expect(await stop(agent)).to.equal(0)
       await offline
       const [far] = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
@@ -275,6 +261,8 @@ describe('services/servers: servers on another host, through its agent (issue 22
           payload: { server: { name: '../pwn' } },
         },
       ]
+      // It answers the manager's ping before each request, as a host does.
+      fake.subscribe('sm.agent.node2.ping', { callback: (_e, m) => void m.respond('') })
       const asked = new Promise<void>((resolve) => {
         fake.subscribe('sm.agent.node2.req.events.read', {
           callback: (_e, m) => {
