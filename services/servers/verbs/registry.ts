@@ -11,6 +11,7 @@ import { isInside } from '../server-dir'
 import type { RecordedStatus } from '../status-projection'
 import { worldOf } from '../world'
 import type { ServersContext, VerbTable } from './context'
+import { resync } from './schedules'
 
 /** The registry of servers: adding, listing, describing and removing them, and their EULA. */
 export const registryVerbs = {
@@ -50,6 +51,7 @@ export const registryVerbs = {
     if (deleteFiles) await deleteData(ctx.bus, server, ctx.dataDir)
     rmSync(ctx.control.files(name).dir, { recursive: true, force: true })
     await ctx.bus.emit('servers:removed', { name, filesDeleted: deleteFiles === true })
+    await resync(ctx) // its schedules went with it
     return {
       status: 'success' as const,
       message: `Server '${name}' removed${deleteFiles ? `, and ${server.dir} deleted` : `; its files stay in ${server.dir}`}.`,

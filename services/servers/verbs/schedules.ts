@@ -24,7 +24,7 @@ export const scheduleVerbs = {
   },
 } satisfies VerbTable
 
-/** The manager's runner takes a changed list at once; elsewhere nothing runs schedules. */
-async function resync(ctx: ServersContext): Promise<void> {
+/** The manager's runner takes a changed list at once (a schedule added or removed, a server removed with its own); elsewhere nothing runs schedules. */
+export async function resync(ctx: ServersContext): Promise<void> {
   if (ctx.scheduler.running) ctx.scheduler.sync(await ctx.schedules())
 }

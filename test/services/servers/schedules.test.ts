@@ -28,7 +28,7 @@ const POISONED: Schedule = {
   addedAt: '2026-01-01T00:00:00.000Z',
 }
 
-describe('services/servers: schedule time zones (issue 18 item 12)', function () {
+describe('services/servers: schedules (time zones: issue 18 item 12; those of a removed server)', function () {
   this.timeout(60_000)
 
   it('refuses an unknown time zone with a coded error naming it, over HTTP (422) and the CLI (exit 64), storing nothing', async () => {
@@ -134,6 +134,60 @@ describe('services/servers: schedule time zones (issue 18 item 12)', function ()
         [every.id, false],
       ])
       expect(await cliOk(data, ['server', 'schedule', 'remove', POISONED.id])).to.match(/removed/)
+      expect(await stop(manager)).to.equal(0)
+    } finally {
+      manager.kill('SIGKILL')
+      ran?.kill('SIGKILL')
+    }
+  })
+
+  it('a server removed while the manager runs takes its schedules with it: the runner stops them at once', async () => {
+    const data = gameDataDir()
+    await cliOk(data, ['server', 'add', 'gone', '--dir', bedrockDir()])
+    await cliOk(data, ['server', 'add', 'kept', '--dir', bedrockDir()])
+    await cliOk(data, ['setting', 'set', 'web.port', '0'])
+    const manager = await spawnManager(data)
+    let ran: ReturnType<typeof spawnCli> | undefined
+    try {
+      await waitForLine(manager, /^ready in/)
+      ran = spawnCli(data, ['events', '--follow', '--type', 'servers:schedule_ran', '--json'])
+      const every = (server: string) =>
+        cliOk(data, [
+          'server',
+          'schedule',
+          'add',
+          server,
+          '--cron',
+          '* * * * * *',
+          '--action',
+          'command',
+          '--command',
+          'say hi',
+          '--json',
+        ]).then((out) => JSON.parse(out).id as string)
+      const runsOf = async (id: string) =>
+        (
+          JSON.parse(await cliOk(data, ['events', '--type', 'servers:schedule_ran', '--json', '--limit', '1000'])) as {
+            seq: number
+            payload: { id: string }
+          }[]
+        ).filter((r) => r.payload.id === id)
+      const gone = await every('gone')
+      const kept = await every('kept')
+      await waitForLine(ran, new RegExp(`"id":"${gone}"`))
+      await cliOk(data, ['server', 'remove', 'gone'])
+      const [removed] = JSON.parse(await cliOk(data, ['events', '--type', 'servers:removed', '--json'])) as {
+        seq: number
+      }[]
+      // Both ran every second, at the same ticks: three runs of the other one after the removal, none of its.
+      const after = (r: { seq: number }) => r.seq > (removed?.seq as number)
+      for (;;) {
+        const line = await waitForLine(ran, new RegExp(`"id":"${kept}"`))
+        if (after(JSON.parse(line)) && (await runsOf(kept)).filter(after).length >= 3) break
+      }
+      const second = (await runsOf(kept)).filter(after)[1]?.seq as number
+      expect((await runsOf(gone)).filter((r) => r.seq > second)).to.deep.equal([])
+      expect(JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))).to.have.length(1)
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')
