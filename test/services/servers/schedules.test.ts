@@ -17,6 +17,24 @@ function bedrockDir(): string {
   return dir
 }
 
+/** Adds a schedule sending `say hi` to `server` every second (through the running manager); its id. */
+async function everySecond(data: string, server: string): Promise<string> {
+  const added = await cliOk(data, [
+    'server',
+    'schedule',
+    'add',
+    server,
+    '--cron',
+    '* * * * * *',
+    '--action',
+    'command',
+    '--command',
+    'say hi',
+    '--json',
+  ])
+  return JSON.parse(added).id
+}
+
 /** A schedule as a version without the time zone check recorded it. */
 const POISONED: Schedule = {
   id: 'bad00001',
@@ -108,21 +126,7 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
       await waitForLine(manager, /^ready in/)
       ran = spawnCli(data, ['events', '--follow', '--type', 'servers:schedule_ran', '--json'])
       // Through the running manager: adding syncs its runner with every stored schedule.
-      const every = JSON.parse(
-        await cliOk(data, [
-          'server',
-          'schedule',
-          'add',
-          'two',
-          '--cron',
-          '* * * * * *',
-          '--action',
-          'command',
-          '--command',
-          'say hi',
-          '--json',
-        ]),
-      )
+      const every = { id: await everySecond(data, 'two') }
       // The runner still runs the good ones: this one fails (the server is not running), as a fact.
       const line = await waitForLine(ran, /"type":"servers:schedule_ran"/)
       expect(JSON.parse(line).payload).to.include({ id: every.id, server: 'two' })
@@ -151,20 +155,7 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
     try {
       await waitForLine(manager, /^ready in/)
       ran = spawnCli(data, ['events', '--follow', '--type', 'servers:schedule_ran', '--json'])
-      const every = (server: string) =>
-        cliOk(data, [
-          'server',
-          'schedule',
-          'add',
-          server,
-          '--cron',
-          '* * * * * *',
-          '--action',
-          'command',
-          '--command',
-          'say hi',
-          '--json',
-        ]).then((out) => JSON.parse(out).id as string)
+      const every = (server: string) => everySecond(data, server)
       const runsOf = async (id: string) =>
         (
           JSON.parse(await cliOk(data, ['events', '--type', 'servers:schedule_ran', '--json', '--limit', '1000'])) as {
