@@ -86,9 +86,22 @@ export const hostReport = z.object({
   memory: z.object({ total: bytes, free: bytes }),
   disk: z.object({ total: bytes, free: bytes }),
   rss: bytes,
-  servers: z.array(z.object({ server: text(64), status: text(32) })).max(1_000),
+  servers: z
+    .array(
+      z.object({
+        server: text(64),
+        status: text(32),
+        /** Its game's PID on that machine, while it runs. */
+        pid: z.number().int().positive().optional(),
+        /** How many players are online, while that host's manager follows it and knows. */
+        players: z.number().int().min(0).max(1_000_000).optional(),
+      }),
+    )
+    .max(1_000),
   /** The last sequence number in its event log: the manager takes in what it has not yet. */
   lastSeq: z.number().int().min(0),
+  /** Its event log's own name: another one means its log was made again (counted from its start). */
+  log: text(64).optional(),
   at: text(64),
 })
 
@@ -127,10 +140,20 @@ export interface HostsLink {
    * a host that is offline or does not answer fails at once with SM_ERR_HOST_UNREACHABLE.
    */
   request(host: string, command: string, payload: unknown, actor: string): Promise<unknown>
+  /**
+   * A request that changes something there: resolves once the facts the host recorded doing it
+   * are taken into this log too (a failure to take them in is logged; the next sync brings them).
+   */
+  call(host: string, command: string, payload: unknown, actor: string): Promise<unknown>
+  /**
+   * Sends a file of this machine to the host (files:stage, in pieces) for a command there that
+   * takes one (`from`); resolves to its path there.
+   */
+  send(host: string, file: string, actor: string): Promise<string>
   /** Takes in the host's facts this log has not yet (in order, exactly once); resolves when they are in. */
   sync(host: string): Promise<void>
-  /** Whether the host is online, and since when; undefined for a host never heard from. */
-  state(host: string): { readonly online: boolean; readonly since: string } | undefined
+  /** Whether the host is online, and since when, and its servers as its last beat said; undefined for a host never heard from. */
+  state(host: string): Pick<Host, 'online' | 'since' | 'servers'> | undefined
 }
 
 export const HOSTS = createToken<HostsLink>('nats:hosts')
@@ -144,7 +167,7 @@ export function isHostEvent(event: string): boolean {
   return event.startsWith('servers:') || event.startsWith('tasks:')
 }
 
-/** An action of the servers (`before_server_start`, `before_command_send`, …), whose hooks run in the manager for every host. */
+/** An action about a server (`before_server_start`, `before_command_send`, `before_file_write`, …), whose hooks run in the manager for every host. */
 export function isServerHook(event: string): boolean {
   const hook = /^(before|after)_(.+)$/.exec(event)
   return hook !== null && serverActions().has(hook[2] as string)
@@ -184,10 +207,13 @@ export function hostFactTypes(): string[] {
   return ['servers:*', ...[...serverActions()].map((action) => `after_${action}`)]
 }
 
+/** The services whose actions are about one server: its own, and its files'. */
+const SERVER_ACTION_OWNERS: ReadonlySet<string> = new Set(['servers', 'files'])
+
 function serverActions(): Set<string> {
   return new Set(
     actionCatalogue()
-      .filter((a) => a.owner === 'servers')
+      .filter((a) => SERVER_ACTION_OWNERS.has(a.owner))
       .map((a) => a.name),
   )
 }

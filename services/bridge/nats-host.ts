@@ -168,8 +168,15 @@ export class NatsHost {
         memory: { total: totalmem(), free: freemem() },
         disk: diskOf(this.#dataDir),
         rss: process.memoryUsage.rss(),
-        servers: servers.map((s) => ({ server: s.name, status: s.status })),
+        // Each server's status, and what only this machine knows of it: its game's PID, who is on.
+        servers: servers.map((s) => ({
+          server: s.name,
+          status: s.status,
+          ...(s.pid === undefined ? {} : { pid: s.pid }),
+          ...(s.players === undefined ? {} : { players: s.players }),
+        })),
         lastSeq: head.seq,
+        log: head.log,
         at: new Date().toISOString(),
       })
     } catch (error) {

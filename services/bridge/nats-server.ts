@@ -1,9 +1,15 @@
+import { randomUUID } from 'node:crypto'
+import { open } from 'node:fs/promises'
 import { hostname } from 'node:os'
+import { basename } from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { type BusScope, type Disposable, isVeto, type Logger, SmError, toSmError } from '../../kernel'
 import { checkEvent } from '../../kernel/contract-catalogue'
+import { settingCatalogue } from '../../kernel/setting-catalogue'
 import type { NatsConfig } from '../../lib/nats-link'
 import { allSubjects, isSubjectToken, nameOfSubject, subjectOf } from '../../lib/nats-subjects'
+import { PIECE_BYTES } from '../../lib/pieces'
 import type { StoredEvent } from '../events/contract'
 import type { Answer } from './answer'
 import { BRIDGE_ACTOR } from './answer'
@@ -39,6 +45,13 @@ const HOST_PING_MS = 3_000
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 /** How many hosts the manager keeps (a bound on what a broker with loose permissions can make it hold). */
 const MAX_HOSTS = 1_000
+/**
+ * The settings a host takes from its manager: how servers run, are kept and are measured. Never
+ * where things are on that machine (`paths.*`), nor the host's own (its events, web, NATS, tasks).
+ */
+const SHARED_SETTING = /^(servers|retention|metrics)\.|^files\.max_text_kb$/
+/** The actor a host sees the manager's settings set by. */
+const MANAGER_ACTOR = 'core'
 /** How many of a host's facts one request takes in. */
 const SYNC_PAGE = 500
 
@@ -57,6 +70,7 @@ export class NatsBridge implements HostsLink {
   readonly #link: BrokerLink
   readonly #prefix: string
   #events: Disposable | undefined
+  #settings: Disposable | undefined
   #silence: NodeJS.Timeout | undefined
   /** Every host agent heard from since the start, by name. */
   readonly #hosts = new Map<string, Host>()
@@ -117,9 +131,9 @@ export class NatsBridge implements HostsLink {
     return [...this.#hosts.values()].sort((a, b) => a.name.localeCompare(b.name))
   }
 
-  state(host: string): { online: boolean; since: string } | undefined {
+  state(host: string): Pick<Host, 'online' | 'since' | 'servers'> | undefined {
     const known = this.#hosts.get(host)
-    return known ? { online: known.online, since: known.since } : undefined
+    return known ? { online: known.online, since: known.since, servers: known.servers } : undefined
   }
 
   async request(host: string, command: string, payload: unknown, actor: string): Promise<unknown> {
@@ -172,6 +186,32 @@ export class NatsBridge implements HostsLink {
     return reply.value
   }
 
+  async call(host: string, command: string, payload: unknown, actor: string): Promise<unknown> {
+    const reply = await this.request(host, command, payload, actor)
+    await this.sync(host).catch((error: unknown) =>
+      this.#logger.warn(`The facts of host '${host}' are not all in the log yet: ${toSmError(error).message}`),
+    )
+    return reply
+  }
+
+  async send(host: string, file: string, actor: string): Promise<string> {
+    const handle = await open(file, 'r')
+    try {
+      const upload = randomUUID()
+      const buffer = Buffer.alloc(PIECE_BYTES)
+      for (let offset = 0; ; ) {
+        const { bytesRead } = await handle.read(buffer, 0, PIECE_BYTES, offset)
+        const last = bytesRead < PIECE_BYTES
+        const piece = { upload, fileName: basename(file), offset, data: buffer.toString('base64', 0, bytesRead), last }
+        const { path } = (await this.request(host, 'files:stage', piece, actor)) as { path?: string }
+        offset += bytesRead
+        if (last) return path as string
+      }
+    } finally {
+      await handle.close()
+    }
+  }
+
   /**
    * Takes in the host's facts the log does not have yet, page by page, in order; exactly once
    * (the log keeps, in the same transaction, how far it has taken in each host's). One sync per
@@ -199,14 +239,22 @@ export class NatsBridge implements HostsLink {
   }
 
   async #pull(host: string): Promise<void> {
+    // Its log as its last beat named it: one made again (its data directory wiped) is read from its start.
+    const log = this.#hosts.get(host)?.log
     for (;;) {
-      const { seq } = await this.#scope.request('events:origin', { origin: host })
+      const taken = await this.#scope.request('events:origin', { origin: host })
+      const renewed = log !== undefined && taken.log !== undefined && taken.log !== log
+      if (renewed)
+        this.#logger.warn(
+          `nats: host '${host}' has a new event log (its data directory was made again): taking it in from its start`,
+        )
       const events = (await this.request(
         host,
         'events:read',
-        { afterSeq: seq, limit: SYNC_PAGE, types: hostFactTypes() },
+        { afterSeq: renewed ? 0 : taken.seq, limit: SYNC_PAGE, types: hostFactTypes() },
         'core',
       )) as StoredEvent[]
+      if (events.length === 0 && !renewed) return
       if (events.length === 0) return
       // A host speaks for its own servers only: a fact about one this machine or another host
       // holds is left out (the cursor still moves past it).
@@ -221,6 +269,7 @@ export class NatsBridge implements HostsLink {
         origin: host,
         events: own,
         through: typeof last === 'number' && Number.isSafeInteger(last) ? last : undefined,
+        ...(log === undefined ? {} : { log }),
       })
       // Its new servers and its removals are its own from now on: the owners follow what went in.
       for (const event of own) {
@@ -266,6 +315,25 @@ export class NatsBridge implements HostsLink {
     }
   }
 
+  /**
+   * Gives a host the manager's value of each shared setting it does not have yet (when it joins,
+   * and at each change here): its servers then run as the manager's settings say.
+   */
+  async #share(host: string, keys: readonly string[]): Promise<void> {
+    try {
+      for (const key of keys) {
+        const { value } = await this.#scope.request('settings:get', { key })
+        const theirs = (await this.request(host, 'settings:get', { key }, MANAGER_ACTOR)) as { value?: unknown }
+        if (isDeepStrictEqual(theirs.value, value)) continue
+        await this.request(host, 'settings:set', { key, value, mode: 'replace' }, MANAGER_ACTOR)
+      }
+    } catch (error) {
+      this.#logger.warn(
+        `nats: host '${host}' did not take this manager's settings (${keys.join(', ')}): ${toSmError(error).message}; it takes them when it joins again`,
+      )
+    }
+  }
+
   #hostPrefix(host: string): string {
     return `${this.#prefix}.agent.${host}`
   }
@@ -281,6 +349,10 @@ export class NatsBridge implements HostsLink {
     })
     // Bus listeners once (they publish on whichever connection is current); subscriptions per connection.
     this.#events ??= publishEvents(this.#scope, this.#link, prefix)
+    this.#settings ??= this.#scope.on('after_setting_update', ({ key }) => {
+      if (!SHARED_SETTING.test(key)) return
+      for (const host of this.#hosts.values()) if (host.online) void this.#share(host.name, [key])
+    })
     const agents = `${prefix}.agent.*`
     const on = (what: string, handle: (host: string, message: Msg) => void) =>
       connection.subscribe(`${agents}.${what}`, {
@@ -319,9 +391,10 @@ export class NatsBridge implements HostsLink {
     if (!known?.online) {
       this.#logger.info(`nats: host '${name}' (${report.hostname}) is online`)
       void this.#scope.emit('nats:host_online', { name, hostname: report.hostname, version: report.version })
+      void this.#share(name, sharedKeys())
     }
     // What it recorded while the link or this manager was down comes in now, in order.
-    if (!known?.online || report.lastSeq > (known?.lastSeq ?? 0)) void this.#syncLogged(name)
+    if (!known?.online || report.log !== known.log || report.lastSeq > known.lastSeq) void this.#syncLogged(name)
     else void this.#refreshOwners()
   }
 
@@ -447,4 +520,11 @@ export class NatsBridge implements HostsLink {
       // Closed meanwhile.
     }
   }
+}
+
+/** The declared settings a host takes from its manager (SHARED_SETTING). */
+function sharedKeys(): string[] {
+  return settingCatalogue()
+    .map((entry) => entry.key)
+    .filter((key) => SHARED_SETTING.test(key))
 }

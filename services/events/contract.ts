@@ -138,12 +138,18 @@ export const eventsCommands = defineCommands('events', {
       events: z.array(storedEvent).max(1_000).readonly(),
       /** The cursor moves at least this far (past events the caller chose to leave out). */
       through: z.number().int().optional(),
+      /**
+       * The name of the host's log they come from (its events:head): when it is not the one the
+       * cursor counts in, that host's log was made again, and the cursor starts over at 0.
+       */
+      log: z.string().max(64).optional(),
     }),
     z.object({ appended: z.number(), cursor: z.number() }),
   ),
-  /** How far the log has taken in a host's log (events:ingest): the last sequence number taken, 0 for none. */
-  'events:origin': command(z.object({ origin: z.string() }), z.object({ seq: z.number() })),
-  'events:head': command(empty, z.object({ seq: z.number() })),
+  /** How far the log has taken in a host's log (events:ingest): the last sequence number taken, 0 for none; and which of its logs. */
+  'events:origin': command(z.object({ origin: z.string() }), z.object({ seq: z.number(), log: z.string().optional() })),
+  /** The last sequence number of this log, and the log's own name (made with it: a log made again has another). */
+  'events:head': command(empty, z.object({ seq: z.number(), log: z.string() })),
   /** Declares fact types: events of these types are recorded before listeners see them. */
   'events:declare_facts': command(z.object({ types: z.array(z.string()).readonly() }), z.undefined()),
   'events:rebuild': command(empty, rebuildResult),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { reasonOf, SmError } from '../../kernel'
 import type {
   CheckResult,
@@ -61,6 +62,11 @@ export class EventStore {
       const marks = old.map(() => '?').join(', ')
       if (old.length && (await sql.get(`SELECT 1 FROM events WHERE type IN (${marks}) LIMIT 1`, old)))
         for (const { from, to } of renamed) await sql.run('UPDATE events SET type = ? WHERE type = ?', [to, from])
+      // The log's own name, made once: a log made again (a data directory wiped) has another.
+      await sql.run("INSERT OR IGNORE INTO meta (key, value) VALUES ('log_id', ?)", [randomUUID()])
+      // Which log of each host the cursor counts in (a column older logs lack).
+      const columns = await sql.all<{ name: string }>('PRAGMA table_info(origins)')
+      if (!columns.some((column) => column.name === 'log')) await sql.exec('ALTER TABLE origins ADD COLUMN log TEXT')
       await sql.run("UPDATE meta SET value = ? WHERE key = 'schema_version' AND CAST(value AS INTEGER) < ?", [
         String(SCHEMA_VERSION),
         SCHEMA_VERSION,
@@ -199,10 +205,15 @@ export class EventStore {
     origin: string,
     events: readonly StoredEvent[],
     through?: number,
+    log?: string,
   ): Promise<{ stored: StoredEvent[]; cursor: number }> {
     const result = await this.#db.transaction(async (sql) => {
-      const row = await sql.get<{ seq: number }>('SELECT seq FROM origins WHERE origin = ?', [origin])
-      let cursor = row?.seq ?? 0
+      const row = await sql.get<{ seq: number; log: string | null }>('SELECT seq, log FROM origins WHERE origin = ?', [
+        origin,
+      ])
+      // Another log of that host (its data directory made again): counted from its start.
+      const renewed = log !== undefined && row?.log != null && row.log !== log
+      let cursor = renewed ? 0 : (row?.seq ?? 0)
       const time = Date.now()
       const stored: StoredEvent[] = []
       for (const event of [...events].sort((a, b) => a.seq - b.seq)) {
@@ -224,8 +235,12 @@ export class EventStore {
       }
       const moved = through !== undefined && through > cursor
       if (moved) cursor = through
-      if (stored.length > 0 || moved)
-        await sql.run('INSERT OR REPLACE INTO origins (origin, seq) VALUES (?, ?)', [origin, cursor])
+      if (stored.length > 0 || moved || renewed || (log !== undefined && row?.log == null))
+        await sql.run('INSERT OR REPLACE INTO origins (origin, seq, log) VALUES (?, ?, ?)', [
+          origin,
+          cursor,
+          log ?? row?.log ?? null,
+        ])
       if (stored.length > 0) await this.#applyAll(sql, stored)
       return { stored, cursor }
     })
@@ -233,10 +248,20 @@ export class EventStore {
     return result
   }
 
-  /** How far the log has taken in `origin`'s log: the last sequence number taken, 0 for none. */
-  origin(origin: string): Promise<number> {
+  /** How far the log has taken in `origin`'s log (the last sequence number taken, 0 for none), and which log that is. */
+  origin(origin: string): Promise<{ seq: number; log?: string }> {
+    return this.#db.read(async (sql) => {
+      const row = await sql.get<{ seq: number; log: string | null }>('SELECT seq, log FROM origins WHERE origin = ?', [
+        origin,
+      ])
+      return row ? { seq: row.seq, ...(row.log ? { log: row.log } : {}) } : { seq: 0 }
+    })
+  }
+
+  /** The log's own name (made with it). */
+  logId(): Promise<string> {
     return this.#db.read(
-      async (sql) => (await sql.get<{ seq: number }>('SELECT seq FROM origins WHERE origin = ?', [origin]))?.seq ?? 0,
+      async (sql) => (await sql.get<{ value: string }>("SELECT value FROM meta WHERE key = 'log_id'"))?.value ?? '',
     )
   }
 

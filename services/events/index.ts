@@ -57,9 +57,9 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         return (await opened.read(query)).map((event) => ({ ...event, payload: withoutSecrets(event.payload) }))
       })
       let relayed = Promise.resolve()
-      bus.handle('events:head', async () => ({ seq: await opened.head() }))
-      bus.handle('events:ingest', async ({ origin, events, through }) => {
-        const { stored, cursor } = await opened.ingest(origin, events, through)
+      bus.handle('events:head', async () => ({ seq: await opened.head(), log: await opened.logId() }))
+      bus.handle('events:ingest', async ({ origin, events, through, log }) => {
+        const { stored, cursor } = await opened.ingest(origin, events, through, log)
         // Recorded here: the listeners of this process hear them as they hear its own facts, in
         // order, but after the answer: a listener may itself ask that host something, which takes
         // in its facts again, and must not wait on the very ingest that called it.
@@ -71,7 +71,7 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         })
         return { appended: stored.length, cursor }
       })
-      bus.handle('events:origin', async ({ origin }) => ({ seq: await opened.origin(origin) }))
+      bus.handle('events:origin', ({ origin }) => opened.origin(origin))
       bus.handle('events:declare_facts', ({ types }) => {
         for (const type of types) facts.add(type)
         return undefined

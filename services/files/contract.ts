@@ -1,6 +1,7 @@
 /** The file manager's contract on the bus: its commands as schemas, and the records they answer with. */
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands } from '../../kernel'
+import { PIECE_BYTES } from '../../lib/pieces'
 
 /** One entry of a folder, as the file manager lists it. */
 const fileEntry = z.object({
@@ -65,6 +66,9 @@ export type DownloadFile = Readonly<z.output<typeof downloadFile>>
 /** An entry of a server's directory: the server's `name`, and the entry's `path` relative to its directory. */
 const entry = z.object({ name: z.string(), path: z.string() })
 
+/** A piece of a file, base64, and whether it is the file's last. */
+const chunk = z.object({ data: z.string(), eof: z.boolean() })
+
 export const filesCommands = defineCommands('files', {
   /** A folder of a server's directory (`path` relative to it; `''` or none for the directory itself). */
   'files:list': command(z.object({ name: z.string(), path: z.string().optional() }), fileListing),
@@ -89,8 +93,44 @@ export const filesCommands = defineCommands('files', {
     entry.extend({ from: z.string(), overwrite: z.boolean().optional(), move: z.boolean().optional() }),
     fileChange.extend({ size: z.number(), replaced: z.boolean() }),
   ),
-  /** Where a file to download is (checked inside; a read, not an action). */
-  'files:download': command(entry, downloadFile),
+  /**
+   * Where a file to download is (checked inside; a read, not an action). `host`: the server is on
+   * another host, and `file` is a path there: read it with files:read_bytes.
+   */
+  'files:download': command(entry, downloadFile.extend({ host: z.string().optional() })),
+  /**
+   * Up to PIECE_BYTES of a file files:download located, from `offset`; refused
+   * (SM_ERR_FILE_CHANGED) once what is at `path` is not the file of that `identity` any more.
+   */
+  'files:read_bytes': command(
+    entry.extend({
+      identity: z.string(),
+      offset: z.number().int().min(0),
+      length: z.number().int().min(1).max(PIECE_BYTES),
+    }),
+    chunk,
+  ),
+  /**
+   * Receives a file for a command that takes one (`from`) on this machine, piece by piece in
+   * order: the manager sends one so to the host of a server on another host. The last piece
+   * answers with the path the file is at (`<temp>/<upload>/<fileName>`, private to this user),
+   * there for the next command to take, and removed 10 minutes after its last piece.
+   */
+  'files:stage': command(
+    z.object({
+      upload: z.uuid(),
+      fileName: z
+        .string()
+        .min(1)
+        .max(255)
+        .regex(/^[^/\0]+$/)
+        .refine((name) => name !== '.' && name !== '..', 'a file name, not . or ..'),
+      offset: z.number().int().min(0),
+      data: z.string().max(Math.ceil(PIECE_BYTES / 3) * 4),
+      last: z.boolean(),
+    }),
+    z.object({ bytes: z.number(), path: z.string().optional() }),
+  ),
   /** Renames or moves an entry inside the server directory (the file_rename action); `to` must not exist. */
   'files:rename': command(entry.extend({ to: z.string() }), fileChange.extend({ to: z.string() })),
   /** Makes a folder (the directory_create action); its parent must exist. */

@@ -2,12 +2,12 @@ import { defineErrors, type ErrorMapOf, spec } from '../../kernel/error-catalogu
 
 /** The file manager's error codes (docs/errors.md). */
 export const filesErrors = defineErrors('files', {
-  SM_ERR_FILE_ON_HOST: spec<{ server: string; host: string }>({
+  SM_ERR_FILE_STAGE_BROKEN: spec<{ file: string; reason: string }>({
     status: 409,
-    exit: 69,
-    when: 'The file manager was asked about a server that lives on another host (its files are on that machine).',
+    exit: 75,
+    when: 'A file sent to another host in pieces (an upload for a server there) arrived with a piece missing.',
     message: (p) =>
-      `The files of '${p.server}' are on host '${p.host}', and the file manager reaches this machine's servers only. Work on them there (server-manager on that machine, which runs its agent), or with the server's own commands from here.`,
+      `'${p.file}' did not arrive whole on this host: ${p.reason}. Nothing was done with it; send it again.`,
   }),
   SM_ERR_FILE_PATH_INVALID: spec<{ path: string; reason: string }>({
     status: 422,

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs'
 import { copyFile, link, lstat, mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import { type ActionOutcome, type BusScope, performAction, SmError } from '../../kernel'
+import { readPiece } from '../../lib/pieces'
 import { SerialQueue } from '../../lib/serial-queue'
 import { ACTIVE } from '../servers/contract'
 import { isInside, kindOf, ServerDir, typeOf } from './contained-path'
@@ -139,6 +140,22 @@ export class FileManager {
     }
   }
 
+  /** A piece of a file `download` located, while what is at `path` is still that file (`identity`). */
+  async readBytes(name: string, path: string, identity: string, offset: number, length: number) {
+    const dir = await this.#dir(name)
+    const target = await dir.target(path)
+    if (!target.stats?.isFile()) throw new SmError('SM_ERR_FILE_CHANGED', { path: target.path, reason: 'is gone' })
+    const { handle } = await openInside(dir, target.real, target.path, constants.O_RDONLY | constants.O_NONBLOCK)
+    try {
+      const stats = await handle.stat({ bigint: true })
+      if (`${stats.dev}:${stats.ino}` !== identity)
+        throw new SmError('SM_ERR_FILE_CHANGED', { path: target.path, reason: 'was replaced' })
+      return await readPiece(handle, offset, length, Number(stats.size))
+    } finally {
+      await handle.close()
+    }
+  }
+
   async rename(name: string, path: string, to: string) {
     const dir = await this.#dir(name)
     return this.#serial(dir.server, async () => {
@@ -218,9 +235,8 @@ export class FileManager {
   }
 
   async #dir(name: string): Promise<ServerDir> {
+    // Only this machine's servers come here (index.ts sends the others' commands to their hosts).
     const server = await this.#bus.request('servers:info', { name })
-    // Its directory is a path on another machine: the same path here is something else.
-    if (server.host !== undefined) throw new SmError('SM_ERR_FILE_ON_HOST', { server: server.name, host: server.host })
     return ServerDir.open(server.name, server.dir)
   }
 

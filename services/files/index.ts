@@ -2,32 +2,92 @@ import './contract'
 import './actions'
 import './errors'
 import './settings'
-import type { Service } from '../../kernel'
+import { statSync } from 'node:fs'
+import { type CommandName, type CommandPayload, type CommandReply, type Service, SmError } from '../../kernel'
+import { HOSTS, type HostsLink } from '../bridge/contract'
 import { FileManager } from './file-manager'
+import { Stager } from './stage'
 
 export type * from './contract'
+
+type FilesCommand = Extract<CommandName, `files:${string}`>
+
+/** The commands that change nothing (no fact to take in from a host after them). */
+const READS: ReadonlySet<string> = new Set(['files:list', 'files:read', 'files:download', 'files:read_bytes'])
 
 /**
  * The file manager of servers' directories: list, read and save text files, upload, download,
  * rename, make folders, delete; every path contained in the server's directory by real paths,
  * every change an action (hooks, a fact without contents). The web's file routes and page use it.
+ * A command about a server on another host goes to that host's agent, whose file manager answers
+ * it (a file to upload from this machine is sent there first); files:stage receives such a file.
  */
 export function filesService(): Service {
+  let stager: Stager | undefined
   return {
     name: 'files',
     dependsOn: ['events', 'settings', 'servers'],
-    start({ bus }) {
+    start({ bus, logger, registry }) {
       const files = new FileManager(bus)
-      bus.handle('files:list', ({ name, path }) => files.list(name, path))
-      bus.handle('files:read', ({ name, path }) => files.read(name, path))
-      bus.handle('files:write', ({ name, path, text, expectedHash }) => files.write(name, path, text, expectedHash))
-      bus.handle('files:upload', ({ name, path, from, overwrite, move }) =>
-        files.upload(name, path, from, { overwrite, move }),
+      const received = new Stager(logger)
+      stager = received
+      const hosts = () => (registry.has(HOSTS) ? registry.resolve(HOSTS) : undefined)
+      /** Answers `command` here for this machine's servers; for a server on another host, there. */
+      const handle = <K extends FilesCommand>(
+        command: K,
+        here: (payload: CommandPayload<K>) => Promise<CommandReply<K>>,
+        // A change records facts there, taken in before the answer (call); a read records none.
+        there: (link: HostsLink, host: string, payload: CommandPayload<K>, actor: string) => Promise<unknown> = (
+          link,
+          host,
+          payload,
+          actor,
+        ) => (READS.has(command) ? link.request : link.call).call(link, host, command, payload, actor),
+      ) =>
+        bus.handle(command, async (payload, meta) => {
+          const { host } = await bus.request('servers:info', { name: (payload as { name: string }).name })
+          if (host === undefined) return here(payload)
+          const link = hosts()
+          if (!link)
+            throw new SmError('SM_ERR_HOST_UNREACHABLE', {
+              host,
+              reason: 'this manager is not on a NATS broker (nats.url)',
+            })
+          return (await there(link, host, payload, meta.actor)) as CommandReply<K>
+        })
+      handle('files:list', ({ name, path }) => files.list(name, path))
+      handle('files:read', ({ name, path }) => files.read(name, path))
+      handle('files:write', ({ name, path, text, expectedHash }) => files.write(name, path, text, expectedHash))
+      handle(
+        'files:upload',
+        ({ name, path, from, overwrite, move }) => files.upload(name, path, from, { overwrite, move }),
+        // `from` is a file on this machine: sent there first, where the upload takes it.
+        async (link, host, payload, actor) => {
+          const staged = statSync(payload.from, { throwIfNoEntry: false })?.isFile()
+            ? await link.send(host, payload.from, actor)
+            : payload.from
+          return link.call(host, 'files:upload', { ...payload, from: staged, move: true }, actor)
+        },
       )
-      bus.handle('files:download', ({ name, path }) => files.download(name, path))
-      bus.handle('files:rename', ({ name, path, to }) => files.rename(name, path, to))
-      bus.handle('files:mkdir', ({ name, path }) => files.mkdir(name, path))
-      bus.handle('files:delete', ({ name, path }) => files.delete(name, path))
+      handle(
+        'files:download',
+        ({ name, path }) => files.download(name, path),
+        async (link, host, payload, actor) => ({
+          ...((await link.request(host, 'files:download', payload, actor)) as object),
+          host,
+        }),
+      )
+      handle('files:read_bytes', ({ name, path, identity, offset, length }) =>
+        files.readBytes(name, path, identity, offset, length),
+      )
+      handle('files:rename', ({ name, path, to }) => files.rename(name, path, to))
+      handle('files:mkdir', ({ name, path }) => files.mkdir(name, path))
+      handle('files:delete', ({ name, path }) => files.delete(name, path))
+      bus.handle('files:stage', (piece) => received.receive(piece))
+    },
+    async stop() {
+      await stager?.close()
+      stager = undefined
     },
   }
 }

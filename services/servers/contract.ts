@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
+import { PIECE_BYTES } from '../../lib/pieces'
 import { seriesReply, seriesRequest } from '../../lib/series-schema'
 import { PROFILE_NAMES } from './profiles'
 import { SERVER_FIELDS, SERVER_PEAKS } from './supervisor/sampler'
@@ -445,7 +446,12 @@ export const serversEvents = defineEvents(
   'servers',
   {
     'servers:added': z.object({ server: serverRecord }),
-    'servers:removed': z.object({ name: z.string(), filesDeleted: z.boolean() }),
+    'servers:removed': z.object({
+      name: z.string(),
+      filesDeleted: z.boolean(),
+      /** The host whose server this manager forgot (`server remove --forget`): there it stays. */
+      forgotten: z.string().optional(),
+    }),
     /** An admin accepted the game's EULA for the server (eula.txt now says eula=true). */
     'servers:eula_accepted': z.object({ serverName: z.string() }),
     /** A per-server setting was set (`value` undefined: unset, it inherits again). */
@@ -526,7 +532,15 @@ export const serversCommands = defineCommands('servers', {
   /** The game profile in effect for the server: its profile's fields, the server's own over them (plain data). */
   'servers:profile': command(named, gameProfile),
   /** Forgets a server; with `deleteFiles`, deletes its directory too (the delete_server_data action). */
-  'servers:remove': command(named.extend({ deleteFiles: z.boolean().optional() }), actionResult),
+  /**
+   * Removes a stopped server (`deleteFiles`: its directory too). `forget`: a server on another
+   * host is removed from this manager only, its host not asked (a host retired or gone for good):
+   * on that machine it and its files stay as they are.
+   */
+  'servers:remove': command(
+    named.extend({ deleteFiles: z.boolean().optional(), forget: z.boolean().optional() }),
+    actionResult,
+  ),
   /** The server's server.properties as key → value, in file order. */
   'servers:properties': command(named, z.record(z.string(), z.string())),
   /** Changes keys of server.properties (the properties_change action), keeping comments and order. */
@@ -596,7 +610,23 @@ export const serversCommands = defineCommands('servers', {
   /** The server's backups, newest first. */
   'servers:backups': command(named, z.array(backupFile)),
   /** Where one of the server's backups is, for a download (only a name `servers:backups` lists). */
-  'servers:backup_file': command(named.extend({ file: z.string() }), backupFile.extend({ path: z.string() })),
+  'servers:backup_file': command(
+    named.extend({ file: z.string() }),
+    backupFile.extend({
+      path: z.string(),
+      /** The server is on another host: `path` is there; read it with servers:backup_bytes. */
+      host: z.string().optional(),
+    }),
+  ),
+  /** Up to PIECE_BYTES of one of the server's backups, from `offset` (a download of a server on another host). */
+  'servers:backup_bytes': command(
+    named.extend({
+      file: z.string(),
+      offset: z.number().int().min(0),
+      length: z.number().int().min(1).max(PIECE_BYTES),
+    }),
+    z.object({ data: z.string(), eof: z.boolean() }),
+  ),
   /** Puts a backup back (the restore action); a running server only with `stopStart`. */
   'servers:restore': command(nameAndFile, z.object({ restored: z.string(), safety: z.string() })),
   /** Applies retention now, or keeps only `keep` of each kind (the prune_backups action). */

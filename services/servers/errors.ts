@@ -86,6 +86,12 @@ export const serversErrors = defineErrors('servers', {
     when: "Deleting a server's files was refused (an unsafe path, or no confirmation).",
     message: (p) => `The files of '${p.server}' in ${p.dir} were not deleted: ${p.reason}.`,
   }),
+  SM_ERR_SERVER_FORGET_REFUSED: spec<{ server: string; host: string; reason: string }>({
+    status: 409,
+    exit: 75,
+    when: 'A server of another host could not be forgotten (`server remove --forget`): its host is online, or files were to be deleted.',
+    message: (p) => `'${p.server}' (on host '${p.host}') was not forgotten: ${p.reason}.`,
+  }),
   SM_ERR_SERVER_ALREADY_RUNNING: spec<{ server: string; status: string; pid: string }>({
     status: 409,
     exit: 75,

@@ -5,7 +5,7 @@ import type { ServerRecord } from './contract'
  * The server registry as a projection of `servers:added` and `servers:removed` facts: this
  * machine's servers and, taken in from the host agents' logs (events:ingest), theirs, each with
  * its `host`. A name is one server's: a host's fact about a name another host (or this machine)
- * holds is left out.
+ * holds is left out; so is this machine's own about a host's, but for a removal that forgets it.
  */
 export const serversProjection: Projection = {
   name: 'servers',
@@ -16,7 +16,10 @@ export const serversProjection: Projection = {
 
   async apply(sql, events) {
     for (const event of events) {
-      const host = hostOf(event.payload)
+      // A removal that forgets a host's server (server remove --forget) speaks for that host.
+      const forgotten =
+        event.type === 'servers:removed' ? (event.payload as { forgotten?: string }).forgotten : undefined
+      const host = hostOf(event.payload) ?? forgotten
       const name =
         event.type === 'servers:added'
           ? (event.payload as { server: ServerRecord }).server.name

@@ -17,6 +17,7 @@ type JsonSchema = {
   oneOf?: JsonSchema[]
   allOf?: JsonSchema[]
   minimum?: number
+  format?: string
   additionalProperties?: JsonSchema | boolean
 }
 
@@ -34,7 +35,8 @@ function sample(schema: JsonSchema): unknown {
     case 'array':
       return schema.items ? [sample(schema.items)] : []
     case 'string':
-      return 'text'
+      // A string of a declared format is one of that format.
+      return schema.format === 'uuid' ? '2f1c6a9e-4b7d-4c1a-9e3f-5a6b7c8d9e0f' : 'text'
     case 'integer':
     case 'number':
       return Math.max(1, schema.minimum ?? 1)

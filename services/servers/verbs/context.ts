@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import {
   type BusScope,
   type CommandName,
@@ -76,6 +77,16 @@ export type Verb<K extends CommandName> = (
 /** A table of verbs: the commands one area of the service answers, each with its handler. */
 export type VerbTable = { readonly [K in ServersCommand]?: Verb<K> }
 
+/**
+ * The commands that take a file by its path, and the field naming it: for a server on another
+ * host, a file of this machine is sent there (a directory must be on that machine already).
+ */
+const SENDS: Readonly<Record<string, string>> = {
+  'servers:install': 'from',
+  'servers:update': 'from',
+  'servers:import': 'file',
+}
+
 /** The commands answered here whatever their payload names: about this manager (its list, its agent, a schedule by id). */
 const ALWAYS_HERE: ReadonlySet<string> = new Set(['servers:list', 'servers:agent', 'servers:schedule_remove'])
 
@@ -88,7 +99,8 @@ export function registerVerbs(bus: BusScope, ctx: ServersContext, table: VerbTab
   for (const name of Object.keys(table) as ServersCommand[]) {
     const verb = table[name] as Verb<typeof name>
     bus.handle(name, async (payload, meta) => {
-      const host = ALWAYS_HERE.has(name) || !ctx.hosts() ? undefined : await hostOf(ctx, payload)
+      const here = ALWAYS_HERE.has(name) || !ctx.hosts() || (payload as { forget?: boolean }).forget === true
+      const host = here ? undefined : await hostOf(ctx, payload)
       if (host === undefined) return verb(ctx, payload)
       return (await onHost(ctx, host, name, payload, meta.actor)) as CommandReply<typeof name>
     })
@@ -122,14 +134,14 @@ async function onHost(ctx: ServersContext, host: string, command: string, payloa
       })
     }
   }
-  // A path the manager would serve from this machine's disk (a backup's download) is on that one.
-  if (command === 'servers:backup_file') throw new SmError('SM_ERR_FILE_ON_HOST', { server: String(rest.name), host })
-  const reply = await hosts.request(host, command, rest, actor)
-  await hosts.sync(host).catch((error: unknown) => {
-    ctx.logger.warn(`The facts of host '${host}' are not all in the log yet: ${(error as Error).message}`)
-  })
-  // A record from there says where it lives (the host's own copy does not: it is at home).
-  if (adds || command === 'servers:info') return { ...(reply as object), host }
+  // A file of this machine to take (a release, a world, an archive) is sent there first.
+  const field = SENDS[command]
+  if (field && typeof rest[field] === 'string' && statSync(rest[field], { throwIfNoEntry: false })?.isFile())
+    rest[field] = await hosts.send(host, rest[field], actor)
+  const reply = await hosts.call(host, command, rest, actor)
+  // A record from there says where it lives (the host's own copy does not: it is at home); so
+  // does a backup's path, there to be read piece by piece (servers:backup_bytes).
+  if (adds || command === 'servers:info' || command === 'servers:backup_file') return { ...(reply as object), host }
   // A task it runs there, by the name the manager's tasks:get and tasks:cancel route with.
   if (command === 'servers:begin') return { taskId: hostTaskId(host, (reply as { taskId: string }).taskId) }
   return reply

@@ -43,8 +43,9 @@ export const registryVerbs = {
   },
   // A copy: the built-in profiles' nested fields are shared, and a plugin holds what it gets.
   'servers:profile': async (ctx, { name }) => structuredClone(gameProfile(await ctx.find(name))),
-  'servers:remove': async (ctx, { name, deleteFiles }) => {
+  'servers:remove': async (ctx, { name, deleteFiles, forget }) => {
     const server = await ctx.find(name)
+    if (forget && server.host !== undefined) return forgetOnHost(ctx, server, deleteFiles)
     // A server whose run is under way is not removed: the same answer a start of it gets.
     const running = await ctx.control.refusal(server, 'start')
     if (running) throw running
@@ -81,7 +82,40 @@ export const registryVerbs = {
 function onHost(ctx: ServersContext, server: ServerRecord, recorded: RecordedStatus | undefined) {
   const host = ctx.hosts()?.state(server.host as string)
   if (!host?.online) return { ...server, status: 'unknown' as const, since: host?.since ?? server.addedAt }
-  return { ...server, status: recorded?.status ?? ('stopped' as const) }
+  // Its status as recorded here; its game's PID (there) and who is on, as its host's last beat said.
+  const beat = host.servers.find((s) => s.server === server.name)
+  return {
+    ...server,
+    status: recorded?.status ?? ('stopped' as const),
+    ...(beat?.pid === undefined ? {} : { pid: beat.pid }),
+    ...(beat?.players === undefined ? {} : { players: beat.players }),
+  }
+}
+
+/**
+ * Removes a server of another host from this manager only (`server remove --forget`): for a host
+ * that will not come back. One that is online is asked instead, as a plain remove does.
+ */
+async function forgetOnHost(ctx: ServersContext, server: ServerRecord, deleteFiles: boolean | undefined) {
+  const host = server.host as string
+  if (deleteFiles)
+    throw new SmError('SM_ERR_SERVER_FORGET_REFUSED', {
+      server: server.name,
+      host,
+      reason: 'its files are on that host: --forget deletes nothing',
+    })
+  if (ctx.hosts()?.state(host)?.online)
+    throw new SmError('SM_ERR_SERVER_FORGET_REFUSED', {
+      server: server.name,
+      host,
+      reason: 'that host is online: remove it without --forget, which removes it there too',
+    })
+  await ctx.bus.emit('servers:removed', { name: server.name, filesDeleted: false, forgotten: host })
+  await resync(ctx)
+  return {
+    status: 'success' as const,
+    message: `Server '${server.name}' forgotten: this manager no longer lists it; on host '${host}' it and its files stay as they were.`,
+  }
 }
 
 /** Deletes a server's directory as the delete_server_data action, refusing paths no server should own. */

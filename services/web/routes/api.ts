@@ -6,6 +6,7 @@ import { SmError } from '../../../kernel'
 import { REDACTED } from '../../../lib/secrets'
 import { roleAtLeast } from '../../auth/contract'
 import { nativePages, presentedToken, type WebApp } from '../app'
+import { pieceStream } from '../pieces'
 import { currentUser, defineRoute } from '../route'
 import {
   ApiToken,
@@ -462,7 +463,13 @@ export function apiRoutes(app: WebApp): Router[] {
       // not the one guessed from the extension (none for .mcworld, so application/octet-stream).
       ctx.type = 'application/zip'
       ctx.length = backup.bytes
-      ctx.body = createReadStream(resolve(backup.path))
+      // A server on another host: its backup is read there, piece by piece.
+      ctx.body =
+        backup.host === undefined
+          ? createReadStream(resolve(backup.path))
+          : await pieceStream((offset, length) =>
+              bus.request('servers:backup_bytes', { name: params.name, file: params.file, offset, length }),
+            )
       return undefined
     },
   )

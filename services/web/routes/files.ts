@@ -4,6 +4,7 @@ import Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
 import type { WebApp } from '../app'
+import { pieceStream } from '../pieces'
 import { defineRoute, requiredUpload, type WebContext } from '../route'
 import { NO_SERVER, ServerName, success } from './api-schemas'
 
@@ -312,6 +313,17 @@ export function fileRoutes(app: WebApp): Router[] {
  */
 async function download(app: WebApp, ctx: WebContext, name: string, path: string): Promise<void> {
   const file = await app.bus.request('files:download', { name, path })
+  if (file.host !== undefined) {
+    // On another host: read there piece by piece, as long as it is the file located.
+    const body = await pieceStream((offset, length) =>
+      app.bus.request('files:read_bytes', { name, path: file.path, identity: file.identity, offset, length }),
+    )
+    ctx.attachment(file.name)
+    ctx.type = 'application/octet-stream'
+    ctx.length = file.size
+    ctx.body = body
+    return
+  }
   const handle = await open(file.file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
     () => undefined,
   )

@@ -143,18 +143,31 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
       tags: servers,
       access: 'admin',
       params: ServerName,
-      query: z.object({ delete_files: z.enum(['true', 'false']).default('false') }),
+      query: z.object({
+        delete_files: z.enum(['true', 'false']).default('false'),
+        forget: z.enum(['true', 'false']).default('false').meta({
+          description:
+            'a server on another host that is gone for good: remove it from this manager only, without asking that host',
+        }),
+      }),
       response: success('ServerRemoved', {
         message: z.string(),
         dir: z.string(),
         files: z.enum(['kept', 'deleted']),
       }),
-      errors: { 404: NO_SERVER, 409: 'The server is running: stop it first.' },
+      errors: {
+        404: NO_SERVER,
+        409: 'The server is running: stop it first. Or, with forget, its host is online (remove it without forget).',
+      },
     },
     async (_ctx, { params, query }) => {
       const { dir } = await bus.request('servers:info', { name: params.name })
       const deleteFiles = query.delete_files === 'true'
-      const result = await bus.request('servers:remove', { name: params.name, deleteFiles })
+      const result = await bus.request('servers:remove', {
+        name: params.name,
+        deleteFiles,
+        ...(query.forget === 'true' ? { forget: true } : {}),
+      })
       const message = result.message ?? `Server '${params.name}' removed.`
       return { status: 'success', message, dir, files: deleteFiles ? 'deleted' : 'kept' }
     },

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, openAsBlob, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import { expect } from 'chai'
-import type { SmError } from '../../../kernel/errors'
 import { BridgeClient } from '../../../services/bridge/client'
 import type { StoredEvent } from '../../../services/events/contract'
 import { nextEvent } from '../../helpers/facts'
@@ -11,6 +12,7 @@ import { MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
+import { postFile } from '../../helpers/upload'
 import { http } from '../../helpers/web'
 import { adminSession } from '../../helpers/web-process'
 
@@ -32,6 +34,15 @@ const GUARD = plugin(
 
 const facts = async (dir: string, type: string): Promise<StoredEvent[]> =>
   JSON.parse(await cliOk(dir, ['events', '--type', type, '--json', '--limit', '1000']))
+
+/** A panel plugin that vetoes saving one file, wherever its server runs. */
+const GUARD_FILES = plugin(
+  'Guard',
+  `beforeFileWrite({ path }: { path: string }) {
+    if (path === 'secret.txt') return { cancel: true, reason: 'no secrets here' } as const
+    return undefined
+  }`,
+)
 
 /**
  * Two machines on one: a broker, the panel's manager (its plugins written first) and node2's
@@ -152,10 +163,6 @@ describe('services/servers: servers on another host, through its agent (issue 22
         ),
       ).to.have.length(1)
 
-      // Its files are on node2: the file manager here says so rather than show this machine's.
-      const files = await events.request('files:list', { name: 'far' }, 'cli:test').catch((e: SmError) => e)
-      expect((files as SmError).code).to.equal('SM_ERR_FILE_ON_HOST')
-
       // Its facts are in the manager's log, each once, marked with where they come from.
       const added = await facts(panel, 'servers:added')
       expect(added.map((e) => (e.payload as { origin?: { host: string } }).origin?.host)).to.deep.equal([
@@ -173,6 +180,150 @@ describe('services/servers: servers on another host, through its agent (issue 22
       ])
       const onNode2 = await facts(node2, 'after_command_send')
       expect(onNode2).to.have.length(2)
+    } finally {
+      events.close()
+      await stop(agent)
+      await stop(manager)
+    }
+  })
+
+  it("the file manager and backups' downloads reach a server on node2: files and releases from here are sent there in pieces, and the manager's plugins veto there too", async () => {
+    const { panel, node2, manager, events, agent } = await twoMachines({ 'guard.ts': GUARD_FILES })
+    try {
+      const dir = fakeBedrockDir()
+      writeFileSync(join(dir, 'server.properties'), 'server-name=far\n')
+      mkdirSync(join(dir, 'worlds', 'Bedrock level', 'db'), { recursive: true })
+      writeFileSync(join(dir, 'worlds', 'Bedrock level', 'level.dat'), randomBytes(64))
+      await cliOk(panel, ['server', 'add', 'far', '--dir', dir, '--host', 'node2'])
+      const { url } = JSON.parse(await cliOk(panel, ['web', 'status', '--json']))
+      const token = await adminSession(panel, url)
+      const api = (path: string, options: Parameters<typeof http>[1] = {}) =>
+        http(`${url}/api/servers/far/files${path}`, { token, ...options })
+
+      const listing = await api('')
+      expect(listing.status, listing.text).to.equal(200)
+      expect(listing.json.entries.map((e: { name: string }) => e.name)).to.include('server.properties')
+      const read = await api('/text?path=server.properties')
+      expect(read.json.text).to.equal('server-name=far\n')
+      const saved = await api('/text', {
+        method: 'PUT',
+        body: { path: 'server.properties', text: 'server-name=far2\n', expected_hash: read.json.hash },
+      })
+      expect(saved.status, saved.text).to.equal(200)
+      expect(readFileSync(join(dir, 'server.properties'), 'utf8')).to.equal('server-name=far2\n')
+      // The manager's plugin is asked about a save on node2, and its veto holds there.
+      const vetoed = await api('/text', { method: 'PUT', body: { path: 'secret.txt', text: 'x' } })
+      expect(vetoed.status).to.equal(409)
+      expect(vetoed.json.message).to.contain('plugin:guard')
+      expect(existsSync(join(dir, 'secret.txt'))).to.equal(false)
+
+      // Larger than a piece, both ways: uploaded from here, downloaded from there, byte for byte.
+      const bytes = randomBytes(700 * 1024)
+      const local = join(tempDir(), 'blob.bin')
+      writeFileSync(local, bytes)
+      const uploaded = await postFile(
+        `${url}/api/servers/far/files/upload`,
+        token,
+        { path: 'blob.bin' },
+        await openAsBlob(local),
+      )
+      expect(uploaded.status, uploaded.text).to.equal(201)
+      expect(readFileSync(join(dir, 'blob.bin')).equals(bytes)).to.equal(true)
+      const download = await fetch(`${url}/api/servers/far/files/download?path=blob.bin`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })
+      expect(download.status).to.equal(200)
+      expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).to.equal(true)
+      expect((await api('/rename', { body: { path: 'blob.bin', to: 'moved.bin' } })).status).to.equal(200)
+      expect((await api('?path=moved.bin', { method: 'DELETE' })).status).to.equal(200)
+      expect(existsSync(join(dir, 'moved.bin'))).to.equal(false)
+
+      // A backup taken there downloads from here, whole; and a world file from here imports there.
+      await cliOk(panel, ['server', 'backup', 'far'])
+      const [backup] = JSON.parse(await cliOk(panel, ['server', 'backups', 'far', '--json']))
+      const archive = await fetch(`${url}/api/servers/far/backups/${encodeURIComponent(backup.file)}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })
+      expect(archive.status).to.equal(200)
+      const downloaded = Buffer.from(await archive.arrayBuffer())
+      expect(downloaded.equals(readFileSync(join(node2, 'backups', 'far', backup.file)))).to.equal(true)
+      const world = join(tempDir(), 'castle.mcworld')
+      writeFileSync(world, downloaded)
+      expect(await cliOk(panel, ['server', 'import', 'far', world])).to.match(/import/i)
+
+      // Each change is node2's fact, taken into the manager's log once.
+      const writes = await facts(panel, 'after_file_write')
+      expect(writes.map((e) => (e.payload as { origin?: { host: string } }).origin?.host)).to.deep.equal([
+        'node2',
+        'node2',
+      ])
+      expect(await facts(panel, 'after_file_upload')).to.have.length(1)
+    } finally {
+      events.close()
+      await stop(agent)
+      await stop(manager)
+    }
+  })
+
+  it("a host takes the manager's settings of how servers run, when it joins and at each change, and keeps its own paths", async () => {
+    const machines = await twoMachines()
+    const { broker, panel, node2, manager, events } = machines
+    let agent = machines.agent
+    const setting = async (dir: string, key: string) => JSON.parse(await cliOk(dir, ['setting', 'get', key, '--json']))
+    try {
+      // A change while node2 is online reaches it.
+      const here = (await BridgeClient.connect(node2)) as BridgeClient
+      const taken = nextEvent(here, 'after_setting_update', (p) => p.key === 'servers.restart.max_restarts')
+      await cliOk(panel, ['setting', 'set', 'servers.restart.max_restarts', '9'])
+      await taken
+      here.close()
+      expect(await setting(node2, 'servers.restart.max_restarts')).to.equal(9)
+      // Changes while it is away reach it when it joins again; a path of this machine does not.
+      await stop(agent)
+      await cliOk(panel, ['setting', 'set', 'retention.backups', '4'])
+      await cliOk(panel, ['setting', 'set', 'paths.backups', join(tempDir(), 'panel-backups')])
+      agent = spawnCli(node2, ['agent', 'start', '--nats', broker.url, '--name', 'node2'], AGENT_ENV)
+      await waitForLine(agent, /^ready/)
+      const joined = await firstFact(node2, 'after_setting_update', (p) => p.key === 'retention.backups')
+      expect(joined).to.include({ key: 'retention.backups', value: 4 })
+      expect(await setting(node2, 'paths.backups')).to.not.contain('panel-backups')
+    } finally {
+      events.close()
+      await stop(agent)
+      await stop(manager)
+    }
+  })
+
+  it('a host whose data directory is made again is taken in from the start of its new log, not from where its old one was', async () => {
+    const machines = await twoMachines()
+    const { broker, panel, manager, events } = machines
+    let agent = machines.agent
+    try {
+      await cliOk(panel, ['server', 'add', 'far', '--dir', fakeBedrockDir(), '--host', 'node2'])
+      await cliOk(panel, ['server', 'start', 'far'])
+      await cliOk(panel, ['server', 'stop', 'far'])
+      const before = (await BridgeClient.connect(panel)) as BridgeClient
+      const { seq: cursor, log } = (await before.request('events:origin', { origin: 'node2' }, 'cli:test')) as {
+        seq: number
+        log: string
+      }
+      before.close()
+      expect(log).to.be.a('string')
+      // node2 is set up again on a new data directory, under the same name.
+      const offline = nextEvent(events, 'nats:host_offline')
+      await stop(agent)
+      await offline
+      const fresh = gameDataDir()
+      const online = nextEvent(events, 'nats:host_online')
+      agent = spawnCli(fresh, ['agent', 'start', '--nats', broker.url, '--name', 'node2'], AGENT_ENV)
+      await online
+      await cliOk(fresh, ['server', 'add', 'again', '--dir', fakeBedrockDir()])
+      const added = await firstFact(panel, 'servers:added', (p) => (p.server as { name: string }).name === 'again')
+      const origin = added.origin as { host: string; seq: number }
+      expect(origin.host).to.equal('node2')
+      expect(origin.seq).to.be.lessThan(cursor) // behind where the old log was: taken in all the same
+      const listed = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+      expect(listed.map((s: { name: string; host: string }) => [s.name, s.host])).to.deep.include(['again', 'node2'])
     } finally {
       events.close()
       await stop(agent)
@@ -216,6 +367,23 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(taken.origin).to.deep.include({ host: 'node2', seq: recorded.seq })
       expect(taken.at).to.equal(recorded.at)
       expect(await facts(panel, 'after_server_crash')).to.have.length(1)
+
+      // node2 is retired for good: its server cannot be removed there, but it can be forgotten here
+      // (not while node2 is online: removed normally, it would go there too).
+      const early = await cli(panel, ['server', 'remove', 'far', '--forget'])
+      expect(early.code).to.equal(75)
+      expect(early.stderr).to.contain('SM_ERR_SERVER_FORGET_REFUSED').and.to.contain('that host is online')
+      const gone = nextEvent(events, 'nats:host_offline')
+      expect(await stop(agent)).to.equal(0)
+      await gone
+      const remove = await cli(panel, ['server', 'remove', 'far'])
+      expect(remove.code).to.equal(69)
+      expect(remove.stderr).to.contain('SM_ERR_HOST_UNREACHABLE')
+      expect(await cliOk(panel, ['server', 'remove', 'far', '--forget'])).to.contain(
+        "Server 'far' forgotten: this manager no longer lists it; on host 'node2' it and its files stay as they were.",
+      )
+      expect(JSON.parse(await cliOk(panel, ['server', 'list', '--json']))).to.deep.equal([])
+      expect(runState(node2, 'far')?.status).to.equal('running')
     } finally {
       events.close()
       await stop(agent)
@@ -316,14 +484,21 @@ describe('services/servers: servers on another host, through its agent (issue 22
  * The first `type` fact in the log of the manager (or host agent) on `dir`: read once the
  * subscription is in place (a request answered after it proves it), else the next one emitted.
  */
-async function firstFact(dir: string, type: string): Promise<Record<string, unknown>> {
+async function firstFact(
+  dir: string,
+  type: string,
+  matches: (payload: Record<string, unknown>) => boolean = () => true,
+): Promise<Record<string, unknown>> {
   const client = (await BridgeClient.connect(dir)) as BridgeClient
   try {
     const emitted = new Promise<Record<string, unknown>>((resolve) => {
-      client.on(type, (payload, meta) => resolve({ ...(payload as object), seq: meta.seq }))
+      client.on(type, (payload, meta) => {
+        if (matches(payload as Record<string, unknown>)) resolve({ ...(payload as object), seq: meta.seq })
+      })
     })
     await client.request('manager:status', {}, 'cli:test')
-    const [first] = (await client.request('events:read', { types: [type], limit: 1 }, 'cli:test')) as StoredEvent[]
+    const read = (await client.request('events:read', { types: [type], limit: 1000 }, 'cli:test')) as StoredEvent[]
+    const first = read.find((event) => matches(event.payload as Record<string, unknown>))
     return first ? { ...(first.payload as object), seq: first.seq } : await emitted
   } finally {
     client.close()

@@ -134,6 +134,14 @@ describe('services/servers: a manager and two host agents, each on a loopback ad
       expect(added.status).to.equal(201)
       expect(added.json.server).to.include({ name: 'beta', host: 'node3' })
       await task('/api/servers/beta/start')
+      // Its game's PID on node3, as node3's beats tell the manager (every 5 s).
+      for (;;) {
+        const listed = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+        const pid = listed.find((s: { name: string }) => s.name === 'beta').pid
+        if (pid === undefined) continue
+        expect(pid).to.equal(runState(hosts.node3.dir, 'beta')?.game?.pid)
+        break
+      }
       await task('/api/servers/beta/backups', { type: 'world' })
       const sent = await http(`${url}/api/servers/beta/command`, { token, body: { command: 'list' } })
       expect(sent.json.reply.join('\n')).to.match(/players online/)

@@ -15,6 +15,11 @@ export default class ServerRemove extends ManagerCommand {
   static override flags = {
     'delete-files': Flags.boolean({ description: "also delete the server's directory" }),
     yes: Flags.boolean({ char: 'y', description: 'do not ask before deleting files' }),
+    forget: Flags.boolean({
+      description:
+        'a server on another host that is gone for good: remove it from this manager only, without asking that host (on it, the server and its files stay)',
+      exclusive: ['delete-files'],
+    }),
   }
 
   async run(): Promise<void> {
@@ -33,7 +38,11 @@ export default class ServerRemove extends ManagerCommand {
           reason: process.stdin.isTTY ? 'not confirmed' : 'there is no terminal to confirm on; add --yes',
         })
     }
-    const result = await this.request('servers:remove', { name: args.name, deleteFiles: flags['delete-files'] })
+    const result = await this.request('servers:remove', {
+      name: args.name,
+      deleteFiles: flags['delete-files'],
+      ...(flags.forget ? { forget: true } : {}),
+    })
     this.log(String(result.message))
   }
 
