@@ -35,7 +35,7 @@ export const natsErrors = defineErrors('nats', {
     exit: 77,
     when: "The NATS broker refused a publish or a subscription: this connection's credentials do not allow that subject.",
     message: (p) =>
-      `The NATS broker refused to ${p.operation} '${p.subject}': these credentials do not allow it. Use credentials with that permission (docs/architecture.md, "NATS subjects and permissions").`,
+      `The NATS broker refused to ${p.operation === 'subscription' ? 'subscribe to' : p.operation === 'publish' ? 'publish to' : p.operation} '${p.subject}': these credentials do not allow it. Use credentials with that permission (docs/architecture.md, "The bus over NATS, and host agents on other machines").`,
   }),
   SM_ERR_NATS_REPLY_TOO_LARGE: spec<{ command: string; bytes: number; reason: string }>({
     status: 413,

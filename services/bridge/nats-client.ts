@@ -74,15 +74,19 @@ export class NatsBridgeClient {
     if (tokens.length === 1 && tokens[0] !== '>') tokens.unshift('_') // a hook's name
     if (!tokens.every((t) => t === '*' || t === '>' || isSubjectToken(t)))
       throw new SmError('SM_ERR_BRIDGE_BAD_MESSAGE', { reason: `'${event}' is not an event name or pattern` })
-    const subscription: Subscription = this.#connection.subscribe(`${this.#prefix}.evt.${tokens.join('.')}`, {
+    const subject = `${this.#prefix}.evt.${tokens.join('.')}`
+    const subscription: Subscription = this.#connection.subscribe(subject, {
       callback: (error, message) => {
-        if (error) return
+        // Refused by the broker (not allowed to subscribe there): said, and the connection ends.
+        if (error) return void this.#end(this.#coded(error, `on '${event}'`, subject).message)
+        let frame: { payload: unknown; meta: EventFrameMeta }
         try {
-          const { payload, meta } = message.json<{ payload: unknown; meta: EventFrameMeta }>()
-          listener(payload, meta)
+          frame = message.json()
         } catch {
-          // Not one of ours: ignored.
+          return // not one of ours
         }
+        // Outside the parse's try: a listener that throws is the caller's error, not swallowed.
+        listener(frame.payload, frame.meta)
       },
     })
     return { dispose: () => subscription.unsubscribe() }
@@ -100,6 +104,14 @@ export class NatsBridgeClient {
 
   async close(): Promise<void> {
     await this.#connection.close()
+  }
+
+  /** Tells the onClose callback why, once, and closes the connection. */
+  #end(reason: string): void {
+    const told = this.#onClose
+    this.#onClose = undefined
+    told?.(reason)
+    void this.#connection.close().catch(() => {})
   }
 
   #coded(failure: unknown, command: string, subject: string): SmError {

@@ -171,6 +171,12 @@ describe('services/bridge: the bus over NATS', function () {
       expect(error.code).to.equal('SM_ERR_NATS_REFUSED')
       expect(error.params).to.deep.include({ operation: 'publish', subject: 'sm.req.settings.set' })
       expect((await cli(dir, ['setting', 'get', 'custom.x'])).stdout).to.not.contain('1')
+      // Nor follow its events: the refusal is said (and the connection ends), not swallowed.
+      const said = new Promise<string | undefined>((resolve) => agent.onClose(resolve))
+      agent.on('settings:*', () => {})
+      expect(await said).to.equal(
+        `The NATS broker refused to subscribe to 'sm.evt.settings.*': these credentials do not allow it. Use credentials with that permission (docs/architecture.md, "The bus over NATS, and host agents on other machines").`,
+      )
     } finally {
       await agent.close()
       await stop(manager)
