@@ -3,7 +3,7 @@ import './errors'
 import './settings'
 import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { reasonOf, renamedEvents, type Service, type ServiceContext, SmError } from '../../kernel'
+import { reasonOf, renamedEvents, type Service, type ServiceContext, SmError, toSmError } from '../../kernel'
 import { withoutSecrets } from '../../lib/secrets'
 import { PROJECTIONS } from './contract'
 import { SqliteDatabase } from './database'
@@ -66,7 +66,10 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         relayed = relayed.then(async () => {
           for (const event of stored)
             await bus.relay(event.type, event.payload, event.actor, event.seq).catch((error: unknown) => {
-              logger.warn(`a fact taken in from '${origin}' reached no listener: ${reasonOf(error)}`)
+              const coded = toSmError(error)
+              logger.warn(
+                `the fact ${event.type} (seq ${event.seq}) taken in from '${origin}' did not reach every listener: [${coded.code}] ${coded.message}`,
+              )
             })
         })
         return { appended: stored.length, cursor }
