@@ -146,10 +146,13 @@ export interface HostsLink {
    */
   call(host: string, command: string, payload: unknown, actor: string): Promise<unknown>
   /**
-   * Sends a file of this machine to the host (files:stage, in pieces) for a command there that
-   * takes one (`from`); resolves to its path there.
+   * Sends a file of this machine to the host (files:stage, in pieces), runs `use` with its path
+   * there (a command that takes it: `from`), and then removes it there (files:unstage), whatever
+   * `use` did; resolves to what `use` resolved to.
    */
-  send(host: string, file: string, actor: string): Promise<string>
+  sending<T>(host: string, file: string, actor: string, use: (there: string) => Promise<T>): Promise<T>
+  /** The most bytes of a file one message may carry on this broker (its max_payload allows, at most PIECE_BYTES). */
+  readonly pieceBytes: number
   /** Takes in the host's facts this log has not yet (in order, exactly once); resolves when they are in. */
   sync(host: string): Promise<void>
   /** Whether the host is online, and since when, and its servers as its last beat said; undefined for a host never heard from. */

@@ -194,21 +194,36 @@ export class NatsBridge implements HostsLink {
     return reply
   }
 
-  async send(host: string, file: string, actor: string): Promise<string> {
+  get pieceBytes(): number {
+    // Base64 is 4 bytes for 3, and the JSON around it and the subject need room too.
+    const max = this.#link.connection?.info?.max_payload
+    return max === undefined ? PIECE_BYTES : Math.max(3, Math.min(PIECE_BYTES, Math.floor(((max - 4_096) * 3) / 4)))
+  }
+
+  async sending<T>(host: string, file: string, actor: string, use: (there: string) => Promise<T>): Promise<T> {
+    const upload = randomUUID()
+    const size = this.pieceBytes
+    let there: string | undefined
     const handle = await open(file, 'r')
     try {
-      const upload = randomUUID()
-      const buffer = Buffer.alloc(PIECE_BYTES)
-      for (let offset = 0; ; ) {
-        const { bytesRead } = await handle.read(buffer, 0, PIECE_BYTES, offset)
-        const last = bytesRead < PIECE_BYTES
+      const buffer = Buffer.alloc(size)
+      for (let offset = 0; there === undefined; ) {
+        const { bytesRead } = await handle.read(buffer, 0, size, offset)
+        const last = bytesRead < size
         const piece = { upload, fileName: basename(file), offset, data: buffer.toString('base64', 0, bytesRead), last }
         const { path } = (await this.request(host, 'files:stage', piece, actor)) as { path?: string }
         offset += bytesRead
-        if (last) return path as string
+        if (last) there = path as string
       }
+      return await use(there)
     } finally {
       await handle.close()
+      // Taken or not, it is not left to wait there (a refused upload, a failed update).
+      await this.request(host, 'files:unstage', { upload }, actor).catch((error: unknown) =>
+        this.#logger.warn(
+          `nats: a file sent to host '${host}' was not removed there (it goes in 10 minutes): ${toSmError(error).message}`,
+        ),
+      )
     }
   }
 

@@ -100,7 +100,7 @@ export const filesCommands = defineCommands('files', {
   'files:download': command(entry, downloadFile.extend({ host: z.string().optional() })),
   /**
    * Up to PIECE_BYTES of a file files:download located, from `offset`; refused
-   * (SM_ERR_FILE_CHANGED) once what is at `path` is not the file of that `identity` any more.
+   * (SM_ERR_FILE_REPLACED) once what is at `path` is not the file of that `identity` any more.
    */
   'files:read_bytes': command(
     entry.extend({
@@ -113,8 +113,8 @@ export const filesCommands = defineCommands('files', {
   /**
    * Receives a file for a command that takes one (`from`) on this machine, piece by piece in
    * order: the manager sends one so to the host of a server on another host. The last piece
-   * answers with the path the file is at (`<temp>/<upload>/<fileName>`, private to this user),
-   * there for the next command to take, and removed 10 minutes after its last piece.
+   * answers with the path the file is at (`<data dir>/tmp/stage/<upload>/<fileName>`), there for
+   * the next command to take; removed by files:unstage, else 10 minutes after its last piece.
    */
   'files:stage': command(
     z.object({
@@ -126,11 +126,13 @@ export const filesCommands = defineCommands('files', {
         .regex(/^[^/\0]+$/)
         .refine((name) => name !== '.' && name !== '..', 'a file name, not . or ..'),
       offset: z.number().int().min(0),
-      data: z.string().max(Math.ceil(PIECE_BYTES / 3) * 4),
+      data: z.base64().max(Math.ceil(PIECE_BYTES / 3) * 4),
       last: z.boolean(),
     }),
     z.object({ bytes: z.number(), path: z.string().optional() }),
   ),
+  /** Removes a received file (its command is done with it, or failed): nothing waits 10 minutes. */
+  'files:unstage': command(z.object({ upload: z.uuid() }), z.undefined()),
   /** Renames or moves an entry inside the server directory (the file_rename action); `to` must not exist. */
   'files:rename': command(entry.extend({ to: z.string() }), fileChange.extend({ to: z.string() })),
   /** Makes a folder (the directory_create action); its parent must exist. */

@@ -43,6 +43,20 @@ export const filesErrors = defineErrors('files', {
     message: (p) =>
       `'${p.path}' cannot be shown as text: ${p.reason}. Download it instead (and upload it back to replace it).`,
   }),
+  SM_ERR_FILE_REPLACED: spec<{ path: string; reason: string }>({
+    status: 409,
+    exit: 75,
+    when: 'A download whose file was replaced or removed after it was located (a download is never a mix of two files).',
+    message: (p) =>
+      `'${p.path}' ${p.reason} while it was being downloaded, so the download stopped. Download it again to get it as it is now.`,
+  }),
+  SM_ERR_FILE_SOURCE_MISSING: spec<{ from: string; reason: string }>({
+    status: 422,
+    exit: 66,
+    when: 'A file to upload (the `from` of files:upload) that is not a readable file on the machine of the one asking.',
+    message: (p) =>
+      `The file to upload, '${p.from}', cannot be read: ${p.reason}. Give the path of a file on this machine (a server on another host gets it sent there).`,
+  }),
   SM_ERR_FILE_CHANGED: spec<{ path: string; reason: string }>({
     status: 409,
     exit: 75,

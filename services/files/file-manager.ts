@@ -1,6 +1,6 @@
 import { constants } from 'node:fs'
 import { copyFile, link, lstat, mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
-import { type ActionOutcome, type BusScope, performAction, SmError } from '../../kernel'
+import { type ActionOutcome, type BusScope, performAction, reasonOf, SmError } from '../../kernel'
 import { readPiece } from '../../lib/pieces'
 import { SerialQueue } from '../../lib/serial-queue'
 import { ACTIVE } from '../servers/contract'
@@ -84,11 +84,15 @@ export class FileManager {
   }
 
   async upload(name: string, path: string, from: string, { overwrite, move }: { overwrite?: boolean; move?: boolean }) {
-    const size = (
-      await stat(from).catch((error) => {
-        throw fsError(error, { server: name, path: from, action: 'read' })
+    const source = await stat(from).catch((error: NodeJS.ErrnoException) => {
+      throw new SmError('SM_ERR_FILE_SOURCE_MISSING', {
+        from,
+        reason: error.code === 'ENOENT' ? 'there is nothing there' : reasonOf(error),
       })
-    ).size
+    })
+    if (!source.isFile())
+      throw new SmError('SM_ERR_FILE_SOURCE_MISSING', { from, reason: `it is ${kindOf(source)}, not a file` })
+    const size = source.size
     const dir = await this.#dir(name)
     return this.#serial(dir.server, async () => {
       const target = await dir.target(path)
@@ -144,12 +148,18 @@ export class FileManager {
   async readBytes(name: string, path: string, identity: string, offset: number, length: number) {
     const dir = await this.#dir(name)
     const target = await dir.target(path)
-    if (!target.stats?.isFile()) throw new SmError('SM_ERR_FILE_CHANGED', { path: target.path, reason: 'is gone' })
+    if (!target.stats) throw new SmError('SM_ERR_FILE_REPLACED', { path: target.path, reason: 'was removed' })
+    if (!target.stats.isFile())
+      throw new SmError('SM_ERR_FILE_WRONG_TYPE', {
+        path: target.path || '.',
+        expected: 'a file',
+        actual: kindOf(target.stats),
+      })
     const { handle } = await openInside(dir, target.real, target.path, constants.O_RDONLY | constants.O_NONBLOCK)
     try {
       const stats = await handle.stat({ bigint: true })
       if (`${stats.dev}:${stats.ino}` !== identity)
-        throw new SmError('SM_ERR_FILE_CHANGED', { path: target.path, reason: 'was replaced' })
+        throw new SmError('SM_ERR_FILE_REPLACED', { path: target.path, reason: 'was replaced' })
       return await readPiece(handle, offset, length, Number(stats.size))
     } finally {
       await handle.close()

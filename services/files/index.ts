@@ -27,9 +27,10 @@ export function filesService(): Service {
   return {
     name: 'files',
     dependsOn: ['events', 'settings', 'servers'],
-    start({ bus, logger, registry }) {
+    async start({ bus, logger, registry, config }) {
       const files = new FileManager(bus)
-      const received = new Stager(logger)
+      const received = new Stager(config.dataDir, logger)
+      await received.open()
       stager = received
       const hosts = () => (registry.has(HOSTS) ? registry.resolve(HOSTS) : undefined)
       /** Answers `command` here for this machine's servers; for a server on another host, there. */
@@ -61,12 +62,14 @@ export function filesService(): Service {
       handle(
         'files:upload',
         ({ name, path, from, overwrite, move }) => files.upload(name, path, from, { overwrite, move }),
-        // `from` is a file on this machine: sent there first, where the upload takes it.
+        // `from` is a file on this machine: sent there first, where the upload takes it (moves it:
+        // the copy there is this upload's). Anything else is refused: it is not here to send.
         async (link, host, payload, actor) => {
-          const staged = statSync(payload.from, { throwIfNoEntry: false })?.isFile()
-            ? await link.send(host, payload.from, actor)
-            : payload.from
-          return link.call(host, 'files:upload', { ...payload, from: staged, move: true }, actor)
+          if (!statSync(payload.from, { throwIfNoEntry: false })?.isFile())
+            throw new SmError('SM_ERR_FILE_SOURCE_MISSING', { from: payload.from, reason: 'it is not a file here' })
+          return link.sending(host, payload.from, actor, (there) =>
+            link.call(host, 'files:upload', { ...payload, from: there, move: true }, actor),
+          )
         },
       )
       handle(
@@ -77,13 +80,26 @@ export function filesService(): Service {
           host,
         }),
       )
-      handle('files:read_bytes', ({ name, path, identity, offset, length }) =>
-        files.readBytes(name, path, identity, offset, length),
+      handle(
+        'files:read_bytes',
+        ({ name, path, identity, offset, length }) => files.readBytes(name, path, identity, offset, length),
+        // No more than the broker carries in one message: the reader goes on from what came.
+        (link, host, payload, actor) =>
+          link.request(
+            host,
+            'files:read_bytes',
+            { ...payload, length: Math.min(payload.length, link.pieceBytes) },
+            actor,
+          ),
       )
       handle('files:rename', ({ name, path, to }) => files.rename(name, path, to))
       handle('files:mkdir', ({ name, path }) => files.mkdir(name, path))
       handle('files:delete', ({ name, path }) => files.delete(name, path))
       bus.handle('files:stage', (piece) => received.receive(piece))
+      bus.handle('files:unstage', async ({ upload }) => {
+        await received.remove(upload)
+        return undefined
+      })
     },
     async stop() {
       await stager?.close()

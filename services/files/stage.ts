@@ -1,75 +1,106 @@
-import { appendFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Logger, reasonOf, SmError } from '../../kernel'
+import { SerialQueue } from '../../lib/serial-queue'
 
 /** How long a received file waits for the command that takes it, after its last piece. */
 const KEPT_MS = 10 * 60_000
+/** How many uploads may be under way or waiting to be taken at once. */
+const MAX_UPLOADS = 64
+
+interface Upload {
+  readonly folder: string
+  readonly fileName: string
+  /** The offset the next piece must begin at. */
+  next: number
+  done: boolean
+  expiry: NodeJS.Timeout
+}
 
 /**
  * Files received for a command that takes one (`from`), piece by piece (files:stage): the manager
  * sends one so to the host of a server on another host (a web upload into its files, a release
- * to update it with). Each upload is a folder of its own in a private temporary folder of this
- * process, removed 10 minutes after its last piece (or once the command moved the file away),
- * and all of them at the service's stop.
+ * to update it with). Each upload is a folder of its own under `<data dir>/tmp/stage/` (private to
+ * the owner, as the data directory is), removed by files:unstage once its command is done, else
+ * 10 minutes after its last piece; the whole folder is emptied at the start and the stop of the
+ * service, so an agent killed with -9 leaves nothing behind past its next start. Pieces are taken
+ * one at a time, each at the offset the upload is at.
  */
 export class Stager {
+  readonly #root: string
   readonly #logger: Logger
-  #root: Promise<string> | undefined
-  readonly #expiry = new Map<string, NodeJS.Timeout>()
+  readonly #uploads = new Map<string, Upload>()
+  readonly #queue = new SerialQueue()
 
-  constructor(logger: Logger) {
+  constructor(dataDir: string, logger: Logger) {
+    this.#root = join(dataDir, 'tmp', 'stage')
     this.#logger = logger
   }
 
-  async receive(piece: {
+  /** Removes what an earlier process left (a kill -9, a crash). */
+  async open(): Promise<void> {
+    await rm(this.#root, { recursive: true, force: true })
+  }
+
+  receive(piece: {
     upload: string
     fileName: string
     offset: number
     data: string
     last: boolean
   }): Promise<{ bytes: number; path?: string }> {
-    this.#root ??= mkdtemp(join(tmpdir(), 'sm-stage-'))
-    const folder = join(await this.#root, piece.upload)
-    const file = join(folder, piece.fileName)
-    const bytes = Buffer.from(piece.data, 'base64')
-    if (piece.offset === 0) {
-      await mkdir(folder, { mode: 0o700 })
-      await writeFile(file, bytes, { flag: 'wx', mode: 0o600 })
-    } else {
-      const size = (await stat(file).catch(() => undefined))?.size
-      if (size !== piece.offset)
-        throw new SmError('SM_ERR_FILE_STAGE_BROKEN', {
-          file: piece.fileName,
-          reason:
-            size === undefined
-              ? 'its first pieces are not here (sent elsewhere, or removed after 10 minutes unused)'
-              : `${size} bytes are here, and this piece begins at ${piece.offset}`,
-        })
+    return this.#queue.run(async () => {
+      const broken = (reason: string) => new SmError('SM_ERR_FILE_STAGE_BROKEN', { file: piece.fileName, reason })
+      let upload = this.#uploads.get(piece.upload)
+      if (piece.offset === 0 && upload) throw broken('that upload id is in use already: every upload has its own')
+      if (piece.offset === 0) {
+        if (this.#uploads.size >= MAX_UPLOADS)
+          throw broken(`${MAX_UPLOADS} uploads are under way or waiting to be taken on this host; try again shortly`)
+        const folder = join(this.#root, piece.upload)
+        await mkdir(folder, { recursive: true, mode: 0o700 })
+        await writeFile(join(folder, piece.fileName), '', { flag: 'wx', mode: 0o600 })
+        upload = { folder, fileName: piece.fileName, next: 0, done: false, expiry: this.#expire(piece.upload, folder) }
+        this.#uploads.set(piece.upload, upload)
+      }
+      if (!upload) throw broken('its first pieces are not here (sent elsewhere, or removed after 10 minutes unused)')
+      if (upload.done) throw broken('its last piece came already')
+      if (piece.fileName !== upload.fileName) throw broken(`its pieces are of '${upload.fileName}'`)
+      if (piece.offset !== upload.next)
+        throw broken(`${upload.next} bytes are here, and this piece begins at ${piece.offset}`)
+      const bytes = Buffer.from(piece.data, 'base64')
+      const file = join(upload.folder, upload.fileName)
       await appendFile(file, bytes)
-    }
-    this.#keep(piece.upload, folder)
-    const total = piece.offset + bytes.length
-    return piece.last ? { bytes: total, path: file } : { bytes: total }
+      upload.next += bytes.length
+      upload.done = piece.last
+      clearTimeout(upload.expiry)
+      upload.expiry = this.#expire(piece.upload, upload.folder)
+      return piece.last ? { bytes: upload.next, path: file } : { bytes: upload.next }
+    })
+  }
+
+  /** Removes an upload (its command is done with it, or failed). */
+  async remove(id: string): Promise<void> {
+    const upload = this.#uploads.get(id)
+    if (!upload) return
+    this.#uploads.delete(id)
+    clearTimeout(upload.expiry)
+    await rm(upload.folder, { recursive: true, force: true })
   }
 
   /** Removes every received file (the service stops). */
   async close(): Promise<void> {
-    for (const timer of this.#expiry.values()) clearTimeout(timer)
-    this.#expiry.clear()
-    const root = await this.#root?.catch(() => undefined)
-    if (root) await rm(root, { recursive: true, force: true })
+    for (const upload of this.#uploads.values()) clearTimeout(upload.expiry)
+    this.#uploads.clear()
+    await rm(this.#root, { recursive: true, force: true })
   }
 
-  #keep(upload: string, folder: string): void {
-    clearTimeout(this.#expiry.get(upload))
+  #expire(id: string, folder: string): NodeJS.Timeout {
     const timer = setTimeout(() => {
-      this.#expiry.delete(upload)
-      rm(folder, { recursive: true, force: true }).catch((error: unknown) =>
+      this.remove(id).catch((error: unknown) =>
         this.#logger.warn(`A received file in ${folder} could not be removed: ${reasonOf(error)}`),
       )
     }, KEPT_MS)
     timer.unref()
-    this.#expiry.set(upload, timer)
+    return timer
   }
 }

@@ -4,7 +4,7 @@ import { type Logger, SmError, toSmError } from '../../kernel'
 import { errorSpec } from '../../kernel/error-catalogue'
 
 /** 5xx codes whose own message is written for the client (no parameter of theirs is internal). */
-const PUBLIC_5XX = new Set(['SM_ERR_WEB_UNAVAILABLE'])
+const PUBLIC_5XX = new Set(['SM_ERR_WEB_UNAVAILABLE', 'SM_ERR_HOST_UNREACHABLE'])
 
 /**
  * Turns anything a route threw into the JSON error body every client gets:

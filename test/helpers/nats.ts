@@ -42,7 +42,13 @@ export const CLIENT_PERMISSIONS: Permissions = { publish: ['sm.req.>'], subscrib
  */
 export async function startBroker(
   users: Readonly<Record<string, Permissions>>,
-  options: { port?: number; entries?: readonly object[]; tls?: { readonly cert: string; readonly key: string } } = {},
+  options: {
+    port?: number
+    entries?: readonly object[]
+    tls?: { readonly cert: string; readonly key: string }
+    /** The largest message it carries (nats-server's max_payload; its default is 1 MB). */
+    maxPayload?: number
+  } = {},
 ): Promise<Broker> {
   const port = options.port ?? 0
   const dir = tempDir('sm-nats-')
@@ -53,7 +59,10 @@ export async function startBroker(
   let bound = port
   const start = async () => {
     const config = join(dir, 'nats.conf')
-    writeFileSync(config, brokerConfig(bound === 0 ? -1 : bound, users, accounts, options.entries ?? [], options.tls))
+    writeFileSync(
+      config,
+      brokerConfig(bound === 0 ? -1 : bound, users, accounts, options.entries ?? [], options.tls, options.maxPayload),
+    )
     const process_ = spawn(natsServerBinary(), ['-c', config], { stdio: 'pipe' })
     child = process_
     let said = ''
@@ -94,6 +103,7 @@ function brokerConfig(
   accounts: Readonly<Record<string, BrokerUser>>,
   entries: readonly object[],
   tls: { readonly cert: string; readonly key: string } | undefined,
+  maxPayload: number | undefined,
 ): string {
   const list = Object.entries(users).map(([name, p]) => ({
     user: accounts[name]?.user,
@@ -110,6 +120,7 @@ function brokerConfig(
     server_name: 'sm_test',
     authorization: { users: [...list, ...entries] },
     ...(tls ? { tls: { cert_file: tls.cert, key_file: tls.key } } : {}),
+    ...(maxPayload ? { max_payload: maxPayload } : {}),
   }
   return `${JSON.stringify(config, null, 2)}\n`
 }

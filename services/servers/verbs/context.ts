@@ -136,9 +136,15 @@ async function onHost(ctx: ServersContext, host: string, command: string, payloa
   }
   // A file of this machine to take (a release, a world, an archive) is sent there first.
   const field = SENDS[command]
-  if (field && typeof rest[field] === 'string' && statSync(rest[field], { throwIfNoEntry: false })?.isFile())
-    rest[field] = await hosts.send(host, rest[field], actor)
-  const reply = await hosts.call(host, command, rest, actor)
+  const local = field === undefined ? undefined : rest[field]
+  // No more of a backup than the broker carries in one message: the reader goes on from what came.
+  if (command === 'servers:backup_bytes') rest.length = Math.min(Number(rest.length), hosts.pieceBytes)
+  const reply =
+    typeof local === 'string' && statSync(local, { throwIfNoEntry: false })?.isFile()
+      ? await hosts.sending(host, local, actor, (there) =>
+          hosts.call(host, command, { ...rest, [field as string]: there }, actor),
+        )
+      : await hosts.call(host, command, rest, actor)
   // A record from there says where it lives (the host's own copy does not: it is at home); so
   // does a backup's path, there to be read piece by piece (servers:backup_bytes).
   if (adds || command === 'servers:info' || command === 'servers:backup_file') return { ...(reply as object), host }

@@ -467,8 +467,10 @@ export function apiRoutes(app: WebApp): Router[] {
       ctx.body =
         backup.host === undefined
           ? createReadStream(resolve(backup.path))
-          : await pieceStream((offset, length) =>
-              bus.request('servers:backup_bytes', { name: params.name, file: params.file, offset, length }),
+          : await pieceStream(
+              (offset, length) =>
+                bus.request('servers:backup_bytes', { name: params.name, file: params.file, offset, length }),
+              backup.bytes,
             )
       return undefined
     },

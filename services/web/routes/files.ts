@@ -315,8 +315,10 @@ async function download(app: WebApp, ctx: WebContext, name: string, path: string
   const file = await app.bus.request('files:download', { name, path })
   if (file.host !== undefined) {
     // On another host: read there piece by piece, as long as it is the file located.
-    const body = await pieceStream((offset, length) =>
-      app.bus.request('files:read_bytes', { name, path: file.path, identity: file.identity, offset, length }),
+    const body = await pieceStream(
+      (offset, length) =>
+        app.bus.request('files:read_bytes', { name, path: file.path, identity: file.identity, offset, length }),
+      file.size,
     )
     ctx.attachment(file.name)
     ctx.type = 'application/octet-stream'
@@ -330,11 +332,16 @@ async function download(app: WebApp, ctx: WebContext, name: string, path: string
   const stats = await handle?.stat({ bigint: true })
   if (!handle || !stats || `${stats.dev}:${stats.ino}` !== file.identity) {
     await handle?.close()
-    throw new SmError('SM_ERR_FILE_CHANGED', { path: file.path, reason: 'was replaced' })
+    throw new SmError('SM_ERR_FILE_REPLACED', { path: file.path, reason: 'was replaced' })
   }
   ctx.attachment(file.name)
   // Whatever its name says: the browser saves it, it never shows it as a page of this origin.
   ctx.type = 'application/octet-stream'
-  ctx.length = Number(stats.size)
-  ctx.body = handle.createReadStream()
+  // The size located and announced: a file that grows meanwhile (a game's log) is not sent past it.
+  const size = Number(stats.size)
+  ctx.length = size
+  if (size === 0) {
+    await handle.close()
+    ctx.body = ''
+  } else ctx.body = handle.createReadStream({ end: size - 1 })
 }

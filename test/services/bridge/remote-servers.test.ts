@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, openAsBlob, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, openAsBlob, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import { expect } from 'chai'
@@ -48,8 +48,11 @@ const GUARD_FILES = plugin(
  * Two machines on one: a broker, the panel's manager (its plugins written first) and node2's
  * host agent, each on its own data directory; resolves once node2 is online at the manager.
  */
-async function twoMachines(plugins: Record<string, string> = {}) {
-  const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node2: NODE2 })
+async function twoMachines(
+  plugins: Record<string, string> = {},
+  brokerOptions: Parameters<typeof startBroker>[1] = {},
+) {
+  const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node2: NODE2 }, brokerOptions)
   const panel = gameDataDir()
   const node2 = gameDataDir() // the other machine's data directory
   writePlugins(panel, plugins)
@@ -188,7 +191,11 @@ describe('services/servers: servers on another host, through its agent (issue 22
   })
 
   it("the file manager and backups' downloads reach a server on node2: files and releases from here are sent there in pieces, and the manager's plugins veto there too", async () => {
-    const { panel, node2, manager, events, agent } = await twoMachines({ 'guard.ts': GUARD_FILES })
+    // A broker that carries less than a piece in one message (64 KiB): pieces fit what it carries.
+    const { panel, node2, manager, events, agent } = await twoMachines(
+      { 'guard.ts': GUARD_FILES },
+      { maxPayload: 64 * 1024 },
+    )
     try {
       const dir = fakeBedrockDir()
       writeFileSync(join(dir, 'server.properties'), 'server-name=far\n')
@@ -234,6 +241,20 @@ describe('services/servers: servers on another host, through its agent (issue 22
       })
       expect(download.status).to.equal(200)
       expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).to.equal(true)
+      // An upload refused there (no such folder) leaves nothing behind there; a file to upload
+      // that is not one here is refused here, and nothing of node2's is touched.
+      const refused = await postFile(
+        `${url}/api/servers/far/files/upload`,
+        token,
+        { path: 'nope/blob.bin' },
+        await openAsBlob(local),
+      )
+      expect(refused.status, refused.text).to.equal(404)
+      expect(readdirSync(join(node2, 'tmp', 'stage'))).to.deep.equal([])
+      const notHere = await events
+        .request('files:upload', { name: 'far', path: 'x.bin', from: '/nonexistent/x.bin' }, 'cli:test')
+        .catch((error: { code: string }) => error)
+      expect((notHere as { code: string }).code).to.equal('SM_ERR_FILE_SOURCE_MISSING')
       expect((await api('/rename', { body: { path: 'blob.bin', to: 'moved.bin' } })).status).to.equal(200)
       expect((await api('?path=moved.bin', { method: 'DELETE' })).status).to.equal(200)
       expect(existsSync(join(dir, 'moved.bin'))).to.equal(false)
