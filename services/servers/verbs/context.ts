@@ -7,10 +7,10 @@ import {
   type Logger,
   SmError,
 } from '../../../kernel'
-import { type HostsLink, hostTaskId } from '../../bridge/contract'
+import { type HostsLink, hostTaskId, parseHostTaskId } from '../../bridge/contract'
 import type { AccessLists } from '../access-lists'
 import type { Backups } from '../backups/backups'
-import type { ServerRecord } from '../contract'
+import type { ListedSchedule, ServerRecord } from '../contract'
 import type { ServerControl } from '../control'
 import { checkNewName } from '../describe-server'
 import type { PlayerRecord } from '../player-history'
@@ -87,8 +87,8 @@ const SENDS: Readonly<Record<string, string>> = {
   'servers:import': 'file',
 }
 
-/** The commands answered here whatever their payload names: about this manager (its list, its agent, a schedule by id). */
-const ALWAYS_HERE: ReadonlySet<string> = new Set(['servers:list', 'servers:agent', 'servers:schedule_remove'])
+/** The commands answered here whatever their payload names: about this manager (its list, its agent). */
+const ALWAYS_HERE: ReadonlySet<string> = new Set(['servers:list', 'servers:agent'])
 
 /**
  * Registers every verb of `table` on the bus, each handed the context. A command for a server on
@@ -101,16 +101,22 @@ export function registerVerbs(bus: BusScope, ctx: ServersContext, table: VerbTab
     bus.handle(name, async (payload, meta) => {
       const here = ALWAYS_HERE.has(name) || !ctx.hosts() || (payload as { forget?: boolean }).forget === true
       const host = here ? undefined : await hostOf(ctx, payload)
-      if (host === undefined) return verb(ctx, payload)
-      return (await onHost(ctx, host, name, payload, meta.actor)) as CommandReply<typeof name>
+      if (host !== undefined) return (await onHost(ctx, host, name, payload, meta.actor)) as CommandReply<typeof name>
+      const reply = await verb(ctx, payload)
+      // Every schedule: this machine's and the online hosts' (an offline host's are not known now).
+      if (name === 'servers:schedule_list' && !here && (payload as { name?: string }).name === undefined)
+        return [...(reply as ListedSchedule[]), ...(await hostSchedules(ctx, meta.actor))] as CommandReply<typeof name>
+      return reply
     })
   }
 }
 
-/** The host a command's payload concerns: the one it names (an add, an install), or its server's. */
+/** The host a command's payload concerns: the one it names (an add, an install), its server's, or its schedule's. */
 async function hostOf(ctx: ServersContext, payload: unknown): Promise<string | undefined> {
-  const { host, name } = (payload ?? {}) as { host?: unknown; name?: unknown }
+  const { host, name, id } = (payload ?? {}) as { host?: unknown; name?: unknown; id?: unknown }
   if (typeof host === 'string' && host !== '') return host
+  // A schedule of a host's server, by the id the manager gave it (`<host>/<its id there>`).
+  if (typeof id === 'string' && name === undefined) return parseHostTaskId(id)?.host
   if (typeof name !== 'string') return undefined
   return (await ctx.all()).find((server) => server.name === name)?.host
 }
@@ -122,6 +128,7 @@ async function hostOf(ctx: ServersContext, payload: unknown): Promise<string | u
 async function onHost(ctx: ServersContext, host: string, command: string, payload: unknown, actor: string) {
   const hosts = ctx.hosts() as HostsLink
   const { host: _named, ...rest } = payload as Record<string, unknown>
+  if (command === 'servers:schedule_remove') rest.id = parseHostTaskId(String(rest.id))?.id
   const adds = command === 'servers:add' || command === 'servers:install'
   if (adds) {
     // A name is one server's on every host.
@@ -150,5 +157,32 @@ async function onHost(ctx: ServersContext, host: string, command: string, payloa
   if (adds || command === 'servers:info' || command === 'servers:backup_file') return { ...(reply as object), host }
   // A task it runs there, by the name the manager's tasks:get and tasks:cancel route with.
   if (command === 'servers:begin') return { taskId: hostTaskId(host, (reply as { taskId: string }).taskId) }
+  // Its schedules, by the ids the manager's schedule_remove routes with.
+  if (command === 'servers:schedule_list') return hostScheduleIds(host, reply as ListedSchedule[])
+  if (command === 'servers:schedule_add' || command === 'servers:schedule_remove')
+    return hostScheduleIds(host, [reply as ListedSchedule])[0]
   return reply
+}
+
+/** A host's schedules as the manager names them: `<host>/<its id there>`. */
+function hostScheduleIds(host: string, schedules: readonly ListedSchedule[]): ListedSchedule[] {
+  return schedules.map((schedule) => ({ ...schedule, id: hostTaskId(host, schedule.id) }))
+}
+
+/** The schedules of every online host's servers (an offline host's are not known now: its servers list as unknown). */
+async function hostSchedules(ctx: ServersContext, actor: string): Promise<ListedSchedule[]> {
+  const hosts = ctx.hosts()
+  if (!hosts) return []
+  const servers = await ctx.all()
+  const names = [...new Set(servers.flatMap((server) => (server.host === undefined ? [] : [server.host])))]
+  const lists = await Promise.all(
+    names
+      .filter((host) => hosts.state(host)?.online)
+      .map(async (host) => {
+        // One that went offline meanwhile is as one that was: its schedules are not known now.
+        const listed = await hosts.request(host, 'servers:schedule_list', {}, actor).catch(() => [])
+        return hostScheduleIds(host, listed as ListedSchedule[])
+      }),
+  )
+  return lists.flat()
 }

@@ -151,6 +151,48 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(task.json.task).to.include({ id: begun.json.task_id, state: 'succeeded' })
       await cliOk(panel, ['server', 'stop', 'far'])
 
+      // A schedule of a server on node2 is node2's to run; the manager lists and removes it by `node2/<id>`.
+      await cliOk(panel, ['server', 'add', 'here', '--dir', fakeBedrockDir()])
+      const remote = JSON.parse(
+        await cliOk(panel, [
+          'server',
+          'schedule',
+          'add',
+          'far',
+          '--cron',
+          '0 4 * * *',
+          '--action',
+          'restart',
+          '--json',
+        ]),
+      )
+      expect(remote.id).to.match(/^node2\/[0-9a-f]+$/)
+      const local = JSON.parse(
+        await cliOk(panel, [
+          'server',
+          'schedule',
+          'add',
+          'here',
+          '--cron',
+          '0 5 * * *',
+          '--action',
+          'backup',
+          '--json',
+        ]),
+      )
+      const all = JSON.parse(await cliOk(panel, ['server', 'schedule', 'list', '--json']))
+      expect(all.map((s: { id: string; server: string }) => [s.id, s.server])).to.have.deep.members([
+        [local.id, 'here'],
+        [remote.id, 'far'],
+      ])
+      expect(JSON.parse(await cliOk(panel, ['server', 'schedule', 'list', 'far', '--json']))[0].id).to.equal(remote.id)
+      const bare = remote.id.slice('node2/'.length)
+      expect(JSON.parse(await cliOk(node2, ['server', 'schedule', 'list', '--json']))[0].id).to.equal(bare)
+      expect(await cliOk(panel, ['server', 'schedule', 'remove', remote.id])).to.contain(`Schedule ${remote.id}`)
+      expect(JSON.parse(await cliOk(node2, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
+      await cliOk(panel, ['server', 'schedule', 'remove', local.id])
+      await cliOk(panel, ['server', 'remove', 'here'])
+
       // A host speaks for its own servers only: node2 adding a server under a name this machine
       // holds (with its own CLI) changes nothing here, and the next routed command's sync leaves it out.
       await cliOk(panel, ['server', 'add', 'home', '--dir', fakeBedrockDir()])
@@ -168,11 +210,17 @@ describe('services/servers: servers on another host, through its agent (issue 22
 
       // Its facts are in the manager's log, each once, marked with where they come from.
       const added = await facts(panel, 'servers:added')
-      expect(added.map((e) => (e.payload as { origin?: { host: string } }).origin?.host)).to.deep.equal([
-        'node2',
-        'node2',
-        'node2',
-        undefined,
+      expect(
+        added.map((e) => [
+          (e.payload as { server: { name: string } }).server.name,
+          (e.payload as { origin?: { host: string } }).origin?.host,
+        ]),
+      ).to.deep.equal([
+        ['far', 'node2'],
+        ['copy', 'node2'],
+        ['near', 'node2'],
+        ['here', undefined],
+        ['home', undefined],
       ])
       const starts = await facts(panel, 'after_server_start')
       expect(starts).to.have.length(2)
