@@ -115,6 +115,12 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(runState(panel, 'far')).to.equal(undefined)
       expect(JSON.parse(await cliOk(panel, ['server', 'status', 'far', '--json']))).to.include({ status: 'running' })
       expect(await cliOk(panel, ['server', 'send', 'far', 'list'])).to.match(/players online/)
+      // Its console log is on node2: followed from here as node2 relays its lines.
+      const follow = spawnCli(panel, ['server', 'logs', 'far', '--follow', '--lines', '2'])
+      await waitForLine(follow, /players online/) // of the last lines, read there
+      await cliOk(panel, ['server', 'send', 'far', 'list'])
+      await waitForLine(follow, /players online/) // the new one, relayed
+      expect(await stop(follow, 'SIGINT')).to.equal(0)
 
       // The manager's plugin is asked about an action on node2, and its veto holds there.
       const vetoed = await cli(panel, ['server', 'send', 'far', 'forbidden'])
@@ -227,10 +233,11 @@ describe('services/servers: servers on another host, through its agent (issue 22
       const sends = await facts(panel, 'after_command_send')
       expect(sends.map((e) => (e.payload as { result: { status: string } }).result.status)).to.deep.equal([
         'success',
+        'success',
         'cancelled',
       ])
       const onNode2 = await facts(node2, 'after_command_send')
-      expect(onNode2).to.have.length(2)
+      expect(onNode2).to.have.length(3)
     } finally {
       events.close()
       await stop(agent)

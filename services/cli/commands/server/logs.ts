@@ -32,6 +32,9 @@ export default class ServerLogs extends ManagerCommand {
       for (const line of lines) this.log(line)
       return
     }
+    // Its console log is on another machine: followed as its host relays the lines.
+    const { host } = await this.request('servers:info', { name: args.name })
+    if (host !== undefined) return this.#followOnHost(args.name, host, flags.lines)
     // Printed up to a size taken once, then followed from exactly there: no line twice, none lost.
     const size = fileSize(file)
     for (const line of lastConsoleLines(file, flags.lines, size)) this.log(line)
@@ -39,4 +42,42 @@ export default class ServerLogs extends ManagerCommand {
     await waitForSignal()
     tail.stop()
   }
+
+  /**
+   * The last lines, then each new one as the server's host relays it to the manager: lines that
+   * came while the last ones were read are printed once (those the last ones already hold are not).
+   * While the host is offline nothing comes; that is said, on stderr.
+   */
+  async #followOnHost(name: string, host: string, last: number): Promise<void> {
+    const waiting: string[] = []
+    let live = false
+    const lines = await this.subscribe('servers:console', ({ serverName, line }) => {
+      if (serverName !== name) return
+      if (live) this.log(cleanConsoleLine(line))
+      else waiting.push(cleanConsoleLine(line))
+    })
+    const gone = await this.subscribe('nats:host_offline', (p) => {
+      if (p.name === host)
+        process.stderr.write(
+          `Host '${host}' is offline (${p.reason}): its lines show here again once it is back; meanwhile they are in its console log there.\n`,
+        )
+    })
+    try {
+      const tail = (await this.request('servers:logs', { name, lines: last })).lines
+      for (const line of tail) this.log(line)
+      for (const line of waiting.slice(overlap(tail, waiting))) this.log(line)
+      live = true
+      await waitForSignal()
+    } finally {
+      lines.dispose()
+      gone.dispose()
+    }
+  }
+}
+
+/** How many of `next`'s first lines are `tail`'s last ones (printed already). */
+function overlap(tail: readonly string[], next: readonly string[]): number {
+  for (let k = Math.min(tail.length, next.length); k > 0; k--)
+    if (next.slice(0, k).every((line, i) => line === tail[tail.length - k + i])) return k
+  return 0
 }
