@@ -84,7 +84,14 @@ export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'pa
 
 /** The built-in services, in the order they are registered. */
 export function builtinServices(
-  options: { loadPlugins?: boolean; oneShot?: boolean; watchdog?: boolean; defaultPlugins?: boolean } = {},
+  options: {
+    loadPlugins?: boolean
+    oneShot?: boolean
+    watchdog?: boolean
+    defaultPlugins?: boolean
+    /** Start the servers set to autostart (a host agent: it loads no plugins, the autostart plugin's home). */
+    autostart?: boolean
+  } = {},
 ): Service[] {
   const load = options.loadPlugins ?? true
   return [
@@ -93,7 +100,7 @@ export function builtinServices(
     authService(),
     tasksService(),
     metricsService(),
-    serversService(),
+    serversService({ autostart: options.autostart }),
     filesService(),
     pluginsService({
       sdk,
@@ -133,5 +140,9 @@ export function createManager(options: ManagerOptions = {}): Kernel {
   const kernel = createKernel({ config: { dataDir }, logger })
   const web = options.web ?? options.daemon
   if (web) services.push(webService({ version: VERSION, listen: typeof web === 'object' ? web : undefined }))
-  return kernel.use(...services, ...builtinServices(options), ...(options.services ?? []))
+  return kernel.use(
+    ...services,
+    ...builtinServices({ ...options, autostart: options.host !== undefined }),
+    ...(options.services ?? []),
+  )
 }

@@ -3,7 +3,8 @@ import { PluginBase } from 'server-manager'
 /**
  * Starts every server whose `autostart` setting is true when the manager starts
  * (`server-manager server config <name> autostart true`). Servers already running, for example
- * adopted after a manager restart, are left alone.
+ * adopted after a manager restart, are left alone. A server on another host is its host agent's
+ * to start, when that agent starts.
  */
 export default class Autostart extends PluginBase<Autostart> {
   static version = '1.0.0'
@@ -24,6 +25,8 @@ export default class Autostart extends PluginBase<Autostart> {
   async #startAll() {
     for (const server of await this.api.listServers()) {
       if (this.#unloaded) return
+      // A server on another host: its host agent starts it when it starts (hosts load no plugins).
+      if (server.host !== undefined) continue
       try {
         await this.#start(server.name)
       } catch (error) {

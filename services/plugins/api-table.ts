@@ -114,7 +114,7 @@ export const API_TABLE = {
   listServers: read({
     params: [],
     description:
-      'Every registered server with its profile, directory and status now: `[{ name, profile, dir, status, pid }]`.',
+      'Every registered server with its profile, directory and status now: `[{ name, profile, dir, status, pid, host }]` (`host`: the host agent it lives on, for a server of another machine; `pid` is a process there).',
     run: async (ctx) =>
       (await ctx.link.request('servers:list', {})).map((s) => ({
         name: s.name,
@@ -122,6 +122,7 @@ export const API_TABLE = {
         dir: s.dir,
         status: s.status,
         pid: s.pid,
+        ...(s.host === undefined ? {} : { host: s.host }),
       })),
   }),
 

@@ -2,7 +2,7 @@ import './actions'
 import './errors'
 import './settings'
 import { resolve } from 'node:path'
-import { isSmError, reasonOf, type Service, SmError } from '../../kernel'
+import { isSmError, reasonOf, type Service, SmError, toSmError } from '../../kernel'
 import { closest } from '../../lib/closest'
 import { HOSTS } from '../bridge/contract'
 import { PROJECTIONS } from '../events/contract'
@@ -52,7 +52,11 @@ const VERBS = [
  * builds the context the verbs work with, registers every table of verbs, and starts and stops
  * what runs in the manager (the live follow, the player tracker, the schedules).
  */
-export function serversService(): Service {
+/**
+ * `autostart`: this process starts the servers whose `autostart` setting is true once it
+ * manages them: a host agent, which loads no plugins (in the manager, the autostart plugin does).
+ */
+export function serversService(options: { autostart?: boolean } = {}): Service {
   let ctx: ServersContext | undefined
   return {
     name: 'servers',
@@ -159,7 +163,7 @@ export function serversService(): Service {
 
       // The manager follows its servers live, adopts what outlived a supervisor and runs the
       // schedules; a one-shot CLI does none of that.
-      bus.on('manager:started', () => manage(context), { timeoutMs: 0 })
+      bus.on('manager:started', () => manage(context, options.autostart === true), { timeoutMs: 0 })
       bus.on('kernel:stopping', () => release(context))
     },
     async stop() {
@@ -171,7 +175,7 @@ export function serversService(): Service {
 }
 
 /** In the manager: runs the schedules, follows every server, and cleans up after interrupted work. */
-async function manage(ctx: ServersContext): Promise<void> {
+async function manage(ctx: ServersContext, autostart: boolean): Promise<void> {
   ctx.scheduler.start(await ctx.schedules())
   const registered = await here(ctx.all)
   ctx.players.start()
@@ -184,6 +188,27 @@ async function manage(ctx: ServersContext): Promise<void> {
     })
     if (removed.length)
       ctx.logger.info(`Cleaned up after interrupted backups or restores of '${server.name}': ${removed.join(', ')}.`)
+  }
+  if (autostart) void startAutostarts(ctx, registered)
+}
+
+/**
+ * A host agent's autostart (the manager's is its autostart plugin): each server set to autostart
+ * that is not under way is started, one after another, as the plugin does it (its hooks asked of
+ * the manager's plugins); each failure is said with its code, and does not keep the others back.
+ */
+async function startAutostarts(ctx: ServersContext, servers: readonly ServerRecord[]): Promise<void> {
+  for (const server of servers) {
+    if (server.settings?.autostart !== true) continue
+    try {
+      const { status } = await ctx.control.status(server)
+      if (status !== 'stopped' && status !== 'crashed') continue
+      await ctx.bus.request('servers:start', { name: server.name })
+      ctx.logger.info(`Started '${server.name}' (autostart).`)
+    } catch (error) {
+      const coded = toSmError(error)
+      ctx.logger.warn(`Autostart of '${server.name}' did not happen: [${coded.code}] ${coded.message}`)
+    }
   }
 }
 

@@ -354,6 +354,9 @@ describe('services/servers: servers on another host, through its agent (issue 22
       await taken
       here.close()
       expect(await setting(node2, 'servers.restart.max_restarts')).to.equal(9)
+      // A server of node2's set to autostart: node2's agent starts it when it starts (it loads no plugins).
+      await cliOk(panel, ['server', 'add', 'auto', '--dir', fakeBedrockDir(), '--host', 'node2'])
+      await cliOk(panel, ['server', 'config', 'auto', 'autostart', 'true'])
       // Changes while it is away reach it when it joins again; a path of this machine does not.
       await stop(agent)
       await cliOk(panel, ['setting', 'set', 'retention.backups', '4'])
@@ -363,6 +366,9 @@ describe('services/servers: servers on another host, through its agent (issue 22
       const joined = await firstFact(node2, 'after_setting_update', (p) => p.key === 'retention.backups')
       expect(joined).to.include({ key: 'retention.backups', value: 4 })
       expect(await setting(node2, 'paths.backups')).to.not.contain('panel-backups')
+      const started = await firstFact(node2, 'after_server_start', (p) => p.serverName === 'auto')
+      expect(started.result).to.deep.include({ status: 'success' })
+      await cliOk(panel, ['server', 'stop', 'auto'])
     } finally {
       events.close()
       await stop(agent)
