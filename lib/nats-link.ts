@@ -92,7 +92,8 @@ export async function connectNats(
 /** A NATS error's reason in a few words. */
 export function natsReason(error: unknown): string {
   const text = reasonOf(error)
-  if (/authorization violation|authentication/i.test(text)) return 'the broker refused our credentials'
+  if (/authorization violation|authentication/i.test(text))
+    return "the broker refused our credentials: check them against its users (the manager's nats.user and nats.password, or nats.creds_file, read at its start: restart it after a change; an agent's --credentials or SM_NATS_USER and SM_NATS_PASSWORD)"
   if (/certificate|self[- ]signed|altnames/i.test(text))
     return `its TLS certificate is not trusted (${text}): give the CA that signed it (nats.tls_ca, or the agent's --tls-ca), and reach it by a name the certificate holds`
   return text

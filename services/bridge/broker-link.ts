@@ -21,7 +21,7 @@ export class BrokerLink {
   readonly #logger: Logger
   readonly #name: string
   readonly #options: Partial<ConnectionOptions>
-  readonly #joined: (connection: NatsConnection) => void
+  readonly #joined: (connection: NatsConnection) => void | Promise<void>
   readonly #down: () => void
   #connection: NatsConnection | undefined
   #retry: NodeJS.Timeout | undefined
@@ -32,7 +32,8 @@ export class BrokerLink {
     logger: Logger,
     config: NatsConfig,
     who: { name: string; options?: Partial<ConnectionOptions>; down?: () => void },
-    joined: (connection: NatsConnection) => void,
+    /** Sets up a new connection; a rejection (credentials that may not use its subjects) ends it, and a first start. */
+    joined: (connection: NatsConnection) => void | Promise<void>,
   ) {
     this.#logger = logger
     this.config = config
@@ -98,10 +99,20 @@ export class BrokerLink {
       return
     }
     if (this.#stopped) return void (await connection.close())
+    try {
+      await this.#joined(connection)
+    } catch (error) {
+      await connection.close().catch(() => {})
+      const failure = toSmError(error)
+      if (first) throw failure
+      this.#logger.error(`${failure.message} Trying again every ${RETRY_MS / 1000} s.`, { code: failure.code })
+      this.#state = { connected: false, since: new Date().toISOString(), reason: failure.message }
+      this.#retry = setTimeout(() => void this.#attempt(), RETRY_MS)
+      return
+    }
     this.#connection = connection
     this.#changed(true)
     this.#logger.info(`nats: joined the broker at ${connection.getServer()}`)
-    this.#joined(connection)
     void this.#watch(connection)
   }
 

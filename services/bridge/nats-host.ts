@@ -1,7 +1,7 @@
 import { statfsSync } from 'node:fs'
 import { freemem, hostname, loadavg, totalmem } from 'node:os'
 import type { NatsConnection } from '@nats-io/transport-node'
-import { type BusScope, type Disposable, type Logger, toSmError, type Veto } from '../../kernel'
+import { type BusScope, type Disposable, type Logger, SmError, toSmError, type Veto } from '../../kernel'
 import type { NatsConfig } from '../../lib/nats-link'
 import { answerRequest, BrokerLink, publishEvents } from './broker-link'
 import { isHostEvent, isHostFact, isServerHook, type NatsStatus } from './contract'
@@ -88,8 +88,8 @@ export class NatsHost {
     await this.#link.close()
   }
 
-  #joined(connection: NatsConnection): void {
-    connection.subscribe(`${this.#prefix}.req.>`, {
+  async #joined(connection: NatsConnection): Promise<void> {
+    const requests = connection.subscribe(`${this.#prefix}.req.>`, {
       queue: 'host',
       callback: (error, message) => {
         if (error) return this.#logger.warn(`nats: the request subscription ended: ${error.message}`)
@@ -103,6 +103,11 @@ export class NatsHost {
         if (!error && message.reply?.startsWith('_INBOX.')) message.respond('')
       },
     })
+    // Credentials made for another host may not use this one's subjects: the broker has said so by
+    // the time it answers a flush. A setting to fix, not a link to retry: the start fails.
+    await connection.flush()
+    if (requests.isClosed())
+      throw new SmError('SM_ERR_NATS_REFUSED', { operation: 'subscription', subject: `${this.#prefix}.req.>` })
     // Only its servers' and tasks' live events: this process's own (its kernel's, its settings')
     // are nobody else's business. Facts go to the manager's log through events:read, in order:
     // here only a nudge that one came.

@@ -33,7 +33,9 @@ export default class Hosts extends ManagerCommand {
       )
       if (hosts.length === 0)
         return this.log(
-          `No host agent has joined yet (${this.config.bin} agent start --nats <url> --name <host> on it).`,
+          nats.connected
+            ? `No host agent has joined since the manager started (${this.config.bin} agent start --nats <url> --name <host> on it).`
+            : 'No host agent can join while the manager is not on the broker (see above); its hosts show here once it is.',
         )
       const rows = hosts.map((h) => [
         h.name,
@@ -43,7 +45,10 @@ export default class Hosts extends ManagerCommand {
         h.load.map((l) => l.toFixed(2)).join(' '),
         `${((h.memory.total - h.memory.free) / GB).toFixed(1)}/${(h.memory.total / GB).toFixed(1)} GB`,
         `${(h.disk.free / GB).toFixed(1)} GB free`,
-        h.servers.length === 0 ? '-' : h.servers.map((s) => `${s.server} (${s.status})`).join(', '),
+        // An offline host's are as its last beat said them: not now.
+        h.servers.length === 0
+          ? '-'
+          : h.servers.map((s) => `${s.server} (${s.status}${h.online ? '' : ', last heard'})`).join(', '),
       ])
       const header = ['HOST', 'STATE', 'SINCE', 'VERSION', 'LOAD', 'MEMORY', 'DISK', 'SERVERS']
       const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)))

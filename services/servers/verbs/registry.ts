@@ -114,7 +114,7 @@ async function forgetOnHost(ctx: ServersContext, server: ServerRecord, deleteFil
   await resync(ctx)
   return {
     status: 'success' as const,
-    message: `Server '${server.name}' forgotten: this manager no longer lists it; on host '${host}' it and its files stay as they were.`,
+    message: `Server '${server.name}' forgotten: this manager no longer lists it; on host '${host}' it, its files and its game, if that runs, stay as they were. If that host comes back, stop and remove it there: server-manager server stop ${server.name}; server-manager server remove ${server.name} (on that machine).`,
   }
 }
 

@@ -52,7 +52,22 @@ describe('services/bridge: host agents join the manager over NATS', function () 
       // The last line before "ready": lines before it may come in its chunk, so it is the one waited for.
       await waitForLine(manager, /^NATS: on the broker/)
       const { url } = JSON.parse(await cliOk(dir, ['web', 'status', '--json']))
-      expect(await cliOk(dir, ['hosts'])).to.contain('No host agent has joined yet')
+      expect(await cliOk(dir, ['hosts'])).to.contain('No host agent has joined since the manager started')
+      // node2's credentials under another name: the broker lets them use no subject of node3's,
+      // and the agent says so and ends, rather than run and claim to be ready.
+      const misnamed = await cli(tempDir(), [
+        'agent',
+        'start',
+        '--nats',
+        broker.url,
+        '--name',
+        'node3',
+        '--credentials',
+        seedFile,
+      ])
+      expect(misnamed.code).to.equal(77)
+      expect(misnamed.stderr).to.contain('SM_ERR_NATS_REFUSED').and.to.contain("subscribe to 'sm.agent.node3.req.>'")
+      expect(misnamed.stdout).to.not.match(/^ready/m)
       const token = await adminSession(dir, url)
       const events = (await BridgeClient.connect(dir)) as BridgeClient
       try {

@@ -462,7 +462,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(remove.code).to.equal(69)
       expect(remove.stderr).to.contain('SM_ERR_HOST_UNREACHABLE')
       expect(await cliOk(panel, ['server', 'remove', 'far', '--forget'])).to.contain(
-        "Server 'far' forgotten: this manager no longer lists it; on host 'node2' it and its files stay as they were.",
+        "Server 'far' forgotten: this manager no longer lists it; on host 'node2' it, its files and its game, if that runs, stay as they were. If that host comes back, stop and remove it there: server-manager server stop far; server-manager server remove far (on that machine).",
       )
       expect(JSON.parse(await cliOk(panel, ['server', 'list', '--json']))).to.deep.equal([])
       expect(runState(node2, 'far')?.status).to.equal('running')
