@@ -34,7 +34,7 @@ export default class Status extends ManagerCommand {
       if (nats?.configured)
         this.log(
           nats.connected
-            ? `  NATS     on the broker at ${nats.url} since ${nats.since} (subjects ${nats.prefix}.>)`
+            ? `  NATS     on the broker at ${nats.url} since ${nats.since} (${nats.host === undefined ? `subjects ${nats.prefix}.>` : `host agent '${nats.host}', subjects ${nats.prefix}.agent.${nats.host}.>`})`
             : `  NATS     not on the broker at ${nats.url} since ${nats.since}: ${nats.reason}`,
         )
     } finally {

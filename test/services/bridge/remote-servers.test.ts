@@ -79,6 +79,8 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(await cliOk(panel, ['server', 'add', 'far', '--dir', dir, '--host', 'node2'])).to.equal(
         `Server 'far' added: bedrock server in ${dir} on host 'node2'.\n`,
       )
+      expect(await cliOk(panel, ['server', 'info', 'far'])).to.match(/^host\s+node2 \(/m)
+      expect(await cliOk(node2, ['status'])).to.contain("host agent 'node2', subjects sm.agent.node2.>")
       // A name is one server's on every host.
       const twice = await cli(panel, ['server', 'add', 'far', '--dir', fakeBedrockDir()])
       expect(twice.stderr).to.contain('SM_ERR_SERVER_EXISTS')

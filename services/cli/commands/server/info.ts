@@ -15,6 +15,7 @@ export default class ServerInfo extends ManagerCommand {
     const env = Object.entries(server.env).map(([k, v]) => `${k}=${v}`)
     this.log(`name      ${server.name}`)
     this.log(`profile   ${server.profile}`)
+    if (server.host !== undefined) this.log(`host      ${server.host} (its directory and process are on that machine)`)
     this.log(`directory ${server.dir}${server.dirExists ? '' : ' (missing!)'}`)
     this.log(`command   ${[server.command, ...server.args].join(' ')}${env.length ? `  (${env.join(' ')})` : ''}`)
     this.log(`stop      ${server.stopCommand}`)
