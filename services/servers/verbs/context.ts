@@ -99,12 +99,21 @@ export function registerVerbs(bus: BusScope, ctx: ServersContext, table: VerbTab
   for (const name of Object.keys(table) as ServersCommand[]) {
     const verb = table[name] as Verb<typeof name>
     bus.handle(name, async (payload, meta) => {
-      const here = ALWAYS_HERE.has(name) || !ctx.hosts() || (payload as { forget?: boolean }).forget === true
+      const here = ALWAYS_HERE.has(name) || (payload as { forget?: boolean }).forget === true
       const host = here ? undefined : await hostOf(ctx, payload)
-      if (host !== undefined) return (await onHost(ctx, host, name, payload, meta.actor)) as CommandReply<typeof name>
+      if (host !== undefined) {
+        // A process that is not on the broker (a CLI with no manager running) cannot reach it:
+        // never as if that machine's server were this one's.
+        if (!ctx.hosts())
+          throw new SmError('SM_ERR_HOST_UNREACHABLE', {
+            host,
+            reason: 'no manager on the NATS broker runs on this machine (start it: server-manager start)',
+          })
+        return (await onHost(ctx, host, name, payload, meta.actor)) as CommandReply<typeof name>
+      }
       const reply = await verb(ctx, payload)
       // Every schedule: this machine's and the online hosts' (an offline host's are not known now).
-      if (name === 'servers:schedule_list' && !here && (payload as { name?: string }).name === undefined)
+      if (name === 'servers:schedule_list' && !here && ctx.hosts() && (payload as { name?: string }).name === undefined)
         return [...(reply as ListedSchedule[]), ...(await hostSchedules(ctx, meta.actor))] as CommandReply<typeof name>
       return reply
     })

@@ -437,6 +437,10 @@ describe('services/servers: servers on another host, through its agent (issue 22
       // The manager stops too; meanwhile node2's game crashes and node2's agent, back, records it.
       events.close()
       await stop(manager)
+      // With no manager running, a CLI's own process is on no broker: it refuses, never acts here.
+      const alone = await cli(panel, ['server', 'start', 'far'])
+      expect(alone.code).to.equal(69)
+      expect(alone.stderr).to.contain('SM_ERR_HOST_UNREACHABLE').and.to.contain('no manager on the NATS broker runs')
       agent = spawnCli(node2, ['agent', 'start', '--nats', broker.url, '--name', 'node2'], AGENT_ENV)
       await waitForLine(agent, /^ready/)
       const game = runState(node2, 'far')?.game?.pid as number
