@@ -110,6 +110,7 @@ export class BrokerLink {
       this.#retry = setTimeout(() => void this.#attempt(), RETRY_MS)
       return
     }
+    if (this.#stopped) return void (await connection.close()) // stopped while it was being set up
     this.#connection = connection
     this.#changed(true)
     this.#logger.info(`nats: joined the broker at ${connection.getServer()}`)
@@ -163,6 +164,18 @@ export class BrokerLink {
 
 /** Commands no network caller gets: they hand out what only this machine's user may see (the vault of secrets). */
 const LOCAL_ONLY: ReadonlySet<string> = new Set(['events:vault_get', 'events:vault_set', 'events:vault_init'])
+/**
+ * Commands that take a path of this machine to read (`from`, `file`): a network caller of the
+ * manager (a person's CLI elsewhere) would name files of this machine it may not see (the event
+ * log and its vault) and read them back through a server's directory. A host agent takes them:
+ * only its manager may ask it, with a file it sent there first.
+ */
+const TAKES_A_PATH: ReadonlySet<string> = new Set([
+  'files:upload',
+  'servers:install',
+  'servers:update',
+  'servers:import',
+])
 
 /**
  * Answers the bus requests that arrive on `<prefix>.req.<ns>.<name>` (`prefix` being the
@@ -175,6 +188,7 @@ export async function answerRequest(
   message: Msg,
   actors: RegExp,
   ready: Promise<void>,
+  paths: 'taken' | 'refused' = 'refused',
 ): Promise<void> {
   // Only to an inbox: a reply subject is the requester's word, and answering on any other would
   // let it make this process publish wherever it may (a host's subjects, the events).
@@ -209,7 +223,8 @@ export async function answerRequest(
   if (body === null || typeof body !== 'object') return void refuse('the request is not a JSON object')
   if (typeof body.actor !== 'string' || !actors.test(body.actor))
     return void refuse(`the actor '${String(body.actor).slice(0, 80)}' is not one that may ask here`)
-  if (LOCAL_ONLY.has(command)) return void refuse(`'${command}' is answered only on this machine's socket`)
+  if (LOCAL_ONLY.has(command) || (paths === 'refused' && TAKES_A_PATH.has(command)))
+    return void refuse(`'${command}' is answered only on this machine's socket`)
   await ready
   // A setting read over the network never carries a secret, whoever asks.
   const payload = command.startsWith('settings:get') ? { ...(body.payload as object), redact: 'mask' } : body.payload

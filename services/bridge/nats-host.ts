@@ -93,7 +93,7 @@ export class NatsHost {
       queue: 'host',
       callback: (error, message) => {
         if (error) return this.#logger.warn(`nats: the request subscription ended: ${error.message}`)
-        void answerRequest(this.#scope, this.#prefix, message, HOST_ACTOR, this.#ready)
+        void answerRequest(this.#scope, this.#prefix, message, HOST_ACTOR, this.#ready, 'taken')
       },
     })
     // The manager's ping before each command: an answer says the link to this host works now.

@@ -71,6 +71,8 @@ export class NatsBridge implements HostsLink {
   readonly #prefix: string
   #events: Disposable | undefined
   #settings: Disposable | undefined
+  /** The settings shares under way, per host (run one after another). */
+  readonly #sharing = new Map<string, Promise<void>>()
   #silence: NodeJS.Timeout | undefined
   /** Every host agent heard from since the start, by name. */
   readonly #hosts = new Map<string, Host>()
@@ -123,6 +125,7 @@ export class NatsBridge implements HostsLink {
   async close(): Promise<void> {
     clearInterval(this.#silence)
     this.#events?.dispose()
+    this.#settings?.dispose()
     await this.#link.close()
   }
 
@@ -170,7 +173,12 @@ export class NatsBridge implements HostsLink {
         error instanceof errors.NoRespondersError ||
         (failure instanceof errors.RequestError && failure.isNoResponders())
       )
-        throw unreachable('its agent does not answer (not on the broker)', failure)
+        throw unreachable(
+          pinged
+            ? 'its agent does not answer (not on the broker)'
+            : `its agent (version ${known.version}) answers no ping though it beats: one older than this manager's, which pings before each command; upgrade it`,
+          failure,
+        )
       if (error instanceof errors.TimeoutError && !pinged)
         throw unreachable(`it did not answer a ping within ${HOST_PING_MS / 1000} s (the link to it is down)`, failure)
       if (error instanceof errors.TimeoutError)
@@ -211,13 +219,18 @@ export class NatsBridge implements HostsLink {
         const { bytesRead } = await handle.read(buffer, 0, size, offset)
         const last = bytesRead < size
         const piece = { upload, fileName: basename(file), offset, data: buffer.toString('base64', 0, bytesRead), last }
-        const { path } = (await this.request(host, 'files:stage', piece, actor)) as { path?: string }
+        const { path } = (await this.request(host, 'files:stage', piece, actor)) as { path?: unknown }
         offset += bytesRead
-        if (last) there = path as string
+        if (!last) continue
+        if (typeof path !== 'string')
+          throw new SmError('SM_ERR_BRIDGE_BAD_MESSAGE', {
+            reason: `host '${host}' said no path for a file sent whole`,
+          })
+        there = path
       }
       return await use(there)
     } finally {
-      await handle.close()
+      await handle.close().catch(() => {})
       // Taken or not, it is not left to wait there (a refused upload, a failed update).
       await this.request(host, 'files:unstage', { upload }, actor).catch((error: unknown) =>
         this.#logger.warn(
@@ -334,7 +347,15 @@ export class NatsBridge implements HostsLink {
    * Gives a host the manager's value of each shared setting it does not have yet (when it joins,
    * and at each change here): its servers then run as the manager's settings say.
    */
-  async #share(host: string, keys: readonly string[]): Promise<void> {
+  #share(host: string, keys: readonly string[]): Promise<void> {
+    // One share at a time per host, each reading the manager's values as it goes: a join's share
+    // and a change's never cross (a value read before a change set after it).
+    const next = (this.#sharing.get(host) ?? Promise.resolve()).then(() => this.#shareNow(host, keys))
+    this.#sharing.set(host, next)
+    return next
+  }
+
+  async #shareNow(host: string, keys: readonly string[]): Promise<void> {
     try {
       for (const key of keys) {
         const { value } = await this.#scope.request('settings:get', { key })

@@ -1,4 +1,4 @@
-import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Logger, reasonOf, SmError } from '../../kernel'
 import { SerialQueue } from '../../lib/serial-queue'
@@ -20,26 +20,34 @@ interface Upload {
 /**
  * Files received for a command that takes one (`from`), piece by piece (files:stage): the manager
  * sends one so to the host of a server on another host (a web upload into its files, a release
- * to update it with). Each upload is a folder of its own under `<data dir>/tmp/stage/` (private to
- * the owner, as the data directory is), removed by files:unstage once its command is done, else
- * 10 minutes after its last piece; the whole folder is emptied at the start and the stop of the
- * service, so an agent killed with -9 leaves nothing behind past its next start. Pieces are taken
- * one at a time, each at the offset the upload is at.
+ * to update it with). Each upload is a folder of its own under `<data dir>/tmp/stage/<pid>/`
+ * (private to the owner, as the data directory is; a folder per process, so another process on
+ * the data directory, a one-shot CLI, never touches this one's), removed by files:unstage once its
+ * command is done, else 10 minutes after its last piece; this process's folder goes at its stop,
+ * and those of processes that are gone (killed with -9) at the next start. Pieces are taken one
+ * at a time, each at the offset the upload is at.
  */
 export class Stager {
+  /** Every process's folders. */
+  readonly #all: string
+  /** This process's. */
   readonly #root: string
   readonly #logger: Logger
   readonly #uploads = new Map<string, Upload>()
   readonly #queue = new SerialQueue()
 
   constructor(dataDir: string, logger: Logger) {
-    this.#root = join(dataDir, 'tmp', 'stage')
+    this.#all = join(dataDir, 'tmp', 'stage')
+    this.#root = join(this.#all, String(process.pid))
     this.#logger = logger
   }
 
-  /** Removes what an earlier process left (a kill -9, a crash). */
+  /** Removes what processes that are gone left (a kill -9, a crash). */
   async open(): Promise<void> {
-    await rm(this.#root, { recursive: true, force: true })
+    const folders = await readdir(this.#all).catch(() => [])
+    for (const folder of folders)
+      if (folder === String(process.pid) || !running(Number(folder)))
+        await rm(join(this.#all, folder), { recursive: true, force: true })
   }
 
   receive(piece: {
@@ -102,5 +110,16 @@ export class Stager {
     }, KEPT_MS)
     timer.unref()
     return timer
+  }
+}
+
+/** Whether a process of that PID runs (a folder name that is no PID is no process's). */
+function running(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

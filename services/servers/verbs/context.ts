@@ -87,6 +87,19 @@ const SENDS: Readonly<Record<string, string>> = {
   'servers:import': 'file',
 }
 
+/** Commands of a host's server that only read there (unlike a status look, which may record what it finds). */
+const READS: ReadonlySet<string> = new Set([
+  'servers:info',
+  'servers:profile',
+  'servers:logs',
+  'servers:backups',
+  'servers:backup_file',
+  'servers:backup_bytes',
+  'servers:metrics',
+  'servers:settings',
+  'servers:schedule_list',
+])
+
 /** The commands answered here whatever their payload names: about this manager (its list, its agent). */
 const ALWAYS_HERE: ReadonlySet<string> = new Set(['servers:list', 'servers:agent'])
 
@@ -155,12 +168,14 @@ async function onHost(ctx: ServersContext, host: string, command: string, payloa
   const local = field === undefined ? undefined : rest[field]
   // No more of a backup than the broker carries in one message: the reader goes on from what came.
   if (command === 'servers:backup_bytes') rest.length = Math.min(Number(rest.length), hosts.pieceBytes)
+  // A read records nothing there: no facts to take in after it (a download's every piece).
+  const ask = READS.has(command) ? hosts.request.bind(hosts) : hosts.call.bind(hosts)
   const reply =
     typeof local === 'string' && statSync(local, { throwIfNoEntry: false })?.isFile()
       ? await hosts.sending(host, local, actor, (there) =>
-          hosts.call(host, command, { ...rest, [field as string]: there }, actor),
+          ask(host, command, { ...rest, [field as string]: there }, actor),
         )
-      : await hosts.call(host, command, rest, actor)
+      : await ask(host, command, rest, actor)
   // A record from there says where it lives (the host's own copy does not: it is at home); so
   // does a backup's path, there to be read piece by piece (servers:backup_bytes).
   if (adds || command === 'servers:info' || command === 'servers:backup_file') return { ...(reply as object), host }
@@ -188,8 +203,11 @@ async function hostSchedules(ctx: ServersContext, actor: string): Promise<Listed
     names
       .filter((host) => hosts.state(host)?.online)
       .map(async (host) => {
-        // One that went offline meanwhile is as one that was: its schedules are not known now.
-        const listed = await hosts.request(host, 'servers:schedule_list', {}, actor).catch(() => [])
+        // One that fails to answer (gone offline meanwhile) is as an offline one: said, and left out.
+        const listed = await hosts.request(host, 'servers:schedule_list', {}, actor).catch((error: unknown) => {
+          ctx.logger.warn(`The schedules of host '${host}' are not listed: ${(error as Error).message}`)
+          return []
+        })
         return hostScheduleIds(host, listed as ListedSchedule[])
       }),
   )

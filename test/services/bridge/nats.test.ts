@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import { expect } from 'chai'
 import { SmError } from '../../../kernel/errors'
@@ -134,6 +135,16 @@ describe('services/bridge: the bus over NATS', function () {
       expect((await request('events:vault_get', { name: 'auth.jwt_key' })).error?.code).to.equal(
         'SM_ERR_BRIDGE_BAD_MESSAGE',
       )
+      // Nor a command that reads a path of this machine (the log and its vault, copied into a
+      // server's directory and read back): those are for this machine's socket.
+      for (const [command, payload] of [
+        ['files:upload', { name: 'any', path: 'x', from: join(dir, 'server-manager.db') }],
+        ['servers:import', { name: 'any', file: join(dir, 'server-manager.db') }],
+      ] as const) {
+        const refused = (await request(command, payload)).error
+        expect(refused?.code, command).to.equal('SM_ERR_BRIDGE_BAD_MESSAGE')
+        expect(JSON.stringify(refused?.params)).to.contain("answered only on this machine's socket")
+      }
       await raw.flush()
       expect(JSON.stringify(changes)).to.not.contain('hunter2')
       watch.unsubscribe()

@@ -293,6 +293,11 @@ describe('services/servers: servers on another host, through its agent (issue 22
       )
       expect(uploaded.status, uploaded.text).to.equal(201)
       expect(readFileSync(join(dir, 'blob.bin')).equals(bytes)).to.equal(true)
+      // Located there (both machines share this one's disk here: the host says it is its file).
+      const located = (await events.request('files:download', { name: 'far', path: 'blob.bin' }, 'cli:test')) as {
+        host?: string
+      }
+      expect(located.host).to.equal('node2')
       const download = await fetch(`${url}/api/servers/far/files/download?path=blob.bin`, {
         headers: { Authorization: `Bearer ${token}` },
       })
@@ -307,7 +312,9 @@ describe('services/servers: servers on another host, through its agent (issue 22
         await openAsBlob(local),
       )
       expect(refused.status, refused.text).to.equal(404)
-      expect(readdirSync(join(node2, 'tmp', 'stage'))).to.deep.equal([])
+      expect(
+        readdirSync(join(node2, 'tmp', 'stage')).flatMap((pid) => readdirSync(join(node2, 'tmp', 'stage', pid))),
+      ).to.deep.equal([])
       const notHere = await events
         .request('files:upload', { name: 'far', path: 'x.bin', from: '/nonexistent/x.bin' }, 'cli:test')
         .catch((error: { code: string }) => error)

@@ -19,7 +19,9 @@ describe('services/files: files in pieces, for servers on other hosts', () => {
   it('receives a file piece by piece, in order only, once, into the data directory; refuses what is out of turn; removes it when told, and all at the stop and the next start', async () => {
     const dataDir = tempDir()
     // What an earlier process left there (killed with -9).
-    const leftover = join(dataDir, 'tmp', 'stage', randomUUID())
+    const leftover = join(dataDir, 'tmp', 'stage', '999999999', randomUUID()) // a process that is gone
+    const another = join(dataDir, 'tmp', 'stage', String(process.ppid)) // one that runs: not touched
+    mkdirSync(another, { recursive: true })
     mkdirSync(leftover, { recursive: true })
     writeFileSync(join(leftover, 'half.zip'), 'half')
     await withManager(
@@ -50,7 +52,7 @@ describe('services/files: files in pieces, for servers on other hosts', () => {
         expect(done.bytes).to.equal(6)
         expect(readFileSync(done.path, 'utf8')).to.equal('abcdef')
         expect(done.path.startsWith(join(dataDir, 'tmp', 'stage'))).to.equal(true)
-        expect(statSync(join(dataDir, 'tmp', 'stage', upload)).mode & 0o777).to.equal(0o700)
+        expect(statSync(join(dataDir, 'tmp', 'stage', String(process.pid), upload)).mode & 0o777).to.equal(0o700)
         // Nothing after its last piece.
         expect(((await rejection(stage({ upload, offset: 6, data: b64('g') }))) as SmError).message).to.contain(
           'its last piece came already',
@@ -62,8 +64,8 @@ describe('services/files: files in pieces, for servers on other hosts', () => {
       },
       { dataDir },
     )
-    // The stop removed what was still there.
-    expect(readdirSync(join(dataDir, 'tmp'))).to.deep.equal([])
+    // The stop removed what was still there; another running process's folder is its own.
+    expect(readdirSync(join(dataDir, 'tmp', 'stage'))).to.deep.equal([String(process.ppid)])
   })
 
   it('reads a located file piece by piece while it is that file; a folder or a replaced file is refused with what to do', async () => {
