@@ -282,7 +282,6 @@ export class NatsBridge implements HostsLink {
         { afterSeq: renewed ? 0 : taken.seq, limit: SYNC_PAGE, types: hostFactTypes() },
         'core',
       )) as StoredEvent[]
-      if (events.length === 0 && !renewed) return
       if (events.length === 0) return
       // A host speaks for its own servers only: a fact about one this machine or another host
       // holds is left out (the cursor still moves past it).

@@ -41,8 +41,12 @@ export class EventStore {
   #committing = false
   #committed: (events: readonly StoredEvent[]) => void = () => {}
 
-  private constructor(db: SqliteDatabase) {
+  /** The log's own name, made with it (read once: it never changes). */
+  readonly logId: string
+
+  private constructor(db: SqliteDatabase, logId: string) {
     this.#db = db
+    this.logId = logId
   }
 
   /**
@@ -54,7 +58,7 @@ export class EventStore {
     db: SqliteDatabase,
     renamed: readonly { readonly from: string; readonly to: string }[] = [],
   ): Promise<EventStore> {
-    await db.transaction(async (sql) => {
+    const logId = await db.transaction(async (sql) => {
       await verifySchema(sql, db.path)
       for (const statement of SCHEMA) await sql.exec(statement)
       // One indexed look at each open; the renames run only in a log that still has an old name.
@@ -71,8 +75,9 @@ export class EventStore {
         String(SCHEMA_VERSION),
         SCHEMA_VERSION,
       ])
+      return (await sql.get<{ value: string }>("SELECT value FROM meta WHERE key = 'log_id'"))?.value ?? ''
     })
-    return new EventStore(db)
+    return new EventStore(db, logId)
   }
 
   get database(): SqliteDatabase {
@@ -256,13 +261,6 @@ export class EventStore {
       ])
       return row ? { seq: row.seq, ...(row.log ? { log: row.log } : {}) } : { seq: 0 }
     })
-  }
-
-  /** The log's own name (made with it). */
-  logId(): Promise<string> {
-    return this.#db.read(
-      async (sql) => (await sql.get<{ value: string }>("SELECT value FROM meta WHERE key = 'log_id'"))?.value ?? '',
-    )
   }
 
   read(query: EventQuery): Promise<StoredEvent[]> {

@@ -57,7 +57,7 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
         return (await opened.read(query)).map((event) => ({ ...event, payload: withoutSecrets(event.payload) }))
       })
       let relayed = Promise.resolve()
-      bus.handle('events:head', async () => ({ seq: await opened.head(), log: await opened.logId() }))
+      bus.handle('events:head', async () => ({ seq: await opened.head(), log: opened.logId }))
       bus.handle('events:ingest', async ({ origin, events, through, log }) => {
         const { stored, cursor } = await opened.ingest(origin, events, through, log)
         // Recorded here: the listeners of this process hear them as they hear its own facts, in

@@ -113,7 +113,7 @@ export const filesCommands = defineCommands('files', {
   /**
    * Receives a file for a command that takes one (`from`) on this machine, piece by piece in
    * order: the manager sends one so to the host of a server on another host. The last piece
-   * answers with the path the file is at (`<data dir>/tmp/stage/<upload>/<fileName>`), there for
+   * answers with the path the file is at (`<data dir>/tmp/stage/<pid>/<upload>/<fileName>`), there for
    * the next command to take; removed by files:unstage, else 10 minutes after its last piece.
    */
   'files:stage': command(

@@ -17,6 +17,14 @@ function bedrockDir(): string {
   return dir
 }
 
+/** The manager on `data` (its web on any free port), ready, and a follower of its schedules' runs. */
+async function managerWithRuns(data: string) {
+  await cliOk(data, ['setting', 'set', 'web.port', '0'])
+  const manager = await spawnManager(data)
+  await waitForLine(manager, /^ready in/)
+  return { manager, ran: spawnCli(data, ['events', '--follow', '--type', 'servers:schedule_ran', '--json']) }
+}
+
 /** Adds a schedule sending `say hi` to `server` every second (through the running manager); its id. */
 async function everySecond(data: string, server: string): Promise<string> {
   const added = await cliOk(data, [
@@ -119,29 +127,25 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
     expect(await cliOk(data, ['server', 'schedule', 'list'])).to.match(/bad00001 .*INVALID, skipped: 'Mars\/Olympus'/)
     await cliOk(data, ['server', 'schedule', 'add', 'two', '--cron', '0 4 * * *', '--action', 'restart'])
 
-    await cliOk(data, ['setting', 'set', 'web.port', '0'])
-    const manager = await spawnManager(data)
-    let ran: ReturnType<typeof spawnCli> | undefined
+    const { manager, ran } = await managerWithRuns(data)
     try {
-      await waitForLine(manager, /^ready in/)
-      ran = spawnCli(data, ['events', '--follow', '--type', 'servers:schedule_ran', '--json'])
       // Through the running manager: adding syncs its runner with every stored schedule.
-      const every = { id: await everySecond(data, 'two') }
+      const every = await everySecond(data, 'two')
       // The runner still runs the good ones: this one fails (the server is not running), as a fact.
       const line = await waitForLine(ran, /"type":"servers:schedule_ran"/)
-      expect(JSON.parse(line).payload).to.include({ id: every.id, server: 'two' })
+      expect(JSON.parse(line).payload).to.include({ id: every, server: 'two' })
       const listed = JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))
       expect(
         listed.map((s: { id: string; invalid?: string }) => [s.id, s.invalid !== undefined]),
       ).to.deep.include.members([
         [POISONED.id, true],
-        [every.id, false],
+        [every, false],
       ])
       expect(await cliOk(data, ['server', 'schedule', 'remove', POISONED.id])).to.match(/removed/)
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')
-      ran?.kill('SIGKILL')
+      ran.kill('SIGKILL')
     }
   })
 
@@ -149,13 +153,8 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
     const data = gameDataDir()
     await cliOk(data, ['server', 'add', 'gone', '--dir', bedrockDir()])
     await cliOk(data, ['server', 'add', 'kept', '--dir', bedrockDir()])
-    await cliOk(data, ['setting', 'set', 'web.port', '0'])
-    const manager = await spawnManager(data)
-    let ran: ReturnType<typeof spawnCli> | undefined
+    const { manager, ran } = await managerWithRuns(data)
     try {
-      await waitForLine(manager, /^ready in/)
-      ran = spawnCli(data, ['events', '--follow', '--type', 'servers:schedule_ran', '--json'])
-      const every = (server: string) => everySecond(data, server)
       const runsOf = async (id: string) =>
         (
           JSON.parse(await cliOk(data, ['events', '--type', 'servers:schedule_ran', '--json', '--limit', '1000'])) as {
@@ -163,8 +162,8 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
             payload: { id: string }
           }[]
         ).filter((r) => r.payload.id === id)
-      const gone = await every('gone')
-      const kept = await every('kept')
+      const gone = await everySecond(data, 'gone')
+      const kept = await everySecond(data, 'kept')
       await waitForLine(ran, new RegExp(`"id":"${gone}"`))
       await cliOk(data, ['server', 'remove', 'gone'])
       const [removed] = JSON.parse(await cliOk(data, ['events', '--type', 'servers:removed', '--json'])) as {
@@ -182,7 +181,7 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')
-      ran?.kill('SIGKILL')
+      ran.kill('SIGKILL')
     }
   })
 })
