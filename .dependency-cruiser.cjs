@@ -18,50 +18,7 @@
 const { existsSync, readdirSync } = require('node:fs')
 const { join, relative } = require('node:path')
 
-/**
- * The exceptions, each a file of the CLI that does in the CLI's own process what no bus message
- * can do for it, and the modules of other services (or the composition roots) it may import.
- */
-const DOORS = [
-  {
-    file: 'services/cli/session',
-    may: ['services/bridge/client', 'manager'],
-    why:
-      "a CLI process reaches the running manager with the bridge's client (the one piece a process " +
-      'outside the manager needs), or, when none runs, boots the composition root in its own process ' +
-      '(lazily: a client never loads it)',
-  },
-  {
-    file: 'services/cli/plugin-host',
-    may: [
-      'services/plugins/(plugin-module|plugin-gateway|guarded-call|event-names)',
-      'services/log/logger',
-      '(index|web|cli)',
-    ],
-    why:
-      "a plugin's CLI commands and menu items run in the CLI process: it imports the plugin with the " +
-      "plugins service's importer (the SDK modules are what the plugin's `import 'server-manager'` " +
-      'resolves to) and gives it the plugin gateway, guarded listeners and a logger, as the manager does',
-  },
-  {
-    file: 'services/cli/plugin-commands',
-    may: ['services/plugins/(cli-contributions|fingerprint|extension)'],
-    why:
-      "the plugins' commands join oclif's from <data dir>/cache/cli.json, which the plugins service " +
-      'writes and describes; an entry whose plugin changed is checked and described again here, as ' +
-      'the plugins service does',
-  },
-  {
-    file: 'services/cli/commands/server/start',
-    may: ['services/servers/supervisor/(client|run-files)'],
-    why:
-      '`server start --direct` owns the run: it holds its own connection to the supervisor, which ' +
-      'stops the game when that connection ends, however this command ends (even killed)',
-  },
-]
-
 const literal = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-const compiled = (path) => `^dist/${path}\\.js$`
 /** Another service's code or a root file: what a service must not import. */
 const OUTSIDE = '^dist/(services/[^/]+/|[^/]+\\.js$)'
 const OWN_OR_CONTRACT = (service) => [`^dist/services/${service}/`, '^dist/services/[^/]+/contract\\.js$']
@@ -89,19 +46,9 @@ module.exports = {
       comment:
         "A service imports only kernel/, lib/, its own folder and other services' contract.ts (docs/architecture.md, Module boundaries).",
       severity: 'error',
-      from: { path: '^dist/services/([^/]+)/', pathNot: DOORS.map((door) => compiled(door.file)) },
+      from: { path: '^dist/services/([^/]+)/' },
       to: { path: OUTSIDE, pathNot: OWN_OR_CONTRACT('$1') },
     },
-    ...DOORS.map((door) => ({
-      name: `door:${door.file}`,
-      comment: `An exception, for this file only: ${door.why}.`,
-      severity: 'error',
-      from: { path: compiled(door.file) },
-      to: {
-        path: OUTSIDE,
-        pathNot: [...OWN_OR_CONTRACT(door.file.split('/')[1]), ...door.may.map(compiled)],
-      },
-    })),
     {
       name: 'kernel-imports-only-kernel',
       comment:

@@ -26,10 +26,15 @@
  * }
  * ```
  */
+import { join } from 'node:path'
 import { Args, Errors, Flags, Command as OclifCommand } from '@oclif/core'
 import { errorLine, SmError, toSmError } from './kernel/errors'
+import type { Logger } from './kernel/logger'
+import { BridgeClient } from './services/bridge/client'
 import { cliError } from './services/cli/cli-error'
 import { bindingOf } from './services/cli/plugin-binding'
+import { wireCli } from './services/cli/wiring'
+import type { CliPluginRuntime } from './services/plugins/contract'
 // The CLI raises some of these services' codes itself (a bad plugin name, a missing setting),
 // with no manager running: bin/run.js loads this module first, so every CLI process has them.
 import './services/cli/errors'
@@ -37,6 +42,40 @@ import './services/plugins/errors'
 import './services/servers/errors'
 import './services/settings/errors'
 import type { PluginApi } from './services/plugins/plugin-api'
+
+// The CLI's composition root: what runs in a CLI process besides its commands, handed to the CLI
+// (which imports no other service). The manager, the plugins' runtime and the supervision client
+// load on first use: a command that only asks the running manager never needs them.
+let cliLogger: Logger | undefined
+let pluginRuntime: CliPluginRuntime | undefined
+wireCli({
+  connect: (dataDir) => BridgeClient.connect(dataDir),
+  createManager: (options) => (require('./manager') as typeof import('./manager')).createManager(options),
+  plugins() {
+    if (pluginRuntime) return pluginRuntime
+    const { createCliRuntime } =
+      require('./services/plugins/cli-runtime') as typeof import('./services/plugins/cli-runtime')
+    pluginRuntime = createCliRuntime({
+      sdk: { sdk: require('./index'), web: () => require('./web'), cli: () => require('./cli') },
+      logger(dataDir) {
+        const { createLogger, isLogLevel } = require('./services/log/logger') as typeof import('./services/log/logger')
+        const level = process.env.SM_LOG_LEVEL
+        cliLogger ??= createLogger({
+          file: join(dataDir, 'logs', 'server-manager.log'),
+          consoleLevel: isLogLevel(level) ? level : 'warn',
+        })
+        return cliLogger
+      },
+    })
+    return pluginRuntime
+  },
+  holdRun: (dataDir, server, handlers) =>
+    (require('./services/servers/supervisor/hold') as typeof import('./services/servers/supervisor/hold')).holdRun(
+      dataDir,
+      server,
+      handlers,
+    ),
+})
 
 export type { MenuContext, MenuItem, PluginManagerApi, PromptQuestion } from './services/cli/menu-context'
 export { Args, Flags }

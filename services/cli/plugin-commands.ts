@@ -1,21 +1,12 @@
-import { existsSync } from 'node:fs'
 import { type Command, type Config, type Interfaces, Plugin } from '@oclif/core'
-import { reasonOf, SmError } from '../../kernel/errors'
+import { SmError } from '../../kernel/errors'
 import { resolveDataDir } from '../../lib/data-dir'
-import {
-  type CliContribution,
-  checkCliConflicts,
-  cliCacheFile,
-  commandClasses,
-  contributionOf,
-  readCliCache,
-  writeCliCache,
-} from '../plugins/cli-contributions'
-import { extensionOf } from '../plugins/extension'
-import { hashOf } from '../plugins/fingerprint'
+import type { CliContribution, HostedPlugin } from '../plugins/contract'
 import { bindCommand } from './plugin-binding'
-import type { HostedPlugin } from './plugin-host'
 import { CliSession } from './session'
+import { wiring } from './wiring'
+
+export type { HostedPlugin }
 
 /** The plugins whose contributions this process shows, and those that no longer import. */
 export interface PluginCommands {
@@ -42,32 +33,10 @@ export async function attachPluginCommands(
   options: { dataDir?: string; warn?: boolean } = {},
 ): Promise<PluginCommands> {
   const dataDir = options.dataDir ?? resolveDataDir()
-  const file = cliCacheFile(dataDir)
-  const cached = readCliCache(file)
-  const entries: CliContribution[] = []
-  let rebuilt = false
-  for (const entry of cached?.plugins ?? []) {
-    if (!existsSync(entry.root)) {
-      rebuilt = true
-      continue
-    }
-    const hash = hashOf(entry.root)
-    if (hash === entry.hash && cached?.version === config.version) {
-      entries.push(entry)
-      continue
-    }
-    rebuilt = true
-    entries.push(await rebuild({ ...entry, hash }, dataDir))
-  }
-  if (rebuilt) {
-    try {
-      writeCliCache(file, config.version, entries)
-    } catch (error) {
-      // Nothing is lost (it is rebuilt next time: the cache only saves work), but say so on listings.
-      if (options.warn)
-        warn(`the CLI cache ${file} could not be written (${reasonOf(error)}); it is rebuilt on each run`)
-    }
-  }
+  const runtime = wiring().plugins()
+  const { entries, unwritten } = await runtime.current(dataDir, config.version, () => new CliSession({}, dataDir))
+  // Nothing is lost (the cache only saves work), but listings say so.
+  if (unwritten && options.warn) warn(`${unwritten}; it is rebuilt on each run`)
   const builtin = {
     commands: new Set(config.commands.map((c) => c.id)),
     topics: new Set(config.topics.map((t) => t.name)),
@@ -81,7 +50,7 @@ export async function attachPluginCommands(
       continue
     }
     try {
-      checkCliConflicts(entry.plugin, entry, builtin, accepted)
+      runtime.checkConflicts(entry, builtin, accepted)
       accepted.push(entry)
     } catch (error) {
       warn((error as Error).message)
@@ -98,32 +67,9 @@ export async function attachPluginCommands(
   return current
 }
 
-/** Describes a plugin again by importing it here; a failure becomes the entry's error. */
-async function rebuild(entry: CliContribution, dataDir: string): Promise<CliContribution> {
-  const base = { plugin: entry.plugin, root: entry.root, entry: entry.entry, hash: entry.hash, version: entry.version }
-  try {
-    const hosted = await host(entry, new CliSession({}, dataDir))
-    return await contributionOf(
-      { ...base, version: hosted.instance.version },
-      { commands: extension(hosted, 'getCliCommands'), menuItems: extension(hosted, 'getCliMenuItems') },
-    )
-  } catch (error) {
-    const coded = error instanceof SmError ? error : undefined
-    return {
-      ...base,
-      commands: [],
-      topics: [],
-      menuItems: [],
-      // Kept to recognise its commands when someone runs one.
-      knownIds: [...(entry.knownIds ?? []), ...entry.commands.map((c) => c.id)],
-      error: { code: coded?.code ?? 'SM_ERR_PLUGIN_IMPORT_FAILED', message: (error as Error).message },
-    }
-  }
-}
-
-/** What one of a hosted plugin's CLI extension methods returns (`[]` when it has none). */
-export function extension(hosted: HostedPlugin, method: 'getCliCommands' | 'getCliMenuItems'): unknown[] {
-  return extensionOf(hosted.instance, hosted.name, method)
+/** What a hosted plugin's getCliMenuItems() returns (`[]` when it has none). */
+export function menuItems(hosted: HostedPlugin): unknown[] {
+  return wiring().plugins().menuItems(hosted)
 }
 
 /** A cached command that imports its plugin only when it runs. */
@@ -146,7 +92,7 @@ function loadable(entry: CliContribution, command: Command.Cached): Command.Load
       let hosted: HostedPlugin
       try {
         hosted = await host(entry, session)
-        cls = commandClasses(entry.plugin, extension(hosted, 'getCliCommands')).classes.get(id)
+        cls = wiring().plugins().commandClass(hosted, id)
       } catch (error) {
         throw failed((error as Error).message, error)
       }
@@ -197,9 +143,9 @@ class RuntimePlugin extends Plugin {
   }
 }
 
-/** Imports a plugin here (the importer, jiti and the plugin API load only when a plugin must run). */
+/** Imports a plugin in this process, with a `this.api` acting as `plugin:<name>` through `session`. */
 export function host(entry: CliContribution, session: CliSession): Promise<HostedPlugin> {
-  return (require('./plugin-host') as typeof import('./plugin-host')).hostPlugin(entry, session)
+  return wiring().plugins().host(entry, session)
 }
 
 function warn(message: string): void {

@@ -3,15 +3,11 @@ import type { Kernel, ServiceReport } from '../../kernel'
 import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
 import { openDataDir, resolveDataDir } from '../../lib/data-dir'
-import type { LogLevel } from '../../manager'
-import type { HostOptions } from '../bridge'
-import { BridgeClient } from '../bridge/client'
+import type { LogLevel, ManagerOptions } from '../../manager'
 import type { TaskContext } from '../tasks/contract'
+import { type ManagerClient, wiring } from './wiring'
 
-export type { LogLevel }
-
-/** A client of the running manager (over the bus bridge). */
-export type ManagerClient = BridgeClient
+export type { LogLevel, ManagerClient }
 
 /** Where a command's requests go: the running manager over the bridge, or one booted in this process. */
 export type Target =
@@ -23,7 +19,7 @@ export interface BootOptions {
   readonly daemon?: boolean
   readonly nats?: string
   /** A host agent joined to a manager on the broker: no web server, no plugins (they run in the manager). */
-  readonly host?: HostOptions
+  readonly host?: ManagerOptions['host']
 }
 
 export interface SessionOptions {
@@ -73,7 +69,7 @@ export class CliSession {
    * one). For commands about the manager itself: status, web status, web stop, start --detached.
    */
   static running(dataDir: string): Promise<ManagerClient | undefined> {
-    return BridgeClient.connect(dataDir)
+    return wiring().connect(dataDir)
   }
 
   /** `cli:<os user>`: who a command acts as. */
@@ -89,7 +85,7 @@ export class CliSession {
   target(): Promise<Target> {
     this.#target ??= (async (): Promise<Target> => {
       if (!this.#options.local) this.#checkDataDir()
-      const client = this.#options.local ? undefined : await BridgeClient.connect(this.dataDir)
+      const client = this.#options.local ? undefined : await wiring().connect(this.dataDir)
       return client ? { kind: 'remote', client } : { kind: 'local', kernel: await this.#boot({}) }
     })()
     return this.#target
@@ -113,8 +109,7 @@ export class CliSession {
   }
 
   async #boot(options: BootOptions): Promise<Kernel> {
-    const { createManager } = require('../../manager') as typeof import('../../manager')
-    const kernel = createManager({
+    const kernel = wiring().createManager({
       dataDir: this.dataDir,
       consoleLevel: this.#options.consoleLevel ?? 'warn',
       loadPlugins: this.#options.loadsPlugins ?? true,

@@ -70,7 +70,7 @@ export function writeCliCache(file: string, version: string, plugins: readonly C
 }
 
 /** A command class as plugins return it: an oclif command with a `static id`. */
-type CommandClass = Command.Class & { id?: string; local?: boolean }
+export type CommandClass = Command.Class & { id?: string; local?: boolean }
 
 /**
  * The command classes a plugin's `getCliCommands()` returned, by id: classes with a `static id`

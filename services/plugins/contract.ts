@@ -1,6 +1,10 @@
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
 
+/** What the plugins service runs in a CLI process (a plugin's commands and menu items), for the CLI's composition root to hand over. */
+export type { CliContribution, CommandClass } from './cli-contributions'
+export type { CliHostSession, CliPluginRuntime, CurrentContributions, HostedPlugin } from './cli-runtime'
+
 /** Where a plugin was found. */
 const pluginSource = z.enum(['user', 'default', 'example'])
 export type PluginSource = z.output<typeof pluginSource>

@@ -9,6 +9,8 @@ import { seriesReply, seriesRequest } from '../../lib/series-schema'
 import { PROFILE_NAMES } from './profiles'
 import { SERVER_FIELDS, SERVER_PEAKS } from './supervisor/sampler'
 
+/** A server's run held by another process (`server start --direct`), for the CLI's composition root to hand over. */
+export type { HeldRun, RunHandlers } from './supervisor/hold'
 /** The statuses in which a server's game runs: starting, running, stopping. */
 export { ACTIVE } from './supervisor/run-files'
 /** The names of the game profiles (bedrock, java, generic). */

@@ -3,7 +3,7 @@ import { errorLine, SmError, toSmError } from '../../../kernel/errors'
 import { ACTIVE } from '../../servers/contract'
 import { ManagerCommand } from '../manager-command'
 import { ask, invoker, menuContext } from '../menu-context'
-import { extension, host, pluginCommands } from '../plugin-commands'
+import { host, menuItems, pluginCommands } from '../plugin-commands'
 import { CliSession } from '../session'
 
 /** A menu entry: what it says, and what choosing it does. */
@@ -184,7 +184,7 @@ export default class Menu extends ManagerCommand {
     const contribution = pluginCommands().contributions.find((c) => c.plugin === plugin)
     if (!contribution) throw failed('the plugin no longer supplies CLI contributions')
     const hosted = await host(contribution, this.session)
-    const item = extension(hosted, 'getCliMenuItems').find((i) => (i as { name?: unknown }).name === name) as
+    const item = menuItems(hosted).find((i) => (i as { name?: unknown }).name === name) as
       | { handler(ctx: unknown): unknown }
       | undefined
     if (!item) throw failed('the plugin no longer supplies this item')

@@ -1,9 +1,8 @@
 import { createInterface } from 'node:readline'
 import { Args, Flags } from '@oclif/core'
-import { SupervisorClient } from '../../../servers/supervisor/client'
-import { RunFiles } from '../../../servers/supervisor/run-files'
 import { ManagerCommand } from '../../manager-command'
 import { waitForSignal } from '../../wait-for-signal'
+import { wiring } from '../../wiring'
 
 export default class ServerStart extends ManagerCommand {
   static override summary = 'Start a server (detached: it keeps running after this command, and after the manager)'
@@ -28,17 +27,14 @@ export default class ServerStart extends ManagerCommand {
 
   /** direct mode: this process owns the run; when it ends (or Ctrl+C), the server is stopped. */
   async #attach(name: string): Promise<void> {
-    const client = await SupervisorClient.connect(RunFiles.of(this.dataDir, name), name)
-    if (!client) return this.log(`Server '${name}' ended already; see 'server logs ${name}'.`)
-    const ended = new Promise<void>((resolve) => client.onClose(resolve))
-    await client.request('own', {})
-    const now = await client.subscribe(
-      20,
-      (line) => this.log(line),
-      (entry) =>
+    const held = await wiring().holdRun(this.dataDir, name, {
+      onLine: (line) => this.log(line),
+      onStatus: (entry) =>
         this.logToStderr(`[server-manager] ${name} is ${entry.status}${entry.reason ? ` (${entry.reason})` : ''}`),
-    )
-    for (const line of now.tail) this.log(line)
+    })
+    if (!held) return this.log(`Server '${name}' ended already; see 'server logs ${name}'.`)
+    const { ended } = held
+    for (const line of held.tail) this.log(line)
     const input = createInterface({ input: process.stdin })
     input.on('line', (line) => {
       if (line.trim())

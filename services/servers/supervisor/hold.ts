@@ -1,0 +1,31 @@
+import type { ServerStatus } from '../contract'
+import { SupervisorClient } from './client'
+import { RunFiles } from './run-files'
+
+/** A server's run held by this process (`server start --direct`): the game stops when the hold ends. */
+export interface HeldRun {
+  /** The console's last lines when the hold began (lines after them go to `onLine`). */
+  readonly tail: readonly string[]
+  /** Settles when the supervisor's connection ends: the game has stopped, or this process let go. */
+  readonly ended: Promise<void>
+}
+
+/** What a holder is told while it holds a run. */
+export interface RunHandlers {
+  onLine(line: string): void
+  onStatus(entry: { status: ServerStatus; reason?: string }): void
+}
+
+/**
+ * Takes ownership of a running server's run: this process holds its own connection to the run's
+ * supervisor, which stops the game when that connection ends, however this process ends (even
+ * killed). Undefined when the run has ended already.
+ */
+export async function holdRun(dataDir: string, server: string, handlers: RunHandlers): Promise<HeldRun | undefined> {
+  const client = await SupervisorClient.connect(RunFiles.of(dataDir, server), server)
+  if (!client) return undefined
+  const ended = new Promise<void>((resolve) => client.onClose(resolve))
+  await client.request('own', {})
+  const now = await client.subscribe(20, handlers.onLine, handlers.onStatus)
+  return { tail: now.tail, ended }
+}
