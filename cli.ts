@@ -56,7 +56,7 @@ wireCli({
     const { createCliRuntime } =
       require('./services/plugins/cli-runtime') as typeof import('./services/plugins/cli-runtime')
     pluginRuntime = createCliRuntime({
-      sdk: { sdk: require('./index'), web: () => require('./web'), cli: () => require('./cli') },
+      sdk: () => ({ sdk: require('./index'), web: () => require('./web'), cli: () => require('./cli') }),
       logger(dataDir) {
         const { createLogger, isLogLevel } = require('./services/log/logger') as typeof import('./services/log/logger')
         const level = process.env.SM_LOG_LEVEL

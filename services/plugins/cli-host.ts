@@ -17,7 +17,7 @@ export function pluginHost(options: CliRuntimeOptions) {
   let importer: { dataDir: string; importer: PluginImporter } | undefined
   const importerFor = (dataDir: string): PluginImporter => {
     if (importer?.dataDir !== dataDir)
-      importer = { dataDir, importer: new PluginImporter(options.sdk, join(dataDir, 'cache', 'jiti')) }
+      importer = { dataDir, importer: new PluginImporter(options.sdk(), join(dataDir, 'cache', 'jiti')) }
     return importer.importer
   }
   return async (entry: CliContribution, session: CliHostSession): Promise<HostedPlugin> => {

@@ -74,7 +74,8 @@ export interface CliPluginRuntime {
 }
 
 export interface CliRuntimeOptions {
-  readonly sdk: { sdk: object; web: () => object; cli: () => object }
+  /** What a plugin's imports resolve to, loaded when a plugin is first hosted (a listing needs none of it). */
+  readonly sdk: () => { sdk: object; web: () => object; cli: () => object }
   readonly logger: (dataDir: string) => Logger
 }
 
