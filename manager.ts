@@ -110,6 +110,9 @@ export function builtinServices(
       retryFailed: !options.oneShot,
       watchdog: load && options.watchdog,
       defaults: options.defaultPlugins ?? process.env.SM_DEFAULT_PLUGINS !== 'off',
+      // Each plugin in a worker thread of its own (plugins.isolation), started from this root's sibling.
+      threadEntry: join(__dirname, 'plugin-thread.js'),
+      logLevel: process.env.SM_LOG_LEVEL === 'debug' ? 'debug' : 'info',
     }),
   ]
 }

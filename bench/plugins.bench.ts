@@ -4,8 +4,9 @@ import { EventEmitter2 } from 'eventemitter2'
 import { Bus, BusScope, createManager, silentLogger } from '../manager'
 import { discover } from '../services/plugins/discovery'
 import { eventIdentifier } from '../services/plugins/identity'
-import { LoadedPlugin } from '../services/plugins/loaded-plugin'
-import { PluginImporter } from '../services/plugins/plugin-module'
+import { LoadedPlugin, type RunningPlugin } from '../services/plugins/loaded-plugin'
+import { type PluginDefinition, PluginImporter } from '../services/plugins/plugin-module'
+import { ThreadedPlugin } from '../services/plugins/thread/threaded-plugin'
 import { type Comparison, compare, median } from './harness'
 
 const source = (i: number) => `import { type AfterPayload, type BeforePayload, PluginBase } from 'server-manager'
@@ -122,25 +123,45 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
   const pluginsDir = join(dir, 'pair')
   mkdirSync(pluginsDir, { recursive: true })
   for (let i = 0; i < count; i++) writeFileSync(join(pluginsDir, `generated_${i}.ts`), source(i))
-  const bus = new Bus()
-  bus.setIdentifier(eventIdentifier())
-  const scope = new BusScope(bus, 'plugins', 'plugins')
-  const importer = new PluginImporter({ sdk: require('../index') }, join(dir, 'pair-cache'))
-  const plugins: LoadedPlugin[] = []
-  for (const candidate of discover([{ source: 'user', dir: pluginsDir }]).candidates) {
-    const definition = await importer.import(candidate)
-    plugins.push(
-      await LoadedPlugin.load(definition, {
-        scope,
-        logger: silentLogger,
-        timeoutMs: 10_000,
-        onHookFailure: () => {},
-        runTask: () => {
-          throw new Error('no tasks in this benchmark')
-        },
-      }),
+  const cacheDir = join(dir, 'pair-cache')
+  const importer = new PluginImporter({ sdk: require('../index') }, cacheDir)
+  const definitions: PluginDefinition[] = []
+  for (const candidate of discover([{ source: 'user', dir: pluginsDir }]).candidates)
+    definitions.push(await importer.import(candidate))
+  /** A bus with the plugins loaded on it: in the manager's thread, or each in its own. */
+  const loaded = async (threaded: boolean) => {
+    const bus = new Bus()
+    bus.setIdentifier(eventIdentifier())
+    const scope = new BusScope(bus, 'plugins', 'plugins')
+    const options = {
+      scope,
+      logger: silentLogger,
+      timeoutMs: 10_000,
+      onHookFailure: () => {},
+      runTask: () => {
+        throw new Error('no tasks in this benchmark')
+      },
+    }
+    const threads = {
+      ...options,
+      entry: join(__dirname, '..', 'plugin-thread.js'),
+      maxMemoryMb: 256,
+      logLevel: 'error',
+      cacheDir,
+      onFault: (_plugin: unknown, error: Error) => {
+        throw error
+      },
+    }
+    const plugins: RunningPlugin[] = await Promise.all(
+      definitions.map((definition) =>
+        threaded ? ThreadedPlugin.load(definition, threads) : LoadedPlugin.load(definition, options),
+      ),
     )
+    return { bus, plugins }
   }
+  const { bus, plugins } = await loaded(false)
+  // Loaded once the in-process figures are taken: fifty idle threads must not weigh on them.
+  let inThreads: Awaited<ReturnType<typeof loaded>> | undefined
   let seen = 0
   const ee = new EventEmitter2({ wildcard: true, delimiter: ':', maxListeners: 0 })
   for (let i = 0; i < count; i++) {
@@ -154,14 +175,15 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
   }
   const before = { key: 'custom.x', value: 1, mode: 'merge' as const }
   const after = { ...before, result: { status: 'success' as const } }
-  const ours = {
+  const pairs = (on: Bus) => ({
     run: async (n: number) => {
       for (let i = 0; i < n; i++) {
-        await bus.emit('before_setting_update', before)
-        await bus.emit('after_setting_update', after)
+        await on.emit('before_setting_update', before)
+        await on.emit('after_setting_update', after)
       }
     },
-  }
+  })
+  const ours = pairs(bus)
   const sync = {
     run: (n: number) => {
       for (let i = 0; i < n; i++) {
@@ -196,10 +218,70 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
         },
         { perRound: 5_000, quick },
       ),
+      await (async () => {
+        inThreads = await loaded(true)
+        return compare(
+          `before/after pair to ${count} plugins, each in a thread of its own`,
+          {
+            baseline: [`Bus.emit ×2 to ${count} plugin hooks in the manager's thread`, ours],
+            candidate: [`Bus.emit ×2 to ${count} plugin hooks in their threads`, pairs(inThreads.bus)],
+          },
+          { perRound: 100, quick },
+        )
+      })(),
     ]
   } finally {
-    for (const plugin of plugins) await plugin.unload()
+    for (const plugin of [...plugins, ...(inThreads?.plugins ?? [])]) await plugin.unload()
     // Keeps the baseline listeners' work observable, so it is not optimised away.
     process.stdout.write(seen < 0 ? '\n' : '')
+  }
+}
+
+export interface ThreadMemoryPoint {
+  readonly threads: number
+  /** The process's resident memory (MB), once the threads are loaded and idle. */
+  readonly rssMb: number
+}
+
+/**
+ * The memory of idle plugin threads: a manager (no web server) with 0, then `counts` generated
+ * plugins enabled, each in its own thread, idle; the process's RSS after each step (median of
+ * `readings`, each after a garbage collection where --expose-gc allows one).
+ */
+export async function threadMemoryBench(
+  dir: string,
+  counts: readonly number[],
+  readings = 5,
+): Promise<ThreadMemoryPoint[]> {
+  const dataDir = join(dir, 'thread-memory')
+  const pluginsDir = join(dataDir, 'plugins')
+  mkdirSync(pluginsDir, { recursive: true })
+  const most = Math.max(...counts)
+  for (let i = 0; i < most; i++) writeFileSync(join(pluginsDir, `generated_${i}.ts`), source(i))
+  const manager = createManager({ dataDir, logger: silentLogger, defaultPlugins: false, web: false })
+  await manager.start()
+  const rss = async () => {
+    const values: number[] = []
+    for (let i = 0; i < readings; i++) {
+      ;(globalThis as { gc?: () => void }).gc?.()
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      values.push(process.memoryUsage.rss() / 1024 / 1024)
+    }
+    return median(values)
+  }
+  try {
+    // Every plugin imported once in this process (discovery) before the first reading: what grows
+    // from then on is the threads.
+    await manager.bus.request('plugins:list', {})
+    const points: ThreadMemoryPoint[] = [{ threads: 0, rssMb: await rss() }]
+    let enabled = 0
+    for (const count of [...counts].sort((a, b) => a - b)) {
+      for (; enabled < count; enabled++)
+        await manager.bus.request('plugins:set_enabled', { name: `generated_${enabled}`, enabled: true })
+      points.push({ threads: count, rssMb: await rss() })
+    }
+    return points
+  } finally {
+    await manager.stop()
   }
 }

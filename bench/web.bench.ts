@@ -111,8 +111,12 @@ async function bareKoa(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
 }
 
-async function ourManager(dir: string, servers = 0): Promise<{ manager: Kernel; url: string; token: string }> {
-  const dataDir = join(dir, `web-${Date.now()}`)
+async function ourManager(
+  dir: string,
+  servers = 0,
+  isolation: 'thread' | 'none' = 'thread',
+): Promise<{ manager: Kernel; url: string; token: string }> {
+  const dataDir = join(dir, `web-${isolation}-${Date.now()}`)
   mkdirSync(join(dataDir, 'plugins'), { recursive: true })
   writeFileSync(join(dataDir, 'plugins', 'benchplugin.ts'), BENCH_PLUGIN.replaceAll('HANDLER_BODY', HANDLER_BODY))
   const manager = createManager({
@@ -123,6 +127,7 @@ async function ourManager(dir: string, servers = 0): Promise<{ manager: Kernel; 
   })
   await manager.start()
   try {
+    await manager.bus.request('settings:set', { key: 'plugins.isolation', value: isolation })
     await manager.bus.request('plugins:set_enabled', { name: 'benchplugin', enabled: true })
     // Game directories live beside the data directory: a server inside it is refused.
     for (let i = 0; i < servers; i++)
@@ -140,9 +145,10 @@ async function ourManager(dir: string, servers = 0): Promise<{ manager: Kernel; 
 
 /**
  * Requests per second at 50 connections, ours vs bare Koa, in one run: the authenticated
- * trigger_event (JWT checked, body validated, listener called, fact recorded) against a bare
- * route parsing the same body; and a plugin's JSON GET route (signed-in user) against the same
- * handler in bare Koa.
+ * trigger_event (JWT checked, body validated, listener called in the plugin's thread, fact
+ * recorded) against a bare route parsing the same body; and a plugin's JSON GET route (signed-in
+ * user) against the same handler in bare Koa, the plugin in its own thread (the default) and in
+ * the manager's (plugins.isolation none).
  */
 export async function webThroughputBench(dir: string, seconds = 8, quick = false) {
   const amount = quick ? CONNECTIONS : undefined
@@ -170,7 +176,18 @@ export async function webThroughputBench(dir: string, seconds = 8, quick = false
       bare: await load(`${bare.url}/benchplugin/json`, { ...get, seconds }),
       ours: await load(`${ours.url}/benchplugin/json`, { ...get, seconds }),
     }
-    return { trigger, route, facts }
+    const inProcess = await ourManager(dir, 0, 'none')
+    try {
+      const local = { token: inProcess.token, amount }
+      await warm(`${inProcess.url}/benchplugin/json`, { ...local, seconds: 2 })
+      return {
+        trigger,
+        route: { ...route, inProcess: await load(`${inProcess.url}/benchplugin/json`, { ...local, seconds }) },
+        facts,
+      }
+    } finally {
+      await inProcess.manager.stop()
+    }
   } finally {
     bare.server.close()
     await ours.manager.stop()

@@ -146,6 +146,8 @@ export async function describeCommands(
   plugin: string,
   classes: ReadonlyMap<string, CommandClass>,
 ): Promise<Command.Cached[]> {
+  // Most plugins add no commands: oclif's code is not loaded for them (a plugin's thread stays small).
+  if (classes.size === 0) return []
   // oclif's own manifest code (not exported by the package's exports map, so reached by path).
   const { cacheCommand } = require(join(dirname(require.resolve('@oclif/core')), 'util', 'cache-command.js')) as {
     cacheCommand(cmd: Command.Class, plugin: unknown): Promise<Command.Cached>

@@ -106,6 +106,47 @@ export const pluginsErrors = defineErrors('plugins', {
     message: (p) =>
       `The plugin '${p.plugin}' raised ${p.what}: ${p.reason}. The manager carried on; catch errors in the plugin's timers and promises.`,
   }),
+  SM_ERR_PLUGIN_TIMEOUT: spec<{ plugin: string; where: string; ms: number }>({
+    status: 504,
+    exit: 75,
+    when: "A plugin's hook, listener or route did not return within plugins.hook_timeout_ms (an endless loop included); its thread was ended.",
+    message: (p) =>
+      `The plugin '${p.plugin}' did not return from ${p.where} within ${p.ms} ms, so its thread was ended (the action went on without it). Make ${p.where} return sooner (start long work without awaiting it, never loop forever), or raise plugins.hook_timeout_ms.`,
+  }),
+  SM_ERR_PLUGIN_OUT_OF_MEMORY: spec<{ plugin: string; where: string; mb: number }>({
+    status: 507,
+    exit: 70,
+    when: "A plugin's thread used more memory than plugins.max_memory_mb allows; the thread was ended.",
+    message: (p) =>
+      `The plugin '${p.plugin}' ran out of memory (over ${p.mb} MB) in ${p.where}, so its thread was ended. Find what it keeps or allocates without bound, or raise plugins.max_memory_mb (or plugins.max_memory_mb.${p.plugin}).`,
+  }),
+  SM_ERR_PLUGIN_EXITED: spec<{ plugin: string; where: string; code: number }>({
+    status: 500,
+    exit: 70,
+    when: "A plugin called process.exit (it ends only the plugin's own thread).",
+    message: (p) =>
+      `The plugin '${p.plugin}' ended its thread with process.exit(${p.code}) in ${p.where}; the manager carried on. A plugin must not call process.exit: throw an error instead.`,
+  }),
+  SM_ERR_PLUGIN_CRASHED: spec<{ plugin: string; where: string; reason: string }>({
+    status: 500,
+    exit: 70,
+    when: "A plugin's code threw or rejected where nothing caught it (a timer, a forgotten promise); its thread was ended.",
+    message: (p) =>
+      `The plugin '${p.plugin}' crashed in ${p.where}: ${p.reason}. Its thread was ended; catch errors in its timers and promises.`,
+  }),
+  SM_ERR_PLUGIN_QUARANTINED: spec<{ plugin: string; strikes: number; minutes: number; last: string }>({
+    status: 503,
+    exit: 69,
+    when: 'A plugin failed too often (plugins.max_strikes in plugins.strike_window_s) and was stopped until an admin enables it again.',
+    message: (p) =>
+      `The plugin '${p.plugin}' failed ${p.strikes} times within ${p.minutes} min and is stopped (last: ${p.last}). Fix it, then run 'server-manager plugin enable ${p.plugin}' (or 'plugin reload').`,
+  }),
+  SM_ERR_PLUGIN_RESTARTING: spec<{ plugin: string; seconds: number }>({
+    status: 503,
+    exit: 75,
+    when: 'A request reached a plugin whose thread is being restarted after a fault.',
+    message: (p) => `The plugin '${p.plugin}' is restarting after a fault; try again in ${p.seconds} s.`,
+  }),
   SM_ERR_PLUGIN_REVOKED: spec<{ plugin: string; call: string }>({
     status: 410,
     exit: 69,

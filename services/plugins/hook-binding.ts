@@ -1,9 +1,9 @@
 import type { BusScope } from '../../kernel'
-import { closest } from '../../lib/closest'
 import { withoutSecrets } from '../../lib/secrets'
 import { type CallOptions, guardedListener } from './guarded-call'
 import { hookEvents } from './hook-catalogue'
-import { PluginBase } from './plugin-base'
+import { hookMethodsOf } from './hook-methods'
+import type { PluginBase } from './plugin-base'
 
 type Callable = (...args: unknown[]) => unknown
 
@@ -28,44 +28,57 @@ function pluginView(payload: unknown): unknown {
  */
 export function bindHooks(instance: PluginBase, scope: BusScope, options: CallOptions): string[] {
   const methods = instance as unknown as Record<string, Callable | undefined>
-  const onAny = typeof methods.onAnyEvent === 'function' ? methods.onAnyEvent : undefined
-  const hooked: string[] = []
-  for (const { event, method: name } of hookEvents()) {
-    const method = methods[name]
-    if (typeof method === 'function') {
-      const listener = guardedListener(event, options, (payload) => method.call(instance, pluginView(payload)))
-      scope.on(event as 'before_setting_update', listener, { timeoutMs: 0, guarded: true })
-      hooked.push(event)
+  const onAny = methods.onAnyEvent
+  return bindHookCalls(
+    scope,
+    options,
+    { methods: hookMethodsOf(instance), any: typeof onAny === 'function' },
+    // Each hook's method looked up once, here: the call itself is one direct call.
+    (hook) => {
+      if (hook.any) return (payload) => (onAny as Callable).call(instance, hook.event, payload)
+      const method = methods[hook.method] as Callable
+      return (payload) => method.call(instance, payload)
+    },
+  )
+}
+
+/** One hook call: the event, and the method it runs (or onAnyEvent). */
+export type HookCall =
+  | { readonly event: string; readonly method: string; readonly any: false }
+  | {
+      readonly event: string
+      readonly any: true
     }
-    if (onAny) {
-      const listener = guardedListener(event, options, (payload) => onAny.call(instance, event, pluginView(payload)))
+
+/**
+ * Registers hooks on a plugin's bus scope, each running the call `callFor` makes for it wherever the plugin is (here, or in
+ * its thread): each of its hook `methods` for its event, then, with `any`, onAnyEvent after them
+ * for every standard event. Each gets the payload as plugins see it. Returns the events hooked.
+ */
+export function bindHookCalls(
+  scope: BusScope,
+  options: CallOptions,
+  wanted: { readonly methods: readonly string[]; readonly any: boolean },
+  callFor: (hook: HookCall) => (payload: unknown) => unknown,
+): string[] {
+  const methods = new Set(wanted.methods)
+  const hooked: string[] = []
+  const events = hookEvents()
+  for (const [i, { event, method }] of events.entries()) {
+    if (methods.has(method)) {
+      const call = callFor({ event, method, any: false })
+      const listener = guardedListener(event, options, (payload) => call(pluginView(payload)))
+      scope.on(event as 'before_setting_update', listener, { timeoutMs: 0, guarded: true })
+      if (!hooked.includes(event)) hooked.push(event)
+    }
+    // onAnyEvent once per event, after every hook method of it.
+    if (wanted.any && events.findIndex((other, j) => j > i && other.event === event) === -1) {
+      const call = callFor({ event, any: true })
+      const listener = guardedListener(event, options, (payload) => call(pluginView(payload)))
       scope.on(event as 'before_setting_update', listener, { timeoutMs: 0, guarded: true })
     }
   }
   return hooked
 }
 
-const LIFECYCLE = ['onLoad', 'onUnload', 'onManagerStartup', 'onAnyEvent']
-const HOOK_LIKE = /^(before|after|on)[A-Z0-9_]/
-
-/** Every method name the manager calls on a plugin. */
-export function knownHookMethods(): string[] {
-  return [...LIFECYCLE, ...hookEvents().map((hook) => hook.method)]
-}
-
-/**
- * Methods named like a hook (`before…`, `after…`, `on…`) that are not one, with the nearest real
- * hook: a typo such as `afterSettingUpdat` would otherwise never run and never say why.
- */
-export function unknownHookMethods(instance: PluginBase): { method: string; nearest: string | undefined }[] {
-  const known = knownHookMethods()
-  const names = new Set<string>(Object.keys(instance))
-  for (let proto = Object.getPrototypeOf(instance); proto && proto !== PluginBase.prototype; ) {
-    for (const name of Object.getOwnPropertyNames(proto)) names.add(name)
-    proto = Object.getPrototypeOf(proto)
-  }
-  const methods = instance as unknown as Record<string, unknown>
-  return [...names]
-    .filter((name) => HOOK_LIKE.test(name) && typeof methods[name] === 'function' && !known.includes(name))
-    .map((method) => ({ method, nearest: closest(method, known) }))
-}
+export { hookMethodsOf, knownHookMethods, unknownHookMethods } from './hook-methods'

@@ -1,4 +1,5 @@
-import { type ActionMap, type ActionName, type ActionResult, actionCatalogue } from '../../kernel'
+import type { ActionMap, ActionName, ActionResult } from '../../kernel'
+import { actionCatalogue } from '../../kernel/action-catalogue'
 
 export type { ActionName } from '../../kernel'
 

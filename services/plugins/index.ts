@@ -8,14 +8,7 @@ import { LoggerToken, reasonOf, type Service } from '../../kernel'
 import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { WEB_CONTRIBUTIONS } from '../web/contract'
-import {
-  builtinCli,
-  type CliContribution,
-  checkCliConflicts,
-  cliCacheFile,
-  contributionOf,
-  writeCliCache,
-} from './cli-contributions'
+import { builtinCli, type CliContribution, checkCliConflicts, cliCacheFile, writeCliCache } from './cli-contributions'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
 import { eventIdentifier } from './identity'
@@ -23,6 +16,7 @@ import { LoopWatchdog } from './loop-watchdog'
 import { PluginManager } from './plugin-manager'
 import { PluginImporter } from './plugin-module'
 import { PLUGIN_FACTS, registryProjection } from './registry-projection'
+import { ThreadedPlugin } from './thread/threaded-plugin'
 
 export type * from './contract'
 
@@ -61,6 +55,13 @@ export interface PluginsServiceOptions {
   readonly watchdog?: boolean
   /** Whether the shipped default plugins (`plugins/default`) are discovered (default true). */
   readonly defaults?: boolean
+  /**
+   * The entry file of a plugin's worker thread (the composition root plugin-thread.js); without
+   * it every plugin runs in this thread, whatever plugins.isolation says.
+   */
+  readonly threadEntry?: string
+  /** The level the manager logs at (a plugin's thread posts nothing below it). */
+  readonly logLevel?: string
 }
 
 export function pluginsService(options: PluginsServiceOptions): Service {
@@ -120,24 +121,45 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         ),
         searchPaths,
         hookTimeoutMs: async () => Number(await setting('plugins.hook_timeout_ms')),
+        threads: options.threadEntry
+          ? {
+              entry: options.threadEntry,
+              cacheDir: join(config.dataDir, 'cache', 'jiti'),
+              logLevel: options.logLevel ?? 'info',
+              isolation: async () => String(await setting('plugins.isolation')),
+              memoryMb: async (plugin) => {
+                const own = ((await setting('plugins.max_memory_mb_by_plugin')) ?? {}) as Record<string, unknown>
+                return Number(own[plugin] ?? (await setting('plugins.max_memory_mb')))
+              },
+              strikes: async () => ({
+                max: Number(await setting('plugins.max_strikes')),
+                windowMs: Number(await setting('plugins.strike_window_s')) * 1000,
+              }),
+            }
+          : undefined,
         registryFile: join(config.dataDir, 'plugins.json'),
         blockedFile,
         contribute: async (plugin) => {
           // Commands, topics and menu items: described now, so the CLI never imports a plugin to list them.
           const { candidate, version } = plugin.definition
-          const cliContribution = await contributionOf(
-            { plugin: plugin.name, root: candidate.root, entry: candidate.entry, hash: candidate.hash, version },
-            { commands: plugin.extension('getCliCommands'), menuItems: plugin.extension('getCliMenuItems') },
-          )
+          const { cli: described, web } = await plugin.contributions()
+          const cliContribution: CliContribution = {
+            plugin: plugin.name,
+            root: candidate.root,
+            entry: candidate.entry,
+            hash: candidate.hash,
+            version,
+            ...described,
+          }
           checkCliConflicts(plugin.name, cliContribution, builtins(), [...cli.values()])
-          // The web server (in the manager) takes routers, template folders and static mounts live.
+          // The web server (in the manager) takes routers, template folders and static mounts live;
+          // a threaded plugin's routers are descriptions, and their requests are handed to its thread.
           if (registry.has(WEB_CONTRIBUTIONS))
             registry.resolve(WEB_CONTRIBUTIONS).claim({
               plugin: plugin.name,
               root: dirname(candidate.entry),
-              routers: plugin.extension('getRouters'),
-              templatePaths: plugin.extension('getTemplatePaths'),
-              staticMounts: plugin.extension('getStaticMounts'),
+              ...web,
+              ...(plugin instanceof ThreadedPlugin ? { thread: plugin } : {}),
             })
           cli.set(plugin.name, cliContribution)
         },

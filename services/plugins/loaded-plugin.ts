@@ -1,5 +1,6 @@
 import { type BusScope, type Logger, reasonOf, runInContext, SmError, timeBox } from '../../kernel'
 import type { RunTask } from '../tasks/contract'
+import { type CliContribution, contributionOf } from './cli-contributions'
 import { type ExtensionMethod, extensionOf } from './extension'
 import type { CallOptions } from './guarded-call'
 import { bindHooks, unknownHookMethods } from './hook-binding'
@@ -23,12 +24,42 @@ export interface LoadOptions {
 
 type Lifecycle = 'onLoad' | 'onUnload' | 'onManagerStartup'
 
+/** What a plugin adds to the CLI and the web UI, as its extension methods return them. */
+export interface PluginContributions {
+  /** Its commands, topics and menu items, described (the CLI imports no plugin to list them). */
+  readonly cli: Pick<CliContribution, 'commands' | 'topics' | 'menuItems'>
+  readonly web: {
+    /** Routers (in the manager's thread) or their descriptions (in the plugin's own). */
+    readonly routers: readonly unknown[]
+    readonly templatePaths: readonly unknown[]
+    readonly staticMounts: readonly unknown[]
+  }
+}
+
+/** A loaded plugin, wherever its code runs: in the manager's thread (LoadedPlugin) or its own (ThreadedPlugin). */
+export interface RunningPlugin {
+  readonly name: string
+  readonly definition: PluginDefinition
+  /** The standard events it hooks. */
+  readonly hooks: readonly string[]
+  /** Registrations (hooks and listeners) it holds on the bus. */
+  readonly listeners: number
+  /** Whether its code runs in a thread of its own. */
+  readonly threaded: boolean
+  contributions(): Promise<PluginContributions>
+  /** Runs a lifecycle hook under the hook timeout; resolves to its failure, if any. */
+  call(hook: Lifecycle): Promise<SmError | undefined>
+  /** Calls `onUnload`, then releases everything the plugin registered and revokes its `this.api`. */
+  unload(): Promise<SmError | undefined>
+}
+
 /**
  * A running plugin: its instance, its bus scope (every hook and listener it registered), its
  * logger and its `this.api`. Loading is all or nothing: a constructor or `onLoad` that throws or
  * hangs leaves nothing registered behind, and its `this.api` revoked.
  */
-export class LoadedPlugin {
+export class LoadedPlugin implements RunningPlugin {
+  readonly threaded = false
   readonly name: string
   readonly definition: PluginDefinition
   readonly hooks: readonly string[]
@@ -139,6 +170,22 @@ export class LoadedPlugin {
     })
   }
 
+  async contributions(): Promise<PluginContributions> {
+    const { candidate, version } = this.definition
+    const cli = await contributionOf(
+      { plugin: this.name, root: candidate.root, entry: candidate.entry, hash: candidate.hash, version },
+      { commands: this.extension('getCliCommands'), menuItems: this.extension('getCliMenuItems') },
+    )
+    return {
+      cli,
+      web: {
+        routers: this.extension('getRouters'),
+        templatePaths: this.extension('getTemplatePaths'),
+        staticMounts: this.extension('getStaticMounts'),
+      },
+    }
+  }
+
   /** Registrations (hooks and listeners) the plugin holds on the bus. */
   get listeners(): number {
     return this.#scope.registrations
@@ -186,7 +233,7 @@ export class LoadedPlugin {
 }
 
 /** Records a plugin's declared secret keys as secret settings, for good (none: nothing to do). */
-async function recordSecrets(plugin: string, keys: readonly string[], scope: BusScope): Promise<void> {
+export async function recordSecrets(plugin: string, keys: readonly string[], scope: BusScope): Promise<void> {
   if (keys.length === 0 || !scope.hasHandler('settings:mark_secret')) return
   try {
     await runInContext({ actor: `plugin:${plugin}` }, () => scope.request('settings:mark_secret', { keys }))

@@ -15,11 +15,12 @@ import type { RunTask } from '../tasks/contract'
 import type { PluginError, PluginRecord, ReloadReport } from './contract'
 import { type Candidate, discover, type SearchPath } from './discovery'
 import { planLoad } from './load-order'
-import { LoadedPlugin } from './loaded-plugin'
+import { LoadedPlugin, type RunningPlugin } from './loaded-plugin'
 import { clearBlockedRecord, readBlockedRecord } from './loop-watchdog'
 import type { PluginDefinition, PluginImporter } from './plugin-module'
 import { containPlugins, registerPluginRoot } from './process-guard'
 import { type PLUGIN_FACTS, readAllRecords, registryProjection, type StoredRecord } from './registry-projection'
+import { ThreadedPlugin } from './thread/threaded-plugin'
 
 /** Whether a reconcile runs a plugin whose own code failed again: all (start, reload), the named (enable), none. */
 type Retry = (plugin: string) => boolean
@@ -48,8 +49,24 @@ export interface ManagerOptions {
   readonly blockedFile?: string
   /** Told before any plugin code runs (the loop watchdog). */
   readonly onEnter?: (plugin: string, hook: string) => void
+  /**
+   * Where plugins run: each in a worker thread of its own (the default), or, without `threads`,
+   * in this thread (plugins.isolation 'none').
+   */
+  readonly threads?: {
+    /** The thread's entry file (the composition root plugin-thread.js). */
+    readonly entry: string
+    readonly cacheDir: string | false
+    readonly logLevel: string
+    /** plugins.isolation: 'thread' or 'none', read at each load. */
+    readonly isolation: () => Promise<string>
+    /** A plugin's heap limit in MB (plugins.max_memory_mb, or its own in plugins.max_memory_mb_by_plugin). */
+    readonly memoryMb: (plugin: string) => Promise<number>
+    /** How many faults within how long quarantine a plugin (plugins.max_strikes, plugins.strike_window_s). */
+    readonly strikes: () => Promise<{ readonly max: number; readonly windowMs: number }>
+  }
   /** Hands a plugin's contributions (routers, templates, mounts) to whoever serves them; a throw fails the load. */
-  readonly contribute?: (plugin: LoadedPlugin) => Promise<void>
+  readonly contribute?: (plugin: RunningPlugin) => Promise<void>
   /** Takes them back, before the plugin unloads. */
   readonly withdraw?: (plugin: string) => Promise<void>
   /** Told when a reconcile ended: the loaded plugins are what they will stay until the next change. */
@@ -57,7 +74,18 @@ export interface ManagerOptions {
 }
 
 const HOOK_FACT_INTERVAL_MS = 60_000
-const OWN_FAILURES = new Set(['SM_ERR_PLUGIN_LOAD_FAILED', 'SM_ERR_PLUGIN_LOAD_TIMEOUT', 'SM_ERR_PLUGIN_BLOCKED_LOOP'])
+const OWN_FAILURES = new Set([
+  'SM_ERR_PLUGIN_LOAD_FAILED',
+  'SM_ERR_PLUGIN_LOAD_TIMEOUT',
+  'SM_ERR_PLUGIN_BLOCKED_LOOP',
+  // A fault of its thread: restarted by the backoff's timer (or an enable, a reload, a new start), never by another change.
+  'SM_ERR_PLUGIN_TIMEOUT',
+  'SM_ERR_PLUGIN_OUT_OF_MEMORY',
+  'SM_ERR_PLUGIN_EXITED',
+  'SM_ERR_PLUGIN_CRASHED',
+])
+/** The longest wait before a faulted plugin's thread is started again. */
+const MAX_BACKOFF_S = 60
 
 /**
  * Discovers, validates, loads and unloads plugins, and keeps the registry (a projection of
@@ -68,7 +96,11 @@ const OWN_FAILURES = new Set(['SM_ERR_PLUGIN_LOAD_FAILED', 'SM_ERR_PLUGIN_LOAD_T
 export class PluginManager {
   readonly #options: ManagerOptions
   readonly #queue = new SerialQueue()
-  readonly #loaded = new Map<string, LoadedPlugin>()
+  readonly #loaded = new Map<string, RunningPlugin>()
+  /** When each plugin's thread faulted, within the strike window. */
+  readonly #strikes = new Map<string, number[]>()
+  /** The timers that start faulted plugins again. */
+  readonly #restarts = new Map<string, NodeJS.Timeout>()
   readonly #definitions = new Map<string, PluginDefinition>()
   readonly #candidates = new Map<string, Candidate>()
   readonly #hookFailures = new Map<string, { count: number; last: number; event: string; error: SmError }>()
@@ -156,6 +188,7 @@ export class PluginManager {
       this.#timed(async () => {
         await this.#unloadAll()
         this.#definitions.clear()
+        this.#strikes.clear()
         for (const record of await this.records())
           if (record.blocked) await this.#fact('plugins:unblocked', { name: record.name })
         await this.#sync()
@@ -175,6 +208,8 @@ export class PluginManager {
 
   /** Unloads every plugin and stops attributing stray errors to them. */
   async unloadAll(): Promise<void> {
+    for (const timer of this.#restarts.values()) clearTimeout(timer)
+    this.#restarts.clear()
     await this.#queue.run(() => this.#unloadAll())
     this.#containment.dispose()
   }
@@ -197,6 +232,8 @@ export class PluginManager {
         perform: async () => undefined,
         message: () => `Plugin '${name}' ${enabled ? 'enabled' : 'disabled'}.`,
       })
+      // An admin's enable is a fresh start: the strikes of its thread's faults are forgotten.
+      if (outcome.status === 'success' && enabled) this.#strikes.delete(name)
       if (outcome.status === 'success') await this.#reconcile(retryOnly([name]))
       return outcome.result
     })
@@ -220,7 +257,7 @@ export class PluginManager {
     })
   }
 
-  loaded(name: string): LoadedPlugin | undefined {
+  loaded(name: string): RunningPlugin | undefined {
     return this.#loaded.get(name)
   }
 
@@ -294,24 +331,55 @@ export class PluginManager {
     }
     for (const [name, error] of plan.refused) await this.#failed(byName.get(name), name, error, false)
     const timeoutMs = await this.#options.hookTimeoutMs()
+    const threads = this.#options.threads
+    const threaded = threads !== undefined && (await threads.isolation()) !== 'none'
+    const options = {
+      scope: this.#options.scope,
+      logger: this.#options.rootLogger,
+      timeoutMs,
+      onHookFailure: (plugin: string, event: string, error: SmError) => this.#hookFailed(plugin, event, error),
+      runTask: this.#options.runTask,
+    }
+    // Each plugin's thread starts at once (import, constructor), side by side with the others';
+    // they are then activated (hooks bound, onLoad run) one by one in load order.
+    const started = new Map<string, Promise<ThreadedPlugin>>()
+    if (threads && threaded)
+      for (const definition of plan.order) {
+        const name = definition.candidate.name
+        if (this.#loaded.has(name)) continue
+        const starting = (async () =>
+          ThreadedPlugin.start(definition, {
+            ...options,
+            entry: threads.entry,
+            cacheDir: threads.cacheDir,
+            logLevel: threads.logLevel,
+            maxMemoryMb: await threads.memoryMb(name),
+            onFault: (faulted, error) => this.#faulted(faulted, error),
+          }))()
+        starting.catch(() => {}) // awaited below, in load order
+        started.set(name, starting)
+      }
     for (const definition of plan.order) {
       const name = definition.candidate.name
       if (this.#loaded.has(name)) continue
       const blocked = definition.requires.find((required) => !this.#loaded.has(required))
       if (blocked) {
+        await started
+          .get(name)
+          ?.then((plugin) => plugin.discard())
+          .catch(() => {})
         const error = new SmError('SM_ERR_PLUGIN_REQUIRES_MISSING', { plugin: name, missing: `'${blocked}'` })
         await this.#failed(byName.get(name), name, error, false)
         continue
       }
       try {
-        const plugin = await LoadedPlugin.load(definition, {
-          scope: this.#options.scope,
-          logger: this.#options.rootLogger,
-          timeoutMs,
-          onHookFailure: (plugin, event, error) => this.#hookFailed(plugin, event, error),
-          onEnter: this.#options.onEnter,
-          runTask: this.#options.runTask,
-        })
+        const starting = started.get(name)
+        let plugin: RunningPlugin
+        if (starting) {
+          const threadedPlugin = await starting
+          await threadedPlugin.activate()
+          plugin = threadedPlugin
+        } else plugin = await LoadedPlugin.load(definition, { ...options, onEnter: this.#options.onEnter })
         try {
           await this.#options.contribute?.(plugin)
         } catch (error) {
@@ -352,12 +420,75 @@ export class PluginManager {
     const plugin = this.#loaded.get(name)
     if (!plugin) return
     this.#loaded.delete(name)
-    await this.#options
-      .withdraw?.(name)
-      .catch((error: unknown) => this.#options.logger.error(`taking back what '${name}' contributed failed`, { error }))
+    await this.#withdraw(name)
     await plugin.unload()
     await this.#flushHookFailures(name)
     this.#options.logger.info(`plugin '${name}' unloaded`)
+  }
+
+  /**
+   * A plugin's thread ended by a fault (its hooks and listeners are gone already): it is started
+   * again after a backoff (1, 2, 4 … s, at most a minute), its routes answering 503 meanwhile;
+   * after plugins.max_strikes faults within plugins.strike_window_s it is quarantined: kept out,
+   * with the fault's code and where it happened, until an admin enables it or reloads plugins.
+   */
+  #faulted(plugin: RunningPlugin, fault: SmError): void {
+    const name = plugin.name
+    const where = String((fault.params as { where?: unknown }).where ?? 'its code')
+    void this.#queue
+      .run(async () => {
+        if (this.#loaded.get(name) !== plugin) return
+        this.#loaded.delete(name)
+        const { max, windowMs } = (await this.#options.threads?.strikes()) ?? { max: 3, windowMs: 600_000 }
+        const now = Date.now()
+        const strikes = [...(this.#strikes.get(name) ?? []).filter((at) => now - at < windowMs), now]
+        this.#strikes.set(name, strikes)
+        const error = { code: fault.code, message: fault.message }
+        if (strikes.length >= max) {
+          this.#strikes.delete(name)
+          await this.#withdraw(name)
+          const quarantined = new SmError('SM_ERR_PLUGIN_QUARANTINED', {
+            plugin: name,
+            strikes: strikes.length,
+            minutes: Math.round(windowMs / 60_000),
+            last: fault.code,
+          })
+          this.#options.logger.error(quarantined.message, { code: quarantined.code })
+          const ms = Number((fault.params as { ms?: unknown }).ms ?? 0)
+          await this.#fact('plugins:blocked', { name, hook: where, ms, at: new Date(now).toISOString(), error })
+          await this.#flushHookFailures(name)
+          this.#writeRegistryFile(await this.records())
+          return
+        }
+        const seconds = Math.min(2 ** (strikes.length - 1), MAX_BACKOFF_S)
+        if (plugin instanceof ThreadedPlugin) plugin.restarting(seconds)
+        this.#options.logger.warn(`plugin '${name}' is started again in ${seconds} s`, { code: fault.code })
+        await this.#fact('plugins:failed', { name, invalid: false, error })
+        clearTimeout(this.#restarts.get(name))
+        const timer = setTimeout(() => {
+          this.#restarts.delete(name)
+          void this.#queue
+            .run(async () => {
+              await this.#reconcile(retryOnly([name]))
+              // Not back (its onLoad failed, it was disabled meanwhile): its routes go, no longer "restarting".
+              if (!this.#loaded.has(name)) await this.#withdraw(name)
+            })
+            .catch((failure: unknown) =>
+              this.#options.logger.error(`starting plugin '${name}' again failed`, { error: failure }),
+            )
+        }, seconds * 1000)
+        timer.unref()
+        this.#restarts.set(name, timer)
+      })
+      .catch((failure: unknown) =>
+        this.#options.logger.error(`handling plugin '${name}''s fault failed`, { error: failure }),
+      )
+  }
+
+  async #withdraw(name: string): Promise<void> {
+    await this.#options
+      .withdraw?.(name)
+      .catch((error: unknown) => this.#options.logger.error(`taking back what '${name}' contributed failed`, { error }))
   }
 
   async #unloadAll(): Promise<void> {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { createJiti } from 'jiti'
 import semver from 'semver'
-import { reasonOf, SmError } from '../../kernel'
+import { reasonOf, SmError } from '../../kernel/errors'
 import type { Candidate } from './discovery'
 import { classDescription } from './doc-comment'
 import { PluginBase, type PluginClass } from './plugin-base'

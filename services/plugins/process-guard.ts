@@ -1,5 +1,6 @@
 import { sep } from 'node:path'
-import { type Disposable, errorLine, reasonOf, SmError } from '../../kernel'
+import type { Disposable } from '../../kernel/disposable'
+import { errorLine, reasonOf, SmError } from '../../kernel/errors'
 
 /** Told about an error thrown or rejected outside any hook by a plugin's code; returns true when it took it. */
 export type StrayHandler = (plugin: string, error: SmError) => boolean

@@ -12,6 +12,39 @@ defineSettings('plugins', {
     summary: "how long a plugin's hook, listener, onLoad or onUnload may run before it is cut off",
     rule: wholeNumber(1, 600_000),
   },
+  'plugins.isolation': {
+    default: 'thread',
+    summary:
+      "where plugins run: `thread` (each in a worker thread of its own: a loop, a leak or an exit costs only the plugin) or `none` (in the manager's thread, for debugging; a loop there stalls the manager until the watchdog ends it)",
+    rule: (value) => (value === 'thread' || value === 'none' ? undefined : "it must be 'thread' or 'none'"),
+  },
+  'plugins.max_memory_mb': {
+    default: 256,
+    summary: "the heap a plugin's thread may use (MB); past it the thread ends with SM_ERR_PLUGIN_OUT_OF_MEMORY",
+    rule: wholeNumber(16, 65_536),
+  },
+  'plugins.max_memory_mb_by_plugin': {
+    default: {},
+    summary: 'plugins that may use another heap than plugins.max_memory_mb, by name (`{"mapper": 1024}`)',
+    rule: (value) =>
+      value !== null &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      Object.values(value).every((mb) => wholeNumber(16, 65_536)(mb) === undefined)
+        ? undefined
+        : 'it must be an object of plugin names to whole numbers of MB from 16 to 65536',
+  },
+  'plugins.max_strikes': {
+    default: 3,
+    summary:
+      "how many faults of a plugin's thread (a timeout, out of memory, an exit, a crash) within plugins.strike_window_s quarantine it until an admin enables it again",
+    rule: wholeNumber(1, 1000),
+  },
+  'plugins.strike_window_s': {
+    default: 600,
+    summary: 'the window (seconds) in which plugins.max_strikes faults quarantine a plugin',
+    rule: wholeNumber(1, 604_800),
+  },
   'plugins.dev_examples': {
     default: false,
     summary: 'also discover `plugins/examples/` from a source checkout',

@@ -8,6 +8,7 @@ import compose from 'koa-compose'
 import mount from 'koa-mount'
 import { type BusScope, type Logger, runInContext, SmError } from '../../kernel'
 import { AUTH_FACTS, type Identity, roleAtLeast } from '../auth/contract'
+import type { PageData } from './contract'
 import { EventStream } from './event-stream'
 import { keepProxyEntries } from './forwarded'
 import { HostCheck } from './host-check'
@@ -15,14 +16,13 @@ import { clientErrorResponse, lastResort, writeError } from './http-errors'
 import { parseMultipart, type UploadLimits } from './multipart'
 import { openApiDocument, SETUP_EXEMPT } from './openapi'
 import { type KnownRoute, PluginLayer, routesOf, type StaticMount } from './plugin-layer'
-import { Renderers } from './render'
+import { APP_VIEWS, Renderers } from './render'
 import { checkJsonDepth, deferBody, releaseBody } from './request-body'
 import { hasBody, isWrite, specOf, type WebState } from './route'
 import { serveStatic as serve } from './static-files'
 
 /** The package's root (dist/services/web → the checkout or the installed package). */
 export const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
-export const APP_VIEWS = join(PACKAGE_ROOT, 'services', 'web', 'views')
 export const APP_PUBLIC = join(PACKAGE_ROOT, 'services', 'web', 'public')
 export const SWAGGER_DIST = dirname(require.resolve('swagger-ui-dist/package.json'))
 const PICO_CSS = join(dirname(require.resolve('@picocss/pico/package.json')), 'css')
@@ -105,6 +105,11 @@ export class WebServer implements WebApp {
       (plugin, dirs) => {
         this.renderers.setPlugin(plugin, dirs)
         this.#openApi = undefined
+      },
+      async (ctx) => {
+        const { user, csrf, path, version, pluginPages } = await this.pageLocals(ctx as never, {})
+        const mounts = Object.fromEntries([...this.#coreMounts, ...this.layer.mounts()].map((m) => [m.name, m.urlPath]))
+        return { ...(user ? { user: { ...user } } : {}), csrf, path, version, pluginPages, mounts } satisfies PageData
       },
     )
     const forget = () => {

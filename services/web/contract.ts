@@ -15,6 +15,87 @@ export interface WebContributions {
 
 export const WEB_CONTRIBUTIONS = createToken<WebContributions>('web:contributions')
 
+/**
+ * A plugin router as its thread describes it (docs/architecture.md, "Plugins in threads"): the
+ * manager serves a router of the same prefix and routes, each behind its access guard, whose
+ * handler hands the request to the thread.
+ */
+export interface RouterDescription {
+  readonly prefix: string
+  readonly sensitive: boolean
+  readonly strict: boolean
+  readonly routes: readonly RouteDescription[]
+}
+
+export interface RouteDescription {
+  readonly path: string
+  readonly methods: readonly string[]
+  readonly access: 'public' | 'user' | 'moderator' | 'admin'
+  readonly name?: string
+  /** Its spec (defineRoute), with JSON Schemas for its zod schemas, for the API document and the native pages. */
+  readonly spec?: Readonly<Record<string, unknown>>
+}
+
+/** A request as the manager hands it to a plugin's thread, once its route's guard has passed and its body is read. */
+export interface ForwardedRequest {
+  readonly method: string
+  /** The path and query, as received. */
+  readonly url: string
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>
+  readonly body: unknown
+  readonly files: Readonly<Record<string, { filename: string; mimeType: string; size: number; path: string }>>
+  readonly user?: Readonly<Record<string, unknown>>
+  /** Why a presented token was refused (for a public route's currentUser), as a coded error. */
+  readonly authError?: { code: string; message: string; status: number; exitCode: number; params?: unknown }
+  readonly ip: string
+  readonly secure: boolean
+}
+
+/** A plugin thread's answer: the body whole, or `streamed` (its chunks follow). */
+export interface ForwardedResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | string[] | number>>
+  readonly body?: string | Uint8Array
+  readonly streamed?: boolean
+  /** No route of the plugin answered (its middleware passed the request on). */
+  readonly unmatched?: boolean
+}
+
+/** Runs one handed-over request in a plugin's thread: the answer whole, or the stream of its body. */
+export type RouteRunner = (
+  request: ForwardedRequest,
+  page: () => Promise<PageData>,
+) => Promise<{ response: ForwardedResponse; stream?: import('node:stream').Readable }>
+
+/** What the web service runs in a plugin's thread (services/web/thread-routes.ts), handed over by the thread's composition root. */
+export interface ThreadWeb {
+  describeRouters(plugin: string, routers: readonly unknown[]): RouterDescription[]
+  routeRunner(
+    plugin: string,
+    routers: readonly unknown[],
+    options: { root: string; templatePaths: readonly unknown[]; cacheTemplates: boolean },
+  ): RouteRunner
+}
+
+/** How the manager reaches a plugin's routes in its thread. */
+export interface ThreadRoutes {
+  forward(
+    request: ForwardedRequest,
+    page: () => Promise<PageData>,
+  ): Promise<{ response: ForwardedResponse; stream?: import('node:stream').Readable }>
+}
+
+/** What a page rendered in a plugin's thread sees besides its own locals (the manager's part of them). */
+export interface PageData {
+  readonly user?: Readonly<Record<string, unknown>>
+  readonly csrf: string
+  readonly path: string
+  readonly version: string
+  readonly pluginPages: readonly unknown[]
+  /** The static mounts by name, for `urlFor`. */
+  readonly mounts: Readonly<Record<string, string>>
+}
+
 const webStatus = z.object({
   listening: z.boolean(),
   url: z.string().optional(),

@@ -4,7 +4,14 @@ import { type Logger, SmError, toSmError } from '../../kernel'
 import { errorSpec } from '../../kernel/error-catalogue'
 
 /** 5xx codes whose own message is written for the client (no parameter of theirs is internal). */
-const PUBLIC_5XX = new Set(['SM_ERR_WEB_UNAVAILABLE', 'SM_ERR_HOST_UNREACHABLE'])
+const PUBLIC_5XX = new Set([
+  'SM_ERR_WEB_UNAVAILABLE',
+  'SM_ERR_HOST_UNREACHABLE',
+  // A plugin's route that ended its thread: the plugin and the route are named, nothing of the manager.
+  'SM_ERR_PLUGIN_TIMEOUT',
+  'SM_ERR_PLUGIN_OUT_OF_MEMORY',
+  'SM_ERR_PLUGIN_RESTARTING',
+])
 
 /**
  * Turns anything a route threw into the JSON error body every client gets:
@@ -27,6 +34,8 @@ export function writeError(ctx: Context, thrown: unknown, logger: Logger): void 
   if (error.code === 'SM_ERR_AUTH_RATE_LIMITED')
     ctx.set('Retry-After', String((error.params as { seconds: number }).seconds))
   if (error.code === 'SM_ERR_WEB_UNAVAILABLE') ctx.set('Retry-After', '1')
+  if (error.code === 'SM_ERR_PLUGIN_RESTARTING')
+    ctx.set('Retry-After', String(Math.max(1, Math.ceil((error.params as { seconds: number }).seconds))))
   if (wantsHtml(ctx) && ctx.method === 'GET') {
     ctx.type = 'html'
     ctx.body = errorPage(error.status, message, error.code)

@@ -4,8 +4,10 @@ import Router, { type Layer } from '@koa/router'
 import type { Middleware } from 'koa'
 import mount from 'koa-mount'
 import { SmError } from '../../kernel/errors'
-import { type Access, accessOf, requireUser, specOf, type WebState } from './route'
+import type { PageData, RouterDescription, ThreadRoutes } from './contract'
+import { type Access, accessOf, requireUser, specOf, type WebContext, type WebState } from './route'
 import { serveStatic } from './static-files'
+import { proxyRouter } from './thread-proxy'
 
 /** What a plugin hands the web server (its extension methods' results). */
 export interface Contributions {
@@ -15,6 +17,8 @@ export interface Contributions {
   readonly routers: readonly unknown[]
   readonly templatePaths: readonly unknown[]
   readonly staticMounts: readonly unknown[]
+  /** The plugin runs in a thread of its own: `routers` are descriptions, and requests are handed to it. */
+  readonly thread?: ThreadRoutes
 }
 
 export interface StaticMount {
@@ -88,13 +92,17 @@ export class PluginLayer {
   #statics: readonly { urlPath: string; serve: Middleware<WebState> }[] = []
   readonly #core: () => { routers: readonly Router[]; mounts: readonly StaticMount[] }
   readonly #onChange: (plugin: string, templateDirs: readonly string[]) => void
+  readonly #page: (ctx: WebContext) => Promise<PageData>
 
   constructor(
     core: () => { routers: readonly Router[]; mounts: readonly StaticMount[] },
     onChange: (plugin: string, templateDirs: readonly string[]) => void,
+    /** What a page a plugin's thread renders sees of the manager. */
+    page: (ctx: WebContext) => Promise<PageData>,
   ) {
     this.#core = core
     this.#onChange = onChange
+    this.#page = page
   }
 
   get plugins(): string[] {
@@ -151,7 +159,9 @@ export class PluginLayer {
   claim(contributions: Contributions): void {
     const { plugin } = contributions
     const others = this.#entries.filter((e) => e.plugin !== plugin)
+    const thread = contributions.thread
     const routers = contributions.routers.map((router, i) => {
+      if (thread) return proxyRouter(router as RouterDescription, thread, this.#page)
       if (!(router instanceof Router))
         throw new SmError('SM_ERR_WEB_BAD_CONTRIBUTION', {
           plugin,
@@ -169,7 +179,8 @@ export class PluginLayer {
     for (const router of routers) guardUndeclared(router)
     const entry: Entry = { plugin, routers, mounts, templateDirs }
     this.#set([...others, entry])
-    this.#onChange(plugin, templateDirs)
+    // A threaded plugin's pages are drawn in its thread, from its folders there.
+    this.#onChange(plugin, thread ? [] : templateDirs)
   }
 
   release(plugin: string): void {

@@ -4,6 +4,9 @@ import ejs from 'ejs'
 import views from 'koa-views'
 import { SmError } from '../../kernel/errors'
 
+/** The app's own views (the base layout, partials), in the package (dist/services/web → services/web/views). */
+export const APP_VIEWS = join(__dirname, '..', '..', '..', 'services', 'web', 'views')
+
 const MARK = '\u0000@@block:'
 const END = '@@\u0000'
 const BLOCKS = ['title', 'head_styles', 'body_scripts'] as const

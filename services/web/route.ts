@@ -123,6 +123,16 @@ type Answer<T> = T extends string
 const specs = new WeakMap<Layer, RouteSpec>()
 const ACCESS = Symbol.for('server-manager.web.access')
 
+/** Gives a layer the spec it stands for (a route of a plugin's thread, served here by its proxy). */
+export function attachSpec(layer: Layer, spec: RouteSpec): void {
+  specs.set(layer, spec)
+}
+
+/** The guards of a route with this access: its role's, then, for a `session` route, the session-only check. */
+export function guardsFor(access: Access, session: boolean): Middleware<WebState>[] {
+  return session ? [GUARDS[access], sessionOnly] : [GUARDS[access]]
+}
+
 /** The spec a layer was defined with (undefined for a plain `router.get`). */
 export function specOf(layer: Layer): RouteSpec | undefined {
   return specs.get(layer)

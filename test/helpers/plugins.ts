@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { Kernel } from '../../manager'
 import { startManager } from './manager'
@@ -18,6 +18,31 @@ export function plugin(className: string, members = '', statics = "static versio
   return `import { PluginBase } from 'server-manager'\n\nexport default class ${className} extends PluginBase {\n  ${statics}\n  ${members}\n}\n`
 }
 
+/**
+ * Plugin source that writes what the plugin saw (the value of `expression`) to the test's trace:
+ * a plugin runs in a thread of its own, so it cannot hand the test a value in memory. Written
+ * before the hook returns, so it is there once the action that ran the hook has answered.
+ */
+export function trace(expression: string): string {
+  return `require('node:fs').appendFileSync(process.env.SM_TEST_TRACE as string, JSON.stringify(${expression}) + '\\n')`
+}
+
+/** What the plugins of the latest `startWithPlugins` (or `useTrace`) traced, in order. */
+export function traced<T = unknown>(): T[] {
+  const file = process.env.SM_TEST_TRACE
+  if (!file || !existsSync(file)) return []
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T)
+}
+
+/** Points plugins started from now on at a trace file of `dataDir`, empty. */
+export function useTrace(dataDir: string): void {
+  process.env.SM_TEST_TRACE = join(dataDir, 'trace.jsonl')
+  writeFileSync(process.env.SM_TEST_TRACE, '')
+}
+
 export interface PluginManagerSetup {
   readonly dataDir: string
   readonly manager: Kernel
@@ -33,6 +58,7 @@ export async function startWithPlugins(
 ): Promise<PluginManagerSetup> {
   const dataDir = options.dataDir ?? tempDir()
   writePlugins(dataDir, files)
+  useTrace(dataDir)
   const manager = await startManager({ dataDir })
   for (const [key, value] of Object.entries(options.settings ?? {}))
     await manager.bus.request('settings:set', { key, value })

@@ -1,6 +1,6 @@
 import type { Kernel } from '../../manager'
 import { startManager } from './manager'
-import { writePlugins } from './plugins'
+import { useTrace, writePlugins } from './plugins'
 import { tempDir } from './temp-dir'
 
 export interface Reply {
@@ -82,6 +82,7 @@ export async function startWeb(
 ): Promise<WebSetup> {
   const dataDir = tempDir()
   writePlugins(dataDir, options.files ?? {})
+  useTrace(dataDir)
   const manager = await startManager({ dataDir, web: true })
   for (const [key, value] of Object.entries(options.settings ?? {}))
     await manager.bus.request('settings:set', { key, value })

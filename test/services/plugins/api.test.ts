@@ -11,6 +11,8 @@ const KEEPER = plugin(
   `override async onLoad() { (globalThis as Record<string, unknown>).keptApi = this.api }`,
 )
 const keptApi = () => (globalThis as { keptApi?: PluginApi }).keptApi as PluginApi
+/** Only a plugin in the manager's own thread can hand the test its `this.api` (plugins.isolation). */
+const IN_PROCESS = { 'plugins.isolation': 'none' }
 
 /** Vetoes every server start and every change to custom.locked, naming itself. */
 const GATEKEEPER = plugin(
@@ -63,7 +65,7 @@ async function outcome(call: unknown): Promise<string> {
 
 describe('services/plugins: this.api, declared once in its table', () => {
   it('answers every operation of the table under its name and each alias, each reaching its work', async () => {
-    await withPlugins({ 'keeper.ts': KEEPER }, { enable: ['keeper'] }, async () => {
+    await withPlugins({ 'keeper.ts': KEEPER }, { settings: IN_PROCESS, enable: ['keeper'] }, async () => {
       const api = keptApi() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
       const table = describeApi()
       const names = table.flatMap((op) => [op.name, ...op.aliases])
@@ -99,7 +101,7 @@ describe('services/plugins: this.api, declared once in its table', () => {
   })
 
   it('refuses a bad argument with SM_ERR_PLUGIN_API_BAD_ARGUMENT, naming the parameter and the usage, and does nothing', async () => {
-    await withPlugins({ 'keeper.ts': KEEPER }, { enable: ['keeper'] }, async ({ manager }) => {
+    await withPlugins({ 'keeper.ts': KEEPER }, { settings: IN_PROCESS, enable: ['keeper'] }, async ({ manager }) => {
       const api = keptApi() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
       const bad: [string, unknown[], string][] = [
         ['startServer', [42], "a bad 'serverName': Invalid input: expected string, received number"],
@@ -129,7 +131,7 @@ describe('services/plugins: this.api, declared once in its table', () => {
   it('rejects a vetoed start and a vetoed setting with their cancelled codes, naming who vetoed and why', async () => {
     await withPlugins(
       { 'keeper.ts': KEEPER, 'gatekeeper.ts': GATEKEEPER },
-      { enable: ['keeper', 'gatekeeper'] },
+      { settings: IN_PROCESS, enable: ['keeper', 'gatekeeper'] },
       async ({ manager }) => {
         await manager.bus.request('servers:add', { name: 'alpha', dir: fakeBedrockDir() })
         for (const start of [() => keptApi().startServer('alpha'), () => keptApi().start_server('alpha')]) {

@@ -29,9 +29,12 @@ const logText = (dir: string) => readFileSync(join(dir, 'logs', 'server-manager.
  * A data directory with a short hook timeout, a free web port (other test runs may hold the
  * default one) and the given plugins enabled (each enable may fail).
  */
-async function setUp(files: Record<string, string>): Promise<string> {
+async function setUp(files: Record<string, string>, options: { inProcess?: boolean } = {}): Promise<string> {
   const dir = tempDir()
   expect((await cli(dir, ['setting', 'set', 'plugins.hook_timeout_ms', '300'])).code).to.equal(0)
+  // The manager's own thread (plugins.isolation none): the loop watchdog, process.exit refused,
+  // stray errors attributed, a revoked this.api. threads.test.ts holds plugins in threads of their own.
+  if (options.inProcess) expect((await cli(dir, ['setting', 'set', 'plugins.isolation', 'none'])).code).to.equal(0)
   expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
   writePlugins(dir, files)
   for (const name of Object.keys(files)) await cli(dir, ['plugin', 'enable', name.replace(/\.(ts|js)$/, '')])
@@ -86,7 +89,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
   })
 
   it('ends a command whose plugin hook loops forever, naming the plugin, and keeps that plugin out afterwards', async () => {
-    const dir = await setUp({ 'spin.ts': plugin('Spin', 'beforeSettingUpdate() { for (;;) {} }') })
+    const dir = await setUp({ 'spin.ts': plugin('Spin', 'beforeSettingUpdate() { for (;;) {} }') }, { inProcess: true })
     const blocked = await cli(dir, ['setting', 'set', 'custom.x', '1'])
     expect(blocked.signal).to.equal('SIGKILL')
     expect(blocked.stderr).to.contain(
@@ -101,9 +104,15 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
   })
 
   it('keeps a plugin the watchdog stopped out of every later process until an admin enables it, whatever command comes first', async () => {
-    const dir = await setUp({
-      'spin.ts': plugin('Spin', "beforeSettingUpdate(p: { key: string }) { if (p.key === 'custom.spin') for (;;) {} }"),
-    })
+    const dir = await setUp(
+      {
+        'spin.ts': plugin(
+          'Spin',
+          "beforeSettingUpdate(p: { key: string }) { if (p.key === 'custom.spin') for (;;) {} }",
+        ),
+      },
+      { inProcess: true },
+    )
     expect((await cli(dir, ['setting', 'set', 'custom.spin', '1'])).signal).to.equal('SIGKILL')
     // The first reader of the watchdog's record (here a listing) records the block for all later ones.
     const listed = await record(dir, 'spin')
@@ -139,9 +148,15 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
   })
 
   it('lets a plugin reload bring back a plugin the watchdog stopped', async () => {
-    const dir = await setUp({
-      'spin.ts': plugin('Spin', "beforeSettingUpdate(p: { key: string }) { if (p.key === 'custom.spin') for (;;) {} }"),
-    })
+    const dir = await setUp(
+      {
+        'spin.ts': plugin(
+          'Spin',
+          "beforeSettingUpdate(p: { key: string }) { if (p.key === 'custom.spin') for (;;) {} }",
+        ),
+      },
+      { inProcess: true },
+    )
     expect((await cli(dir, ['setting', 'set', 'custom.spin', '1'])).signal).to.equal('SIGKILL')
     expect((await cli(dir, ['setting', 'set', 'custom.other', '1'])).code).to.equal(0)
     expect((await record(dir, 'spin')).blocked?.hook).to.equal('before_setting_update')
@@ -161,7 +176,10 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
   })
 
   it('refuses process.exit from a plugin, naming it, and the command carries on', async () => {
-    const dir = await setUp({ 'quitter.ts': plugin('Quitter', 'override onLoad() { process.exit(0) }') })
+    const dir = await setUp(
+      { 'quitter.ts': plugin('Quitter', 'override onLoad() { process.exit(0) }') },
+      { inProcess: true },
+    )
     const quitter = await record(dir, 'quitter')
     expect(quitter.state).to.equal('failed')
     expect(quitter.error?.message).to.contain("The plugin 'quitter' may not end the process (process.exit)")
@@ -171,9 +189,10 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
   })
 
   it('attributes a stray rejection to its plugin instead of dying, and the plugin can still be disabled', async () => {
-    const dir = await setUp({
-      'stray.ts': plugin('Stray', "override onLoad() { Promise.reject(new Error('forgotten promise')) }"),
-    })
+    const dir = await setUp(
+      { 'stray.ts': plugin('Stray', "override onLoad() { Promise.reject(new Error('forgotten promise')) }") },
+      { inProcess: true },
+    )
     const set = await cli(dir, ['setting', 'set', 'custom.w', '4'])
     expect(set.code).to.equal(0)
     expect(set.stderr).to.not.contain('    at ')
@@ -186,10 +205,10 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
 
   it('goes on past a before_set_plugin_status hook and a custom-event listener that never settle', async () => {
     const dir = await setUp({
-      'stuck.ts': plugin(
-        'Stuck',
-        `override async onLoad() { await this.api.listenForEvent('stuck:ping', () => new Promise(() => {})) }
-  async beforeSetPluginStatus() { await new Promise(() => {}) }`,
+      'stuck.ts': plugin('Stuck', 'async beforeSetPluginStatus() { await new Promise(() => {}) }'),
+      'deaf.ts': plugin(
+        'Deaf',
+        "override async onLoad() { await this.api.listenForEvent('stuck:ping', () => new Promise(() => {})) }",
       ),
     })
     writePlugins(dir, { 'other.ts': plugin('Other') })
@@ -225,7 +244,7 @@ export default class Sneaky extends PluginBase {
     let n = 0
     setInterval(() => { this.api.setCustomGlobalSetting('tick', ++n) }, 50)
   }`
-    const dir = await setUp({})
+    const dir = await setUp({}, { inProcess: true })
     writePlugins(dir, { 'ticker.ts': plugin('Ticker', ticker) })
     const manager = await spawnManager(dir)
     try {
@@ -251,23 +270,30 @@ export default class Sneaky extends PluginBase {
 
   it('revokes this.api of an unloaded plugin: later calls fail with a code and register nothing', async () => {
     const keep = `override async onLoad() { (globalThis as Record<string, unknown>).keptApi = this.api }`
-    await withPlugins({ 'keeper.ts': plugin('Keeper', keep) }, { enable: ['keeper'] }, async ({ manager }) => {
-      const api = (globalThis as Record<string, unknown>).keptApi as PluginApi
-      expect((await api.setCustomGlobalSetting('alive', 1)).status).to.equal('success')
-      await manager.bus.request('plugins:set_enabled', { name: 'keeper', enabled: false })
-      for (const call of [
-        api.setCustomGlobalSetting('late', 1),
-        api.listenForEvent('keeper:late', () => {}),
-        api.sendEvent('keeper:late'),
-        api.getGlobalSetting('custom.alive'),
-      ]) {
-        const error = await rejection(call)
-        expect(error.code).to.equal('SM_ERR_PLUGIN_REVOKED')
-      }
-      const report = await manager.bus.request('plugins:trigger_event', { event: 'keeper:late' })
-      expect(report.listeners).to.equal(0)
-      expect((await manager.bus.request('settings:get', { key: 'custom.late' })).found).to.equal(false)
-    })
+    // Only a plugin in the manager's own thread can hand the test its this.api; one in a thread of
+    // its own is gone with its thread.
+    const settings = { 'plugins.isolation': 'none' }
+    await withPlugins(
+      { 'keeper.ts': plugin('Keeper', keep) },
+      { settings, enable: ['keeper'] },
+      async ({ manager }) => {
+        const api = (globalThis as Record<string, unknown>).keptApi as PluginApi
+        expect((await api.setCustomGlobalSetting('alive', 1)).status).to.equal('success')
+        await manager.bus.request('plugins:set_enabled', { name: 'keeper', enabled: false })
+        for (const call of [
+          api.setCustomGlobalSetting('late', 1),
+          api.listenForEvent('keeper:late', () => {}),
+          api.sendEvent('keeper:late'),
+          api.getGlobalSetting('custom.alive'),
+        ]) {
+          const error = await rejection(call)
+          expect(error.code).to.equal('SM_ERR_PLUGIN_REVOKED')
+        }
+        const report = await manager.bus.request('plugins:trigger_event', { event: 'keeper:late' })
+        expect(report.listeners).to.equal(0)
+        expect((await manager.bus.request('settings:get', { key: 'custom.late' })).found).to.equal(false)
+      },
+    )
   })
 
   it('leaves nothing of a plugin whose onLoad failed: its listener receives no event', async () => {

@@ -1,30 +1,26 @@
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { plugin, withPlugins, writePlugins } from '../../helpers/plugins'
+import { plugin, trace, traced, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
 import { cli, spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
 
-const received = () => ((globalThis as { received?: unknown[] }).received ??= [])
+const received = () => traced()
 const listener = (className: string, event: string, body = '') =>
   plugin(
     className,
     `override async onLoad() {
     await this.api.listenForEvent('${event}', (payload: any, meta: any) => {
-      ;((globalThis as any).received ??= []).push({ plugin: this.name, payload, meta })
+      ${trace('{ plugin: this.name, payload, meta }')}
       ${body}
     })
   }`,
   )
 
 describe('services/plugins: custom events', () => {
-  beforeEach(() => {
-    received().length = 0
-  })
-
   it('delivers an external trigger to every listener with the payload and sender metadata, and reports it', async () => {
     await withPlugins(
       { 'one.ts': listener('One', 'ns:evt'), 'two.ts': listener('Two', 'ns:evt', "throw new Error('listener broke')") },
@@ -135,11 +131,7 @@ describe('services/plugins: custom events', () => {
   it('gives each listener a frozen copy, so one listener cannot change what the next one sees', async () => {
     await withPlugins(
       {
-        'mutator.ts': listener(
-          'Mutator',
-          'ns:shared',
-          "try { payload.changed = true } catch { ;((globalThis as any).received).push('frozen') }",
-        ),
+        'mutator.ts': listener('Mutator', 'ns:shared', `try { payload.changed = true } catch { ${trace("'frozen'")} }`),
         'reader.ts': listener('Reader', 'ns:shared'),
       },
       { enable: ['mutator', 'reader'] },
@@ -245,13 +237,13 @@ describe('services/plugins: this.api', () => {
     out.apis = (await this.api.listAvailableApis()).map((a) => a.name)
     out.secret = await this.api.getGlobalSetting('web.jwt_secret_key').catch((e: any) => e.code)
     out.badEvent = await this.api.sendEvent('nonamespace').catch((e: any) => e.code)
-    ;(globalThis as any).apiResults = out
+    ${trace('out')}
   }`,
         ),
       },
       { enable: ['apiuser'] },
       async () => {
-        const out = (globalThis as { apiResults?: Record<string, unknown> }).apiResults ?? {}
+        const [out = {}] = traced<Record<string, unknown>>()
         expect(out.port).to.equal(11325)
         expect(out.absent).to.equal(undefined)
         expect(out.stored).to.deep.include({

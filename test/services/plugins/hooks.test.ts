@@ -1,18 +1,14 @@
 import { expect } from 'chai'
 import type { PluginRecord } from '../../../manager'
 import { withManager } from '../../helpers/manager'
-import { plugin, startWithPlugins, withPlugins } from '../../helpers/plugins'
+import { plugin, startWithPlugins, trace, traced, withPlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
 
 const byName = (records: PluginRecord[]) => Object.fromEntries(records.map((r) => [r.name, r]))
-const calls = () => ((globalThis as { hookCalls?: string[] }).hookCalls ??= [])
-const record = (text: string) => `((globalThis as any).hookCalls ??= []).push(${text})`
+const calls = () => traced<string>()
+const record = trace
 
 describe('services/plugins: hooks', () => {
-  beforeEach(() => {
-    calls().length = 0
-  })
-
   it('lets the example veto plugin stop an action, whose after_* reports cancelled', async () => {
     await withPlugins(
       {

@@ -14,7 +14,7 @@ import { channelOf } from '../../../services/plugins/event-names'
 import { settingsService } from '../../../services/settings'
 import { tasksService } from '../../../services/tasks'
 import { startManager, withManager } from '../../helpers/manager'
-import { plugin, startWithPlugins, withPlugins, writePlugins } from '../../helpers/plugins'
+import { plugin, startWithPlugins, trace, traced, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -24,18 +24,14 @@ const byName = (records: PluginRecord[]) => Object.fromEntries(records.map((r) =
 const tracing = (className: string, extra = "static version = '1.0.0'") =>
   plugin(
     className,
-    `override onLoad() { ((globalThis as any).trace ??= []).push('load ${className}') }
-  override onUnload() { ((globalThis as any).trace ??= []).push('unload ${className}') }`,
+    `override onLoad() { ${trace(`'load ${className}'`)} }
+  override onUnload() { ${trace(`'unload ${className}'`)} }`,
     extra,
   )
 
-const trace = () => ((globalThis as { trace?: string[] }).trace ??= [])
+const loads = () => traced<string>()
 
 describe('services/plugins: loading', () => {
-  beforeEach(() => {
-    trace().length = 0
-  })
-
   it('lists broken plugins with coded errors and loads the good ones regardless', async () => {
     await withPlugins(
       {
@@ -138,34 +134,30 @@ export class OnlyOne extends PluginBase { static version = '3.0.0' }
       { enable: ['zeta', 'alpha', 'listener'] },
     )
     expect(byName(await manager.bus.request('plugins:list', {})).zeta?.state).to.equal('loaded')
-    expect(trace()).to.deep.equal(['load Alpha', 'load Zeta'])
+    expect(loads()).to.deep.equal(['load Alpha', 'load Zeta'])
     expect(manager.bus.hasListeners(channelOf('test:ping'))).to.equal(true)
     expect(manager.bus.hasListeners('after_setting_update')).to.equal(true)
     await manager.stop()
-    expect(trace()).to.deep.equal(['load Alpha', 'load Zeta', 'unload Zeta', 'unload Alpha'])
+    expect(loads()).to.deep.equal(['load Alpha', 'load Zeta', 'unload Zeta', 'unload Alpha'])
     expect(manager.bus.hasListeners(channelOf('test:ping'))).to.equal(false)
   })
 
   it('enables, disables and reloads without a restart, running changed code on reload', async () => {
     const { manager, dataDir } = await startWithPlugins({
-      'counter.ts': plugin('Counter', "override onLoad() { ((globalThis as any).trace ??= []).push('v1') }"),
+      'counter.ts': plugin('Counter', `override onLoad() { ${trace("'v1'")} }`),
     })
     const { bus } = manager
     try {
-      expect(trace()).to.deep.equal([])
+      expect(loads()).to.deep.equal([])
       const enabled = await bus.request('plugins:set_enabled', { name: 'counter', enabled: true })
       expect(enabled).to.deep.equal({ status: 'success', message: "Plugin 'counter' enabled." })
-      expect(trace()).to.deep.equal(['v1'])
+      expect(loads()).to.deep.equal(['v1'])
       writePlugins(dataDir, {
-        'counter.ts': plugin(
-          'Counter',
-          "override onLoad() { ((globalThis as any).trace ??= []).push('v2') }",
-          "static version = '2.0.0'",
-        ),
+        'counter.ts': plugin('Counter', `override onLoad() { ${trace("'v2'")} }`, "static version = '2.0.0'"),
       })
       const report = await bus.request('plugins:reload', {})
       expect(report.loaded).to.deep.equal(['counter'])
-      expect(trace()).to.deep.equal(['v1', 'v2'])
+      expect(loads()).to.deep.equal(['v1', 'v2'])
       expect(byName(await bus.request('plugins:list', {})).counter?.version).to.equal('2.0.0')
       await bus.request('plugins:set_enabled', { name: 'counter', enabled: false })
       expect(byName(await bus.request('plugins:list', {})).counter).to.include({ enabled: false, state: 'disabled' })

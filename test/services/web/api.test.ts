@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import type { GameProfile } from '../../../index'
 import { fakeBedrockDir, killServers } from '../../helpers/game'
-import { plugin } from '../../helpers/plugins'
+import { plugin, trace, traced } from '../../helpers/plugins'
 import { afterItsUser } from '../../helpers/run-end'
 import { http, startWeb, type WebSetup } from '../../helpers/web'
 
@@ -10,7 +10,7 @@ const LISTENER = plugin(
   'Listener',
   `override async onLoad() {
     await this.api.listenForEvent('pingplugin:ping', (payload, meta) => {
-      ;((globalThis as any).received ??= []).push({ payload, meta })
+      ${trace('{ payload, meta }')}
     })
   }`,
 )
@@ -22,7 +22,7 @@ const ASKER = plugin(
     await this.api.listenForEvent('asker:go', async () => {
       const profile = await this.api.getServerProfile('alpha')
       const refused = await this.api.sendCommand('alpha', 'again').catch((e: any) => ({ code: e.code, reply: e.params.reply }))
-      ;(globalThis as any).asked = { profile, refused }
+      ${trace('{ asked: { profile, refused } }')}
     })
   }`,
 )
@@ -79,7 +79,6 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
 
   it('POST /api/plugins/trigger_event delivers the payload to the listener as external_api_trigger, with the report', async () => {
     web = await startWeb({ files: { 'listener.ts': LISTENER }, enable: ['listener'] })
-    ;(globalThis as { received?: unknown[] }).received = []
     const reply = await http(`${web.url}/api/plugins/trigger_event`, {
       token: web.admin,
       body: { event_name: 'pingplugin:ping', payload: { a: 1 } },
@@ -90,7 +89,7 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
       message: "Event 'pingplugin:ping' triggered.",
       details: { event: 'pingplugin:ping', listeners: 1, delivered: 1, skipped: false, failed: [] },
     })
-    expect((globalThis as { received?: unknown[] }).received).to.deep.equal([
+    expect(traced()).to.deep.equal([
       { payload: { a: 1 }, meta: { event: 'pingplugin:ping', sender: 'external_api_trigger' } },
     ])
     const facts = await web.manager.bus.request('events:read', { types: ['plugins:event_triggered'] })
@@ -177,7 +176,8 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
     })
     expect(asked.json.details.delivered).to.equal(1)
     const { profile, refused: rejected } =
-      (globalThis as { asked?: { profile: GameProfile; refused: { code: string; reply: string[] } } }).asked ?? {}
+      traced<{ asked?: { profile: GameProfile; refused: { code: string; reply: string[] } } }>().find((t) => t.asked)
+        ?.asked ?? {}
     expect(profile).to.deep.include({ name: 'bedrock', sayCommand: 'say {message}', stopCommand: 'stop' })
     expect(profile?.players?.listCommand).to.equal('list')
     expect(rejected?.code).to.equal('SM_ERR_SERVER_COMMAND_REFUSED')

@@ -33,7 +33,7 @@ export default class PluginInfo extends ManagerCommand {
     if (info.blocked)
       lines.push([
         'blocked',
-        `since ${info.blocked.at} (it blocked the event loop in ${info.blocked.hook}); kept out until 'plugin enable ${info.name}' or 'plugin reload'`,
+        `since ${info.blocked.at} (${info.error?.code === 'SM_ERR_PLUGIN_BLOCKED_LOOP' ? 'it blocked the event loop' : 'its thread failed too often, last'} in ${info.blocked.hook}); kept out until 'plugin enable ${info.name}' or 'plugin reload'`,
       ])
     for (const [key, value] of lines) this.log(`${key.padEnd(14)}${value}`)
   }

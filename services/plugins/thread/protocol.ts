@@ -1,0 +1,107 @@
+import type { ActionEntry, LogFields } from '../../../kernel'
+import type { WireError } from '../../../kernel/errors'
+import type { ForwardedRequest, RouterDescription } from '../../web/contract'
+import type { CliContribution } from '../cli-contributions'
+import type { Candidate } from '../discovery'
+import type { HookCall } from '../hook-binding'
+
+/**
+ * The messages between the manager and a plugin's thread (docs/architecture.md, "Plugins in
+ * threads"). Every one is plain data (the structured clone of a worker's MessagePort): the
+ * plugin's instance, its listeners and its tasks' work stay in its thread and are named by ids.
+ */
+
+/** What a plugin's thread is started with (workerData). */
+export interface ThreadData {
+  readonly plugin: string
+  readonly candidate: Candidate
+  /** jiti's transpile cache (false: none). */
+  readonly cacheDir: string | false
+  /** The log level the manager logs at, so a thread does not post what would be dropped. */
+  readonly logLevel: string
+  /** The actions the manager's services declare (their hooks are the plugin's to override). */
+  readonly actions: readonly ActionEntry[]
+  /** The names of `this.api` (the manager's operations table, aliases included). */
+  readonly api: readonly ApiName[]
+}
+
+/** What the manager asks of the plugin's code; each is answered by one `result`. */
+export type Call =
+  | { readonly kind: 'hook'; readonly hook: HookCall; readonly payload: unknown }
+  | { readonly kind: 'listener'; readonly listener: number; readonly payload: unknown; readonly sender: string }
+  | { readonly kind: 'lifecycle'; readonly hook: 'onLoad' | 'onUnload' | 'onManagerStartup' }
+  | { readonly kind: 'task'; readonly task: number; readonly taskId: string }
+  | { readonly kind: 'describe' }
+  | { readonly kind: 'route'; readonly request: ForwardedRequest }
+
+/** One name of `this.api` (an operation or an alias), and which function argument it keeps in the thread. */
+export interface ApiName {
+  readonly name: string
+  readonly takes?: 'listener' | 'task'
+}
+
+/**
+ * What the plugin's code asks of the manager; each is answered by one `reply`. `api`: an
+ * operation of `this.api`, its function argument (a listener, a task's work) sent as
+ * `{ __listener: id }` or `{ __task: id }`; a function it answers with comes back as `{ __fn: id }`,
+ * for `callback`.
+ */
+export type Ask =
+  | { readonly op: 'api'; readonly name: string; readonly args: readonly unknown[] }
+  | { readonly op: 'callback'; readonly fn: number; readonly args: readonly unknown[] }
+  /** What a page rendered for the route call `in` sees of the manager (the user, the sidebar, the mounts). */
+  | { readonly op: 'page' }
+
+/** Manager → thread. */
+export type Down =
+  | { readonly t: 'call'; readonly id: number; readonly call: Call }
+  | { readonly t: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly t: 'reply'; readonly id: number; readonly ok: false; readonly error: ThreadError }
+  | { readonly t: 'abort'; readonly task: number }
+  /** The plugin is unloaded: revoke its this.api, and say `drained` once nothing it asked is still waiting. */
+  | { readonly t: 'unload' }
+
+/** Thread → manager. */
+export type Up =
+  /** The plugin's module is imported; its constructor runs next. */
+  | { readonly t: 'imported' }
+  /** Constructed: the hook methods it has (and onAnyEvent), and what looks like a hook but is not one. */
+  | {
+      readonly t: 'ready'
+      readonly methods: readonly string[]
+      readonly any: boolean
+      readonly warnings: readonly string[]
+    }
+  | { readonly t: 'result'; readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly t: 'result'; readonly id: number; readonly ok: false; readonly error: ThreadError }
+  /** `in`: the call the plugin's code was running when it asked (its causal chain), if any. */
+  | { readonly t: 'ask'; readonly id: number; readonly in: number | undefined; readonly ask: Ask }
+  | { readonly t: 'drained' }
+  /** A piece of a streamed route answer (the call `id` answered `streamed`), and its end. */
+  | { readonly t: 'chunk'; readonly id: number; readonly data: Uint8Array }
+  | { readonly t: 'end'; readonly id: number; readonly error?: string }
+  | { readonly t: 'progress'; readonly task: number; readonly percent: number | undefined; readonly message?: string }
+  | {
+      readonly t: 'log'
+      /** The child logger's name under the plugin's (`this.logger.child('x')`), if any. */
+      readonly name?: string
+      readonly level: 'debug' | 'info' | 'warn' | 'error'
+      readonly message: string
+      readonly fields?: LogFields
+    }
+
+/** An error crossing the boundary: a coded one as it is, anything else by its message and stack. */
+export type ThreadError =
+  | { readonly coded: WireError }
+  /** `status`: an HTTP error's (Koa's ctx.throw(404)), kept so the web server answers with it. */
+  | { readonly message: string; readonly stack?: string; readonly status?: number }
+
+/** What a plugin's thread describes of its contributions, once loaded. */
+export interface ThreadContributions {
+  readonly cli: Omit<CliContribution, 'plugin' | 'root' | 'entry' | 'hash' | 'version'>
+  readonly web: {
+    readonly routers: readonly RouterDescription[]
+    readonly templatePaths: readonly unknown[]
+    readonly staticMounts: readonly unknown[]
+  }
+}

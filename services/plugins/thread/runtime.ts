@@ -1,0 +1,331 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { dirname } from 'node:path'
+import type { Readable } from 'node:stream'
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
+import type { LogFields, Logger } from '../../../kernel'
+import { defineActions } from '../../../kernel/action-catalogue'
+import { deepFreeze } from '../../../kernel/deep-freeze'
+import { reasonOf, SmError } from '../../../kernel/errors'
+import type { TaskContext } from '../../tasks/contract'
+import type { PageData, RouteRunner, ThreadWeb } from '../../web/contract'
+import { contributionOf } from '../cli-contributions'
+import { type ExtensionMethod, extensionOf } from '../extension'
+import { hookMethodsOf, unknownHookMethods } from '../hook-methods'
+import type { CustomEventListener, PluginApi } from '../plugin-api'
+import type { PluginBase } from '../plugin-base'
+import { PluginImporter } from '../plugin-module'
+import { registerPluginRoot } from '../process-guard'
+import type { ApiName, Ask, Call, Down, ThreadContributions, ThreadData, Up } from './protocol'
+import { fromThreadError, toThreadError } from './wire'
+
+type Callable = (...args: unknown[]) => unknown
+
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const
+
+/**
+ * A plugin's thread (docs/architecture.md, "Plugins in threads"): imports the plugin, makes its
+ * instance with a `this.api` and a `this.logger` that reach the manager over the thread's port,
+ * and answers the manager's calls (hooks, listeners, lifecycle, tasks, routes). The plugin's code
+ * runs here only; what crosses is plain data.
+ */
+export async function runPluginThread(modules: {
+  sdk: object
+  web: () => object
+  cli: () => object
+  /** The web service's part in the thread, loaded when the plugin has routers. */
+  threadWeb: () => ThreadWeb
+}): Promise<void> {
+  const sdk = { sdk: modules.sdk, web: modules.web, cli: modules.cli }
+  const port = parentPort as MessagePort
+  const data = workerData as ThreadData
+  const plugin = data.plugin
+  const post = (message: Up) => port.postMessage(message)
+  // The call the plugin's code is running, so that what it asks carries its causal chain.
+  const running = new AsyncLocalStorage<number>()
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>()
+  const listeners = new Map<number, { name: string; fn: CustomEventListener }>()
+  const tasks = new Map<number, { fn: (ctx: TaskContext) => Promise<unknown>; abort: AbortController }>()
+  let nextId = 1
+
+  const ask = (request: Ask): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const id = nextId++
+      pending.set(id, { resolve, reject })
+      try {
+        post({ t: 'ask', id, in: running.getStore(), ask: request })
+      } catch (error) {
+        // An argument that cannot leave the thread (a function where data belongs, a socket).
+        pending.delete(id)
+        reject(error)
+      }
+    })
+
+  const logger = threadLogger(post, data.logLevel)
+  let revoked = false
+  const api = threadApi(plugin, data.api, {
+    revoked: () => revoked,
+    ask,
+    keepListener(name, fn) {
+      const id = nextId++
+      listeners.set(id, { name, fn: fn as CustomEventListener })
+      return id
+    },
+    keepTask(fn) {
+      const id = nextId++
+      tasks.set(id, { fn: fn as (ctx: TaskContext) => Promise<unknown>, abort: new AbortController() })
+      return id
+    },
+    forget(id) {
+      listeners.delete(id)
+      tasks.delete(id)
+    },
+  })
+
+  // The hooks a plugin may override are the manager's services' actions, declared here as there.
+  for (const { owner, name, declaration } of data.actions) defineActions(owner, { [name]: declaration })
+  registerPluginRoot(data.candidate.root, plugin)
+  const importer = new PluginImporter(sdk, data.cacheDir)
+  let instance: PluginBase
+  try {
+    const definition = await importer.import(data.candidate)
+    post({ t: 'imported' })
+    try {
+      instance = new definition.cls({ name: plugin, version: definition.version, logger, api })
+    } catch (error) {
+      throw new SmError(
+        'SM_ERR_PLUGIN_LOAD_FAILED',
+        { plugin, phase: 'its constructor', reason: reasonOf(error) },
+        { cause: error },
+      )
+    }
+  } catch (error) {
+    // The manager reads the first result as the load's outcome.
+    post({ t: 'result', id: 0, ok: false, error: toThreadError(error) })
+    return
+  }
+  const methods = instance as unknown as Record<string, Callable | undefined>
+  const hookMethods = hookMethodsOf(instance)
+  const warnings = unknownHookMethods(instance).map(({ method, nearest }) => {
+    const hint = nearest ? `; did you mean '${nearest}'?` : '; see the hook reference in docs/plugins.md'
+    return `'${method}' looks like a hook but is not one, so it is never called${hint}`
+  })
+  let routes: RouteRunner | undefined
+  let routers: readonly unknown[] = []
+  let templatePaths: readonly unknown[] = []
+
+  const run = (call: Call): unknown => {
+    switch (call.kind) {
+      case 'hook': {
+        // What the manager sends is a copy: frozen, as the bus's payloads are, so a change throws as it would there.
+        const payload = deepFreeze(call.payload)
+        const { hook } = call
+        return hook.any
+          ? methods.onAnyEvent?.call(instance, hook.event, payload)
+          : methods[hook.method]?.call(instance, payload)
+      }
+      case 'listener': {
+        const listener = listeners.get(call.listener)
+        return listener?.fn(deepFreeze(call.payload) as Record<string, unknown>, {
+          event: listener.name,
+          sender: call.sender,
+        })
+      }
+      case 'lifecycle':
+        return methods[call.hook]?.call(instance)
+      case 'task': {
+        const task = tasks.get(call.task)
+        if (!task) throw new Error('the task is not known in the plugin thread')
+        const ctx: TaskContext = {
+          id: call.taskId,
+          signal: task.abort.signal,
+          progress: (percent, message) => post({ t: 'progress', task: call.task, percent, message }),
+        }
+        return Promise.resolve(task.fn(ctx)).finally(() => tasks.delete(call.task))
+      }
+      case 'describe':
+        return (async () => {
+          const extension = (method: ExtensionMethod) => extensionOf(instance, plugin, method)
+          const { candidate } = data
+          const cli = await contributionOf(
+            { plugin, root: candidate.root, entry: candidate.entry, hash: candidate.hash, version: '' },
+            { commands: extension('getCliCommands'), menuItems: extension('getCliMenuItems') },
+          )
+          routers = extension('getRouters')
+          templatePaths = extension('getTemplatePaths')
+          routes = undefined
+          const described: ThreadContributions = {
+            cli: { commands: cli.commands, topics: cli.topics, menuItems: cli.menuItems },
+            web: {
+              routers: routers.length > 0 ? modules.threadWeb().describeRouters(plugin, routers) : [],
+              templatePaths,
+              staticMounts: extension('getStaticMounts'),
+            },
+          }
+          return described
+        })()
+      case 'route': {
+        routes ??= modules.threadWeb().routeRunner(plugin, routers, {
+          root: dirname(data.candidate.entry),
+          templatePaths,
+          cacheTemplates: process.env.SM_WEB_DEV !== '1',
+        })
+        const page = () => ask({ op: 'page' }) as Promise<PageData>
+        return routes(call.request, page).then(({ response, stream }) => ({ response, stream }))
+      }
+    }
+  }
+
+  /** Sends a streamed route answer's body on, piece by piece, after the answer itself. */
+  const pipe = (id: number, stream: Readable) => {
+    stream.on('data', (chunk: Buffer | string) =>
+      post({ t: 'chunk', id, data: typeof chunk === 'string' ? Buffer.from(chunk) : chunk }),
+    )
+    stream.on('end', () => post({ t: 'end', id }))
+    stream.on('error', (error) => post({ t: 'end', id, error: reasonOf(error) }))
+  }
+
+  // Unloaded: once nothing it asked for is waiting and its code has run on from the last answer.
+  let unloading = false
+  const drainedYet = () => {
+    if (unloading && pending.size === 0) setImmediate(() => pending.size === 0 && post({ t: 'drained' }))
+  }
+
+  port.on('message', (message: Down) => {
+    switch (message.t) {
+      case 'call': {
+        const { id, call } = message
+        running.run(id, () => {
+          let value: unknown
+          try {
+            value = run(call)
+          } catch (error) {
+            post({ t: 'result', id, ok: false, error: toThreadError(error) })
+            return
+          }
+          if (value && typeof (value as Promise<unknown>).then === 'function')
+            (value as Promise<unknown>).then(
+              (settled) => {
+                if (call.kind !== 'route') return answer(post, id, settled)
+                const { response, stream } = settled as { response: unknown; stream?: Readable }
+                answer(post, id, response)
+                if (stream) pipe(id, stream)
+              },
+              (error: unknown) => post({ t: 'result', id, ok: false, error: toThreadError(error) }),
+            )
+          else answer(post, id, value)
+        })
+        return
+      }
+      case 'reply': {
+        const waiting = pending.get(message.id)
+        if (!waiting) return
+        pending.delete(message.id)
+        if (message.ok) waiting.resolve(message.value)
+        else waiting.reject(fromThreadError(message.error))
+        drainedYet()
+        return
+      }
+      case 'abort':
+        tasks.get(message.task)?.abort.abort()
+        return
+      case 'unload':
+        revoked = true
+        listeners.clear()
+        unloading = true
+        drainedYet()
+        return
+    }
+  })
+  post({ t: 'ready', methods: hookMethods, any: typeof methods.onAnyEvent === 'function', warnings })
+}
+
+/** Posts a call's result; one that cannot be cloned (a function, a class instance with one) is an error, said so. */
+function answer(post: (message: Up) => void, id: number, value: unknown): void {
+  try {
+    post({ t: 'result', id, ok: true, value })
+  } catch (error) {
+    post({
+      t: 'result',
+      id,
+      ok: false,
+      error: { message: `it returned a value that cannot leave the plugin's thread (${reasonOf(error)})` },
+    })
+  }
+}
+
+/** `this.logger` in a plugin's thread: each line goes to the manager's log, as `plugin:<name>`. */
+function threadLogger(post: (message: Up) => void, level: string, name?: string): Logger {
+  const lowest = Math.max(0, LEVELS.indexOf(level as (typeof LEVELS)[number]))
+  const line =
+    (at: (typeof LEVELS)[number]) =>
+    (message: string, fields?: LogFields): void => {
+      if (LEVELS.indexOf(at) < lowest) return
+      try {
+        post({ t: 'log', name, level: at, message: String(message), fields })
+      } catch {
+        // Fields that cannot be cloned (a function, a socket): their text instead.
+        post({ t: 'log', name, level: at, message: String(message), fields: { fields: reasonOf(fields) } })
+      }
+    }
+  return {
+    debug: line('debug'),
+    info: line('info'),
+    warn: line('warn'),
+    error: line('error'),
+    child: (child) => threadLogger(post, level, name ? `${name}:${child}` : child),
+  }
+}
+
+/**
+ * `this.api` in a plugin's thread: each operation of the manager's table (names and aliases
+ * handed over in the thread's data) as a message to the manager, which runs the operation itself
+ * (its argument checks, its rules on secrets and settings) as the plugin. A listener or a task's
+ * work stays here, named by an id; a function the manager answers with (stop listening) is
+ * called back there.
+ */
+function threadApi(
+  plugin: string,
+  names: readonly ApiName[],
+  link: {
+    revoked(): boolean
+    ask(request: Ask): Promise<unknown>
+    keepListener(event: string, fn: unknown): number
+    keepTask(fn: unknown): number
+    forget(id: number): void
+  },
+): PluginApi {
+  const entries = names.map(({ name, takes }) => {
+    const call = async (...args: unknown[]): Promise<unknown> => {
+      if (link.revoked()) throw new SmError('SM_ERR_PLUGIN_REVOKED', { plugin, call: `this.api.${name}` })
+      const sent = [...args]
+      let kept: number | undefined
+      if (takes === 'listener' && typeof args[1] === 'function') {
+        kept = link.keepListener(String(args[0]), args[1])
+        sent[1] = { __listener: kept }
+      } else if (takes === 'task' && typeof args[1] === 'function') {
+        kept = link.keepTask(args[1])
+        sent[1] = { __task: kept }
+      }
+      let value: unknown
+      try {
+        value = await link.ask({ op: 'api', name, args: sent })
+      } catch (error) {
+        if (kept !== undefined) link.forget(kept)
+        if (error instanceof SmError) throw error
+        throw new SmError('SM_ERR_PLUGIN_API_BAD_ARGUMENT', {
+          plugin,
+          call: `this.api.${name}`,
+          parameter: 'an argument',
+          reason: `it cannot be sent to the manager (${reasonOf(error)})`,
+          usage: 'plain data: strings, numbers, booleans, arrays and objects of them',
+        })
+      }
+      const back = (value as { __fn?: unknown } | null)?.__fn
+      return typeof back === 'number'
+        ? (...more: unknown[]) => link.ask({ op: 'callback', fn: back, args: more })
+        : value
+    }
+    return [name, call] as const
+  })
+  return Object.freeze(Object.fromEntries(entries)) as unknown as PluginApi
+}

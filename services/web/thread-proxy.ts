@@ -1,0 +1,76 @@
+import Router, { type Layer } from '@koa/router'
+import type { Middleware } from 'koa'
+import { z } from 'zod'
+import type { PageData, RouterDescription, ThreadRoutes } from './contract'
+import { attachSpec, guardsFor, type RouteSpec, uploadedFiles, type WebContext, type WebState } from './route'
+
+/**
+ * The manager's side of a plugin router in the plugin's thread (docs/architecture.md, "Plugins in
+ * threads"): a router of the same prefix and routes, each behind its own access guard (so the
+ * caller is checked, and the body read, here), whose handler hands the request to the thread and
+ * sends its answer on, streamed when the plugin streams it.
+ */
+export function proxyRouter(
+  described: RouterDescription,
+  thread: ThreadRoutes,
+  page: (ctx: WebContext) => Promise<PageData>,
+): Router {
+  const router = new Router({
+    ...(described.prefix ? { prefix: described.prefix } : {}),
+    sensitive: described.sensitive,
+    strict: described.strict,
+  })
+  const forward: Middleware<WebState> = async (ctx, next) => {
+    const web = ctx as WebContext
+    const { user, authError } = web.state
+    const { response, stream } = await thread.forward(
+      {
+        method: web.method,
+        url: web.url,
+        headers: web.headers,
+        body: (web.request as { body?: unknown }).body,
+        files: uploadedFiles(web),
+        ...(user ? { user: { ...user } } : {}),
+        ...(authError ? { authError: authError.toWire() } : {}),
+        ip: web.ip,
+        secure: web.secure,
+      },
+      () => page(web),
+    )
+    if (response.unmatched) return next()
+    web.status = response.status
+    for (const [name, value] of Object.entries(response.headers))
+      if (name !== 'content-length') web.set(name, value as string | string[])
+    const { body } = response
+    if (typeof body === 'string') web.body = body
+    else if (body) web.body = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+    else if (stream) web.body = stream
+  }
+  for (const route of described.routes) {
+    const spec = route.spec ? specFromData(route.spec) : undefined
+    const layer = router.register(
+      route.path,
+      [...route.methods],
+      [...guardsFor(route.access, spec?.session === true), forward] as never,
+      {
+        name: route.name ?? null,
+      },
+    ) as Layer
+    if (spec) attachSpec(layer, spec)
+  }
+  return router
+}
+
+/** A described spec with zod schemas again (from its JSON Schemas), for the API document. */
+function specFromData(data: Readonly<Record<string, unknown>>): RouteSpec {
+  const spec: Record<string, unknown> = { ...data }
+  for (const key of ['params', 'query', 'body', 'response']) {
+    if (spec[key] === undefined) continue
+    try {
+      spec[key] = z.fromJSONSchema(spec[key] as never)
+    } catch {
+      delete spec[key]
+    }
+  }
+  return spec as unknown as RouteSpec
+}

@@ -1,0 +1,140 @@
+import { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { isAbsolute, resolve } from 'node:path'
+import type { Readable } from 'node:stream'
+import Router from '@koa/router'
+import Koa from 'koa'
+import compose from 'koa-compose'
+import { z } from 'zod'
+import { SmError } from '../../kernel/errors'
+import type { PageData, RouteRunner, RouterDescription } from './contract'
+import { routesOf } from './plugin-layer'
+import { APP_VIEWS, Renderers } from './render'
+import { type RouteSpec, specOf, type WebState } from './route'
+
+/**
+ * The web server's part in a plugin's thread (docs/architecture.md, "Plugins in threads"): it
+ * describes the plugin's routers to the manager, and runs the requests the manager hands over
+ * through them, in a Koa context of its own (the caller, the body and the files as the manager
+ * read them), with `ctx.render` drawing the plugin's EJS pages in the base layout.
+ */
+
+/** The plugin's routers as plain data: prefix, routes, who may call each, their specs' JSON Schemas. */
+export function describeRouters(plugin: string, routers: readonly unknown[]): RouterDescription[] {
+  return routers.map((router, i) => {
+    if (!(router instanceof Router))
+      throw new SmError('SM_ERR_WEB_BAD_CONTRIBUTION', {
+        plugin,
+        what: `router (getRouters()[${i}])`,
+        reason: "it is not a Router from 'server-manager/web' (@koa/router)",
+      })
+    const byLayer = new Map<unknown, RouterDescription['routes'][number]>()
+    const prefix = router.opts.prefix ?? ''
+    for (const route of routesOf(plugin, router, 'user')) {
+      const known = byLayer.get(route.layer)
+      if (known) {
+        ;(known.methods as string[]).push(route.method)
+        continue
+      }
+      const spec = specOf(route.layer)
+      byLayer.set(route.layer, {
+        // Relative to the prefix, as registered: the manager's router adds the prefix again.
+        path: prefix && route.path.startsWith(prefix) ? route.path.slice(prefix.length) || '/' : route.path,
+        methods: [route.method],
+        access: route.access,
+        ...(route.layer.name ? { name: route.layer.name } : {}),
+        ...(spec ? { spec: jsonSpec(spec) } : {}),
+      })
+    }
+    return {
+      prefix,
+      sensitive: router.opts.sensitive === true,
+      strict: router.opts.strict === true,
+      routes: [...byLayer.values()],
+    }
+  })
+}
+
+const SCHEMAS = ['params', 'query', 'body', 'response'] as const
+
+/** A spec as data: its zod schemas as JSON Schemas (one that has none, a transform, is left out). */
+function jsonSpec(spec: RouteSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...spec }
+  for (const key of SCHEMAS) {
+    const schema = spec[key]
+    if (!schema) continue
+    try {
+      out[key] = z.toJSONSchema(schema, { io: key === 'response' ? 'output' : 'input', unrepresentable: 'any' })
+    } catch {
+      delete out[key]
+    }
+  }
+  return out
+}
+
+/**
+ * The plugin's routers as one Koa middleware chain in this thread. `templatePaths` are its
+ * extension method's values (relative ones from `root`).
+ */
+export function routeRunner(
+  plugin: string,
+  routers: readonly unknown[],
+  options: { root: string; templatePaths: readonly unknown[]; cacheTemplates: boolean },
+): RouteRunner {
+  const app = new Koa()
+  const dirs = options.templatePaths.map((dir) =>
+    isAbsolute(String(dir)) ? String(dir) : resolve(options.root, String(dir)),
+  )
+  const renderers = new Renderers(APP_VIEWS, options.cacheTemplates)
+  if (dirs.length > 0) renderers.setPlugin(plugin, dirs)
+  const pages = new WeakMap<object, () => Promise<PageData>>()
+  Object.defineProperty(app.context, 'render', {
+    async value(this: Koa.ParameterizedContext<WebState>, view: string, locals: Record<string, unknown> = {}) {
+      const page = await (pages.get(this) as () => Promise<PageData>)()
+      const { mounts, ...data } = page
+      const urlFor = (name: string, path = '') => {
+        const at = mounts[name]
+        if (at === undefined) throw new SmError('SM_ERR_WEB_STATIC_MOUNT_UNKNOWN', { name })
+        const tail = String(path).split('/').filter(Boolean).map(encodeURIComponent).join('/')
+        return tail ? `${at}/${tail}` : at
+      }
+      const all = { title: '', head_styles: '', body_scripts: '', ...locals, ...data, urlFor }
+      const html = await renderers.render(this, view, all, plugin)
+      this.type = 'html'
+      this.body = html
+      return html
+    },
+  })
+  const chain = compose((routers as Router[]).map((router) => router.routes()) as never) as (
+    ctx: Koa.Context,
+  ) => Promise<void>
+  return async (request, page) => {
+    // No connection: what Koa reads of one (the caller's address, whether it was TLS).
+    const req = new IncomingMessage({ remoteAddress: request.ip, encrypted: request.secure } as unknown as Socket)
+    req.method = request.method
+    req.url = request.url
+    req.headers = { ...request.headers }
+    req.push(null)
+    const res = new ServerResponse(req)
+    const ctx = app.createContext(req, res) as Koa.ParameterizedContext<WebState>
+    pages.set(ctx, page)
+    ctx.state.plugin = plugin
+    if (request.user) ctx.state.user = request.user as never
+    if (request.authError) ctx.state.authError = SmError.fromWire(request.authError)
+    ;(ctx.request as { body?: unknown }).body = request.body
+    ;(ctx.request as { files?: unknown }).files = request.files
+    await chain(ctx as never)
+    const headers = res.getHeaders() as Record<string, string | string[] | number>
+    const response = { status: ctx.status, headers }
+    // A route that passed the request on (or none that matched): the manager goes on past the plugin.
+    if (ctx.status === 404 && ctx.body === undefined) return { response: { ...response, unmatched: true } }
+    const body = ctx.body as unknown
+    if (body === null || body === undefined || request.method === 'HEAD') return { response }
+    if (typeof (body as Readable).pipe === 'function')
+      return { response: { ...response, streamed: true }, stream: body as Readable }
+    // Text as text; bytes copied out of Node's shared pool (a view of it would clone all 8 KiB).
+    if (typeof body === 'string') return { response: { ...response, body } }
+    if (Buffer.isBuffer(body)) return { response: { ...response, body: new Uint8Array(body) } }
+    return { response: { ...response, body: JSON.stringify(body) } }
+  }
+}

@@ -1,0 +1,238 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'chai'
+import type { PluginRecord } from '../../../manager'
+import { plugin, trace, traced, useTrace, writePlugins } from '../../helpers/plugins'
+import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+import { http } from '../../helpers/web'
+import { adminSession, webUrl } from '../../helpers/web-process'
+
+const record = async (dir: string, name: string): Promise<PluginRecord> => {
+  const all = JSON.parse(await cliOk(dir, ['plugin', 'list', '--json'])) as PluginRecord[]
+  return all.find((r) => r.name === name) as PluginRecord
+}
+
+/** Asks `state` of the running manager until it holds (each look is a CLI round trip: a condition, not a sleep). */
+async function until(dir: string, name: string, holds: (r: PluginRecord) => boolean): Promise<PluginRecord> {
+  for (;;) {
+    const now = await record(dir, name)
+    if (holds(now)) return now
+  }
+}
+
+/** The 99th percentile of a sample (its largest below 100 values). */
+const p99 = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] as number
+}
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const began = performance.now()
+  await work()
+  return performance.now() - began
+}
+
+/** A data directory with these plugins enabled and settings set, before any manager runs. */
+async function setUp(files: Record<string, string>, settings: Record<string, string> = {}): Promise<string> {
+  const dir = tempDir()
+  for (const [key, value] of Object.entries(settings)) await cliOk(dir, ['setting', 'set', key, value])
+  writePlugins(dir, files)
+  useTrace(dir)
+  // Each enable may fail (a plugin that ends its thread in onLoad): the record says how.
+  for (const name of Object.keys(files)) await cli(dir, ['plugin', 'enable', name.replace(/\.(ts|js)$/, '')])
+  return dir
+}
+
+describe('services/plugins: each plugin in a thread of its own (issue 23, must hold)', function () {
+  this.timeout(240_000)
+
+  it('keeps status and the API answering while a hook loops forever; the action completes; the plugin is restarted, then quarantined', async () => {
+    const spin = plugin(
+      'Spin',
+      `beforeSettingUpdate(p: { key: string }) {
+    ${trace('p.key')}
+    if (p.key === 'custom.spin') while (true) {}
+  }`,
+    )
+    const dir = await setUp(
+      { 'spin.ts': spin },
+      { 'plugins.hook_timeout_ms': '4000', 'plugins.max_strikes': '2', 'plugins.strike_window_s': '3600' },
+    )
+    const manager = await spawnManager(dir)
+    try {
+      const url = await webUrl(manager)
+      const token = await adminSession(dir, url)
+      const api = async () => {
+        const reply = await http(`${url}/api/servers`, { token })
+        expect(reply.status).to.equal(200)
+      }
+      const status = async () => expect((await cli(dir, ['status'])).code).to.equal(0)
+      // Both asked side by side until `done`: with no loop (the figures to compare with, measured
+      // here, on this machine, now), then while the hook loops.
+      const sample = async (done: (times: { api: number[]; status: number[] }) => boolean) => {
+        const times = { api: [] as number[], status: [] as number[] }
+        await Promise.all([
+          (async () => {
+            while (!done(times)) times.api.push(await timed(api))
+          })(),
+          (async () => {
+            while (!done(times)) times.status.push(await timed(status))
+          })(),
+        ])
+        return times
+      }
+      const quiet = await sample((times) => times.status.length >= 10)
+      let setDone = false
+      const set = cli(dir, ['setting', 'set', 'custom.spin', '1']).finally(() => {
+        setDone = true
+      })
+      while (!traced<string>().includes('custom.spin')) await new Promise(setImmediate)
+      const busy = await sample(() => setDone)
+      const done = await set
+      expect(done.code, done.stderr).to.equal(0)
+      expect(done.stdout).to.equal('custom.spin = 1\n')
+      expect(busy.status.length).to.be.at.least(2)
+      expect(p99(busy.api), `API p99 ${p99(busy.api)} ms against ${p99(quiet.api)} ms`).to.be.below(2 * p99(quiet.api))
+      expect(p99(busy.status), `status p99 ${p99(busy.status)} ms against ${p99(quiet.status)} ms`).to.be.below(
+        2 * p99(quiet.status),
+      )
+      expect(await cliOk(dir, ['setting', 'get', 'custom.spin'])).to.equal('1\n')
+      const log = readFileSync(join(dir, 'logs', 'server-manager.log'), 'utf8')
+      expect(log).to.contain(
+        "The plugin 'spin' did not return from before_setting_update within 4000 ms, so its thread was ended",
+      )
+
+      // Restarted after its backoff: its hooks run again.
+      await until(dir, 'spin', (r) => r.state === 'loaded')
+      expect((await cli(dir, ['setting', 'set', 'custom.other', '1'])).code).to.equal(0)
+      expect(traced<string>().filter((key) => key === 'custom.other')).to.have.length(1)
+
+      // The second fault within the window: quarantined, with the reason and the hook, until enabled.
+      expect((await cli(dir, ['setting', 'set', 'custom.spin', '2'])).code).to.equal(0)
+      const quarantined = await until(dir, 'spin', (r) => r.blocked !== undefined)
+      expect(quarantined).to.include({ state: 'failed', enabled: true })
+      expect(quarantined.error?.code).to.equal('SM_ERR_PLUGIN_TIMEOUT')
+      expect(quarantined.blocked?.hook).to.equal('before_setting_update')
+      expect(await cliOk(dir, ['plugin', 'info', 'spin'])).to.match(
+        /^blocked +since \S+ \(its thread failed too often, last in before_setting_update\); kept out until 'plugin enable spin'/m,
+      )
+      expect((await cli(dir, ['status'])).code).to.equal(0)
+      expect((await cli(dir, ['plugin', 'enable', 'spin'])).code).to.equal(0)
+      expect((await record(dir, 'spin')).state).to.equal('loaded')
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
+  })
+
+  it('ends only the thread of a route that allocates without bound: SM_ERR_PLUGIN_OUT_OF_MEMORY names the plugin and the route', async () => {
+    const hog = `import { PluginBase } from 'server-manager'
+import { Router } from 'server-manager/web'
+
+export default class Hog extends PluginBase {
+  static version = '1.0.0'
+  getRouters() {
+    const router = new Router({ prefix: '/hog' })
+    router.get('/eat', (ctx) => {
+      const kept: string[][] = []
+      for (;;) kept.push(new Array(100_000).fill('x'))
+    })
+    router.get('/ok', (ctx) => { ctx.body = { ok: true } })
+    return [router]
+  }
+}
+`
+    const limitMb = 64
+    const dir = await setUp({ 'hog.ts': hog }, { 'plugins.max_memory_mb': String(limitMb) })
+    const manager = await spawnManager(dir)
+    try {
+      const url = await webUrl(manager)
+      const token = await adminSession(dir, url)
+      expect((await http(`${url}/hog/ok`, { token })).json).to.deep.equal({ ok: true })
+      const rss = (field: 'VmRSS' | 'VmHWM') =>
+        Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${manager.pid}/status`, 'utf8'))?.[1]) /
+        1024
+      const before = rss('VmRSS')
+      const eaten = await http(`${url}/hog/eat`, { token })
+      expect(eaten.status).to.equal(507)
+      expect(eaten.json.code).to.equal('SM_ERR_PLUGIN_OUT_OF_MEMORY')
+      expect(eaten.json.message).to.contain("The plugin 'hog' ran out of memory (over 64 MB) in the route GET /hog/eat")
+      // The manager's own memory, at its peak, grew by no more than the plugin's thread may use (its
+      // heap limit, and as much again for V8's young generation and the thread's own code).
+      expect(rss('VmHWM') - before).to.be.below(2 * limitMb)
+      expect((await cli(dir, ['status'])).code).to.equal(0)
+      expect((await http(`${url}/api/servers`, { token })).status).to.equal(200)
+      const hogRecord = await record(dir, 'hog')
+      expect(hogRecord.error?.code).to.equal('SM_ERR_PLUGIN_OUT_OF_MEMORY')
+      // While it restarts, its routes answer 503 with Retry-After; then it answers again.
+      const restarting = await http(`${url}/hog/ok`, { token })
+      if (restarting.status === 503) {
+        expect(restarting.json.code).to.equal('SM_ERR_PLUGIN_RESTARTING')
+        expect(Number(restarting.headers.get('retry-after'))).to.be.at.least(1)
+      }
+      await until(dir, 'hog', (r) => r.state === 'loaded')
+      expect((await http(`${url}/hog/ok`, { token })).json).to.deep.equal({ ok: true })
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
+  })
+
+  it('lives on, with every other plugin, when a plugin calls process.exit(1) in onLoad or in a listener', async () => {
+    const dir = await setUp({
+      'quitter.ts': plugin('Quitter', 'override onLoad() { process.exit(1) }'),
+      'leaver.ts': plugin(
+        'Leaver',
+        "override async onLoad() { await this.api.listenForEvent('leaver:go', () => process.exit(1)) }",
+      ),
+      'stayer.ts': plugin(
+        'Stayer',
+        `override async onLoad() { await this.api.listenForEvent('stayer:ping', (p: any) => { ${trace('p')} }) }`,
+      ),
+    })
+    const quitter = await record(dir, 'quitter')
+    expect(quitter.state).to.equal('failed')
+    expect(quitter.error?.code).to.equal('SM_ERR_PLUGIN_EXITED')
+    expect(quitter.error?.message).to.contain("The plugin 'quitter' ended its thread with process.exit(1) in onLoad")
+    const manager = await spawnManager(dir)
+    try {
+      await waitForLine(manager, /^ready in/)
+      const left = JSON.parse(await cliOk(dir, ['event', 'trigger', 'leaver:go', '--json']))
+      expect(left).to.include({ listeners: 1, delivered: 0 })
+      expect((await cli(dir, ['status'])).code).to.equal(0)
+      const stayed = JSON.parse(await cliOk(dir, ['event', 'trigger', 'stayer:ping', '--json', '--payload', '{"n":1}']))
+      expect(stayed).to.include({ listeners: 1, delivered: 1 })
+      expect(traced()).to.deep.equal([{ n: 1 }])
+      const leaver = await until(dir, 'leaver', (r) => r.error?.code === 'SM_ERR_PLUGIN_EXITED')
+      expect(leaver.error?.message).to.contain('in leaver:go')
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
+  })
+
+  it("holds a plugin's thread to what this.api may do, whatever it posts: other commands and others' secrets are refused", async () => {
+    const raw = (ask: string) => `await new Promise((resolve) => {
+      const { parentPort } = require('node:worker_threads')
+      const id = 1e9 + Math.floor(Math.random() * 1e6)
+      parentPort.on('message', (m: any) => { if (m.t === 'reply' && m.id === id) resolve(${trace('m.ok ? { ok: true } : m.error.coded.code')}) })
+      parentPort.postMessage({ t: 'ask', id, in: undefined, ask: ${ask} })
+    })`
+    const forger = plugin(
+      'Forger',
+      `override async onLoad() {
+    ${raw("{ op: 'request', name: 'auth:list_users', payload: {} }")}
+    ${raw("{ op: 'api', name: 'constructor', args: [] }")}
+    ${raw("{ op: 'api', name: 'getGlobalSetting', args: ['nats.password'] }")}
+    ${raw("{ op: 'callback', fn: 1, args: [] }")}
+    ${raw("{ op: 'api', name: 'getGlobalSetting', args: ['web.port'] }")}
+  }`,
+    )
+    await setUp({ 'forger.ts': forger })
+    expect(traced()).to.deep.equal([
+      'SM_ERR_PLUGIN_FORBIDDEN',
+      'SM_ERR_PLUGIN_FORBIDDEN',
+      'SM_ERR_PLUGIN_FORBIDDEN',
+      'SM_ERR_PLUGIN_FORBIDDEN',
+      { ok: true },
+    ])
+  })
+})
