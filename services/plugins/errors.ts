@@ -109,16 +109,16 @@ export const pluginsErrors = defineErrors('plugins', {
   SM_ERR_PLUGIN_TIMEOUT: spec<{ plugin: string; where: string; ms: number }>({
     status: 504,
     exit: 75,
-    when: "A plugin's hook, listener or route did not return within plugins.hook_timeout_ms (an endless loop included); its thread was ended.",
+    when: "A plugin's hook, listener or route did not return within plugins.hook_timeout_ms and its thread did not answer (an endless loop); the thread was ended. A route that only waits too long answers with it too, its thread left running.",
     message: (p) =>
-      `The plugin '${p.plugin}' did not return from ${p.where} within ${p.ms} ms, so its thread was ended (the action went on without it). Make ${p.where} return sooner (start long work without awaiting it, never loop forever), or raise plugins.hook_timeout_ms.`,
+      `The plugin '${p.plugin}' did not return from ${p.where} within ${p.ms} ms. Make ${p.where} return sooner (start long work without awaiting it, never loop forever), or raise plugins.hook_timeout_ms.`,
   }),
   SM_ERR_PLUGIN_OUT_OF_MEMORY: spec<{ plugin: string; where: string; mb: number }>({
     status: 507,
     exit: 70,
     when: "A plugin's thread used more memory than plugins.max_memory_mb allows; the thread was ended.",
     message: (p) =>
-      `The plugin '${p.plugin}' ran out of memory (over ${p.mb} MB) in ${p.where}, so its thread was ended. Find what it keeps or allocates without bound, or raise plugins.max_memory_mb (or plugins.max_memory_mb.${p.plugin}).`,
+      `The plugin '${p.plugin}' ran out of memory (over ${p.mb} MB) in ${p.where}, so its thread was ended. Find what it keeps or allocates without bound, or raise plugins.max_memory_mb (or its own in plugins.max_memory_mb_by_plugin).`,
   }),
   SM_ERR_PLUGIN_EXITED: spec<{ plugin: string; where: string; code: number }>({
     status: 500,

@@ -15,7 +15,7 @@ import type { RunTask } from '../tasks/contract'
 import type { PluginError, PluginRecord, ReloadReport } from './contract'
 import { type Candidate, discover, type SearchPath } from './discovery'
 import { planLoad } from './load-order'
-import { LoadedPlugin, type RunningPlugin } from './loaded-plugin'
+import { LoadedPlugin, type LoadOptions, type RunningPlugin } from './loaded-plugin'
 import { clearBlockedRecord, readBlockedRecord } from './loop-watchdog'
 import type { PluginDefinition, PluginImporter } from './plugin-module'
 import { containPlugins, registerPluginRoot } from './process-guard'
@@ -101,6 +101,10 @@ export class PluginManager {
   readonly #strikes = new Map<string, number[]>()
   /** The timers that start faulted plugins again. */
   readonly #restarts = new Map<string, NodeJS.Timeout>()
+  /** unloadAll ran: nothing loads again. */
+  #stopped = false
+  /** manager:started was seen: a plugin started again after a fault gets its onManagerStartup too. */
+  #managerStarted = false
   readonly #definitions = new Map<string, PluginDefinition>()
   readonly #candidates = new Map<string, Candidate>()
   readonly #hookFailures = new Map<string, { count: number; last: number; event: string; error: SmError }>()
@@ -189,6 +193,7 @@ export class PluginManager {
         await this.#unloadAll()
         this.#definitions.clear()
         this.#strikes.clear()
+        this.#cancelRestarts()
         for (const record of await this.records())
           if (record.blocked) await this.#fact('plugins:unblocked', { name: record.name })
         await this.#sync()
@@ -208,10 +213,21 @@ export class PluginManager {
 
   /** Unloads every plugin and stops attributing stray errors to them. */
   async unloadAll(): Promise<void> {
-    for (const timer of this.#restarts.values()) clearTimeout(timer)
-    this.#restarts.clear()
-    await this.#queue.run(() => this.#unloadAll())
+    this.#stopped = true
+    await this.#queue.run(async () => {
+      this.#cancelRestarts()
+      await this.#unloadAll()
+    })
     this.#containment.dispose()
+  }
+
+  /** No faulted plugin is started again by its backoff's timer (a reload, a disable or the end decides now). */
+  #cancelRestarts(name?: string): void {
+    for (const [plugin, timer] of this.#restarts)
+      if (name === undefined || plugin === name) {
+        clearTimeout(timer)
+        this.#restarts.delete(plugin)
+      }
   }
 
   /** The set_plugin_status action, then load or unload at once. */
@@ -232,8 +248,12 @@ export class PluginManager {
         perform: async () => undefined,
         message: () => `Plugin '${name}' ${enabled ? 'enabled' : 'disabled'}.`,
       })
-      // An admin's enable is a fresh start: the strikes of its thread's faults are forgotten.
-      if (outcome.status === 'success' && enabled) this.#strikes.delete(name)
+      // An admin's enable is a fresh start: the strikes of its thread's faults are forgotten; a
+      // disable ends a pending restart.
+      if (outcome.status === 'success') {
+        if (enabled) this.#strikes.delete(name)
+        this.#cancelRestarts(name)
+      }
       if (outcome.status === 'success') await this.#reconcile(retryOnly([name]))
       return outcome.result
     })
@@ -252,6 +272,7 @@ export class PluginManager {
 
   /** Runs `onManagerStartup` on every loaded plugin, in load order. */
   managerStarted(): Promise<void> {
+    this.#managerStarted = true
     return this.#queue.run(async () => {
       for (const plugin of this.#loaded.values()) await plugin.call('onManagerStartup')
     })
@@ -359,7 +380,30 @@ export class PluginManager {
         starting.catch(() => {}) // awaited below, in load order
         started.set(name, starting)
       }
-    for (const definition of plan.order) {
+    try {
+      await this.#loadInOrder(plan.order, byName, options, started)
+    } finally {
+      // Started but not loaded (the loop above threw midway): no thread is left running unowned.
+      for (const [name, starting] of started)
+        if (!this.#loaded.has(name))
+          void starting.then(
+            (plugin) => (this.#loaded.get(name) === plugin ? undefined : plugin.discard()),
+            () => {},
+          )
+    }
+    const after = await this.records()
+    this.#writeRegistryFile(after)
+    this.#options.settled?.()
+    return after
+  }
+
+  async #loadInOrder(
+    order: readonly PluginDefinition[],
+    byName: ReadonlyMap<string, StoredRecord>,
+    options: Omit<LoadOptions, 'onEnter'>,
+    started: ReadonlyMap<string, Promise<ThreadedPlugin>>,
+  ): Promise<void> {
+    for (const definition of order) {
       const name = definition.candidate.name
       if (this.#loaded.has(name)) continue
       const blocked = definition.requires.find((required) => !this.#loaded.has(required))
@@ -394,10 +438,6 @@ export class PluginManager {
         await this.#failed(byName.get(name), name, error as SmError, false)
       }
     }
-    const after = await this.records()
-    this.#writeRegistryFile(after)
-    this.#options.settled?.()
-    return after
   }
 
   // The definition of an enabled plugin: imported once per load, on demand for one enabled later.
@@ -437,7 +477,7 @@ export class PluginManager {
     const where = String((fault.params as { where?: unknown }).where ?? 'its code')
     void this.#queue
       .run(async () => {
-        if (this.#loaded.get(name) !== plugin) return
+        if (this.#stopped || this.#loaded.get(name) !== plugin) return
         this.#loaded.delete(name)
         const { max, windowMs } = (await this.#options.threads?.strikes()) ?? { max: 3, windowMs: 600_000 }
         const now = Date.now()
@@ -469,9 +509,12 @@ export class PluginManager {
           this.#restarts.delete(name)
           void this.#queue
             .run(async () => {
+              if (this.#stopped) return
               await this.#reconcile(retryOnly([name]))
+              const back = this.#loaded.get(name)
               // Not back (its onLoad failed, it was disabled meanwhile): its routes go, no longer "restarting".
-              if (!this.#loaded.has(name)) await this.#withdraw(name)
+              if (!back) await this.#withdraw(name)
+              else if (this.#managerStarted) await back.call('onManagerStartup')
             })
             .catch((failure: unknown) =>
               this.#options.logger.error(`starting plugin '${name}' again failed`, { error: failure }),

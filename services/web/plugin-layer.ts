@@ -270,7 +270,7 @@ export class PluginLayer {
  * A route that says nothing about who may call it (no spec, no guard of its own or of its
  * router) gets `requireUser` in front: a plugin route is never open by accident.
  */
-function guardUndeclared(router: Router): void {
+export function guardUndeclared(router: Router): void {
   if (routerAccess(router) !== undefined) return
   for (const layer of router.stack)
     if (layer.methods.length > 0 && declaredAccess(layer) === undefined) layer.stack.unshift(requireUser as never)

@@ -8,7 +8,7 @@ import compose from 'koa-compose'
 import { z } from 'zod'
 import { SmError } from '../../kernel/errors'
 import type { PageData, RouteRunner, RouterDescription } from './contract'
-import { routesOf } from './plugin-layer'
+import { guardUndeclared, routesOf } from './plugin-layer'
 import { APP_VIEWS, Renderers } from './render'
 import { type RouteSpec, specOf, type WebState } from './route'
 
@@ -105,6 +105,9 @@ export function routeRunner(
       return html
     },
   })
+  // Here as in the manager's thread: a route that says nothing about who may call it needs a user
+  // (the manager checked the matched route; a route the request reaches by next() is checked here).
+  for (const router of routers as Router[]) guardUndeclared(router)
   const chain = compose((routers as Router[]).map((router) => router.routes()) as never) as (
     ctx: Koa.Context,
   ) => Promise<void>
@@ -129,6 +132,7 @@ export function routeRunner(
     // A route that passed the request on (or none that matched): the manager goes on past the plugin.
     if (ctx.status === 404 && ctx.body === undefined) return { response: { ...response, unmatched: true } }
     const body = ctx.body as unknown
+    if (request.method === 'HEAD') (body as Readable | undefined)?.destroy?.()
     if (body === null || body === undefined || request.method === 'HEAD') return { response }
     if (typeof (body as Readable).pipe === 'function')
       return { response: { ...response, streamed: true }, stream: body as Readable }

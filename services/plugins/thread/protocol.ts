@@ -58,6 +58,8 @@ export type Down =
   | { readonly t: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly t: 'reply'; readonly id: number; readonly ok: false; readonly error: ThreadError }
   | { readonly t: 'abort'; readonly task: number }
+  /** Answer `pong` (a call timed out: is the thread stuck, or only waiting?). */
+  | { readonly t: 'ping' }
   /** The plugin is unloaded: revoke its this.api, and say `drained` once nothing it asked is still waiting. */
   | { readonly t: 'unload' }
 
@@ -77,6 +79,7 @@ export type Up =
   /** `in`: the call the plugin's code was running when it asked (its causal chain), if any. */
   | { readonly t: 'ask'; readonly id: number; readonly in: number | undefined; readonly ask: Ask }
   | { readonly t: 'drained' }
+  | { readonly t: 'pong' }
   /** A piece of a streamed route answer (the call `id` answered `streamed`), and its end. */
   | { readonly t: 'chunk'; readonly id: number; readonly data: Uint8Array }
   | { readonly t: 'end'; readonly id: number; readonly error?: string }

@@ -177,8 +177,13 @@ export async function runPluginThread(modules: {
 
   /** Sends a streamed route answer's body on, piece by piece, after the answer itself. */
   const pipe = (id: number, stream: Readable) => {
-    stream.on('data', (chunk: Buffer | string) =>
-      post({ t: 'chunk', id, data: typeof chunk === 'string' ? Buffer.from(chunk) : chunk }),
+    stream.on('data', (chunk: unknown) =>
+      post({
+        t: 'chunk',
+        id,
+        data:
+          chunk instanceof Uint8Array ? chunk : Buffer.from(typeof chunk === 'string' ? chunk : JSON.stringify(chunk)),
+      }),
     )
     stream.on('end', () => post({ t: 'end', id }))
     stream.on('error', (error) => post({ t: 'end', id, error: reasonOf(error) }))
@@ -227,6 +232,9 @@ export async function runPluginThread(modules: {
       }
       case 'abort':
         tasks.get(message.task)?.abort.abort()
+        return
+      case 'ping':
+        post({ t: 'pong' })
         return
       case 'unload':
         revoked = true

@@ -52,6 +52,11 @@ interface Pending {
 const NO_TIMEOUT = 0
 /** The longest an unloaded plugin's thread waits for what it asked the manager before it ends. */
 const DRAIN_MS = 10 * 60_000
+/** How many calls' chains a thread's later asks may still name. */
+const MAX_CHAINS = 10_000
+const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error'])
+/** How long a thread has to answer a ping once a call of it timed out, before it counts as stuck. */
+const PING_MS = 1000
 /** The longest a plugin's module may take to import (its top-level code; a cold transpile of a big one). */
 const IMPORT_MS = 60_000
 /** V8's young generation of a plugin's thread (MB). */
@@ -90,6 +95,10 @@ export class ThreadedPlugin implements RunningPlugin {
   #onImported: (() => void) | undefined
   /** What the thread said once it made the instance: its hook methods, and warnings. */
   #ready: Extract<Up, { t: 'ready' }> | undefined
+  #probing = false
+  /** The causal chains of its latest calls, by call id (what they started unawaited still carries them). */
+  readonly #chains = new Map<number, Chain>()
+  #onPong: (() => void) | undefined
   /** Unloaded, the thread is still answered until it has what it waited for. */
   #draining = false
   #onDrained: (() => void) | undefined
@@ -181,6 +190,11 @@ export class ThreadedPlugin implements RunningPlugin {
   /** Binds the started plugin's hooks, then runs its onLoad; all or nothing. */
   async activate(): Promise<void> {
     const ready = this.#ready as Extract<Up, { t: 'ready' }>
+    // Its thread failed since it started (a constructor's timer, process.exit): that is why.
+    if (this.#ended)
+      throw this.#ended === 'unloaded'
+        ? new SmError('SM_ERR_PLUGIN_REVOKED', { plugin: this.name, call: 'onLoad' })
+        : this.#ended
     try {
       for (const warning of ready.warnings) this.#logger.warn(warning)
       const options: CallOptions = {
@@ -323,23 +337,53 @@ export class ThreadedPlugin implements RunningPlugin {
     }
     const id = this.#nextId++
     return new Promise((resolve, reject) => {
-      const pending: Pending = { what, chain: currentContext().chain, page, resolve, reject }
+      const chain = currentContext().chain
+      const pending: Pending = { what, chain, page, resolve, reject }
+      if (chain) {
+        this.#chains.set(id, chain)
+        if (this.#chains.size > MAX_CHAINS) this.#chains.delete(this.#chains.keys().next().value as number)
+      }
       if (timeoutMs > 0)
         pending.timer = setTimeout(() => {
-          // A hook or listener times out as one in the manager's thread does; the thread's end is the plugin's fault.
-          if (call.kind === 'hook' || call.kind === 'listener')
-            this.#settle(id)?.reject(
-              new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', {
-                owner: `plugin:${this.name}`,
-                event: call.kind === 'hook' ? call.hook.event : what,
-                ms: timeoutMs,
-              }),
-            )
-          this.#fault(new SmError('SM_ERR_PLUGIN_TIMEOUT', { plugin: this.name, where: what, ms: timeoutMs }))
+          // Cut off, as in the manager's thread (a hook or listener as a listener timeout). Whether
+          // the thread is stuck (a loop) or only waiting (on a slow server start) is asked next.
+          this.#settle(id)?.reject(
+            call.kind === 'hook' || call.kind === 'listener'
+              ? new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', {
+                  owner: `plugin:${this.name}`,
+                  event: call.kind === 'hook' ? call.hook.event : what,
+                  ms: timeoutMs,
+                })
+              : new SmError('SM_ERR_PLUGIN_TIMEOUT', { plugin: this.name, where: what, ms: timeoutMs }),
+          )
+          this.#probe(what, timeoutMs)
         }, timeoutMs)
       this.#pending.set(id, pending)
       this.#post({ t: 'call', id, call })
     })
+  }
+
+  /**
+   * After a call timed out: a thread that does not answer a ping within PING_MS is stuck (a
+   * synchronous loop) and is ended, a fault; one that answers was only waiting, and lives on.
+   */
+  #probe(what: string, ms: number): void {
+    if (this.#ended || this.#probing) return
+    this.#probing = true
+    const timer = setTimeout(() => {
+      this.#onPong = undefined
+      this.#probing = false
+      this.#fault(
+        new SmError('SM_ERR_PLUGIN_TIMEOUT', { plugin: this.name, where: what, ms }),
+        ' Its thread did not answer either (a loop), so it was ended; the action went on without it.',
+      )
+    }, PING_MS)
+    this.#onPong = () => {
+      clearTimeout(timer)
+      this.#probing = false
+      this.#logger.warn(`${what} did not return within ${ms} ms and was cut off; its thread answers, so it lives on`)
+    }
+    this.#post({ t: 'ping' })
   }
 
   #post(message: Down): void {
@@ -364,8 +408,30 @@ export class ThreadedPlugin implements RunningPlugin {
     return pending
   }
 
+  /**
+   * A message from the thread. The thread is the plugin's own code, which can post anything: a
+   * message this cannot take ends that thread (never the manager).
+   */
   #receive(message: Up): void {
-    switch (message.t) {
+    try {
+      this.#take(message)
+    } catch (error) {
+      this.#fault(
+        new SmError('SM_ERR_PLUGIN_CRASHED', {
+          plugin: this.name,
+          where: this.#where(),
+          reason: `it posted a message the manager cannot take (${reasonOf(error)})`,
+        }),
+      )
+    }
+  }
+
+  #take(message: Up): void {
+    switch (message?.t) {
+      case 'pong':
+        this.#onPong?.()
+        this.#onPong = undefined
+        return
       case 'imported':
         this.#onImported?.()
         return
@@ -378,7 +444,7 @@ export class ThreadedPlugin implements RunningPlugin {
       case 'result': {
         const pending = this.#settle(message.id)
         if (!pending) return
-        if (!message.ok) pending.reject(fromThreadError(message.error))
+        if (!message.ok) pending.reject(fromThreadError(message.error ?? { message: 'no error given' }))
         else if (!pending.page) pending.resolve(message.value)
         else {
           // A route's answer; its body's pieces follow when it is streamed.
@@ -390,6 +456,7 @@ export class ThreadedPlugin implements RunningPlugin {
         return
       }
       case 'chunk':
+        if (!(message.data instanceof Uint8Array)) throw new TypeError('a streamed piece that is not bytes')
         this.#streams.get(message.id)?.write(message.data)
         return
       case 'end': {
@@ -406,8 +473,9 @@ export class ThreadedPlugin implements RunningPlugin {
         this.#tasks.get(message.task)?.progress(message.percent, message.message)
         return
       case 'log': {
-        const logger = message.name ? this.#logger.child(message.name) : this.#logger
-        logger[message.level](message.message, message.fields)
+        if (!LOG_LEVELS.has(message.level)) throw new TypeError(`a log line at the level '${String(message.level)}'`)
+        const logger = typeof message.name === 'string' ? this.#logger.child(message.name) : this.#logger
+        logger[message.level](String(message.message), message.fields)
         return
       }
     }
@@ -415,7 +483,8 @@ export class ThreadedPlugin implements RunningPlugin {
 
   /** Does what the plugin's `this.api` asked, as the plugin, in the causal chain of the call it came from. */
   #answer(id: number, within: number | undefined, ask: Ask): void {
-    const chain = within === undefined ? undefined : this.#pending.get(within)?.chain
+    // The chain of the call it came from, also after that call returned (work it started and did not await).
+    const chain = within === undefined ? undefined : this.#chains.get(within)
     const work = async (): Promise<unknown> => {
       switch (ask.op) {
         case 'api': {
@@ -501,11 +570,11 @@ export class ThreadedPlugin implements RunningPlugin {
     return latest ?? 'its own code (a timer or a promise, outside any hook)'
   }
 
-  #fault(error: SmError): void {
+  #fault(error: SmError, said = ''): void {
     if (this.#ended) return
     // Until the manager says when it starts the plugin again, a request hears "soon".
     this.#retryAfter = 1
-    this.#logger.error(error.message, { code: error.code })
+    this.#logger.error(`${error.message}${said}`, { code: error.code })
     void this.#end(error).then(() => this.#options.onFault(this, error))
   }
 
@@ -524,7 +593,8 @@ export class ThreadedPlugin implements RunningPlugin {
     this.#gateway.revoke()
     this.#callbacks.clear()
     this.#scope.dispose()
-    if (drainMs > 0) {
+    // A thread that has exited already (threadId -1) has nothing left to wait for.
+    if (drainMs > 0 && this.#worker.threadId >= 0) {
       this.#draining = true
       this.#worker.unref()
       void this.#drain(drainMs)

@@ -14,14 +14,20 @@ export function toThreadError(error: unknown): ThreadError {
 }
 
 export function fromThreadError(error: ThreadError): Error {
-  if ('coded' in error) {
+  if (error && typeof error === 'object' && 'coded' in error && error.coded && typeof error.coded.code === 'string') {
     // A code this side declares is rebuilt from its parameters: the other side may not have
     // loaded the catalogue that declares it (a plugin's thread loads only what the plugin uses).
     const { code, params } = error.coded
-    return errorSpec(code) ? new SmError(code as ErrorCode, params as never) : SmError.fromWire(error.coded)
+    try {
+      return errorSpec(code) ? new SmError(code as ErrorCode, params as never) : SmError.fromWire(error.coded)
+    } catch {
+      // Parameters that do not fit the code's message: the message sent, under the code.
+      return SmError.fromWire({ ...error.coded, message: String(error.coded.message) })
+    }
   }
-  const rebuilt = new Error(error.message)
-  if (error.stack) rebuilt.stack = error.stack
-  if (error.status !== undefined) Object.assign(rebuilt, { status: error.status, expose: error.status < 500 })
+  const rebuilt = new Error(String((error as { message?: unknown })?.message ?? 'an error'))
+  if (typeof (error as { stack?: unknown }).stack === 'string') rebuilt.stack = (error as { stack: string }).stack
+  const status = (error as { status?: unknown }).status
+  if (typeof status === 'number') Object.assign(rebuilt, { status, expose: status < 500 })
   return rebuilt
 }
