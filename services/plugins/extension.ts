@@ -1,4 +1,7 @@
 import { reasonOf, SmError } from '../../kernel/errors'
+import { contributionOf } from './cli-contributions'
+import type { Candidate } from './discovery'
+import type { PluginContributions } from './loaded-plugin'
 
 /** The extension methods a plugin may override (decisions §4.5); each returns an array. */
 export type ExtensionMethod =
@@ -31,4 +34,28 @@ export function extensionOf(
   if (!Array.isArray(value))
     throw new SmError('SM_ERR_PLUGIN_LOAD_FAILED', { plugin, phase: method, reason: 'it did not return an array' })
   return value
+}
+
+/**
+ * What a plugin instance contributes, from its extension methods (`extension` runs one, as the
+ * caller runs plugin code): its CLI commands and menu items described, its routers as returned.
+ */
+export async function contributionsOf(
+  plugin: string,
+  candidate: Candidate,
+  extension: (method: ExtensionMethod) => unknown[],
+): Promise<PluginContributions> {
+  const { root, entry, hash } = candidate
+  const { commands, topics, menuItems } = await contributionOf(
+    { plugin, root, entry, hash, version: '' },
+    { commands: extension('getCliCommands'), menuItems: extension('getCliMenuItems') },
+  )
+  return {
+    cli: { commands, topics, menuItems },
+    web: {
+      routers: extension('getRouters'),
+      templatePaths: extension('getTemplatePaths'),
+      staticMounts: extension('getStaticMounts'),
+    },
+  }
 }

@@ -62,23 +62,23 @@ export function bindHookCalls(
   callFor: (hook: HookCall) => (payload: unknown) => unknown,
 ): string[] {
   const methods = new Set(wanted.methods)
-  const hooked: string[] = []
+  const hooked = new Set<string>()
   const events = hookEvents()
+  // An event's last entry (an alias comes after its hook): onAnyEvent goes after all of them.
+  const last = new Map(events.map(({ event }, i) => [event, i]))
+  const bind = (event: string, hook: HookCall) => {
+    const call = callFor(hook)
+    const listener = guardedListener(event, options, (payload) => call(pluginView(payload)))
+    scope.on(event as 'before_setting_update', listener, { timeoutMs: 0, guarded: true })
+  }
   for (const [i, { event, method }] of events.entries()) {
     if (methods.has(method)) {
-      const call = callFor({ event, method, any: false })
-      const listener = guardedListener(event, options, (payload) => call(pluginView(payload)))
-      scope.on(event as 'before_setting_update', listener, { timeoutMs: 0, guarded: true })
-      if (!hooked.includes(event)) hooked.push(event)
+      bind(event, { event, method, any: false })
+      hooked.add(event)
     }
-    // onAnyEvent once per event, after every hook method of it.
-    if (wanted.any && events.findIndex((other, j) => j > i && other.event === event) === -1) {
-      const call = callFor({ event, any: true })
-      const listener = guardedListener(event, options, (payload) => call(pluginView(payload)))
-      scope.on(event as 'before_setting_update', listener, { timeoutMs: 0, guarded: true })
-    }
+    if (wanted.any && last.get(event) === i) bind(event, { event, any: true })
   }
-  return hooked
+  return [...hooked]
 }
 
 export { hookMethodsOf, knownHookMethods, unknownHookMethods } from './hook-methods'

@@ -101,7 +101,10 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       }
       const hookTimeoutMs = Number(await setting('plugins.hook_timeout_ms'))
       const blockedFile = join(config.dataDir, 'plugins.blocked.json')
-      if (options.watchdog) {
+      // Only plugins in this thread can block its loop: with each in a thread of its own, no
+      // watchdog thread is started (plugins.isolation is read at start; a change takes a restart).
+      const inProcess = !options.threadEntry || String(await setting('plugins.isolation')) === 'none'
+      if (options.watchdog && inProcess) {
         watchdog = new LoopWatchdog({
           limitMs: hookTimeoutMs + WATCHDOG_GRACE_MS,
           blockedFile,

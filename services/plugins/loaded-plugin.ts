@@ -1,7 +1,7 @@
 import { type BusScope, type Logger, reasonOf, runInContext, SmError, timeBox } from '../../kernel'
 import type { RunTask } from '../tasks/contract'
-import { type CliContribution, contributionOf } from './cli-contributions'
-import { type ExtensionMethod, extensionOf } from './extension'
+import type { CliContribution } from './cli-contributions'
+import { contributionsOf, type ExtensionMethod, extensionOf } from './extension'
 import type { CallOptions } from './guarded-call'
 import { bindHooks, unknownHookMethods } from './hook-binding'
 import { isBoundedTimeout, runBounded } from './loop-watchdog'
@@ -170,20 +170,8 @@ export class LoadedPlugin implements RunningPlugin {
     })
   }
 
-  async contributions(): Promise<PluginContributions> {
-    const { candidate, version } = this.definition
-    const cli = await contributionOf(
-      { plugin: this.name, root: candidate.root, entry: candidate.entry, hash: candidate.hash, version },
-      { commands: this.extension('getCliCommands'), menuItems: this.extension('getCliMenuItems') },
-    )
-    return {
-      cli,
-      web: {
-        routers: this.extension('getRouters'),
-        templatePaths: this.extension('getTemplatePaths'),
-        staticMounts: this.extension('getStaticMounts'),
-      },
-    }
+  contributions(): Promise<PluginContributions> {
+    return contributionsOf(this.name, this.definition.candidate, (method) => this.extension(method))
   }
 
   /** Registrations (hooks and listeners) the plugin holds on the bus. */

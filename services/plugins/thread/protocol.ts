@@ -1,7 +1,6 @@
 import type { ActionEntry, LogFields } from '../../../kernel'
 import type { WireError } from '../../../kernel/errors'
-import type { ForwardedRequest, RouterDescription } from '../../web/contract'
-import type { CliContribution } from '../cli-contributions'
+import type { ForwardedRequest } from '../../web/contract'
 import type { Candidate } from '../discovery'
 import type { HookCall } from '../hook-binding'
 
@@ -98,13 +97,3 @@ export type ThreadError =
   | { readonly coded: WireError }
   /** `status`: an HTTP error's (Koa's ctx.throw(404)), kept so the web server answers with it. */
   | { readonly message: string; readonly stack?: string; readonly status?: number }
-
-/** What a plugin's thread describes of its contributions, once loaded. */
-export interface ThreadContributions {
-  readonly cli: Omit<CliContribution, 'plugin' | 'root' | 'entry' | 'hash' | 'version'>
-  readonly web: {
-    readonly routers: readonly RouterDescription[]
-    readonly templatePaths: readonly unknown[]
-    readonly staticMounts: readonly unknown[]
-  }
-}

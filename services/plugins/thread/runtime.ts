@@ -8,14 +8,14 @@ import { deepFreeze } from '../../../kernel/deep-freeze'
 import { reasonOf, SmError } from '../../../kernel/errors'
 import type { TaskContext } from '../../tasks/contract'
 import type { PageData, RouteRunner, ThreadWeb } from '../../web/contract'
-import { contributionOf } from '../cli-contributions'
-import { type ExtensionMethod, extensionOf } from '../extension'
+import { contributionsOf, extensionOf } from '../extension'
 import { hookMethodsOf, unknownHookMethods } from '../hook-methods'
+import type { PluginContributions } from '../loaded-plugin'
 import type { CustomEventListener, PluginApi } from '../plugin-api'
 import type { PluginBase } from '../plugin-base'
 import { PluginImporter } from '../plugin-module'
 import { registerPluginRoot } from '../process-guard'
-import type { ApiName, Ask, Call, Down, ThreadContributions, ThreadData, Up } from './protocol'
+import type { ApiName, Ask, Call, Down, ThreadData, Up } from './protocol'
 import { fromThreadError, toThreadError } from './wire'
 
 type Callable = (...args: unknown[]) => unknown
@@ -143,26 +143,19 @@ export async function runPluginThread(modules: {
         return Promise.resolve(task.fn(ctx)).finally(() => tasks.delete(call.task))
       }
       case 'describe':
-        return (async () => {
-          const extension = (method: ExtensionMethod) => extensionOf(instance, plugin, method)
-          const { candidate } = data
-          const cli = await contributionOf(
-            { plugin, root: candidate.root, entry: candidate.entry, hash: candidate.hash, version: '' },
-            { commands: extension('getCliCommands'), menuItems: extension('getCliMenuItems') },
-          )
-          routers = extension('getRouters')
-          templatePaths = extension('getTemplatePaths')
-          routes = undefined
-          const described: ThreadContributions = {
-            cli: { commands: cli.commands, topics: cli.topics, menuItems: cli.menuItems },
-            web: {
-              routers: routers.length > 0 ? modules.threadWeb().describeRouters(plugin, routers) : [],
-              templatePaths,
-              staticMounts: extension('getStaticMounts'),
-            },
-          }
-          return described
-        })()
+        return contributionsOf(plugin, data.candidate, (method) => extensionOf(instance, plugin, method)).then(
+          ({ cli, web }) => {
+            // Its routers stay here, for its routes; the manager gets what they are.
+            routers = web.routers
+            templatePaths = web.templatePaths
+            routes = undefined
+            const described: PluginContributions = {
+              cli,
+              web: { ...web, routers: routers.length > 0 ? modules.threadWeb().describeRouters(plugin, routers) : [] },
+            }
+            return described
+          },
+        )
       case 'route': {
         routes ??= modules.threadWeb().routeRunner(plugin, routers, {
           root: dirname(data.candidate.entry),

@@ -19,7 +19,7 @@ import { bindHookCalls } from '../hook-binding'
 import { type LoadOptions, type PluginContributions, type RunningPlugin, recordSecrets } from '../loaded-plugin'
 import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from '../plugin-gateway'
 import type { PluginDefinition } from '../plugin-module'
-import type { ApiName, Ask, Call, Down, ThreadContributions, ThreadData, Up } from './protocol'
+import type { ApiName, Ask, Call, Down, ThreadData, Up } from './protocol'
 import { fromThreadError, toThreadError } from './wire'
 
 export interface ThreadOptions extends LoadOptions {
@@ -263,9 +263,9 @@ export class ThreadedPlugin implements RunningPlugin {
     return this.#scope.registrations
   }
 
-  async contributions(): Promise<PluginContributions> {
-    const described = (await this.#call({ kind: 'describe' }, 'its extension methods')) as ThreadContributions
-    return { cli: described.cli, web: described.web }
+  /** Its contributions, described in its thread (routers as descriptions). */
+  contributions(): Promise<PluginContributions> {
+    return this.#call({ kind: 'describe' }, 'its extension methods') as Promise<PluginContributions>
   }
 
   /** Runs a lifecycle hook in the thread under the hook timeout; resolves to its failure, if any. */
@@ -386,11 +386,15 @@ export class ThreadedPlugin implements RunningPlugin {
     this.#post({ t: 'ping' })
   }
 
+  /** Posts to the thread; a reply goes only while it runs (or drains after an unload). */
   #post(message: Down): void {
+    if (message.t === 'reply' && this.#ended && !this.#draining) return
     try {
       this.#worker.postMessage(message)
     } catch (error) {
-      // A payload that cannot be cloned is the caller's problem, said so; the thread is fine.
+      // A value that cannot be cloned fails that one call or reply, said so; the thread is fine.
+      if (message.t === 'reply')
+        this.#worker.postMessage({ t: 'reply', id: message.id, ok: false, error: { message: reasonOf(error) } })
       if (message.t === 'call') {
         const pending = this.#settle(message.id)
         pending?.reject(
@@ -522,8 +526,8 @@ export class ThreadedPlugin implements RunningPlugin {
       }
     }
     runInContext({ actor: `plugin:${this.name}`, chain }, work).then(
-      (value) => this.#reply({ t: 'reply', id, ok: true, value }),
-      (error: unknown) => this.#reply({ t: 'reply', id, ok: false, error: toThreadError(error) }),
+      (value) => this.#post({ t: 'reply', id, ok: true, value }),
+      (error: unknown) => this.#post({ t: 'reply', id, ok: false, error: toThreadError(error) }),
     )
   }
 
@@ -551,16 +555,6 @@ export class ThreadedPlugin implements RunningPlugin {
         }
       }
     return arg
-  }
-
-  #reply(message: Down): void {
-    if (this.#ended && !this.#draining) return
-    try {
-      this.#worker.postMessage(message)
-    } catch (error) {
-      if (message.t === 'reply')
-        this.#worker.postMessage({ t: 'reply', id: message.id, ok: false, error: { message: reasonOf(error) } })
-    }
   }
 
   /** What the thread was running, for a fault's message: the latest call still waiting. */
