@@ -33,7 +33,7 @@ import type { Logger } from './kernel/logger'
 import { BridgeClient } from './services/bridge/client'
 import { cliError } from './services/cli/cli-error'
 import { bindingOf } from './services/cli/plugin-binding'
-import { wireCli } from './services/cli/wiring'
+import { wireCli, wiring } from './services/cli/wiring'
 import type { CliPluginRuntime } from './services/plugins/contract'
 // The CLI raises some of these services' codes itself (a bad plugin name, a missing setting),
 // with no manager running: bin/run.js loads this module first, so every CLI process has them.
@@ -80,6 +80,9 @@ wireCli({
 export type { MenuContext, MenuItem, PluginManagerApi, PromptQuestion } from './services/cli/menu-context'
 export { Args, Flags }
 
+/** How long a plugin's command may run unless its class says otherwise (`static timeout`). */
+const DEFAULT_COMMAND_TIMEOUT_S = 600
+
 /**
  * The base of a plugin's commands: an oclif command (`static summary`, `flags`, `args`,
  * `examples`, `this.parse`, `this.log`) with `this.api`, the plugin's own gateway to the
@@ -92,6 +95,38 @@ export abstract class Command extends OclifCommand {
    * one when none runs.
    */
   static local?: boolean
+
+  /**
+   * The longest `run()` may take, in seconds (default 600; 0: no limit, for a command that
+   * follows something until Ctrl-C). Past it the command fails with
+   * SM_ERR_CLI_PLUGIN_COMMAND_TIMEOUT (exit 75), even when its code holds the event loop.
+   */
+  static timeout?: number
+
+  /** Bounds `run()` by the command's timeout (a plugin's command runs in the user's process, not in a thread). */
+  override async init(): Promise<void> {
+    await super.init()
+    const binding = bindingOf(this.constructor)
+    if (!binding) return
+    const command = (this.id ?? this.constructor.name).replaceAll(':', ' ')
+    const declared = (this.constructor as typeof Command).timeout
+    if (declared !== undefined && !(typeof declared === 'number' && Number.isFinite(declared) && declared >= 0))
+      throw new SmError('SM_ERR_CLI_PLUGIN_COMMAND_FAILED', {
+        plugin: binding.plugin,
+        command,
+        reason: 'its static timeout must be a number of seconds (0: no limit)',
+      })
+    const seconds = declared ?? DEFAULT_COMMAND_TIMEOUT_S
+    const run = this.run.bind(this)
+    this.run = () =>
+      wiring()
+        .plugins()
+        .guard(
+          () => new SmError('SM_ERR_CLI_PLUGIN_COMMAND_TIMEOUT', { plugin: binding.plugin, command, seconds }),
+          { deadlineMs: seconds * 1000 },
+          async () => run(),
+        )
+  }
 
   /** The plugin's `this.api`, acting as `plugin:<name>`; it connects on first use. */
   get api(): PluginApi {

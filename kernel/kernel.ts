@@ -63,12 +63,9 @@ export function createKernel(options: KernelOptions = {}): Kernel {
 
   const timed = async (service: Service, phase: 'start' | 'stop', run: () => unknown): Promise<ServiceReport> => {
     const began = performance.now()
+    const ms = (phase === 'start' && service.startTimeoutMs) || serviceTimeoutMs
     try {
-      await timeBox(
-        Promise.resolve().then(run),
-        serviceTimeoutMs,
-        () => new Error(`timed out after ${serviceTimeoutMs} ms`),
-      )
+      await timeBox(Promise.resolve().then(run), ms, () => new Error(`timed out after ${ms} ms`))
       return { service: service.name, phase, ms: performance.now() - began, ok: true }
     } catch (cause) {
       const error = cause instanceof SmError ? cause : failure(service.name, phase, cause)

@@ -33,6 +33,12 @@ export interface Service {
   readonly relays?: boolean
   start(ctx: ServiceContext): void | Promise<void>
   /**
+   * How long its start may take before the boot fails (default the kernel's, 30 s): for a
+   * service whose start is long by nature and bounded by its own limits (plugins: each import,
+   * constructor and onLoad has its own timeout).
+   */
+  readonly startTimeoutMs?: number
+  /**
    * Called once every service has started (in start order): the moment to begin serving the
    * outside world (the web server answers 503 until then), since every command has its handler.
    */

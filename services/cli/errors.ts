@@ -46,6 +46,20 @@ export const cliErrors = defineErrors('cli', {
     message: (p) =>
       `'${p.command}' (plugin '${p.plugin}') failed: ${p.reason}. This comes from the plugin's code; see its documentation, or report it to its author.`,
   }),
+  SM_ERR_CLI_PLUGIN_COMMAND_TIMEOUT: spec<{ plugin: string; command: string; seconds: number }>({
+    status: 504,
+    exit: 75,
+    when: "A plugin's command ran past its timeout (its class's `static timeout`, 600 s by default).",
+    message: (p) =>
+      `'${p.command}' (plugin '${p.plugin}') did not finish within ${p.seconds} s and was ended. A command that needs longer declares it on its class (static timeout = <seconds>, 0 for none); otherwise report it to the plugin's author.`,
+  }),
+  SM_ERR_CLI_PLUGIN_BLOCKED: spec<{ plugin: string; item: string; seconds: number }>({
+    status: 500,
+    exit: 70,
+    when: "A plugin's menu item held the CLI's event loop (a synchronous loop), so nothing else could run.",
+    message: (p) =>
+      `The menu item '${p.item}' (plugin '${p.plugin}') held the event loop for ${p.seconds} s, so nothing else could run, not even Ctrl-C, and the menu was ended. Report it to the plugin's author.`,
+  }),
   SM_ERR_CLI_NEEDS_LOCAL: spec<{ command: string; reason: string }>({
     status: 400,
     exit: 64,

@@ -30,7 +30,7 @@ export function pluginHost(options: CliRuntimeOptions) {
       hash,
     })
     const logger = options.logger(session.dataDir).child(`plugin:${name}`)
-    const ownSecrets = declaredSecretKeys(name, definition.cls.secretSettings)
+    const ownSecrets = declaredSecretKeys(name, definition.secretSettings)
     const { api } = createPluginGateway(name, sessionLink(session, name, logger), { logger, ownSecrets })
     const instance = new definition.cls({ name, version: definition.version, logger, api })
     return { name, instance, api }

@@ -13,6 +13,7 @@ import {
   readCliCache,
   writeCliCache,
 } from './cli-contributions'
+import { type CliLimits, guardCliRun } from './cli-guard'
 import { extensionOf } from './extension'
 import { hashOf } from './fingerprint'
 import type { PluginApi } from './plugin-api'
@@ -71,6 +72,12 @@ export interface CliPluginRuntime {
   commandClass(hosted: HostedPlugin, id: string): CommandClass | undefined
   /** What a hosted plugin's getCliMenuItems() returns (`[]` when it has none). */
   menuItems(hosted: HostedPlugin): unknown[]
+  /**
+   * Runs a plugin's command or menu item here within `limits`: past its deadline it rejects with
+   * `timedOut()`; code that holds the event loop past it (or past `blockedMs`) ends the process
+   * with that error on stderr.
+   */
+  guard<T>(timedOut: () => SmError, limits: CliLimits, run: () => Promise<T>): Promise<T>
 }
 
 export interface CliRuntimeOptions {
@@ -157,5 +164,6 @@ export function createCliRuntime(options: CliRuntimeOptions): CliPluginRuntime {
     commandClass: (hosted, id) =>
       commandClasses(hosted.name, extensionOf(hosted.instance, hosted.name, 'getCliCommands')).classes.get(id),
     menuItems: (hosted) => extensionOf(hosted.instance, hosted.name, 'getCliMenuItems'),
+    guard: guardCliRun,
   }
 }

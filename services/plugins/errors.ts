@@ -85,12 +85,12 @@ export const pluginsErrors = defineErrors('plugins', {
     message: (p) =>
       `The plugin '${p.plugin}' failed in ${p.phase}: ${p.reason}. It was unloaded; fix it and run 'server-manager plugin reload'.`,
   }),
-  SM_ERR_PLUGIN_LOAD_TIMEOUT: spec<{ plugin: string; phase: string; ms: number }>({
+  SM_ERR_PLUGIN_LOAD_TIMEOUT: spec<{ plugin: string; phase: string; ms: number; setting?: string }>({
     status: 504,
     exit: 75,
-    when: "A plugin's onLoad (or onManagerStartup, onUnload) did not finish within plugins.hook_timeout_ms.",
+    when: "A plugin's onLoad (or onManagerStartup, onUnload, its constructor) did not finish within plugins.hook_timeout_ms, or its module's import within plugins.import_timeout_s.",
     message: (p) =>
-      `The plugin '${p.plugin}' did not finish ${p.phase} within ${p.ms} ms and was cut off. Move long work out of ${p.phase} (start it without awaiting it), or raise plugins.hook_timeout_ms; then run 'server-manager plugin reload'.`,
+      `The plugin '${p.plugin}' did not finish ${p.phase} within ${p.ms} ms and was cut off. Move long work out of ${p.phase} (start it without awaiting it), or raise ${p.setting ?? 'plugins.hook_timeout_ms'}; then run 'server-manager plugin reload'.`,
   }),
   SM_ERR_PLUGIN_BLOCKED_LOOP: spec<{ plugin: string; hook: string; ms: number }>({
     status: 500,

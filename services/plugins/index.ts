@@ -26,6 +26,9 @@ const WATCHDOG_GRACE_MS = 5_000
 /** The package's root folder (dist/services/plugins → the checkout or the installed package). */
 const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
 
+/** The longest the plugins service's start (loading every enabled plugin) may take. */
+const START_TIMEOUT_MS = 30 * 60_000
+
 /**
  * The plugin system: discovers plugins in `<data dir>/plugins` (user), `plugins/default`
  * (shipped) and, with `plugins.dev_examples`, `plugins/examples`; loads the enabled ones with
@@ -83,6 +86,9 @@ export function pluginsService(options: PluginsServiceOptions): Service {
     // server runs in this process (the manager), and are simply not served where none does.
     dependsOn: ['events', 'settings', 'tasks', 'servers'],
     after: ['web'],
+    // Loading is bounded plugin by plugin (import, constructor, onLoad), and may add up past the
+    // kernel's 30 s: a few slow plugins must not stop the manager from starting.
+    startTimeoutMs: START_TIMEOUT_MS,
     async start({ bus, registry, logger, config }) {
       const projections = registry.resolve(PROJECTIONS)
       await projections.register(registryProjection)
@@ -130,6 +136,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
               cacheDir: join(config.dataDir, 'cache', 'jiti'),
               logLevel: options.logLevel ?? 'info',
               isolation: async () => String(await setting('plugins.isolation')),
+              importMs: async () => Number(await setting('plugins.import_timeout_s')) * 1000,
               memoryMb: async (plugin) => {
                 const own = ((await setting('plugins.max_memory_mb_by_plugin')) ?? {}) as Record<string, unknown>
                 return Number(own[plugin] ?? (await setting('plugins.max_memory_mb')))
@@ -137,6 +144,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
               strikes: async () => ({
                 max: Number(await setting('plugins.max_strikes')),
                 windowMs: Number(await setting('plugins.strike_window_s')) * 1000,
+                firstDelayS: Number(await setting('plugins.restart_delay_s')),
               }),
             }
           : undefined,

@@ -1,9 +1,9 @@
 import { SmError } from '../../kernel'
-import type { PluginDefinition } from './plugin-module'
+import type { PluginStatics } from './plugin-module'
 
 export interface LoadPlan {
   /** The plugins to load, each after everything it requires. */
-  readonly order: PluginDefinition[]
+  readonly order: PluginStatics[]
   /** Plugins that cannot load because of their `requires`, with why. */
   readonly refused: Map<string, SmError>
 }
@@ -13,13 +13,13 @@ export interface LoadPlan {
  * ones (missing, disabled, invalid, or itself refused) is refused, and so is every member of a
  * requires cycle; the others keep discovery order among themselves.
  */
-export function planLoad(enabled: readonly PluginDefinition[]): LoadPlan {
+export function planLoad(enabled: readonly PluginStatics[]): LoadPlan {
   const byName = new Map(enabled.map((d) => [d.candidate.name, d]))
   const refused = new Map<string, SmError>()
-  const order: PluginDefinition[] = []
+  const order: PluginStatics[] = []
   const state = new Map<string, 'visiting' | 'done'>()
 
-  const visit = (definition: PluginDefinition, path: string[]): boolean => {
+  const visit = (definition: PluginStatics, path: string[]): boolean => {
     const name = definition.candidate.name
     if (refused.has(name)) return false
     if (state.get(name) === 'done') return true

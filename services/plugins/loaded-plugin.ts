@@ -7,7 +7,7 @@ import { bindHooks, unknownHookMethods } from './hook-binding'
 import { isBoundedTimeout, runBounded } from './loop-watchdog'
 import type { PluginBase } from './plugin-base'
 import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from './plugin-gateway'
-import type { PluginDefinition } from './plugin-module'
+import type { PluginDefinition, PluginStatics } from './plugin-module'
 
 export interface LoadOptions {
   /** The plugins service's scope; the plugin gets a child of it. */
@@ -39,7 +39,7 @@ export interface PluginContributions {
 /** A loaded plugin, wherever its code runs: in the manager's thread (LoadedPlugin) or its own (ThreadedPlugin). */
 export interface RunningPlugin {
   readonly name: string
-  readonly definition: PluginDefinition
+  readonly definition: PluginStatics
   /** The standard events it hooks. */
   readonly hooks: readonly string[]
   /** Registrations (hooks and listeners) it holds on the bus. */
@@ -106,7 +106,7 @@ export class LoadedPlugin implements RunningPlugin {
     }
     let ownSecrets: string[]
     try {
-      ownSecrets = declaredSecretKeys(name, definition.cls.secretSettings)
+      ownSecrets = declaredSecretKeys(name, definition.secretSettings)
     } catch (error) {
       scope.dispose()
       throw error

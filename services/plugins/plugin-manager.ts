@@ -17,9 +17,10 @@ import { type Candidate, discover, type SearchPath } from './discovery'
 import { planLoad } from './load-order'
 import { LoadedPlugin, type LoadOptions, type RunningPlugin } from './loaded-plugin'
 import { clearBlockedRecord, readBlockedRecord } from './loop-watchdog'
-import type { PluginDefinition, PluginImporter } from './plugin-module'
+import type { PluginDefinition, PluginImporter, PluginStatics } from './plugin-module'
 import { containPlugins, registerPluginRoot } from './process-guard'
 import { type PLUGIN_FACTS, readAllRecords, registryProjection, type StoredRecord } from './registry-projection'
+import { inspectInThread } from './thread/inspector'
 import { ThreadedPlugin } from './thread/threaded-plugin'
 
 /** Whether a reconcile runs a plugin whose own code failed again: all (start, reload), the named (enable), none. */
@@ -60,10 +61,15 @@ export interface ManagerOptions {
     readonly logLevel: string
     /** plugins.isolation: 'thread' or 'none', read at each load. */
     readonly isolation: () => Promise<string>
+    /** How long a plugin's module may take to import, in ms (plugins.import_timeout_s). */
+    readonly importMs: () => Promise<number>
     /** A plugin's heap limit in MB (plugins.max_memory_mb, or its own in plugins.max_memory_mb_by_plugin). */
     readonly memoryMb: (plugin: string) => Promise<number>
-    /** How many faults within how long quarantine a plugin (plugins.max_strikes, plugins.strike_window_s). */
-    readonly strikes: () => Promise<{ readonly max: number; readonly windowMs: number }>
+    /**
+     * How many faults within how long quarantine a plugin (plugins.max_strikes,
+     * plugins.strike_window_s), and the first wait before a restart (plugins.restart_delay_s).
+     */
+    readonly strikes: () => Promise<{ readonly max: number; readonly windowMs: number; readonly firstDelayS: number }>
   }
   /** Hands a plugin's contributions (routers, templates, mounts) to whoever serves them; a throw fails the load. */
   readonly contribute?: (plugin: RunningPlugin) => Promise<void>
@@ -84,7 +90,14 @@ const OWN_FAILURES = new Set([
   'SM_ERR_PLUGIN_EXITED',
   'SM_ERR_PLUGIN_CRASHED',
 ])
-/** The longest wait before a faulted plugin's thread is started again. */
+/** How an import in a thread may fail by the module's own top-level code, so that trying again costs as much again. */
+const HUNG_IMPORTS = new Set([
+  'SM_ERR_PLUGIN_LOAD_TIMEOUT',
+  'SM_ERR_PLUGIN_OUT_OF_MEMORY',
+  'SM_ERR_PLUGIN_EXITED',
+  'SM_ERR_PLUGIN_CRASHED',
+])
+/** The longest wait before a faulted plugin's thread is started again (unless the first is longer). */
 const MAX_BACKOFF_S = 60
 
 /**
@@ -105,7 +118,7 @@ export class PluginManager {
   #stopped = false
   /** manager:started was seen: a plugin started again after a fault gets its onManagerStartup too. */
   #managerStarted = false
-  readonly #definitions = new Map<string, PluginDefinition>()
+  readonly #definitions = new Map<string, PluginStatics>()
   readonly #candidates = new Map<string, Candidate>()
   readonly #hookFailures = new Map<string, { count: number; last: number; event: string; error: SmError }>()
 
@@ -196,7 +209,7 @@ export class PluginManager {
         this.#cancelRestarts()
         for (const record of await this.records())
           if (record.blocked) await this.#fact('plugins:unblocked', { name: record.name })
-        await this.#sync()
+        await this.#sync(() => true)
         return this.#reconcile(retryAll)
       }),
     )
@@ -236,7 +249,8 @@ export class PluginManager {
       // A plugin added since the last discovery (a file dropped in while the manager runs), or one
       // whose files were refused or gone then: enabling looks at its folder again.
       const before = (await this.records()).find((r) => r.name === name)
-      if (!before || (enabled && (before.state === 'invalid' || before.state === 'missing'))) await this.#sync()
+      if (!before || (enabled && (before.state === 'invalid' || before.state === 'missing')))
+        await this.#sync((plugin) => plugin === name)
       const known = await this.record(name)
       if (enabled && known.state === 'missing')
         throw new SmError('SM_ERR_PLUGIN_MISSING', { plugin: name, path: known.path })
@@ -283,8 +297,10 @@ export class PluginManager {
   }
 
   // Discovery: record what is on disk. Unchanged, disabled plugins are not imported again.
-  // Resolves to the plugins whose files changed since they were last seen.
-  async #sync(): Promise<Set<string>> {
+  // Resolves to the plugins whose files changed since they were last seen. A module whose import
+  // hung, ran out of memory or ended its thread is imported again only when its files change or
+  // `again` says so (a reload, an enable of it): not by every command that discovers.
+  async #sync(again: (plugin: string) => boolean = () => false): Promise<Set<string>> {
     const changed = new Set<string>()
     const records = new Map((await this.records()).map((r) => [r.name, r]))
     const { candidates, refused, shadowed } = discover(await this.#options.searchPaths())
@@ -305,6 +321,7 @@ export class PluginManager {
       const rediscovered = await this.#discovered(record, { name, source, path: root, hash: '' })
       await this.#failed(rediscovered ? undefined : record, name, error, true)
     }
+    const toImport: Candidate[] = []
     for (const candidate of candidates) {
       const record = records.get(candidate.name)
       const unchanged = record && record.hash === candidate.hash && record.state !== 'missing'
@@ -313,20 +330,28 @@ export class PluginManager {
       // An invalid one is looked at again: what made it so may be gone without changing its hash.
       if (unchanged && !record.enabled && record.state !== 'invalid') continue
       if (record?.blocked) continue
-      try {
-        const definition = await this.#options.importer.import(candidate)
+      if (unchanged && record.state === 'invalid' && HUNG_IMPORTS.has(record.error?.code ?? '') && !again(record.name))
+        continue
+      toImport.push(candidate)
+    }
+    const imported = await this.#import(toImport)
+    for (const candidate of toImport) {
+      const record = records.get(candidate.name)
+      const unchanged = record && record.hash === candidate.hash && record.state !== 'missing'
+      const definition = imported.get(candidate.name) as PluginStatics | SmError
+      if (!(definition instanceof SmError)) {
         this.#definitions.set(candidate.name, definition)
         // It is whole now: a record still 'invalid' (a bad link since removed, an import error since
         // fixed, perhaps in node_modules, which the fingerprint leaves out) is discovered afresh.
         await this.#discovered(record, { ...candidate, path: candidate.root, ...definition }, { valid: true })
-      } catch (error) {
+      } else {
         const rediscovered = await this.#discovered(unchanged ? record : undefined, {
           name: candidate.name,
           source: candidate.source,
           path: candidate.root,
           hash: candidate.hash,
         })
-        await this.#failed(rediscovered ? undefined : record, candidate.name, error as SmError, true)
+        await this.#failed(rediscovered ? undefined : record, candidate.name, definition, true)
       }
     }
     return changed
@@ -336,7 +361,7 @@ export class PluginManager {
   async #reconcile(retry: Retry): Promise<StoredRecord[]> {
     const records = await this.records()
     const byName = new Map(records.map((r) => [r.name, r]))
-    const wanted: PluginDefinition[] = []
+    const wanted: PluginStatics[] = []
     for (const record of records) {
       if (!record.enabled || record.blocked || record.state === 'missing' || record.state === 'invalid') continue
       // Its own code failed (constructor, onLoad): run it again only when asked to.
@@ -364,6 +389,7 @@ export class PluginManager {
     // Each plugin's thread starts at once (import, constructor), side by side with the others';
     // they are then activated (hooks bound, onLoad run) one by one in load order.
     const started = new Map<string, Promise<ThreadedPlugin>>()
+    const importMs = threads && threaded ? await threads.importMs() : 0
     if (threads && threaded)
       for (const definition of plan.order) {
         const name = definition.candidate.name
@@ -375,6 +401,7 @@ export class PluginManager {
             cacheDir: threads.cacheDir,
             logLevel: threads.logLevel,
             maxMemoryMb: await threads.memoryMb(name),
+            importMs,
             onFault: (faulted, error) => this.#faulted(faulted, error),
           }))()
         starting.catch(() => {}) // awaited below, in load order
@@ -398,7 +425,7 @@ export class PluginManager {
   }
 
   async #loadInOrder(
-    order: readonly PluginDefinition[],
+    order: readonly PluginStatics[],
     byName: ReadonlyMap<string, StoredRecord>,
     options: Omit<LoadOptions, 'onEnter'>,
     started: ReadonlyMap<string, Promise<ThreadedPlugin>>,
@@ -423,7 +450,14 @@ export class PluginManager {
           const threadedPlugin = await starting
           await threadedPlugin.activate()
           plugin = threadedPlugin
-        } else plugin = await LoadedPlugin.load(definition, { ...options, onEnter: this.#options.onEnter })
+        } else {
+          // Its statics may come from an inspector thread: its class is imported here now.
+          const imported =
+            'cls' in definition
+              ? (definition as PluginDefinition)
+              : await this.#options.importer.import(definition.candidate)
+          plugin = await LoadedPlugin.load(imported, { ...options, onEnter: this.#options.onEnter })
+        }
         try {
           await this.#options.contribute?.(plugin)
         } catch (error) {
@@ -440,20 +474,42 @@ export class PluginManager {
     }
   }
 
-  // The definition of an enabled plugin: imported once per load, on demand for one enabled later.
-  async #definition(record: StoredRecord): Promise<PluginDefinition | undefined> {
+  // The statics of an enabled plugin: imported once per load, on demand for one enabled later.
+  async #definition(record: StoredRecord): Promise<PluginStatics | undefined> {
     const known = this.#definitions.get(record.name)
     if (known) return known
     const candidate = this.#candidates.get(record.name)
     if (!candidate) return undefined
-    try {
-      const definition = await this.#options.importer.import(candidate)
-      this.#definitions.set(record.name, definition)
-      return definition
-    } catch (error) {
-      await this.#failed(record, record.name, error as SmError, true)
+    const definition = (await this.#import([candidate])).get(record.name) as PluginStatics | SmError
+    if (definition instanceof SmError) {
+      await this.#failed(record, record.name, definition, true)
       return undefined
     }
+    this.#definitions.set(record.name, definition)
+    return definition
+  }
+
+  /**
+   * Imports plugin modules to read what they say of themselves: in an inspector thread where
+   * plugins run in threads of their own (a module's top-level loop, leak or exit then costs only
+   * its own import), in this thread where they run here.
+   */
+  async #import(candidates: readonly Candidate[]): Promise<Map<string, PluginStatics | SmError>> {
+    const threads = this.#options.threads
+    if (candidates.length === 0) return new Map()
+    if (threads && (await threads.isolation()) !== 'none') {
+      const limits = await Promise.all(candidates.map((candidate) => threads.memoryMb(candidate.name)))
+      return inspectInThread(candidates, {
+        entry: threads.entry,
+        cacheDir: threads.cacheDir,
+        maxMemoryMb: Math.max(...limits),
+        importMs: await threads.importMs(),
+      })
+    }
+    const results = new Map<string, PluginStatics | SmError>()
+    for (const candidate of candidates)
+      results.set(candidate.name, await this.#options.importer.import(candidate).catch((error: SmError) => error))
+    return results
   }
 
   async #unload(name: string): Promise<void> {
@@ -479,7 +535,11 @@ export class PluginManager {
       .run(async () => {
         if (this.#stopped || this.#loaded.get(name) !== plugin) return
         this.#loaded.delete(name)
-        const { max, windowMs } = (await this.#options.threads?.strikes()) ?? { max: 3, windowMs: 600_000 }
+        const { max, windowMs, firstDelayS } = (await this.#options.threads?.strikes()) ?? {
+          max: 3,
+          windowMs: 600_000,
+          firstDelayS: 1,
+        }
         const now = Date.now()
         const strikes = [...(this.#strikes.get(name) ?? []).filter((at) => now - at < windowMs), now]
         this.#strikes.set(name, strikes)
@@ -500,7 +560,7 @@ export class PluginManager {
           this.#writeRegistryFile(await this.records())
           return
         }
-        const seconds = Math.min(2 ** (strikes.length - 1), MAX_BACKOFF_S)
+        const seconds = Math.min(firstDelayS * 2 ** (strikes.length - 1), Math.max(MAX_BACKOFF_S, firstDelayS))
         if (plugin instanceof ThreadedPlugin) plugin.restarting(seconds)
         this.#options.logger.warn(`plugin '${name}' is started again in ${seconds} s`, { code: fault.code })
         await this.#fact('plugins:failed', { name, invalid: false, error })

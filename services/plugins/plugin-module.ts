@@ -32,15 +32,29 @@ const forbiddenManager = new Proxy(
   },
 )
 
-/** A plugin's module, imported and validated: everything needed to list it or load it. */
-export interface PluginDefinition {
+/**
+ * What a plugin's module says of itself, validated: everything needed to list it, plan its load
+ * and start it in a thread of its own. Plain data, so it can come from a thread that imported it.
+ */
+export interface PluginStatics {
   readonly candidate: Candidate
-  readonly cls: PluginClass
   readonly version: string
   readonly author: string
   readonly description: string
   readonly requires: readonly string[]
   readonly enabledByDefault: boolean
+  /** Its `static secretSettings` as declared when it is a list of strings; `false` when it is something else (refused at load). */
+  readonly secretSettings: readonly string[] | false | undefined
+}
+
+/** A plugin's module, imported in this thread: its statics and its class. */
+export interface PluginDefinition extends PluginStatics {
+  readonly cls: PluginClass
+}
+
+/** A definition without its class: what crosses from the thread that imported it. */
+export function staticsOf({ cls: _cls, ...statics }: PluginDefinition): PluginStatics {
+  return statics
 }
 
 /**
@@ -102,6 +116,7 @@ export class PluginImporter {
       description,
       requires,
       enabledByDefault: candidate.source === 'default' && cls.enabledByDefault === true,
+      secretSettings: plainSecretSettings(cls.secretSettings),
     }
   }
 
@@ -151,6 +166,11 @@ function pluginClass(plugin: string, exports: Record<string, unknown>): PluginCl
       ? 'it exports no class that extends PluginBase'
       : `it exports ${found.length} plugin classes and no default`
   throw new SmError('SM_ERR_PLUGIN_NO_CLASS', { plugin, reason })
+}
+
+function plainSecretSettings(declared: unknown): readonly string[] | false | undefined {
+  if (declared === undefined) return undefined
+  return Array.isArray(declared) && declared.every((key) => typeof key === 'string') ? [...declared] : false
 }
 
 function checkEngines(plugin: string, engines: unknown): void {

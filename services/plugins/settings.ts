@@ -12,6 +12,12 @@ defineSettings('plugins', {
     summary: "how long a plugin's hook, listener, onLoad or onUnload may run before it is cut off",
     rule: wholeNumber(1, 600_000),
   },
+  'plugins.import_timeout_s': {
+    default: 60,
+    summary:
+      "how long a plugin's module may take to import (its top-level code, a first transpile) in its thread; past it the import fails with SM_ERR_PLUGIN_LOAD_TIMEOUT",
+    rule: wholeNumber(1, 3600),
+  },
   'plugins.isolation': {
     default: 'thread',
     summary:
@@ -44,6 +50,12 @@ defineSettings('plugins', {
     default: 600,
     summary: 'the window (seconds) in which plugins.max_strikes faults quarantine a plugin',
     rule: wholeNumber(1, 604_800),
+  },
+  'plugins.restart_delay_s': {
+    default: 1,
+    summary:
+      'how long after a fault of its thread a plugin is started again (seconds); it doubles with each further fault in plugins.strike_window_s, up to a minute',
+    rule: wholeNumber(1, 86_400),
   },
   'plugins.dev_examples': {
     default: false,

@@ -135,6 +135,17 @@ describe('kernel/lifecycle', () => {
     expect(report?.error?.message).to.contain('failed to stop: timed out after 30 ms')
   })
 
+  it("gives a service that declares its own start timeout that long instead of the kernel's", async () => {
+    // Past the kernel's 30 ms (a lower bound only): its own 10 minutes hold.
+    const long = () => new Promise<void>((resolve) => setTimeout(resolve, 60))
+    const kernel = createKernel({ serviceTimeoutMs: 30 }).use(
+      service('long', [], { start: long, startTimeoutMs: 600_000 }),
+    )
+    await kernel.start()
+    expect(kernel.state).to.equal('running')
+    await kernel.stop()
+  })
+
   it('releases every listener and handler a service registered when it stops', async () => {
     const kernel = createKernel().use({
       name: 'chatty',

@@ -5,6 +5,7 @@ import { ManagerCommand } from '../manager-command'
 import { ask, invoker, menuContext } from '../menu-context'
 import { host, menuItems, pluginCommands } from '../plugin-commands'
 import { CliSession } from '../session'
+import { wiring } from '../wiring'
 
 /** A menu entry: what it says, and what choosing it does. */
 interface Action {
@@ -15,6 +16,8 @@ interface Action {
 const BACK = 'Back'
 const CUSTOM = 'Plugin Custom Menus'
 const EXIT = 'Exit'
+/** The longest a plugin's menu item may hold the event loop (it may wait on the user as long as it likes). */
+const MENU_BLOCKED_MS = 30_000
 
 /**
  * The interactive menu (`server-manager` alone on a terminal): the built-in operations, and
@@ -189,7 +192,15 @@ export default class Menu extends ManagerCommand {
       | undefined
     if (!item) throw failed('the plugin no longer supplies this item')
     try {
-      await item.handler(menuContext(plugin, hosted.api, this.session, this.config, (line) => this.log(line)))
+      // It waits on the user as long as it likes, but its code must not hold the event loop.
+      await wiring()
+        .plugins()
+        .guard(
+          () => new SmError('SM_ERR_CLI_PLUGIN_BLOCKED', { plugin, item: name, seconds: MENU_BLOCKED_MS / 1000 }),
+          { blockedMs: MENU_BLOCKED_MS },
+          async () =>
+            item.handler(menuContext(plugin, hosted.api, this.session, this.config, (line) => this.log(line))),
+        )
     } catch (error) {
       if (error instanceof Errors.ExitError || error instanceof SmError) throw error
       throw failed((error as Error)?.message ?? String(error))

@@ -3,6 +3,7 @@ import type { WireError } from '../../../kernel/errors'
 import type { ForwardedRequest } from '../../web/contract'
 import type { Candidate } from '../discovery'
 import type { HookCall } from '../hook-binding'
+import type { PluginStatics } from '../plugin-module'
 
 /**
  * The messages between the manager and a plugin's thread (docs/architecture.md, "Plugins in
@@ -23,6 +24,25 @@ export interface ThreadData {
   /** The names of `this.api` (the manager's operations table, aliases included). */
   readonly api: readonly ApiName[]
 }
+
+/**
+ * What an inspector thread is started with: it imports the plugin modules it is sent (their
+ * top-level code runs there, not in the manager) and answers what each says of itself.
+ */
+export interface InspectorData {
+  readonly inspect: true
+  readonly cacheDir: string | false
+}
+
+/** Manager → inspector: import this candidate. */
+export interface Inspect {
+  readonly candidate: Candidate
+}
+
+/** Inspector → manager: the candidate's statics, or why it cannot be imported. */
+export type Inspected =
+  | { readonly ok: true; readonly statics: PluginStatics }
+  | { readonly ok: false; readonly error: ThreadError }
 
 /** What the manager asks of the plugin's code; each is answered by one `result`. */
 export type Call =

@@ -13,14 +13,35 @@ import { hookMethodsOf, unknownHookMethods } from '../hook-methods'
 import type { PluginContributions } from '../loaded-plugin'
 import type { CustomEventListener, PluginApi } from '../plugin-api'
 import type { PluginBase } from '../plugin-base'
-import { PluginImporter } from '../plugin-module'
+import { PluginImporter, staticsOf } from '../plugin-module'
 import { registerPluginRoot } from '../process-guard'
-import type { ApiName, Ask, Call, Down, ThreadData, Up } from './protocol'
+import type { ApiName, Ask, Call, Down, Inspect, Inspected, InspectorData, ThreadData, Up } from './protocol'
 import { fromThreadError, toThreadError } from './wire'
 
 type Callable = (...args: unknown[]) => unknown
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const
+
+/**
+ * An inspector thread (docs/architecture.md, "Plugins in threads"): imports each plugin module
+ * the manager sends and answers its statics, so that discovery runs no plugin's top-level code
+ * in the manager's thread. The manager ends it when a pass is done, or when an import hangs.
+ */
+export function runInspectorThread(sdk: { sdk: object; web: () => object; cli: () => object }): void {
+  const port = parentPort as MessagePort
+  const data = workerData as InspectorData
+  const importer = new PluginImporter(sdk, data.cacheDir)
+  port.on('message', async ({ candidate }: Inspect) => {
+    let answer: Inspected
+    try {
+      registerPluginRoot(candidate.root, candidate.name)
+      answer = { ok: true, statics: staticsOf(await importer.import(candidate)) }
+    } catch (error) {
+      answer = { ok: false, error: toThreadError(error) }
+    }
+    port.postMessage(answer)
+  })
+}
 
 /**
  * A plugin's thread (docs/architecture.md, "Plugins in threads"): imports the plugin, makes its

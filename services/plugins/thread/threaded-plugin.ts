@@ -18,7 +18,7 @@ import type { CallOptions } from '../guarded-call'
 import { bindHookCalls } from '../hook-binding'
 import { type LoadOptions, type PluginContributions, type RunningPlugin, recordSecrets } from '../loaded-plugin'
 import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from '../plugin-gateway'
-import type { PluginDefinition } from '../plugin-module'
+import type { PluginStatics } from '../plugin-module'
 import type { ApiName, Ask, Call, Down, ThreadData, Up } from './protocol'
 import { fromThreadError, toThreadError } from './wire'
 
@@ -27,6 +27,8 @@ export interface ThreadOptions extends LoadOptions {
   readonly entry: string
   /** The plugin's heap limit (V8's old generation), from plugins.max_memory_mb. */
   readonly maxMemoryMb: number
+  /** How long its module may take to import (plugins.import_timeout_s). */
+  readonly importMs: number
   /** What the manager logs at, so the thread does not post lines that would be dropped. */
   readonly logLevel: string
   /** jiti's transpile cache, shared with the manager's importer (false: none). */
@@ -57,8 +59,6 @@ const MAX_CHAINS = 10_000
 const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error'])
 /** How long a thread has to answer a ping once a call of it timed out, before it counts as stuck. */
 const PING_MS = 1000
-/** The longest a plugin's module may take to import (its top-level code; a cold transpile of a big one). */
-const IMPORT_MS = 60_000
 /** V8's young generation of a plugin's thread (MB). */
 const YOUNG_GENERATION_MB = 2
 
@@ -72,7 +72,7 @@ const YOUNG_GENERATION_MB = 2
 export class ThreadedPlugin implements RunningPlugin {
   readonly threaded = true
   readonly name: string
-  readonly definition: PluginDefinition
+  readonly definition: PluginStatics
   hooks: readonly string[] = []
   readonly #options: ThreadOptions
   readonly #scope: BusScope
@@ -103,7 +103,7 @@ export class ThreadedPlugin implements RunningPlugin {
   #draining = false
   #onDrained: (() => void) | undefined
 
-  private constructor(definition: PluginDefinition, options: ThreadOptions, ownSecrets: readonly string[]) {
+  private constructor(definition: PluginStatics, options: ThreadOptions, ownSecrets: readonly string[]) {
     this.name = definition.candidate.name
     this.definition = definition
     this.#options = options
@@ -161,20 +161,20 @@ export class ThreadedPlugin implements RunningPlugin {
    * timeout), then its hooks are bound here and its onLoad runs there. All or nothing: a failure
    * ends the thread and leaves nothing registered.
    */
-  static async load(definition: PluginDefinition, options: ThreadOptions): Promise<ThreadedPlugin> {
+  static async load(definition: PluginStatics, options: ThreadOptions): Promise<ThreadedPlugin> {
     const plugin = await ThreadedPlugin.start(definition, options)
     await plugin.activate()
     return plugin
   }
 
   /**
-   * Starts the plugin's thread: it imports the plugin (bounded by IMPORT_MS: a module's top-level
+   * Starts the plugin's thread: it imports the plugin (bounded by plugins.import_timeout_s: a module's top-level
    * loop ends it) and makes its instance (under the hook timeout). Several start side by side;
    * `activate` then binds them in load order. A failure ends the thread and throws.
    */
-  static async start(definition: PluginDefinition, options: ThreadOptions): Promise<ThreadedPlugin> {
+  static async start(definition: PluginStatics, options: ThreadOptions): Promise<ThreadedPlugin> {
     const name = definition.candidate.name
-    const ownSecrets = declaredSecretKeys(name, definition.cls.secretSettings)
+    const ownSecrets = declaredSecretKeys(name, definition.secretSettings)
     // Before any of its code runs: what it stores there is hidden from its first write.
     await recordSecrets(name, ownSecrets, options.scope)
     const plugin = new ThreadedPlugin(definition, options, ownSecrets)
@@ -235,12 +235,13 @@ export class ThreadedPlugin implements RunningPlugin {
       }
       phase(
         'its import',
-        IMPORT_MS,
+        this.#options.importMs,
         () =>
           new SmError('SM_ERR_PLUGIN_LOAD_TIMEOUT', {
             plugin: this.name,
             phase: 'its import (its top-level code)',
-            ms: IMPORT_MS,
+            ms: this.#options.importMs,
+            setting: 'plugins.import_timeout_s',
           }),
       )
       this.#onImported = () => {

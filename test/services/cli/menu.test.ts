@@ -128,6 +128,33 @@ export default class Oops extends PluginBase {
     }
   })
 
+  it("ends the menu with a code when a plugin's item holds the event loop (a synchronous loop), never hangs", async () => {
+    const dir = tempDir()
+    writePlugins(dir, {
+      'spinner.ts': `import { PluginBase } from 'server-manager'
+export default class Spinner extends PluginBase {
+  static version = '1.0.0'
+  getCliMenuItems() { return [{ name: 'Spin', handler: () => { while (true) {} } }] }
+}
+`,
+    })
+    await cli(dir, ['plugin', 'enable', 'spinner'], NO_DEFAULTS)
+    const terminal = new Terminal(dir)
+    try {
+      await terminal.waitFor(/what would you like to do\?[\s\S]*Plugin Custom Menus/)
+      terminal.keys('Down', 'Down', 'Down', 'Down', 'Down', 'Enter')
+      await terminal.waitFor(/Spin \(plugin: spinner\)/)
+      terminal.keys('Enter')
+      // Ctrl-C cannot reach a thread that spins; the watcher thread ends the process (SIGKILL: 137).
+      const ended = await terminal.waitFor(/EXITED 137/)
+      expect(ended).to.match(
+        /Error \[SM_ERR_CLI_PLUGIN_BLOCKED\]: The menu item 'Spin' \(plugin 'spinner'\) held the event loop for 30 s/,
+      )
+    } finally {
+      terminal.close()
+    }
+  })
+
   it('runs built-in operations from the menu (plugins: list, enable)', async () => {
     const dir = tempDir()
     writePlugins(dir, {

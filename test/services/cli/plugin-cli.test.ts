@@ -140,6 +140,50 @@ export default class Listener extends PluginBase {
     expect(await cli(dir, ['good', 'one'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'fine\n', stderr: '' })
   })
 
+  it("bounds a plugin's command by its timeout: one that waits or loops past it fails with a code, never hangs", async () => {
+    const dir = tempDir()
+    const command = (
+      id: string,
+      statics: string,
+      body: string,
+    ) => `class ${id[0]?.toUpperCase()}${id.slice(1)} extends Command {
+  static id = 'slow:${id}'
+  static summary = '${id}'
+  static examples = ['<%= config.bin %> slow ${id}']
+  ${statics}
+  async run() { ${body} }
+}`
+    writePlugins(dir, {
+      'slow.ts': `import { PluginBase } from 'server-manager'
+import { Command } from 'server-manager/cli'
+${command('waits', 'static timeout = 1', 'setInterval(() => {}, 1000); await new Promise(() => {})')}
+${command('spins', 'static timeout = 1', 'while (true) {}')}
+${command('quick', 'static timeout = 0', "this.log('done')")}
+${command('odd', "static timeout = 'soon' as any", "this.log('never')")}
+export default class Slow extends PluginBase {
+  static version = '1.0.0'
+  getCliCommands() { return [Waits, Spins, Quick, Odd] }
+}
+`,
+    })
+    expect((await cli(dir, ['plugin', 'enable', 'slow'], NO_DEFAULTS)).code).to.equal(0)
+    // Awaiting what never comes (with a timer keeping the process alive): the run is ended, exit 75.
+    const waits = await cli(dir, ['slow', 'waits'], NO_DEFAULTS)
+    expect(waits.code).to.equal(75)
+    expect(waits.stderr).to.include(
+      "Error [SM_ERR_CLI_PLUGIN_COMMAND_TIMEOUT]: 'slow waits' (plugin 'slow') did not finish within 1 s",
+    )
+    // A synchronous loop holds the event loop: the watcher thread says why and ends the process.
+    const spins = await cli(dir, ['slow', 'spins'], NO_DEFAULTS)
+    expect(spins.code).not.to.equal(0)
+    expect(spins.signal).to.equal('SIGKILL')
+    expect(spins.stderr).to.include("Error [SM_ERR_CLI_PLUGIN_COMMAND_TIMEOUT]: 'slow spins' (plugin 'slow')")
+    expect(await cli(dir, ['slow', 'quick'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'done\n' })
+    const odd = await cli(dir, ['slow', 'odd'], NO_DEFAULTS)
+    expect(odd.code).to.equal(70)
+    expect(odd.stderr).to.include('SM_ERR_CLI_PLUGIN_COMMAND_FAILED').and.include('its static timeout must be a number')
+  })
+
   it('refuses a command that shadows a built-in or another plugin, naming both; the first keeps working', async () => {
     const dir = tempDir()
     writePlugins(dir, {
