@@ -22,6 +22,10 @@ export function proxyRouter(
   })
   const forward: Middleware<WebState> = async (ctx, next) => {
     const web = ctx as WebContext
+    // The plugin's thread ran this request through all its routers' matching routes and none
+    // answered: its further routes here (of any of its routers) pass it on without running it again.
+    const state = web.state as { passedOn?: Set<ThreadRoutes> }
+    if (state.passedOn?.has(thread)) return next()
     const { user, authError } = web.state
     const { response, stream } = await thread.forward(
       {
@@ -37,7 +41,10 @@ export function proxyRouter(
       },
       () => page(web),
     )
-    if (response.unmatched) return next()
+    if (response.unmatched) {
+      state.passedOn = new Set(state.passedOn).add(thread)
+      return next()
+    }
     web.status = response.status
     for (const [name, value] of Object.entries(response.headers))
       if (name !== 'content-length') web.set(name, value as string | string[])

@@ -119,6 +119,8 @@ export function routeRunner(
     req.headers = { ...request.headers }
     req.push(null)
     const res = new ServerResponse(req)
+    // As Koa's own request handler does: nothing answered yet is a 404 (the manager then goes on).
+    res.statusCode = 404
     const ctx = app.createContext(req, res) as Koa.ParameterizedContext<WebState>
     pages.set(ctx, page)
     ctx.state.plugin = plugin

@@ -77,6 +77,10 @@ export type Down =
   | { readonly t: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly t: 'reply'; readonly id: number; readonly ok: false; readonly error: ThreadError }
   | { readonly t: 'abort'; readonly task: number }
+  /** The manager sent on `bytes` of the streamed body of call `id`: the thread may send as much again. */
+  | { readonly t: 'pulled'; readonly id: number; readonly bytes: number }
+  /** Nobody reads the streamed body of call `id` any more (the client went): the thread ends its stream. */
+  | { readonly t: 'cancel'; readonly id: number }
   /** Answer `pong` (a call timed out: is the thread stuck, or only waiting?). */
   | { readonly t: 'ping' }
   /** The plugin is unloaded: revoke its this.api, and say `drained` once nothing it asked is still waiting. */

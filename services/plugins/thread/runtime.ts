@@ -21,6 +21,8 @@ import { fromThreadError, toThreadError } from './wire'
 type Callable = (...args: unknown[]) => unknown
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const
+/** How far a streamed route body may run ahead of what the manager has sent to the client (bytes). */
+const STREAM_WINDOW = 1 << 20
 
 /**
  * An inspector thread (docs/architecture.md, "Plugins in threads"): imports each plugin module
@@ -189,18 +191,30 @@ export async function runPluginThread(modules: {
     }
   }
 
-  /** Sends a streamed route answer's body on, piece by piece, after the answer itself. */
+  // Streamed route bodies being sent, by call id, with the bytes the manager has not yet sent on.
+  const flows = new Map<number, { readonly stream: Readable; inFlight: number }>()
+  /**
+   * Sends a streamed route answer's body on, piece by piece, after the answer itself: at most
+   * STREAM_WINDOW bytes ahead of what the manager has sent to the client (the plugin's stream is
+   * paused meanwhile), and destroyed when the client goes.
+   */
   const pipe = (id: number, stream: Readable) => {
-    stream.on('data', (chunk: unknown) =>
-      post({
-        t: 'chunk',
-        id,
-        data:
-          chunk instanceof Uint8Array ? chunk : Buffer.from(typeof chunk === 'string' ? chunk : JSON.stringify(chunk)),
-      }),
-    )
-    stream.on('end', () => post({ t: 'end', id }))
-    stream.on('error', (error) => post({ t: 'end', id, error: reasonOf(error) }))
+    const flow = { stream, inFlight: 0 }
+    flows.set(id, flow)
+    stream.on('data', (chunk: unknown) => {
+      const data =
+        chunk instanceof Uint8Array ? chunk : Buffer.from(typeof chunk === 'string' ? chunk : JSON.stringify(chunk))
+      flow.inFlight += data.byteLength
+      post({ t: 'chunk', id, data })
+      if (flow.inFlight >= STREAM_WINDOW) stream.pause()
+    })
+    stream.on('end', () => {
+      flows.delete(id)
+      post({ t: 'end', id })
+    })
+    stream.on('error', (error) => {
+      if (flows.delete(id)) post({ t: 'end', id, error: reasonOf(error) })
+    })
   }
 
   // Unloaded: once nothing it asked for is waiting and its code has run on from the last answer.
@@ -247,6 +261,19 @@ export async function runPluginThread(modules: {
       case 'abort':
         tasks.get(message.task)?.abort.abort()
         return
+      case 'pulled': {
+        const flow = flows.get(message.id)
+        if (!flow) return
+        flow.inFlight -= message.bytes
+        if (flow.inFlight < STREAM_WINDOW && flow.stream.isPaused()) flow.stream.resume()
+        return
+      }
+      case 'cancel': {
+        const flow = flows.get(message.id)
+        flows.delete(message.id)
+        flow?.stream.destroy()
+        return
+      }
       case 'ping':
         post({ t: 'pong' })
         return

@@ -84,8 +84,8 @@ export class ThreadedPlugin implements RunningPlugin {
   /** Functions `this.api` answered the thread with (stop listening), by id. */
   readonly #callbacks = new Map<number, (...args: unknown[]) => unknown>()
   readonly #tasks = new Map<number, TaskContext>()
-  /** The bodies of streamed route answers, by call id. */
-  readonly #streams = new Map<number, PassThrough>()
+  /** The bodies of streamed route answers, by call id, with the bytes not yet acknowledged to the thread. */
+  readonly #streams = new Map<number, { readonly stream: PassThrough; owed: number }>()
   /** Seconds until the manager starts the plugin again, once it ended by a fault. */
   #retryAfter: number | undefined
   #nextId = 1
@@ -388,6 +388,29 @@ export class ThreadedPlugin implements RunningPlugin {
   }
 
   /** Posts to the thread; a reply goes only while it runs (or drains after an unload). */
+  /**
+   * The body of a streamed route answer: what the thread sends is acknowledged as the client takes
+   * it in (so the thread's stream waits on a slow client), and a client that goes cancels it there.
+   */
+  #streamOf(id: number): PassThrough {
+    const stream = new PassThrough()
+    this.#streams.set(id, { stream, owed: 0 })
+    stream.on('drain', () => this.#pulled(id))
+    stream.on('close', () => {
+      // Closed before the thread's end: nobody reads it any more.
+      if (this.#streams.delete(id) && !this.#ended) this.#post({ t: 'cancel', id })
+    })
+    return stream
+  }
+
+  #pulled(id: number): void {
+    const body = this.#streams.get(id)
+    if (!body || body.owed === 0 || this.#ended) return
+    const bytes = body.owed
+    body.owed = 0
+    this.#post({ t: 'pulled', id, bytes })
+  }
+
   #post(message: Down): void {
     if (message.t === 'reply' && this.#ended && !this.#draining) return
     try {
@@ -454,18 +477,22 @@ export class ThreadedPlugin implements RunningPlugin {
         else {
           // A route's answer; its body's pieces follow when it is streamed.
           const response = message.value as ForwardedResponse
-          const stream = response.streamed ? new PassThrough() : undefined
-          if (stream) this.#streams.set(message.id, stream)
+          const stream = response.streamed ? this.#streamOf(message.id) : undefined
           pending.resolve({ response, stream })
         }
         return
       }
-      case 'chunk':
+      case 'chunk': {
         if (!(message.data instanceof Uint8Array)) throw new TypeError('a streamed piece that is not bytes')
-        this.#streams.get(message.id)?.write(message.data)
+        const body = this.#streams.get(message.id)
+        if (!body) return
+        // Told once the client has taken it in (or at once, while the stream's buffer has room).
+        body.owed += message.data.byteLength
+        if (body.stream.write(message.data)) this.#pulled(message.id)
         return
+      }
       case 'end': {
-        const stream = this.#streams.get(message.id)
+        const stream = this.#streams.get(message.id)?.stream
         this.#streams.delete(message.id)
         if (message.error) stream?.destroy(new Error(message.error))
         else stream?.end()
@@ -583,8 +610,9 @@ export class ThreadedPlugin implements RunningPlugin {
     this.#ended = why
     const error = why === 'unloaded' ? new SmError('SM_ERR_PLUGIN_REVOKED', { plugin: this.name, call: 'a call' }) : why
     for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(error)
-    for (const stream of this.#streams.values()) stream.destroy(error)
+    const streams = [...this.#streams.values()]
     this.#streams.clear()
+    for (const { stream } of streams) stream.destroy(error)
     this.#gateway.revoke()
     this.#callbacks.clear()
     this.#scope.dispose()

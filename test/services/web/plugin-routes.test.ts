@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { get } from 'node:http'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
+import { traced } from '../../helpers/plugins'
 import { http, startWeb, type WebSetup } from '../../helpers/web'
 
 const ROUTES_PLUGIN = `import { PluginBase } from 'server-manager'
@@ -78,6 +81,35 @@ export default class Uploads extends PluginBase {
       const sha = createHash('sha256').update(readFileSync(file.path)).digest('hex')
       return { status: 'success', name: file.filename, size: file.size, sha, path: file.path, note: ctx.request.body.note }
     })
+    return [router]
+  }
+}
+`
+
+const FLOW_PLUGIN = `import { appendFileSync, writeFileSync } from 'node:fs'
+import { Readable } from 'node:stream'
+import { PluginBase } from 'server-manager'
+import { allowPublic, Router } from 'server-manager/web'
+const trace = (line: string) => appendFileSync(process.env.SM_TEST_TRACE as string, JSON.stringify(line) + '\\n')
+export default class Flow extends PluginBase {
+  static version = '1.0.0'
+  getRouters() {
+    const router = new Router({ prefix: '/flow' })
+    router.get('/endless', allowPublic, (ctx) => {
+      const piece = Buffer.alloc(64 * 1024, 120)
+      let produced = 0
+      const stream = new Readable({
+        read() {
+          produced += piece.length
+          writeFileSync(process.env.SM_TEST_TRACE + '.produced', String(produced))
+          this.push(piece)
+        },
+      })
+      stream.on('close', () => trace('closed'))
+      ctx.body = stream
+    })
+    router.get('/hop/:x', allowPublic, async (_ctx, next) => { trace('param'); await next() })
+    router.get('/hop/b', allowPublic, async (_ctx, next) => { trace('literal'); await next() })
     return [router]
   }
 }
@@ -229,5 +261,36 @@ describe('services/web: plugin routers, templates, static mounts and native page
     expect((await http(`${web.url}/myplugin/hello`, { token: web.admin })).status).to.equal(200)
     expect((await http(`${web.url}/api/status`, { token: web.admin })).json.status).to.equal('success')
     expect((await http(`${web.url}/myplugin/static/js/greet.js`)).status).to.equal(200)
+  })
+
+  it("streams a plugin's endless body only as fast as the client reads it, and ends it in the plugin when the client goes", async () => {
+    web = await startWeb({ files: { 'flow.ts': FLOW_PLUGIN }, enable: ['flow'] })
+    const producedFile = `${process.env.SM_TEST_TRACE}.produced`
+    const produced = () => (existsSync(producedFile) ? Number(readFileSync(producedFile, 'utf8')) : 0)
+    const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) =>
+      get(`${web.url}/flow/endless`, resolve).on('error', reject),
+    )
+    expect(response.statusCode).to.equal(200)
+    // What the plugin made beyond what reached the client is held by buffers only: the thread's
+    // window (1 MiB), the manager's stream and the kernel's socket buffers (here up to 4 + 32 MiB).
+    const bound = 48 * 1024 * 1024
+    let consumed = 0
+    let ahead = 0
+    for await (const chunk of response) {
+      consumed += (chunk as Buffer).length
+      ahead = Math.max(ahead, produced() - consumed)
+      if (consumed >= 2 * bound) break // the client goes (the for-await destroys the response)
+    }
+    expect(ahead).to.be.below(bound)
+    // The manager cancels the stream in the plugin's thread: the plugin's own stream closes.
+    while (!traced().includes('closed')) await sleep(20)
+  })
+
+  it("runs a plugin's routes once for a request none of them answers, however many of them match", async () => {
+    web = await startWeb({ files: { 'flow.ts': FLOW_PLUGIN }, enable: ['flow'] })
+    const reply = await http(`${web.url}/flow/hop/b`)
+    expect(reply.status).to.equal(404)
+    expect(reply.json.code).to.equal('SM_ERR_WEB_NOT_FOUND')
+    expect(traced()).to.deep.equal(['param', 'literal'])
   })
 })
