@@ -99,7 +99,8 @@ export abstract class Command extends OclifCommand {
   /**
    * The longest `run()` may take, in seconds (default 600; 0: no limit, for a command that
    * follows something until Ctrl-C). Past it the command fails with
-   * SM_ERR_CLI_PLUGIN_COMMAND_TIMEOUT (exit 75), even when its code holds the event loop.
+   * SM_ERR_CLI_PLUGIN_COMMAND_TIMEOUT (exit 75); when its code holds the event loop, a watcher
+   * thread prints that error and kills the process (SIGKILL).
    */
   static timeout?: number
 

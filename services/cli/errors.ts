@@ -49,14 +49,14 @@ export const cliErrors = defineErrors('cli', {
   SM_ERR_CLI_PLUGIN_COMMAND_TIMEOUT: spec<{ plugin: string; command: string; seconds: number }>({
     status: 504,
     exit: 75,
-    when: "A plugin's command ran past its timeout (its class's `static timeout`, 600 s by default).",
+    when: "A plugin's command ran past its timeout (its class's `static timeout`, 600 s by default); one whose code holds the event loop is killed (SIGKILL) with this line on stderr.",
     message: (p) =>
       `'${p.command}' (plugin '${p.plugin}') did not finish within ${p.seconds} s and was ended. A command that needs longer declares it on its class (static timeout = <seconds>, 0 for none); otherwise report it to the plugin's author.`,
   }),
   SM_ERR_CLI_PLUGIN_BLOCKED: spec<{ plugin: string; item: string; seconds: number }>({
     status: 500,
     exit: 70,
-    when: "A plugin's menu item held the CLI's event loop (a synchronous loop), so nothing else could run.",
+    when: "A plugin's menu item held the CLI's event loop (a synchronous loop), so nothing else could run: the process is killed (SIGKILL) with this line on stderr.",
     message: (p) =>
       `The menu item '${p.item}' (plugin '${p.plugin}') held the event loop for ${p.seconds} s, so nothing else could run, not even Ctrl-C, and the menu was ended. Report it to the plugin's author.`,
   }),

@@ -15,6 +15,8 @@ const BEAT = 1
 const BEAT_MS = 200
 /** How long past the deadline the watcher waits for the main thread to end the run itself. */
 const GRACE_MS = 2000
+/** The longest delay a Node timer takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * Runs a plugin's command or menu item in this CLI process within `limits`: past its deadline
@@ -24,7 +26,8 @@ const GRACE_MS = 2000
  * can run nothing else, Ctrl-C included), so a command never hangs for good and never exits 0.
  */
 export async function guardCliRun<T>(timedOut: () => SmError, limits: CliLimits, run: () => Promise<T>): Promise<T> {
-  const deadlineMs = limits.deadlineMs ?? 0
+  // Past what a timer can hold (about 24.8 days): no limit, rather than Node's 1 ms.
+  const deadlineMs = (limits.deadlineMs ?? 0) > MAX_TIMER_MS ? 0 : (limits.deadlineMs ?? 0)
   const blockedMs = limits.blockedMs ?? 0
   if (deadlineMs <= 0 && blockedMs <= 0) return run()
   const state = new Int32Array(new SharedArrayBuffer(8))
@@ -39,22 +42,27 @@ export async function guardCliRun<T>(timedOut: () => SmError, limits: CliLimits,
   const beat = setInterval(() => Atomics.add(state, BEAT, 1), BEAT_MS)
   beat.unref()
   let timer: NodeJS.Timeout | undefined
+  let late = false
   try {
     const outOfTime =
       deadlineMs > 0
         ? new Promise<never>((_resolve, reject) => {
             timer = setTimeout(() => {
-              Atomics.store(state, DONE, 1)
+              late = true
               reject(timedOut())
             }, deadlineMs)
           })
         : undefined
     return await (outOfTime ? Promise.race([run(), outOfTime]) : run())
   } finally {
-    Atomics.store(state, DONE, 1)
     clearTimeout(timer)
-    clearInterval(beat)
-    void watcher.terminate()
+    // Past its deadline the process is about to end with the error: the watcher (unref'd) stays
+    // armed in case what the plugin left running holds the loop before it does.
+    if (!late) {
+      Atomics.store(state, DONE, 1)
+      clearInterval(beat)
+      void watcher.terminate()
+    }
   }
 }
 
@@ -64,16 +72,22 @@ const WATCHER = `
 const { workerData } = require('node:worker_threads')
 const fs = require('node:fs')
 const { state, deadlineMs, blockedMs, graceMs, beatMs, line } = workerData
-const began = Date.now()
+// Monotonic time, and only while this process runs: a pause of the whole process (Ctrl-Z, a
+// suspended machine) shows as a late tick of this thread's own, and is not counted.
+let tick = performance.now()
+let elapsed = 0
 let beat = Atomics.load(state, 1)
-let beatAt = began
+let beatAt = 0
 setInterval(() => {
+  const now = performance.now()
+  const step = now - tick
+  tick = now
+  if (step <= 5 * beatMs) elapsed += step
   if (Atomics.load(state, 0) === 1) return
-  const now = Date.now()
   const current = Atomics.load(state, 1)
-  if (current !== beat) { beat = current; beatAt = now }
-  const late = deadlineMs > 0 && now - began >= deadlineMs + graceMs
-  const blocked = blockedMs > 0 && now - beatAt >= blockedMs
+  if (current !== beat) { beat = current; beatAt = elapsed }
+  const late = deadlineMs > 0 && elapsed >= deadlineMs + graceMs
+  const blocked = blockedMs > 0 && elapsed - beatAt >= blockedMs
   if (!late && !blocked) return
   try { fs.writeSync(2, line + '\\n') } catch {}
   process.kill(process.pid, 'SIGKILL')

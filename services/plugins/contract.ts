@@ -99,6 +99,9 @@ export const pluginsEvents = defineEvents(
       path: z.string(),
       hash: z.string(),
       enabledByDefault: z.boolean(),
+      /** What its class requires and declares secret, so an unchanged plugin is planned without importing it again (absent in older logs). */
+      requires: z.array(z.string()).optional(),
+      secretSettings: z.union([z.array(z.string()), z.literal(false)]).optional(),
     }),
     'plugins:loaded': z.object({ name: z.string(), version: z.string() }),
     /** `invalid`: the plugin cannot be loaded at all (no version, a syntax error, ...). */

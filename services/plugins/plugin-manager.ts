@@ -17,7 +17,7 @@ import { type Candidate, discover, type SearchPath } from './discovery'
 import { planLoad } from './load-order'
 import { LoadedPlugin, type LoadOptions, type RunningPlugin } from './loaded-plugin'
 import { clearBlockedRecord, readBlockedRecord } from './loop-watchdog'
-import type { PluginDefinition, PluginImporter, PluginStatics } from './plugin-module'
+import { importFailure, type PluginDefinition, type PluginImporter, type PluginStatics } from './plugin-module'
 import { containPlugins, registerPluginRoot } from './process-guard'
 import { type PLUGIN_FACTS, readAllRecords, registryProjection, type StoredRecord } from './registry-projection'
 import { inspectInThread } from './thread/inspector'
@@ -332,6 +332,12 @@ export class PluginManager {
       if (record?.blocked) continue
       if (unchanged && record.state === 'invalid' && HUNG_IMPORTS.has(record.error?.code ?? '') && !again(record.name))
         continue
+      // Unchanged and whole when last imported: planned from its record, imported only where it runs.
+      const known = unchanged && record.state !== 'invalid' && staticsOfRecord(record, candidate)
+      if (known) {
+        this.#definitions.set(candidate.name, known)
+        continue
+      }
       toImport.push(candidate)
     }
     const imported = await this.#import(toImport)
@@ -498,17 +504,19 @@ export class PluginManager {
     const threads = this.#options.threads
     if (candidates.length === 0) return new Map()
     if (threads && (await threads.isolation()) !== 'none') {
-      const limits = await Promise.all(candidates.map((candidate) => threads.memoryMb(candidate.name)))
       return inspectInThread(candidates, {
         entry: threads.entry,
         cacheDir: threads.cacheDir,
-        maxMemoryMb: Math.max(...limits),
+        maxMemoryMb: threads.memoryMb,
         importMs: await threads.importMs(),
       })
     }
     const results = new Map<string, PluginStatics | SmError>()
     for (const candidate of candidates)
-      results.set(candidate.name, await this.#options.importer.import(candidate).catch((error: SmError) => error))
+      results.set(
+        candidate.name,
+        await this.#options.importer.import(candidate).catch((error: unknown) => importFailure(candidate.name, error)),
+      )
     return results
   }
 
@@ -619,6 +627,8 @@ export class PluginManager {
       author?: string
       description?: string
       enabledByDefault?: boolean
+      requires?: readonly string[]
+      secretSettings?: readonly string[] | false
     },
     { valid = false }: { valid?: boolean } = {},
   ): Promise<boolean> {
@@ -631,6 +641,10 @@ export class PluginManager {
       path: found.path,
       hash: found.hash,
       enabledByDefault: found.enabledByDefault ?? false,
+      ...(found.requires ? { requires: [...found.requires] } : {}),
+      ...(found.requires && found.secretSettings !== undefined
+        ? { secretSettings: found.secretSettings === false ? (false as const) : [...found.secretSettings] }
+        : {}),
     }
     const same =
       record &&
@@ -638,7 +652,9 @@ export class PluginManager {
       !(valid && record.state === 'invalid') &&
       (['version', 'author', 'description', 'source', 'path', 'hash'] as const).every(
         (key) => record[key] === fact[key],
-      )
+      ) &&
+      // Statics not recorded yet (an older log): recorded now, so the next start need not import it.
+      (found.requires === undefined || record.requires !== undefined)
     if (same) return false
     await this.#fact('plugins:discovered', fact)
     return true
@@ -697,5 +713,20 @@ export class PluginManager {
       const failure = new SmError('SM_ERR_DATA_DIR_UNUSABLE', { path: file, reason: reasonOf(error) }, { cause: error })
       this.#options.logger.warn(failure.message, { code: failure.code })
     }
+  }
+}
+
+/** An unchanged plugin's statics from its record, when the record has them all (recorded by this version or later). */
+function staticsOfRecord(record: StoredRecord, candidate: Candidate): PluginStatics | undefined {
+  if (record.requires === undefined || record.secretSettings === undefined) return undefined
+  return {
+    candidate,
+    version: record.version,
+    author: record.author,
+    description: record.description,
+    requires: record.requires,
+    // Read only when a plugin is first discovered, which this one is not.
+    enabledByDefault: false,
+    secretSettings: record.secretSettings ?? undefined,
   }
 }

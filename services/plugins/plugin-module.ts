@@ -168,6 +168,13 @@ function pluginClass(plugin: string, exports: Record<string, unknown>): PluginCl
   throw new SmError('SM_ERR_PLUGIN_NO_CLASS', { plugin, reason })
 }
 
+/** An import's own error when it is coded (a syntax error, no class, no version); any other as an import failure. */
+export function importFailure(plugin: string, error: unknown): SmError {
+  return error instanceof SmError
+    ? error
+    : new SmError('SM_ERR_PLUGIN_IMPORT_FAILED', { plugin, reason: reasonOf(error) }, { cause: error })
+}
+
 function plainSecretSettings(declared: unknown): readonly string[] | false | undefined {
   if (declared === undefined) return undefined
   return Array.isArray(declared) && declared.every((key) => typeof key === 'string') ? [...declared] : false

@@ -16,7 +16,12 @@ export const PLUGIN_FACTS = [
 type DiscoveredFact = EventMap['plugins:discovered']
 
 /** A registry record plus what the loader needs to skip re-importing unchanged plugins. */
-export type StoredRecord = PluginRecord & { readonly hash: string }
+export type StoredRecord = PluginRecord & {
+  readonly hash: string
+  /** Its class's statics as last imported (absent when recorded by an older version). */
+  readonly requires?: readonly string[]
+  readonly secretSettings?: readonly string[] | false | null
+}
 
 type Payload = Record<string, unknown> & { name?: string; pluginName?: string }
 
@@ -87,6 +92,9 @@ function fold(record: StoredRecord | undefined, event: StoredEvent): StoredRecor
         source: d.source,
         path: d.path,
         hash: d.hash,
+        requires: d.requires,
+        // null: declared none (JSON keeps no undefined), so "not recorded" stays distinguishable.
+        secretSettings: d.requires === undefined ? undefined : (d.secretSettings ?? null),
       }
     }
     case 'after_set_plugin_status': {

@@ -54,7 +54,7 @@ defineSettings('plugins', {
   'plugins.restart_delay_s': {
     default: 1,
     summary:
-      'how long after a fault of its thread a plugin is started again (seconds); it doubles with each further fault in plugins.strike_window_s, up to a minute',
+      'how long after a fault of its thread a plugin is started again (seconds); it doubles with each further fault in plugins.strike_window_s, up to a minute (or this delay, when it is longer)',
     rule: wholeNumber(1, 86_400),
   },
   'plugins.dev_examples': {

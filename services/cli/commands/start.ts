@@ -9,8 +9,13 @@ import { sealedStdio } from '../../../lib/process-identity'
 import { ManagerCommand } from '../manager-command'
 import { waitForSignal } from '../wait-for-signal'
 
-/** How long `start --detached` waits for the background manager to answer. */
+/**
+ * How long `start --detached` waits on a background manager that says nothing: while it boots it
+ * sends a beat every BEAT_MS (its thread is alive; its plugins may take long, bounded by their
+ * own limits), so only a manager that hangs or never starts is given up on.
+ */
 const DETACHED_WAIT_MS = 60_000
+const BEAT_MS = 5000
 
 export default class Start extends ManagerCommand {
   static override summary = 'Run the manager of the data directory: the services, the plugins and the web server'
@@ -142,7 +147,9 @@ export default class Start extends ManagerCommand {
       // Its word is one line: taken as soon as it is complete (a process the child started
       // might still hold the pipe open).
       channel.on('data', (chunk: Buffer) => {
-        said += chunk
+        // Beats ('.', only ever before the word) say it is still booting: the wait starts again.
+        said = `${said}${chunk}`.replace(/^\.+/, '')
+        timer.refresh()
         if (said.includes('\n')) done({ said, code })
       })
       // Closed without a word: it ended (its exit code is waited for), or the wait timed out.
@@ -166,7 +173,7 @@ export default class Start extends ManagerCommand {
     throw new SmError('SM_ERR_MANAGER_START_FAILED', {
       reason:
         word.code === undefined
-          ? `it did not say it was ready within ${DETACHED_WAIT_MS / 1000} s`
+          ? `it said nothing for ${DETACHED_WAIT_MS / 1000} s while starting`
           : `it exited with code ${word.code} before it was ready:\n${tail(logFile)}`,
       log: logFile,
     })
@@ -185,9 +192,19 @@ function readyChannel(): ((word: Word) => void) | undefined {
   delete process.env[READY_FD_ENV]
   if (!Number.isInteger(fd) || fd < 3) return undefined
   let said = false
+  // Booting: a beat now and then, so the parent waits as long as this process is alive and well.
+  const beat = setInterval(() => {
+    try {
+      writeSync(fd, '.')
+    } catch {
+      clearInterval(beat) // the parent is gone
+    }
+  }, BEAT_MS)
+  beat.unref()
   return (word) => {
     if (said) return
     said = true
+    clearInterval(beat)
     try {
       writeSync(fd, `${JSON.stringify(word)}\n`)
     } catch {

@@ -1,7 +1,8 @@
+import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { reasonOf, SmError } from '../../../kernel'
 import type { Candidate } from '../discovery'
-import type { PluginStatics } from '../plugin-module'
+import { importFailure, type PluginStatics } from '../plugin-module'
 import type { Inspect, Inspected, InspectorData } from './protocol'
 import { fromThreadError } from './wire'
 
@@ -10,105 +11,87 @@ export interface InspectorOptions {
   readonly entry: string
   /** jiti's transpile cache (false: none). */
   readonly cacheDir: string | false
-  /** The inspector's heap limit (V8's old generation), in MB. */
-  readonly maxMemoryMb: number
+  /** A plugin's heap limit (V8's old generation), in MB: its own, as its thread will have. */
+  readonly maxMemoryMb: (plugin: string) => Promise<number>
   /** How long one module's import may take (plugins.import_timeout_s). */
   readonly importMs: number
 }
 
 /**
- * Imports plugin modules for discovery in a worker thread, never in the manager's: a module
- * whose top-level code loops, leaks, exits or throws costs only its own import, which fails
- * with a coded reason (the other candidates are imported by a fresh thread). The thread lives
- * for one call.
+ * Imports plugin modules for discovery in worker threads, never in the manager's: each module in
+ * a thread of its own (a few side by side), ended once it has answered, so that a module whose
+ * top-level code loops, leaks, exits or throws (also later, from a timer or a forgotten promise)
+ * costs only its own import, which fails with a coded reason, and is never blamed on another.
  */
 export async function inspectInThread(
   candidates: readonly Candidate[],
   options: InspectorOptions,
 ): Promise<Map<string, PluginStatics | SmError>> {
   const results = new Map<string, PluginStatics | SmError>()
-  let worker: Worker | undefined
-  let exited = false
-  try {
-    for (const candidate of candidates) {
-      if (!worker || exited) {
-        exited = false
-        const started = new Worker(options.entry, {
-          workerData: { inspect: true, cacheDir: options.cacheDir } satisfies InspectorData,
-          name: 'plugin-inspector',
-          resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb },
-          stdout: false,
-          stderr: false,
-        })
-        // A module's stray timer may throw after its import answered: that ends only this thread.
-        started
-          .on('error', () => {})
-          .on('exit', () => {
-            if (worker === started) exited = true
-          })
-        worker = started
-      }
-      const answer = await inspectOne(worker, candidate, options)
-      results.set(candidate.name, answer.result)
-      if (answer.ended) worker = undefined
-    }
-  } finally {
-    await worker?.terminate()
+  const queue = [...candidates]
+  const inspector = async () => {
+    for (let candidate = queue.shift(); candidate; candidate = queue.shift())
+      results.set(candidate.name, await inspectOne(candidate, options))
   }
-  return results
+  await Promise.all(Array.from({ length: Math.min(queue.length, SIDE_BY_SIDE) }, inspector))
+  // In the order they were found (the callers record facts in it).
+  return new Map(candidates.map(({ name }) => [name, results.get(name) as PluginStatics | SmError]))
 }
 
-/** One candidate's import; `ended`: the thread is gone (ended by the fault, or terminated for hanging). */
-function inspectOne(
-  worker: Worker,
-  candidate: Candidate,
-  { maxMemoryMb, importMs }: InspectorOptions,
-): Promise<{ result: PluginStatics | SmError; ended: boolean }> {
+/** How many modules are imported at once (each in its own thread). */
+const SIDE_BY_SIDE = Math.max(1, Math.min(4, availableParallelism()))
+
+/** One candidate's import, in a thread of its own that is ended once it has answered. */
+async function inspectOne(candidate: Candidate, options: InspectorOptions): Promise<PluginStatics | SmError> {
   const plugin = candidate.name
   const where = 'its import (its top-level code)'
-  return new Promise((resolve) => {
-    const done = (result: PluginStatics | SmError, ended: boolean) => {
+  const mb = await options.maxMemoryMb(plugin)
+  const worker = new Worker(options.entry, {
+    workerData: { inspect: true, cacheDir: options.cacheDir } satisfies InspectorData,
+    name: `plugin-inspector:${plugin}`,
+    resourceLimits: { maxOldGenerationSizeMb: mb },
+    stdout: false,
+    stderr: false,
+  })
+  // What the module's code does after it answered (a stray timer's throw) ends only this thread.
+  worker.on('error', () => {})
+  const result = await new Promise<PluginStatics | SmError>((resolve) => {
+    let timer: NodeJS.Timeout | undefined
+    const done = (result: PluginStatics | SmError) => {
       clearTimeout(timer)
       worker.off('message', onMessage).off('error', onError).off('exit', onExit)
-      resolve({ result, ended })
+      resolve(result)
     }
     const onMessage = (answer: Inspected) => {
-      if (answer?.ok === true) done(answer.statics, false)
-      else if (answer?.ok === false) done(asPluginError(plugin, fromThreadError(answer.error)), false)
-      else
-        done(
-          new SmError('SM_ERR_PLUGIN_CRASHED', { plugin, where, reason: 'its thread sent a malformed message' }),
-          true,
-        )
+      if (answer?.ok === true) done(answer.statics)
+      else if (answer?.ok === false) done(importFailure(plugin, fromThreadError(answer.error)))
+      else done(new SmError('SM_ERR_PLUGIN_CRASHED', { plugin, where, reason: 'its thread sent a malformed message' }))
     }
     const onError = (error: Error & { code?: string }) =>
       done(
         error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new SmError('SM_ERR_PLUGIN_OUT_OF_MEMORY', { plugin, where, mb: maxMemoryMb })
+          ? new SmError('SM_ERR_PLUGIN_OUT_OF_MEMORY', { plugin, where, mb })
           : new SmError('SM_ERR_PLUGIN_CRASHED', { plugin, where, reason: reasonOf(error) }, { cause: error }),
-        true,
       )
-    const onExit = (code: number) => done(new SmError('SM_ERR_PLUGIN_EXITED', { plugin, where, code }), true)
-    const timer = setTimeout(() => {
-      done(
-        new SmError('SM_ERR_PLUGIN_LOAD_TIMEOUT', {
-          plugin,
-          phase: where,
-          ms: importMs,
-          setting: 'plugins.import_timeout_s',
-        }),
-        true,
+    const onExit = (code: number) => done(new SmError('SM_ERR_PLUGIN_EXITED', { plugin, where, code }))
+    // From when the thread runs: its own start is not the module's time.
+    worker.once('online', () => {
+      timer = setTimeout(
+        () =>
+          done(
+            new SmError('SM_ERR_PLUGIN_LOAD_TIMEOUT', {
+              plugin,
+              phase: where,
+              ms: options.importMs,
+              setting: 'plugins.import_timeout_s',
+            }),
+          ),
+        options.importMs,
       )
-      void worker.terminate()
-    }, importMs)
+    })
     worker.on('message', onMessage).on('error', onError).on('exit', onExit)
     worker.postMessage({ candidate } satisfies Inspect)
   })
-}
-
-/** The import's own error when it is coded (a syntax error, no class, no version); any other as an import failure. */
-function asPluginError(plugin: string, error: Error): SmError {
-  return error instanceof SmError
-    ? error
-    : new SmError('SM_ERR_PLUGIN_IMPORT_FAILED', { plugin, reason: reasonOf(error) }, { cause: error })
+  await worker.terminate()
+  return result
 }

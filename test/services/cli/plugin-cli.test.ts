@@ -160,9 +160,10 @@ ${command('waits', 'static timeout = 1', 'setInterval(() => {}, 1000); await new
 ${command('spins', 'static timeout = 1', 'while (true) {}')}
 ${command('quick', 'static timeout = 0', "this.log('done')")}
 ${command('odd', "static timeout = 'soon' as any", "this.log('never')")}
+${command('patient', 'static timeout = 3_000_000', "await new Promise((r) => setTimeout(r, 50)); this.log('in time')")}
 export default class Slow extends PluginBase {
   static version = '1.0.0'
-  getCliCommands() { return [Waits, Spins, Quick, Odd] }
+  getCliCommands() { return [Waits, Spins, Quick, Odd, Patient] }
 }
 `,
     })
@@ -179,6 +180,8 @@ export default class Slow extends PluginBase {
     expect(spins.signal).to.equal('SIGKILL')
     expect(spins.stderr).to.include("Error [SM_ERR_CLI_PLUGIN_COMMAND_TIMEOUT]: 'slow spins' (plugin 'slow')")
     expect(await cli(dir, ['slow', 'quick'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'done\n' })
+    // A timeout longer than a timer can hold (about 24.8 days) is no limit, not Node's 1 ms.
+    expect(await cli(dir, ['slow', 'patient'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'in time\n' })
     const odd = await cli(dir, ['slow', 'odd'], NO_DEFAULTS)
     expect(odd.code).to.equal(70)
     expect(odd.stderr).to.include('SM_ERR_CLI_PLUGIN_COMMAND_FAILED').and.include('its static timeout must be a number')

@@ -181,6 +181,31 @@ export class OnlyOne extends PluginBase { static version = '3.0.0' }
     expect(traced()).to.include('On').and.not.include('Off')
   })
 
+  for (const isolation of ['thread', 'none']) {
+    it(`marks a plugin whose class throws while it is read invalid and loads the others (isolation ${isolation})`, async () => {
+      const files = {
+        'odd.ts': plugin('Odd', '', "static get version(): string { throw new Error('no version today') }"),
+        'even.ts': plugin('Even'),
+      }
+      const { manager, dataDir } = await startWithPlugins(files, {
+        settings: { 'plugins.isolation': isolation },
+        enable: ['even', 'odd'],
+      })
+      await manager.stop()
+      // A new start too: one plugin that cannot be read never stops the manager.
+      await withManager(
+        async ({ bus }) => {
+          const plugins = byName(await bus.request('plugins:list', {}))
+          expect(plugins.odd).to.include({ state: 'invalid' })
+          expect(plugins.odd?.error?.code).to.equal('SM_ERR_PLUGIN_IMPORT_FAILED')
+          expect(plugins.odd?.error?.message).to.contain('no version today')
+          expect(plugins.even).to.include({ state: 'loaded' })
+        },
+        { dataDir },
+      )
+    })
+  }
+
   it('keeps a broken plugin enabled and brings it back once it is fixed', async () => {
     const { manager, dataDir } = await startWithPlugins({ 'flaky.ts': plugin('Flaky') }, { enable: ['flaky'] })
     const state = async () => byName(await manager.bus.request('plugins:list', {})).flaky

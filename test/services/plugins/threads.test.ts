@@ -222,6 +222,8 @@ export default class Hog extends PluginBase {
       {
         'looper.ts': `;${trace("'looper imported'")}\nwhile (true) {}\n${plugin('Looper')}`,
         'exiter.ts': `;process.exit(3)\n${plugin('Exiter')}`,
+        // Its forgotten promise fails after its import answered: never blamed on the next module.
+        'careless.ts': `;Promise.reject(new Error('careless forgot a catch'))\n${plugin('Careless')}`,
         'fine.ts': plugin('Fine', `override onLoad() { ${trace("'fine loaded'")} }`),
       },
       { 'plugins.import_timeout_s': '2' },
@@ -232,6 +234,7 @@ export default class Hog extends PluginBase {
     expect(looper.error?.message).to.contain('its import (its top-level code)')
     const exiter = await record(dir, 'exiter')
     expect(exiter.error?.code).to.equal('SM_ERR_PLUGIN_EXITED')
+    expect(exiter.error?.message).not.to.contain('careless')
     // Once found hanging, its module is not run again by each command that discovers plugins
     // (only by an enable of it, as the set-up's did, or a reload).
     const imports = () => traced().filter((line) => line === 'looper imported').length
