@@ -15,6 +15,7 @@ import type { CustomEventListener, PluginApi } from '../plugin-api'
 import type { PluginBase } from '../plugin-base'
 import { PluginImporter, staticsOf } from '../plugin-module'
 import { registerPluginRoot } from '../process-guard'
+import { type Batch, outbox } from './outbox'
 import type { ApiName, Ask, Call, Down, Inspect, Inspected, InspectorData, ThreadData, Up } from './protocol'
 import { fromThreadError, toThreadError } from './wire'
 
@@ -63,6 +64,12 @@ export async function runPluginThread(modules: {
   const data = workerData as ThreadData
   const plugin = data.plugin
   const post = (message: Up) => port.postMessage(message)
+  // Results, and the streamed bodies that follow them, cross a turn's worth at a time (outbox.ts);
+  // a result that cannot be cloned is answered as an error of its own call.
+  const respond = outbox<Up>(
+    (batch) => port.postMessage(batch),
+    (message) => (message.t === 'result' && message.ok ? answer(post, message.id, message.value) : post(message)),
+  )
   // The call the plugin's code is running, so that what it asks carries its causal chain.
   const running = new AsyncLocalStorage<number>()
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>()
@@ -205,15 +212,15 @@ export async function runPluginThread(modules: {
       const data =
         chunk instanceof Uint8Array ? chunk : Buffer.from(typeof chunk === 'string' ? chunk : JSON.stringify(chunk))
       flow.inFlight += data.byteLength
-      post({ t: 'chunk', id, data })
+      respond({ t: 'chunk', id, data })
       if (flow.inFlight >= STREAM_WINDOW) stream.pause()
     })
     stream.on('end', () => {
       flows.delete(id)
-      post({ t: 'end', id })
+      respond({ t: 'end', id })
     })
     stream.on('error', (error) => {
-      if (flows.delete(id)) post({ t: 'end', id, error: reasonOf(error) })
+      if (flows.delete(id)) respond({ t: 'end', id, error: reasonOf(error) })
     })
   }
 
@@ -223,7 +230,7 @@ export async function runPluginThread(modules: {
     if (unloading && pending.size === 0) setImmediate(() => pending.size === 0 && post({ t: 'drained' }))
   }
 
-  port.on('message', (message: Down) => {
+  const handle = (message: Down) => {
     switch (message.t) {
       case 'call': {
         const { id, call } = message
@@ -232,20 +239,20 @@ export async function runPluginThread(modules: {
           try {
             value = run(call)
           } catch (error) {
-            post({ t: 'result', id, ok: false, error: toThreadError(error) })
+            respond({ t: 'result', id, ok: false, error: toThreadError(error) })
             return
           }
           if (value && typeof (value as Promise<unknown>).then === 'function')
             (value as Promise<unknown>).then(
               (settled) => {
-                if (call.kind !== 'route') return answer(post, id, settled)
+                if (call.kind !== 'route') return respond({ t: 'result', id, ok: true, value: settled })
                 const { response, stream } = settled as { response: unknown; stream?: Readable }
-                answer(post, id, response)
+                respond({ t: 'result', id, ok: true, value: response })
                 if (stream) pipe(id, stream)
               },
-              (error: unknown) => post({ t: 'result', id, ok: false, error: toThreadError(error) }),
+              (error: unknown) => respond({ t: 'result', id, ok: false, error: toThreadError(error) }),
             )
-          else answer(post, id, value)
+          else respond({ t: 'result', id, ok: true, value })
         })
         return
       }
@@ -284,6 +291,10 @@ export async function runPluginThread(modules: {
         drainedYet()
         return
     }
+  }
+  port.on('message', (message: Down | Batch<Down>) => {
+    if (message.t !== 'batch') return handle(message)
+    for (const each of message.messages) handle(each)
   })
   post({ t: 'ready', methods: hookMethods, any: typeof methods.onAnyEvent === 'function', warnings })
 }

@@ -19,6 +19,7 @@ import { bindHookCalls } from '../hook-binding'
 import { type LoadOptions, type PluginContributions, type RunningPlugin, recordSecrets } from '../loaded-plugin'
 import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from '../plugin-gateway'
 import type { PluginStatics } from '../plugin-module'
+import { type Batch, outbox } from './outbox'
 import type { ApiName, Ask, Call, Down, ThreadData, Up } from './protocol'
 import { fromThreadError, toThreadError } from './wire'
 
@@ -137,7 +138,7 @@ export class ThreadedPlugin implements RunningPlugin {
       stdout: false,
       stderr: false,
     })
-    this.#worker.on('message', (message: Up) => this.#receive(message))
+    this.#worker.on('message', (message: Up | Batch<Up>) => this.#receive(message))
     this.#worker.on('error', (error: Error & { code?: string }) => {
       const where = this.#where()
       this.#fault(
@@ -387,7 +388,6 @@ export class ThreadedPlugin implements RunningPlugin {
     this.#post({ t: 'ping' })
   }
 
-  /** Posts to the thread; a reply goes only while it runs (or drains after an unload). */
   /**
    * The body of a streamed route answer: what the thread sends is acknowledged as the client takes
    * it in (so the thread's stream waits on a slow client), and a client that goes cancels it there.
@@ -411,7 +411,19 @@ export class ThreadedPlugin implements RunningPlugin {
     this.#post({ t: 'pulled', id, bytes })
   }
 
+  /** Posts to the thread: calls a turn's worth at a time (outbox.ts), anything else at once. */
   #post(message: Down): void {
+    if (message.t === 'call') this.#calls(message)
+    else this.#postNow(message)
+  }
+
+  readonly #calls = outbox<Down>(
+    (batch) => this.#worker.postMessage(batch),
+    (message) => this.#postNow(message),
+  )
+
+  /** Posts one message; a reply goes only while the thread runs (or drains after an unload). */
+  #postNow(message: Down): void {
     if (message.t === 'reply' && this.#ended && !this.#draining) return
     try {
       this.#worker.postMessage(message)
@@ -440,9 +452,13 @@ export class ThreadedPlugin implements RunningPlugin {
    * A message from the thread. The thread is the plugin's own code, which can post anything: a
    * message this cannot take ends that thread (never the manager).
    */
-  #receive(message: Up): void {
+  #receive(message: Up | Batch<Up>): void {
+    if (message?.t === 'batch' && Array.isArray(message.messages)) {
+      for (const each of message.messages) this.#receive(each)
+      return
+    }
     try {
-      this.#take(message)
+      this.#take(message as Up)
     } catch (error) {
       this.#fault(
         new SmError('SM_ERR_PLUGIN_CRASHED', {

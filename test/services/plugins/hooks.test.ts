@@ -26,6 +26,31 @@ describe('services/plugins: hooks', () => {
     )
   })
 
+  it('fails only the hook whose answer cannot leave its thread, said so, among others answering at once; the action goes on', async () => {
+    const { manager } = await startWithPlugins(
+      {
+        'odd.ts': plugin(
+          'Odd',
+          "beforeSettingUpdate(p: any) { if (p.key === 'custom.odd') return { cancel: true, reason: 'no', fn: () => 1 } }",
+        ),
+      },
+      { enable: ['odd'] },
+    )
+    try {
+      // Side by side: their hooks' answers cross in one batch, of which only the odd one fails.
+      await Promise.all(
+        ['custom.a', 'custom.odd', 'custom.b'].map((key) => manager.bus.request('settings:set', { key, value: key })),
+      )
+      for (const key of ['custom.a', 'custom.odd', 'custom.b'])
+        expect((await manager.bus.request('settings:get', { key })).value).to.equal(key)
+      const info = await manager.bus.request('plugins:info', { name: 'odd' })
+      expect(info.state).to.equal('loaded')
+      expect(info.lastHookError?.message).to.contain("it returned a value that cannot leave the plugin's thread")
+    } finally {
+      await manager.stop()
+    }
+  })
+
   it('completes the action when a hook throws, runs the other plugins, and counts the failure against the plugin', async () => {
     const { manager, dataDir } = await startWithPlugins(
       {

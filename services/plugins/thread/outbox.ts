@@ -1,0 +1,29 @@
+/** Several messages posted as one (`{ t: 'batch' }`), in order. */
+export interface Batch<M> {
+  readonly t: 'batch'
+  readonly messages: readonly M[]
+}
+
+/**
+ * Gathers the messages posted in one turn of the event loop and posts them as one batch once
+ * the turn's I/O is done (setImmediate): under load, a thread's calls and their results then cross
+ * a few at a time, not one wake-up of the other thread each. `send` posts; `one` posts a single
+ * message, answering for it when it cannot be cloned (so one bad value fails only its own call).
+ */
+export function outbox<M>(send: (batch: Batch<M>) => void, one: (message: M) => void): (message: M) => void {
+  let queue: M[] = []
+  const flush = () => {
+    const messages = queue
+    queue = []
+    if (messages.length === 1) return one(messages[0] as M)
+    try {
+      send({ t: 'batch', messages })
+    } catch {
+      // One of them cannot be cloned: each on its own, so only that one fails.
+      for (const message of messages) one(message)
+    }
+  }
+  return (message) => {
+    if (queue.push(message) === 1) setImmediate(flush)
+  }
+}
