@@ -86,7 +86,9 @@ setInterval(() => {
   if (Atomics.load(state, 0) === 1) return
   const current = Atomics.load(state, 1)
   if (current !== beat) { beat = current; beatAt = elapsed }
-  const late = deadlineMs > 0 && elapsed >= deadlineMs + graceMs
+  // Past the deadline the main thread ends the run itself, however long its shutdown takes,
+  // unless its code holds the loop (no beat for the grace).
+  const late = deadlineMs > 0 && elapsed >= deadlineMs + graceMs && elapsed - beatAt >= graceMs
   const blocked = blockedMs > 0 && elapsed - beatAt >= blockedMs
   if (!late && !blocked) return
   try { fs.writeSync(2, line + '\\n') } catch {}

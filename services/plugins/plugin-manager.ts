@@ -90,6 +90,13 @@ const OWN_FAILURES = new Set([
   'SM_ERR_PLUGIN_EXITED',
   'SM_ERR_PLUGIN_CRASHED',
 ])
+/** How a module fails to be a plugin at all (its import, its class, its version or engines). */
+const IMPORT_FAILURES = new Set([
+  'SM_ERR_PLUGIN_IMPORT_FAILED',
+  'SM_ERR_PLUGIN_NO_CLASS',
+  'SM_ERR_PLUGIN_INVALID_VERSION',
+  'SM_ERR_PLUGIN_ENGINES_MISMATCH',
+])
 /** How an import in a thread may fail by the module's own top-level code, so that trying again costs as much again. */
 const HUNG_IMPORTS = new Set([
   'SM_ERR_PLUGIN_LOAD_TIMEOUT',
@@ -332,8 +339,10 @@ export class PluginManager {
       if (record?.blocked) continue
       if (unchanged && record.state === 'invalid' && HUNG_IMPORTS.has(record.error?.code ?? '') && !again(record.name))
         continue
-      // Unchanged and whole when last imported: planned from its record, imported only where it runs.
-      const known = unchanged && record.state !== 'invalid' && staticsOfRecord(record, candidate)
+      // Unchanged and whole when last imported: planned from its record, imported only where it
+      // runs. A reload reads every class again (what the fingerprint leaves out may have changed).
+      const known =
+        unchanged && record.state !== 'invalid' && !again(candidate.name) && staticsOfRecord(record, candidate)
       if (known) {
         this.#definitions.set(candidate.name, known)
         continue
@@ -475,7 +484,8 @@ export class PluginManager {
           await this.#fact('plugins:loaded', { name, version: definition.version })
         this.#options.logger.info(`plugin '${name}' ${definition.version} loaded`, { hooks: plugin.hooks.length })
       } catch (error) {
-        await this.#failed(byName.get(name), name, error as SmError, false)
+        // Its module no longer imports (a change the fingerprint leaves out, or since it was planned): invalid.
+        await this.#failed(byName.get(name), name, error as SmError, IMPORT_FAILURES.has((error as SmError).code))
       }
     }
   }

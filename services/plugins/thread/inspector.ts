@@ -31,7 +31,10 @@ export async function inspectInThread(
   const queue = [...candidates]
   const inspector = async () => {
     for (let candidate = queue.shift(); candidate; candidate = queue.shift())
-      results.set(candidate.name, await inspectOne(candidate, options))
+      results.set(
+        candidate.name,
+        await inspectOne(candidate, options).catch((error: unknown) => importFailure(candidate.name, error)),
+      )
   }
   await Promise.all(Array.from({ length: Math.min(queue.length, SIDE_BY_SIDE) }, inspector))
   // In the order they were found (the callers record facts in it).

@@ -13,9 +13,9 @@ import { hookMethodsOf, unknownHookMethods } from '../hook-methods'
 import type { PluginContributions } from '../loaded-plugin'
 import type { CustomEventListener, PluginApi } from '../plugin-api'
 import type { PluginBase } from '../plugin-base'
-import { PluginImporter, staticsOf } from '../plugin-module'
+import { importFailure, PluginImporter, staticsOf } from '../plugin-module'
 import { registerPluginRoot } from '../process-guard'
-import { type Batch, outbox } from './outbox'
+import { type Batch, eachInTurn, outbox } from './outbox'
 import type { ApiName, Ask, Call, Down, Inspect, Inspected, InspectorData, ThreadData, Up } from './protocol'
 import { fromThreadError, toThreadError } from './wire'
 
@@ -68,7 +68,7 @@ export async function runPluginThread(modules: {
   // a result that cannot be cloned is answered as an error of its own call.
   const respond = outbox<Up>(
     (batch) => port.postMessage(batch),
-    (message) => (message.t === 'result' && message.ok ? answer(post, message.id, message.value) : post(message)),
+    (message) => (message.t === 'result' ? answer(post, message) : post(message)),
   )
   // The call the plugin's code is running, so that what it asks carries its causal chain.
   const running = new AsyncLocalStorage<number>()
@@ -130,7 +130,7 @@ export async function runPluginThread(modules: {
     }
   } catch (error) {
     // The manager reads the first result as the load's outcome.
-    post({ t: 'result', id: 0, ok: false, error: toThreadError(error) })
+    post({ t: 'result', id: 0, ok: false, error: toThreadError(importFailure(plugin, error)) })
     return
   }
   const methods = instance as unknown as Record<string, Callable | undefined>
@@ -209,8 +209,10 @@ export async function runPluginThread(modules: {
     const flow = { stream, inFlight: 0 }
     flows.set(id, flow)
     stream.on('data', (chunk: unknown) => {
-      const data =
+      const bytes =
         chunk instanceof Uint8Array ? chunk : Buffer.from(typeof chunk === 'string' ? chunk : JSON.stringify(chunk))
+      // Its own memory: a view of Node's shared pool would carry the whole 8 KiB slab across.
+      const data = bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes)
       flow.inFlight += data.byteLength
       respond({ t: 'chunk', id, data })
       if (flow.inFlight >= STREAM_WINDOW) stream.pause()
@@ -221,6 +223,10 @@ export async function runPluginThread(modules: {
     })
     stream.on('error', (error) => {
       if (flows.delete(id)) respond({ t: 'end', id, error: reasonOf(error) })
+    })
+    // Destroyed by the plugin without an end or an error: the client is told it broke off.
+    stream.on('close', () => {
+      if (flows.delete(id)) respond({ t: 'end', id, error: 'the stream was destroyed before its end' })
     })
   }
 
@@ -294,21 +300,22 @@ export async function runPluginThread(modules: {
   }
   port.on('message', (message: Down | Batch<Down>) => {
     if (message.t !== 'batch') return handle(message)
-    for (const each of message.messages) handle(each)
+    eachInTurn(message.messages, handle, respond.flush)
   })
   post({ t: 'ready', methods: hookMethods, any: typeof methods.onAnyEvent === 'function', warnings })
 }
 
-/** Posts a call's result; one that cannot be cloned (a function, a class instance with one) is an error, said so. */
-function answer(post: (message: Up) => void, id: number, value: unknown): void {
+/** Posts a call's result; one that cannot be cloned (a function, a class instance with one, an error's odd parameter) is an error, said so. */
+function answer(post: (message: Up) => void, result: Extract<Up, { t: 'result' }>): void {
   try {
-    post({ t: 'result', id, ok: true, value })
+    post(result)
   } catch (error) {
+    const what = result.ok ? 'it returned a value' : 'it failed with an error'
     post({
       t: 'result',
-      id,
+      id: result.id,
       ok: false,
-      error: { message: `it returned a value that cannot leave the plugin's thread (${reasonOf(error)})` },
+      error: { message: `${what} that cannot leave the plugin's thread (${reasonOf(error)})` },
     })
   }
 }

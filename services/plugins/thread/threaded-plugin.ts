@@ -417,9 +417,14 @@ export class ThreadedPlugin implements RunningPlugin {
     else this.#postNow(message)
   }
 
+  // A call gathered before the thread ended (its caller was answered with the reason) is dropped.
   readonly #calls = outbox<Down>(
-    (batch) => this.#worker.postMessage(batch),
-    (message) => this.#postNow(message),
+    (batch) => {
+      if (!this.#ended) this.#worker.postMessage(batch)
+    },
+    (message) => {
+      if (!this.#ended) this.#postNow(message)
+    },
   )
 
   /** Posts one message; a reply goes only while the thread runs (or drains after an unload). */
@@ -454,11 +459,15 @@ export class ThreadedPlugin implements RunningPlugin {
    */
   #receive(message: Up | Batch<Up>): void {
     if (message?.t === 'batch' && Array.isArray(message.messages)) {
-      for (const each of message.messages) this.#receive(each)
+      for (const each of message.messages) this.#receiveOne(each)
       return
     }
+    this.#receiveOne(message as Up)
+  }
+
+  #receiveOne(message: Up): void {
     try {
-      this.#take(message as Up)
+      this.#take(message)
     } catch (error) {
       this.#fault(
         new SmError('SM_ERR_PLUGIN_CRASHED', {
@@ -487,7 +496,12 @@ export class ThreadedPlugin implements RunningPlugin {
         return
       case 'result': {
         const pending = this.#settle(message.id)
-        if (!pending) return
+        if (!pending) {
+          // Too late (its call timed out): a body it streams has nobody to go to.
+          if (message.ok && (message.value as ForwardedResponse | undefined)?.streamed === true && !this.#ended)
+            this.#postNow({ t: 'cancel', id: message.id })
+          return
+        }
         if (!message.ok) pending.reject(fromThreadError(message.error ?? { message: 'no error given' }))
         else if (!pending.page) pending.resolve(message.value)
         else {
@@ -501,7 +515,11 @@ export class ThreadedPlugin implements RunningPlugin {
       case 'chunk': {
         if (!(message.data instanceof Uint8Array)) throw new TypeError('a streamed piece that is not bytes')
         const body = this.#streams.get(message.id)
-        if (!body) return
+        if (!body) {
+          // A body nobody reads any more (or never did): the thread ends it.
+          if (!this.#ended) this.#postNow({ t: 'cancel', id: message.id })
+          return
+        }
         // Told once the client has taken it in (or at once, while the stream's buffer has room).
         body.owed += message.data.byteLength
         if (body.stream.write(message.data)) this.#pulled(message.id)

@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads'
 import { expect } from 'chai'
-import { type Batch, outbox } from '../../../services/plugins/thread/outbox'
+import { type Batch, eachInTurn, outbox } from '../../../services/plugins/thread/outbox'
 
 type Message = { readonly n: number; readonly value?: unknown }
 
@@ -60,5 +60,21 @@ describe('services/plugins: the outbox of a thread boundary', () => {
     } finally {
       port1.close()
     }
+  })
+
+  it("handles a batch's messages a turn each, posting what each answered before the next runs", async () => {
+    const seen: string[] = []
+    await new Promise<void>((resolve) =>
+      eachInTurn(
+        ['a', 'b', 'c'],
+        (message) => {
+          seen.push(`handle ${message}`)
+          // A later call of the batch that never returns would leave the earlier ones answered.
+          if (message === 'c') setImmediate(() => setImmediate(resolve))
+        },
+        () => seen.push('flush'),
+      ),
+    )
+    expect(seen).to.deep.equal(['flush', 'handle a', 'flush', 'handle b', 'flush', 'handle c', 'flush'])
   })
 })
