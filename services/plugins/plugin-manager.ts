@@ -352,7 +352,7 @@ export class PluginManager {
     const imported = await this.#import(toImport)
     for (const candidate of toImport) {
       const record = records.get(candidate.name)
-      const unchanged = record && record.hash === candidate.hash && record.state !== 'missing'
+      const unchanged = !changed.has(candidate.name)
       const definition = imported.get(candidate.name) as PluginStatics | SmError
       if (!(definition instanceof SmError)) {
         this.#definitions.set(candidate.name, definition)

@@ -1,10 +1,10 @@
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
-import { reasonOf, SmError } from '../../../kernel'
+import { SmError } from '../../../kernel'
 import type { Candidate } from '../discovery'
 import { importFailure, type PluginStatics } from '../plugin-module'
 import type { Inspect, Inspected, InspectorData } from './protocol'
 import { fromThreadError } from './wire'
+import { startPluginWorker, workerFault } from './worker'
 
 export interface InspectorOptions {
   /** The threads' entry file (the composition root `plugin-thread.js`). */
@@ -49,13 +49,8 @@ async function inspectOne(candidate: Candidate, options: InspectorOptions): Prom
   const plugin = candidate.name
   const where = 'its import (its top-level code)'
   const mb = await options.maxMemoryMb(plugin)
-  const worker = new Worker(options.entry, {
-    workerData: { inspect: true, cacheDir: options.cacheDir } satisfies InspectorData,
-    name: `plugin-inspector:${plugin}`,
-    resourceLimits: { maxOldGenerationSizeMb: mb },
-    stdout: false,
-    stderr: false,
-  })
+  const data: InspectorData = { inspect: true, cacheDir: options.cacheDir }
+  const worker = startPluginWorker(options.entry, `plugin-inspector:${plugin}`, data, mb)
   // What the module's code does after it answered (a stray timer's throw) ends only this thread.
   worker.on('error', () => {})
   const result = await new Promise<PluginStatics | SmError>((resolve) => {
@@ -70,12 +65,7 @@ async function inspectOne(candidate: Candidate, options: InspectorOptions): Prom
       else if (answer?.ok === false) done(importFailure(plugin, fromThreadError(answer.error)))
       else done(new SmError('SM_ERR_PLUGIN_CRASHED', { plugin, where, reason: 'its thread sent a malformed message' }))
     }
-    const onError = (error: Error & { code?: string }) =>
-      done(
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new SmError('SM_ERR_PLUGIN_OUT_OF_MEMORY', { plugin, where, mb })
-          : new SmError('SM_ERR_PLUGIN_CRASHED', { plugin, where, reason: reasonOf(error) }, { cause: error }),
-      )
+    const onError = (error: Error & { code?: string }) => done(workerFault(error, plugin, where, mb))
     const onExit = (code: number) => done(new SmError('SM_ERR_PLUGIN_EXITED', { plugin, where, code }))
     // From when the thread runs: its own start is not the module's time.
     worker.once('online', () => {

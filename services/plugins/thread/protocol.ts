@@ -86,6 +86,9 @@ export type Down =
   /** The plugin is unloaded: revoke its this.api, and say `drained` once nothing it asked is still waiting. */
   | { readonly t: 'unload' }
 
+/** The levels a thread's log lines may have (what the manager accepts from it). */
+export const THREAD_LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
+
 /** Thread → manager. */
 export type Up =
   /** The plugin's module is imported; its constructor runs next. */
@@ -111,7 +114,7 @@ export type Up =
       readonly t: 'log'
       /** The child logger's name under the plugin's (`this.logger.child('x')`), if any. */
       readonly name?: string
-      readonly level: 'debug' | 'info' | 'warn' | 'error'
+      readonly level: (typeof THREAD_LOG_LEVELS)[number]
       readonly message: string
       readonly fields?: LogFields
     }

@@ -16,12 +16,23 @@ import type { PluginBase } from '../plugin-base'
 import { importFailure, PluginImporter, staticsOf } from '../plugin-module'
 import { registerPluginRoot } from '../process-guard'
 import { type Batch, eachInTurn, outbox } from './outbox'
-import type { ApiName, Ask, Call, Down, Inspect, Inspected, InspectorData, ThreadData, Up } from './protocol'
+import {
+  type ApiName,
+  type Ask,
+  type Call,
+  type Down,
+  type Inspect,
+  type Inspected,
+  type InspectorData,
+  THREAD_LOG_LEVELS,
+  type ThreadData,
+  type Up,
+} from './protocol'
 import { fromThreadError, toThreadError } from './wire'
 
 type Callable = (...args: unknown[]) => unknown
 
-const LEVELS = ['debug', 'info', 'warn', 'error'] as const
+const LEVELS = THREAD_LOG_LEVELS
 /** How far a streamed route body may run ahead of what the manager has sent to the client (bytes). */
 const STREAM_WINDOW = 1 << 20
 

@@ -1,5 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import {
   actionCatalogue,
   type BusScope,
@@ -20,8 +20,9 @@ import { type LoadOptions, type PluginContributions, type RunningPlugin, recordS
 import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from '../plugin-gateway'
 import type { PluginStatics } from '../plugin-module'
 import { type Batch, outbox } from './outbox'
-import type { ApiName, Ask, Call, Down, ThreadData, Up } from './protocol'
+import { type ApiName, type Ask, type Call, type Down, THREAD_LOG_LEVELS, type ThreadData, type Up } from './protocol'
 import { fromThreadError, toThreadError } from './wire'
+import { startPluginWorker, workerFault } from './worker'
 
 export interface ThreadOptions extends LoadOptions {
   /** The thread's entry file (the composition root `plugin-thread.js`). */
@@ -57,11 +58,9 @@ const NO_TIMEOUT = 0
 const DRAIN_MS = 10 * 60_000
 /** How many calls' chains a thread's later asks may still name. */
 const MAX_CHAINS = 10_000
-const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error'])
+const LOG_LEVELS: ReadonlySet<string> = new Set(THREAD_LOG_LEVELS)
 /** How long a thread has to answer a ping once a call of it timed out, before it counts as stuck. */
 const PING_MS = 1000
-/** V8's young generation of a plugin's thread (MB). */
-const YOUNG_GENERATION_MB = 2
 
 /**
  * A plugin running in a worker thread of its own, as the manager sees it: its hooks and
@@ -129,28 +128,11 @@ export class ThreadedPlugin implements RunningPlugin {
       actions: actionCatalogue(),
       api: apiNames(),
     }
-    this.#worker = new Worker(options.entry, {
-      workerData: data,
-      name: `plugin:${this.name}`,
-      // A small young generation: an idle plugin's thread stays small (bench: threads), and scavenges stay cheap.
-      resourceLimits: { maxOldGenerationSizeMb: options.maxMemoryMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-      // What the plugin prints goes to the manager's own output, as it did in-process.
-      stdout: false,
-      stderr: false,
-    })
+    this.#worker = startPluginWorker(options.entry, `plugin:${this.name}`, data, options.maxMemoryMb)
     this.#worker.on('message', (message: Up | Batch<Up>) => this.#receive(message))
-    this.#worker.on('error', (error: Error & { code?: string }) => {
-      const where = this.#where()
-      this.#fault(
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new SmError('SM_ERR_PLUGIN_OUT_OF_MEMORY', { plugin: this.name, where, mb: options.maxMemoryMb })
-          : new SmError(
-              'SM_ERR_PLUGIN_CRASHED',
-              { plugin: this.name, where, reason: reasonOf(error) },
-              { cause: error },
-            ),
-      )
-    })
+    this.#worker.on('error', (error: Error & { code?: string }) =>
+      this.#fault(workerFault(error, this.name, this.#where(), options.maxMemoryMb)),
+    )
     this.#worker.on('exit', (code) => {
       if (this.#ended) return
       this.#fault(new SmError('SM_ERR_PLUGIN_EXITED', { plugin: this.name, where: this.#where(), code }))
