@@ -211,13 +211,38 @@ for (const make of [bedrock, java]) {
       expect(refused.map((r) => r.status())).to.deep.equal([403, 403, 403, 403, 403])
     })
 
-    it('removes it as an admin once stopped, its files kept', async () => {
+    it('stops it while the page still asks its status (the late answer does not undo the stop), and removes it as an admin, its files kept', async () => {
       await page.getByRole('button', { name: 'Sign out' }).click()
       await page.waitForURL(/\/login/)
       await signInPage(page, url, 'admin', 'an admin password')
+      // The page asks the server's status once its live stream opens: that answer, read while the
+      // server runs, is held back until the stop has come over the stream.
+      let held: () => void = () => {}
+      const release = new Promise<void>((resolve) => {
+        held = resolve
+      })
+      let asked: () => void = () => {}
+      const answered = new Promise<void>((resolve) => {
+        asked = resolve
+      })
+      let first = true
+      await page.route(`${url}/api/servers/walk/status`, async (route) => {
+        if (!first) return route.continue()
+        first = false
+        const response = await route.fetch()
+        asked()
+        await release
+        await route.fulfill({ response })
+      })
       await page.goto(`${url}/servers/walk`)
+      await answered
       await page.locator('.power').getByRole('button', { name: 'Stop', exact: true }).click()
       await page.locator('[data-status]', { hasText: 'stopped' }).first().waitFor()
+      held()
+      // The badge is busy while a status is asked for: once no ask is left, the late one was dropped.
+      await page.locator('[data-status]:not([aria-busy])').first().waitFor()
+      expect(await page.locator('[data-status]').first().textContent()).to.equal('stopped')
+      await page.unroute(`${url}/api/servers/walk/status`)
       page.once('dialog', (dialog) => dialog.accept())
       await page.getByRole('button', { name: 'Remove, keep its files' }).click()
       await page.waitForURL(`${url}/`)

@@ -137,6 +137,33 @@
     }
   }
 
+  /**
+   * What a page asks for beside a live stream that brings the same changes (on open, to catch up).
+   * An answer can come after newer news, and is then older than what the page shows: it is dropped
+   * once the answer to a later ask was taken, and an entry of it is stale once a live change to that
+   * entry came after the ask (the stream brings every change after that one too).
+   * `live(key)` notes a live change; `ask(load, take)` calls `take(answer, fresh)` with the answer
+   * of `load()` unless a later one was taken, `fresh(key)` saying whether its entry still holds.
+   */
+  function catchUp() {
+    const heard = new Map()
+    let asks = 0
+    let taken = 0
+    return {
+      live(key) {
+        heard.set(key, (heard.get(key) ?? 0) + 1)
+      },
+      async ask(load, take) {
+        const ask = ++asks
+        const before = new Map(heard)
+        const answer = await load()
+        if (ask < taken) return
+        taken = ask
+        take(answer, (key) => heard.get(key) === before.get(key))
+      },
+    }
+  }
+
   /** Follows a task to its end: progress as it comes, then resolves with the task (rejects if it failed). */
   function followTask(id, onProgress = () => {}) {
     return new Promise((resolve, reject) => {
@@ -259,5 +286,5 @@
     })
   }
 
-  window.sm = { api, toast, fail, el, stream, followTask, formData, bytes, when, csrf, upload, power }
+  window.sm = { api, toast, fail, el, stream, catchUp, followTask, formData, bytes, when, csrf, upload, power }
 })()

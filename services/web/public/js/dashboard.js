@@ -1,6 +1,6 @@
 'use strict'
 ;(() => {
-  const { api, stream, power } = window.sm
+  const { api, stream, catchUp, power } = window.sm
   const rows = new Map([...document.querySelectorAll('tr[data-server]')].map((row) => [row.dataset.server, row]))
   const count = () => {
     const running = [...document.querySelectorAll('[data-status]')].filter((s) => s.textContent === 'running').length
@@ -17,13 +17,19 @@
     count()
   }
   for (const row of rows.values()) power(row, undefined)
-  const source = stream(['server_status'], ({ data }) => show(data.serverName, data.status))
+  const asked = catchUp()
+  const source = stream(['server_status'], ({ data }) => {
+    asked.live(data.serverName)
+    show(data.serverName, data.status)
+  })
   // What changed before the stream opened (or while it was reconnecting).
   source.onopen = () =>
-    api('GET', '/api/servers').then(
-      (r) => {
-        for (const s of r.servers) show(s.name, s.status)
-      },
-      () => {},
-    )
+    asked
+      .ask(
+        () => api('GET', '/api/servers'),
+        (r, fresh) => {
+          for (const s of r.servers) if (fresh(s.name)) show(s.name, s.status)
+        },
+      )
+      .catch(() => {})
 })()

@@ -2,7 +2,7 @@
 // and server_status topics), and for admins the allowlist and operators with add and remove.
 'use strict'
 ;(() => {
-  const { api, toast, fail, el, stream, formData, when } = window.sm
+  const { api, toast, fail, el, stream, catchUp, formData, when } = window.sm
   const root = document.getElementById('players')
   if (!root) return
   const name = root.dataset.server
@@ -20,8 +20,7 @@
   const onlineBox = document.getElementById('players-online')
   const historyBody = document.getElementById('player-history')
 
-  async function loadOnline() {
-    const { run } = await api('GET', `${base}/status`)
+  function drawOnline(run) {
     const list = run.players
     if (run.status !== 'running') onlineBox.textContent = `nobody (the server is ${run.status})`
     else if (!list) onlineBox.textContent = 'not known yet (the manager has not seen a list or a join)'
@@ -35,8 +34,7 @@
     onlineBox.classList.toggle('muted', !list || list.online === 0)
   }
 
-  async function loadHistory() {
-    const { players } = await api('GET', `${base}/players/history`)
+  function drawHistory(players) {
     historyBody.replaceChildren(
       ...players.map((p) =>
         el(
@@ -58,7 +56,18 @@
   }
 
   if (historyBody) {
-    const refresh = () => Promise.all([loadOnline(), loadHistory()]).catch(fail)
+    // Each change asks again; an answer overtaken by a later one is dropped (sm.catchUp).
+    const asked = catchUp()
+    const refresh = () =>
+      asked
+        .ask(
+          () => Promise.all([api('GET', `${base}/status`), api('GET', `${base}/players/history`)]),
+          ([{ run }, { players }]) => {
+            drawOnline(run)
+            drawHistory(players)
+          },
+        )
+        .catch(fail)
     const source = stream([`players:${name}`, 'server_status'], (message) => {
       if (message.topic === `players:${name}` || message.data?.serverName === name) refresh()
     })

@@ -1,6 +1,6 @@
 'use strict'
 ;(() => {
-  const { api, toast, fail, el, stream, followTask, formData, bytes, when, power } = window.sm
+  const { api, toast, fail, el, stream, catchUp, followTask, formData, bytes, when, power } = window.sm
   const root = document.getElementById('server-page')
   const name = root.dataset.server
   const role = root.dataset.role
@@ -40,8 +40,13 @@
   if (role !== 'user') topics.push(`server_log:${name}`, `servers:backup_progress:${name}`)
   const progress = document.getElementById('backup-progress')
   const progressText = document.getElementById('backup-status')
+  const asked = catchUp()
+  let asking = 0
   const source = stream(topics, (message) => {
-    if (message.topic === 'server_status' && message.data.serverName === name) setStatus(message.data.status)
+    if (message.topic === 'server_status' && message.data.serverName === name) {
+      asked.live(name)
+      setStatus(message.data.status)
+    }
     if (message.type === 'server_log') appendLines([message.data])
     if (message.type === 'servers:backup_progress') {
       progress.hidden = false
@@ -51,7 +56,17 @@
   })
   source.onopen = () => {
     // The status as it is now: it may have changed before the stream opened, or while it reconnected.
-    api('GET', `${base}/status`).then((r) => setStatus(r.run.status, r.run.pid ?? undefined), fail)
+    // The badge is busy while it is asked (the answer may be dropped: sm.catchUp).
+    const badge = root.querySelector('[data-status]')
+    asking++
+    badge.setAttribute('aria-busy', 'true')
+    asked
+      .ask(
+        () => api('GET', `${base}/status`),
+        (r, fresh) => fresh(name) && setStatus(r.run.status, r.run.pid ?? undefined),
+      )
+      .catch(fail)
+      .finally(() => --asking || badge.removeAttribute('aria-busy'))
     // Load the console's recent lines once the live stream is open, so no line falls between.
     if (role === 'user' || consoleBox.dataset.loaded) return
     consoleBox.dataset.loaded = '1'

@@ -1,6 +1,6 @@
 'use strict'
 ;(() => {
-  const { api, fail, el, stream, when } = window.sm
+  const { api, fail, el, stream, catchUp, when } = window.sm
   const body = document.getElementById('tasks')
   const tasks = new Map()
   const draw = () => {
@@ -47,7 +47,9 @@
     )
     if (list.length === 0) body.append(el('tr', {}, el('td', { colspan: 6, class: 'muted' }, 'No tasks yet.')))
   }
+  const asked = catchUp()
   const source = stream(['tasks'], ({ type, data }) => {
+    asked.live(data.id)
     const known = tasks.get(data.id) || { id: data.id, name: data.name, createdAt: new Date().toISOString() }
     if (type === 'tasks:started') tasks.set(data.id, { ...known, owner: data.owner, state: 'running' })
     if (type === 'tasks:progress')
@@ -62,8 +64,13 @@
     draw()
   })
   source.onopen = () =>
-    api('GET', '/api/tasks?limit=100').then((r) => {
-      for (const t of r.tasks) tasks.set(t.id, { ...tasks.get(t.id), ...t })
-      draw()
-    }, fail)
+    asked
+      .ask(
+        () => api('GET', '/api/tasks?limit=100'),
+        (r, fresh) => {
+          for (const t of r.tasks) if (fresh(t.id)) tasks.set(t.id, { ...tasks.get(t.id), ...t })
+          draw()
+        },
+      )
+      .catch(fail)
 })()
