@@ -4,7 +4,7 @@ import './errors'
 import './settings'
 import { randomUUID } from 'node:crypto'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { LoggerToken, reasonOf, type Service } from '../../kernel'
+import { LoggerToken, reasonOf, type Service, SmError } from '../../kernel'
 import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { WEB_CONTRIBUTIONS } from '../web/contract'
@@ -12,7 +12,7 @@ import { builtinCli, type CliContribution, checkCliConflicts, cliCacheFile, writ
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
 import { eventIdentifier } from './identity'
-import { LoopWatchdog } from './loop-watchdog'
+import { LoopWatcher } from './loop-watchdog'
 import { PluginManager } from './plugin-manager'
 import { PluginImporter } from './plugin-module'
 import { PLUGIN_FACTS, registryProjection } from './registry-projection'
@@ -69,7 +69,7 @@ export interface PluginsServiceOptions {
 
 export function pluginsService(options: PluginsServiceOptions): Service {
   let manager: PluginManager | undefined
-  let watchdog: LoopWatchdog | undefined
+  let watchdog: LoopWatcher | undefined
   const packageRoot = options.packageRoot ?? PACKAGE_ROOT
   // What the loaded plugins add to the CLI, by plugin, for <data dir>/cache/cli.json.
   const cli = new Map<string, CliContribution>()
@@ -111,10 +111,18 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       // watchdog thread is started (plugins.isolation is read at start; a change takes a restart).
       const inProcess = !options.threadEntry || String(await setting('plugins.isolation')) === 'none'
       if (options.watchdog && inProcess) {
-        watchdog = new LoopWatchdog({
-          limitMs: hookTimeoutMs + WATCHDOG_GRACE_MS,
-          blockedFile,
-          logFile: join(config.dataDir, 'logs', 'server-manager.log'),
+        const limitMs = hookTimeoutMs + WATCHDOG_GRACE_MS
+        // The plugin and the hook are the watcher's to fill in: the code last entered when it acts.
+        const { code, message } = new SmError('SM_ERR_PLUGIN_BLOCKED_LOOP', {
+          plugin: '{plugin}',
+          hook: '{hook}',
+          ms: limitMs,
+        })
+        watchdog = new LoopWatcher({
+          blockedMs: limitMs,
+          error: { code, message },
+          record: { blockedFile, logFile: join(config.dataDir, 'logs', 'server-manager.log') },
+          onError: (error) => logger.error('the loop watchdog thread failed: plugins run unwatched', { error }),
         })
       }
       const plugins = new PluginManager({

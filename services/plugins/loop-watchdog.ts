@@ -33,36 +33,60 @@ export function isBoundedTimeout(error: unknown): boolean {
   return (error as { code?: unknown })?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT'
 }
 
-// Slots of the shared array: the main thread's heartbeat and the last plugin code it entered.
-const HEARTBEAT = 0
+/** What a loop watcher does about this process's event loop. */
+export interface LoopWatch {
+  /** Past this long without a beat of the main thread (its loop held), the process is ended; 0: never. */
+  readonly blockedMs: number
+  /**
+   * The whole run's deadline (0 or none: no deadline). The main thread ends a run that outlives it
+   * itself; past it and a grace, the process is ended if the loop has been held for the grace.
+   */
+  readonly deadlineMs?: number
+  /** The coded error written to stderr: `{plugin}` and `{hook}` in its message are the plugin code last entered. */
+  readonly error: { readonly code: string; readonly message: string }
+  /** Where the manager's watcher leaves the record for the next start (`readBlockedRecord`) and its log line. */
+  readonly record?: { readonly blockedFile: string; readonly logFile: string }
+  /** The watcher thread itself failed (it then watches no more). */
+  readonly onError?: (error: Error) => void
+}
+
+// Slots of the shared state: the main thread's heartbeat, the plugin code it last entered, and
+// set once the watch is over.
+const BEAT = 0
 const PLUGIN = 1
 const HOOK = 2
+const DONE = 3
 const BEAT_MS = 200
+/** How long past the deadline the watcher waits for the main thread to end the run itself. */
+const GRACE_MS = 2000
 
 /**
- * Notices when plugin code blocks the event loop for good (a synchronous infinite loop in a
- * hook): nothing on that thread, signals included, runs any more. A worker thread watches a
- * heartbeat; past `limitMs` without one it writes a coded error naming the plugin code that
- * last started, records it in `blockedFile` (the next process makes it a `plugins:blocked` fact, so
- * no later start loads that plugin until it is enabled or reloaded), and
- * ends the process (SIGKILL: the blocked thread can run nothing else). Its timer and thread are
- * unref'd.
+ * Notices when code blocks this process's event loop (a synchronous endless loop in a plugin's
+ * hook, command or menu item): nothing on that thread, signals included, runs any more. A worker
+ * thread follows a heartbeat of the main thread; when the loop is held past the limit it writes
+ * the coded error (in the manager also a record for the next start, which then does not load the
+ * plugin, and a log line) and ends the process (SIGKILL: the blocked thread can run nothing else).
+ * It counts monotonic time while the process runs: a pause of the whole process (Ctrl-Z, a
+ * suspended machine) or a step of the wall clock is not taken for a held loop. Its timer and
+ * thread are unref'd.
  */
-export class LoopWatchdog {
-  readonly #state = new Int32Array(new SharedArrayBuffer(12))
+export class LoopWatcher {
+  readonly #state = new Int32Array(new SharedArrayBuffer(16))
   readonly #names: string[] = []
   readonly #worker: Worker
   readonly #beat: NodeJS.Timeout
 
-  constructor(options: { limitMs: number; blockedFile: string; logFile: string }) {
+  constructor(watch: LoopWatch) {
+    const { onError, ...data } = watch
     this.#worker = new Worker(WATCHER, {
       eval: true,
-      workerData: { state: this.#state, ...options, beatMs: BEAT_MS },
+      workerData: { state: this.#state, beatMs: BEAT_MS, graceMs: GRACE_MS, deadlineMs: 0, ...data },
       stdout: false,
       stderr: false,
     })
     this.#worker.unref()
-    this.#beat = setInterval(() => Atomics.add(this.#state, HEARTBEAT, 1), BEAT_MS)
+    this.#worker.on('error', (error) => onError?.(error))
+    this.#beat = setInterval(() => Atomics.add(this.#state, BEAT, 1), BEAT_MS)
     this.#beat.unref()
   }
 
@@ -72,16 +96,18 @@ export class LoopWatchdog {
     Atomics.store(this.#state, HOOK, this.#id(hook))
   }
 
-  async stop(): Promise<void> {
+  /** Ends the watch (at once: the thread acts no more, even before it has ended). */
+  stop(): Promise<number> {
+    Atomics.store(this.#state, DONE, 1)
     clearInterval(this.#beat)
-    await this.#worker.terminate()
+    return this.#worker.terminate()
   }
 
   #id(name: string): number {
     let id = this.#names.indexOf(name)
     if (id < 0) {
       id = this.#names.push(name) - 1
-      this.#worker.postMessage({ id, name })
+      this.#worker.postMessage({ id: id + 1, name })
     }
     return id + 1
   }
@@ -114,27 +140,42 @@ export function clearBlockedRecord(blockedFile: string): void {
   rmSync(blockedFile, { force: true })
 }
 
-// The worker: plain JavaScript, run with eval so it needs no file of its own. It writes with
+// The watcher: plain JavaScript, run with eval so it needs no file of its own. It writes with
 // fs.writeSync, because a worker's process.stderr goes through the (blocked) main thread.
 const WATCHER = `
 const { workerData, parentPort } = require('node:worker_threads')
 const fs = require('node:fs')
-const { state, limitMs, blockedFile, logFile, beatMs } = workerData
+const { state, beatMs, graceMs, blockedMs, deadlineMs, error, record } = workerData
 const names = new Map()
-parentPort.on('message', ({ id, name }) => names.set(id + 1, name))
-let last = Atomics.load(state, 0)
-let since = Date.now()
+parentPort.on('message', ({ id, name }) => names.set(id, name))
+// Monotonic time, counted only while this process runs: a pause of the whole process shows as a
+// late tick of this thread's own, and is not counted.
+let tick = performance.now()
+let elapsed = 0
+let beat = Atomics.load(state, ${BEAT})
+let beatAt = 0
 setInterval(() => {
-  const now = Atomics.load(state, 0)
-  if (now !== last) { last = now; since = Date.now(); return }
-  const ms = Date.now() - since
-  if (ms < limitMs) return
-  const plugin = names.get(Atomics.load(state, 1)) || 'unknown'
-  const hook = names.get(Atomics.load(state, 2)) || 'unknown'
-  const message = "The plugin '" + plugin + "' blocked the manager's event loop for " + Math.round(ms / 1000) + " s (it last entered " + hook + "), so nothing else could run, not even Ctrl-C. The process was ended; the next start does not load '" + plugin + "' until 'server-manager plugin enable " + plugin + "' or 'plugin reload'. Remove the synchronous loop from the plugin."
-  try { fs.writeFileSync(blockedFile, JSON.stringify({ plugin, hook, ms, at: new Date().toISOString() }) + '\\n') } catch {}
-  try { fs.appendFileSync(logFile, JSON.stringify({ time: new Date().toISOString(), level: 'error', name: 'plugins', message, code: 'SM_ERR_PLUGIN_BLOCKED_LOOP' }) + '\\n') } catch {}
-  try { fs.writeSync(2, 'Error [SM_ERR_PLUGIN_BLOCKED_LOOP]: ' + message + '\\n') } catch {}
+  const now = performance.now()
+  const step = now - tick
+  tick = now
+  if (step <= 5 * beatMs) elapsed += step
+  if (Atomics.load(state, ${DONE}) === 1) return
+  const current = Atomics.load(state, ${BEAT})
+  if (current !== beat) { beat = current; beatAt = elapsed }
+  const held = elapsed - beatAt
+  // Past the deadline the main thread ends the run itself, however long its shutdown takes,
+  // unless the loop is held (no beat for the grace).
+  const late = deadlineMs > 0 && elapsed >= deadlineMs + graceMs && held >= graceMs
+  if (!late && !(blockedMs > 0 && held >= blockedMs)) return
+  const plugin = names.get(Atomics.load(state, ${PLUGIN})) || 'unknown'
+  const hook = names.get(Atomics.load(state, ${HOOK})) || 'unknown'
+  const message = error.message.replaceAll('{plugin}', plugin).replaceAll('{hook}', hook)
+  if (record) {
+    const at = new Date().toISOString()
+    try { fs.writeFileSync(record.blockedFile, JSON.stringify({ plugin, hook, ms: Math.round(held), at }) + '\\n') } catch {}
+    try { fs.appendFileSync(record.logFile, JSON.stringify({ time: at, level: 'error', name: 'plugins', message, code: error.code }) + '\\n') } catch {}
+  }
+  try { fs.writeSync(2, 'Error [' + error.code + ']: ' + message + '\\n') } catch {}
   process.kill(process.pid, 'SIGKILL')
 }, beatMs)
 `
