@@ -109,7 +109,16 @@ export class WebServer implements WebApp {
       async (ctx) => {
         const { user, csrf, path, version, pluginPages } = await this.pageLocals(ctx as never, {})
         const mounts = Object.fromEntries([...this.#coreMounts, ...this.layer.mounts()].map((m) => [m.name, m.urlPath]))
-        return { ...(user ? { user: { ...user } } : {}), csrf, path, version, pluginPages, mounts } satisfies PageData
+        const templates = this.layer.templateFolders()
+        return {
+          ...(user ? { user: { ...user } } : {}),
+          csrf,
+          path,
+          version,
+          pluginPages,
+          mounts,
+          templates,
+        } satisfies PageData
       },
     )
     const forget = () => {

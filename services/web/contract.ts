@@ -94,6 +94,8 @@ export interface PageData {
   readonly pluginPages: readonly unknown[]
   /** The static mounts by name, for `urlFor`. */
   readonly mounts: Readonly<Record<string, string>>
+  /** Every plugin's template folders, by plugin, for a page of another plugin (`other:view`). */
+  readonly templates: Readonly<Record<string, readonly string[]>>
 }
 
 const webStatus = z.object({

@@ -152,6 +152,11 @@ export class PluginLayer {
     this.#entries = entries
   }
 
+  /** Every plugin's template folders (a threaded one's too), by plugin. */
+  templateFolders(): Record<string, readonly string[]> {
+    return Object.fromEntries(this.#entries.map((e) => [e.plugin, e.templateDirs]))
+  }
+
   mounts(): StaticMount[] {
     return this.#entries.flatMap((e) => e.mounts)
   }
@@ -179,8 +184,9 @@ export class PluginLayer {
     for (const router of routers) guardUndeclared(router)
     const entry: Entry = { plugin, routers, mounts, templateDirs }
     this.#set([...others, entry])
-    // A threaded plugin's pages are drawn in its thread, from its folders there.
-    this.#onChange(plugin, thread ? [] : templateDirs)
+    // A threaded plugin draws its pages in its thread; these are for a plugin in this thread that
+    // draws one of them by name (`other:view`, after plugins.isolation changed between loads).
+    this.#onChange(plugin, templateDirs)
   }
 
   release(plugin: string): void {

@@ -102,6 +102,11 @@ export class Renderers {
     this.#byPlugin.set(plugin, { dirs, render })
   }
 
+  /** The folders `setPlugin` was given for `plugin` (none: it has no templates here). */
+  foldersOf(plugin: string): readonly string[] {
+    return this.#byPlugin.get(plugin)?.dirs ?? []
+  }
+
   /** `plugin:view`, or a bare view of `plugin` (the route's own plugin) or of the app. */
   render(ctx: object, view: string, locals: Record<string, unknown>, plugin?: string): Promise<string> {
     const cut = view.indexOf(':')

@@ -91,7 +91,14 @@ export function routeRunner(
   Object.defineProperty(app.context, 'render', {
     async value(this: Koa.ParameterizedContext<WebState>, view: string, locals: Record<string, unknown> = {}) {
       const page = await (pages.get(this) as () => Promise<PageData>)()
-      const { mounts, ...data } = page
+      const { mounts, templates, ...data } = page
+      // A page of another plugin (`other:view`), drawn here from its folders as the manager has them now.
+      const cut = view.indexOf(':')
+      const other = cut > 0 ? view.slice(0, cut) : plugin
+      if (other !== plugin && other !== 'app') {
+        const now = templates[other] ?? []
+        if (String(now) !== String(renderers.foldersOf(other))) renderers.setPlugin(other, now)
+      }
       const urlFor = (name: string, path = '') => {
         const at = mounts[name]
         if (at === undefined) throw new SmError('SM_ERR_WEB_STATIC_MOUNT_UNKNOWN', { name })

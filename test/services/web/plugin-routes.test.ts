@@ -185,6 +185,40 @@ describe('services/web: plugin routers, templates, static mounts and native page
     }
   })
 
+  it("renders another plugin's page by its name (`routes:greet`) from its own thread, and says so once that plugin is gone", async () => {
+    web = await startWeb()
+    routesPlugin(web.dataDir, 'routes', PAGE_ROUTE)
+    const dir = join(web.dataDir, 'plugins', 'borrower')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(
+      join(dir, 'index.ts'),
+      `import { PluginBase } from 'server-manager'
+import { Router } from 'server-manager/web'
+export default class Borrower extends PluginBase {
+  static version = '1.0.0'
+  getRouters() {
+    const router = new Router({ prefix: '/borrower' })
+    router.get('/page', async (ctx) => { await ctx.render('routes:greet', { name: 'Alex' }) })
+    return [router]
+  }
+}
+`,
+    )
+    await web.manager.bus.request('plugins:reload', {})
+    for (const name of ['routes', 'borrower'])
+      await web.manager.bus.request('plugins:set_enabled', { name, enabled: true })
+    const page = await http(`${web.url}/borrower/page`, { token: web.admin, headers: { Accept: 'text/html' } })
+    expect(page.status, page.text).to.equal(200)
+    expect(page.text).to.contain('<title>Greeting for Alex · server-manager</title>')
+    expect(page.text).to.contain('<p class="greet">Hello Alex</p>')
+    expect(page.text).to.contain('<script src="/myplugin/static/js/greet.js"></script>')
+
+    await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: false })
+    const gone = await http(`${web.url}/borrower/page`, { token: web.admin })
+    expect(gone.status).to.equal(500)
+    expect(gone.json.code).to.equal('SM_ERR_WEB_TEMPLATE_NOT_FOUND')
+  })
+
   it('hands a route the files of a multipart upload for the length of the request, and refuses one over web.max_upload_mb', async () => {
     web = await startWeb({ files: { 'uploads.ts': UPLOAD_PLUGIN }, enable: ['uploads'] })
     const content = Buffer.alloc(300_000, 7)
