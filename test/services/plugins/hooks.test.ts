@@ -37,7 +37,7 @@ describe('services/plugins: hooks', () => {
       { enable: ['odd'] },
     )
     try {
-      // Side by side: their hooks' answers cross in one batch, of which only the odd one fails.
+      // Side by side, so their hooks' answers may cross in one batch: whether they do or not, only the odd one fails.
       await Promise.all(
         ['custom.a', 'custom.odd', 'custom.b'].map((key) => manager.bus.request('settings:set', { key, value: key })),
       )
