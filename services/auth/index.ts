@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../lib/bounded-map'
 import './contract'
 import './errors'
 import './settings'
@@ -104,7 +105,7 @@ class Auth {
   #key: Promise<Uint8Array> | undefined
   /** The account change under way: changes run one at a time (see #exclusive). */
   #changing: Promise<unknown> = Promise.resolve()
-  readonly #checked = new Map<string, Claims>()
+  readonly #checked = new BoundedMap<string, Claims>(CHECKED_TOKENS)
 
   readonly #projections: Projections
 
@@ -399,7 +400,6 @@ class Auth {
     const claims = (
       await jwtVerify(token, await this.#signingKey(), { algorithms: ['HS256'], requiredClaims: [...SESSION_CLAIMS] })
     ).payload as Claims
-    if (this.#checked.size >= CHECKED_TOKENS) this.#checked.delete(this.#checked.keys().next().value as string)
     this.#checked.set(token, claims)
     return claims
   }

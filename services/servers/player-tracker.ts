@@ -1,4 +1,5 @@
 import { type ActionMap, type BusScope, type Logger, reasonOf, reportObserved } from '../../kernel'
+import { BoundedMap } from '../../lib/bounded-map'
 import type { ServerRecord } from './contract'
 import { SESSIONS_END } from './player-history'
 import { type ListHead, listHead, namesFollow, type PlayerList, splitNames } from './player-list'
@@ -160,7 +161,6 @@ export class PlayerTracker {
     }
     const named = players.identify ? matches(players.identify, message)?.groups : undefined
     if (named?.name && named.id) {
-      if (session.ids.size >= MAX_PENDING_IDS) session.ids.delete(session.ids.keys().next().value as string)
       session.ids.set(named.name, named.id)
       return
     }
@@ -223,7 +223,7 @@ function newSession(name: string, profile: GameProfile): Session | null {
     online: undefined,
     unnamed: 0,
     max: undefined,
-    ids: new Map(),
+    ids: new BoundedMap(MAX_PENDING_IDS),
     namesNext: undefined,
     reports: Promise.resolve(),
   }

@@ -7,6 +7,7 @@ import Koa, { type Middleware } from 'koa'
 import compose from 'koa-compose'
 import mount from 'koa-mount'
 import { type BusScope, type Logger, runInContext, SmError } from '../../kernel'
+import { BoundedMap } from '../../lib/bounded-map'
 import { AUTH_FACTS, type Identity, roleAtLeast } from '../auth/contract'
 import type { PageData } from './contract'
 import { EventStream } from './event-stream'
@@ -90,7 +91,7 @@ export class WebServer implements WebApp {
   #state: 'starting' | 'serving' | 'stopping' = 'starting'
   #openApi: object | undefined
   #setupDone = false
-  readonly #identities = new Map<string, Identity>()
+  readonly #identities = new BoundedMap<string, Identity>(10_000)
   /** Bumped whenever users or tokens change, so an answer computed before the change is not kept. */
   #generation = 0
 
@@ -388,7 +389,6 @@ export class WebServer implements WebApp {
     const generation = this.#generation
     const user = await this.bus.request('auth:verify', { token })
     if (generation === this.#generation) {
-      if (this.#identities.size >= 10_000) this.#identities.delete(this.#identities.keys().next().value as string)
       this.#identities.set(token, user)
     }
     return user
