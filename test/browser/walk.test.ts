@@ -211,37 +211,40 @@ for (const make of [bedrock, java]) {
       expect(refused.map((r) => r.status())).to.deep.equal([403, 403, 403, 403, 403])
     })
 
-    it('stops it while the page still asks its status (the late answer does not undo the stop), and removes it as an admin, its files kept', async () => {
+    it('stops it while the page still asks its status (late answers do not undo the stop), and removes it as an admin, its files kept', async () => {
       await page.getByRole('button', { name: 'Sign out' }).click()
       await page.waitForURL(/\/login/)
       await signInPage(page, url, 'admin', 'an admin password')
-      // The page asks the server's status once its live stream opens: that answer, read while the
-      // server runs, is held back until the stop has come over the stream.
-      let held: () => void = () => {}
-      const release = new Promise<void>((resolve) => {
-        held = resolve
+      // The page asks the server's status as its live stream opens (its badge, its players and its
+      // charts each do): those answers, read while the server runs, are held until the stop has
+      // come over the stream, and must not put 'running' back after it.
+      let release: () => void = () => {}
+      const released = new Promise<void>((resolve) => {
+        release = resolve
       })
-      let asked: () => void = () => {}
-      const answered = new Promise<void>((resolve) => {
-        asked = resolve
+      let read = 0
+      let allRead: () => void = () => {}
+      const threeRead = new Promise<void>((resolve) => {
+        allRead = resolve
       })
-      let first = true
       await page.route(`${url}/api/servers/walk/status`, async (route) => {
-        if (!first) return route.continue()
-        first = false
         const response = await route.fetch()
-        asked()
-        await release
+        if (++read === 3) allRead()
+        await released
         await route.fulfill({ response })
       })
       await page.goto(`${url}/servers/walk`)
-      await answered
+      await threeRead
+      // The badge says it is being asked.
+      await page.locator('[data-status][aria-busy="true"]').first().waitFor()
       await page.locator('.power').getByRole('button', { name: 'Stop', exact: true }).click()
       await page.locator('[data-status]', { hasText: 'stopped' }).first().waitFor()
-      held()
-      // The badge is busy while a status is asked for: once no ask is left, the late one was dropped.
+      release()
+      // Busy until every ask of the badge is answered: the late ones were dropped, not shown.
       await page.locator('[data-status]:not([aria-busy])').first().waitFor()
       expect(await page.locator('[data-status]').first().textContent()).to.equal('stopped')
+      await page.locator('#players-online', { hasText: 'the server is stopped' }).waitFor()
+      await page.locator('#metrics .metric', { hasText: 'Uptime' }).getByText('not running').waitFor()
       await page.unroute(`${url}/api/servers/walk/status`)
       page.once('dialog', (dialog) => dialog.accept())
       await page.getByRole('button', { name: 'Remove, keep its files' }).click()

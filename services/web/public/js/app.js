@@ -167,7 +167,10 @@
   /** Follows a task to its end: progress as it comes, then resolves with the task (rejects if it failed). */
   function followTask(id, onProgress = () => {}) {
     return new Promise((resolve, reject) => {
+      let settled = false
       const done = (task) => {
+        if (settled) return
+        settled = true
         source.close()
         if (task.state === 'succeeded') resolve(task)
         else
@@ -176,20 +179,24 @@
           )
       }
       // The page's 'tasks' topic, this task's messages: a topic per task would reopen the stream.
+      const asked = catchUp()
       const source = stream(['tasks'], (message) => {
-        if (message.data?.id !== id) return
+        if (message.data?.id !== id || settled) return
+        asked.live(id)
         if (message.type === 'tasks:progress') onProgress(message.data)
         if (message.type === 'tasks:finished') api('GET', `/api/tasks/${id}`).then((r) => done(r.task), reject)
       })
-      // It may have finished before the stream opened.
+      // It may have finished before the stream opened; progress older than the stream's is not shown.
       source.onopen = () =>
-        api('GET', `/api/tasks/${id}`).then(
-          (r) => {
-            if (['succeeded', 'failed', 'cancelled'].includes(r.task.state)) done(r.task)
-            else onProgress(r.task)
-          },
-          () => {},
-        )
+        asked
+          .ask(
+            () => api('GET', `/api/tasks/${id}`),
+            (r, fresh) => {
+              if (['succeeded', 'failed', 'cancelled'].includes(r.task.state)) done(r.task)
+              else if (fresh(id) && !settled) onProgress(r.task)
+            },
+          )
+          .catch(() => {})
     })
   }
 

@@ -205,20 +205,26 @@
       shown.uptime.textContent = sample ? duration(sample.uptime_s) : running ? '–' : 'not running'
       if (online !== undefined) shown.players.textContent = players(online)
     }
-    const load = async (range) => {
-      const [{ columns }, { run }] = await Promise.all([
-        api('GET', `${base}/metrics?${range}`),
-        api('GET', `${base}/status`),
-      ])
-      panel.load(columns)
-      const running = ACTIVE.includes(run.status)
-      if (running && shownAt > (run.metrics?.t ?? 0)) shown.players.textContent = players(run.players ?? null)
-      else show(run.metrics, run.players ?? null, running)
-    }
+    // The figures of an answer a status change overtook are not shown (sm.catchUp): a stopped
+    // game's last ones would stay, as no sample follows.
+    const asked = window.sm.catchUp()
+    const load = (range) =>
+      asked.ask(
+        () => Promise.all([api('GET', `${base}/metrics?${range}`), api('GET', `${base}/status`)]),
+        ([{ columns }, { run }], fresh) => {
+          panel.load(columns)
+          if (!fresh(name)) return
+          const running = ACTIVE.includes(run.status)
+          if (running && shownAt > (run.metrics?.t ?? 0)) shown.players.textContent = players(run.players ?? null)
+          else show(run.metrics, run.players ?? null, running)
+        },
+      )
     panel.onRange(load)
     const source = stream([`servers:sampled:${name}`, 'server_status'], ({ type, data }) => {
       if (type === 'server_status') {
-        if (data.serverName === name && !ACTIVE.includes(data.status)) show(undefined, null, false)
+        if (data.serverName !== name) return
+        asked.live(name)
+        if (!ACTIVE.includes(data.status)) show(undefined, null, false)
         return
       }
       panel.push(data.sample)
@@ -283,15 +289,22 @@
         : ''
     }
     source.on('servers:sampled', (data) => show(data.serverName, data.sample, data.players))
-    // A game that ended has no figures (its last ones would read as if it still ran).
+    // A game that ended has no figures (its last ones would read as if it still ran), also when an
+    // answer read while it ran comes after (sm.catchUp).
+    const asked = window.sm.catchUp()
     source.on('server_status', (data) => {
+      asked.live(data.serverName)
       if (!ACTIVE.includes(data.status)) show(data.serverName, undefined)
     })
-    return async () => {
-      const { servers } = await api('GET', '/api/servers')
-      for (const s of servers)
-        show(s.name, s.metrics, s.players === undefined ? undefined : { online: s.players }, true)
-    }
+    return () =>
+      asked.ask(
+        () => api('GET', '/api/servers'),
+        ({ servers }, fresh) => {
+          for (const s of servers)
+            if (fresh(s.name))
+              show(s.name, s.metrics, s.players === undefined ? undefined : { online: s.players }, true)
+        },
+      )
   }
 
   /** One stream for the dashboard's panels: handlers by message type, loads once it is open. */

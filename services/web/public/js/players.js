@@ -56,7 +56,8 @@
   }
 
   if (historyBody) {
-    // Each change asks again; an answer overtaken by a later one is dropped (sm.catchUp).
+    // Each change asks again; an answer overtaken by a later one is dropped (sm.catchUp). Who is
+    // online and who played are asked together, so the two always agree (one failing draws neither).
     const asked = catchUp()
     const refresh = () =>
       asked

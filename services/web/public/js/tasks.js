@@ -47,6 +47,9 @@
     )
     if (list.length === 0) body.append(el('tr', {}, el('td', { colspan: 6, class: 'muted' }, 'No tasks yet.')))
   }
+  /** The fields of `object` among `keys` that it has. */
+  const pick = (object, keys) =>
+    Object.fromEntries(keys.filter((k) => object[k] !== undefined).map((k) => [k, object[k]]))
   const asked = catchUp()
   const source = stream(['tasks'], ({ type, data }) => {
     asked.live(data.id)
@@ -68,7 +71,12 @@
       .ask(
         () => api('GET', '/api/tasks?limit=100'),
         (r, fresh) => {
-          for (const t of r.tasks) if (fresh(t.id)) tasks.set(t.id, { ...tasks.get(t.id), ...t })
+          for (const t of r.tasks) {
+            const known = tasks.get(t.id)
+            // Overtaken: what the stream told of it (its state, progress, error) is newer than the answer.
+            if (fresh(t.id) || !known) tasks.set(t.id, { ...known, ...t })
+            else tasks.set(t.id, { ...t, ...pick(known, ['state', 'percent', 'message', 'error']) })
+          }
           draw()
         },
       )
