@@ -94,8 +94,11 @@ export interface PageData {
   readonly pluginPages: readonly unknown[]
   /** The static mounts by name, for `urlFor`. */
   readonly mounts: Readonly<Record<string, string>>
-  /** Every plugin's template folders, by plugin, for a page of another plugin (`other:view`). */
-  readonly templates: Readonly<Record<string, readonly string[]>>
+  /**
+   * Every plugin's template folders, by plugin, for a page of another plugin (`other:view`), with
+   * the claim of the load they came with (a new one: its templates may have changed).
+   */
+  readonly templates: Readonly<Record<string, { readonly dirs: readonly string[]; readonly claim: number }>>
 }
 
 const webStatus = z.object({

@@ -43,6 +43,8 @@ interface Entry {
   readonly routers: readonly Router[]
   readonly mounts: readonly StaticMount[]
   readonly templateDirs: readonly string[]
+  /** Which claim this is (each load of a plugin claims anew): a thread drawing its pages reads them again. */
+  readonly claim: number
 }
 
 /** The routes of a router with their access: declared (a spec or a guard), the router's own guard, else `fallback`. */
@@ -88,6 +90,7 @@ function guardIn(layer: Layer): Access | undefined {
  */
 export class PluginLayer {
   #entries: readonly Entry[] = []
+  #claims = 0
   #dispatch: Middleware<WebState> = (_ctx, next) => next()
   #statics: readonly { urlPath: string; serve: Middleware<WebState> }[] = []
   readonly #core: () => { routers: readonly Router[]; mounts: readonly StaticMount[] }
@@ -152,9 +155,9 @@ export class PluginLayer {
     this.#entries = entries
   }
 
-  /** Every plugin's template folders (a threaded one's too), by plugin. */
-  templateFolders(): Record<string, readonly string[]> {
-    return Object.fromEntries(this.#entries.map((e) => [e.plugin, e.templateDirs]))
+  /** Every plugin's template folders (a threaded one's too), by plugin, with the claim they came with. */
+  templateFolders(): PageData['templates'] {
+    return Object.fromEntries(this.#entries.map((e) => [e.plugin, { dirs: e.templateDirs, claim: e.claim }]))
   }
 
   mounts(): StaticMount[] {
@@ -182,7 +185,7 @@ export class PluginLayer {
       return path
     })
     for (const router of routers) guardUndeclared(router)
-    const entry: Entry = { plugin, routers, mounts, templateDirs }
+    const entry: Entry = { plugin, routers, mounts, templateDirs, claim: ++this.#claims }
     this.#set([...others, entry])
     // A threaded plugin draws its pages in its thread; these are for a plugin in this thread that
     // draws one of them by name (`other:view`, after plugins.isolation changed between loads).

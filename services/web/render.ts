@@ -85,7 +85,11 @@ export class Renderers {
     })()
   }
 
+  /** A plugin's folders as it is loaded again or unloaded: what was compiled from them before is forgotten. */
   setPlugin(plugin: string, dirs: readonly string[]): void {
+    // EJS keeps compiled templates by file name, for the whole process (a reload is rare: the
+    // app's own views are compiled again once too).
+    if (this.#cache) ejs.clearCache()
     if (dirs.length === 0) {
       this.#byPlugin.delete(plugin)
       return
@@ -100,11 +104,6 @@ export class Renderers {
       return found.render.call(this, view, locals)
     }
     this.#byPlugin.set(plugin, { dirs, render })
-  }
-
-  /** The folders `setPlugin` was given for `plugin` (none: it has no templates here). */
-  foldersOf(plugin: string): readonly string[] {
-    return this.#byPlugin.get(plugin)?.dirs ?? []
   }
 
   /** `plugin:view`, or a bare view of `plugin` (the route's own plugin) or of the app. */

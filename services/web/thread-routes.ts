@@ -88,6 +88,8 @@ export function routeRunner(
   const renderers = new Renderers(APP_VIEWS, options.cacheTemplates)
   if (dirs.length > 0) renderers.setPlugin(plugin, dirs)
   const pages = new WeakMap<object, () => Promise<PageData>>()
+  /** The claim of each other plugin whose folders are set here. */
+  const others = new Map<string, number>()
   Object.defineProperty(app.context, 'render', {
     async value(this: Koa.ParameterizedContext<WebState>, view: string, locals: Record<string, unknown> = {}) {
       const page = await (pages.get(this) as () => Promise<PageData>)()
@@ -96,8 +98,12 @@ export function routeRunner(
       const cut = view.indexOf(':')
       const other = cut > 0 ? view.slice(0, cut) : plugin
       if (other !== plugin && other !== 'app') {
-        const now = templates[other] ?? []
-        if (String(now) !== String(renderers.foldersOf(other))) renderers.setPlugin(other, now)
+        const now = Object.hasOwn(templates, other) ? templates[other] : undefined
+        if (now?.claim !== others.get(other)) {
+          renderers.setPlugin(other, now?.dirs ?? [])
+          if (now) others.set(other, now.claim)
+          else others.delete(other)
+        }
       }
       const urlFor = (name: string, path = '') => {
         const at = mounts[name]

@@ -185,14 +185,15 @@ describe('services/web: plugin routers, templates, static mounts and native page
     }
   })
 
-  it("renders another plugin's page by its name (`routes:greet`) from its own thread, and says so once that plugin is gone", async () => {
-    web = await startWeb()
-    routesPlugin(web.dataDir, 'routes', PAGE_ROUTE)
-    const dir = join(web.dataDir, 'plugins', 'borrower')
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(
-      join(dir, 'index.ts'),
-      `import { PluginBase } from 'server-manager'
+  for (const isolation of ['thread', 'none'])
+    it(`renders another plugin's page by its name (\`routes:greet\`), as that plugin has it after a reload, and says so once it is gone (plugins.isolation ${isolation})`, async () => {
+      web = await startWeb({ settings: { 'plugins.isolation': isolation } })
+      routesPlugin(web.dataDir, 'routes', PAGE_ROUTE)
+      const dir = join(web.dataDir, 'plugins', 'borrower')
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(
+        join(dir, 'index.ts'),
+        `import { PluginBase } from 'server-manager'
 import { Router } from 'server-manager/web'
 export default class Borrower extends PluginBase {
   static version = '1.0.0'
@@ -203,21 +204,29 @@ export default class Borrower extends PluginBase {
   }
 }
 `,
-    )
-    await web.manager.bus.request('plugins:reload', {})
-    for (const name of ['routes', 'borrower'])
-      await web.manager.bus.request('plugins:set_enabled', { name, enabled: true })
-    const page = await http(`${web.url}/borrower/page`, { token: web.admin, headers: { Accept: 'text/html' } })
-    expect(page.status, page.text).to.equal(200)
-    expect(page.text).to.contain('<title>Greeting for Alex · server-manager</title>')
-    expect(page.text).to.contain('<p class="greet">Hello Alex</p>')
-    expect(page.text).to.contain('<script src="/myplugin/static/js/greet.js"></script>')
+      )
+      await web.manager.bus.request('plugins:reload', {})
+      for (const name of ['routes', 'borrower'])
+        await web.manager.bus.request('plugins:set_enabled', { name, enabled: true })
+      const borrowed = () => http(`${web.url}/borrower/page`, { token: web.admin, headers: { Accept: 'text/html' } })
+      const page = await borrowed()
+      expect(page.status, page.text).to.equal(200)
+      expect(page.text).to.contain('<title>Greeting for Alex · server-manager</title>')
+      expect(page.text).to.contain('<p class="greet">Hello Alex</p>')
+      expect(page.text).to.contain('<script src="/myplugin/static/js/greet.js"></script>')
 
-    await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: false })
-    const gone = await http(`${web.url}/borrower/page`, { token: web.admin })
-    expect(gone.status).to.equal(500)
-    expect(gone.json.code).to.equal('SM_ERR_WEB_TEMPLATE_NOT_FOUND')
-  })
+      // Its template edited and the plugin loaded again: the new page, not the one compiled before.
+      const view = join(web.dataDir, 'plugins', 'routes', 'views', 'greet.ejs')
+      writeFileSync(view, readFileSync(view, 'utf8').replace('Hello <%= name %>', 'Welcome back, <%= name %>'))
+      await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: false })
+      await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: true })
+      expect((await borrowed()).text).to.contain('<p class="greet">Welcome back, Alex</p>')
+
+      await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: false })
+      const gone = await http(`${web.url}/borrower/page`, { token: web.admin })
+      expect(gone.status).to.equal(500)
+      expect(gone.json.code).to.equal('SM_ERR_WEB_TEMPLATE_NOT_FOUND')
+    })
 
   it('hands a route the files of a multipart upload for the length of the request, and refuses one over web.max_upload_mb', async () => {
     web = await startWeb({ files: { 'uploads.ts': UPLOAD_PLUGIN }, enable: ['uploads'] })
