@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import type { PluginApi } from '../../../index'
 import type { PluginRecord } from '../../../manager'
@@ -88,6 +89,23 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     }
   })
 
+  it('does not take a pause of the whole manager (Ctrl-Z, a suspended machine) for a plugin that holds its loop', async () => {
+    const dir = await setUp({ 'quiet.ts': plugin('Quiet', 'beforeSettingUpdate() {}') }, { inProcess: true })
+    const manager = await spawnManager(dir)
+    try {
+      await waitForLine(manager, /^ready in/)
+      // Stopped for longer than the watchdog's limit (the 300 ms hook timeout + 5 s), every
+      // thread of it: the watcher sees its own tick come late, and counts none of that time.
+      process.kill(manager.pid as number, 'SIGSTOP')
+      await sleep(6_500)
+      process.kill(manager.pid as number, 'SIGCONT')
+      expect((await cli(dir, ['setting', 'set', 'custom.after', '1'])).code).to.equal(0)
+      expect((await record(dir, 'quiet')).state).to.equal('loaded')
+    } finally {
+      expect(await stop(manager)).to.equal(0)
+    }
+  })
+
   it('ends a command whose plugin hook loops forever, naming the plugin, and keeps that plugin out afterwards', async () => {
     const dir = await setUp({ 'spin.ts': plugin('Spin', 'beforeSettingUpdate() { for (;;) {} }') }, { inProcess: true })
     const blocked = await cli(dir, ['setting', 'set', 'custom.x', '1'])
@@ -96,6 +114,9 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
       "Error [SM_ERR_PLUGIN_BLOCKED_LOOP]: The plugin 'spin' blocked the manager's event loop",
     )
     expect(blocked.stderr).to.contain('it last entered before_setting_update')
+    expect(blocked.stderr).to.contain("until 'server-manager plugin enable spin'")
+    expect(blocked.stderr).not.to.contain('{plugin}')
+    expect(logText(dir)).to.contain('"code":"SM_ERR_PLUGIN_BLOCKED_LOOP"')
     const spin = await record(dir, 'spin')
     expect(spin).to.include({ state: 'failed', enabled: true })
     expect(spin.error?.code).to.equal('SM_ERR_PLUGIN_BLOCKED_LOOP')
