@@ -99,7 +99,8 @@ export function routeRunner(
       const other = cut > 0 ? view.slice(0, cut) : plugin
       if (other !== plugin && other !== 'app') {
         const now = Object.hasOwn(templates, other) ? templates[other] : undefined
-        if (now?.claim !== others.get(other)) {
+        // Only a newer claim, or one gone: page data from before a reload may come after that of after it.
+        if (now ? now.claim > (others.get(other) ?? 0) : others.has(other)) {
           renderers.setPlugin(other, now?.dirs ?? [])
           if (now) others.set(other, now.claim)
           else others.delete(other)

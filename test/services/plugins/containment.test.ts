@@ -97,9 +97,14 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
       // Stopped for longer than the watchdog's limit (the 300 ms hook timeout + 5 s), every
       // thread of it: the watcher sees its own tick come late, and counts none of that time.
       process.kill(manager.pid as number, 'SIGSTOP')
-      await sleep(6_500)
-      process.kill(manager.pid as number, 'SIGCONT')
+      try {
+        await sleep(6_500)
+      } finally {
+        process.kill(manager.pid as number, 'SIGCONT')
+      }
       expect((await cli(dir, ['setting', 'set', 'custom.after', '1'])).code).to.equal(0)
+      // Still the same process, not killed as blocked (a CLI command would run without it too).
+      expect({ code: manager.exitCode, signal: manager.signalCode }).to.deep.equal({ code: null, signal: null })
       expect((await record(dir, 'quiet')).state).to.equal('loaded')
     } finally {
       expect(await stop(manager)).to.equal(0)
