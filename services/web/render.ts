@@ -4,6 +4,14 @@ import ejs from 'ejs'
 import views from 'koa-views'
 import { SmError } from '../../kernel/errors'
 
+/** Whose view `view` is: `plugin:view`, else the route's own plugin's (`plugin`), else the app's. */
+export function viewName(view: string, plugin?: string): { namespace: string; name: string } {
+  const cut = view.indexOf(':')
+  return cut > 0
+    ? { namespace: view.slice(0, cut), name: view.slice(cut + 1) }
+    : { namespace: plugin ?? 'app', name: view }
+}
+
 /** The app's own views (the base layout, partials), in the package (dist/services/web → services/web/views). */
 export const APP_VIEWS = join(__dirname, '..', '..', '..', 'services', 'web', 'views')
 
@@ -69,6 +77,8 @@ export class Renderers {
   readonly #app: string
   readonly #cache: boolean
   readonly #byPlugin = new Map<string, { dirs: readonly string[]; render: Render }>()
+  /** The claim each other plugin's folders came with (`adopt`). */
+  readonly #claims = new Map<string, number>()
   readonly #appRender: Render
 
   constructor(appViews: string, cache: boolean) {
@@ -106,11 +116,21 @@ export class Renderers {
     this.#byPlugin.set(plugin, { dirs, render })
   }
 
+  /**
+   * Another plugin's folders as the manager has them (`folders`: none once it is gone), for its
+   * pages drawn by name from a plugin's thread: set again only from a newer claim, since page
+   * data from before its reload may come after that of after it.
+   */
+  adopt(plugin: string, folders: { readonly dirs: readonly string[]; readonly claim: number } | undefined): void {
+    if (folders ? folders.claim <= (this.#claims.get(plugin) ?? 0) : !this.#claims.has(plugin)) return
+    this.setPlugin(plugin, folders?.dirs ?? [])
+    if (folders) this.#claims.set(plugin, folders.claim)
+    else this.#claims.delete(plugin)
+  }
+
   /** `plugin:view`, or a bare view of `plugin` (the route's own plugin) or of the app. */
   render(ctx: object, view: string, locals: Record<string, unknown>, plugin?: string): Promise<string> {
-    const cut = view.indexOf(':')
-    const namespace = cut > 0 ? view.slice(0, cut) : (plugin ?? 'app')
-    const name = cut > 0 ? view.slice(cut + 1) : view
+    const { namespace, name } = viewName(view, plugin)
     if (namespace === 'app') return this.#appRender.call(ctx, name, locals)
     const entry = this.#byPlugin.get(namespace)
     if (!entry) throw new SmError('SM_ERR_WEB_TEMPLATE_NOT_FOUND', { view: name, plugin: namespace })

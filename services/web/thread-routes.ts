@@ -9,7 +9,7 @@ import { z } from 'zod'
 import { SmError } from '../../kernel/errors'
 import type { PageData, RouteRunner, RouterDescription } from './contract'
 import { guardUndeclared, routesOf } from './plugin-layer'
-import { APP_VIEWS, Renderers } from './render'
+import { APP_VIEWS, Renderers, viewName } from './render'
 import { type RouteSpec, specOf, type WebState } from './route'
 
 /**
@@ -88,24 +88,14 @@ export function routeRunner(
   const renderers = new Renderers(APP_VIEWS, options.cacheTemplates)
   if (dirs.length > 0) renderers.setPlugin(plugin, dirs)
   const pages = new WeakMap<object, () => Promise<PageData>>()
-  /** The claim of each other plugin whose folders are set here. */
-  const others = new Map<string, number>()
   Object.defineProperty(app.context, 'render', {
     async value(this: Koa.ParameterizedContext<WebState>, view: string, locals: Record<string, unknown> = {}) {
       const page = await (pages.get(this) as () => Promise<PageData>)()
       const { mounts, templates, ...data } = page
       // A page of another plugin (`other:view`), drawn here from its folders as the manager has them now.
-      const cut = view.indexOf(':')
-      const other = cut > 0 ? view.slice(0, cut) : plugin
-      if (other !== plugin && other !== 'app') {
-        const now = Object.hasOwn(templates, other) ? templates[other] : undefined
-        // Only a newer claim, or one gone: page data from before a reload may come after that of after it.
-        if (now ? now.claim > (others.get(other) ?? 0) : others.has(other)) {
-          renderers.setPlugin(other, now?.dirs ?? [])
-          if (now) others.set(other, now.claim)
-          else others.delete(other)
-        }
-      }
+      const { namespace } = viewName(view, plugin)
+      if (namespace !== plugin && namespace !== 'app')
+        renderers.adopt(namespace, Object.hasOwn(templates, namespace) ? templates[namespace] : undefined)
       const urlFor = (name: string, path = '') => {
         const at = mounts[name]
         if (at === undefined) throw new SmError('SM_ERR_WEB_STATIC_MOUNT_UNKNOWN', { name })

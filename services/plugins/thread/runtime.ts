@@ -32,7 +32,6 @@ import { fromThreadError, toThreadError } from './wire'
 
 type Callable = (...args: unknown[]) => unknown
 
-const LEVELS = THREAD_LOG_LEVELS
 /** How far a streamed route body may run ahead of what the manager has sent to the client (bytes). */
 const STREAM_WINDOW = 1 << 20
 
@@ -333,11 +332,11 @@ function answer(post: (message: Up) => void, result: Extract<Up, { t: 'result' }
 
 /** `this.logger` in a plugin's thread: each line goes to the manager's log, as `plugin:<name>`. */
 function threadLogger(post: (message: Up) => void, level: string, name?: string): Logger {
-  const lowest = Math.max(0, LEVELS.indexOf(level as (typeof LEVELS)[number]))
+  const lowest = Math.max(0, THREAD_LOG_LEVELS.indexOf(level as (typeof THREAD_LOG_LEVELS)[number]))
   const line =
-    (at: (typeof LEVELS)[number]) =>
+    (at: (typeof THREAD_LOG_LEVELS)[number]) =>
     (message: string, fields?: LogFields): void => {
-      if (LEVELS.indexOf(at) < lowest) return
+      if (THREAD_LOG_LEVELS.indexOf(at) < lowest) return
       try {
         post({ t: 'log', name, level: at, message: String(message), fields })
       } catch {
