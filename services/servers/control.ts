@@ -24,7 +24,7 @@ import { MAX_COMMAND_BYTES } from './supervisor/limits'
 import { consoleProfile } from './supervisor/profiles'
 import type { ExitReply, RunStatus, SendReply, ServerSample } from './supervisor/protocol'
 import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode } from './supervisor/run-files'
-import { alive, filesView, recordEnd, unrecordedEnd } from './unseen-end'
+import { filesView, gameRunning, recordEnd, unrecordedEnd } from './unseen-end'
 
 type Get = (key: string) => Promise<unknown>
 
@@ -116,7 +116,7 @@ export class ServerControl {
     const told = await this.#ask(server, files)
     if (told) return told
     const state = files.readState()
-    if (!state || alive(state.game) || !ACTIVE.includes(state.status)) return filesView(state)
+    if (!state || gameRunning(state.game) || !ACTIVE.includes(state.status)) return filesView(state)
     return recordEnd(files, state, undefined, server.name, this.#logger).status
   }
 
@@ -136,7 +136,7 @@ export class ServerControl {
   /** A save hold whose supervisor died: a new one adopts the game and resumes it if its holder is gone too. */
   async #adoptHeld(server: ServerRecord): Promise<void> {
     const files = this.files(server.name)
-    if (!files.readHold() || !alive(files.readState()?.game)) return
+    if (!files.readHold() || !gameRunning(files.readState()?.game)) return
     const client = await SupervisorClient.connect(files, server.name)
     if (client) return client.close()
     const adopted = await this.#supervisor(server, 'be adopted')
@@ -447,7 +447,7 @@ export class ServerControl {
     }
     const state = files.readState()
     const game = state?.game
-    if (!state || !game || !isSameProcess(game.pid, game.identity))
+    if (!state || !game || !gameRunning(game))
       throw new SmError('SM_ERR_SERVER_NOT_RUNNING', {
         server: server.name,
         status: (await this.status(server)).status,
@@ -578,7 +578,7 @@ export class ServerControl {
     const client = await SupervisorClient.connect(files, server.name)
     if (client) return client
     const game = files.readState()?.game
-    if (!game || !isSameProcess(game.pid, game.identity))
+    if (!game || !gameRunning(game))
       throw new SmError('SM_ERR_SERVER_NOT_RUNNING', { server: server.name, status: 'stopped', action })
     const announced = await this.#spawn(files, server.name, 'adopt')
     if (!announced.ok && announced.error.code === 'SM_ERR_SERVER_NOT_RUNNING') {

@@ -14,7 +14,7 @@ import type { ServerRecord } from './contract'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
 import { readStatuses, recordedJournalSeq, statusProjection } from './status-projection'
 import { ACTIVE, type RunFiles, type RunSpec, type RunState, type StatusEntry } from './supervisor/run-files'
-import { alive, recordEnd } from './unseen-end'
+import { alive, gameRunning, recordEnd } from './unseen-end'
 
 /**
  * How far a catch-up goes. `journal`: the status journal's new entries become facts (the live
@@ -212,7 +212,7 @@ export class StatusIngest {
 
 /** Whether the run's files say it runs while its game and supervisor are both gone. */
 export function endedUnseen(state: RunState | undefined): boolean {
-  return state !== undefined && ACTIVE.includes(state.status) && !alive(state.game) && !alive(state.supervisor)
+  return state !== undefined && ACTIVE.includes(state.status) && !gameRunning(state.game) && !alive(state.supervisor)
 }
 
 function insideCatchUp(): boolean {

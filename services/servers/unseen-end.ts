@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs'
 import { isDiskFull, type Logger, reasonOf } from '../../kernel'
+import { gameAlive } from '../../lib/process-group'
 import { isSameProcess } from '../../lib/process-identity'
 import { crashVerdict } from './supervisor/crash-policy'
 import type { RunStatus } from './supervisor/protocol'
@@ -75,7 +76,7 @@ export function unrecordedEnd(state: RunState): RunStatus {
 export function filesView(state: RunState | undefined): RunStatus {
   const base: RunStatus = { ...runStatusOf(state), pid: undefined, startedAt: undefined }
   const game = state?.game
-  if (!state || !game || !alive(game)) return base
+  if (!state || !game || !gameRunning(game)) return base
   return {
     ...base,
     status: state.status === 'stopping' ? 'running' : state.status,
@@ -86,6 +87,11 @@ export function filesView(state: RunState | undefined): RunStatus {
 
 export function alive(ref: ProcessRef | undefined): boolean {
   return ref !== undefined && isSameProcess(ref.pid, ref.identity)
+}
+
+/** Whether a recorded game still runs: any process of its group (lib/process-group.ts), its leader or what outlived it. */
+export function gameRunning(game: ProcessRef | undefined): boolean {
+  return game !== undefined && gameAlive(game.pid, game.identity)
 }
 
 /**

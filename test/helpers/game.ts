@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path'
 import { setImmediate } from 'node:timers/promises'
 import { LogTail } from '../../lib/log-tail'
+import { groupMembers, leftovers } from '../../lib/process-group'
 import { isSameProcess, processIdentity } from '../../lib/process-identity'
 import { BridgeClient } from '../../services/bridge/client'
 import { managerFiles, readManagerInfo } from '../../services/bridge/socket-files'
@@ -179,6 +180,15 @@ function recordedProcesses(dataDir: string): number[] {
     const state = runState(dataDir, name)
     for (const ref of [state?.supervisor, state?.game])
       if (ref && isSameProcess(ref.pid, ref.identity)) pids.push(ref.pid)
+    // The rest of the game's process group (a wrapper's children), with or without its leader.
+    const game = state?.game
+    if (game)
+      pids.push(
+        ...(isSameProcess(game.pid, game.identity)
+          ? groupMembers(game.pid)
+          : leftovers(game.pid, game.identity)
+        ).filter((pid) => !pids.includes(pid)),
+      )
   }
   return pids
 }

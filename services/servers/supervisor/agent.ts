@@ -16,6 +16,7 @@ import type { Server, Socket } from 'node:net'
 import { join, resolve } from 'node:path'
 import { isSmError, reasonOf, SmError } from '../../../kernel/errors'
 import { Connection } from '../../../lib/json-lines'
+import { gameAlive } from '../../../lib/process-group'
 import { isSameProcess, ownProcess } from '../../../lib/process-identity'
 import '../errors'
 import {
@@ -87,7 +88,7 @@ class Agent {
         const dir = join(servers, name)
         const state = new RunFiles(dir).readState()
         const { game, supervisor } = state ?? {}
-        if (!game || !isSameProcess(game.pid, game.identity)) return
+        if (!game || !gameAlive(game.pid, game.identity)) return
         if (supervisor && supervisor.pid !== process.pid && isSameProcess(supervisor.pid, supervisor.identity)) return
         try {
           await this.supervise(dir, 'adopt', env)

@@ -24,6 +24,7 @@ import type { Server, Socket } from 'node:net'
 import { isSmError, reasonOf, SmError } from '../../../kernel/errors'
 import { cleanConsoleLine } from '../../../lib/console-text'
 import { Connection } from '../../../lib/json-lines'
+import { gameAlive, leftovers } from '../../../lib/process-group'
 import { isSameProcess, ownProcess, processIdentity, sealedStdio } from '../../../lib/process-identity'
 import '../errors'
 import { LogTail, lastConsoleLines } from '../../../lib/log-tail'
@@ -96,6 +97,8 @@ export class Supervisor {
   #timers: NodeJS.Timeout[] = []
   #restartTimer: NodeJS.Timeout | undefined
   #adoptedPoll: NodeJS.Timeout | undefined
+  /** Set while what is left of an ended leader's group is being ended (#leaderEnded). */
+  #draining: NodeJS.Timeout | undefined
   #logCheck: NodeJS.Timeout | undefined
   #exitWaiters: ((reply: ExitReply) => void)[] = []
   #subscribers = new Set<Conn>()
@@ -150,7 +153,7 @@ export class Supervisor {
   async run(purpose: 'run' | 'adopt' = 'run'): Promise<Announcement> {
     await this.#listen()
     const recorded = this.#state.game
-    if (purpose === 'adopt' && !(recorded && isSameProcess(recorded.pid, recorded.identity))) {
+    if (purpose === 'adopt' && !(recorded && gameAlive(recorded.pid, recorded.identity))) {
       this.#server?.close()
       rmSync(this.#files.socket, { force: true })
       throw new SmError('SM_ERR_SERVER_NOT_RUNNING', {
@@ -165,7 +168,7 @@ export class Supervisor {
     }
     const game = this.#state.game
     const hold = this.#files.readHold()
-    if (game && isSameProcess(game.pid, game.identity)) {
+    if (game && gameAlive(game.pid, game.identity)) {
       this.#adopt(game.startedAt)
       // A hold the supervisor before us took: kept while its holder lives, resumed at once if it is gone.
       if (hold) {
@@ -243,7 +246,7 @@ export class Supervisor {
     const startedAt = new Date().toISOString()
     const game = { pid: child.pid, identity: processIdentity(child.pid), startedAt, logOffset: offset }
     this.#state = { ...this.#state, game, exitCode: null, signal: null }
-    child.once('exit', (code, signal) => this.#exited(code, signal))
+    child.once('exit', (code, signal) => this.#leaderEnded(code, signal))
     this.#enter(this.#profile.ready ? 'launch' : 'launch-ready', { reason: reason ?? `started (PID ${child.pid})` })
   }
 
@@ -256,8 +259,9 @@ export class Supervisor {
     const from = starting ? game.logOffset : this.#files.logSize()
     this.#follow(from)
     this.#enter(starting ? 'adopt-starting' : 'adopt', { reason: `adopted (PID ${game.pid}, started ${startedAt})` })
+    // Its leader, not the rest of its group: a group whose leader is gone is ended (#leaderEnded).
     this.#adoptedPoll = setInterval(() => {
-      if (!isSameProcess(game.pid, game.identity)) this.#exited(null, null)
+      if (!isSameProcess(game.pid, game.identity)) this.#leaderEnded(null, null)
     }, ADOPTED_POLL_MS)
   }
 
@@ -285,6 +289,48 @@ export class Supervisor {
     for (const collector of this.#collectors) collector(line)
     for (const subscriber of this.#subscribers) subscriber.send({ t: 'line', line })
     if (this.#run.phase === 'starting' && this.#profile.ready?.(line)) this.#enter('ready', { reason: 'ready' })
+  }
+
+  /**
+   * The process the run started ended. The rest of its group (a wrapper's game, a start script's
+   * children) is ended before anything else happens, as a stop would end it (the stop command
+   * unless one was sent, then SIGTERM, then SIGKILL): a restart never runs beside a survivor, and
+   * a survivor never keeps reading the console. The run ends once the whole group has.
+   */
+  #leaderEnded(code: number | null, signal: NodeJS.Signals | null): void {
+    const game = this.#state.game
+    if (!game || this.#draining) return
+    const left = leftovers(game.pid, game.identity)
+    if (left.length === 0) {
+      this.#exited(code, signal)
+      return
+    }
+    if (this.#adoptedPoll) clearInterval(this.#adoptedPoll)
+    this.#adoptedPoll = undefined
+    this.#log(
+      `its process ${game.pid} ended (${describeExit(code, signal)}), leaving ${left.length} of its process group (PID ${left.join(', ')}): ending them first`,
+    )
+    if (this.#run.phase !== 'stopping' && this.#run.phase !== 'killing') this.#askToEnd()
+    this.#draining = setInterval(() => {
+      if (leftovers(game.pid, game.identity).length > 0) return
+      clearInterval(this.#draining)
+      this.#draining = undefined
+      this.#exited(code, signal)
+    }, ADOPTED_POLL_MS)
+  }
+
+  /** The stop command (SIGTERM when the console cannot take it), then SIGTERM and SIGKILL at the stop's timeouts. */
+  #askToEnd(): void {
+    const { stopTimeoutMs, termTimeoutMs } = this.#spec
+    try {
+      this.#write(this.#spec.stopCommand)
+    } catch {
+      this.#signal('SIGTERM') // no console: the next best polite request
+    }
+    this.#timers.push(
+      setTimeout(() => this.#signal('SIGTERM'), stopTimeoutMs),
+      setTimeout(() => this.#signal('SIGKILL'), stopTimeoutMs + termTimeoutMs),
+    )
   }
 
   #exited(code: number | null, signal: NodeJS.Signals | null): void {
@@ -332,7 +378,7 @@ export class Supervisor {
 
   #signal(signal: NodeJS.Signals): void {
     const game = this.#state.game
-    if (!game || !isSameProcess(game.pid, game.identity)) return
+    if (!game || !gameAlive(game.pid, game.identity)) return
     this.#escalated = signal === 'SIGKILL' || signal === 'SIGTERM' ? signal : this.#escalated
     try {
       // Its process group (the game was started detached, so it leads one): a start script's children too.
@@ -421,16 +467,9 @@ export class Supervisor {
     // Already on its way out: the exit answers every waiter.
     if (this.#run.phase === 'stopping' || this.#run.phase === 'killing') return waiting
     this.#enter('stop', { reason: 'stop requested' })
-    const { stopTimeoutMs, termTimeoutMs } = this.#spec
-    try {
-      this.#write(this.#spec.stopCommand)
-    } catch {
-      this.#signal('SIGTERM') // no console: the next best polite request
-    }
-    this.#timers.push(
-      setTimeout(() => this.#signal('SIGTERM'), stopTimeoutMs),
-      setTimeout(() => this.#signal('SIGKILL'), stopTimeoutMs + termTimeoutMs),
-    )
+    for (const timer of this.#timers) clearTimeout(timer)
+    this.#timers = []
+    this.#askToEnd()
     return waiting
   }
 
