@@ -53,11 +53,12 @@ export function processTicks(pid: number): number | undefined {
 }
 
 /**
- * The fields of /proc/<pid>/stat after the command name (the state letter is field 0, the start
- * time field 19), or undefined when the process is gone or /proc cannot tell.
+ * The fields of /proc/<pid>/stat (or of a thread's, `path`) after the command name (the state
+ * letter is field 0, the start time field 19), or undefined when the process is gone or /proc
+ * cannot tell.
  */
-export function processStat(pid: number): string[] | undefined {
-  const stat = readProc(`/proc/${pid}/stat`)
+export function processStat(pid: number, path = `/proc/${pid}/stat`): string[] | undefined {
+  const stat = readProc(path)
   if (!stat) return undefined
   // Counted after the command name, which may itself hold spaces and parentheses.
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')

@@ -45,6 +45,38 @@ export function isSameProcess(pid: number, identity: string | undefined): boolea
   return now === undefined || identity === undefined || now === identity
 }
 
+/**
+ * Whether `pid` is a process being torn down: its main thread has ended (a zombie, so
+ * isSameProcess says it is gone) while its other threads are still exiting. Until the last one
+ * has, its file descriptors stay open: a UNIX socket it listened on still accepts connections,
+ * which nobody will ever answer (a killed Node process, with its worker and libuv threads, takes
+ * a few hundred milliseconds to get there, longer on a busy machine).
+ */
+export function isDying(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0 || procStat(pid)?.state !== 'Z') return false
+  try {
+    return readdirSync(`/proc/${pid}/task`).some((task) => {
+      const fields = processStat(Number(task), `/proc/${pid}/task/${task}/stat`)
+      return fields !== undefined && fields[0] !== 'Z'
+    })
+  } catch {
+    return false
+  }
+}
+
+/** How long a process being torn down is waited for (a machine that takes longer is in trouble of its own). */
+const DYING_WAIT_MS = 10_000
+
+/**
+ * Resolves once a recorded process is not being torn down (isDying): before anyone connects to
+ * a socket it served, or takes it over, so that they never talk to a socket about to vanish.
+ */
+export async function untilNotDying(ref: { readonly pid: number } | undefined): Promise<void> {
+  if (!ref) return
+  const deadline = Date.now() + DYING_WAIT_MS
+  while (isDying(ref.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+}
+
 function procStat(pid: number): { state: string; starttime: string } | undefined {
   const fields = processStat(pid)
   return fields && { state: fields[0] ?? '', starttime: fields[19] ?? '' }

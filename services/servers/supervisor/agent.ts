@@ -69,6 +69,7 @@ class Agent {
       this.#files.listenLock,
       (socket) => this.#accept(socket),
       () => new SmError('SM_ERR_SERVER_AGENT_RUNNING', { dir: this.#files.dataDir }),
+      () => this.#files.readRecord(),
     )
     this.#files.writeRecord({ ...ownProcess(), startedAt: this.#startedAt, version: VERSION })
     if (!this.#stay) this.#unasked = setTimeout(() => this.#endIfIdle(), UNASKED_MS)

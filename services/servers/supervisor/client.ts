@@ -3,7 +3,7 @@ import { closeSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import { SmError } from '../../../kernel/errors'
 import { Connection, connectOrCode } from '../../../lib/json-lines'
-import { sealedStdio } from '../../../lib/process-identity'
+import { sealedStdio, untilNotDying } from '../../../lib/process-identity'
 import {
   type AgentAnnouncement,
   type AgentMessage,
@@ -50,6 +50,8 @@ export class SupervisorClient {
 
   /** A client, or undefined when no supervisor answers (none runs, or a stale socket file). */
   static async connect(files: RunFiles, server: string): Promise<SupervisorClient | undefined> {
+    // A supervisor killed a moment ago may still accept on its socket, and never answer.
+    await untilNotDying(files.readState()?.supervisor)
     const socket = await connectOrCode(files.socket)
     return typeof socket === 'string' ? undefined : new SupervisorClient(socket, server, files.supervisorLog)
   }
@@ -196,6 +198,7 @@ export class AgentClient {
 
   /** A client of the data directory's agent, or undefined when none serves. */
   static async connect(agent: AgentFiles, server = 'the host agent'): Promise<AgentClient | undefined> {
+    await untilNotDying(agent.readRecord())
     const socket = await connectOrCode(agent.socket)
     if (typeof socket === 'string') return undefined
     const lost = new SmError('SM_ERR_SERVER_SUPERVISOR_FAILED', {

@@ -195,6 +195,7 @@ export class Supervisor {
       this.#files.listenLock,
       (socket) => this.#accept(socket),
       () => this.#supervised(),
+      () => this.#files.readState()?.supervisor,
     )
   }
 
