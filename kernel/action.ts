@@ -45,6 +45,12 @@ export interface ActionSpec<B extends BeforeName, A extends AfterName, T> {
   readonly perform: () => Promise<T>
   /** The success message. */
   readonly message?: (value: T) => string
+  /**
+   * The `after_*` fact is the work itself: the new state is a projection of the log (a setting's
+   * value, a plugin's enabled flag) and `perform` changes nothing. A fact that cannot be recorded
+   * (a full disk) then fails the action, which changed nothing, instead of answering `unrecorded`.
+   */
+  readonly factIsTheWork?: true
 }
 
 /**
@@ -52,7 +58,8 @@ export interface ActionSpec<B extends BeforeName, A extends AfterName, T> {
  * `{ cancel: true, reason }`), perform it unless vetoed, then emit `after_*` with the payload and
  * a `result` whatever happened (success, error, cancelled). The `after_*` emit is where a fact is
  * recorded, so the outcome is in the event log before any after-listener runs. Work that was
- * done but whose fact a full disk kept from the log is still a success, with `unrecorded` saying why.
+ * done but whose fact a full disk kept from the log is still a success, with `unrecorded` saying
+ * why; where the fact is the work (`factIsTheWork`), a fact that was not recorded rejects.
  */
 export async function performAction<B extends BeforeName, A extends AfterName, T>(
   bus: BusScope,
@@ -85,7 +92,8 @@ export async function performAction<B extends BeforeName, A extends AfterName, T
     await bus.emit(spec.after, deepFreeze({ ...(payload as object), result: outcome.result }) as PayloadOf<A>)
   } catch (error) {
     // Work that was done stays done: a failure here would invite a retry that does it twice.
-    if (outcome.status !== 'success' || !isDiskFull(error)) throw error
+    // Where the fact is the work, nothing was done: the failure is the answer.
+    if (outcome.status !== 'success' || spec.factIsTheWork || !isDiskFull(error)) throw error
     return { ...outcome, unrecorded: reasonOf(error) }
   }
   return outcome

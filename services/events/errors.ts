@@ -1,4 +1,5 @@
 import { defineErrors, type ErrorMapOf, spec } from '../../kernel/error-catalogue'
+import { SmError } from '../../kernel/errors'
 
 /** The events service's error codes (docs/errors.md). */
 export const eventsErrors = defineErrors('events', {
@@ -30,12 +31,12 @@ export const eventsErrors = defineErrors('events', {
     message: (p) =>
       `The database '${p.path}' has schema version ${p.found}, newer than the ${p.supported} this version understands. Upgrade server-manager; the file was left untouched.`,
   }),
-  SM_ERR_DB_FULL: spec<{ path: string }>({
+  SM_ERR_DB_FULL: spec<{ path: string; unchanged?: string }>({
     status: 507,
     exit: 74,
-    when: 'The disk that holds the database is full, so nothing can be recorded.',
+    when: 'The disk that holds the database is full, so nothing can be recorded (a change that is only its fact, a setting or a plugin enabled, is not made).',
     message: (p) =>
-      `The disk that holds the database '${p.path}' is full, so nothing could be recorded. Free space on it; the manager goes on working once there is room, without a restart.`,
+      `The disk that holds the database '${p.path}' is full, so nothing could be recorded${p.unchanged ? `: ${p.unchanged}` : ''}. Free space on it; the manager goes on working once there is room, without a restart.`,
   }),
   SM_ERR_DB_IO: spec<{ path: string; reason: string }>({
     status: 500,
@@ -80,4 +81,14 @@ export const eventsErrors = defineErrors('events', {
 
 declare module '../../kernel/error-catalogue' {
   interface ErrorMap extends ErrorMapOf<typeof eventsErrors> {}
+}
+
+/**
+ * A change that is only its fact (a setting, a plugin's enabled flag) failed to be recorded: a
+ * full disk's error says what stays as it was (`unchanged`); any other error is left as it is.
+ */
+export function unchangedOnFullDisk(error: unknown, unchanged: string): unknown {
+  if (!(error instanceof SmError) || error.code !== 'SM_ERR_DB_FULL') return error
+  const { path } = error.params as { path: string }
+  return new SmError('SM_ERR_DB_FULL', { path, unchanged }, { cause: error })
 }

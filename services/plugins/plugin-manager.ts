@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import {
+  type ActionOutcome,
   type ActionResult,
   type BusScope,
   type EventMap,
+  isDiskFull,
   type Logger,
   performAction,
   reasonOf,
@@ -11,6 +13,7 @@ import {
 import { SerialQueue } from '../../lib/serial-queue'
 import { writeFileWhole } from '../../lib/whole-file'
 import type { Projections } from '../events/contract'
+import { unchangedOnFullDisk } from '../events/errors'
 import type { RunTask } from '../tasks/contract'
 import type { PluginError, PluginRecord, ReloadReport } from './contract'
 import { type Candidate, discover, type SearchPath } from './discovery'
@@ -253,22 +256,7 @@ export class PluginManager {
   /** The set_plugin_status action, then load or unload at once. */
   setEnabled(name: string, enabled: boolean): Promise<ActionResult> {
     return this.#queue.run(async () => {
-      // A plugin added since the last discovery (a file dropped in while the manager runs), or one
-      // whose files were refused or gone then: enabling looks at its folder again.
-      const before = (await this.records()).find((r) => r.name === name)
-      if (!before || (enabled && (before.state === 'invalid' || before.state === 'missing')))
-        await this.#sync((plugin) => plugin === name)
-      const known = await this.record(name)
-      if (enabled && known.state === 'missing')
-        throw new SmError('SM_ERR_PLUGIN_MISSING', { plugin: name, path: known.path })
-      const outcome = await performAction(this.#options.scope, {
-        before: 'before_set_plugin_status',
-        after: 'after_set_plugin_status',
-        payload: { pluginName: name, enabled },
-        // The after_set_plugin_status fact is the change; reconciling applies it.
-        perform: async () => undefined,
-        message: () => `Plugin '${name}' ${enabled ? 'enabled' : 'disabled'}.`,
-      })
+      const outcome = await this.#recordStatus(name, enabled)
       // An admin's enable is a fresh start: the strikes of its thread's faults are forgotten; a
       // disable ends a pending restart.
       if (outcome.status === 'success') {
@@ -278,6 +266,37 @@ export class PluginManager {
       if (outcome.status === 'success') await this.#reconcile(retryOnly([name]))
       return outcome.result
     })
+  }
+
+  /**
+   * The set_plugin_status action: its fact is the change. One that could not be recorded (a full
+   * disk) is not made: the plugin stays as it was, loaded or not, and the error says so.
+   */
+  async #recordStatus(name: string, enabled: boolean): Promise<ActionOutcome<undefined>> {
+    try {
+      // A plugin added since the last discovery (a file dropped in while the manager runs), or one
+      // whose files were refused or gone then: enabling looks at its folder again.
+      const before = (await this.records()).find((r) => r.name === name)
+      if (!before || (enabled && (before.state === 'invalid' || before.state === 'missing')))
+        await this.#sync((plugin) => plugin === name)
+      const known = await this.record(name)
+      if (enabled && known.state === 'missing')
+        throw new SmError('SM_ERR_PLUGIN_MISSING', { plugin: name, path: known.path })
+      return await performAction(this.#options.scope, {
+        before: 'before_set_plugin_status',
+        after: 'after_set_plugin_status',
+        payload: { pluginName: name, enabled },
+        // Reconciling applies the recorded fact.
+        perform: async () => undefined,
+        message: () => `Plugin '${name}' ${enabled ? 'enabled' : 'disabled'}.`,
+        factIsTheWork: true,
+      })
+    } catch (error) {
+      const record = isDiskFull(error) && (await this.records().catch(() => [])).find((r) => r.name === name)
+      if (!record) throw error
+      const state = `${record.enabled ? 'enabled' : 'disabled'} and ${this.#loaded.has(name) ? 'loaded' : 'not loaded'}`
+      throw unchangedOnFullDisk(error, `the plugin '${name}' stays ${state}`)
+    }
   }
 
   /** A known plugin (also one whose files are gone: it can still be inspected and disabled), or SM_ERR_PLUGIN_NOT_FOUND. */

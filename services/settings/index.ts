@@ -14,6 +14,7 @@ import {
 } from '../../kernel'
 import { isSecretKey, withoutSecretSettings, withoutSecrets } from '../../lib/secrets'
 import { PROJECTIONS, type Projections, type Sql } from '../events/contract'
+import { unchangedOnFullDisk } from '../events/errors'
 import type { SettingChange, SettingMode } from './contract'
 import { DeclaredSettings } from './declared'
 import { deepMerge, parseKey, type Tree } from './dot-path'
@@ -60,7 +61,11 @@ export function settingsService(): Service {
         for (const key of fresh) {
           // Hidden from this moment, before any listener of the fact or of a change runs.
           secrets.learn(key)
-          await bus.emit('settings:marked_secret', { key, by: currentContext().actor })
+          await bus.emit('settings:marked_secret', { key, by: currentContext().actor }).catch((error: unknown) => {
+            // Not recorded (a full disk): marked again next time. It stays hidden here, which is safe.
+            secrets.recorded.delete(key)
+            throw unchangedOnFullDisk(error, `the setting '${key}' is not marked secret and keeps the value it had`)
+          })
         }
         return fresh
       }
@@ -125,6 +130,9 @@ async function change(
     // The change itself is the after_setting_update fact: the projection applies it as it is appended.
     perform: async () => undefined,
     message: () => `Global setting '${key}' ${mode === 'unset' ? 'unset' : 'updated'}.`,
+    factIsTheWork: true,
+  }).catch((error: unknown) => {
+    throw unchangedOnFullDisk(error, `the setting '${key}' keeps the value it had`)
   })
   if (outcome.status === 'cancelled') {
     throw new SmError('SM_ERR_SETTINGS_UPDATE_CANCELLED', { key, by: outcome.by, reason: outcome.reason })

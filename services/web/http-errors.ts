@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Context } from 'koa'
 import { type Logger, SmError, toSmError } from '../../kernel'
 import { errorSpec } from '../../kernel/error-catalogue'
+import type { WebState } from './route'
 
 /** 5xx codes whose own message is written for the client (no parameter of theirs is internal). */
 const PUBLIC_5XX = new Set([
@@ -14,13 +15,19 @@ const PUBLIC_5XX = new Set([
 ])
 
 /**
+ * 5xx codes whose own message an admin is told: a full disk keeps the detail from the log too,
+ * and the admin is the one to free space on the disk it names.
+ */
+const ADMIN_5XX = new Set(['SM_ERR_DB_FULL', 'SM_ERR_DISK_FULL'])
+
+/**
  * Turns anything a route threw into the JSON error body every client gets:
  * `{status: 'error', code, message, detail}` (`detail` is the original's FastAPI field), with
  * the status of the error's code, `WWW-Authenticate` on a 401, `issues` on a validation 422
  * and `reply` on a refused console command. A browser asking for a page it may not see is sent
  * to the sign-in page instead. A 5xx says only what the code means and where its detail is: the
  * detail (a raw message, a path on this machine) goes to the log, under a request id the body
- * names.
+ * names; an admin is told a full disk's own message (the log cannot take it).
  */
 export function writeError(ctx: Context, thrown: unknown, logger: Logger): void {
   const error = asSmError(thrown, ctx)
@@ -65,6 +72,7 @@ export function errorBody(code: string, message: string, fields: { issues?: unkn
  */
 function internalMessage(ctx: Context, error: SmError, thrown: unknown, logger: Logger): string {
   if (PUBLIC_5XX.has(error.code)) return error.message
+  if (ADMIN_5XX.has(error.code) && (ctx.state as WebState).user?.role === 'admin') return error.message
   const requestId = randomUUID().slice(0, 8)
   try {
     logger.error(`${ctx.method} ${ctx.path} failed (request ${requestId}): ${error.code}: ${error.message}`, {

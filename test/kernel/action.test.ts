@@ -106,4 +106,25 @@ describe('kernel/action: the before/after hook protocol', () => {
     })
     expect(outcome.status).to.equal('success')
   })
+
+  it('answers work done but not recorded (a full disk) as a success saying so; where the fact is the work, rejects', async () => {
+    const { bus, scope, afters } = setup()
+    const full = new SmError('SM_ERR_DB_FULL', { path: '/data/server-manager.db' })
+    bus.setRecorder({ accepts: (type) => type.startsWith('after_'), record: () => Promise.reject(full) })
+    const spec = {
+      before: 'before_test_action',
+      after: 'after_test_action',
+      payload: { target: 's1' },
+      perform: async () => 'done',
+    } as const
+    const done = await performAction(scope, spec)
+    expect(done).to.include({ status: 'success', unrecorded: full.message })
+    let rejected: unknown
+    await performAction(scope, { ...spec, factIsTheWork: true }).catch((error: unknown) => {
+      rejected = error
+    })
+    expect(rejected).to.equal(full)
+    // Nothing recorded, so no listener heard of either.
+    expect(afters).to.deep.equal([])
+  })
 })

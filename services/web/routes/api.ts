@@ -654,6 +654,7 @@ export function apiRoutes(app: WebApp): Router[] {
       errors: {
         404: 'No setting of that key (outside custom.*, only declared settings exist).',
         409: "A plugin's before_setting_update hook cancelled the change.",
+        507: 'The disk that holds the data directory is full: nothing was changed.',
       },
     },
     async (_ctx, { params, body }) => {
@@ -686,6 +687,7 @@ export function apiRoutes(app: WebApp): Router[] {
       errors: {
         404: 'No setting of that key (outside custom.*, only declared settings exist).',
         409: "A plugin's before_setting_update hook cancelled the change.",
+        507: 'The disk that holds the data directory is full: nothing was changed.',
       },
     },
     async (_ctx, { params }) => ({
@@ -791,6 +793,7 @@ export function apiRoutes(app: WebApp): Router[] {
       errors: {
         404: 'No plugin of that name.',
         409: 'The plugin cannot be changed now (its files are missing, or a hook refused).',
+        507: 'The disk that holds the data directory is full: nothing was changed.',
       },
     },
     async (_ctx, { params, body }) => {

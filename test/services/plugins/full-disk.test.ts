@@ -3,8 +3,12 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import * as sdk from '../../../index'
 import { PluginImporter } from '../../../services/plugins/plugin-module'
-import { fill, fullDiskSuite, show } from '../../helpers/full-disk'
-import { cli } from '../../helpers/run'
+import { fill, fullDiskSuite, managerPid, show } from '../../helpers/full-disk'
+import { plugin, trace, traced, writePlugins } from '../../helpers/plugins'
+import { cli, cliStart } from '../../helpers/run'
+import { tempDir } from '../../helpers/temp-dir'
+import { http } from '../../helpers/web'
+import { adminSession } from '../../helpers/web-process'
 
 /** The shipped plugins, which the test setup turns off for every other test. */
 const withDefaults = { SM_DEFAULT_PLUGINS: 'on' }
@@ -49,5 +53,109 @@ describe('services/plugins: listing plugins on a full disk (issue 18, full disk:
     const after = await cli(disk.data, ['setting', 'set', 'custom.after', 'yes'], withDefaults)
     expect(after.code, show(after)).to.equal(0)
     expect(readdirSync(cacheDir)).not.to.be.empty
+  })
+})
+
+/** A plugin that traces its loads and unloads with the PID that ran them. */
+const tracing = (className: string, name: string) =>
+  plugin(
+    className,
+    `override onLoad() { ${trace(`'load ${name} ' + process.pid`)} }
+  override onUnload() { ${trace(`'unload ${name} ' + process.pid`)} }`,
+  )
+
+/** The message of a plugin status change that a full disk kept from the log. */
+const refused = (data: string, plugin: string, state: string) =>
+  `Error [SM_ERR_DB_FULL]: The disk that holds the database '${join(data, 'server-manager.db')}' is full, so nothing could be recorded: the plugin '${plugin}' stays ${state}. Free space on it`
+
+describe('services/plugins: enabling or disabling a plugin on a full disk is refused, never answered as done (issue 32 item 6)', function () {
+  this.timeout(240_000)
+  const disk = fullDiskSuite('sm-full-plugin-status-')
+  const ok = disk.ok
+  const filler = () => join(disk.mount, 'filler')
+  let traceFile: string | undefined
+
+  before(() => {
+    // The trace lives off the full disk; every CLI and manager this suite starts writes to it.
+    traceFile = process.env.SM_TEST_TRACE
+    process.env.SM_TEST_TRACE = join(tempDir(), 'trace.jsonl')
+  })
+  after(() => {
+    if (traceFile === undefined) delete process.env.SM_TEST_TRACE
+    else process.env.SM_TEST_TRACE = traceFile
+  })
+
+  /** `plugin list`'s rows of alpha and beta: name, state, enabled. */
+  const listed = async () =>
+    (await ok(['plugin', 'list']))
+      .split('\n')
+      .filter((line) => /^(alpha|beta) /.test(line))
+      .map((line) => line.split(/ +/).slice(0, 3).join(' '))
+
+  it('with no manager: plugin disable and enable exit 74 naming the database, the in-process plugins stay as they were, and so does the registry', async () => {
+    writePlugins(disk.data, { 'alpha.ts': tracing('Alpha', 'alpha'), 'beta.ts': tracing('Beta', 'beta') })
+    await ok(['plugin', 'enable', 'alpha'])
+    fill(filler())
+    try {
+      const disable = await cli(disk.data, ['plugin', 'disable', 'alpha'])
+      expect(disable.code, show(disable)).to.equal(74)
+      expect(disable.stderr).to.include(refused(disk.data, 'alpha', 'enabled and loaded'))
+      expect(disable.stdout).to.equal('')
+      const enable = await cli(disk.data, ['plugin', 'enable', 'beta'])
+      expect(enable.code, show(enable)).to.equal(74)
+      expect(enable.stderr).to.include(refused(disk.data, 'beta', 'disabled and not loaded'))
+      expect(await listed()).to.deep.equal(['alpha loaded yes', 'beta disabled no'])
+    } finally {
+      unlinkSync(filler())
+    }
+    expect(await listed()).to.deep.equal(['alpha loaded yes', 'beta disabled no'])
+    // The refused enable never ran beta's code; every process that ran alpha unloaded it only at its end.
+    expect(traced<string>().filter((line) => line.startsWith('load beta'))).to.deep.equal([])
+  })
+
+  it('with a running manager: plugin disable, enable and POST /api/plugins/<name> fail (exit 74, HTTP 507), the manager keeps its plugins loaded as they were, also after a restart', async () => {
+    writePlugins(disk.data, { 'alpha.ts': tracing('Alpha', 'alpha'), 'beta.ts': tracing('Beta', 'beta') })
+    await ok(['plugin', 'enable', 'alpha'])
+    const started = await cliStart(disk.data, ['--detached'])
+    expect(started.code, show(started)).to.equal(0)
+    const pid = managerPid(disk.data) as number
+    const url = /web UI and API on (http:\/\/\S+)/.exec(started.stdout)?.[1] as string
+    const token = await adminSession(disk.data, url)
+    expect(traced<string>()).to.include(`load alpha ${pid}`)
+    fill(filler())
+    try {
+      const disable = await cli(disk.data, ['plugin', 'disable', 'alpha'])
+      expect(disable.code, show(disable)).to.equal(74)
+      expect(disable.stderr).to.include(refused(disk.data, 'alpha', 'enabled and loaded'))
+      const enable = await cli(disk.data, ['plugin', 'enable', 'beta'])
+      expect(enable.code, show(enable)).to.equal(74)
+      expect(enable.stderr).to.include(refused(disk.data, 'beta', 'disabled and not loaded'))
+      for (const [name, enabled] of [
+        ['alpha', false],
+        ['beta', true],
+      ] as const) {
+        const post = await http(`${url}/api/plugins/${name}`, { token, body: { enabled } })
+        expect(post.status, post.text).to.equal(507)
+        expect(post.json.code).to.equal('SM_ERR_DB_FULL')
+      }
+      expect(await listed()).to.deep.equal(['alpha loaded yes', 'beta disabled no'])
+    } finally {
+      unlinkSync(filler())
+    }
+    // The manager's own plugins: alpha never unloaded, beta never loaded.
+    expect(traced<string>()).not.to.include(`unload alpha ${pid}`)
+    expect(traced<string>().filter((line) => line.startsWith('load beta'))).to.deep.equal([])
+    expect(await ok(['status'])).to.match(/^ {2}plugins {2}alpha$/m)
+    expect(await listed()).to.deep.equal(['alpha loaded yes', 'beta disabled no'])
+    // A new manager reads the log afresh: the same.
+    await ok(['web', 'stop'])
+    const again = await cliStart(disk.data, ['--detached'])
+    expect(again.code, show(again)).to.equal(0)
+    const next = managerPid(disk.data) as number
+    expect(traced<string>()).to.include(`load alpha ${next}`)
+    expect(await ok(['status'])).to.match(/^ {2}plugins {2}alpha$/m)
+    expect(await listed()).to.deep.equal(['alpha loaded yes', 'beta disabled no'])
+    await ok(['web', 'stop'])
+    expect(traced<string>().filter((line) => line.startsWith('load beta'))).to.deep.equal([])
   })
 })
