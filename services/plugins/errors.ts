@@ -92,12 +92,12 @@ export const pluginsErrors = defineErrors('plugins', {
     message: (p) =>
       `The plugin '${p.plugin}' did not finish ${p.phase} within ${p.ms} ms and was cut off. Move long work out of ${p.phase} (start it without awaiting it), or raise ${p.setting ?? 'plugins.hook_timeout_ms'}; then run 'server-manager plugin reload'.`,
   }),
-  SM_ERR_PLUGIN_BLOCKED_LOOP: spec<{ plugin: string; hook: string; ms: number }>({
+  SM_ERR_PLUGIN_BLOCKED_LOOP: spec<{ plugin: string; hook: string; seconds: number }>({
     status: 500,
     exit: 70,
     when: "A plugin's synchronous code (an endless loop) blocked the manager's event loop; the process was ended.",
     message: (p) =>
-      `The plugin '${p.plugin}' blocked the manager's event loop for ${Math.round(p.ms / 1000)} s (it last entered ${p.hook}), so the process was ended. It is not loaded until 'server-manager plugin enable ${p.plugin}' or 'plugin reload'; remove the synchronous loop from it.`,
+      `The plugin '${p.plugin}' blocked the manager's event loop for ${p.seconds} s (it last entered ${p.hook}), so the process was ended. It is not loaded until 'server-manager plugin enable ${p.plugin}' or 'plugin reload'; remove the synchronous loop from it.`,
   }),
   SM_ERR_PLUGIN_STRAY_ERROR: spec<{ plugin: string; what: string; reason: string }>({
     status: 500,

@@ -116,7 +116,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         const { code, message } = new SmError('SM_ERR_PLUGIN_BLOCKED_LOOP', {
           plugin: '{plugin}',
           hook: '{hook}',
-          ms: limitMs,
+          seconds: Math.round(limitMs / 1000),
         })
         watchdog = new LoopWatcher({
           blockedMs: limitMs,

@@ -196,7 +196,7 @@ export class PluginManager {
     const { plugin, hook, ms, at } = held
     const record = (await this.records()).find((r) => r.name === plugin)
     if (record && record.blocked?.at !== at) {
-      const error = new SmError('SM_ERR_PLUGIN_BLOCKED_LOOP', { plugin, hook, ms })
+      const error = new SmError('SM_ERR_PLUGIN_BLOCKED_LOOP', { plugin, hook, seconds: Math.round(ms / 1000) })
       this.#options.logger.warn(`plugin '${plugin}' failed: ${error.message}`, { code: error.code })
       await this.#fact('plugins:blocked', {
         name: plugin,

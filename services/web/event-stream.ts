@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream'
 import type { Context } from 'koa'
 import { type BusScope, SmError } from '../../kernel'
 import { withoutSecrets } from '../../lib/secrets'
+import { withoutServerSecrets } from '../../lib/server-secrets'
 import { AUTH_FACTS, type Identity, type Role, roleAtLeast } from '../auth/contract'
 
 /**
@@ -76,7 +77,8 @@ export class EventStream {
         if (event.type === 'after_player_join' || event.type === 'after_player_leave')
           this.publish(`players:${String(p.serverName)}`, event.type, p)
         if (event.type === 'tasks:started' || event.type === 'tasks:finished') {
-          const data = { ...p, state: event.type === 'tasks:started' ? 'running' : p.state }
+          // A user's topic: a task's result (an install's server record) without its environment's values.
+          const data = withoutServerSecrets({ ...p, state: event.type === 'tasks:started' ? 'running' : p.state })
           this.publish('tasks', event.type, data)
           this.publish(`task:${String(p.id)}`, event.type, data)
         }

@@ -20,6 +20,8 @@ export interface StaticOptions {
  * - a file is served only when its real path (every symbolic link resolved) is inside the
  *   folder's real path: a link to /etc/passwd, to the database or to another folder is
  *   not found, like a path with `..`, a hidden (dot) segment, a directory or a non-file;
+ * - a file with more than one name (`nlink > 1`, a hard link) is not found either: a hard link
+ *   has nothing to resolve, and may be any file of the same file system;
  * - a file this process already has open (its SQLite database, -wal and -shm, its log) is
  *   never opened: closing a second descriptor of a file drops the POSIX locks the process
  *   holds on it, after which another process's sqlite3 takes the database for unused and
@@ -91,7 +93,8 @@ async function containedFile(
   const real = await realpath(join(base, ...segments)).catch(() => undefined)
   if (!real?.startsWith(base.endsWith(sep) ? base : base + sep)) return undefined
   const found = await stat(real).catch(() => undefined)
-  if (!found?.isFile() || openInThisProcess(found.dev, found.ino)) return undefined
+  // A hard link has no link to resolve: a file with another name (nlink > 1) may be any file of the file system.
+  if (!found?.isFile() || found.nlink > 1 || openInThisProcess(found.dev, found.ino)) return undefined
   return { path: real, dev: found.dev, ino: found.ino }
 }
 

@@ -62,4 +62,12 @@ describe('kernel/error-catalogue', () => {
       expect(message, code).to.match(/[.)>]$/)
     }
   })
+
+  it('renders every message from its parameters as given: a template that computes on one (NaN s) is caught here', () => {
+    // The page shows each parameter as <name>: arithmetic on it or a field of it shows NaN, undefined or [object …].
+    for (const { code, spec } of errorCatalogue()) {
+      const message = spec.message(new Proxy({}, { get: (_t, key) => `<${String(key)}>` }))
+      expect(message, code).not.to.match(/\bNaN\b|\bundefined\b|\[object /)
+    }
+  })
 })

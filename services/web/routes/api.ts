@@ -4,7 +4,9 @@ import Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
 import { REDACTED } from '../../../lib/secrets'
+import { withoutServerSecrets } from '../../../lib/server-secrets'
 import { roleAtLeast } from '../../auth/contract'
+import { adminOnlyCommand } from '../admin-commands'
 import { nativePages, presentedToken, type WebApp } from '../app'
 import { pieceStream } from '../pieces'
 import { currentUser, defineRoute } from '../route'
@@ -41,17 +43,6 @@ const ServerSummary = ServerRecord.extend({
 })
 const ServerInfo = ServerRecord.extend({ world: z.string().optional(), dirExists: z.boolean() })
 const PluginName = z.object({ name: z.string().min(1).max(200) })
-
-/**
- * Console commands only admins may send over the API (decisions §7): prefix, any case, a leading
- * / ignored. Who may join and who is an operator are admins' content (issue 20), whichever way.
- */
-const ADMIN_ONLY_COMMANDS = ['stop', 'save', 'allowlist', 'whitelist', 'permission', 'op ', 'deop ']
-
-export function adminOnlyCommand(command: string): string | undefined {
-  const text = command.trim().replace(/^\/+/, '').toLowerCase().replace(/\s+/g, ' ')
-  return ADMIN_ONLY_COMMANDS.find((blocked) => text.startsWith(blocked))?.trim()
-}
 
 /** The JSON API: status, servers, tasks, settings, plugins, the event log, users and API tokens. */
 export function apiRoutes(app: WebApp): Router[] {
@@ -123,12 +114,12 @@ export function apiRoutes(app: WebApp): Router[] {
       method: 'get',
       path: '/servers',
       name: 'list_servers',
-      summary: 'Servers with their status',
+      summary: "Servers with their status (a list never holds an environment's values, nor secret-looking arguments)",
       tags: servers,
       access: 'user',
       response: success('ServerList', { servers: z.array(ServerSummary) }),
     },
-    async () => ({ status: 'success', servers: await bus.request('servers:list', {}) }),
+    async () => ({ status: 'success', servers: withoutServerSecrets(await bus.request('servers:list', {})) }),
   )
   defineRoute(
     router,
@@ -136,18 +127,22 @@ export function apiRoutes(app: WebApp): Router[] {
       method: 'get',
       path: '/servers/:name',
       name: 'server_info',
-      summary: 'One server: its record and status',
+      summary:
+        "One server: its record and status (its environment's values and secret-looking arguments for admins only)",
       tags: servers,
       access: 'user',
       params: ServerName,
       response: success('ServerInfo', { server: ServerInfo, run: RunStatus }),
       errors: { 404: NO_SERVER },
     },
-    async (_ctx, { params }) => ({
-      status: 'success',
-      server: await bus.request('servers:info', { name: params.name }),
-      run: await bus.request('servers:status', { name: params.name }),
-    }),
+    async (ctx, { params }) => {
+      const server = await bus.request('servers:info', { name: params.name })
+      return {
+        status: 'success',
+        server: currentUser(ctx).role === 'admin' ? server : withoutServerSecrets(server),
+        run: await bus.request('servers:status', { name: params.name }),
+      }
+    },
   )
   defineRoute(
     router,
@@ -221,7 +216,7 @@ export function apiRoutes(app: WebApp): Router[] {
       path: '/servers/:name/command',
       name: 'send_command',
       summary:
-        'Send a console command, answered with its reply lines (stop, save, allowlist, whitelist, permission, op and deop: admins only)',
+        'Send a console command, answered with its reply lines (commands that stop, reload or save the game, or change who may join or who is an operator: admins only, however they are spelled or wrapped in execute … run)',
       tags: servers,
       access: 'moderator',
       params: ServerName,
@@ -238,7 +233,7 @@ export function apiRoutes(app: WebApp): Router[] {
           ),
       }),
       errors: {
-        403: 'stop, save, allowlist, whitelist, permission, op and deop are for admins',
+        403: 'stop, restart, reload, save…, allowlist, whitelist, op, deop, permission, changesetting and the permission plugins’ commands are for admins (SM_ERR_WEB_COMMAND_BLOCKED), with a slash, a namespace or inside execute … run too',
         404: NO_SERVER,
         409: 'The server is not running.',
         422: 'The body is not valid (`issues` lists what), or the game refused the command (SM_ERR_SERVER_COMMAND_REFUSED: a reply line is one of its error lines, such as `Unknown command`; `reply` holds its reply lines). A refused command was sent once and is not sent again.',
@@ -552,7 +547,10 @@ export function apiRoutes(app: WebApp): Router[] {
       query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(50) }),
       response: success('TaskList', { tasks: z.array(Task) }),
     },
-    async (_ctx, { query }) => ({ status: 'success', tasks: await bus.request('tasks:list', { limit: query.limit }) }),
+    async (_ctx, { query }) => ({
+      status: 'success',
+      tasks: withoutServerSecrets(await bus.request('tasks:list', { limit: query.limit })),
+    }),
   )
   defineRoute(
     router,
@@ -567,7 +565,10 @@ export function apiRoutes(app: WebApp): Router[] {
       response: success('TaskInfo', { task: Task }),
       errors: { 404: 'No task with that id.', 409: 'The start of an id fits more than one task.' },
     },
-    async (_ctx, { params }) => ({ status: 'success', task: await bus.request('tasks:get', { id: params.id }) }),
+    async (_ctx, { params }) => ({
+      status: 'success',
+      task: withoutServerSecrets(await bus.request('tasks:get', { id: params.id })),
+    }),
   )
   defineRoute(
     router,
@@ -585,7 +586,10 @@ export function apiRoutes(app: WebApp): Router[] {
         409: 'The task has already ended, or the start of an id fits more than one task.',
       },
     },
-    async (_ctx, { params }) => ({ status: 'success', task: await bus.request('tasks:cancel', { id: params.id }) }),
+    async (_ctx, { params }) => ({
+      status: 'success',
+      task: withoutServerSecrets(await bus.request('tasks:cancel', { id: params.id })),
+    }),
   )
 
   // -- settings -------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import Router from '@koa/router'
 import { z } from 'zod'
+import { withoutServerSecrets } from '../../../lib/server-secrets'
 import type { WebApp } from '../app'
 import { currentUser, defineRoute, type WebContext } from '../route'
 import { sameOriginPath } from '../same-origin-path'
@@ -56,7 +57,7 @@ export function pageRoutes(app: WebApp): Router {
   )
   page('/', 'dashboard', 'user', async () => ({
     title: 'Dashboard',
-    servers: await app.bus.request('servers:list', {}),
+    servers: withoutServerSecrets(await app.bus.request('servers:list', {})),
   }))
   defineRoute(
     router,
@@ -72,7 +73,8 @@ export function pageRoutes(app: WebApp): Router {
       errors: { 404: 'No server of that name.' },
     },
     async (ctx, { params }) => {
-      const server = await app.bus.request('servers:info', { name: params.name })
+      const record = await app.bus.request('servers:info', { name: params.name })
+      const server = currentUser(ctx).role === 'admin' ? record : withoutServerSecrets(record)
       const run = await app.bus.request('servers:status', { name: params.name })
       const eula = await app.bus.request('servers:eula', { name: params.name })
       const profile = await app.bus.request('servers:profile', { name: params.name })

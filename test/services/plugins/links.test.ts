@@ -104,7 +104,11 @@ describe('services/plugins: symbolic links in plugin folders (real CLI processes
       mkdirSync(join(statics, 'sub'))
       // A hard link has no link to resolve: its real path is inside the mount, yet it is the database.
       linkSync(database, join(statics, 'sub', 'copy.bin'))
+      // Nor is a hard link to a file the manager does not hold open (a key, a backup): a file with another name is not served.
+      writeFileSync(join(dir, 'outside-secret.txt'), 'not for the web\n')
+      linkSync(join(dir, 'outside-secret.txt'), join(statics, 'hard.txt'))
       for (const path of [
+        'hard.txt',
         'passwd-link',
         'db-link',
         'wal-link',

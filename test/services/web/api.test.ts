@@ -129,20 +129,55 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
     })
   })
 
-  it('keeps console commands that stop or save a server, or change who may join or who is an operator, for admins', async () => {
+  it('keeps console commands that stop or save a server, or change who may join or who is an operator, for admins, however spelled (issue 32)', async () => {
     web = await startWeb()
+    const { dataDir, manager } = web
+    afterItsUser(() => killServers(dataDir))
+    await manager.bus.request('servers:add', { name: 'alpha', dir: fakeBedrockDir() })
+    await manager.bus.request('servers:start', { name: 'alpha' })
     const moderator = await web.login('m', 'moderator')
-    const access = ['allowlist add Steve', 'whitelist remove Steve', 'op Steve', '/DEOP Steve', 'permission reload']
-    for (const command of ['stop', '/STOP', 'save hold', '  Save resume', 'allowlist off', ...access]) {
-      const refused = await http(`${web.url}/api/servers/any/command`, { token: moderator, body: { command } })
-      expect(refused.status, command).to.equal(403)
-      expect(refused.json.code, command).to.equal('SM_ERR_WEB_COMMAND_BLOCKED')
+    const send = (command: string, token: string) =>
+      http(`${web.url}/api/servers/alpha/command`, { token, body: { command } })
+    // Each spelling reaches the game for an admin and none for a moderator.
+    const spellings = [
+      'op Steve',
+      'minecraft:op Steve',
+      'execute as @a run op Steve',
+      'execute as @a at @s run execute if entity @s run minecraft:OP Steve',
+      'return run deop Steve',
+      'execute @a ~ ~ ~ op Steve',
+      '/op Steve',
+      '// op Steve',
+      'OP Steve',
+      '  Op\tSteve',
+      'minecraft:whitelist off',
+      '/minecraft:allowlist add Steve',
+      'deop Steve',
+      'permission reload',
+      'changesetting allow-cheats true',
+      'lp user m parent set admin',
+      'bukkit:reload',
+      'save-off',
+      'Save resume',
+    ]
+    const stopping = ['stop', '/STOP', 'minecraft:stop', 'execute run stop', 'restart', 'save-all flush', 'save hold']
+    for (const command of [...spellings, ...stopping]) {
+      const refused = await send(command, moderator)
+      expect([refused.status, refused.json.code], command).to.deep.equal([403, 'SM_ERR_WEB_COMMAND_BLOCKED'])
     }
-    // Anything else goes on to the server (here: there is none).
-    const other = await http(`${web.url}/api/servers/any/command`, { token: moderator, body: { command: 'list' } })
-    expect(other.json.code).to.equal('SM_ERR_SERVER_NOT_FOUND')
-    const admin = await http(`${web.url}/api/servers/any/command`, { token: web.admin, body: { command: 'stop' } })
-    expect(admin.json.code).to.equal('SM_ERR_SERVER_NOT_FOUND')
+    expect(await manager.bus.request('events:read', { types: ['after_command_send'] })).to.deep.equal([])
+    // A moderator's other commands go on to the game, admin words in their arguments too.
+    for (const command of ['list', 'say stop the op', 'execute as @a run say op Steve'])
+      expect((await send(command, moderator)).status, command).to.be.oneOf([200, 422])
+    for (const command of spellings) expect((await send(command, web.admin)).status, command).to.be.oneOf([200, 422])
+    const sent = await manager.bus.request('events:read', { types: ['after_command_send'] })
+    expect(sent.map((f) => (f.payload as { command: string }).command)).to.deep.equal([
+      'list',
+      'say stop the op',
+      'execute as @a run say op Steve',
+      ...spellings.map((c) => c.trim()),
+    ])
+    await manager.bus.request('servers:stop', { name: 'alpha' })
   })
 
   it('answers a command the game refused 422 with its code and the reply lines, and a known one 200 (issue 19)', async () => {

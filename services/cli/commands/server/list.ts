@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core'
+import { withoutServerSecrets } from '../../../../lib/server-secrets'
 import { table } from '../../format'
 import { ManagerCommand } from '../../manager-command'
 
@@ -14,7 +15,8 @@ export default class ServerList extends ManagerCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerList)
     const servers = await this.request('servers:list', {})
-    if (flags.json) return this.printJson(servers)
+    // A list never holds an environment's values or secret-looking arguments: 'server info' shows one server whole.
+    if (flags.json) return this.printJson(withoutServerSecrets(servers))
     if (servers.length === 0)
       return this.log(`No servers yet. Add one with: ${this.config.bin} server add <name> --dir <path>`)
     // PLAYERS only when a manager knows someone's count: without one the column would be all '-'.
