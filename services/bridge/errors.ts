@@ -41,6 +41,13 @@ export const bridgeErrors = defineErrors('bridge', {
     when: 'A message on the bus bridge was not valid (not JSON, too large, unknown type, a forged actor).',
     message: (p) => `The bridge refused a message: ${p.reason}. Use the server-manager command or its client library.`,
   }),
+  SM_ERR_BRIDGE_HOST_FACT_REFUSED: spec<{ host: string; seq: string; type: string; reason: string }>({
+    status: 403,
+    exit: 77,
+    when: "A host agent's fact was not taken into the manager's log: of a kind a host does not record, about a server not its own, with a decoy field, or at a time it could not know (logged; the host's log keeps it).",
+    message: (p) =>
+      `A fact of host '${p.host}' (#${p.seq}, ${p.type}) was refused: ${p.reason}. It is not in this manager's log. If the host is yours, check its clock and its agent's version; if not, its credentials are in someone else's hands: make new ones (agent credentials ${p.host}) and remove the old entry from the broker.`,
+  }),
   SM_ERR_BRIDGE_PATH_TOO_LONG: spec<{ path: string }>({
     status: 500,
     exit: 73,

@@ -5,7 +5,6 @@ import { basename } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { type BusScope, type Disposable, isVeto, type Logger, SmError, toSmError } from '../../kernel'
-import { checkEvent } from '../../kernel/contract-catalogue'
 import { settingCatalogue } from '../../kernel/setting-catalogue'
 import type { NatsConfig } from '../../lib/nats-link'
 import { allSubjects, isSubjectToken, nameOfSubject, subjectOf } from '../../lib/nats-subjects'
@@ -26,6 +25,7 @@ import {
   type NatsStatus,
   serverOf,
 } from './contract'
+import { admitHostFacts, type KnownServer, type RefusedFact } from './host-facts'
 
 /** A host agent that has not beaten for this long is offline (three of its 5 s beats). */
 const HOST_SILENT_MS = 15_000
@@ -41,8 +41,6 @@ const HOST_REQUEST_MS = 3_600_000
  * long rather than after three missed beats.
  */
 const HOST_PING_MS = 3_000
-/** A server name as `server add` takes it (services/servers/describe-server.ts). */
-const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 /** How many hosts the manager keeps (a bound on what a broker with loose permissions can make it hold). */
 const MAX_HOSTS = 1_000
 /**
@@ -54,6 +52,8 @@ const SHARED_SETTING = /^(servers|retention|metrics)\.|^files\.max_text_kb$/
 const MANAGER_ACTOR = 'core'
 /** How many of a host's facts one request takes in. */
 const SYNC_PAGE = 500
+/** How many refused facts of one page are logged one by one (a hostile host could send a page of them each beat). */
+const REFUSALS_LOGGED = 10
 
 /**
  * The bridge's NATS transport, in the manager: answers every `<prefix>.req.<ns>.<name>` request
@@ -80,8 +80,8 @@ export class NatsBridge implements HostsLink {
   readonly #beaters = new Map<string, { last: string; before?: string; warned?: boolean }>()
   /** The requests waiting on each host: a host that goes offline, or a lost link, ends them at once. */
   readonly #waiting = new Map<string, Set<(error: SmError) => void>>()
-  /** Which host each server lives on (undefined: this machine), as the registry said last (each beat, each sync). */
-  #owners = new Map<string, string | undefined>()
+  /** Which host each server lives on (undefined: this machine) and when it was added, as the registry said last (each beat, each sync). */
+  #owners = new Map<string, KnownServer>()
   /** Each host's sync under way (one at a time per host), and whether another is asked for after it. */
   readonly #syncs = new Map<string, { running: Promise<void>; again: boolean }>()
   #open: () => void = () => {}
@@ -283,61 +283,58 @@ export class NatsBridge implements HostsLink {
         'core',
       )) as StoredEvent[]
       if (events.length === 0) return
-      // A host speaks for its own servers only: a fact about one this machine or another host
-      // holds is left out (the cursor still moves past it).
-      await this.#refreshOwners()
-      const own = events.filter((event) => this.#acceptable(host, event))
-      if (own.length < events.length)
-        this.#logger.warn(
-          `nats: host '${host}' sent ${events.length - own.length} facts that are not its servers' (another's server, another kind of fact, or not what the fact declares); left out`,
-        )
+      // A host speaks for its own servers only, at times it could know, as itself: the rest is
+      // refused, each with its code in the log (the cursor still moves past it).
+      await this.#refreshOwners(true)
+      const { admitted, refused } = admitHostFacts(host, events, this.#owners)
+      this.#logRefused(host, refused)
       const last = events.at(-1)?.seq
       await this.#scope.request('events:ingest', {
         origin: host,
-        events: own,
+        events: admitted,
         through: typeof last === 'number' && Number.isSafeInteger(last) ? last : undefined,
         ...(log === undefined ? {} : { log }),
       })
       // Its new servers and its removals are its own from now on: the owners follow what went in.
-      for (const event of own) {
-        const name = serverOf(event.payload)
-        if (name === undefined) continue
-        if (event.type === 'servers:added') this.#owners.set(name, host)
-        else if (event.type === 'servers:removed') this.#owners.delete(name)
+      for (const event of admitted) {
+        if (event.type === 'servers:added') {
+          const { name, addedAt } = (event.payload as { server: { name: string; addedAt: string } }).server
+          this.#owners.set(name, { host, addedAt })
+        } else if (event.type === 'servers:removed') this.#owners.delete((event.payload as { name: string }).name)
       }
       if (events.length < SYNC_PAGE) return
     }
   }
 
-  /**
-   * Whether a fact from a host may enter this log: a fact of its servers (a server fact type, about
-   * a server it holds or a new one with a valid name), shaped as its type declares. Anything else
-   * (a `manager:stop_requested`, a setting, another host's server) is that host overstepping.
-   */
-  #acceptable(host: string, event: StoredEvent): boolean {
-    if (typeof event?.type !== 'string' || typeof event.seq !== 'number' || !isHostFact(event.type)) return false
-    if (!this.#speaksFor(host, serverOf(event.payload))) return false
-    const added =
-      event.type === 'servers:added' ? (event.payload as { server?: { name?: unknown } })?.server : undefined
-    if (added && !(typeof added.name === 'string' && SERVER_NAME.test(added.name))) return false
-    try {
-      checkEvent(event.type, event.payload)
-      return true
-    } catch {
-      return false
+  /** Says in the log, with its code, each fact of a host that was refused (the first few of a page, then how many more). */
+  #logRefused(host: string, refused: readonly RefusedFact[]): void {
+    for (const fact of refused.slice(0, REFUSALS_LOGGED)) {
+      const error = new SmError('SM_ERR_BRIDGE_HOST_FACT_REFUSED', {
+        host,
+        seq: String(fact.seq).slice(0, 20),
+        type: fact.type,
+        reason: fact.reason,
+      })
+      this.#logger.warn(`nats: [${error.code}] ${error.message}`)
     }
+    if (refused.length > REFUSALS_LOGGED)
+      this.#logger.warn(
+        `nats: [SM_ERR_BRIDGE_HOST_FACT_REFUSED] and ${refused.length - REFUSALS_LOGGED} more facts of host '${host}' were refused in the same page`,
+      )
   }
 
   /** Whether `host` may speak for `server`: its own, or a name nobody holds yet (its new server). */
   #speaksFor(host: string, server: string | undefined): boolean {
-    return server === undefined || !this.#owners.has(server) || this.#owners.get(server) === host
+    return server === undefined || !this.#owners.has(server) || this.#owners.get(server)?.host === host
   }
 
-  async #refreshOwners(): Promise<void> {
+  /** Reads the registry again; `strict`: a failure throws (a host's facts are never judged against an old one). */
+  async #refreshOwners(strict = false): Promise<void> {
     try {
       const servers = await this.#scope.request('servers:list', {})
-      this.#owners = new Map(servers.map((s) => [s.name, s.host]))
+      this.#owners = new Map(servers.map((s) => [s.name, { host: s.host, addedAt: s.addedAt }]))
     } catch (error) {
+      if (strict) throw error
       this.#logger.debug(`nats: the servers' hosts are not known: ${toSmError(error).message}`)
     }
   }
@@ -501,7 +498,7 @@ export class NatsBridge implements HostsLink {
     if (typeof body?.meta?.seq === 'number' && isHostFact(event)) return // a fact of its servers: sync brings it
     // Only about its own servers: a host's word about another's is not relayed.
     const about = event.startsWith('servers:') ? serverOf(body.payload) : undefined
-    if (about !== undefined && this.#owners.get(about) !== host) return
+    if (about !== undefined && this.#owners.get(about)?.host !== host) return
     const actor = typeof body?.meta?.actor === 'string' ? body.meta.actor : `host:${host}`
     // Its tasks by the names the manager gave them (servers:begin's reply): `<host>/<id>`.
     const task = body.payload as { id?: unknown } | null

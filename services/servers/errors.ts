@@ -276,7 +276,7 @@ export const serversErrors = defineErrors('servers', {
   SM_ERR_BACKUP_UNSAFE_ENTRY: spec<{ file: string; entry: string; reason: string }>({
     status: 422,
     exit: 65,
-    when: 'An archive holds an entry that would land outside the directory it is extracted into.',
+    when: 'An archive (or a folder to install from) holds an entry that would land outside the directory it is extracted into, or write through a link: a symbolic link, or an entry inside another entry that is a file.',
     message: (p) =>
       `'${p.file}' was refused: its entry '${p.entry}' cannot be extracted (${p.reason}). Nothing was changed.`,
   }),
@@ -317,6 +317,20 @@ export const serversErrors = defineErrors('servers', {
     exit: 66,
     when: 'A schedule id that is not known.',
     message: (p) => `No schedule has the id '${p.id}'. 'server-manager server schedule list' lists them.`,
+  }),
+  SM_ERR_ARCHIVE_TOO_LARGE: spec<{ file: string; size: string; limitMb: number }>({
+    status: 413,
+    exit: 65,
+    when: 'An archive to install, update from, restore or import unpacks to more than servers.max_unpacked_mb (declared, or counted while it was unpacked).',
+    message: (p) =>
+      `'${p.file}' was refused: it unpacks to ${p.size}, more than servers.max_unpacked_mb allows (${p.limitMb} MB). Nothing of it was kept. If it is what you meant, raise the setting (server-manager setting set servers.max_unpacked_mb <MB>) and try again.`,
+  }),
+  SM_ERR_ARCHIVE_NO_SPACE: spec<{ file: string; sizeMb: number; freeMb: number; dir: string }>({
+    status: 413,
+    exit: 73,
+    when: 'An archive to install, update from, restore or import unpacks (or a release copies) to more than the free space of the disk it goes to.',
+    message: (p) =>
+      `'${p.file}' was refused: it unpacks to ${p.sizeMb} MB, and the disk of ${p.dir} has ${p.freeMb} MB free. Nothing was written. Free space there and try again.`,
   }),
   SM_ERR_INSTALL_INVALID: spec<{ source: string; reason: string }>({
     status: 422,

@@ -3,6 +3,7 @@ import {
   copyFileSync,
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   renameSync,
@@ -11,7 +12,8 @@ import {
 } from 'node:fs'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { isSmError, reasonOf, SmError } from '../../kernel'
-import { extractZip, readZipEntries, UnsafeEntryError } from './backups/archive'
+import { extractZip, isJar, readZipEntries, UnsafeEntryError } from './backups/archive'
+import { checkRoom } from './backups/unpack-limits'
 import type { ServerRecord } from './contract'
 import { detectProfile } from './detect'
 import { configFiles, worldOf } from './world'
@@ -28,14 +30,31 @@ export interface InstallSource {
   fetch(into: string): Promise<void>
 }
 
-/** What `--from` names: a Bedrock server zip, a Java Edition server jar, or an unpacked directory of either. */
-export async function installSource(from: string): Promise<InstallSource> {
+/** Where a release goes and how much it may unpack to (servers.max_unpacked_mb, in bytes). */
+export interface InstallRoom {
+  /** The folder it goes to (or beside): its disk must have room for it. */
+  readonly into: string
+  readonly maxBytes: number
+}
+
+/**
+ * What `--from` names: a Bedrock server zip, a Java Edition server jar, or an unpacked directory of
+ * either; refused before anything is written when it is not that, holds a link, or does not fit
+ * (the cap of `room` for a zip, the free space of its disk for all three).
+ */
+export async function installSource(from: string, room: InstallRoom): Promise<InstallSource> {
   const text = String(from ?? '')
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) throw new SmError('SM_ERR_INSTALL_SOURCE_UNSUPPORTED', { source: text })
   const path = resolve(text)
   if (!existsSync(path)) throw new SmError('SM_ERR_INSTALL_INVALID', { source: path, reason: 'it does not exist' })
   // A jar is a zip too, but it is the server itself: it goes into the directory whole.
-  if (path.endsWith('.jar') && statSync(path).isFile())
+  if (path.endsWith('.jar') && statSync(path).isFile()) {
+    if (!(await isJar(path)))
+      throw new SmError('SM_ERR_INSTALL_INVALID', {
+        source: path,
+        reason: 'it is not a Java program (a jar is a zip holding META-INF/MANIFEST.MF or class files)',
+      })
+    checkRoom(path, statSync(path).size, room.into, Number.POSITIVE_INFINITY)
     return {
       description: path,
       fetch: async (into) => {
@@ -43,15 +62,19 @@ export async function installSource(from: string): Promise<InstallSource> {
         copyFileSync(path, join(into, basename(path)))
       },
     }
-  if (statSync(path).isDirectory())
+  }
+  if (statSync(path).isDirectory()) {
+    checkRoom(path, folderBytes(path), room.into, Number.POSITIVE_INFINITY)
     return {
       description: path,
       fetch: async (into) => {
         cpSync(path, into, { recursive: true, preserveTimestamps: true })
       },
     }
+  }
+  let entries: { size: number }[]
   try {
-    await readZipEntries(path)
+    entries = await readZipEntries(path)
   } catch (error) {
     if (error instanceof UnsafeEntryError)
       throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: error.entry, reason: error.reason })
@@ -60,12 +83,41 @@ export async function installSource(from: string): Promise<InstallSource> {
       reason: `it is neither a directory nor a readable zip (${reasonOf(error)})`,
     })
   }
+  checkRoom(
+    path,
+    entries.reduce((sum, entry) => sum + entry.size, 0),
+    room.into,
+    room.maxBytes,
+  )
   return {
     description: path,
     fetch: async (into) => {
-      await extractZip(path, into) // its entries were checked above
+      await extractZip(path, into, undefined, undefined, room.maxBytes) // its entries were checked above
     },
   }
+}
+
+/**
+ * The bytes of a folder's files; a link in it is refused (copied, a `worlds` link in a release
+ * would lead the server's writes elsewhere), as a zip's link entry is.
+ */
+function folderBytes(dir: string): number {
+  let bytes = 0
+  const walk = (at: string) => {
+    for (const item of readdirSync(at, { withFileTypes: true })) {
+      const path = join(at, item.name)
+      if (item.isSymbolicLink())
+        throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', {
+          file: dir,
+          entry: relative(dir, path),
+          reason: 'it is a symbolic link',
+        })
+      if (item.isDirectory()) walk(path)
+      else if (item.isFile()) bytes += lstatSync(path).size
+    }
+  }
+  walk(dir)
+  return bytes
 }
 
 /** The files an update keeps from the installed server (the release's copies are not used). */

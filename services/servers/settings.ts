@@ -48,6 +48,12 @@ defineSettings('servers', {
     summary:
       'back up (and export) a running server hot where its profile can (bedrock save hold, java or --hot-backup commands: it keeps running); false: stop, back up, start',
   },
+  'servers.max_unpacked_mb': {
+    default: 32_768,
+    summary:
+      'the most one archive may unpack to, in MB (an install or update from a zip, a restore, a world import): counted as it is unpacked, not only as it declares; it must also fit the free space of the disk it goes to',
+    rule: wholeNumber(1, 16 * 1024 * 1024),
+  },
   'paths.backups': {
     default: ({ dataDir }: SettingContext) => join(dataDir, 'backups'),
     summary: 'where backups are kept, one folder per server',

@@ -16,6 +16,7 @@ import { killAndWait } from './leaks'
 import { cli, ROOT } from './run'
 import { afterItsUser } from './run-end'
 import { tempDir } from './temp-dir'
+import { jarBytes } from './zip'
 
 export const FAKE_BEDROCK = join(ROOT, 'test', 'fixtures', 'fake-bedrock.js')
 export const FAKE_JAVA = join(ROOT, 'test', 'fixtures', 'fake-java.js')
@@ -48,7 +49,8 @@ export function fakeJavaDir(options: { eula?: boolean; level?: string; env?: Rec
   const dir = join(root, 'server')
   mkdirSync(join(root, 'bin'), { recursive: true })
   mkdirSync(dir)
-  writeFileSync(join(dir, 'server.jar'), 'not a real jar: the fake java runs test/fixtures/fake-java.js\n')
+  // A jar (a zip with a manifest), though what runs is the fake: test/fixtures/fake-java.js.
+  writeFileSync(join(dir, 'server.jar'), jarBytes({ 'README.txt': 'the fake java runs test/fixtures/fake-java.js\n' }))
   if (options.eula !== undefined) writeFileSync(join(dir, 'eula.txt'), `eula=${options.eula}\n`)
   writeFileSync(join(dir, 'server.properties'), `level-name=${options.level ?? 'world'}\nmax-players=20\n`)
   const java = join(root, 'bin', 'java')

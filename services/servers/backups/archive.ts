@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises'
 import './native-crc32'
 import * as yauzl from 'yauzl'
 import * as yazl from 'yazl'
+import { SmError } from '../../../kernel'
 
 /** One file to put in an archive: where it is, its name inside, and how many bytes of it. */
 export interface ArchiveEntry {
@@ -131,20 +132,25 @@ export function unsafeEntryName(name: string): string | undefined {
 }
 
 /**
- * The file entries of a zip (directories left out). An entry that would land outside the
- * directory it is extracted into throws UnsafeEntryError, whether yauzl refuses its name while
- * reading the central directory or our own check does; anything else unreadable throws as is.
+ * The file entries of a zip (directories left out), with the sizes they declare. An entry that
+ * would land outside the directory it is extracted into, or write through a link, throws
+ * UnsafeEntryError, whether yauzl refuses its name while reading the central directory or our own
+ * check does: a symbolic link (extracted, a `worlds` link would lead every later write elsewhere),
+ * or an entry under a name the archive also holds as a file. Anything else unreadable throws as is.
  */
 export async function readZipEntries(file: string): Promise<{ name: string; size: number }[]> {
   const zip = await yauzl.openPromise(file, { lazyEntries: true, strictFileNames: false })
   try {
     const names: { name: string; size: number }[] = []
+    const all: string[] = []
     for await (const entry of zip.eachEntry()) {
-      if (entry.fileName.endsWith('/')) continue
-      const problem = unsafeEntryName(entry.fileName)
+      const problem = unsafeEntryName(entry.fileName) ?? (isLink(entry) ? 'it is a symbolic link' : undefined)
       if (problem) throw new UnsafeEntryError(entry.fileName, problem)
+      all.push(entry.fileName)
+      if (entry.fileName.endsWith('/')) continue
       names.push({ name: entry.fileName, size: entry.uncompressedSize })
     }
+    throughFile(all, names)
     return names
   } catch (error) {
     const refused = /^(invalid relative path|absolute path|invalid characters in fileName): (.*)$/.exec(
@@ -156,16 +162,58 @@ export async function readZipEntries(file: string): Promise<{ name: string; size
   }
 }
 
+/** Whether a zip entry is a symbolic link: its Unix mode (the high half of its external attributes) says so. */
+function isLink(entry: yauzl.Entry): boolean {
+  return ((entry.externalFileAttributes >>> 16) & 0o170000) === 0o120000
+}
+
+/** Throws for an entry that would be written inside another entry that is a file (`worlds`, then `worlds/x`). */
+function throughFile(all: readonly string[], files: readonly { name: string }[]): void {
+  const key = (name: string) => normalize(name.replace(/\\/g, '/')).split(sep).filter(Boolean).join('/')
+  const asFiles = new Set(files.map((f) => key(f.name)))
+  for (const name of all) {
+    const parts = key(name).split('/')
+    for (let i = 1; i < parts.length; i++) {
+      const parent = parts.slice(0, i).join('/')
+      if (asFiles.has(parent))
+        throw new UnsafeEntryError(name, `it would be written inside '${parent}', which the archive holds as a file`)
+    }
+  }
+}
+
+/** Whether a zip holds a Java program: a manifest (META-INF/MANIFEST.MF) or a class file. */
+export async function isJar(file: string): Promise<boolean> {
+  let zip: yauzl.ZipFile
+  try {
+    zip = await yauzl.openPromise(file, { lazyEntries: true, strictFileNames: false })
+  } catch {
+    return false
+  }
+  try {
+    for await (const entry of zip.eachEntry())
+      if (entry.fileName === 'META-INF/MANIFEST.MF' || entry.fileName.endsWith('.class')) return true
+    return false
+  } catch {
+    return false
+  } finally {
+    zip.close()
+  }
+}
+
 /**
  * Extracts a zip into `dir` (which must not exist yet), refusing any entry that would land
  * outside it before writing anything. Files are streamed: memory stays constant. An aborted
  * `signal` stops it with the signal's reason (what was extracted stays, for the caller to remove).
+ * `maxBytes`: the bytes written are counted as they are inflated (a zip's declared sizes are its
+ * word), and past it the extraction stops with SM_ERR_ARCHIVE_TOO_LARGE (again, the rest stays for
+ * the caller to remove).
  */
 export async function extractZip(
   file: string,
   dir: string,
   onProgress?: (progress: Progress) => void,
   signal?: AbortSignal,
+  maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<number> {
   signal?.throwIfAborted()
   const entries = await readZipEntries(file)
@@ -194,6 +242,7 @@ export async function extractZip(
       const stream = await zip.openReadStreamPromise(entry)
       const counted = counter((n) => {
         bytes += n
+        if (bytes > maxBytes) return tooLarge(file, `more than ${megabytes(maxBytes)} MB`, maxBytes)
         onProgress?.({ bytes, totalBytes, files, totalFiles: entries.length })
       })
       const job: Promise<void> = pipeline(stream, counted, createWriteStream(target, { mode: 0o644 }), {
@@ -215,15 +264,28 @@ export async function extractZip(
   return files
 }
 
-/** A pass-through stream that reports how many bytes went by. */
-function counter(onBytes: (n: number) => void): Transform {
+/** A pass-through stream that reports how many bytes went by; an error `onBytes` returns ends it. */
+function counter(onBytes: (n: number) => unknown): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      onBytes(chunk.length)
-      done(null, chunk)
+      const problem = onBytes(chunk.length)
+      if (problem instanceof Error) done(problem)
+      else done(null, chunk)
     },
   })
 }
+
+/** Whole megabytes (MiB), rounded up: what the setting servers.max_unpacked_mb counts in. */
+export function megabytes(bytes: number): number {
+  return Math.ceil(bytes / MIB)
+}
+
+/** SM_ERR_ARCHIVE_TOO_LARGE for `file`, which unpacks to `size` (words) against a limit of `maxBytes`. */
+export function tooLarge(file: string, size: string, maxBytes: number): SmError {
+  return new SmError('SM_ERR_ARCHIVE_TOO_LARGE', { file, size, limitMb: Math.floor(maxBytes / MIB) })
+}
+
+const MIB = 1024 * 1024
 
 export class UnsafeEntryError extends Error {
   constructor(

@@ -19,6 +19,7 @@ import {
   writeZip,
 } from './archive'
 import { withSaveHold, withSavingOff } from './hot-backup'
+import { checkRoom, MAX_UNPACKED_SETTING, unpackLimit } from './unpack-limits'
 
 const NAME = /^(world|config)_(\d{8}-\d{6}-\d{3})(?:_[a-z-]+)?\.(mcworld|zip)$/
 /** A safety copy's name: what a restore or import replaced (`world_<time>_pre-restore.mcworld`). */
@@ -435,9 +436,12 @@ export class Backups {
     return path
   }
 
-  /** Checks an archive before anything changes: a readable zip, no entry escaping, and the right content. */
+  /**
+   * Checks an archive before anything changes: a readable zip, no entry escaping or a link, the
+   * right content, and room for it (servers.max_unpacked_mb, and the free space where it goes).
+   */
   async #validate(server: ServerRecord, path: string, kind: BackupKind): Promise<void> {
-    let entries: { name: string }[]
+    let entries: { name: string; size: number }[]
     try {
       entries = await readZipEntries(path)
     } catch (error) {
@@ -449,6 +453,13 @@ export class Backups {
       })
     }
     if (entries.length === 0) throw new SmError('SM_ERR_BACKUP_INVALID', { file: path, reason: 'it is empty' })
+    const into = (kind === 'world' ? worldOf(server) : undefined) ?? server.dir
+    checkRoom(
+      path,
+      entries.reduce((sum, entry) => sum + entry.size, 0),
+      into,
+      await this.#maxUnpacked(),
+    )
     const names = entries.map((e) => e.name.replace(/\\/g, '/'))
     const { name: game, worldMarkers: markers } = gameProfile(server)
     const marks = (n: string) => markers.some((m) => (m.endsWith('/') ? n.startsWith(m) : n === m))
@@ -479,7 +490,13 @@ export class Backups {
     const signal = this.signal()
     await this.#failing(server, 'restore', async () => {
       try {
-        await extractZip(archive, incoming, this.#progress(server, 'restore', basename(archive)), signal)
+        await extractZip(
+          archive,
+          incoming,
+          this.#progress(server, 'restore', basename(archive)),
+          signal,
+          await this.#maxUnpacked(),
+        )
         // Cancelled before the swap: the world stays as it was. After it, the restore is done.
         signal?.throwIfAborted()
       } catch (error) {
@@ -497,7 +514,7 @@ export class Backups {
     const signal = this.signal()
     await this.#failing(server, 'restore', async () => {
       try {
-        await extractZip(archive, incoming, undefined, signal)
+        await extractZip(archive, incoming, undefined, signal, await this.#maxUnpacked())
         signal?.throwIfAborted()
         // Only the server's config files (the archive was checked to hold nothing else), each where it belongs.
         for (const name of configFiles(server)) {
@@ -510,6 +527,11 @@ export class Backups {
         rmSync(incoming, { recursive: true, force: true })
       }
     })
+  }
+
+  /** servers.max_unpacked_mb, in bytes. */
+  async #maxUnpacked(): Promise<number> {
+    return unpackLimit(await this.setting(MAX_UNPACKED_SETTING))
   }
 
   /** Runs `fn` with the server stopped: refused while it runs unless `stopStart`, then it is started again. */

@@ -486,11 +486,16 @@ describe('services/servers: servers on another host, through its agent (issue 22
     }
   })
 
-  it("takes nothing from a host but its servers' facts: a host answering with a stop, a setting or a bad name changes nothing here", async () => {
+  it("takes nothing from a host but its servers' facts, as that host's, at times it could know: every forged fact is refused with its code", async () => {
     const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node2: NODE2 })
     const panel = gameDataDir()
     await cliOk(panel, ['setting', 'set', 'nats.user', 'manager'])
     await cliOk(panel, ['setting', 'set', 'nats.password', 'manager-password'])
+    // The manager's own server, with a schedule of its own.
+    await cliOk(panel, ['server', 'add', 'loc1', '--dir', fakeBedrockDir()])
+    const own = JSON.parse(
+      await cliOk(panel, ['server', 'schedule', 'add', 'loc1', '--cron', '0 4 * * *', '--action', 'restart', '--json']),
+    )
     const manager = await spawnManager(panel, ['--nats', broker.url])
     // A hostile "node2": its own credentials, its own subjects, lies in its answers.
     const fake = await connect({
@@ -501,35 +506,84 @@ describe('services/servers: servers on another host, through its agent (issue 22
     })
     try {
       await waitForLine(manager, /^NATS: on the broker/)
-      const lies = [
-        {
-          seq: 1,
-          time: new Date().toISOString(),
-          type: 'manager:stop_requested',
-          actor: 'cli:boss',
-          payload: { by: 'node2' },
-        },
-        {
-          seq: 2,
-          time: new Date().toISOString(),
-          type: 'after_setting_update',
-          actor: 'cli:boss',
-          payload: { key: 'web.port', value: 1 },
-        },
-        {
-          seq: 3,
-          time: new Date().toISOString(),
-          type: 'servers:added',
-          actor: 'cli:boss',
-          payload: { server: { name: '../pwn' } },
-        },
-      ]
+      const now = new Date().toISOString()
+      const fact = (type: string, payload: object, extra: { actor?: string; time?: string } = {}) => ({
+        type,
+        actor: extra.actor ?? 'http:admin',
+        time: extra.time ?? now,
+        payload,
+      })
+      const ok = { status: 'success' }
+      const mine = {
+        name: 'mine',
+        dir: fakeBedrockDir(),
+        profile: 'bedrock',
+        command: './bedrock_server',
+        args: [],
+        env: {},
+        stopCommand: 'stop',
+        addedAt: now,
+      }
+      const forged = [
+        // Kinds a host does not record.
+        fact('manager:stop_requested', { by: 'node2' }),
+        fact('after_setting_update', { key: 'web.port', value: 1, result: ok }),
+        fact('servers:console', { serverName: 'mine', line: 'a live line is no fact' }),
+        // A name `server add` refuses.
+        fact('servers:added', { server: { ...mine, name: '../pwn' } }),
+        // Its own new server, said to be added by an admin: taken in, as node2's word.
+        fact('servers:added', { server: mine }),
+        // The manager's own server: a schedule that ops Steve every second, its schedule removed, it removed.
+        fact('servers:schedule_added', {
+          schedule: {
+            id: 'evil',
+            server: 'loc1',
+            cron: '* * * * * *',
+            action: 'command',
+            command: 'op Steve',
+            addedAt: now,
+          },
+        }),
+        fact('servers:schedule_removed', { id: own.id, server: 'loc1' }),
+        fact('servers:removed', { name: 'loc1', filesDeleted: true }),
+        // A decoy: its own server's name beside the one the fact is about.
+        fact('servers:removed', { name: 'loc1', serverName: 'mine', filesDeleted: false }),
+        fact('after_server_stop', { serverName: 'mine', name: 'loc1', reason: 'stop', result: ok }),
+        fact('after_server_stop', { serverName: 'mine', server: 'loc1', reason: 'stop', result: ok }),
+        // A server nobody holds.
+        fact('after_server_start', { serverName: 'ghost', mode: 'detached', result: ok }),
+        // Times it could not know: before its server was added, in the future.
+        fact('after_server_crash', {
+          serverName: 'mine',
+          exitCode: 1,
+          signal: null,
+          at: '1999-01-01T00:00:00.000Z',
+          restarts: 0,
+          willRestart: false,
+          result: ok,
+        }),
+        fact(
+          'after_command_send',
+          { serverName: 'mine', command: 'list', result: ok },
+          { time: '1999-01-01T00:00:00.000Z' },
+        ),
+        fact(
+          'after_command_send',
+          { serverName: 'mine', command: 'list', result: ok },
+          { time: new Date(Date.now() + 3_600_000).toISOString() },
+        ),
+        // Its own server's schedule and a command sent to it: taken in.
+        fact('servers:schedule_added', {
+          schedule: { id: 'daily', server: 'mine', cron: '0 4 * * *', action: 'restart', addedAt: now },
+        }),
+        fact('after_command_send', { serverName: 'mine', command: 'list', result: ok }, { actor: 'core' }),
+      ].map((event, i) => ({ seq: i + 1, ...event }))
       // It answers the manager's ping before each request, as a host does.
       fake.subscribe('sm.agent.node2.ping', { callback: (_e, m) => void m.respond('') })
       const asked = new Promise<void>((resolve) => {
         fake.subscribe('sm.agent.node2.req.events.read', {
           callback: (_e, m) => {
-            m.respond(JSON.stringify({ ok: true, value: lies }))
+            m.respond(JSON.stringify({ ok: true, value: forged }))
             resolve()
           },
         })
@@ -540,34 +594,59 @@ describe('services/servers: servers on another host, through its agent (issue 22
         pid: 1,
         version: '0',
         node: 'v20',
-        startedAt: new Date().toISOString(),
+        startedAt: now,
         load: [0, 0, 0],
         memory: { total: 1, free: 1 },
         disk: { total: 1, free: 1 },
         rss: 1,
         servers: [],
-        lastSeq: 3,
-        at: new Date().toISOString(),
+        lastSeq: forged.length,
+        at: now,
       }
       await fake.flush()
       fake.publish('sm.agent.node2.hb', JSON.stringify(beat))
       await asked
-      // Taken in is nothing, and the cursor moved past the lies: the manager runs on, as it was.
+      // The cursor moved past everything it sent: the manager runs on, as it was, but for node2's own.
       const client = (await BridgeClient.connect(panel)) as BridgeClient
       try {
         for (;;)
-          if (((await client.request('events:origin', { origin: 'node2' }, 'cli:test')) as { seq: number }).seq === 3)
+          if (
+            ((await client.request('events:origin', { origin: 'node2' }, 'cli:test')) as { seq: number }).seq ===
+            forged.length
+          )
             break
       } finally {
         client.close()
       }
       expect(JSON.parse(await cliOk(panel, ['status', '--json']))).to.include({ running: true })
-      for (const type of ['manager:stop_requested', 'after_setting_update', 'servers:added'])
-        expect(
-          (await facts(panel, type)).filter((e) => (e.payload as { origin?: unknown }).origin !== undefined),
-          type,
-        ).to.deep.equal([])
-      expect(JSON.parse(await cliOk(panel, ['server', 'list', '--json']))).to.deep.equal([])
+      const taken = (JSON.parse(await cliOk(panel, ['events', '--json', '--limit', '1000'])) as StoredEvent[]).filter(
+        (e) => (e.payload as { origin?: unknown }).origin !== undefined,
+      )
+      expect(taken.map((e) => [e.type, e.actor, (e.payload as { origin: { seq: number } }).origin.seq])).to.deep.equal([
+        ['servers:added', 'host:node2/http:admin', 5],
+        ['servers:schedule_added', 'host:node2/http:admin', 16],
+        ['after_command_send', 'host:node2/core', 17],
+      ])
+      const servers = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+      expect(servers.map((s: { name: string; host?: string }) => [s.name, s.host])).to.deep.equal([
+        ['loc1', undefined],
+        ['mine', 'node2'],
+      ])
+      expect(
+        JSON.parse(await cliOk(panel, ['server', 'schedule', 'list', 'loc1', '--json'])).map(
+          (s: { id: string }) => s.id,
+        ),
+      ).to.deep.equal([own.id])
+      // Each refusal is in the manager's log with its code and why.
+      const log = readFileSync(join(panel, 'logs', 'server-manager.log'), 'utf8')
+      const refusals = log.split('\n').filter((line) => line.includes('[SM_ERR_BRIDGE_HOST_FACT_REFUSED] A fact'))
+      expect(refusals.length).to.equal(10) // the first ten of the page, one by one
+      expect(log).to.contain("and 4 more facts of host 'node2' were refused")
+      expect(refusals.join('\n'))
+        .to.contain("#1, manager:stop_requested) was refused: a host does not record 'manager:stop_requested'")
+        .and.to.contain("#6, servers:schedule_added) was refused: the server 'loc1' is not one of host 'node2'")
+        .and.to.contain("'serverName', which 'servers:removed' does not declare")
+        .and.to.contain("its 'name' names a server where a 'after_server_stop' names none")
     } finally {
       await fake.close()
       await stop(manager)

@@ -6,7 +6,7 @@ import { afterItsUser } from '../../helpers/run-end'
 import { tempDir } from '../../helpers/temp-dir'
 import { postFile } from '../../helpers/upload'
 import { http, startWeb, type WebSetup } from '../../helpers/web'
-import { writeZip } from '../../helpers/zip'
+import { jarBytes, writeZip } from '../../helpers/zip'
 
 /** A Bedrock release as Mojang ships it (the tests' stand-in): its binary, default config, a version marker. */
 async function bedrockRelease(version: string): Promise<string> {
@@ -71,7 +71,7 @@ describe('services/web: servers added, installed, updated, removed and configure
     expect((await web.manager.bus.request('servers:start', { name: 'fresh' })).status).to.equal('running')
 
     const jar = join(tempDir(), 'paper-1.21.4-12.jar')
-    writeFileSync(jar, 'a server jar')
+    writeFileSync(jar, jarBytes())
     const java = await upload(api('/servers/install'), web.admin, jar, { name: 'paper' })
     expect(java.status, java.text).to.equal(201)
     expect(java.json.server).to.deep.include({ profile: 'java', args: ['-jar', 'paper-1.21.4-12.jar', 'nogui'] })
@@ -112,7 +112,7 @@ describe('services/web: servers added, installed, updated, removed and configure
 
     // A release of another game changes nothing.
     const jar = join(tempDir(), 'server.jar')
-    writeFileSync(jar, 'a java server')
+    writeFileSync(jar, jarBytes())
     const wrong = await upload(api('/servers/s1/update'), web.admin, jar, { stop: 'true' })
     expect([wrong.status, wrong.json.code]).to.deep.equal([422, 'SM_ERR_INSTALL_INVALID'])
     expect(wrong.json.message).to.include('holds a java server')
@@ -122,16 +122,17 @@ describe('services/web: servers added, installed, updated, removed and configure
   it("updates a Java server's jar under the name it runs it by, keeping its world and config", async () => {
     const dir = join(tempDir(), 'paper')
     mkdirSync(join(dir, 'world'), { recursive: true })
-    writeFileSync(join(dir, 'paper-1.21.1-100.jar'), 'old jar')
+    writeFileSync(join(dir, 'paper-1.21.1-100.jar'), jarBytes({ 'version.txt': 'old' }))
     writeFileSync(join(dir, 'server.properties'), 'level-name=world\nmotd=ours\n')
     writeFileSync(join(dir, 'world', 'level.dat'), 'our world')
     await http(api('/servers'), { token: web.admin, body: { name: 'paper', dir } })
     const jar = join(tempDir(), 'paper-1.21.4-12.jar')
-    writeFileSync(jar, 'new jar')
+    const fresh = jarBytes({ 'version.txt': 'new' })
+    writeFileSync(jar, fresh)
     const updated = await upload(api('/servers/paper/update'), web.admin, jar)
     expect(updated.status, updated.text).to.equal(200)
     expect(updated.json.replaced).to.deep.equal(['paper-1.21.1-100.jar'])
-    expect(readFileSync(join(dir, 'paper-1.21.1-100.jar'), 'utf8')).to.equal('new jar')
+    expect(readFileSync(join(dir, 'paper-1.21.1-100.jar')).equals(fresh)).to.equal(true)
     expect(readFileSync(join(dir, 'world', 'level.dat'), 'utf8')).to.equal('our world')
     expect(readFileSync(join(dir, 'server.properties'), 'utf8')).to.include('motd=ours')
   })
