@@ -109,6 +109,7 @@ export function builtinServices(
       load,
       retryFailed: !options.oneShot,
       watchdog: load && options.watchdog,
+      crashGuard: load && options.watchdog && !options.oneShot,
       defaults: options.defaultPlugins ?? process.env.SM_DEFAULT_PLUGINS !== 'off',
       // Each plugin in a worker thread of its own (plugins.isolation), started from this root's sibling.
       threadEntry: join(__dirname, 'plugin-thread.js'),

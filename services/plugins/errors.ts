@@ -99,6 +99,13 @@ export const pluginsErrors = defineErrors('plugins', {
     message: (p) =>
       `The plugin '${p.plugin}' blocked the manager's event loop for ${p.seconds} s (it last entered ${p.hook}), so the process was ended. It is not loaded until 'server-manager plugin enable ${p.plugin}' or 'plugin reload'; remove the synchronous loop from it.`,
   }),
+  SM_ERR_PLUGIN_CRASH_LOOP: spec<{ plugin: string; runs: number; was: string }>({
+    status: 500,
+    exit: 70,
+    when: "The manager's process died (killed, crashed) while a plugin was being loaded or running, that many starts in a row; the plugin is kept out.",
+    message: (p) =>
+      `The manager's process ended without stopping while the plugin '${p.plugin}' was ${p.was}, ${p.runs} starts in a row (a process.kill of the manager, a native crash), so it is not loaded. Fix it, then run 'server-manager plugin enable ${p.plugin}' (or 'plugin reload').`,
+  }),
   SM_ERR_PLUGIN_STRAY_ERROR: spec<{ plugin: string; what: string; reason: string }>({
     status: 500,
     exit: 70,

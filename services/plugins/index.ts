@@ -9,6 +9,7 @@ import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { WEB_CONTRIBUTIONS } from '../web/contract'
 import { builtinCli, type CliContribution, checkCliConflicts, cliCacheFile, writeCliCache } from './cli-contributions'
+import { CrashGuard } from './crash-guard'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
 import { eventIdentifier } from './identity'
@@ -56,6 +57,12 @@ export interface PluginsServiceOptions {
    * manager owns (the CLI); an embedding program decides for itself (default false).
    */
   readonly watchdog?: boolean
+  /**
+   * Keeps out at start a plugin the process died with (killed, crashed) in runs in a row, from
+   * `<data dir>/plugins.running.json` (crash-guard.ts). For the manager's own process (the CLI's
+   * `start`): one-shot commands leave no such record (default false).
+   */
+  readonly crashGuard?: boolean
   /** Whether the shipped default plugins (`plugins/default`) are discovered (default true). */
   readonly defaults?: boolean
   /**
@@ -70,6 +77,7 @@ export interface PluginsServiceOptions {
 export function pluginsService(options: PluginsServiceOptions): Service {
   let manager: PluginManager | undefined
   let watchdog: LoopWatcher | undefined
+  let crashGuard: CrashGuard | undefined
   const packageRoot = options.packageRoot ?? PACKAGE_ROOT
   // What the loaded plugins add to the CLI, by plugin, for <data dir>/cache/cli.json.
   const cli = new Map<string, CliContribution>()
@@ -125,7 +133,10 @@ export function pluginsService(options: PluginsServiceOptions): Service {
           onError: (error) => logger.error('the loop watchdog thread failed: plugins run unwatched', { error }),
         })
       }
+      if (options.crashGuard && options.load !== false)
+        crashGuard = new CrashGuard(join(config.dataDir, 'plugins.running.json'), logger)
       const plugins = new PluginManager({
+        crashGuard,
         onEnter: watchdog && ((plugin, hook) => watchdog?.enter(plugin, hook)),
         scope: bus,
         projections,
@@ -248,9 +259,11 @@ export function pluginsService(options: PluginsServiceOptions): Service {
     },
     async stop() {
       await manager?.unloadAll()
+      crashGuard?.end()
       await watchdog?.stop()
       manager = undefined
       watchdog = undefined
+      crashGuard = undefined
     },
   }
 }

@@ -16,6 +16,7 @@ import type { Projections } from '../events/contract'
 import { unchangedOnFullDisk } from '../events/errors'
 import type { RunTask } from '../tasks/contract'
 import type { PluginError, PluginRecord, ReloadReport } from './contract'
+import type { CrashGuard } from './crash-guard'
 import { type Candidate, discover, type SearchPath } from './discovery'
 import { planLoad } from './load-order'
 import { LoadedPlugin, type LoadOptions, type RunningPlugin } from './loaded-plugin'
@@ -51,6 +52,11 @@ export interface ManagerOptions {
   readonly registryFile: string
   /** Where the loop watchdog of an ended process left the plugin it blocked on (plugins.blocked.json). */
   readonly blockedFile?: string
+  /**
+   * The record of the plugins running in this process, which keeps out at start a plugin the
+   * process died with in runs in a row (the manager's own process only: crash-guard.ts).
+   */
+  readonly crashGuard?: CrashGuard
   /** Told before any plugin code runs (the loop watchdog). */
   readonly onEnter?: (plugin: string, hook: string) => void
   /**
@@ -133,6 +139,8 @@ export class PluginManager {
   readonly #hookFailures = new Map<string, { count: number; last: number; event: string; error: SmError }>()
 
   readonly #containment: { dispose(): void }
+  /** The loop watchdog's record was found at this start: the last run's end is attributed already. */
+  #watchdogEnded = false
 
   constructor(options: ManagerOptions) {
     this.#options = options
@@ -193,6 +201,7 @@ export class PluginManager {
     const file = this.#options.blockedFile
     const held = file && readBlockedRecord(file)
     if (!file || !held) return
+    this.#watchdogEnded = true
     const { plugin, hook, ms, at } = held
     const record = (await this.records()).find((r) => r.name === plugin)
     if (record && record.blocked?.at !== at) {
@@ -338,6 +347,7 @@ export class PluginManager {
       registerPluginRoot(candidate.root, candidate.name)
     }
 
+    if (await this.#keepOutCrashed(records)) for (const record of await this.records()) records.set(record.name, record)
     for (const [name, record] of records) {
       const gone = !this.#candidates.has(name) && !refused.some((r) => r.name === name)
       if (gone && record.state !== 'missing') await this.#fact('plugins:missing', { name })
@@ -391,6 +401,33 @@ export class PluginManager {
     return changed
   }
 
+  /**
+   * At the first discovery of this process: a plugin the last runs died with (crash-guard.ts) is
+   * blocked, as the loop watchdog's are, with SM_ERR_PLUGIN_CRASH_LOOP; one never recorded (its
+   * import ended the process) is recorded first. Resolves to whether any was.
+   */
+  async #keepOutCrashed(records: ReadonlyMap<string, StoredRecord>): Promise<boolean> {
+    const crashed = this.#options.crashGuard?.begin(this.#watchdogEnded) ?? []
+    for (const { plugin, runs, was, at } of crashed) {
+      const candidate = this.#candidates.get(plugin)
+      let record = records.get(plugin)
+      if (!record && !candidate) continue
+      if (!record && candidate) await this.#discovered(undefined, { ...candidate, path: candidate.root })
+      record = (await this.records()).find((r) => r.name === plugin)
+      if (record?.blocked) continue
+      const error = new SmError('SM_ERR_PLUGIN_CRASH_LOOP', { plugin, runs, was })
+      this.#options.logger.error(error.message, { code: error.code })
+      await this.#fact('plugins:blocked', {
+        name: plugin,
+        hook: was,
+        ms: 0,
+        at,
+        error: { code: error.code, message: error.message },
+      })
+    }
+    return crashed.length > 0
+  }
+
   /** Loads and unloads until the loaded plugins match the registry; resolves to the registry after. */
   async #reconcile(retry: Retry): Promise<StoredRecord[]> {
     const records = await this.records()
@@ -424,31 +461,50 @@ export class PluginManager {
     // they are then activated (hooks bound, onLoad run) one by one in load order.
     const started = new Map<string, Promise<ThreadedPlugin>>()
     const importMs = threads && threaded ? await threads.importMs() : 0
-    if (threads && threaded)
+    const guard = this.#options.crashGuard
+    const startThread =
+      threads && threaded
+        ? (definition: PluginStatics): Promise<ThreadedPlugin> => {
+            const name = definition.candidate.name
+            guard?.loading(name)
+            const starting = (async () =>
+              ThreadedPlugin.start(definition, {
+                ...options,
+                entry: threads.entry,
+                cacheDir: threads.cacheDir,
+                logLevel: threads.logLevel,
+                maxMemoryMb: await threads.memoryMb(name),
+                importMs,
+                onFault: (faulted, error) => this.#faulted(faulted, error),
+              }))()
+            starting.then(
+              () => guard?.running(name),
+              () => guard?.gone(name),
+            )
+            return starting
+          }
+        : undefined
+    if (startThread)
       for (const definition of plan.order) {
         const name = definition.candidate.name
-        if (this.#loaded.has(name)) continue
-        const starting = (async () =>
-          ThreadedPlugin.start(definition, {
-            ...options,
-            entry: threads.entry,
-            cacheDir: threads.cacheDir,
-            logLevel: threads.logLevel,
-            maxMemoryMb: await threads.memoryMb(name),
-            importMs,
-            onFault: (faulted, error) => this.#faulted(faulted, error),
-          }))()
+        // One the last run died with starts alone, when its turn comes (#loadInOrder).
+        if (this.#loaded.has(name) || guard?.suspect(name)) continue
+        const starting = startThread(definition)
         starting.catch(() => {}) // awaited below, in load order
         started.set(name, starting)
       }
     try {
-      await this.#loadInOrder(plan.order, byName, options, started)
+      await this.#loadInOrder(plan.order, byName, options, started, startThread)
     } finally {
       // Started but not loaded (the loop above threw midway): no thread is left running unowned.
       for (const [name, starting] of started)
         if (!this.#loaded.has(name))
           void starting.then(
-            (plugin) => (this.#loaded.get(name) === plugin ? undefined : plugin.discard()),
+            (plugin) => {
+              if (this.#loaded.get(name) === plugin) return
+              guard?.gone(name)
+              return plugin.discard()
+            },
             () => {},
           )
     }
@@ -463,7 +519,9 @@ export class PluginManager {
     byName: ReadonlyMap<string, StoredRecord>,
     options: Omit<LoadOptions, 'onEnter'>,
     started: ReadonlyMap<string, Promise<ThreadedPlugin>>,
+    startThread: ((definition: PluginStatics) => Promise<ThreadedPlugin>) | undefined,
   ): Promise<void> {
+    const guard = this.#options.crashGuard
     for (const definition of order) {
       const name = definition.candidate.name
       if (this.#loaded.has(name)) continue
@@ -473,15 +531,23 @@ export class PluginManager {
           .get(name)
           ?.then((plugin) => plugin.discard())
           .catch(() => {})
+        guard?.gone(name)
         const error = new SmError('SM_ERR_PLUGIN_REQUIRES_MISSING', { plugin: name, missing: `'${blocked}'` })
         await this.#failed(byName.get(name), name, error, false)
         continue
       }
       try {
-        const starting = started.get(name)
+        let starting = started.get(name)
+        if (!starting && startThread) {
+          // A suspect of the last run's death: started once nothing else is being started.
+          await Promise.allSettled(started.values())
+          starting = startThread(definition)
+        }
         let plugin: RunningPlugin
+        guard?.loading(name)
         if (starting) {
           const threadedPlugin = await starting
+          guard?.loading(name)
           await threadedPlugin.activate()
           plugin = threadedPlugin
         } else {
@@ -499,10 +565,12 @@ export class PluginManager {
           throw error
         }
         this.#loaded.set(name, plugin)
+        guard?.running(name)
         if (byName.get(name)?.state !== 'loaded')
           await this.#fact('plugins:loaded', { name, version: definition.version })
         this.#options.logger.info(`plugin '${name}' ${definition.version} loaded`, { hooks: plugin.hooks.length })
       } catch (error) {
+        guard?.gone(name)
         // Its module no longer imports (a change the fingerprint leaves out, or since it was planned): invalid.
         await this.#failed(byName.get(name), name, error as SmError, IMPORT_FAILURES.has((error as SmError).code))
       }
@@ -530,8 +598,19 @@ export class PluginManager {
    * its own import), in this thread where they run here.
    */
   async #import(candidates: readonly Candidate[]): Promise<Map<string, PluginStatics | SmError>> {
-    const threads = this.#options.threads
     if (candidates.length === 0) return new Map()
+    // Their top-level code runs: a death now is theirs as much as a load's.
+    const guard = this.#options.crashGuard
+    for (const { name } of candidates) guard?.loading(name)
+    try {
+      return await this.#importEach(candidates)
+    } finally {
+      for (const { name } of candidates) this.#loaded.has(name) ? guard?.running(name) : guard?.gone(name)
+    }
+  }
+
+  async #importEach(candidates: readonly Candidate[]): Promise<Map<string, PluginStatics | SmError>> {
+    const threads = this.#options.threads
     if (threads && (await threads.isolation()) !== 'none') {
       return inspectInThread(candidates, {
         entry: threads.entry,
@@ -555,6 +634,7 @@ export class PluginManager {
     this.#loaded.delete(name)
     await this.#withdraw(name)
     await plugin.unload()
+    this.#options.crashGuard?.gone(name)
     await this.#flushHookFailures(name)
     this.#options.logger.info(`plugin '${name}' unloaded`)
   }
@@ -572,6 +652,7 @@ export class PluginManager {
       .run(async () => {
         if (this.#stopped || this.#loaded.get(name) !== plugin) return
         this.#loaded.delete(name)
+        this.#options.crashGuard?.gone(name)
         const { max, windowMs, firstDelayS } = (await this.#options.threads?.strikes()) ?? {
           max: 3,
           windowMs: 600_000,

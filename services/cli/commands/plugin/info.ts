@@ -33,8 +33,15 @@ export default class PluginInfo extends ManagerCommand {
     if (info.blocked)
       lines.push([
         'blocked',
-        `since ${info.blocked.at} (${info.error?.code === 'SM_ERR_PLUGIN_BLOCKED_LOOP' ? 'it blocked the event loop' : 'its thread failed too often, last'} in ${info.blocked.hook}); kept out until 'plugin enable ${info.name}' or 'plugin reload'`,
+        `since ${info.blocked.at} (${blockedWhy(info.error?.code, info.blocked.hook)}); kept out until 'plugin enable ${info.name}' or 'plugin reload'`,
       ])
     for (const [key, value] of lines) this.log(`${key.padEnd(14)}${value}`)
   }
+}
+
+/** Why a plugin was blocked, by the code that blocked it. */
+function blockedWhy(code: string | undefined, hook: string): string {
+  if (code === 'SM_ERR_PLUGIN_BLOCKED_LOOP') return `it blocked the event loop in ${hook}`
+  if (code === 'SM_ERR_PLUGIN_CRASH_LOOP') return `the manager's process died while it was ${hook}, starts in a row`
+  return `its thread failed too often, last in ${hook}`
 }
