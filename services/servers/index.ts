@@ -95,8 +95,15 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
           hint: nearest ? ` Did you mean '${nearest}'?` : '',
         })
       }
-      const players = new PlayerTracker(bus, logger, find)
+      const history = (name: string) =>
+        projections.read(playerHistoryProjection.name, (sql) => readPlayerHistory(sql, name))
+      const players = new PlayerTracker(bus, logger, {
+        find,
+        history,
+        files: (name) => control.files(name),
+      })
       const control = new ServerControl(bus, projections, config.dataDir, setting, logger, (name, sample) => {
+        players.sampled(name)
         const now = players.now(name)
         void bus.emit('servers:sampled', {
           serverName: name,
@@ -104,8 +111,6 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
           ...(now ? { players: { online: now.online, max: now.max } } : {}),
         })
       })
-      const history = (name: string) =>
-        projections.read(playerHistoryProjection.name, (sql) => readPlayerHistory(sql, name))
       const backups = new Backups(
         bus,
         control,
