@@ -102,15 +102,21 @@ export async function performAction<B extends BeforeName, A extends AfterName, T
 /**
  * Tells the hooks of something that already happened (a status change, a crash): `before_*`
  * runs, but a veto cannot undo it; `after_*` carries `result.status === 'success'` and records
- * the fact. Resolves to who tried to veto, for the caller to log.
+ * the fact. Resolves to who tried to veto, for the caller to log. `actor`: whose doing it is (the
+ * fact's actor, and the hooks'), not whoever's request happened to make the caller look.
  */
 export async function reportObserved<B extends BeforeName, A extends AfterName>(
   bus: BusScope,
-  spec: { readonly before: B; readonly after: A; readonly payload: PayloadOf<B> },
+  spec: { readonly before: B; readonly after: A; readonly payload: PayloadOf<B>; readonly actor: string },
 ): Promise<{ vetoedBy: string | undefined }> {
   const payload = deepFreeze(structuredClone(spec.payload))
-  const veto = findVeto(await bus.emit(spec.before, payload))
-  await bus.emit(spec.after, deepFreeze({ ...(payload as object), result: { status: 'success' } }) as PayloadOf<A>)
+  const options = { actor: spec.actor }
+  const veto = findVeto(await bus.emit(spec.before, payload, options))
+  await bus.emit(
+    spec.after,
+    deepFreeze({ ...(payload as object), result: { status: 'success' } }) as PayloadOf<A>,
+    options,
+  )
   return { vetoedBy: veto?.by }
 }
 

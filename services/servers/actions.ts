@@ -19,6 +19,11 @@ declare module '../../kernel/maps' {
       readonly reason: string | undefined
       /** The entry of the server's status journal this fact records. */
       readonly journalSeq: number
+      /**
+       * On an end nobody saw (game and supervisor both gone): the last time the run is known to
+       * have lived (its console log's last write), which `at`, the time the end was found, is not.
+       */
+      readonly lastKnown?: string
     }
     /** Observed: a server's game process ended without being asked to. */
     server_crash: {
@@ -54,14 +59,17 @@ declare module '../../kernel/maps' {
       readonly id?: string
     }
     /**
-     * Observed (in the manager): a player left a server: its console's leave line (`left`), or the
-     * game ended with them still online (`server_stopped`, `server_crashed`).
+     * Observed (in the manager): a player left a server: its console's leave line (`left`), the
+     * game ended with them still online (`server_stopped`, `server_crashed`), or they were gone
+     * when the manager looked again after it had not followed the game (`unseen`).
      */
     player_leave: {
       readonly serverName: string
       readonly name: string
       readonly id?: string
-      readonly reason: 'left' | 'server_stopped' | 'server_crashed'
+      readonly reason: 'left' | 'server_stopped' | 'server_crashed' | 'unseen'
+      /** For `unseen`: the last time they were known online (the fact is recorded later). */
+      readonly at?: string
     }
     /**
      * A player is added to or removed from a server's allowlist (Bedrock allowlist.json, Java

@@ -14,7 +14,7 @@ import type { Projections } from '../events/contract'
 import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord, StartReply } from './contract'
 import { checkStartable } from './eula'
-import { LiveFollow, runUnderWay } from './live-follow'
+import { type FollowListener, LiveFollow, runUnderWay } from './live-follow'
 import { powerLockHeld, withPowerLock } from './power-lock'
 import { gameProfile, refusalIn } from './profiles'
 import { serverSetting } from './server-settings'
@@ -22,7 +22,7 @@ import { endedUnseen, type Recovery, StatusIngest } from './status-ingest'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
 import { consoleProfile } from './supervisor/profiles'
-import type { ExitReply, RunStatus, SendReply, ServerSample } from './supervisor/protocol'
+import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
 import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode } from './supervisor/run-files'
 import { filesView, gameRunning, recordEnd, unrecordedEnd } from './unseen-end'
 
@@ -46,14 +46,14 @@ export class ServerControl {
   readonly #ingest: StatusIngest
   readonly #follow: LiveFollow
 
-  /** `onSample`: a followed server's supervisor took a resource sample (in the manager). */
+  /** `listener`: what the manager's live follow tells (a resource sample, a follow resumed). */
   constructor(
     bus: BusScope,
     projections: Projections,
     dataDir: string,
     setting: Get,
     logger: Logger,
-    onSample: (server: string, sample: ServerSample) => void = () => {},
+    listener: FollowListener = {},
   ) {
     this.#bus = bus
     this.#dataDir = dataDir
@@ -73,7 +73,7 @@ export class ServerControl {
       files,
       { status: (server) => this.status(server), adopt: (server) => this.#supervisor(server, 'be adopted') },
       this.#ingest,
-      onSample,
+      listener,
     )
   }
 

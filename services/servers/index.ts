@@ -95,17 +95,26 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
           hint: nearest ? ` Did you mean '${nearest}'?` : '',
         })
       }
-      const players = new PlayerTracker(bus, logger, find)
-      const control = new ServerControl(bus, projections, config.dataDir, setting, logger, (name, sample) => {
-        const now = players.now(name)
-        void bus.emit('servers:sampled', {
-          serverName: name,
-          sample,
-          ...(now ? { players: { online: now.online, max: now.max } } : {}),
-        })
-      })
       const history = (name: string) =>
         projections.read(playerHistoryProjection.name, (sql) => readPlayerHistory(sql, name))
+      const players = new PlayerTracker(bus, logger, {
+        find,
+        history,
+        files: (name) => control.files(name),
+      })
+      const control = new ServerControl(bus, projections, config.dataDir, setting, logger, {
+        sample: (name, sample) => {
+          players.sampled(name)
+          const now = players.now(name)
+          void bus.emit('servers:sampled', {
+            serverName: name,
+            sample,
+            ...(now ? { players: { online: now.online, max: now.max } } : {}),
+          })
+        },
+        // Who left meanwhile is known once the game says who is online.
+        resumed: (server) => void seedPlayers(context, server),
+      })
       const backups = new Backups(
         bus,
         control,
@@ -179,8 +188,8 @@ async function manage(ctx: ServersContext, autostart: boolean): Promise<void> {
   ctx.scheduler.start(await ctx.schedules())
   const registered = await here(ctx.all)
   ctx.players.start()
+  // Each running game it follows is asked who is online (`resumed`).
   await ctx.control.reconcile(registered)
-  for (const server of registered) void seedPlayers(ctx, server)
   for (const server of registered) {
     const removed = await ctx.backups.recover(server).catch((error) => {
       ctx.logger.warn(`The backups of '${server.name}' could not be checked: ${reasonOf(error)}`)
@@ -225,8 +234,9 @@ function release(ctx: ServersContext): void {
 }
 
 /**
- * Who is online on a game the manager found running: its list command, whose reply the tracker
- * reads on the console like any other (players who joined meanwhile get no fact).
+ * Who is online on a game the manager follows again (found running at its start, or its
+ * supervisor replaced): its list command, whose reply the tracker reads on the console like any
+ * other (players who joined meanwhile get no fact; those who left get an `unseen` leave).
  */
 async function seedPlayers(ctx: ServersContext, server: ServerRecord): Promise<void> {
   if (!gameProfile(server).players) return

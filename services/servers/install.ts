@@ -92,7 +92,7 @@ export async function installSource(from: string, room: InstallRoom): Promise<In
   return {
     description: path,
     fetch: async (into) => {
-      await extractZip(path, into, undefined, undefined, room.maxBytes) // its entries were checked above
+      await extractZip(path, into, undefined, undefined, { maxBytes: room.maxBytes }) // its entries were checked above
     },
   }
 }

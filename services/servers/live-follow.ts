@@ -5,6 +5,17 @@ import { SupervisorClient } from './supervisor/client'
 import type { RunStatus, ServerSample } from './supervisor/protocol'
 import { ACTIVE, type RunFiles } from './supervisor/run-files'
 
+/** What the live follow tells whoever listens in (the manager's wiring, services/servers/index.ts). */
+export interface FollowListener {
+  /** A followed server's supervisor took a resource sample. */
+  sample?(server: string, sample: ServerSample): void
+  /**
+   * The follow of a server whose supervisor this process did not start began: the manager's
+   * start found it running, or its supervisor was replaced. What it printed before was not read.
+   */
+  resumed?(server: ServerRecord): void
+}
+
 /** What the live follow asks of process control (services/servers/control.ts). */
 export interface FollowedControl {
   status(server: ServerRecord): Promise<RunStatus>
@@ -15,8 +26,9 @@ export interface FollowedControl {
 /**
  * The manager's live view of its servers: it follows every running server's supervisor (status
  * changes go to the status ingest as they happen, console lines on the bus as `servers:console`,
- * resource samples to `onSample`), replaces a supervisor that dies (the game is adopted) and, at
- * its start, adopts every game still running. Processes it did not start are left alone.
+ * resource samples to its listener), replaces a supervisor that dies (the game is adopted) and, at
+ * its start, adopts every game still running; it tells its listener when it follows again a game
+ * whose console it did not read until then. Processes it did not start are left alone.
  */
 export class LiveFollow {
   readonly #bus: BusScope
@@ -24,7 +36,7 @@ export class LiveFollow {
   readonly #files: (name: string) => RunFiles
   readonly #control: FollowedControl
   readonly #ingest: StatusIngest
-  readonly #onSample: (server: string, sample: ServerSample) => void
+  readonly #listener: FollowListener
   readonly #watches = new Map<string, SupervisorClient>()
   readonly #connecting = new Set<string>()
   /**
@@ -40,14 +52,14 @@ export class LiveFollow {
     files: (name: string) => RunFiles,
     control: FollowedControl,
     ingest: StatusIngest,
-    onSample: (server: string, sample: ServerSample) => void,
+    listener: FollowListener,
   ) {
     this.#bus = bus
     this.#logger = logger
     this.#files = files
     this.#control = control
     this.#ingest = ingest
-    this.#onSample = onSample
+    this.#listener = listener
   }
 
   /** Whether this process follows its servers (the manager, from its start to its stop). */
@@ -116,10 +128,11 @@ export class LiveFollow {
         fresh ? 'run' : 0,
         (line) => (early ? early.push(line) : emit(line)),
         () => void this.#ingest.catchUp(server, 'journal'),
-        (sample) => this.#onSample(server.name, sample),
+        (sample) => this.#listener.sample?.(server.name, sample),
       )
       for (const line of [...tail, ...(early ?? [])]) emit(line)
       early = undefined
+      if (!fresh) this.#listener.resumed?.(server)
       await this.#ingest.catchUp(server, 'journal')
     } catch {
       client.close()

@@ -29,8 +29,10 @@ const UPSERT =
  * (the manager's player tracker reports them), keyed by server and name. A join opens a session,
  * a leave closes it and adds its length; a status change that ends the game (recorded also when
  * no manager watched, with when it happened) closes every session still open then, so a leave
- * the manager never saw does not count the time after the game ended. Times are the facts' own,
- * so a replay gives the same rows.
+ * the manager never saw does not count the time after the game ended (an end found later: after
+ * the game was last known to live, `lastKnown`). A leave found when the manager looked again
+ * (`unseen`) closes the session when the player was last seen (its `at`). Times are the facts'
+ * own, so a replay gives the same rows.
  */
 export const playerHistoryProjection: Projection = {
   name: 'player_history',
@@ -62,16 +64,18 @@ async function applyOne(sql: Sql, event: StoredEvent): Promise<void> {
     return
   }
   if (event.type === 'after_server_status_change') {
-    const p = event.payload as { serverName: string; status: ServerStatus; at?: string }
+    const p = event.payload as { serverName: string; status: ServerStatus; at?: string; lastKnown?: string }
     if (!SESSIONS_END.includes(p.status)) return
     const open = await sql.all<Row>('SELECT * FROM player_history WHERE server = ? AND online_since IS NOT NULL', [
       p.serverName,
     ])
-    for (const row of open) await save(sql, close(row, p.at ?? event.time))
+    // An end nobody saw was found later: the sessions end when the game was last known to live.
+    for (const row of open) await save(sql, close(row, p.lastKnown ?? p.at ?? event.time))
     return
   }
-  const p = event.payload as { serverName: string; name: string; id?: string }
-  const at = event.time
+  const p = event.payload as { serverName: string; name: string; id?: string; at?: string }
+  // A leave found after the fact (`unseen`) says when the player was last seen.
+  const at = event.type === 'after_player_leave' && p.at ? earlier(p.at, event.time) : event.time
   const found = await sql.get<Row>('SELECT * FROM player_history WHERE server = ? AND name = ?', [p.serverName, p.name])
   // A leave of someone never seen joining (online when the manager came): known from now on.
   const row: Row = found
@@ -115,6 +119,10 @@ function span(from: string, to: string): number {
 
 function later(a: string, b: string): string {
   return Date.parse(b) > Date.parse(a) ? b : a
+}
+
+function earlier(a: string, b: string): string {
+  return Date.parse(b) < Date.parse(a) ? b : a
 }
 
 /** A server's players, the latest seen first; an online player's time counts up to `now`. */

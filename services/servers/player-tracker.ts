@@ -1,10 +1,11 @@
 import { type ActionMap, type BusScope, type Logger, reasonOf, reportObserved } from '../../kernel'
 import { BoundedMap } from '../../lib/bounded-map'
-import type { ServerRecord } from './contract'
+import type { PlayerRecord, ServerRecord } from './contract'
+import { serverActor } from './observed-actor'
 import { SESSIONS_END } from './player-history'
 import { type ListHead, listHead, namesFollow, type PlayerList, splitNames } from './player-list'
 import { consoleMessage, type GameProfile, gameProfile, matches, type PlayersProtocol } from './profiles'
-import type { ServerStatus } from './supervisor/run-files'
+import type { RunFiles, ServerStatus } from './supervisor/run-files'
 
 interface Player {
   readonly name: string
@@ -27,10 +28,29 @@ interface Session {
   namesNext: ListHead | undefined
   /** The facts being reported, one after another. */
   reports: Promise<void>
+  /** When this tracker last wrote until when it followed who is online (`RunFiles.playersSeen`), in ms. */
+  seenWritten: number
 }
 
 /** How many ids named before a join are remembered per server (a join normally follows at once). */
 const MAX_PENDING_IDS = 100
+
+/**
+ * How often, at most, the tracker writes until when it followed a server with someone online (on
+ * its console lines and resource samples): a manager killed outright loses at most this much of
+ * its players' time.
+ */
+const SEEN_EVERY_MS = 5_000
+
+/** What the tracker reads and writes besides the bus. */
+export interface TrackerStore {
+  /** A server's record, to know its profile and host. */
+  find(name: string): Promise<ServerRecord>
+  /** A server's player history (its open sessions are the players the log has online). */
+  history(name: string): Promise<PlayerRecord[]>
+  /** A server's run files (`playersSeen`). */
+  files(name: string): RunFiles
+}
 
 /**
  * Who is online on each server the manager follows, from its console: a join or leave line (the
@@ -39,20 +59,27 @@ const MAX_PENDING_IDS = 100
  * reply, whoever asked for it, sets the online set whole (no facts: it says who is there, not who
  * came); a game that ends (stopped, crashed) ends everyone's session with a leave. Only the manager
  * feeds it (`start`); elsewhere it knows nothing.
+ *
+ * A manager that was down (stopped, or killed) saw no leave meanwhile: while someone is online the
+ * tracker writes until when it followed the server (`RunFiles.playersSeen`), and the first list
+ * reply a tracker reads of a game it did not follow (a manager's start asks for one) ends the
+ * sessions the history still has open of players the reply does not name, as `unseen` leaves at
+ * that time: the time played never counts the time nobody watched. The facts are the game's
+ * (actor `server:<name>`), whoever's request made the tracker look.
  */
 export class PlayerTracker {
   readonly #bus: BusScope
   readonly #logger: Logger
-  readonly #find: (name: string) => Promise<ServerRecord>
+  readonly #store: TrackerStore
   /** null: the server's profile cannot tell who is online. */
   readonly #sessions = new Map<string, Session | null>()
   readonly #loading = new Map<string, Promise<void>>()
   #active = false
 
-  constructor(bus: BusScope, logger: Logger, find: (name: string) => Promise<ServerRecord>) {
+  constructor(bus: BusScope, logger: Logger, store: TrackerStore) {
     this.#bus = bus
     this.#logger = logger
-    this.#find = find
+    this.#store = store
   }
 
   /** The manager follows the servers from now on. */
@@ -62,6 +89,7 @@ export class PlayerTracker {
 
   /** The manager stops following: what it knew is dropped (the next manager asks again). */
   close(): void {
+    for (const session of this.#sessions.values()) if (session) this.#seen(session, true)
     this.#active = false
     this.#sessions.clear()
     this.#loading.clear()
@@ -84,8 +112,15 @@ export class PlayerTracker {
   line(serverName: string, line: string): void {
     void this.#with(serverName, (session) => {
       this.#read(session, line)
+      this.#seen(session)
       return undefined
     })
+  }
+
+  /** A followed server's supervisor sent a resource sample: the tracker still follows it. */
+  sampled(serverName: string): void {
+    const session = this.#sessions.get(serverName)
+    if (session) this.#seen(session)
   }
 
   /**
@@ -121,7 +156,7 @@ export class PlayerTracker {
     if (session) return fn(session)
     let loading = this.#loading.get(serverName)
     if (!loading) {
-      const load: Promise<void> = this.#find(serverName).then(
+      const load: Promise<void> = this.#store.find(serverName).then(
         (server) => {
           if (this.#loading.get(serverName) !== load) return // forgotten meanwhile
           this.#loading.delete(serverName)
@@ -170,6 +205,7 @@ export class PlayerTracker {
       session.ids.delete(player.name)
       session.online?.set(player.name, player)
       this.#report(session, 'player_join', { serverName: session.name, name: player.name, ...idOf(player) })
+      this.#seen(session, true)
       return
     }
     const left = players.leave ? matches(players.leave, message)?.groups : undefined
@@ -180,13 +216,62 @@ export class PlayerTracker {
     }
   }
 
-  /** A list reply: who is online now, as a whole (joins and leaves it implies are not facts). */
+  /**
+   * A list reply: who is online now, as a whole (joins and leaves it implies are not facts, but
+   * for the leaves of a game nobody followed: `#endUnseen`).
+   */
   #listed(session: Session, head: ListHead, names: readonly string[]): void {
+    const resumed = session.online === undefined
     const online = new Map<string, Player>()
     for (const name of names) online.set(name, session.online?.get(name) ?? { name, id: session.ids.get(name) })
     session.online = online
     session.unnamed = Math.max(0, head.online - online.size)
     session.max = head.max ?? session.max
+    // A count without every name cannot tell who left.
+    if (resumed && session.unnamed === 0) this.#endUnseen(session, this.#store.files(session.name).readPlayersSeen())
+    this.#seen(session, true)
+  }
+
+  /**
+   * The sessions the history has open of players a game nobody followed no longer lists end when
+   * the last tracker that followed it last knew them online (`seen`), never before they joined
+   * (the time after is time nobody saw them play).
+   */
+  #endUnseen(session: Session, seen: string | undefined): void {
+    this.#queue(
+      session,
+      async () => {
+        const open = (await this.#store.history(session.name)).filter((p) => p.online && !session.online?.has(p.name))
+        for (const player of open) {
+          const since = player.onlineSince ?? player.lastSeen
+          const at = seen !== undefined && Date.parse(seen) > Date.parse(since) ? seen : since
+          await this.#observe('player_leave', {
+            serverName: session.name,
+            name: player.name,
+            ...idOf(player),
+            reason: 'unseen',
+            at,
+          })
+        }
+      },
+      'A look at who left unseen',
+    )
+  }
+
+  /**
+   * Writes that the tracker follows the server now, while someone is online: at once (`now`), or
+   * at most every SEEN_EVERY_MS. A failure is said and left to the next write.
+   */
+  #seen(session: Session, now = false): void {
+    if (!session.online?.size && !session.unnamed) return
+    const time = Date.now()
+    if (!now && time - session.seenWritten < SEEN_EVERY_MS) return
+    session.seenWritten = time
+    try {
+      this.#store.files(session.name).writePlayersSeen(new Date(time).toISOString())
+    } catch (error) {
+      this.#logger.warn(`Until when the players of '${session.name}' were followed is not written: ${reasonOf(error)}`)
+    }
   }
 
   #leave(session: Session, player: Player, reason: ActionMap['player_leave']['reason']): void {
@@ -195,21 +280,30 @@ export class PlayerTracker {
 
   /** Reports an observed join or leave (hooks, then the fact), after the ones before it. */
   #report<A extends 'player_join' | 'player_leave'>(session: Session, action: A, payload: ActionMap[A]): void {
+    this.#queue(
+      session,
+      () => this.#observe(action, payload),
+      `A ${action.replace('_', ' ')} of '${payload.name}' on '${session.name}'`,
+    )
+  }
+
+  /** Runs `work` after the session's reports before it; what fails is said (`what` was not recorded). */
+  #queue(session: Session, work: () => Promise<void>, what: string): void {
     session.reports = session.reports
-      .then(async () => {
-        const { vetoedBy } = await reportObserved(this.#bus, {
-          before: `before_${action}`,
-          after: `after_${action}`,
-          payload: payload as never,
-        })
-        if (vetoedBy)
-          this.#logger.warn(`${vetoedBy} tried to veto before_${action}, which reports what already happened; ignored.`)
-      })
-      .catch((error: unknown) =>
-        this.#logger.warn(
-          `A ${action.replace('_', ' ')} of '${payload.name}' on '${session.name}' was not recorded: ${reasonOf(error)}`,
-        ),
-      )
+      .then(work)
+      .catch((error: unknown) => this.#logger.warn(`${what} was not recorded: ${reasonOf(error)}`))
+  }
+
+  /** The hooks, then the fact, of a join or leave: the game's doing (actor `server:<name>`). */
+  async #observe<A extends 'player_join' | 'player_leave'>(action: A, payload: ActionMap[A]): Promise<void> {
+    const { vetoedBy } = await reportObserved(this.#bus, {
+      before: `before_${action}`,
+      after: `after_${action}`,
+      payload: payload as never,
+      actor: serverActor(payload.serverName),
+    })
+    if (vetoedBy)
+      this.#logger.warn(`${vetoedBy} tried to veto before_${action}, which reports what already happened; ignored.`)
   }
 }
 
@@ -226,9 +320,10 @@ function newSession(name: string, profile: GameProfile): Session | null {
     ids: new BoundedMap(MAX_PENDING_IDS),
     namesNext: undefined,
     reports: Promise.resolve(),
+    seenWritten: 0,
   }
 }
 
-function idOf(player: Player): { id?: string } {
+function idOf(player: { readonly id?: string | undefined }): { id?: string } {
   return player.id ? { id: player.id } : {}
 }

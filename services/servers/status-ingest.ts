@@ -11,6 +11,7 @@ import {
 } from '../../kernel'
 import type { Projections } from '../events/contract'
 import type { ServerRecord } from './contract'
+import { serverActor } from './observed-actor'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
 import { readStatuses, recordedJournalSeq, statusProjection } from './status-projection'
 import { ACTIVE, type RunFiles, type RunSpec, type RunState, type StatusEntry } from './supervisor/run-files'
@@ -187,6 +188,7 @@ export class StatusIngest {
       at: entry.at,
       reason: entry.reason,
       journalSeq: entry.seq,
+      ...(entry.lastKnown ? { lastKnown: entry.lastKnown } : {}),
     })
     if (entry.status === 'crashed' && ACTIVE.includes(entry.previous))
       await this.#observe('before_server_crash', 'after_server_crash', {
@@ -199,12 +201,14 @@ export class StatusIngest {
       })
   }
 
+  /** The hooks, then the fact: the game's (actor `server:<name>`), whoever's look records it. */
   async #observe(
     before: 'before_server_status_change' | 'before_server_crash',
     after: 'after_server_status_change' | 'after_server_crash',
-    payload: object,
+    payload: { readonly serverName: string; readonly [field: string]: unknown },
   ): Promise<void> {
-    const { vetoedBy } = await reportObserved(this.#bus, { before, after, payload: payload as never })
+    const actor = serverActor(payload.serverName)
+    const { vetoedBy } = await reportObserved(this.#bus, { before, after, payload: payload as never, actor })
     if (vetoedBy)
       this.#logger.warn(`${vetoedBy} tried to veto ${before}, which reports what already happened; ignored.`)
   }

@@ -33,13 +33,14 @@ export function recordEnd(
     policy && status === 'crashed'
       ? crashVerdict(policy, state.restarts, knownUptime(files, state.game))
       : { restarts: state.restarts, willRestart: false }
+  const lastKnown = lastWrite(files)
   try {
     const { state: now } = files.changeStatus(
       state,
       status,
       status === 'crashed'
-        ? { reason, exitCode: null, signal: null, ...verdict }
-        : { reason, exitCode: null, signal: null },
+        ? { reason, exitCode: null, signal: null, ...verdict, ...lastKnown }
+        : { reason, exitCode: null, signal: null, ...lastKnown },
       { game: undefined, supervisor: undefined, restarts: verdict.restarts, exitCode: null, signal: null },
     )
     const then = verdict.willRestart ? `; restarting it (restart ${verdict.restarts} of ${policy?.maxRestarts})` : ''
@@ -92,6 +93,15 @@ export function alive(ref: ProcessRef | undefined): boolean {
 /** Whether a recorded game still runs: any process of its group (lib/process-group.ts), its leader or what outlived it. */
 export function gameRunning(game: ProcessRef | undefined): boolean {
   return game !== undefined && gameAlive(game.pid, game.identity)
+}
+
+/** When the run's game last wrote its console log (it lived until then at least), if the log is there. */
+function lastWrite(files: RunFiles): { lastKnown?: string } {
+  try {
+    return { lastKnown: statSync(files.log).mtime.toISOString() }
+  } catch {
+    return {}
+  }
 }
 
 /**

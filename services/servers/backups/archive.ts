@@ -1,4 +1,13 @@
-import { createReadStream, createWriteStream, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import {
+  chmodSync,
+  createReadStream,
+  createWriteStream,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
 import { dirname, extname, isAbsolute, join, normalize, relative, sep } from 'node:path'
 import { type Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -7,14 +16,31 @@ import * as yauzl from 'yauzl'
 import * as yazl from 'yazl'
 import { SmError } from '../../../kernel'
 
-/** One file to put in an archive: where it is, its name inside, and how many bytes of it. */
+/** One file (or directory) to put in an archive: where it is, its name inside, and how many bytes of it. */
 export interface ArchiveEntry {
   readonly path: string
   readonly name: string
-  /** Bytes to take from the start of the file (a hot backup truncates to the listed length). */
+  /** Bytes to take from the start of the file (a hot backup truncates to the listed length); 0 for a directory. */
   readonly size: number
   readonly mtime: Date
+  /** Its permission bits, recorded in the archive (the zip's external attributes) for a restore to put back. */
+  readonly mode?: number
+  /** A directory: recorded (with its mode) as an empty directory entry, nothing read. */
+  readonly directory?: boolean
 }
+
+/**
+ * How an extraction sets the modes of what it writes (a restore, an import): an entry's recorded
+ * mode is kept, bounded by KEPT_BITS; an entry with none (an archive made elsewhere, or before
+ * modes were recorded) gets 0644 / 0755 bounded by `within`, the mode of the folder the tree
+ * replaces. Without it, the process's umask decides (the data directory's 0077: private).
+ */
+export interface KeptModes {
+  readonly within: number
+}
+
+/** The bits an extracted entry may get: no setuid, setgid or sticky bit, nothing writable by others. */
+const KEPT_BITS = 0o775
 
 export interface Progress {
   readonly bytes: number
@@ -41,21 +67,39 @@ const STORED = new Set([
   '.xz',
 ])
 
-/** Every regular file under `dir`, named relative to it with '/' separators (symlinks are not followed). */
-export function listTree(dir: string): ArchiveEntry[] {
+/**
+ * Every regular file under `dir`, and with `directories` every directory, named relative to it
+ * with '/' separators, with their modes (symlinks are not followed).
+ */
+export function listTree(dir: string, options: { directories?: boolean } = {}): ArchiveEntry[] {
   const entries: ArchiveEntry[] = []
   const walk = (at: string) => {
     for (const item of readdirSync(at, { withFileTypes: true })) {
       const path = join(at, item.name)
-      if (item.isDirectory()) walk(path)
-      else if (item.isFile()) {
+      const name = relative(dir, path).split(sep).join('/')
+      if (item.isDirectory()) {
+        if (options.directories) {
+          const stat = statSync(path)
+          entries.push({ path, name, size: 0, mtime: stat.mtime, mode: stat.mode & 0o777, directory: true })
+        }
+        walk(path)
+      } else if (item.isFile()) {
         const stat = statSync(path)
-        entries.push({ path, name: relative(dir, path).split(sep).join('/'), size: stat.size, mtime: stat.mtime })
+        entries.push({ path, name, size: stat.size, mtime: stat.mtime, mode: stat.mode & 0o777 })
       }
     }
   }
   walk(dir)
   return entries.sort((a, b) => a.name.localeCompare(b.name))
+}
+
+/** The permission bits of a file, or undefined when it cannot be read (it is not recorded then). */
+export function modeOf(path: string): number | undefined {
+  try {
+    return statSync(path).mode & 0o777
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -66,21 +110,29 @@ export function listTree(dir: string): ArchiveEntry[] {
  */
 export async function writeZip(
   target: string,
-  entries: readonly ArchiveEntry[],
+  listed: readonly ArchiveEntry[],
   onProgress?: (progress: Progress) => void,
   signal?: AbortSignal,
 ): Promise<{ bytes: number; files: number }> {
   signal?.throwIfAborted()
+  let entries = listed
   mkdirSync(dirname(target), { recursive: true })
   const part = `${target}.part`
   const zip = new yazl.ZipFile()
+  for (const entry of entries)
+    if (entry.directory) zip.addEmptyDirectory(entry.name, { mtime: entry.mtime, ...typedMode(0o040000, entry.mode) })
+  entries = entries.filter((e) => !e.directory)
   const totalBytes = entries.reduce((sum, e) => sum + e.size, 0)
   let bytes = 0
   let files = 0
   const failed = new Promise<never>((_, reject) => zip.on('error', reject))
   for (const entry of entries) {
     // Level 0 stores the entry (method 0): deflating random bytes only costs time and grows them.
-    const options = { mtime: entry.mtime, compressionLevel: STORED.has(extname(entry.name).toLowerCase()) ? 0 : 6 }
+    const options = {
+      mtime: entry.mtime,
+      compressionLevel: STORED.has(extname(entry.name).toLowerCase()) ? 0 : 6,
+      ...typedMode(0o100000, entry.mode),
+    }
     if (entry.size === 0) {
       zip.addBuffer(Buffer.alloc(0), entry.name, options)
       files++
@@ -119,6 +171,18 @@ export async function writeZip(
   }
   onProgress?.({ bytes, totalBytes, files: entries.length, totalFiles: entries.length })
   return { bytes, files: entries.length }
+}
+
+/** yazl's `mode` (file type and permission bits, the external attributes' upper half) for a known mode. */
+function typedMode(type: number, mode: number | undefined): { mode?: number } {
+  return mode === undefined ? {} : { mode: type | (mode & 0o777) }
+}
+
+/** The permission bits an entry recorded, when a Unix zipper made it (the upper byte of `versionMadeBy` is 3). */
+function recordedMode(entry: yauzl.Entry): number | undefined {
+  if (entry.versionMadeBy >> 8 !== 3) return undefined
+  const mode = entry.externalFileAttributes >>> 16
+  return mode === 0 ? undefined : mode & 0o777
 }
 
 /** Why an entry name cannot be extracted into a directory, or undefined. */
@@ -207,13 +271,16 @@ export async function isJar(file: string): Promise<boolean> {
  * `maxBytes`: the bytes written are counted as they are inflated (a zip's declared sizes are its
  * word), and past it the extraction stops with SM_ERR_ARCHIVE_TOO_LARGE (again, the rest stays for
  * the caller to remove).
+ * With `modes`, files and directories (and `dir`) get their recorded modes (see KeptModes);
+ * directories last, so a read-only one is filled first, and always with their owner's rwx, so
+ * the manager can replace them later.
  */
 export async function extractZip(
   file: string,
   dir: string,
   onProgress?: (progress: Progress) => void,
   signal?: AbortSignal,
-  maxBytes = Number.POSITIVE_INFINITY,
+  { maxBytes = Number.POSITIVE_INFINITY, modes }: { maxBytes?: number; modes?: KeptModes } = {},
 ): Promise<number> {
   signal?.throwIfAborted()
   const entries = await readZipEntries(file)
@@ -221,11 +288,19 @@ export async function extractZip(
   mkdirSync(dir, { recursive: true })
   const zip = await yauzl.openPromise(file, { lazyEntries: true, strictFileNames: false })
   const made = new Set<string>([dir])
+  /** The modes directories get at the end: recorded ones, else the default bounded by `within`. */
+  const dirModes = new Map<string, number>()
+  const recorded = new Set<string>()
   const makeDir = (path: string) => {
     if (made.has(path)) return
     mkdirSync(path, { recursive: true })
-    made.add(path)
+    // Those mkdir made on the way too: each gets the default unless an entry of its own says.
+    for (let at = path; at.startsWith(`${dir}${sep}`) && !made.has(at); at = dirname(at)) {
+      made.add(at)
+      if (modes && !recorded.has(at)) dirModes.set(at, 0o755 & modes.within)
+    }
   }
+  const fileMode = (entry: yauzl.Entry) => (modes ? (recordedMode(entry) ?? 0o644 & modes.within) & KEPT_BITS : 0)
   let bytes = 0
   let files = 0
   // A few entries at once: writing one file overlaps reading and inflating the next.
@@ -235,7 +310,14 @@ export async function extractZip(
       signal?.throwIfAborted()
       const target = join(dir, normalize(entry.fileName.replace(/\\/g, '/')))
       if (entry.fileName.endsWith('/')) {
-        makeDir(target)
+        // Named as its files' dirname() names it (join keeps the entry's trailing slash).
+        const path = target.replace(/[/\\]+$/, '')
+        makeDir(path)
+        const mode = recordedMode(entry)
+        if (modes && mode !== undefined) {
+          recorded.add(path)
+          dirModes.set(path, mode)
+        }
         continue
       }
       makeDir(dirname(target))
@@ -245,9 +327,11 @@ export async function extractZip(
         if (bytes > maxBytes) return tooLarge(file, `more than ${megabytes(maxBytes)} MB`, maxBytes)
         onProgress?.({ bytes, totalBytes, files, totalFiles: entries.length })
       })
-      const job: Promise<void> = pipeline(stream, counted, createWriteStream(target, { mode: 0o644 }), {
-        signal,
-      }).then(() => {
+      const mode = fileMode(entry)
+      // Written private, then given its mode: the umask would take bits off it.
+      const out = createWriteStream(target, { mode: modes ? 0o600 : 0o644 })
+      const job: Promise<void> = pipeline(stream, counted, out, { signal }).then(() => {
+        if (modes) chmodSync(target, mode)
         files++
         inFlight.delete(job)
       })
@@ -256,6 +340,11 @@ export async function extractZip(
       if (inFlight.size >= EXTRACT_CONCURRENCY) await Promise.race(inFlight)
     }
     await Promise.all(inFlight)
+    if (modes) {
+      // The deepest first; the top takes the mode of the folder it replaces.
+      const dirs = [...dirModes].sort(([a], [b]) => b.length - a.length)
+      for (const [path, mode] of [...dirs, [dir, modes.within] as const]) chmodSync(path, (mode & KEPT_BITS) | 0o700)
+    }
   } catch (error) {
     throw signal?.aborted ? signal.reason : error
   } finally {

@@ -13,6 +13,7 @@ import {
   type ArchiveEntry,
   extractZip,
   listTree,
+  modeOf,
   type Progress,
   readZipEntries,
   UnsafeEntryError,
@@ -185,7 +186,8 @@ export class Backups {
     await this.#failing(server, `world ${operation}`, async () => {
       const protocol = gameProfile(server).hotBackup
       // Listed when the copy begins: after the flush, for a hot one.
-      const whole = () => writeZip(target, listTree(world), progress, signal)
+      // Directories and files with their modes, for a restore to put back.
+      const whole = () => writeZip(target, listTree(world, { directories: true }), progress, signal)
       if (!hot || !protocol) return whole()
       if (protocol.kind === 'commands')
         return this.control.withHold(server, (game) => withSavingOff(game, protocol, whole, signal))
@@ -200,8 +202,10 @@ export class Backups {
               name: path.slice(level.length + 1),
               size: length,
               mtime: new Date(),
+              mode: modeOf(join(dirname(world), path)),
             }))
-            return writeZip(target, entries, progress, signal)
+            const directories = listTree(world, { directories: true }).filter((e) => e.directory)
+            return writeZip(target, [...directories, ...entries], progress, signal)
           },
           signal,
         ),
@@ -216,7 +220,7 @@ export class Backups {
       .filter(({ path }) => existsSync(path))
       .map(({ path, name }) => {
         const stat = statSync(path)
-        return { path, name, size: stat.size, mtime: stat.mtime }
+        return { path, name, size: stat.size, mtime: stat.mtime, mode: stat.mode & 0o777 }
       })
     if (entries.length === 0)
       throw new SmError('SM_ERR_BACKUP_NOTHING', { server: server.name, what: configWhat(server) })
@@ -490,13 +494,12 @@ export class Backups {
     const signal = this.signal()
     await this.#failing(server, 'restore', async () => {
       try {
-        await extractZip(
-          archive,
-          incoming,
-          this.#progress(server, 'restore', basename(archive)),
-          signal,
-          await this.#maxUnpacked(),
-        )
+        // The modes the archive recorded; the world's own (else its folder's) bounds those it did not.
+        const within = modeOf(world) ?? modeOf(dirname(world)) ?? 0o755
+        await extractZip(archive, incoming, this.#progress(server, 'restore', basename(archive)), signal, {
+          maxBytes: await this.#maxUnpacked(),
+          modes: { within },
+        })
         // Cancelled before the swap: the world stays as it was. After it, the restore is done.
         signal?.throwIfAborted()
       } catch (error) {
@@ -514,7 +517,10 @@ export class Backups {
     const signal = this.signal()
     await this.#failing(server, 'restore', async () => {
       try {
-        await extractZip(archive, incoming, undefined, signal, await this.#maxUnpacked())
+        await extractZip(archive, incoming, undefined, signal, {
+          maxBytes: await this.#maxUnpacked(),
+          modes: { within: modeOf(server.dir) ?? 0o755 },
+        })
         signal?.throwIfAborted()
         // Only the server's config files (the archive was checked to hold nothing else), each where it belongs.
         for (const name of configFiles(server)) {

@@ -55,6 +55,8 @@ export interface StatusEntry {
   /** On a crash: the restarts so far in this streak, and whether the policy restarts it. */
   readonly restarts?: number
   readonly willRestart?: boolean
+  /** On an end nobody saw: the last time the run is known to have lived (its console log's last write). */
+  readonly lastKnown?: string
 }
 
 /** What the supervisor runs and how: written by the starter, read by the supervisor. */
@@ -229,6 +231,14 @@ export class RunFiles {
   get export(): string {
     return join(this.dir, 'export.json')
   }
+  /**
+   * `{ at }`: the manager's player tracker followed who is online on this server until at least
+   * `at` (written while someone is online). A later manager closes there the sessions of players
+   * who left while nobody followed the game.
+   */
+  get playersSeen(): string {
+    return join(this.dir, 'players-seen.json')
+  }
   /** The game's resource samples (a rolling series: `metrics.downsampled.jsonl` beside it holds the older ones). */
   get metrics(): string {
     return join(this.dir, 'metrics.jsonl')
@@ -252,6 +262,16 @@ export class RunFiles {
 
   writeSpec(spec: RunSpec): void {
     writeJson(this.spec, spec)
+  }
+
+  /** Until when the manager's tracker followed who is online (`playersSeen`), if it wrote it. */
+  readPlayersSeen(): string | undefined {
+    const at = readJson<{ at?: unknown }>(this.playersSeen)?.at
+    return typeof at === 'string' && Number.isFinite(Date.parse(at)) ? at : undefined
+  }
+
+  writePlayersSeen(at: string): void {
+    writeJson(this.playersSeen, { at })
   }
 
   readHold(): HoldRecord | undefined {
@@ -327,7 +347,7 @@ export class RunFiles {
   changeStatus(
     state: RunState,
     status: ServerStatus,
-    extra: Partial<Pick<StatusEntry, 'reason' | 'exitCode' | 'signal' | 'restarts' | 'willRestart'>>,
+    extra: Partial<Pick<StatusEntry, 'reason' | 'exitCode' | 'signal' | 'restarts' | 'willRestart' | 'lastKnown'>>,
     changes: Partial<RunState> = {},
   ): { state: RunState; entry: StatusEntry } {
     const at = new Date().toISOString()

@@ -121,7 +121,9 @@ describe('services/servers: archives that are not what they say are refused befo
   it('counts what it unpacks, not only what the zip declares: past the cap the extraction stops', async () => {
     const file = await bomb()
     const into = join(tempDir(), 'out')
-    const failure = await extractZip(file, into, undefined, undefined, 8 * 1024 * 1024).catch((error) => error)
+    const failure = await extractZip(file, into, undefined, undefined, { maxBytes: 8 * 1024 * 1024 }).catch(
+      (error) => error,
+    )
     expect(failure).to.be.instanceOf(SmError)
     expect((failure as SmError).code).to.equal('SM_ERR_ARCHIVE_TOO_LARGE')
     expect((failure as SmError).message).to.include('more than 8 MB')

@@ -10,11 +10,12 @@ import { cli, cliOk } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { writeZip } from '../../helpers/zip'
 
-/** Every file entry of a zip: name → bytes. */
+/** Every file entry of a zip: name → bytes (directory entries, which record modes, left out). */
 async function zipContents(file: string): Promise<Map<string, Buffer>> {
   const zip = await yauzl.openPromise(file, { lazyEntries: true })
   const out = new Map<string, Buffer>()
   for await (const entry of zip.eachEntry()) {
+    if (entry.fileName.endsWith('/')) continue
     const stream = await zip.openReadStreamPromise(entry)
     const chunks: Buffer[] = []
     for await (const chunk of stream) chunks.push(chunk as Buffer)
