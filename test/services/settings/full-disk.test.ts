@@ -73,13 +73,14 @@ describe('services/settings: a change on a full disk is refused, never answered 
     const url = /web UI and API on (http:\/\/\S+)/.exec(started.stdout)?.[1] as string
     const token = await adminSession(disk.data, url)
     await whileFull(async () => {
-      for (const args of [
-        ['setting', 'set', 'custom.kept', 'new'],
-        ['setting', 'unset', 'custom.kept'],
-      ]) {
+      for (const [args, key] of [
+        [['setting', 'set', 'custom.kept', 'new'], 'custom.kept'],
+        [['setting', 'unset', 'custom.kept'], 'custom.kept'],
+        [['setting', 'set', 'custom.hidden', 'new', '--secret'], 'custom.hidden'],
+      ] as const) {
         const r = await cli(disk.data, args)
         expect(r.code, `${args.join(' ')}: ${show(r)}`).to.equal(74)
-        expect(r.stderr).to.match(refused(disk.data, 'custom.kept'))
+        expect(r.stderr).to.match(refused(disk.data, key))
       }
       const put = await http(`${url}/api/settings/custom.kept`, { method: 'PUT', token, body: { value: 'new' } })
       expect(put.status, put.text).to.equal(507)
@@ -98,6 +99,9 @@ describe('services/settings: a change on a full disk is refused, never answered 
     expect(alive(pid), 'the manager ended').to.equal(true)
     expect((await ok(['setting', 'get', 'custom.kept'])).trim()).to.equal('old')
     expect((await http(`${url}/api/settings/custom.kept`, { token })).json.value).to.equal('old')
+    // The same manager records the mark it could not record before.
+    await ok(['setting', 'set', 'custom.hidden', 'x', '--secret'])
+    expect(await ok(['events', '--type', 'settings:marked_secret'])).to.include('custom.hidden')
     // A new manager reads the log afresh: nothing of the refused changes is there either.
     await ok(['web', 'stop'])
     const again = await cliStart(disk.data, ['--detached'], {}, 'as set')
