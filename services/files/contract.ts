@@ -44,8 +44,10 @@ const fileChange = z.object({
   message: z.string(),
   /** The server is starting, running or stopping: it reads its config when it starts. */
   running: z.boolean(),
-  /** The change was made but its fact could not be recorded (a full disk): do not repeat it. */
+  /** The change was made but its fact could not be recorded (a full disk): do not repeat it; or see warningCode. */
   warning: z.string().optional(),
+  /** The change was made, and this says what else happened (SM_ERR_FILE_PATH_MOVED: its path now leads elsewhere). */
+  warningCode: z.string().optional(),
 })
 export type FileChange = Readonly<z.output<typeof fileChange>>
 

@@ -57,6 +57,13 @@ export const filesErrors = defineErrors('files', {
     message: (p) =>
       `The file to upload, '${p.from}', cannot be read: ${p.reason}. Give the path of a file on this machine (a server on another host gets it sent there).`,
   }),
+  SM_ERR_FILE_PATH_MOVED: spec<{ path: string }>({
+    status: 409,
+    exit: 75,
+    when: "A warning, not a failure: a save was written, and then a folder on its path was swapped (for a link, say), so the path leads elsewhere now (a save's warning_code).",
+    message: (p) =>
+      `'${p.path}' was saved in the folder that was checked and opened, but a folder on its path was swapped since (for a link, say): the path now leads elsewhere, not to what was saved. List the folder to see what is there now.`,
+  }),
   SM_ERR_FILE_CHANGED: spec<{ path: string; reason: string }>({
     status: 409,
     exit: 75,

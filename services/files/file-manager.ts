@@ -64,19 +64,29 @@ export class FileManager {
         perform: () =>
           this.#guard(dir, target.path, 'written', async () => {
             const now = await check()
-            await replaceFile(dir, target.real, target.path, now?.mode, (temp) =>
+            const written = await replaceFile(dir, target.real, target.path, now?.mode, (temp) =>
               writeFile(temp, bytes, { flag: 'wx' }),
             )
-            return { created: now === undefined }
+            return { created: now === undefined, written }
           }),
         message: ({ created }) => `${created ? 'Created' : 'Saved'} ${target.path} (${bytes.length} bytes).`,
       })
-      const { created } = this.#settled(outcome, dir, 'save', target.path)
-      const after = await stat(target.real)
+      const { created, written } = this.#settled(outcome, dir, 'save', target.path)
+      const change = await this.#changed(dir, target.path, outcome)
+      // Saved in the folder that was checked and opened; a folder on its path swapped since (for a
+      // link, say) means the path now leads elsewhere: the save is told as done, with what happened.
+      const after = await stat(target.real).catch(() => undefined)
+      const moved =
+        after?.ino === written.ino && after.dev === written.dev
+          ? undefined
+          : new SmError('SM_ERR_FILE_PATH_MOVED', { path: target.path }).message
+      const warning = [change.warning, moved].filter(Boolean).join(' ')
       return {
-        ...(await this.#changed(dir, target.path, outcome)),
+        ...change,
+        ...(warning ? { warning } : {}),
+        ...(moved ? { warningCode: 'SM_ERR_FILE_PATH_MOVED' } : {}),
         size: bytes.length,
-        mtime: after.mtime.toISOString(),
+        mtime: written.mtime.toISOString(),
         hash: sha256(bytes),
         created,
       }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { constants } from 'node:fs'
+import { constants, type Stats } from 'node:fs'
 import { chmod, type FileHandle, open, rename, rm } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import { isSmError, SmError } from '../../kernel'
@@ -82,7 +82,8 @@ const kib = (bytes: number) => Math.ceil(bytes / 1024)
  * folder (created exclusively, never through a link), which is synced, given `mode` (the old
  * file's, so a save keeps it) and renamed over it. A crash leaves the old file or the new one,
  * never half of one; a failure removes the temporary file. The folder is opened and checked
- * first (inFolder), so both names are in the folder that was checked.
+ * first (inFolder), so both names are in the folder that was checked. Resolves with the file
+ * written, as its descriptor says (device, inode, time).
  */
 export async function replaceFile(
   dir: ServerDir,
@@ -90,15 +91,20 @@ export async function replaceFile(
   path: string,
   mode: number | undefined,
   fill: (temp: string) => Promise<void>,
-): Promise<void> {
-  await inFolder(dir, dirname(real), path, async (at) => {
+): Promise<Stats> {
+  return inFolder(dir, dirname(real), path, async (at) => {
     const temp = at(`.sm-${process.pid}-${randomBytes(6).toString('hex')}.part`)
     try {
       await fill(temp)
       if (mode !== undefined) await chmod(temp, mode & 0o7777)
       const handle = await open(temp, constants.O_RDONLY | constants.O_NOFOLLOW)
-      await handle.sync().finally(() => handle.close())
+      // Its identity and time from the descriptor: the path may lead elsewhere by the time it is answered.
+      const written = await handle
+        .sync()
+        .then(() => handle.stat())
+        .finally(() => handle.close())
       await rename(temp, at(basename(real)))
+      return written
     } catch (error) {
       await rm(temp, { force: true })
       throw error

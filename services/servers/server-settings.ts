@@ -1,4 +1,6 @@
-import { SmError } from '../../kernel/errors'
+import { reasonOf, SmError } from '../../kernel/errors'
+import { measureJson } from '../../lib/json-value'
+import { settingKeyProblem } from '../../lib/setting-key'
 import type { ServerRecord, ServerSettingView } from './contract'
 
 /** One per-server setting: its default, and for the policy ones the global setting it overrides. */
@@ -82,10 +84,35 @@ const SERVER_SETTINGS: ReadonlyMap<string, ServerSettingSpec> = new Map(
 
 export type ServerSettings = Readonly<Record<string, unknown>>
 
-/** Checks a per-server setting change; `custom.<anything>` takes any JSON value. */
+/**
+ * The largest value a server's `custom.<key>` may hold, as UTF-8 JSON, and the most custom keys a
+ * server may have: a server's settings travel in its record, in every list of servers and every
+ * fact about it, so they are bounded far below a global setting's 1 MiB.
+ */
+export const MAX_CUSTOM_VALUE_BYTES = 16 * 1024
+export const MAX_CUSTOM_KEYS = 100
+
+/**
+ * Checks a per-server setting change; `custom.<key>` takes any plain JSON value of at most
+ * 16 KiB, its key named as a global setting's is (lib/setting-key.ts: no `__proto__`).
+ */
 export function checkServerSetting(server: string, key: string, value: unknown): void {
   if (typeof key !== 'string' || key === '') throw invalid(server, String(key), 'the key is empty')
-  if (key.startsWith('custom.') && key.length > 'custom.'.length) return
+  if (key.startsWith('custom.')) {
+    const problem = settingKeyProblem(key)
+    if (problem) throw invalid(server, key, `the key cannot be used: ${problem}`)
+    if (value === undefined) return
+    try {
+      measureJson(value, MAX_CUSTOM_VALUE_BYTES)
+    } catch (error) {
+      throw invalid(
+        server,
+        key,
+        `${reasonOf(error)} (a server's custom value: at most ${MAX_CUSTOM_VALUE_BYTES / 1024} KiB of JSON)`,
+      )
+    }
+    return
+  }
   const spec = SERVER_SETTINGS.get(key)
   if (!spec)
     throw invalid(
@@ -96,6 +123,15 @@ export function checkServerSetting(server: string, key: string, value: unknown):
   if (value === undefined) return
   const problem = spec.type.check(value)
   if (problem) throw invalid(server, key, problem)
+}
+
+/** Checks that `server` holds at most MAX_CUSTOM_KEYS custom values once `keys` are set (or unset, with `value` undefined). */
+export function checkCustomCount(server: ServerRecord, changes: readonly (readonly [string, unknown])[]): void {
+  const keys = new Set(Object.keys(server.settings ?? {}).filter((key) => key.startsWith('custom.')))
+  for (const [key, value] of changes)
+    if (key.startsWith('custom.')) value === undefined ? keys.delete(key) : keys.add(key)
+  if (keys.size > MAX_CUSTOM_KEYS)
+    throw invalid(server.name, 'custom', `a server holds at most ${MAX_CUSTOM_KEYS} custom values (unset some first)`)
 }
 
 /** A server's setting in effect: its own value, else the global one it inherits, else the default. */

@@ -1,27 +1,14 @@
 import { SmError } from '../../kernel'
 import { setOwnProperty } from '../../lib/own-property'
-
-const SEGMENT = /^[A-Za-z0-9_-]+$/
-const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor'])
-const MAX_KEY_LENGTH = 200
-const MAX_DEPTH = 10
+import { settingKeyProblem } from '../../lib/setting-key'
 
 export type Tree = Record<string, unknown>
 
-/** Splits and validates a setting key (`web.port` → `['web', 'port']`). */
+/** Splits and validates a setting key (`web.port` → `['web', 'port']`; lib/setting-key.ts says what a key may be). */
 export function parseKey(key: unknown): string[] {
-  const invalid = (reason: string) => new SmError('SM_ERR_SETTINGS_INVALID_KEY', { key: String(key), reason })
-  if (typeof key !== 'string' || key.trim() === '') throw invalid('it is empty')
-  if (key.length > MAX_KEY_LENGTH) throw invalid(`it is longer than ${MAX_KEY_LENGTH} characters`)
-  const segments = key.split('.')
-  if (segments.length > MAX_DEPTH) throw invalid(`it has more than ${MAX_DEPTH} parts`)
-  for (const segment of segments) {
-    if (segment === '') throw invalid('it has an empty part (two dots in a row, or a dot at an end)')
-    if (!SEGMENT.test(segment))
-      throw invalid(`the part '${segment}' has characters other than letters, digits, '_' and '-'`)
-    if (FORBIDDEN.has(segment)) throw invalid(`'${segment}' is reserved`)
-  }
-  return segments
+  const problem = settingKeyProblem(key)
+  if (problem) throw new SmError('SM_ERR_SETTINGS_INVALID_KEY', { key: String(key), reason: problem })
+  return (key as string).split('.')
 }
 
 export function isTree(value: unknown): value is Tree {

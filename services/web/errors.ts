@@ -105,6 +105,13 @@ export const webErrors = defineErrors('web', {
     message: (p) =>
       `Only admins may send '${p.command}' to a server (also with a slash, a namespace such as minecraft:, or inside execute … run): it stops, reloads or saves the game, or changes who may join, who is an operator or what anyone may do. Use the power and backup actions instead; an admin manages the allowlist and operators.`,
   }),
+  SM_ERR_WEB_SETTING_ABOVE_ROLE: spec<{ server: string; key: string; value: number; limit: number }>({
+    status: 403,
+    exit: 77,
+    when: "A non-admin set a server's retention.backups above the global retention.backups (an admin's policy for the disk).",
+    message: (p) =>
+      `Only admins may keep more backups of '${p.server}' than the global retention.backups (${p.limit}): '${p.key}' ${p.value} was refused and nothing was changed. Set ${p.limit} or fewer, or ask an admin.`,
+  }),
   SM_ERR_WEB_TEMPLATE_NOT_FOUND: spec<{ view: string; plugin: string }>({
     status: 500,
     exit: 70,

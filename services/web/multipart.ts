@@ -1,4 +1,5 @@
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs'
+import { once } from 'node:events'
+import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
@@ -60,6 +61,8 @@ export async function parseMultipart(
   const fields: Record<string, string> = Object.create(null)
   const files: Record<string, UploadedFile> = Object.create(null)
   const writes: Promise<void>[] = []
+  // The file each part is written to: a refusal closes them all before the folder goes.
+  const sinks: WriteStream[] = []
   const req = ctx.req
   let received = 0
   let refuse = () => {}
@@ -82,7 +85,9 @@ export async function parseMultipart(
           size += chunk.length
         })
         stream.on('limit', refuse)
-        const write = pipeline(stream, createWriteStream(path)).then(() => {
+        const sink = createWriteStream(path)
+        sinks.push(sink)
+        const write = pipeline(stream, sink).then(() => {
           files[name] = { filename: info.filename ?? name, mimeType: info.mimeType, size, path }
         })
         // Observed at once: after a refusal the folder is gone and this write fails, by design.
@@ -108,6 +113,16 @@ export async function parseMultipart(
       .finally(() => req.off('data', count))
     await Promise.all(writes)
   } catch (error) {
+    // A file still being opened or written (in the thread pool) would be made in the folder while
+    // it is removed (ENOTEMPTY, a 500 and the folder left behind): each is ended and closed first.
+    await Promise.all(
+      sinks.map((sink) => {
+        if (sink.closed) return undefined
+        const closed = once(sink, 'close').catch(() => {})
+        sink.destroy()
+        return closed
+      }),
+    )
     cleanup()
     throw error
   }

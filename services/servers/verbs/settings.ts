@@ -5,7 +5,13 @@ import { writeFileWhole } from '../../../lib/whole-file'
 import type { ServerRecord } from '../contract'
 import { settled } from '../control'
 import { propertyProblem, ServerProperties } from '../server-properties'
-import { allServerSettings, checkServerSetting, serverSetting, serverSettingViews } from '../server-settings'
+import {
+  allServerSettings,
+  checkCustomCount,
+  checkServerSetting,
+  serverSetting,
+  serverSettingViews,
+} from '../server-settings'
 import type { VerbTable } from './context'
 
 const PROPERTIES = 'server.properties'
@@ -24,6 +30,7 @@ export const settingVerbs = {
   'servers:set_setting': async (ctx, { name, key, value }) => {
     const server = await ctx.find(name)
     checkServerSetting(name, key, value)
+    checkCustomCount(server, [[key, value]])
     const previous = await serverSetting(server, key, ctx.setting)
     await ctx.bus.emit('servers:setting_changed', { name, key, value })
     return {
@@ -35,9 +42,10 @@ export const settingVerbs = {
   'servers:settings': async (ctx, { name }) => serverSettingViews(await ctx.find(name), ctx.setting),
   // A form's changes: every one checked before any is made, so a bad one changes nothing.
   'servers:set_settings': async (ctx, { name, settings }) => {
-    await ctx.find(name)
+    const server = await ctx.find(name)
     const changes = Object.entries(settings ?? {}).map(([key, value]) => [key, value ?? undefined] as const)
     for (const [key, value] of changes) checkServerSetting(name, key, value)
+    checkCustomCount(server, changes)
     for (const [key, value] of changes) await ctx.bus.emit('servers:setting_changed', { name, key, value })
     return serverSettingViews(await ctx.find(name), ctx.setting)
   },

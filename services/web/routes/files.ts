@@ -27,7 +27,13 @@ const Change = {
   warning: z
     .string()
     .optional()
-    .meta({ description: 'done, but its fact is not in the event log (a full disk): do not repeat it' }),
+    .meta({
+      description: 'done, but its fact is not in the event log (a full disk): do not repeat it; or see warning_code',
+    }),
+  warning_code: z.string().optional().meta({
+    description:
+      'done, and this says what else happened: SM_ERR_FILE_PATH_MOVED, a folder on its path was swapped meanwhile (for a link, say), so the path now leads elsewhere',
+  }),
 }
 const FileEntry = z
   .looseObject({
@@ -130,15 +136,15 @@ export function fileRoutes(app: WebApp): Router[] {
         422: `${PATH_INVALID} Or the text is over files.max_text_kb.`,
       },
     },
-    async (_ctx, { params, body }) => ({
-      status: 'success',
-      ...(await bus.request('files:write', {
+    async (_ctx, { params, body }) => {
+      const { warningCode, ...saved } = await bus.request('files:write', {
         name: params.name,
         path: body.path,
         text: body.text,
         expectedHash: body.expected_hash,
-      })),
-    }),
+      })
+      return { status: 'success', ...saved, ...(warningCode ? { warning_code: warningCode } : {}) }
+    },
   )
   defineRoute(
     api,

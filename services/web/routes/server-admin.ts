@@ -2,9 +2,10 @@ import { mkdirSync, renameSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type Router from '@koa/router'
 import { z } from 'zod'
+import { SmError } from '../../../kernel'
 import { PROFILE_NAMES } from '../../servers/contract'
 import type { WebApp } from '../app'
-import { defineRoute, requiredUpload, type WebContext } from '../route'
+import { currentUser, defineRoute, requiredUpload, type WebContext } from '../route'
 import { BackupFile, NO_SERVER, ServerName, ServerRecord, success } from './api-schemas'
 
 const servers = ['Servers']
@@ -204,14 +205,29 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
       body: z.object({ settings: z.record(z.string().min(1).max(200), z.unknown()) }),
       response: success('ServerConfigChanged', { settings: z.array(ServerSetting) }),
       errors: {
+        403: "a moderator's retention.backups above the global retention.backups (SM_ERR_WEB_SETTING_ABOVE_ROLE)",
         404: NO_SERVER,
-        422: 'A key is not a server setting, or a value is not valid for it: nothing was changed.',
+        422: 'A key is not a server setting, or a value is not valid for it (a custom value over 16 KiB, a key such as custom.__proto__): nothing was changed.',
       },
     },
-    async (_ctx, { params, body }) => ({
-      status: 'success',
-      settings: await bus.request('servers:set_settings', { name: params.name, settings: body.settings }),
-    }),
+    async (ctx, { params, body }) => {
+      // How many backups are kept is the disk's policy: a moderator may keep fewer than the global setting, not more.
+      const backups = body.settings['retention.backups']
+      if (currentUser(ctx).role !== 'admin' && typeof backups === 'number') {
+        const limit = Number((await bus.request('settings:get', { key: 'retention.backups' })).value)
+        if (backups > limit)
+          throw new SmError('SM_ERR_WEB_SETTING_ABOVE_ROLE', {
+            server: params.name,
+            key: 'retention.backups',
+            value: backups,
+            limit,
+          })
+      }
+      return {
+        status: 'success',
+        settings: await bus.request('servers:set_settings', { name: params.name, settings: body.settings }),
+      }
+    },
   )
 }
 

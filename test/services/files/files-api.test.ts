@@ -7,6 +7,7 @@ import {
   openAsBlob,
   readdirSync,
   readFileSync,
+  renameSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -293,6 +294,35 @@ describe("services/files: a server's files over HTTP, for admins", function () {
     expect(saved.json.running).to.equal(true)
     expect(saved.json.message).to.contain('restart it to apply')
     await web.manager.bus.request('servers:stop', { name: 'alpha' })
+  })
+
+  it('says with a code that a save was written when a folder on its path is swapped for a link right after (issue 32)', async () => {
+    mkdirSync(join(dir, 'swapped'))
+    writeFileSync(join(dir, 'swapped', 'a.txt'), 'old\n')
+    mkdirSync(join(dir, 'elsewhere'))
+    const read = await api('/text?path=swapped/a.txt')
+    // Right after the save is written (its after-fact), the folder is moved away and a link put in its place.
+    const swap = web.manager.bus.on(
+      'after_file_write',
+      () => {
+        renameSync(join(dir, 'swapped'), join(dir, 'swapped-away'))
+        symlinkSync('elsewhere', join(dir, 'swapped'))
+      },
+      { owner: 'test' },
+    )
+    try {
+      const saved = await api('/text', {
+        method: 'PUT',
+        body: { path: 'swapped/a.txt', text: 'new\n', expected_hash: read.json.hash },
+      })
+      expect(saved.status, saved.text).to.equal(200)
+      expect(saved.json).to.include({ warning_code: 'SM_ERR_FILE_PATH_MOVED', hash: sha('new\n') })
+      expect(saved.json.warning).to.contain('the path now leads elsewhere')
+    } finally {
+      swap.dispose()
+    }
+    expect(readFileSync(join(dir, 'swapped-away', 'a.txt'), 'utf8')).to.equal('new\n')
+    expect(readdirSync(join(dir, 'elsewhere'))).to.deep.equal([])
   })
 })
 

@@ -216,4 +216,39 @@ describe('services/web: servers added, installed, updated, removed and configure
     for (let n = 0; n < 2; n++) await web.manager.bus.request('servers:backup', { name: 's1' })
     expect(readdirSync(join(web.dataDir, 'backups', 's1')).filter((f) => f.startsWith('world_'))).to.have.length(1)
   })
+
+  it("bounds a moderator's per-server values as global settings are bounded: a custom value's size and key, and retention no higher than the global one (issue 32)", async () => {
+    await http(api('/servers'), { token: web.admin, body: { name: 's1', dir: fakeBedrockDir() } })
+    const moderator = await web.login('mod', 'moderator')
+    const put = (token: string, settings: Record<string, unknown>) =>
+      http(api('/servers/s1/config'), { token, method: 'PUT', body: { settings } })
+    for (const settings of [
+      { 'custom.big': 'x'.repeat(500 * 1024) },
+      { 'custom.__proto__': 1 },
+      { 'custom.a.constructor': 1 },
+      { 'custom.a..b': 1 },
+      { 'custom.ok': 1, 'custom.white space': 1 },
+    ]) {
+      const refused = await put(moderator, settings)
+      expect([refused.status, refused.json.code], Object.keys(settings).join()).to.deep.equal([
+        422,
+        'SM_ERR_SERVER_SETTING_INVALID',
+      ])
+    }
+    const above = await put(moderator, { autostart: true, 'retention.backups': 10_000 })
+    expect([above.status, above.json.code]).to.deep.equal([403, 'SM_ERR_WEB_SETTING_ABOVE_ROLE'])
+    expect(above.json.message).to.contain('retention.backups (3)')
+    // Nothing of a refused change was stored.
+    const now = (await http(api('/servers/s1/config'), { token: moderator })).json.settings as {
+      key: string
+      own: boolean
+    }[]
+    expect(now.filter((s) => s.own)).to.deep.equal([])
+    // What fits is stored: a moderator's small custom value and fewer backups, an admin's more.
+    expect((await put(moderator, { 'custom.motd': { text: 'hello' }, 'retention.backups': 2 })).status).to.equal(200)
+    expect((await put(web.admin, { 'retention.backups': 10_000 })).status).to.equal(200)
+    expect((await put(web.admin, { 'custom.big': 'x'.repeat(500 * 1024) })).json.code).to.equal(
+      'SM_ERR_SERVER_SETTING_INVALID',
+    )
+  })
 })

@@ -116,7 +116,8 @@ function upload(
   })
 }
 
-describe('services/web: an upload is read only after its route matched and its caller passed the guard (issue 18 item 10)', () => {
+describe('services/web: an upload is read only after its route matched and its caller passed the guard (issue 18 item 10)', function () {
+  this.timeout(120_000)
   it('answers 404, 401, 403 and 413 without reading the body or writing anything to disk, and limits a request by the sum of its files', async () => {
     const dataDir = tempDir()
     const tmp = join(tempDir(), 'tmp')
@@ -168,6 +169,15 @@ describe('services/web: an upload is read only after its route matched and its c
       expect(fits.status).to.equal(200)
       expect(fits.json).to.deep.equal({ files: { a: 300 * 1024, b: 300 * 1024 } })
       expect(readdirSync(tmp)).to.deep.equal([])
+
+      // More than 20 files: refused with its code, and nothing of it left (issue 32 item 13a). The folder was
+      // removed while files were still being opened in it (a 500, ENOTEMPTY, the folder left) about one time in ten.
+      const many = form(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`f${i}`, 1000])))
+      for (let i = 0; i < 40; i++) {
+        const answer = await upload(port, tmp, { path: '/uploads/open', body: many, accepted: true })
+        expect([answer.status, answer.json.code], `upload ${i}`).to.deep.equal([413, 'SM_ERR_WEB_UPLOAD_TOO_LARGE'])
+        expect(readdirSync(tmp), `upload ${i}`).to.deep.equal([])
+      }
     } finally {
       if (manager.exitCode === null) await stop(manager)
     }
