@@ -1,6 +1,6 @@
-import { actionCatalogue } from '../../kernel/action-catalogue'
 import { checkEvent } from '../../kernel/contract-catalogue'
 import type { StoredEvent } from '../events/contract'
+import { isServerHook } from './contract'
 
 /** A server name as `server add` takes it (services/servers/describe-server.ts). */
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
@@ -30,8 +30,6 @@ const SERVER_FACTS: Readonly<Record<string, readonly string[]>> = {
 const SERVER_KEYS = ['serverName', 'server', 'name'] as const
 /** The actions whose `name` is a player's, not a server's. */
 const PLAYER_ACTIONS: ReadonlySet<string> = new Set(['player_join', 'player_leave'])
-/** The services whose actions are about one server: its own, and its files'. */
-const SERVER_ACTION_OWNERS: ReadonlySet<string> = new Set(['servers', 'files'])
 /** Keys the ingest itself writes (`origin`) or reads (`at`) on any fact: not a decoy. */
 const INGEST_KEYS: ReadonlySet<string> = new Set(['at', 'origin'])
 
@@ -94,7 +92,7 @@ function refusal(host: string, event: StoredEvent, known: Map<string, KnownServe
   if (typeof event?.type !== 'string' || !Number.isSafeInteger(event.seq) || event.seq < 1)
     return 'it is not a fact of a log (no type or sequence number)'
   const fields = serverFields(event.type)
-  if (!fields) return `a host does not record '${event.type}' (only its servers' facts)`
+  if (!fields) return `a host does not record '${event.type.slice(0, 80)}' (only its servers' facts)`
   if (typeof event.actor !== 'string' || event.actor === '' || event.actor.length > MAX_ACTOR)
     return `its actor is not a name of at most ${MAX_ACTOR} characters`
   if (/\p{Cc}/u.test(event.actor)) return 'its actor holds control characters'
@@ -128,12 +126,7 @@ function refusal(host: string, event: StoredEvent, known: Map<string, KnownServe
 
 /** Where a kind names a server, or undefined for a kind a host does not record. */
 function serverFields(type: string): readonly string[] | undefined {
-  const declared = SERVER_FACTS[type]
-  if (declared) return declared
-  const action = /^after_(.+)$/.exec(type)?.[1]
-  if (action === undefined) return undefined
-  const owner = actionCatalogue().find((entry) => entry.name === action)?.owner
-  return owner !== undefined && SERVER_ACTION_OWNERS.has(owner) ? ['serverName'] : undefined
+  return SERVER_FACTS[type] ?? (type.startsWith('after_') && isServerHook(type) ? ['serverName'] : undefined)
 }
 
 /** A declared fact must fit its schema and hold nothing beside it (a field nobody checks is where a lie hides). */
