@@ -146,6 +146,7 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
       ...options,
       entry: join(__dirname, '..', 'plugin-thread.js'),
       maxMemoryMb: 256,
+      maxExternalMb: 256,
       importMs: 60_000,
       logLevel: 'error',
       cacheDir,

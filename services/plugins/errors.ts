@@ -127,6 +127,13 @@ export const pluginsErrors = defineErrors('plugins', {
     message: (p) =>
       `The plugin '${p.plugin}' ran out of memory (over ${p.mb} MB) in ${p.where}, so its thread was ended. Find what it keeps or allocates without bound, or raise plugins.max_memory_mb (or its own in plugins.max_memory_mb_by_plugin).`,
   }),
+  SM_ERR_PLUGIN_EXTERNAL_MEMORY: spec<{ plugin: string; where: string; mb: number; limit: number }>({
+    status: 507,
+    exit: 70,
+    when: "A plugin's thread held more memory outside its heap (Buffers, ArrayBuffers) than plugins.max_external_mb allows; the thread was ended.",
+    message: (p) =>
+      `The plugin '${p.plugin}' held more than ${p.limit} MB outside its heap (Buffers, ArrayBuffers; ${p.mb} MB seen) in ${p.where}, so its thread was ended. Find what it keeps without bound, or raise plugins.max_external_mb.`,
+  }),
   SM_ERR_PLUGIN_EXITED: spec<{ plugin: string; where: string; code: number }>({
     status: 500,
     exit: 70,

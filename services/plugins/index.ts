@@ -160,6 +160,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
                 const own = ((await setting('plugins.max_memory_mb_by_plugin')) ?? {}) as Record<string, unknown>
                 return Number(own[plugin] ?? (await setting('plugins.max_memory_mb')))
               },
+              externalMb: async () => Number(await setting('plugins.max_external_mb')),
               strikes: async () => ({
                 max: Number(await setting('plugins.max_strikes')),
                 windowMs: Number(await setting('plugins.strike_window_s')) * 1000,

@@ -74,6 +74,8 @@ export interface ManagerOptions {
     readonly importMs: () => Promise<number>
     /** A plugin's heap limit in MB (plugins.max_memory_mb, or its own in plugins.max_memory_mb_by_plugin). */
     readonly memoryMb: (plugin: string) => Promise<number>
+    /** What a plugin's thread may hold outside its heap in MB (plugins.max_external_mb). */
+    readonly externalMb: () => Promise<number>
     /**
      * How many faults within how long quarantine a plugin (plugins.max_strikes,
      * plugins.strike_window_s), and the first wait before a restart (plugins.restart_delay_s).
@@ -474,6 +476,7 @@ export class PluginManager {
                 cacheDir: threads.cacheDir,
                 logLevel: threads.logLevel,
                 maxMemoryMb: await threads.memoryMb(name),
+                maxExternalMb: await threads.externalMb(),
                 importMs,
                 onFault: (faulted, error) => this.#faulted(faulted, error),
               }))()

@@ -40,6 +40,12 @@ defineSettings('plugins', {
         ? undefined
         : 'it must be an object of plugin names to whole numbers of MB from 16 to 65536',
   },
+  'plugins.max_external_mb': {
+    default: 256,
+    summary:
+      "the memory a plugin's thread may hold outside its heap (MB: Buffers, ArrayBuffers); past it the thread ends with SM_ERR_PLUGIN_EXTERNAL_MEMORY",
+    rule: wholeNumber(16, 65_536),
+  },
   'plugins.max_strikes': {
     default: 3,
     summary:

@@ -11,6 +11,7 @@ const PUBLIC_5XX = new Set([
   // A plugin's route that ended its thread: the plugin and the route are named, nothing of the manager.
   'SM_ERR_PLUGIN_TIMEOUT',
   'SM_ERR_PLUGIN_OUT_OF_MEMORY',
+  'SM_ERR_PLUGIN_EXTERNAL_MEMORY',
   'SM_ERR_PLUGIN_RESTARTING',
 ])
 

@@ -13,6 +13,8 @@ import type { PluginStatics } from '../plugin-module'
 
 /** What a plugin's thread is started with (workerData). */
 export interface ThreadData {
+  /** Where the thread reports its memory outside the heap (memory-watch.ts). */
+  readonly memory: Int32Array
   readonly plugin: string
   readonly candidate: Candidate
   /** jiti's transpile cache (false: none). */

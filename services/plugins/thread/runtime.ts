@@ -15,6 +15,7 @@ import type { CustomEventListener, PluginApi } from '../plugin-api'
 import type { PluginBase } from '../plugin-base'
 import { importFailure, PluginImporter, staticsOf } from '../plugin-module'
 import { registerPluginRoot } from '../process-guard'
+import { reportMemory } from './memory-watch'
 import { type Batch, eachInTurn, outbox } from './outbox'
 import {
   type ApiName,
@@ -73,6 +74,7 @@ export async function runPluginThread(modules: {
   const port = parentPort as MessagePort
   const data = workerData as ThreadData
   const plugin = data.plugin
+  reportMemory(data.memory)
   const post = (message: Up) => port.postMessage(message)
   // Results, and the streamed bodies that follow them, cross a turn's worth at a time (outbox.ts);
   // a result that cannot be cloned is answered as an error of its own call.

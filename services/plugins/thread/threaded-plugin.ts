@@ -19,6 +19,7 @@ import { bindHookCalls } from '../hook-binding'
 import { type LoadOptions, type PluginContributions, type RunningPlugin, recordSecrets } from '../loaded-plugin'
 import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from '../plugin-gateway'
 import type { PluginStatics } from '../plugin-module'
+import { memoryReport, watchMemory } from './memory-watch'
 import { type Batch, outbox } from './outbox'
 import { type ApiName, type Ask, type Call, type Down, THREAD_LOG_LEVELS, type ThreadData, type Up } from './protocol'
 import { fromThreadError, toThreadError } from './wire'
@@ -29,6 +30,8 @@ export interface ThreadOptions extends LoadOptions {
   readonly entry: string
   /** The plugin's heap limit (V8's old generation), from plugins.max_memory_mb. */
   readonly maxMemoryMb: number
+  /** What it may hold outside its heap (`Buffer`s), from plugins.max_external_mb. */
+  readonly maxExternalMb: number
   /** How long its module may take to import (plugins.import_timeout_s). */
   readonly importMs: number
   /** What the manager logs at, so the thread does not post lines that would be dropped. */
@@ -102,6 +105,8 @@ export class ThreadedPlugin implements RunningPlugin {
   /** Unloaded, the thread is still answered until it has what it waited for. */
   #draining = false
   #onDrained: (() => void) | undefined
+  /** Stops watching its memory outside the heap (memory-watch.ts). */
+  readonly #unwatch: () => void
 
   private constructor(definition: PluginStatics, options: ThreadOptions, ownSecrets: readonly string[]) {
     this.name = definition.candidate.name
@@ -120,7 +125,9 @@ export class ThreadedPlugin implements RunningPlugin {
       logger: this.#logger,
       ownSecrets,
     })
+    const report = memoryReport()
     const data: ThreadData = {
+      memory: report,
       plugin: this.name,
       candidate: definition.candidate,
       cacheDir: options.cacheDir,
@@ -136,6 +143,19 @@ export class ThreadedPlugin implements RunningPlugin {
     this.#worker.on('exit', (code) => {
       if (this.#ended) return
       this.#fault(new SmError('SM_ERR_PLUGIN_EXITED', { plugin: this.name, where: this.#where(), code }))
+    })
+    this.#unwatch = watchMemory({
+      report,
+      externalMb: options.maxExternalMb,
+      heapMb: options.maxMemoryMb,
+      outgrew: async (mb) => {
+        const exited = new Promise((resolve) => this.#worker.once('exit', resolve))
+        const where = this.#where()
+        this.#fault(
+          new SmError('SM_ERR_PLUGIN_EXTERNAL_MEMORY', { plugin: this.name, where, mb, limit: options.maxExternalMb }),
+        )
+        if (this.#worker.threadId >= 0) await exited
+      },
     })
   }
 
@@ -624,6 +644,7 @@ export class ThreadedPlugin implements RunningPlugin {
   async #end(why: SmError | 'unloaded', drainMs = 0): Promise<void> {
     if (this.#ended) return
     this.#ended = why
+    this.#unwatch()
     const error = why === 'unloaded' ? new SmError('SM_ERR_PLUGIN_REVOKED', { plugin: this.name, call: 'a call' }) : why
     for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(error)
     const streams = [...this.#streams.values()]
