@@ -110,23 +110,22 @@ export function modeOf(path: string): number | undefined {
  */
 export async function writeZip(
   target: string,
-  listed: readonly ArchiveEntry[],
+  entries: readonly ArchiveEntry[],
   onProgress?: (progress: Progress) => void,
   signal?: AbortSignal,
 ): Promise<{ bytes: number; files: number }> {
   signal?.throwIfAborted()
-  let entries = listed
   mkdirSync(dirname(target), { recursive: true })
   const part = `${target}.part`
   const zip = new yazl.ZipFile()
   for (const entry of entries)
     if (entry.directory) zip.addEmptyDirectory(entry.name, { mtime: entry.mtime, ...typedMode(0o040000, entry.mode) })
-  entries = entries.filter((e) => !e.directory)
-  const totalBytes = entries.reduce((sum, e) => sum + e.size, 0)
+  const files = entries.filter((e) => !e.directory)
+  const totalBytes = files.reduce((sum, e) => sum + e.size, 0)
   let bytes = 0
-  let files = 0
+  let done = 0
   const failed = new Promise<never>((_, reject) => zip.on('error', reject))
-  for (const entry of entries) {
+  for (const entry of files) {
     // Level 0 stores the entry (method 0): deflating random bytes only costs time and grows them.
     const options = {
       mtime: entry.mtime,
@@ -135,7 +134,7 @@ export async function writeZip(
     }
     if (entry.size === 0) {
       zip.addBuffer(Buffer.alloc(0), entry.name, options)
-      files++
+      done++
       continue
     }
     zip.addReadStreamLazy(entry.name, { ...options, size: entry.size }, (callback) => {
@@ -144,10 +143,10 @@ export async function writeZip(
       const stream = createReadStream(entry.path, { end: entry.size - 1 })
       const counted = counter((n) => {
         bytes += n
-        onProgress?.({ bytes, totalBytes, files, totalFiles: entries.length })
+        onProgress?.({ bytes, totalBytes, files: done, totalFiles: files.length })
       })
       counted.on('end', () => {
-        files++
+        done++
       })
       stream.on('error', (error) => counted.destroy(error))
       // A file that cannot be read (gone, a directory, an I/O error) fails the archive: the zip's
@@ -169,8 +168,8 @@ export async function writeZip(
     // Cancelled: say so with the cancel's own reason, not the stream's AbortError.
     throw signal?.aborted ? signal.reason : error
   }
-  onProgress?.({ bytes, totalBytes, files: entries.length, totalFiles: entries.length })
-  return { bytes, files: entries.length }
+  onProgress?.({ bytes, totalBytes, files: files.length, totalFiles: files.length })
+  return { bytes, files: files.length }
 }
 
 /** yazl's `mode` (file type and permission bits, the external attributes' upper half) for a known mode. */
@@ -290,14 +289,13 @@ export async function extractZip(
   const made = new Set<string>([dir])
   /** The modes directories get at the end: recorded ones, else the default bounded by `within`. */
   const dirModes = new Map<string, number>()
-  const recorded = new Set<string>()
   const makeDir = (path: string) => {
     if (made.has(path)) return
     mkdirSync(path, { recursive: true })
-    // Those mkdir made on the way too: each gets the default unless an entry of its own says.
+    // Those mkdir made on the way too: each gets the default until an entry of its own says.
     for (let at = path; at.startsWith(`${dir}${sep}`) && !made.has(at); at = dirname(at)) {
       made.add(at)
-      if (modes && !recorded.has(at)) dirModes.set(at, 0o755 & modes.within)
+      if (modes) dirModes.set(at, 0o755 & modes.within)
     }
   }
   const fileMode = (entry: yauzl.Entry) => (modes ? (recordedMode(entry) ?? 0o644 & modes.within) & KEPT_BITS : 0)
@@ -314,10 +312,7 @@ export async function extractZip(
         const path = target.replace(/[/\\]+$/, '')
         makeDir(path)
         const mode = recordedMode(entry)
-        if (modes && mode !== undefined) {
-          recorded.add(path)
-          dirModes.set(path, mode)
-        }
+        if (modes && mode !== undefined) dirModes.set(path, mode)
         continue
       }
       makeDir(dirname(target))
