@@ -57,10 +57,15 @@ export type PlayersProtocol = z.output<typeof playersProtocol>
  * How a game is backed up while it runs: Bedrock's `save hold` / `save query` / `save resume`
  * (the game lists the files and their lengths to copy), or console commands around a copy of
  * the whole world: `off` stops the game writing, `flush` writes what it holds, `on` resumes.
+ * `done` is the console message that says the flush has ended (a regular expression: java's
+ * `^Saved the game`): the world is copied only once it came. Commands without it cannot tell,
+ * and a running server with them is backed up stopped (backups.ts).
  */
 const hotBackupProtocol = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('bedrock') }).readonly(),
-  z.object({ kind: z.literal('commands'), off: strings, flush: strings, on: strings }).readonly(),
+  z
+    .object({ kind: z.literal('commands'), off: strings, flush: strings, on: strings, done: z.string().optional() })
+    .readonly(),
 ])
 export type HotBackupProtocol = z.output<typeof hotBackupProtocol>
 
@@ -118,6 +123,11 @@ const gameProfile = z.object({
   messagePattern: z.string().optional(),
   /** Reply messages that mean the command sent was refused (regular expressions). */
   errorLines: strings,
+  /**
+   * A player's chat message (a regular expression over console messages: java's `<name> text`
+   * and `[Not Secure] <name> text`): never part of a command's reply, never one of its errors.
+   */
+  chatLine: z.string().optional(),
   /** How to tell every player something: `say {message}`; none when the game cannot. */
   sayCommand: z.string().optional(),
   players: playersProtocol.optional(),
@@ -166,7 +176,11 @@ const profileFields = z.object({
   configFiles: strings.optional(),
   /** The hot-backup commands: `off`, `flush` and `on`, each one or more console commands. */
   hotBackup: z.object({ off: strings, flush: strings, on: strings }).readonly().optional(),
+  /** The message that says the hot backup's flush has ended (over the profile's own). */
+  hotBackupDone: z.string().optional(),
   errorLines: strings.optional(),
+  /** A player's chat message (over the profile's own). */
+  chatLine: z.string().optional(),
 })
 export type ProfileFields = Readonly<z.output<typeof profileFields>>
 
@@ -212,8 +226,12 @@ const addServer = z.object({
   configFiles: strings.optional(),
   /** Its hot-backup commands: `off;flush;on` (`save-off;save-all flush;save-on`). */
   hotBackup: z.string().optional(),
+  /** The message that says the flush has ended (a regular expression: `^Saved the game`). */
+  hotBackupDone: z.string().optional(),
   /** Reply messages that mean a command was refused (regular expressions). */
   errorLines: strings.optional(),
+  /** A player's chat message (a regular expression): never a reply. */
+  chatLine: z.string().optional(),
   /** The host agent to add it on (its directory is on that machine); absent: this machine. */
   host: z.string().optional(),
 })

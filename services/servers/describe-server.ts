@@ -41,7 +41,7 @@ export function describeServer(
   if (!command) throw new SmError('SM_ERR_SERVER_NO_COMMAND', { dir })
   if (request.worldDir !== undefined && !isInside(dir, resolve(dir, request.worldDir)))
     throw unusable(`the world directory '${request.worldDir}' is outside it`)
-  const own = profileFields(name, dir, request)
+  const own = profileFields(name, dir, profile, request)
   return {
     name,
     dir,
@@ -64,7 +64,7 @@ function defaultCommand(profile: ProfileName, dir: string): { command: string; a
 }
 
 /** The profile fields a server sets over its profile's, checked. */
-function profileFields(server: string, dir: string, request: AddServer): Partial<ServerRecord> {
+function profileFields(server: string, dir: string, profile: ProfileName, request: AddServer): Partial<ServerRecord> {
   const refuse = (field: string, reason: string) =>
     new SmError('SM_ERR_SERVER_PROFILE_INVALID', { server, field, reason })
   const pattern = (field: string, source: string | undefined) => {
@@ -95,5 +95,20 @@ function profileFields(server: string, dir: string, request: AddServer): Partial
     if (typeof steps === 'string') throw refuse('hot backup', steps)
     own.hotBackup = steps
   }
+  const done = pattern('hot-backup done line', request.hotBackupDone)
+  if (done !== undefined) {
+    // Over commands: the server's own, or its profile's (Bedrock's save query knows its end).
+    const base = BUILT_IN_PROFILES[profile].hotBackup
+    if (own.hotBackup === undefined && base?.kind !== 'commands')
+      throw refuse(
+        'hot-backup done line',
+        base
+          ? "its profile's hot backup (save hold, save query) knows when it is done"
+          : 'give the commands too (--hot-backup)',
+      )
+    own.hotBackupDone = done
+  }
+  const chat = pattern('chat line', request.chatLine)
+  if (chat !== undefined) own.chatLine = chat
   return own
 }

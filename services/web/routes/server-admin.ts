@@ -57,7 +57,19 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
         sayCommand: z.string().min(1).max(200).optional(),
         configFiles: z.array(z.string().min(1).max(4096)).max(50).optional(),
         hotBackup: z.string().min(1).max(1000).optional().meta({ description: "'off;flush;on' console commands" }),
+        hotBackupDone: z
+          .string()
+          .min(1)
+          .max(500)
+          .optional()
+          .meta({ description: 'the console message that says the flush is done (a regular expression)' }),
         errorLines: z.array(z.string().min(1).max(500)).max(50).optional(),
+        chatLine: z
+          .string()
+          .min(1)
+          .max(500)
+          .optional()
+          .meta({ description: "a player's chat message (a regular expression): never a command's reply" }),
         host: z
           .string()
           .regex(/^[A-Za-z0-9_-]{1,64}$/)
