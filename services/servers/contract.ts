@@ -237,6 +237,46 @@ const addServer = z.object({
 })
 export type AddServer = Readonly<z.output<typeof addServer>>
 
+/** The fields of a server's record an edit may change (`server edit`): how it runs, and its profile fields. */
+export const EDITABLE_FIELDS = [
+  'command',
+  'args',
+  'env',
+  'worldDir',
+  'readyLine',
+  'errorLines',
+  'chatLine',
+  'stopCommand',
+  'sayCommand',
+  'configFiles',
+  'hotBackup',
+  'hotBackupDone',
+] as const
+export type EditableField = (typeof EDITABLE_FIELDS)[number]
+
+/**
+ * A change of a server's record: each field given is set (checked as `server add` checks it);
+ * `null` clears one, so its profile's applies again (`command`, `args`, `env` and `stopCommand`
+ * cannot be cleared). Fields not given stay as they are.
+ */
+const editServer = z.object({
+  name: z.string(),
+  command: z.string().optional(),
+  args: strings.optional(),
+  env: z.record(z.string(), z.string()).readonly().optional(),
+  stopCommand: z.string().optional(),
+  worldDir: z.string().nullable().optional(),
+  readyLine: z.string().nullable().optional(),
+  errorLines: strings.nullable().optional(),
+  chatLine: z.string().nullable().optional(),
+  sayCommand: z.string().nullable().optional(),
+  configFiles: strings.nullable().optional(),
+  /** `off;flush;on`, as `server add --hot-backup` takes it. */
+  hotBackup: z.string().nullable().optional(),
+  hotBackupDone: z.string().nullable().optional(),
+})
+export type EditServer = Readonly<z.output<typeof editServer>>
+
 /**
  * What a game used when its supervisor last looked (supervisor/sampler.ts): CPU as % of one core
  * (0 to 100 × cores), resident memory and its directory's size on disk in bytes, and how long it
@@ -474,6 +514,13 @@ export const serversEvents = defineEvents(
     }),
     /** An admin accepted the game's EULA for the server (eula.txt now says eula=true). */
     'servers:eula_accepted': z.object({ serverName: z.string() }),
+    /**
+     * A server's record was changed (`server edit`): each field of `changes` set, a `null` one
+     * cleared (its profile's applies again).
+     */
+    'servers:edited': z.object({ name: z.string(), changes: z.record(z.string(), z.unknown()) }),
+    /** One backup of the server was deleted (`server backup-delete`). */
+    'servers:backup_deleted': z.object({ name: z.string(), file: z.string() }),
     /** A per-server setting was set (`value` undefined: unset, it inherits again). */
     'servers:setting_changed': z.object({ name: z.string(), key: z.string(), value: z.unknown().optional() }),
     'servers:schedule_added': z.object({ schedule }),
@@ -547,6 +594,12 @@ export const serversCommands = defineCommands('servers', {
   'servers:agent': command(empty, agentStatus),
   /** Adopts an existing directory as a server (profile detected: bedrock when it holds bedrock_server). */
   'servers:add': command(addServer, serverRecord),
+  /**
+   * Changes a server's record after it was added: how it runs and its profile fields, checked as
+   * `servers:add` checks them (a `servers:edited` fact). A running game takes the change at its
+   * next start; backups and replies read it at once.
+   */
+  'servers:edit': command(editServer, z.object({ server: serverRecord, changed: z.array(z.string()) })),
   'servers:list': command(empty, z.array(serverSummary)),
   'servers:info': command(named, serverInfo),
   /** The game profile in effect for the server: its profile's fields, the server's own over them (plain data). */
@@ -629,6 +682,8 @@ export const serversCommands = defineCommands('servers', {
   ),
   /** The server's backups, newest first. */
   'servers:backups': command(named, z.array(backupFile)),
+  /** Deletes one of the server's backups (only a name `servers:backups` lists; a `servers:backup_deleted` fact). */
+  'servers:delete_backup': command(named.extend({ file: z.string() }), z.object({ deleted: z.string() })),
   /** Where one of the server's backups is, for a download (only a name `servers:backups` lists). */
   'servers:backup_file': command(
     named.extend({ file: z.string() }),

@@ -255,6 +255,19 @@ export class Backups {
     return pruned
   }
 
+  /**
+   * Deletes one backup: only a name `list` gives (never a path out of the server's backup
+   * folder), while no backup, restore or export of the server runs; a `servers:backup_deleted` fact.
+   */
+  async delete(server: ServerRecord, file: string): Promise<{ deleted: string }> {
+    const path = await this.#backupPath(server, file)
+    return this.#locked(server, 'delete a backup', async () => {
+      await this.#failing(server, 'backup deletion', async () => rmSync(path))
+      await this.bus.emit('servers:backup_deleted', { name: server.name, file: basename(path) })
+      return { deleted: basename(path) }
+    })
+  }
+
   /** The prune_backups action: retention applied now (or keeping `keep`). */
   async prune(server: ServerRecord, keep?: number): Promise<{ pruned: string[] }> {
     const outcome = await performAction(this.bus, {
