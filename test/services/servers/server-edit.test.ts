@@ -1,10 +1,12 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { gameDataDir, nextLine } from '../../helpers/game'
+import { gameDataDir, killServers, nextLine } from '../../helpers/game'
 import { cli, cliOk } from '../../helpers/run'
+import { afterItsUser } from '../../helpers/run-end'
 import { archivedState, printedState, slowFlushArgs, slowFlushDir } from '../../helpers/slow-flush'
+import { http, startWeb } from '../../helpers/web'
 
 const info = async (data: string, name: string) => JSON.parse(await cliOk(data, ['server', 'info', name, '--json']))
 
@@ -78,5 +80,42 @@ describe("services/servers: a server's profile changed after it was added, and o
     expect(readdirSync(join(data, 'backups', 'g'))).to.deep.equal([])
     const deleted = JSON.parse(await cliOk(data, ['events', '--type', 'servers:backup_deleted', '--json']))
     expect(deleted.map((f: { payload: unknown }) => f.payload)).to.deep.equal([{ name: 'g', file }])
+  })
+
+  it('PATCH /api/servers/{name} and DELETE /api/servers/{name}/backups/{file}: admin only, checked, checked', async () => {
+    const web = await startWeb()
+    afterItsUser(() => killServers(web.dataDir))
+    const api = (path: string) => `${web.url}/api${path}`
+    try {
+      const dir = slowFlushDir()
+      mkdirSync(join(dir, 'world'))
+      writeFileSync(join(dir, 'world', 'level.dat'), 'a world')
+      await cliOk(web.dataDir, slowFlushArgs('g', dir, {}))
+      const moderator = await web.login('mod', 'moderator')
+      const body = { readyLine: '^up$', hotBackup: 'save-off;save-all flush;save-on', hotBackupDone: '^World flushed' }
+      expect((await http(api('/servers/g'), { method: 'PATCH', token: moderator, body })).status).to.equal(403)
+      const bad = await http(api('/servers/g'), { method: 'PATCH', token: web.admin, body: { chatLine: '(' } })
+      expect([bad.status, bad.json.code]).to.deep.equal([422, 'SM_ERR_SERVER_PROFILE_INVALID'])
+      const edited = await http(api('/servers/g'), { method: 'PATCH', token: web.admin, body })
+      expect(edited.status, edited.text).to.equal(200)
+      expect(edited.json.changed).to.have.members(['readyLine', 'hotBackup', 'hotBackupDone'])
+      expect(edited.json.server).to.deep.include({ readyLine: '^up$', hotBackupDone: '^World flushed' })
+      const cleared = await http(api('/servers/g'), { method: 'PATCH', token: web.admin, body: { readyLine: null } })
+      expect(cleared.json.server).to.not.have.property('readyLine')
+
+      // A stopped server's backup, deleted over the API.
+      const [made] = (await web.manager.bus.request('servers:backup', { name: 'g', type: 'world' })).files
+      const file = String(made?.file)
+      const path = api(`/servers/g/backups/${encodeURIComponent(file)}`)
+      expect((await http(path, { method: 'DELETE', token: moderator })).status).to.equal(403)
+      const missing = await http(api('/servers/g/backups/world_x.zip'), { method: 'DELETE', token: web.admin })
+      expect([missing.status, missing.json.code]).to.deep.equal([404, 'SM_ERR_BACKUP_NOT_FOUND'])
+      const deleted = await http(path, { method: 'DELETE', token: web.admin })
+      expect(deleted.status, deleted.text).to.equal(200)
+      expect(deleted.json.deleted).to.equal(file)
+      expect(existsSync(join(web.dataDir, 'backups', 'g', file))).to.equal(false)
+    } finally {
+      await web.manager.stop()
+    }
   })
 })
