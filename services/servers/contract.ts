@@ -57,10 +57,15 @@ export type PlayersProtocol = z.output<typeof playersProtocol>
  * How a game is backed up while it runs: Bedrock's `save hold` / `save query` / `save resume`
  * (the game lists the files and their lengths to copy), or console commands around a copy of
  * the whole world: `off` stops the game writing, `flush` writes what it holds, `on` resumes.
+ * `done` is the console message that says the flush has ended (a regular expression: java's
+ * `^Saved the game`): the world is copied only once it came. Commands without it cannot tell,
+ * and a running server with them is backed up stopped (backups.ts).
  */
 const hotBackupProtocol = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('bedrock') }).readonly(),
-  z.object({ kind: z.literal('commands'), off: strings, flush: strings, on: strings }).readonly(),
+  z
+    .object({ kind: z.literal('commands'), off: strings, flush: strings, on: strings, done: z.string().optional() })
+    .readonly(),
 ])
 export type HotBackupProtocol = z.output<typeof hotBackupProtocol>
 
@@ -118,6 +123,11 @@ const gameProfile = z.object({
   messagePattern: z.string().optional(),
   /** Reply messages that mean the command sent was refused (regular expressions). */
   errorLines: strings,
+  /**
+   * A player's chat message (a regular expression over console messages: java's `<name> text`
+   * and `[Not Secure] <name> text`): never part of a command's reply, never one of its errors.
+   */
+  chatLine: z.string().optional(),
   /** How to tell every player something: `say {message}`; none when the game cannot. */
   sayCommand: z.string().optional(),
   players: playersProtocol.optional(),
@@ -166,7 +176,11 @@ const profileFields = z.object({
   configFiles: strings.optional(),
   /** The hot-backup commands: `off`, `flush` and `on`, each one or more console commands. */
   hotBackup: z.object({ off: strings, flush: strings, on: strings }).readonly().optional(),
+  /** The message that says the hot backup's flush has ended (over the profile's own). */
+  hotBackupDone: z.string().optional(),
   errorLines: strings.optional(),
+  /** A player's chat message (over the profile's own). */
+  chatLine: z.string().optional(),
 })
 export type ProfileFields = Readonly<z.output<typeof profileFields>>
 
@@ -212,12 +226,56 @@ const addServer = z.object({
   configFiles: strings.optional(),
   /** Its hot-backup commands: `off;flush;on` (`save-off;save-all flush;save-on`). */
   hotBackup: z.string().optional(),
+  /** The message that says the flush has ended (a regular expression: `^Saved the game`). */
+  hotBackupDone: z.string().optional(),
   /** Reply messages that mean a command was refused (regular expressions). */
   errorLines: strings.optional(),
+  /** A player's chat message (a regular expression): never a reply. */
+  chatLine: z.string().optional(),
   /** The host agent to add it on (its directory is on that machine); absent: this machine. */
   host: z.string().optional(),
 })
 export type AddServer = Readonly<z.output<typeof addServer>>
+
+/** The fields of a server's record an edit may change (`server edit`): how it runs, and its profile fields. */
+export const EDITABLE_FIELDS = [
+  'command',
+  'args',
+  'env',
+  'worldDir',
+  'readyLine',
+  'errorLines',
+  'chatLine',
+  'stopCommand',
+  'sayCommand',
+  'configFiles',
+  'hotBackup',
+  'hotBackupDone',
+] as const
+export type EditableField = (typeof EDITABLE_FIELDS)[number]
+
+/**
+ * A change of a server's record: each field given is set (checked as `server add` checks it);
+ * `null` clears one, so its profile's applies again (`command`, `args`, `env` and `stopCommand`
+ * cannot be cleared). Fields not given stay as they are.
+ */
+const editServer = z.object({
+  name: z.string(),
+  command: z.string().optional(),
+  args: strings.optional(),
+  env: z.record(z.string(), z.string()).readonly().optional(),
+  stopCommand: z.string().optional(),
+  worldDir: z.string().nullable().optional(),
+  readyLine: z.string().nullable().optional(),
+  errorLines: strings.nullable().optional(),
+  chatLine: z.string().nullable().optional(),
+  sayCommand: z.string().nullable().optional(),
+  configFiles: strings.nullable().optional(),
+  /** `off;flush;on`, as `server add --hot-backup` takes it. */
+  hotBackup: z.string().nullable().optional(),
+  hotBackupDone: z.string().nullable().optional(),
+})
+export type EditServer = Readonly<z.output<typeof editServer>>
 
 /**
  * What a game used when its supervisor last looked (supervisor/sampler.ts): CPU as % of one core
@@ -456,6 +514,13 @@ export const serversEvents = defineEvents(
     }),
     /** An admin accepted the game's EULA for the server (eula.txt now says eula=true). */
     'servers:eula_accepted': z.object({ serverName: z.string() }),
+    /**
+     * A server's record was changed (`server edit`): each field of `changes` set, a `null` one
+     * cleared (its profile's applies again).
+     */
+    'servers:edited': z.object({ name: z.string(), changes: z.record(z.string(), z.unknown()) }),
+    /** One backup of the server was deleted (`server backup-delete`). */
+    'servers:backup_deleted': z.object({ name: z.string(), file: z.string() }),
     /** A per-server setting was set (`value` undefined: unset, it inherits again). */
     'servers:setting_changed': z.object({ name: z.string(), key: z.string(), value: z.unknown().optional() }),
     'servers:schedule_added': z.object({ schedule }),
@@ -529,6 +594,12 @@ export const serversCommands = defineCommands('servers', {
   'servers:agent': command(empty, agentStatus),
   /** Adopts an existing directory as a server (profile detected: bedrock when it holds bedrock_server). */
   'servers:add': command(addServer, serverRecord),
+  /**
+   * Changes a server's record after it was added: how it runs and its profile fields, checked as
+   * `servers:add` checks them (a `servers:edited` fact). A running game takes the change at its
+   * next start; backups and replies read it at once.
+   */
+  'servers:edit': command(editServer, z.object({ server: serverRecord, changed: z.array(z.string()) })),
   'servers:list': command(empty, z.array(serverSummary)),
   'servers:info': command(named, serverInfo),
   /** The game profile in effect for the server: its profile's fields, the server's own over them (plain data). */
@@ -611,6 +682,8 @@ export const serversCommands = defineCommands('servers', {
   ),
   /** The server's backups, newest first. */
   'servers:backups': command(named, z.array(backupFile)),
+  /** Deletes one of the server's backups (only a name `servers:backups` lists; a `servers:backup_deleted` fact). */
+  'servers:delete_backup': command(named.extend({ file: z.string() }), z.object({ deleted: z.string() })),
   /** Where one of the server's backups is, for a download (only a name `servers:backups` lists). */
   'servers:backup_file': command(
     named.extend({ file: z.string() }),

@@ -16,7 +16,7 @@ import type { ServerRecord, StartReply } from './contract'
 import { checkStartable } from './eula'
 import { type FollowListener, LiveFollow, runUnderWay } from './live-follow'
 import { powerLockHeld, withPowerLock } from './power-lock'
-import { gameProfile, refusalIn } from './profiles'
+import { consoleMessage, gameProfile, matches, refusalIn } from './profiles'
 import { serverSetting } from './server-settings'
 import { endedUnseen, type Recovery, StatusIngest } from './status-ingest'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
@@ -497,7 +497,7 @@ export class ServerControl {
           client.close()
         }
         // Sent, and refused by the game: an error for the caller and in the fact, never sent again.
-        const line = refusalIn(gameProfile(server), sent.reply)
+        const line = refusalIn(gameProfile(server), sent.reply, command)
         if (line !== undefined)
           throw new SmError('SM_ERR_SERVER_COMMAND_REFUSED', { server: server.name, command, line, reply: sent.reply })
         return sent
@@ -531,13 +531,15 @@ export class ServerControl {
         }
       }
     }
-    const replies = consoleProfile(gameProfile(server))
+    const profile = gameProfile(server)
+    const replies = consoleProfile(profile)
     try {
       return await fn({
         hold: () => ask('hold', { holder }),
-        send: (command, replyMaxMs) => ask('send', { command, collect: true, replyMaxMs }),
+        send: (command, options) => ask('send', { command, collect: true, ...options }),
         resume: () => ask('resume', {}),
         acknowledged: (command, reply) => replies.acknowledged(command, reply),
+        saw: (pattern, reply) => reply.some((line) => matches(pattern, consoleMessage(profile, line).trim()) !== null),
       })
     } finally {
       client.close()

@@ -70,6 +70,8 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
           'servers:added',
           'servers:removed',
           'servers:setting_changed',
+          'servers:edited',
+          'servers:backup_deleted',
           'servers:eula_accepted',
           'servers:schedule_added',
           'servers:schedule_removed',

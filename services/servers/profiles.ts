@@ -43,6 +43,9 @@ const BEDROCK: GameProfile = {
   messagePattern:
     '^(?:NO LOG FILE! - )?\\[(?:\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d(?::\\d{1,3})? )?(?:INFO|WARN|ERROR)\\] ?(.*)$',
   errorLines: ['^Unknown command: ', '^Syntax error: ', '^No targets matched selector'],
+  // The stock server does not print chat; where it is printed (a mod, a wrapper) it is the
+  // client's `<name> text` form, and names may hold spaces.
+  chatLine: '^<[^<>]{1,40}> ',
   sayCommand: 'say {message}',
   players: {
     listCommand: 'list',
@@ -104,6 +107,9 @@ const JAVA: GameProfile = {
     '^That player does not exist$',
     '^No player was found$',
   ],
+  // Vanilla and its forks print a player's chat as `<name> text`, and since 1.19 an unsigned
+  // one (offline mode, Paper with secure chat off, a proxy) as `[Not Secure] <name> text`.
+  chatLine: '^(?:\\[Not Secure\\] )?<[^<>\\s]{1,40}> ',
   sayCommand: 'say {message}',
   players: {
     listCommand: 'list',
@@ -148,7 +154,13 @@ const JAVA: GameProfile = {
     'eula.txt',
   ],
   world: { property: 'level-name', file: 'server.properties', parent: '.', fallback: 'world' },
-  hotBackup: { kind: 'commands', off: ['save-off'], flush: ['save-all flush'], on: ['save-on'] },
+  hotBackup: {
+    kind: 'commands',
+    off: ['save-off'],
+    flush: ['save-all flush'],
+    on: ['save-on'],
+    done: '^Saved the game',
+  },
   worldMarkers: ['level.dat'],
   worldArchive: 'zip',
   eula: true,
@@ -166,6 +178,7 @@ const GENERIC: GameProfile = {
   stopCommand: 'stop',
   messagePattern: undefined,
   errorLines: [],
+  chatLine: undefined,
   sayCommand: undefined,
   players: undefined,
   allowlist: undefined,
@@ -195,9 +208,22 @@ export function gameProfile(server: ProfileFields): GameProfile {
     sayCommand: server.sayCommand ?? base.sayCommand,
     configFiles: server.configFiles ?? base.configFiles,
     errorLines: server.errorLines ?? base.errorLines,
+    chatLine: server.chatLine ?? base.chatLine,
     world: server.worldDir !== undefined ? { dir: server.worldDir } : base.world,
-    hotBackup: server.hotBackup ? { kind: 'commands', ...server.hotBackup } : base.hotBackup,
+    hotBackup: hotBackupOf(server, base.hotBackup),
   }
+}
+
+/**
+ * A server's hot backup: its own commands, else its profile's; the flush's done line its own,
+ * else its profile's (the same game words its lines so whichever commands flush it).
+ */
+function hotBackupOf(server: ProfileFields, base: HotBackupProtocol | undefined): HotBackupProtocol | undefined {
+  const done = server.hotBackupDone ?? (base?.kind === 'commands' ? base.done : undefined)
+  const commands = server.hotBackup ?? (base?.kind === 'commands' ? base : undefined)
+  if (!commands) return base
+  const { off, flush, on } = commands
+  return { kind: 'commands', off, flush, on, ...(done !== undefined && { done }) }
 }
 
 /** A console line's message: the profile's prefix (time, thread, level) taken off. */
@@ -207,17 +233,55 @@ export function consoleMessage(profile: Pick<GameProfile, 'messagePattern'>, lin
   return match ? (match[1] ?? '') : line
 }
 
+/** Whether a console line is a player's chat (the profile's chat line): never a reply, never an error. */
+export function isChat(profile: Pick<GameProfile, 'messagePattern' | 'chatLine'>, line: string): boolean {
+  const chat = profile.chatLine
+  return chat !== undefined && matches(chat, consoleMessage(profile, line).trim()) !== null
+}
+
+/** Whether a message (prefix off) is one of the profile's error lines. */
+export function isErrorLine(profile: Pick<GameProfile, 'errorLines'>, message: string): boolean {
+  return profile.errorLines.some((pattern) => matches(pattern, message) !== null)
+}
+
+/**
+ * Whether `lines` hold the whole reply of `command`, for the commands whose reply the profile
+ * knows (its `replies`, and its players' list); undefined for the others.
+ */
+export function knownReplyDone(
+  game: Pick<GameProfile, 'messagePattern' | 'replies' | 'players'>,
+  command: string,
+  lines: readonly string[],
+): boolean | undefined {
+  const verb = command.trim().replace(/^\//, '').toLowerCase()
+  const known = game.replies.filter((reply) => reply.command.toLowerCase() === verb)
+  const players = game.players
+  const list = players && verb === players.listCommand.toLowerCase()
+  if (!list && known.length === 0) return undefined
+  const messages = lines.map((line) => consoleMessage(game, line))
+  const after = (pattern: string, extra: number) => {
+    const at = messages.findIndex((message) => matches(pattern, message) !== null)
+    return at >= 0 && messages.length > at + extra
+  }
+  // A list reply whose names are not on its first line has them on the next one (Bedrock).
+  if (list && after(players.listReply, players.listReply.includes('?<names>') ? 0 : 1)) return true
+  return known.some((reply) => after(reply.done, reply.extraLines ?? 0))
+}
+
 /**
  * The message (prefix off) of the first reply line that says the game refused a command (it
- * matches one of the profile's error lines), or undefined: the command was taken.
+ * matches one of the profile's error lines), or undefined: the command was taken. A player's
+ * chat is no reply; and once the reply the profile knows for `command` came, the command was
+ * taken, whatever else the console printed meanwhile.
  */
 export function refusalIn(
-  profile: Pick<GameProfile, 'messagePattern' | 'errorLines'>,
+  profile: Pick<GameProfile, 'messagePattern' | 'errorLines' | 'chatLine' | 'replies' | 'players'>,
   reply: readonly string[],
+  command?: string,
 ): string | undefined {
-  return reply
-    .map((line) => consoleMessage(profile, line).trim())
-    .find((message) => profile.errorLines.some((pattern) => matches(pattern, message) !== null))
+  const lines = reply.filter((line) => !isChat(profile, line))
+  if (command !== undefined && knownReplyDone(profile, command, lines) === true) return undefined
+  return lines.map((line) => consoleMessage(profile, line).trim()).find((message) => isErrorLine(profile, message))
 }
 
 /** Whether `text` matches the regular expression `source` (compiled once per source). */

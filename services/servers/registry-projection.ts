@@ -1,8 +1,10 @@
 import type { Projection, Sql } from '../events/contract'
 import type { ServerRecord } from './contract'
+import { applyEdit } from './describe-server'
 
 /**
- * The server registry as a projection of `servers:added` and `servers:removed` facts: this
+ * The server registry as a projection of `servers:added`, `servers:edited` (`server edit`),
+ * `servers:setting_changed` and `servers:removed` facts: this
  * machine's servers and, taken in from the host agents' logs (events:ingest), theirs, each with
  * its `host`. A name is one server's: a host's fact about a name another host (or this machine)
  * holds is left out; so is this machine's own about a host's, but for a removal that forgets it.
@@ -10,7 +12,7 @@ import type { ServerRecord } from './contract'
 export const serversProjection: Projection = {
   name: 'servers',
   version: 2,
-  types: ['servers:added', 'servers:removed', 'servers:setting_changed'],
+  types: ['servers:added', 'servers:removed', 'servers:setting_changed', 'servers:edited'],
   remote: true,
   schema: ['CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, record TEXT NOT NULL)'],
 
@@ -33,6 +35,11 @@ export const serversProjection: Projection = {
           server.name,
           JSON.stringify(host ? { ...server, host } : server),
         ])
+      } else if (event.type === 'servers:edited') {
+        const { changes } = event.payload as { changes: Record<string, unknown> }
+        if (!row) continue
+        const record = applyEdit(JSON.parse(row.record) as ServerRecord, changes ?? {})
+        await sql.run('UPDATE servers SET record = ? WHERE name = ?', [JSON.stringify(record), name])
       } else if (event.type === 'servers:setting_changed') {
         const { key, value } = event.payload as { name: string; key: string; value: unknown }
         if (!row) continue

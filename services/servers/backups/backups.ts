@@ -142,7 +142,8 @@ export class Backups {
    * How a world is copied now, for a backup or an export (`work`): `cold` when the server is not
    * running; else `hot` where its profile has a hot backup, `backup.hot` is on and it is ready
    * for commands (`running`), unless `stopStart`; else `stop-start`, with a warning when the
-   * server is why. Never a copy of a world the game is writing.
+   * server is why (no hot backup; hot-backup commands without a done line, whose flush's end
+   * cannot be told). Never a copy of a world the game is writing, nor one taken on a timer.
    */
   async #method(
     server: ServerRecord,
@@ -160,6 +161,11 @@ export class Backups {
     if (!profile.hotBackup)
       return stopped(
         `its profile (${profile.name}) has no hot backup. A server added with --hot-backup 'off;flush;on' (its console commands that stop saving, write the world, and save again) keeps running.`,
+      )
+    const protocol = profile.hotBackup
+    if (protocol.kind === 'commands' && protocol.done === undefined)
+      return stopped(
+        `its hot-backup commands have no line that says the flush is done, so a copy could be taken before the world is written. Give it one (server edit ${server.name} --hot-backup-done '<regular expression>'; java's is '^Saved the game') and it keeps running.`,
       )
     if (status !== 'running') return stopped(`it was ${status}, not ready for the commands of a hot backup.`)
     const hot = (await serverSetting(server, 'backup.hot', this.setting)) === true
@@ -252,6 +258,19 @@ export class Backups {
         })
     }
     return pruned
+  }
+
+  /**
+   * Deletes one backup: only a name `list` gives (never a path out of the server's backup
+   * folder), while no backup, restore or export of the server runs; a `servers:backup_deleted` fact.
+   */
+  async delete(server: ServerRecord, file: string): Promise<{ deleted: string }> {
+    const path = await this.#backupPath(server, file)
+    return this.#locked(server, 'delete a backup', async () => {
+      await this.#failing(server, 'backup deletion', async () => rmSync(path))
+      await this.bus.emit('servers:backup_deleted', { name: server.name, file: basename(path) })
+      return { deleted: basename(path) }
+    })
   }
 
   /** The prune_backups action: retention applied now (or keeping `keep`). */

@@ -10,9 +10,13 @@ export interface ListedFile {
 
 /**
  * Sends one console command and resolves with the reply lines the profile collected (given
- * `replyMaxMs`, a reply may take that long to complete: a world's flush).
+ * `replyMaxMs`, a reply may take that long to complete: a world's flush; given `until`, it is
+ * complete only once a message matches it or an error line).
  */
-export type Send = (command: string, replyMaxMs?: number) => Promise<readonly string[]>
+export type Send = (
+  command: string,
+  options?: { readonly replyMaxMs?: number; readonly until?: string },
+) => Promise<readonly string[]>
 
 /**
  * The game's console as a hot backup needs it. `hold` and `resume` go through the supervisor,
@@ -26,6 +30,8 @@ export interface HoldConsole {
   resume(): Promise<readonly string[]>
   /** Whether a reply says the game did the command (one whose reply the profile does not know: yes). */
   acknowledged(command: string, reply: readonly string[]): boolean
+  /** Whether a message of the reply (its prefix off) matches `pattern`. */
+  saw(pattern: string, reply: readonly string[]): boolean
 }
 
 const READY = /Files are now ready to be copied/
@@ -59,9 +65,11 @@ export function withSaveHold<T>(
 
 /**
  * A hot backup by console commands (Java's `save-off`, `save-all flush`, `save-on`): the `off`
- * commands, then each `flush` command with its reply complete (the profile's known reply, else
- * the console falling quiet), then `copy` (the whole world, which the game no longer writes), and
- * the `on` commands always (see `whileHeld`).
+ * commands, then the `flush` commands, the last one's reply complete only once the protocol's
+ * `done` line came (up to 60 s: else the backup fails, nothing is copied), then `copy` (the whole
+ * world, which the game no longer writes), and the `on` commands always (see `whileHeld`), so
+ * never before the flush ended. A protocol without `done` cannot tell: refused here (a backup
+ * stops such a server instead, backups.ts).
  */
 export function withSavingOff<T>(
   game: HoldConsole,
@@ -69,15 +77,26 @@ export function withSavingOff<T>(
   copy: () => Promise<T>,
   signal?: AbortSignal,
 ): Promise<T> {
+  const done = protocol.done
+  if (done === undefined)
+    return Promise.reject(new Error("the hot-backup commands have no done line: the flush's end cannot be told"))
   return whileHeld(
     game,
     holdCommands(protocol),
     async () => {
-      for (const command of protocol.flush) {
+      for (const [index, command] of protocol.flush.entries()) {
         signal?.throwIfAborted()
-        const reply = await untilAborted(game.send(command, FLUSH_MAX_MS), signal)
+        const last = index === protocol.flush.length - 1
+        const reply = await untilAborted(
+          game.send(command, last ? { replyMaxMs: FLUSH_MAX_MS, until: done } : {}),
+          signal,
+        )
         if (!game.acknowledged(command, reply))
           throw new Error(`'${command}' did not finish (the server answered: ${summary(reply)})`)
+        if (last && !game.saw(done, reply))
+          throw new Error(
+            `'${command}' did not finish: the line that says the flush is done ('${done}') did not come in ${FLUSH_MAX_MS / 1000} s, so nothing was copied (the server answered: ${summary(reply)})`,
+          )
       }
       return copy
     },

@@ -1,15 +1,30 @@
-import { BUILT_IN_PROFILES, consoleMessage, type GameProfile, matches, refusalIn } from '../profiles'
+import {
+  BUILT_IN_PROFILES,
+  consoleMessage,
+  type GameProfile,
+  isChat,
+  isErrorLine,
+  knownReplyDone,
+  matches,
+  refusalIn,
+} from '../profiles'
 import type { RunSpec } from './run-files'
 
 /** How a kind of game server talks on its console: when it is ready, and what its replies look like. */
 export interface ConsoleProfile {
   /** The line that says the server is up; none: it counts as running once its process exists. */
   readonly ready: ((line: string) => boolean) | undefined
-  /** When a command's reply is complete, for the commands whose replies the profile knows. */
-  replyDone(command: string, lines: readonly string[]): boolean | undefined
+  /** Whether a line is a player's chat: never part of a reply. */
+  chat(line: string): boolean
   /**
-   * Whether `lines` say the game did `command`: no line is one of its error lines, and its known
-   * reply came (a reply the profile does not know: yes).
+   * When a command's reply is complete: for the commands whose replies the profile knows; given
+   * `until` (a hot backup's done line), once a message matches it or one of the error lines (never
+   * undefined then: the console falling quiet does not end it).
+   */
+  replyDone(command: string, lines: readonly string[], until?: string): boolean | undefined
+  /**
+   * Whether `lines` say the game did `command`: its known reply came, or (a reply the profile
+   * does not know) no line is one of its error lines.
    */
   acknowledged(command: string, lines: readonly string[]): boolean
 }
@@ -27,29 +42,20 @@ export function specProfile(spec: Pick<RunSpec, 'profile' | 'game'>): GameProfil
   return spec.game ?? BUILT_IN_PROFILES[spec.profile] ?? BUILT_IN_PROFILES.generic
 }
 
-/** The console side of a game profile: its ready line, and when the replies it knows are complete. */
+/** The console side of a game profile: its ready line, its chat, and when the replies it knows are complete. */
 export function consoleProfile(game: GameProfile): ConsoleProfile {
   const ready = game.readyLine
-  const players = game.players
-  // A list reply whose names are not on its first line has them on the next one (Bedrock).
-  const listExtra = players && !players.listReply.includes('?<names>') ? 1 : 0
-  const profile: ConsoleProfile = {
+  return {
     ready: ready === undefined ? undefined : (line) => matches(ready, consoleMessage(game, line).trim()) !== null,
+    chat: (line) => isChat(game, line),
     acknowledged: (command, lines) =>
-      refusalIn(game, lines) === undefined && profile.replyDone(command, lines) !== false,
-    replyDone(command, lines) {
-      const verb = command.trim().replace(/^\//, '').toLowerCase()
-      const known = game.replies.filter((reply) => reply.command.toLowerCase() === verb)
-      const list = players && verb === players.listCommand.toLowerCase()
-      if (!list && known.length === 0) return undefined
-      const messages = lines.map((line) => consoleMessage(game, line))
-      const after = (pattern: string, extra: number) => {
-        const at = messages.findIndex((message) => matches(pattern, message) !== null)
-        return at >= 0 && messages.length > at + extra
-      }
-      if (list && after(players.listReply, listExtra)) return true
-      return known.some((reply) => after(reply.done, reply.extraLines ?? 0))
+      refusalIn(game, lines, command) === undefined && knownReplyDone(game, command, lines) !== false,
+    replyDone(command, lines, until) {
+      if (until === undefined) return knownReplyDone(game, command, lines)
+      return lines.some((line) => {
+        const message = consoleMessage(game, line).trim()
+        return matches(until, message) !== null || isErrorLine(game, message)
+      })
     },
   }
-  return profile
 }

@@ -22,6 +22,11 @@ export type SupervisorRequest =
        * the default suits ordinary commands.
        */
       readonly replyMaxMs?: number
+      /**
+       * The reply ends only once a message matches this (or an error line): a hot backup's flush
+       * done line. Without it, a reply the profile does not know ends when the console is quiet.
+       */
+      readonly until?: string
     }
   | { readonly t: 'req'; readonly id: number; readonly op: 'stop' | 'kill' }
   /**

@@ -28,7 +28,7 @@ import { gameAlive, leftovers } from '../../../lib/process-group'
 import { isSameProcess, ownProcess, processIdentity, sealedStdio } from '../../../lib/process-identity'
 import '../errors'
 import { LogTail, lastConsoleLines } from '../../../lib/log-tail'
-import { holdCommands } from '../profiles'
+import { holdCommands, patternProblem } from '../profiles'
 import { crashVerdict } from './crash-policy'
 import { type ConsoleProfile, consoleProfile, specProfile } from './profiles'
 import type { Announcement, ExitReply, RunStatus, SendReply, SupervisorMessage, SupervisorRequest } from './protocol'
@@ -508,7 +508,17 @@ export class Supervisor {
     }
   }
 
-  async #send(command: string, collect: boolean, maxMs = REPLY_MAX_MS): Promise<SendReply> {
+  /**
+   * Sends a command; collected, its reply: the lines the game printed after it (a player's chat
+   * is not), until the profile says the reply is complete (with `until`: a message matches it or
+   * an error line), or, for a reply it does not know, the console is quiet for a moment.
+   */
+  async #send(command: string, collect: boolean, maxMs = REPLY_MAX_MS, until?: string): Promise<SendReply> {
+    if (until !== undefined && patternProblem(until))
+      throw new SmError('SM_ERR_SERVER_COMMAND_INVALID', {
+        server: this.#spec.name,
+        reason: `the line to wait for ('${until}') is not usable: ${patternProblem(until)}`,
+      })
     if (!ACTIVE.includes(this.#state.status) || !this.#state.game)
       throw new SmError('SM_ERR_SERVER_NOT_RUNNING', {
         server: this.#spec.name,
@@ -530,8 +540,9 @@ export class Supervisor {
     })
     let quiet: NodeJS.Timeout | undefined
     const collector = (line: string) => {
+      if (this.#profile.chat(line)) return
       lines.push(line)
-      const complete = this.#profile.replyDone(command, lines)
+      const complete = this.#profile.replyDone(command, lines, until)
       if (complete) return done()
       if (complete === undefined) {
         clearTimeout(quiet)
@@ -542,7 +553,7 @@ export class Supervisor {
     const cap = setTimeout(done, maxMs)
     try {
       this.#write(command)
-      if (this.#profile.replyDone(command, []) === undefined) quiet = setTimeout(done, REPLY_QUIET_MS)
+      if (this.#profile.replyDone(command, [], until) === undefined) quiet = setTimeout(done, REPLY_QUIET_MS)
       await finished
     } finally {
       this.#collectors.delete(collector)
@@ -730,6 +741,7 @@ export class Supervisor {
           String(request.command ?? ''),
           request.collect === true,
           Math.min(Math.max(Number(request.replyMaxMs) || REPLY_MAX_MS, 0), REPLY_LONGEST_MS),
+          typeof request.until === 'string' ? request.until : undefined,
         )
       case 'stop':
         if (!LIVE.includes(this.#run.phase)) throw this.#notRunning('stop')

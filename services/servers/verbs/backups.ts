@@ -9,6 +9,7 @@ import { asTask } from './long-work'
 export const backupVerbs = {
   'servers:backup': asTask('backup'),
   'servers:backups': async (ctx, { name }) => ctx.backups.list(await ctx.find(name)),
+  'servers:delete_backup': async (ctx, { name, file }) => ctx.backups.delete(await ctx.find(name), file),
   'servers:backup_file': (ctx, { name, file }) => backupFile(ctx, name, file),
   'servers:backup_bytes': async (ctx, { name, file, offset, length }) => {
     const { path, bytes } = await backupFile(ctx, name, file)

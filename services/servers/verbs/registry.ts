@@ -4,7 +4,7 @@ import { resolve, sep } from 'node:path'
 import { type BusScope, performAction, reasonOf, SmError } from '../../../kernel'
 import type { ServerRecord } from '../contract'
 import { settled } from '../control'
-import { describeServer } from '../describe-server'
+import { describeServer, editServer } from '../describe-server'
 import { acceptEula, EULA_URL, eulaState } from '../eula'
 import { gameProfile } from '../profiles'
 import { isInside } from '../server-dir'
@@ -19,6 +19,11 @@ export const registryVerbs = {
     const server = describeServer(request, await ctx.all(), await ctx.places())
     await ctx.bus.emit('servers:added', { server })
     return server
+  },
+  'servers:edit': async (ctx, request) => {
+    const { record, changes } = editServer(await ctx.find(request.name), request)
+    await ctx.bus.emit('servers:edited', { name: record.name, changes })
+    return { server: await ctx.find(record.name), changed: Object.keys(changes) }
   },
   'servers:list': async (ctx) => {
     const recorded = new Map((await ctx.statuses()).map((s) => [s.name, s]))

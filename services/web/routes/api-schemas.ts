@@ -34,7 +34,9 @@ export const ServerRecord = z
     sayCommand: maybe(z.string()),
     configFiles: maybe(z.array(z.string())),
     hotBackup: maybe(z.object({ off: z.array(z.string()), flush: z.array(z.string()), on: z.array(z.string()) })),
+    hotBackupDone: maybe(z.string()).meta({ description: 'the console message that says the flush is done' }),
     errorLines: maybe(z.array(z.string())),
+    chatLine: maybe(z.string()).meta({ description: "a player's chat message (over its profile's)" }),
     addedAt: when,
     host: maybe(z.string()).meta({ description: 'the host agent it lives on (GET /api/hosts); none: this machine' }),
   })

@@ -473,6 +473,27 @@ export function apiRoutes(app: WebApp): Router[] {
   defineRoute(
     router,
     {
+      method: 'delete',
+      path: '/servers/:name/backups/:file',
+      name: 'delete_backup',
+      summary: 'Delete one backup (a name the list gives)',
+      tags: servers,
+      access: 'admin',
+      params: ServerName.extend({ file: z.string().min(1).max(300) }),
+      response: success('BackupDeleted', { deleted: z.string() }),
+      errors: {
+        404: 'No server of that name, or no backup of that name.',
+        409: 'A backup, restore or export of the server is under way.',
+      },
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      ...(await bus.request('servers:delete_backup', { name: params.name, file: params.file })),
+    }),
+  )
+  defineRoute(
+    router,
+    {
       method: 'get',
       path: '/servers/:name/schedules',
       name: 'list_schedules',

@@ -58,7 +58,19 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
         sayCommand: z.string().min(1).max(200).optional(),
         configFiles: z.array(z.string().min(1).max(4096)).max(50).optional(),
         hotBackup: z.string().min(1).max(1000).optional().meta({ description: "'off;flush;on' console commands" }),
+        hotBackupDone: z
+          .string()
+          .min(1)
+          .max(500)
+          .optional()
+          .meta({ description: 'the console message that says the flush is done (a regular expression)' }),
         errorLines: z.array(z.string().min(1).max(500)).max(50).optional(),
+        chatLine: z
+          .string()
+          .min(1)
+          .max(500)
+          .optional()
+          .meta({ description: "a player's chat message (a regular expression): never a command's reply" }),
         host: z
           .string()
           .regex(/^[A-Za-z0-9_-]{1,64}$/)
@@ -172,6 +184,47 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
       const message = result.message ?? `Server '${params.name}' removed.`
       return { status: 'success', message, dir, files: deleteFiles ? 'deleted' : 'kept' }
     },
+  )
+  const regex = z.string().min(1).max(500)
+  const clearable = <T extends z.ZodType>(schema: T) => schema.nullable().optional()
+  defineRoute(
+    router,
+    {
+      method: 'patch',
+      path: '/servers/:name',
+      name: 'edit_server',
+      summary:
+        "Change how a server runs and its profile fields after it was added, checked as an add checks them (null clears a field: its profile's applies again); a running game takes the change at its next start",
+      tags: servers,
+      access: 'admin',
+      params: ServerName,
+      body: z.object({
+        command: z.string().min(1).max(4096).optional(),
+        args: z.array(z.string().max(4096)).max(100).optional(),
+        env: z.record(z.string().max(200), z.string().max(4096)).optional(),
+        stopCommand: z.string().min(1).max(200).optional(),
+        worldDir: clearable(z.string().min(1).max(4096)),
+        readyLine: clearable(regex),
+        errorLines: clearable(z.array(regex).max(50)),
+        chatLine: clearable(regex),
+        sayCommand: clearable(z.string().min(1).max(200)),
+        configFiles: clearable(z.array(z.string().min(1).max(4096)).max(50)),
+        hotBackup: clearable(z.string().min(1).max(1000)).meta({ description: "'off;flush;on' console commands" }),
+        hotBackupDone: clearable(regex).meta({ description: 'the console message that says the flush is done' }),
+      }),
+      response: success('ServerEdited', {
+        server: ServerRecord,
+        changed: z.array(z.string()).meta({ description: 'the fields changed' }),
+      }),
+      errors: {
+        404: NO_SERVER,
+        422: 'The request is not valid, or a field is not (a regular expression that does not compile, a folder outside the server directory).',
+      },
+    },
+    async (_ctx, { params, body }) => ({
+      status: 'success',
+      ...(await bus.request('servers:edit', { ...body, name: params.name })),
+    }),
   )
   defineRoute(
     router,

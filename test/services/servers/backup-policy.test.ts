@@ -1,13 +1,12 @@
-import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import * as yauzl from 'yauzl'
 import type { Kernel } from '../../../manager'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { exited, gameDataDir, killServers, nextLine, nodeGameArgs, runState, untilGone } from '../../helpers/game'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { afterItsUser } from '../../helpers/run-end'
+import { archivedState } from '../../helpers/slow-flush'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, startWeb } from '../../helpers/web'
 
@@ -83,7 +82,7 @@ function gameDir(): string {
   return dir
 }
 
-/** `server add` arguments for the stand-in in `dir`, with its hot-backup commands when `hot`. */
+/** `server add` arguments for the stand-in in `dir`, with its hot-backup commands and their done line when `hot`. */
 function addArgs(name: string, dir: string, hot: boolean, env: Record<string, string> = {}): string[] {
   return nodeGameArgs(
     name,
@@ -93,25 +92,8 @@ function addArgs(name: string, dir: string, hot: boolean, env: Record<string, st
     '--ready-line',
     '^ready$',
     ...Object.entries(env).flatMap(([key, value]) => ['--env', `${key}=${value}`]),
-    ...(hot ? ['--hot-backup', HOT_BACKUP] : []),
+    ...(hot ? ['--hot-backup', HOT_BACKUP, '--hot-backup-done', '^Saved the game: '] : []),
   )
-}
-
-/** The state (`sha256=… bytes=…`) of the world file in a world archive, as the game prints it. */
-async function archivedState(file: string): Promise<string> {
-  const zip = await yauzl.openPromise(file, { lazyEntries: true })
-  try {
-    for await (const entry of zip.eachEntry()) {
-      if (entry.fileName !== 'region.dat') continue
-      const chunks: Buffer[] = []
-      for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer)
-      const bytes = Buffer.concat(chunks)
-      return `sha256=${createHash('sha256').update(bytes).digest('hex')} bytes=${bytes.length}`
-    }
-  } finally {
-    zip.close()
-  }
-  throw new Error(`${file} holds no region.dat`)
 }
 
 /** The state the game printed in `line` (`Saved the game: <state>`, `Stopping: <state>`). */

@@ -7,6 +7,7 @@ import {
   BUILT_IN_PROFILES,
   consoleMessage,
   gameProfile,
+  isChat,
   parseHotBackup,
   refusalIn,
 } from '../../../services/servers/profiles'
@@ -94,6 +95,51 @@ describe('services/servers: game profiles (issue 19, build item 1)', () => {
       })
       expect(refusalIn(own, ['ok', 'error: no such command'])).to.equal('error: no such command')
     })
+
+    it("never takes a player's chat for a reply or an error, and a known reply that came for a refusal (issue 32, item 3)", () => {
+      const chat = [
+        '[12:00:00] [Server thread/INFO]: <Steve> Unknown or incomplete command, see below for error',
+        '[12:00:00 INFO]: [Not Secure] <Alex> Unknown or incomplete command',
+      ]
+      for (const line of chat) {
+        expect(isChat(java, line), line).to.equal(true)
+        expect(consoleProfile(java).chat(line), line).to.equal(true)
+      }
+      expect(isChat(java, '[12:00:00] [Server thread/INFO]: [Server] hello')).to.equal(false)
+      expect(isChat(java, '[12:00:00] [Server thread/INFO]: nosuch<--[HERE]')).to.equal(false)
+      expect(isChat(bedrock, '[2024-01-01 00:00:00:000 INFO] <Steve Two> Unknown command: x')).to.equal(true)
+      expect(refusalIn(java, chat)).to.equal(undefined)
+      const list = '[12:00:00] [Server thread/INFO]: There are 0 of a max of 20 players online: '
+      const unknown = '[12:00:00] [Server thread/INFO]: Unknown or incomplete command, see below for error'
+      // The reply the profile knows for `list` came: the error line is another command's.
+      expect(refusalIn(java, [unknown, list], 'list')).to.equal(undefined)
+      expect(consoleProfile(java).acknowledged('list', [unknown, list])).to.equal(true)
+      expect(refusalIn(java, [unknown], 'list')).to.equal('Unknown or incomplete command, see below for error')
+      expect(refusalIn(java, [unknown, list], 'say hi')).to.equal('Unknown or incomplete command, see below for error')
+      // A generic server's own chat line.
+      const own = gameProfile({
+        profile: 'generic',
+        stopCommand: 'quit',
+        worldDir: undefined,
+        errorLines: ['^Unknown'],
+        chatLine: '^\\w+: ',
+      })
+      expect(refusalIn(own, ['Steve: Unknown command', 'Said: hi'])).to.equal(undefined)
+      expect(refusalIn(own, ['Unknown command: x'])).to.equal('Unknown command: x')
+    })
+
+    it('ends a reply awaited `until` a line only at that line or an error line, never when the console falls quiet', () => {
+      const own = consoleProfile(
+        gameProfile({ profile: 'generic', stopCommand: 'quit', worldDir: undefined, errorLines: ['^Unknown'] }),
+      )
+      expect(own.replyDone('save-all flush', [], '^World flushed')).to.equal(false)
+      expect(own.replyDone('save-all flush', ['Flushing the world'], '^World flushed')).to.equal(false)
+      expect(own.replyDone('save-all flush', ['Flushing the world', 'World flushed: x'], '^World flushed')).to.equal(
+        true,
+      )
+      expect(own.replyDone('save-all flush', ['Unknown command'], '^World flushed')).to.equal(true)
+      expect(own.replyDone('save-all flush', ['Flushing the world'])).to.equal(undefined)
+    })
   })
 
   describe("a server's own fields over its profile's", () => {
@@ -127,6 +173,32 @@ describe('services/servers: game profiles (issue 19, build item 1)', () => {
       })
       expect(parseHotBackup('save-off;save-on')).to.be.a('string')
       expect(parseHotBackup('a;;c')).to.be.a('string')
+    })
+
+    it("takes the flush's done line from the server, else from its profile (issue 32, item 2)", () => {
+      const commands = { off: ['save-off'], flush: ['save-all flush'], on: ['save-on'] }
+      const base = { stopCommand: 'stop', worldDir: undefined }
+      expect(java.hotBackup).to.deep.include({ kind: 'commands', done: '^Saved the game' })
+      // A generic server's commands alone cannot tell when the flush ends.
+      expect(gameProfile({ ...base, profile: 'generic', hotBackup: commands }).hotBackup).to.deep.equal({
+        kind: 'commands',
+        ...commands,
+      })
+      expect(
+        gameProfile({ ...base, profile: 'generic', hotBackup: commands, hotBackupDone: '^World flushed' }).hotBackup,
+      ).to.deep.equal({ kind: 'commands', ...commands, done: '^World flushed' })
+      // A java server's own commands keep its game's wording; its own done line wins.
+      const own = { off: ['save-off'], flush: ['save-all'], on: ['save-on'] }
+      expect(gameProfile({ ...base, profile: 'java', hotBackup: own }).hotBackup).to.deep.equal({
+        kind: 'commands',
+        ...own,
+        done: '^Saved the game',
+      })
+      expect(gameProfile({ ...base, profile: 'java', hotBackupDone: '^Saved' }).hotBackup).to.deep.include({
+        flush: ['save-all flush'],
+        done: '^Saved',
+      })
+      expect(gameProfile({ ...base, profile: 'bedrock' }).hotBackup).to.deep.equal({ kind: 'bedrock' })
     })
   })
 
@@ -181,7 +253,10 @@ describe('services/servers: game profiles (issue 19, build item 1)', () => {
     })
   })
 
-  describe('server add', () => {
+  describe('server add', function () {
+    // Each case is a CLI run of its own.
+    this.timeout(90_000)
+
     it('detects a Java Edition directory by its server jar, and records a generic server given its profile fields', async () => {
       const data = gameDataDir()
       const paper = join(tempDir(), 'paper')
@@ -236,6 +311,8 @@ describe('services/servers: game profiles (issue 19, build item 1)', () => {
         [['--config', '../outside.json'], 'config file'],
         [['--say-command', 'say hello'], 'say command'],
         [['--error-line', '['], 'error line'],
+        [['--chat-line', '(unclosed'], 'chat line'],
+        [['--hot-backup', 'save-off;save-all flush;save-on', '--hot-backup-done', '['], 'hot-backup done line'],
       ] as const) {
         const r = await cli(data, [...base, ...flags])
         expect(r.code, r.stderr).to.equal(64)

@@ -6,11 +6,11 @@ export default class ServerAdd extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = 'Register an existing server directory under a name'
   static override description =
-    "The profile says what server-manager knows of the game (docs/architecture.md, Game profiles). A directory holding bedrock_server is a bedrock server (started as ./bedrock_server with LD_LIBRARY_PATH=., world in worlds/<level-name>, hot backups with save hold). One holding server.jar (or a single .jar) is a java server (Minecraft Java Edition and its forks: started as java -jar <jar> nogui, ready at its 'Done (...)!' line, world in <level-name>, hot backups with save-off, save-all flush, save-on). Any other directory is a generic console server: give --command, and --arg, --env, --stop-command, --world-dir, --ready-line, --say-command, --config and --hot-backup as it needs; without --ready-line it counts as running once its process exists, without --hot-backup it is stopped for a backup."
+    "The profile says what server-manager knows of the game (docs/architecture.md, Game profiles). A directory holding bedrock_server is a bedrock server (started as ./bedrock_server with LD_LIBRARY_PATH=., world in worlds/<level-name>, hot backups with save hold). One holding server.jar (or a single .jar) is a java server (Minecraft Java Edition and its forks: started as java -jar <jar> nogui, ready at its 'Done (...)!' line, world in <level-name>, hot backups with save-off, save-all flush, save-on). Any other directory is a generic console server: give --command, and --arg, --env, --stop-command, --world-dir, --ready-line, --say-command, --config, --hot-backup with --hot-backup-done, --error-line and --chat-line as it needs; without --ready-line it counts as running once its process exists, without --hot-backup and its done line it is stopped for a backup. A player's chat (java's '<name> text', '[Not Secure] <name> text', or --chat-line) is never taken as a command's reply."
   static override examples = [
     '<%= config.bin %> server add survival --dir /srv/bedrock/survival',
     '<%= config.bin %> server add paper --dir /srv/paper',
-    "<%= config.bin %> server add lobby --dir /srv/lobby --command ./run.sh --arg --nogui --world-dir world --ready-line '^Ready' --hot-backup 'save-off;save-all flush;save-on' --config config/settings.json",
+    "<%= config.bin %> server add lobby --dir /srv/lobby --command ./run.sh --arg --nogui --world-dir world --ready-line '^Ready' --hot-backup 'save-off;save-all flush;save-on' --hot-backup-done '^Saved the game' --config config/settings.json",
   ]
   static override args = {
     name: Args.string({ description: 'the server name: letters, digits, _ and -', required: true }),
@@ -40,9 +40,17 @@ export default class ServerAdd extends ManagerCommand {
       description:
         "the console commands that back it up while it runs: 'off;flush;on' (e.g. 'save-off;save-all flush;save-on')",
     }),
+    'hot-backup-done': Flags.string({
+      description:
+        "the console message that says the flush is done, a regular expression (e.g. '^Saved the game'): the world is copied only after it; without it a running server is stopped for a backup",
+    }),
     'error-line': Flags.string({
       description: 'a reply message that means a command was refused, a regular expression (repeatable)',
       multiple: true,
+    }),
+    'chat-line': Flags.string({
+      description:
+        "a player's chat message, a regular expression (java's: '<name> text'): never taken as a command's reply",
     }),
     host: Flags.string({
       description:
@@ -75,7 +83,9 @@ export default class ServerAdd extends ManagerCommand {
       sayCommand: flags['say-command'],
       configFiles: flags.config,
       hotBackup: flags['hot-backup'],
+      hotBackupDone: flags['hot-backup-done'],
       errorLines: flags['error-line'],
+      chatLine: flags['chat-line'],
       ...(flags.host ? { host: flags.host } : {}),
     })
     if (flags.json) return this.printJson(server)

@@ -5,7 +5,7 @@ import { ManagerCommand } from '../../manager-command'
 export default class ServerSend extends ManagerCommand {
   static override summary = "Send a command to a server's console and print its reply"
   static override description =
-    "Everything after the server name is the command. The reply is the lines the server printed in answer: the replies its profile knows (list, save ...) are read to their end; for other commands, what arrives until the console is quiet. Lines are printed as plain text: colours, other escape sequences and a leading console prompt (`> `) are taken out. When a reply line is one of the profile's error lines (Bedrock's 'Unknown command: ...', Java's 'Unknown or incomplete command'), the game refused the command: the reply is printed and the command exits 65 (SM_ERR_SERVER_COMMAND_REFUSED); it is not sent again."
+    "Everything after the server name is the command. The reply is the lines the server printed in answer: the replies its profile knows (list, save ...) are read to their end; for other commands, what arrives until the console is quiet. A player's chat (java's '<name> text' and '[Not Secure] <name> text', or the server's --chat-line) is never part of a reply. Lines are printed as plain text: colours, other escape sequences and a leading console prompt (`> `) are taken out. When a reply line is one of the profile's error lines (Bedrock's 'Unknown command: ...', Java's 'Unknown or incomplete command'), the game refused the command (unless the reply its profile knows came, as 'There are ...' for list): the reply is printed and the command exits 65 (SM_ERR_SERVER_COMMAND_REFUSED); it is not sent again."
   static override strict = false
   static override examples = [
     '<%= config.bin %> server send survival list',

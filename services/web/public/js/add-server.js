@@ -50,8 +50,9 @@
     event.preventDefault()
     const form = Object.fromEntries(new FormData(add).entries())
     const body = { name: form.name, dir: form.dir }
-    for (const key of ['host', 'profile', 'command', 'stopCommand', 'readyLine', 'sayCommand', 'worldDir', 'hotBackup'])
-      if (form[key]) body[key] = form[key]
+    const fields = ['host', 'profile', 'command', 'stopCommand', 'readyLine', 'sayCommand', 'worldDir', 'hotBackup']
+    for (const key of [...fields, 'hotBackupDone', 'chatLine']) if (form[key]) body[key] = form[key]
+    if (lines(form.errorLines).length) body.errorLines = lines(form.errorLines)
     if (lines(form.args).length) body.args = lines(form.args)
     if (lines(form.configFiles).length) body.configFiles = lines(form.configFiles)
     try {

@@ -103,6 +103,52 @@
     }
   })
 
+  // How it runs: only the fields changed are sent; an emptied one is cleared (null).
+  const profileForm = document.getElementById('profile-form')
+  if (profileForm) {
+    const lines = (text) =>
+      String(text || '')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean)
+    const read = (key, text) => {
+      if (key === 'args' || key === 'errorLines' || key === 'configFiles') return lines(text)
+      if (key === 'env')
+        return Object.fromEntries(lines(text).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+      return String(text)
+    }
+    const clearable = [
+      'worldDir',
+      'readyLine',
+      'errorLines',
+      'chatLine',
+      'sayCommand',
+      'configFiles',
+      'hotBackup',
+      'hotBackupDone',
+    ]
+    const before = Object.fromEntries(new FormData(profileForm).entries())
+    profileForm.addEventListener('submit', async (event) => {
+      event.preventDefault()
+      const now = Object.fromEntries(new FormData(profileForm).entries())
+      const body = {}
+      for (const [key, text] of Object.entries(now)) {
+        if (text === before[key]) continue
+        const value = read(key, text)
+        const empty = value === '' || (Array.isArray(value) && value.length === 0)
+        body[key] = empty && clearable.includes(key) ? null : value
+      }
+      if (Object.keys(body).length === 0) return toast('Nothing changed.')
+      try {
+        const { changed } = await api('PATCH', base, body)
+        toast(`Changed: ${changed.join(', ')}.`, 'success')
+        Object.assign(before, now)
+      } catch (error) {
+        fail(error)
+      }
+    })
+  }
+
   for (const button of document.querySelectorAll('[data-remove]'))
     button.addEventListener('click', async () => {
       const remove = button.dataset.remove === 'delete'

@@ -114,6 +114,9 @@
             role === 'admin' && b.kind === 'world'
               ? el('button', { class: 'small outline', onclick: () => restore(b.file) }, 'Restore')
               : '',
+            role === 'admin'
+              ? el('button', { class: 'small outline secondary', onclick: () => removeBackup(b.file) }, 'Delete')
+              : '',
           ),
         ),
       ),
@@ -147,6 +150,16 @@
   document
     .getElementById('backup-now')
     .addEventListener('click', () => runTask({ url: `${base}/backups`, body: { type: 'world' } }, 'Backup').catch(fail))
+  async function removeBackup(file) {
+    if (!confirm(`Delete the backup ${file} of ${name}? It cannot be undone.`)) return
+    try {
+      const { deleted } = await api('DELETE', `${base}/backups/${encodeURIComponent(file)}`)
+      toast(`Deleted ${deleted}.`, 'success')
+    } catch (error) {
+      fail(error)
+    }
+    loadBackups().catch(fail)
+  }
   async function restore(file) {
     // Said before it is done: a running server is stopped for it (the CLI asks for --stop, its menu says so too).
     const question = ['starting', 'running', 'stopping'].includes(status)
