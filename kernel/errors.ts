@@ -89,3 +89,13 @@ export function isDiskFull(error: unknown): boolean {
   }
   return false
 }
+
+/**
+ * A change that is only its fact (a setting, a plugin's enabled flag) failed to be recorded: a
+ * full disk's error says what stays as it was (`unchanged`); any other error is left as it is.
+ */
+export function unchangedOnFullDisk(error: unknown, unchanged: string): unknown {
+  if (!(error instanceof SmError) || error.code !== 'SM_ERR_DB_FULL') return error
+  const { path } = error.params as { path: string }
+  return new SmError('SM_ERR_DB_FULL', { path, unchanged }, { cause: error })
+}

@@ -54,7 +54,16 @@ export {
   errorCatalogue,
   errorSpec,
 } from './error-catalogue'
-export { errorLine, isDiskFull, isSmError, reasonOf, SmError, toSmError, type WireError } from './errors'
+export {
+  errorLine,
+  isDiskFull,
+  isSmError,
+  reasonOf,
+  SmError,
+  toSmError,
+  unchangedOnFullDisk,
+  type WireError,
+} from './errors'
 export {
   BusToken,
   ConfigToken,

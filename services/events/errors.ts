@@ -1,5 +1,4 @@
 import { defineErrors, type ErrorMapOf, spec } from '../../kernel/error-catalogue'
-import { SmError } from '../../kernel/errors'
 
 /** The events service's error codes (docs/errors.md). */
 export const eventsErrors = defineErrors('events', {
@@ -81,14 +80,4 @@ export const eventsErrors = defineErrors('events', {
 
 declare module '../../kernel/error-catalogue' {
   interface ErrorMap extends ErrorMapOf<typeof eventsErrors> {}
-}
-
-/**
- * A change that is only its fact (a setting, a plugin's enabled flag) failed to be recorded: a
- * full disk's error says what stays as it was (`unchanged`); any other error is left as it is.
- */
-export function unchangedOnFullDisk(error: unknown, unchanged: string): unknown {
-  if (!(error instanceof SmError) || error.code !== 'SM_ERR_DB_FULL') return error
-  const { path } = error.params as { path: string }
-  return new SmError('SM_ERR_DB_FULL', { path, unchanged }, { cause: error })
 }

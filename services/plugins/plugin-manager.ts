@@ -9,11 +9,11 @@ import {
   performAction,
   reasonOf,
   SmError,
+  unchangedOnFullDisk,
 } from '../../kernel'
 import { SerialQueue } from '../../lib/serial-queue'
 import { writeFileWhole } from '../../lib/whole-file'
 import type { Projections } from '../events/contract'
-import { unchangedOnFullDisk } from '../events/errors'
 import type { RunTask } from '../tasks/contract'
 import type { PluginError, PluginRecord, ReloadReport } from './contract'
 import type { CrashGuard } from './crash-guard'

@@ -11,10 +11,10 @@ import {
   reasonOf,
   type Service,
   SmError,
+  unchangedOnFullDisk,
 } from '../../kernel'
 import { isSecretKey, withoutSecretSettings, withoutSecrets } from '../../lib/secrets'
 import { PROJECTIONS, type Projections, type Sql } from '../events/contract'
-import { unchangedOnFullDisk } from '../events/errors'
 import type { SettingChange, SettingMode } from './contract'
 import { DeclaredSettings } from './declared'
 import { deepMerge, parseKey, type Tree } from './dot-path'

@@ -24,12 +24,9 @@ const Change = {
   running: z.boolean().meta({
     description: 'the server runs: a game reads its config files when it starts, so a restart applies a config change',
   }),
-  warning: z
-    .string()
-    .optional()
-    .meta({
-      description: 'done, but its fact is not in the event log (a full disk): do not repeat it; or see warning_code',
-    }),
+  warning: z.string().optional().meta({
+    description: 'done, but its fact is not in the event log (a full disk): do not repeat it; or see warning_code',
+  }),
   warning_code: z.string().optional().meta({
     description:
       'done, and this says what else happened: SM_ERR_FILE_PATH_MOVED, a folder on its path was swapped meanwhile (for a link, say), so the path now leads elsewhere',
