@@ -21,6 +21,8 @@ const SERVER_FACTS: Readonly<Record<string, readonly string[]>> = {
   'servers:added': ['server.name'],
   'servers:removed': ['name'],
   'servers:eula_accepted': ['serverName'],
+  'servers:edited': ['name'],
+  'servers:backup_deleted': ['name'],
   'servers:setting_changed': ['name'],
   'servers:schedule_added': ['schedule.server'],
   'servers:schedule_removed': ['server'],

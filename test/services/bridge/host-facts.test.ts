@@ -38,6 +38,8 @@ describe("services/bridge: a host's facts, checked before the manager takes them
       { type: 'servers:added', payload: { server: record('new', at(0)) } },
       { type: 'servers:setting_changed', payload: { name: 'new', key: 'autostart', value: true } },
       { type: 'after_player_join', payload: { serverName: 'far', name: 'Steve', result: ok } },
+      { type: 'servers:edited', payload: { name: 'far', changes: { readyLine: '^Ready' } } },
+      { type: 'servers:backup_deleted', payload: { name: 'far', file: 'far_world_x.mcworld' } },
       { type: 'after_server_install', payload: { serverName: 'never', source: '/x.zip', mode: 'install', result: ok } },
       {
         type: 'after_server_status_change',
@@ -51,6 +53,8 @@ describe("services/bridge: a host's facts, checked before the manager takes them
       ['servers:added', 'host:node2/cli:root'],
       ['servers:setting_changed', 'host:node2/cli:root'],
       ['after_player_join', 'host:node2/cli:root'],
+      ['servers:edited', 'host:node2/cli:root'],
+      ['servers:backup_deleted', 'host:node2/cli:root'],
       ['after_server_install', 'host:node2/cli:root'],
       ['after_server_status_change', 'host:node2/cli:root'],
     ])
@@ -76,6 +80,7 @@ describe("services/bridge: a host's facts, checked before the manager takes them
         },
       },
       { type: 'servers:schedule_removed', payload: { id: 'x', server: 'other' } },
+      { type: 'servers:edited', payload: { name: 'loc1', changes: { command: '/bin/evil' } } },
       { type: 'servers:removed', payload: { name: 'loc1', serverName: 'far', filesDeleted: false } },
       { type: 'servers:removed', payload: { name: 'far', filesDeleted: false, forgotten: 'node2' } },
       { type: 'after_server_stop', payload: { serverName: 'far', server: 'loc1', reason: 'stop', result: ok } },
@@ -96,13 +101,14 @@ describe("services/bridge: a host's facts, checked before the manager takes them
       [4, "the server 'other' is not one of host 'node2' (it is on host 'node3')"],
       [5, "the server 'loc1' is not one of host 'node2' (it is this manager's own)"],
       [6, "the server 'other' is not one of host 'node2' (it is on host 'node3')"],
-      [7, "it holds 'serverName', which 'servers:removed' does not declare"],
-      [8, "'forgotten' is this manager's word (server remove --forget), never a host's"],
-      [9, "its 'server' names a server where a 'after_server_stop' names none (a decoy)"],
-      [10, "no server 'ghost' is one of host 'node2'"],
-      [11, `its 'at' (1999-01-01T00:00:00.000Z) is before its server was added (${at(-3_600_000)})`],
-      [12, `it was recorded at ${at(3_600_000)}, in this manager's future`],
-      [13, 'its actor holds control characters'],
+      [7, "the server 'loc1' is not one of host 'node2' (it is this manager's own)"],
+      [8, "it holds 'serverName', which 'servers:removed' does not declare"],
+      [9, "'forgotten' is this manager's word (server remove --forget), never a host's"],
+      [10, "its 'server' names a server where a 'after_server_stop' names none (a decoy)"],
+      [11, "no server 'ghost' is one of host 'node2'"],
+      [12, `its 'at' (1999-01-01T00:00:00.000Z) is before its server was added (${at(-3_600_000)})`],
+      [13, `it was recorded at ${at(3_600_000)}, in this manager's future`],
+      [14, 'its actor holds control characters'],
     ])
   })
 })
