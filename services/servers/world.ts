@@ -17,6 +17,29 @@ export function worldOf(server: ServerRecord): string | undefined {
   return isInside(server.dir, found) ? found : resolve(server.dir, world.parent, world.fallback)
 }
 
+/**
+ * Whether a world backup of the server is its whole directory: its profile says where no world is
+ * (a generic server added without --world-dir), so what its game writes could be anywhere in it.
+ */
+export function wholeDirectory(server: ServerRecord): boolean {
+  return gameProfile(server).world === undefined
+}
+
+/** The folder a world backup archives, a restore replaces: the world's, or the whole server directory (wholeDirectory). */
+export function worldFolder(server: ServerRecord): string | undefined {
+  return wholeDirectory(server) ? resolve(server.dir) : worldOf(server)
+}
+
+/**
+ * What a whole-directory backup leaves out, by its path inside the directory: logs (the `logs`
+ * folder, `*.log` files and their rotations: `.log.1`, `.log.gz`) and a restore's own unfinished
+ * folders. A restore keeps the ones the directory has.
+ */
+export function leftOut(name: string): boolean {
+  const top = name.split('/')[0] ?? ''
+  return top === 'logs' || /\.log(\.\d+)?(\.gz)?$/.test(name) || /^\.config-incoming-\d+$/.test(top)
+}
+
 /** The config files a backup of the server's configuration holds (those that exist are taken). */
 export function configFiles(server: ServerRecord): readonly string[] {
   return gameProfile(server).configFiles

@@ -8,7 +8,7 @@ import { withPowerLock } from '../power-lock'
 import { gameProfile } from '../profiles'
 import { serverSetting } from '../server-settings'
 import { ACTIVE } from '../supervisor/run-files'
-import { configFiles, worldOf } from '../world'
+import { configFiles, leftOut, wholeDirectory, worldFolder } from '../world'
 import {
   type ArchiveEntry,
   extractZip,
@@ -105,7 +105,15 @@ export class Backups {
       return this.#prune(server)
     }
     const pruned = method === 'stop-start' ? await this.control.stopped(server, 'a backup', run) : await run()
-    return { files, method, pruned, skipped, ...(warning && { warning }) }
+    const whole = kinds.includes('world') && wholeDirectory(server)
+    const said = [
+      warning,
+      whole &&
+        `'${server.name}' has no world folder (--world-dir), so its whole directory was backed up, its logs left out.`,
+    ]
+      .filter(Boolean)
+      .join(' ')
+    return { files, method, pruned, skipped, ...(said && { warning: said }) }
   }
 
   /**
@@ -134,7 +142,7 @@ export class Backups {
       const names = configFiles(server)
       return names.some((name) => existsSync(join(server.dir, name))) ? undefined : configWhat(server)
     }
-    const world = worldOf(server)
+    const world = worldFolder(server)
     return world && existsSync(world) ? undefined : worldWhat(world)
   }
 
@@ -184,7 +192,7 @@ export class Backups {
    * the whole directory between the `off`/`flush` and the `on` commands.
    */
   async #archiveWorld(server: ServerRecord, target: string, hot: boolean, operation: 'backup' | 'export') {
-    const world = worldOf(server)
+    const world = worldFolder(server)
     if (!world || !existsSync(world))
       throw new SmError('SM_ERR_BACKUP_NOTHING', { server: server.name, what: worldWhat(world) })
     const progress = this.#progress(server, operation, basename(target))
@@ -193,7 +201,14 @@ export class Backups {
       const protocol = gameProfile(server).hotBackup
       // Listed when the copy begins: after the flush, for a hot one.
       // Directories and files with their modes, for a restore to put back.
-      const whole = () => writeZip(target, listTree(world, { directories: true }), progress, signal)
+      // A whole server directory (no world folder) leaves its logs out.
+      const whole = () =>
+        writeZip(
+          target,
+          listTree(world, { directories: true }).filter((e) => !wholeDirectory(server) || !leftOut(e.name)),
+          progress,
+          signal,
+        )
       if (!hot || !protocol) return whole()
       if (protocol.kind === 'commands')
         return this.control.withHold(server, (game) => withSavingOff(game, protocol, whole, signal))
@@ -313,7 +328,7 @@ export class Backups {
       done.push(`${exported.part} (a world export that did not finish)`)
     }
     files.writeExport(undefined)
-    const world = worldOf(server)
+    const world = worldFolder(server)
     const parent = world && dirname(world)
     if (!world || !parent || !existsSync(parent)) return done
     for (const name of readdirSync(parent)) {
@@ -435,7 +450,7 @@ export class Backups {
           await this.#sweep(server)
           await this.#validate(server, source, 'world')
           return this.#whileStopped(server, options, 'an import', async () => {
-            const world = worldOf(server)
+            const world = worldFolder(server)
             const safety =
               world && existsSync(world) ? (await this.#world(server, false, '_pre-import')).file : undefined
             await this.#replaceWorld(server, source)
@@ -476,7 +491,7 @@ export class Backups {
       })
     }
     if (entries.length === 0) throw new SmError('SM_ERR_BACKUP_INVALID', { file: path, reason: 'it is empty' })
-    const into = (kind === 'world' ? worldOf(server) : undefined) ?? server.dir
+    const into = (kind === 'world' ? worldFolder(server) : undefined) ?? server.dir
     checkRoom(
       path,
       entries.reduce((sum, entry) => sum + entry.size, 0),
@@ -504,7 +519,7 @@ export class Backups {
 
   /** Extracts next to the world, then swaps it in with two renames: a failure leaves the old world. */
   async #replaceWorld(server: ServerRecord, archive: string): Promise<void> {
-    const world = worldOf(server)
+    const world = worldFolder(server)
     if (!world)
       throw new SmError('SM_ERR_BACKUP_NOTHING', { server: server.name, what: 'world directory setting (--world-dir)' })
     const incoming = `${world}.incoming-${process.pid}`
@@ -525,6 +540,8 @@ export class Backups {
         rmSync(incoming, { recursive: true, force: true })
         throw error
       }
+      // A whole directory keeps what its backups leave out (its logs) across the restore.
+      if (wholeDirectory(server)) carryOver(world, incoming)
       if (existsSync(world)) renameSync(world, outgoing)
       renameSync(incoming, world)
       rmSync(outgoing, { recursive: true, force: true })
@@ -615,6 +632,20 @@ function alive(pid: number): boolean {
     return true
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Moves what a whole-directory backup leaves out (leftOut: its logs) from the directory being
+ * replaced into its replacement, where the replacement has no such entry of its own.
+ */
+function carryOver(from: string, into: string): void {
+  for (const entry of listTree(from, { directories: true })) {
+    if (!leftOut(entry.name)) continue
+    const target = join(into, entry.name)
+    if (existsSync(target) || !existsSync(entry.path)) continue
+    mkdirSync(dirname(target), { recursive: true })
+    renameSync(entry.path, target)
   }
 }
 
