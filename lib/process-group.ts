@@ -10,7 +10,7 @@ import { isSameProcess, processIdentity } from './process-identity'
  * recorded game's group are found by that number alone once the leader is gone.
  */
 
-/** The live (not zombie) processes whose process group is `pgid`, read from /proc. */
+/** The live (not zombie) processes of the process group and session `pgid` (a detached game leads both), read from /proc. */
 export function groupMembers(pgid: number): number[] {
   if (!Number.isInteger(pgid) || pgid <= 0) return []
   let names: string[]
@@ -24,7 +24,9 @@ export function groupMembers(pgid: number): number[] {
     const pid = Number(name)
     if (!Number.isInteger(pid) || pid <= 0) continue
     const fields = processStat(pid)
-    if (fields && fields[0] !== 'Z' && Number(fields[2]) === pgid) members.push(pid)
+    // Its group and its session: a game started detached leads both, and a process that reused the
+    // number later and made a group of its own (setpgid) leads no session of that number.
+    if (fields && fields[0] !== 'Z' && Number(fields[2]) === pgid && Number(fields[3]) === pgid) members.push(pid)
   }
   return members
 }
@@ -48,7 +50,8 @@ export function leftovers(pid: number, identity: string | undefined): number[] {
   if (!Number.isInteger(pid) || pid <= 0) return []
   const leader = processStat(pid)
   if (leader && leader[0] !== 'Z') return []
-  if (identity !== undefined && !sameBoot(identity)) return []
+  // With no identity recorded, nothing says the number is still the game's.
+  if (identity === undefined || !sameBoot(identity)) return []
   return groupMembers(pid)
 }
 

@@ -182,15 +182,24 @@ function timeRefusal(event: StoredEvent, server: KnownServer | undefined, now: n
   const recorded = Date.parse(event.time)
   if (!Number.isFinite(recorded)) return 'its time is not a time'
   if (recorded > now + CLOCK_SKEW_MS) return `it was recorded at ${event.time}, in this manager's future`
-  const payload = event.payload as { at?: unknown; server?: { addedAt?: unknown }; schedule?: { addedAt?: unknown } }
-  const times: [string, unknown][] = [['at', payload.at]]
+  const payload = event.payload as {
+    at?: unknown
+    lastKnown?: unknown
+    server?: { addedAt?: unknown }
+    schedule?: { addedAt?: unknown }
+  }
+  // `lastKnown`: when an ended game was last seen alive (its players' sessions close there).
+  const times: [string, unknown][] = [
+    ['at', payload.at],
+    ['lastKnown', payload.lastKnown],
+  ]
   if (event.type === 'servers:added') times.push(['server.addedAt', payload.server?.addedAt])
   if (event.type === 'servers:schedule_added') times.push(['schedule.addedAt', payload.schedule?.addedAt])
   // A server's own fact: nothing of it happened before it was added (its adding, when it was).
   const added =
     event.type === 'servers:added' ? Date.parse(String(payload.server?.addedAt)) : Date.parse(server?.addedAt ?? '')
   for (const [name, value] of times) {
-    if (value === undefined && name === 'at') continue
+    if (value === undefined && (name === 'at' || name === 'lastKnown')) continue
     const time = typeof value === 'string' ? Date.parse(value) : Number.NaN
     if (!Number.isFinite(time)) return `its '${name}' is not a time`
     if (time > recorded + CLOCK_SKEW_MS) return `its '${name}' (${value}) is after it was recorded (${event.time})`

@@ -259,8 +259,12 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       })
     },
     async stop() {
-      await manager?.unloadAll()
-      crashGuard?.end()
+      try {
+        await manager?.unloadAll()
+      } finally {
+        // A stop whose unloading threw is still a stop: no plugin died with this process.
+        crashGuard?.end()
+      }
       await watchdog?.stop()
       manager = undefined
       watchdog = undefined

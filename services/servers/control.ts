@@ -16,12 +16,12 @@ import type { ServerRecord, StartReply } from './contract'
 import { checkStartable } from './eula'
 import { type FollowListener, LiveFollow, runUnderWay } from './live-follow'
 import { powerLockHeld, withPowerLock } from './power-lock'
-import { consoleMessage, gameProfile, matches, refusalIn } from './profiles'
+import { consoleMessage, type GameProfile, gameProfile, matches, refusalIn } from './profiles'
 import { serverSetting } from './server-settings'
 import { endedUnseen, type Recovery, StatusIngest } from './status-ingest'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { MAX_COMMAND_BYTES } from './supervisor/limits'
-import { consoleProfile } from './supervisor/profiles'
+import { consoleProfile, specProfile } from './supervisor/profiles'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
 import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode } from './supervisor/run-files'
 import { filesView, gameRunning, recordEnd, unrecordedEnd } from './unseen-end'
@@ -531,7 +531,8 @@ export class ServerControl {
         }
       }
     }
-    const profile = gameProfile(server)
+    // The profile the game runs with: its supervisor holds and resumes the world by it.
+    const profile = this.runningProfile(server)
     const replies = consoleProfile(profile)
     try {
       return await fn({
@@ -544,6 +545,16 @@ export class ServerControl {
     } finally {
       client.close()
     }
+  }
+
+  /**
+   * The profile a running game was started with (its spec): a `server edit` reaches it at its next
+   * start, and until then its supervisor holds, flushes and resumes the world by this one, so a hot
+   * backup of it must too. The record's own when no run was ever started.
+   */
+  runningProfile(server: ServerRecord): GameProfile {
+    const spec = this.files(server.name).readSpec()
+    return spec ? specProfile(spec) : gameProfile(server)
   }
 
   /**

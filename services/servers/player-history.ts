@@ -70,7 +70,8 @@ async function applyOne(sql: Sql, event: StoredEvent): Promise<void> {
       p.serverName,
     ])
     // An end nobody saw was found later: the sessions end when the game was last known to live.
-    for (const row of open) await save(sql, close(row, p.lastKnown ?? p.at ?? event.time))
+    const lastKnown = p.lastKnown !== undefined && Number.isFinite(Date.parse(p.lastKnown)) ? p.lastKnown : undefined
+    for (const row of open) await save(sql, close(row, lastKnown ?? p.at ?? event.time))
     return
   }
   const p = event.payload as { serverName: string; name: string; id?: string; at?: string }

@@ -298,7 +298,9 @@ export async function extractZip(
       if (modes) dirModes.set(at, 0o755 & modes.within)
     }
   }
-  const fileMode = (entry: yauzl.Entry) => (modes ? (recordedMode(entry) ?? 0o644 & modes.within) & KEPT_BITS : 0)
+  // Always its owner's read and write: a file the manager cannot read back would fail every later backup.
+  const fileMode = (entry: yauzl.Entry) =>
+    modes ? ((recordedMode(entry) ?? 0o644 & modes.within) & KEPT_BITS) | 0o600 : 0
   let bytes = 0
   let files = 0
   // A few entries at once: writing one file overlaps reading and inflating the next.

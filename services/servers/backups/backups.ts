@@ -165,7 +165,8 @@ export class Backups {
       method: 'stop-start' as const,
       warning: `'${server.name}' was stopped for ${work} and started again: ${why}`,
     })
-    const profile = gameProfile(server)
+    // The running game's profile: an edit of its hot backup reaches it at its next start.
+    const profile = this.control.runningProfile(server)
     if (!profile.hotBackup)
       return stopped(
         `its profile (${profile.name}) has no hot backup. A server added with --hot-backup 'off;flush;on' (its console commands that stop saving, write the world, and save again) keeps running.`,
@@ -198,7 +199,7 @@ export class Backups {
     const progress = this.#progress(server, operation, basename(target))
     const signal = this.signal()
     await this.#failing(server, `world ${operation}`, async () => {
-      const protocol = gameProfile(server).hotBackup
+      const protocol = this.control.runningProfile(server).hotBackup
       // Listed when the copy begins: after the flush, for a hot one.
       // Directories and files with their modes, for a restore to put back.
       // A whole server directory (no world folder) leaves its logs out.

@@ -25,11 +25,10 @@ export async function claimSocket(
   owner: () => { readonly pid: number } | undefined,
 ): Promise<Server> {
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) throw new SmError('SM_ERR_SERVER_PATH_TOO_LONG', { path })
-  const server = await withFileLock(lock, LISTEN_LOCK_WAIT_MS, async () => {
-    // The socket's last owner, killed a moment ago, may still accept on it: that is no live server.
-    await untilNotDying(owner())
-    return bind(path, accept, taken)
-  })
+  // The socket's last owner, killed a moment ago, may still accept on it: that is no live server.
+  // Waited for before the lock, whose other claimers wait for it no longer than the dying take.
+  await untilNotDying(owner())
+  const server = await withFileLock(lock, LISTEN_LOCK_WAIT_MS, () => bind(path, accept, taken))
   // A live claimer has been at it all this while: it is the one that serves.
   if (!server) throw taken()
   return server

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
-import { REDACTED } from '../../../lib/secrets'
+import { isSecretName, REDACTED } from '../../../lib/secrets'
 import { withoutServerSecrets } from '../../../lib/server-secrets'
 import { roleAtLeast } from '../../auth/contract'
 import { adminOnlyCommand } from '../admin-commands'
@@ -279,10 +279,20 @@ export function apiRoutes(app: WebApp): Router[] {
       response: success('ServerProperties', { properties: z.record(z.string(), z.string()) }),
       errors: { 404: 'No server of that name, or it has no server.properties.' },
     },
-    async (_ctx, { params }) => ({
-      status: 'success',
-      properties: await bus.request('servers:properties', { name: params.name }),
-    }),
+    async (ctx, { params }) => {
+      const properties = await bus.request('servers:properties', { name: params.name })
+      // A secret-named key (rcon.password) is the admin's, like a server's environment: masked
+      // below admin (only an admin may change the file, so nothing masked is ever written back).
+      const admin = currentUser(ctx).role === 'admin'
+      return {
+        status: 'success' as const,
+        properties: admin
+          ? properties
+          : Object.fromEntries(
+              Object.entries(properties).map(([key, value]) => [key, isSecretName(key) ? REDACTED : value]),
+            ),
+      }
+    },
   )
   defineRoute(
     router,

@@ -82,6 +82,24 @@ describe("services/servers: a server's profile changed after it was added, and o
     expect(deleted.map((f: { payload: unknown }) => f.payload)).to.deep.equal([{ name: 'g', file }])
   })
 
+  it("a running game's hot backup follows the profile it was started with until its next start", async () => {
+    const data = gameDataDir()
+    const dir = slowFlushDir()
+    await cliOk(data, slowFlushArgs('g', dir, {}))
+    await cliOk(data, ['server', 'start', 'g'])
+    await cliOk(data, [
+      ...['server', 'edit', 'g', '--hot-backup', 'save-off;save-all flush;save-on'],
+      ...['--hot-backup-done', '^World flushed: '],
+    ])
+    // Its supervisor knows no hot backup yet: stopped and started for it, not held by commands it lacks.
+    const first = JSON.parse(await cliOk(data, ['server', 'backup', 'g', '--json']))
+    expect(first.method).to.equal('stop-start')
+    expect(first.warning).to.match(/no hot backup/)
+    // Started again by the backup: with the edit, so the next one is hot.
+    const second = JSON.parse(await cliOk(data, ['server', 'backup', 'g', '--json']))
+    expect(second.method).to.equal('hot')
+  })
+
   it('PATCH /api/servers/{name} and DELETE /api/servers/{name}/backups/{file}: admin only, checked, checked', async () => {
     const web = await startWeb()
     afterItsUser(() => killServers(web.dataDir))

@@ -1,3 +1,5 @@
+import { appendFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { expect } from 'chai'
 import { withoutSecretArgs } from '../../../lib/server-secrets'
 import { fakeBedrockDir } from '../../helpers/game'
@@ -53,6 +55,20 @@ describe("services/web: a server's environment and secret-looking arguments (iss
     expect(whole.json.server.args[0]).to.equal('--password=pw-arg-secret')
     // The CLI's list, over the bridge, is a list too.
     holdsNone('server list --json', await cliOk(web.dataDir, ['server', 'list', '--json']))
+  })
+
+  it("masks server.properties' secret-named keys (rcon.password) for a moderator; an admin reads them", async () => {
+    web = await startWeb()
+    const dir = fakeBedrockDir()
+    appendFileSync(join(dir, 'server.properties'), 'rcon.password=props-secret\nenable-rcon=true\n')
+    await web.manager.bus.request('servers:add', { name: 'alpha', dir })
+    const moderator = await web.login('m', 'moderator')
+    const masked = await http(`${web.url}/api/servers/alpha/properties`, { token: moderator })
+    expect(masked.status).to.equal(200)
+    expect(masked.text).not.to.contain('props-secret')
+    expect(masked.json.properties).to.include({ 'rcon.password': '[redacted]', 'enable-rcon': 'true' })
+    const whole = await http(`${web.url}/api/servers/alpha/properties`, { token: web.admin })
+    expect(whole.json.properties['rcon.password']).to.equal('props-secret')
   })
 
   it('hides the values of secret-looking flags only', () => {

@@ -18,7 +18,7 @@ export default class ServerEdit extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = "Change a server's command, environment or profile fields after it was added"
   static override description =
-    "Each flag given replaces what the server has (checked as server add checks it: regular expressions must compile, folders must be inside the server directory); --arg, --env, --error-line and --config replace the whole list. --clear <flag> takes a field off, so its profile's applies again. Recorded as a servers:edited fact. A running game takes the change at its next start (server restart); backups and command replies use it at once."
+    "Each flag given replaces what the server has (checked as server add checks it: regular expressions must compile, folders must be inside the server directory); --arg, --env, --error-line and --config replace the whole list. --clear <flag> takes a field off, so its profile's applies again. Recorded as a servers:edited fact. A running game takes the change at its next start (server restart), its hot backups and command replies included; a stopped one at once."
   static override examples = [
     "<%= config.bin %> server edit lobby --hot-backup-done '^World flushed'",
     "<%= config.bin %> server edit lobby --ready-line '^Ready' --chat-line '^\\[Chat\\] '",
