@@ -1,18 +1,24 @@
 /**
  * Console command words only admins may send over the API (decisions §7, issue 32): they stop,
  * reload or save the game, or change who may join, who is an operator and what anyone may do.
- * - stopping, reloading and saving: `stop`, `restart`, `reload`, `save` (Bedrock's `save
+ * - stopping, reloading and saving: `stop`, `restart`, `reload` and Bukkit's `rl`, `paper`
+ *   (`paper reload`), a proxy's `end`, `shutdown` and `greload`, `save` (Bedrock's `save
  *   hold|resume|query`) and `save-all`, `save-off`, `save-on` (Java);
  * - who may join: `allowlist`, `whitelist`;
  * - operators and permissions: `op`, `deop`, `permission` (Bedrock), `changesetting` (Bedrock's
- *   server settings), and the permission plugins' `lp`, `luckperms`, `pex`, `perm`, `perms`,
- *   `permissions`, `sudo` (a command run as someone else).
+ *   server settings), and the permission plugins' `lp`, `lpb`, `lpv`, `luckperms`, `pex`, `perm`,
+ *   `perms`, `permissions`, `sudo` and EssentialsX's `esudo` (a command run as someone else).
  * Moderators send anything else (say, list, kick, ban, tp, gamemode…).
  */
 const ADMIN_ONLY: ReadonlySet<string> = new Set([
   'stop',
   'restart',
   'reload',
+  'rl',
+  'paper',
+  'end',
+  'shutdown',
+  'greload',
   'save',
   'save-all',
   'save-off',
@@ -24,12 +30,15 @@ const ADMIN_ONLY: ReadonlySet<string> = new Set([
   'permission',
   'changesetting',
   'lp',
+  'lpb',
+  'lpv',
   'luckperms',
   'pex',
   'perm',
   'perms',
   'permissions',
   'sudo',
+  'esudo',
 ])
 
 /** Commands that run another command: `execute … run <command>` (Java), `return run <command>`. */

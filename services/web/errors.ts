@@ -101,7 +101,7 @@ export const webErrors = defineErrors('web', {
   SM_ERR_WEB_COMMAND_BLOCKED: spec<{ command: string }>({
     status: 403,
     exit: 77,
-    when: 'A non-admin sent a console command that only admins may send over the API (stop, restart, reload, save…, allowlist, whitelist, op, deop, permission, changesetting, lp, luckperms, pex, perm, perms, permissions, sudo), however spelled: a slash, a namespace, any case, inside execute … run.',
+    when: 'A non-admin sent a console command that only admins may send over the API (stop, restart, reload, rl, paper, end, shutdown, greload, save…, allowlist, whitelist, op, deop, permission, changesetting, lp, lpb, lpv, luckperms, pex, perm, perms, permissions, sudo, esudo), however spelled: a slash, a namespace, any case, inside execute … run.',
     message: (p) =>
       `Only admins may send '${p.command}' to a server (also with a slash, a namespace such as minecraft:, or inside execute … run): it stops, reloads or saves the game, or changes who may join, who is an operator or what anyone may do. Use the power and backup actions instead; an admin manages the allowlist and operators.`,
   }),

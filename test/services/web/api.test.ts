@@ -157,10 +157,16 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
       'changesetting allow-cheats true',
       'lp user m parent set admin',
       'bukkit:reload',
+      'rl confirm',
+      'esudo Steve op Steve',
+      'lpb user Steve permission set *',
       'save-off',
       'Save resume',
     ]
-    const stopping = ['stop', '/STOP', 'minecraft:stop', 'execute run stop', 'restart', 'save-all flush', 'save hold']
+    const stopping = [
+      ...['stop', '/STOP', 'minecraft:stop', 'execute run stop', 'restart', 'save-all flush', 'save hold'],
+      ...['paper reload', 'end', 'shutdown', 'greload'],
+    ]
     for (const command of [...spellings, ...stopping]) {
       const refused = await send(command, moderator)
       expect([refused.status, refused.json.code], command).to.deep.equal([403, 'SM_ERR_WEB_COMMAND_BLOCKED'])
