@@ -23,7 +23,8 @@ const DYING = [
   'server.listen(16)',
   'threading.Thread(target=lambda: time.sleep(float(sys.argv[2]))).start()',
   "print('listening', flush=True)",
-  'ctypes.CDLL(None).syscall(60, 0)',
+  // The bare exit system call (not exit_group): its number on x86-64, else on arm64.
+  "import platform; ctypes.CDLL(None).syscall(60 if platform.machine() == 'x86_64' else 93, 0)",
 ].join('\n')
 
 async function dyingOwner(socket: string, seconds = 3600): Promise<ChildProcess> {
