@@ -9,18 +9,10 @@ import { gameProfile } from '../profiles'
 import { serverSetting } from '../server-settings'
 import { ACTIVE } from '../supervisor/run-files'
 import { configFiles, leftOut, wholeDirectory, worldFolder } from '../world'
-import {
-  type ArchiveEntry,
-  extractZip,
-  listTree,
-  modeOf,
-  type Progress,
-  readZipEntries,
-  UnsafeEntryError,
-  writeZip,
-} from './archive'
+import { type ArchiveEntry, extractZip, listTree, modeOf, type Progress, writeZip } from './archive'
+import { carryOver, checkArchive, configWhat, worldWhat } from './backup-checks'
 import { withSaveHold, withSavingOff } from './hot-backup'
-import { checkRoom, MAX_UNPACKED_SETTING, unpackLimit } from './unpack-limits'
+import { MAX_UNPACKED_SETTING, unpackLimit } from './unpack-limits'
 
 const NAME = /^(world|config)_(\d{8}-\d{6}-\d{3})(?:_[a-z-]+)?\.(mcworld|zip)$/
 /** A safety copy's name: what a restore or import replaced (`world_<time>_pre-restore.mcworld`). */
@@ -379,7 +371,7 @@ export class Backups {
 
   async #restore(server: ServerRecord, path: string, kind: BackupKind, options: { stopStart?: boolean }) {
     await this.#sweep(server)
-    await this.#validate(server, path, kind)
+    await checkArchive(server, path, kind, await this.#maxUnpacked())
     const restore = async () => {
       const safety =
         kind === 'world' ? await this.#world(server, false, '_pre-restore') : await this.#config(server, '_pre-restore')
@@ -449,7 +441,7 @@ export class Backups {
       perform: () =>
         this.#locked(server, 'import', async () => {
           await this.#sweep(server)
-          await this.#validate(server, source, 'world')
+          await checkArchive(server, source, 'world', await this.#maxUnpacked())
           return this.#whileStopped(server, options, 'an import', async () => {
             const world = worldFolder(server)
             const safety =
@@ -473,49 +465,6 @@ export class Backups {
     const path = join(await this.folder(server), name)
     if (!existsSync(path)) throw new SmError('SM_ERR_BACKUP_NOT_FOUND', { server: server.name, file: name })
     return path
-  }
-
-  /**
-   * Checks an archive before anything changes: a readable zip, no entry escaping or a link, the
-   * right content, and room for it (servers.max_unpacked_mb, and the free space where it goes).
-   */
-  async #validate(server: ServerRecord, path: string, kind: BackupKind): Promise<void> {
-    let entries: { name: string; size: number }[]
-    try {
-      entries = await readZipEntries(path)
-    } catch (error) {
-      if (error instanceof UnsafeEntryError)
-        throw new SmError('SM_ERR_BACKUP_UNSAFE_ENTRY', { file: path, entry: error.entry, reason: error.reason })
-      throw new SmError('SM_ERR_BACKUP_INVALID', {
-        file: path,
-        reason: `it cannot be read as a zip (${reasonOf(error)})`,
-      })
-    }
-    if (entries.length === 0) throw new SmError('SM_ERR_BACKUP_INVALID', { file: path, reason: 'it is empty' })
-    const into = (kind === 'world' ? worldFolder(server) : undefined) ?? server.dir
-    checkRoom(
-      path,
-      entries.reduce((sum, entry) => sum + entry.size, 0),
-      into,
-      await this.#maxUnpacked(),
-    )
-    const names = entries.map((e) => e.name.replace(/\\/g, '/'))
-    const { name: game, worldMarkers: markers } = gameProfile(server)
-    const marks = (n: string) => markers.some((m) => (m.endsWith('/') ? n.startsWith(m) : n === m))
-    if (kind === 'world' && markers.length > 0 && !names.some(marks))
-      throw new SmError('SM_ERR_BACKUP_INVALID', {
-        file: path,
-        reason: `it holds no ${game} world (none of ${markers.join(', ')} at its top)`,
-      })
-    if (kind === 'config') {
-      const allowed = configFiles(server).map((name) => posix.normalize(name.replace(/\\/g, '/')))
-      const stray = names.find((n) => !allowed.includes(n))
-      if (stray)
-        throw new SmError('SM_ERR_BACKUP_INVALID', {
-          file: path,
-          reason: `'${stray}' is not a config file of this server (${allowed.join(', ')})`,
-        })
-    }
   }
 
   /** Extracts next to the world, then swaps it in with two renames: a failure leaves the old world. */
@@ -634,33 +583,6 @@ function alive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
-}
-
-/**
- * Moves what a whole-directory backup leaves out (leftOut: its logs) from the directory being
- * replaced into its replacement, where the replacement has no such entry of its own.
- */
-function carryOver(from: string, into: string): void {
-  for (const entry of listTree(from, { directories: true })) {
-    if (!leftOut(entry.name)) continue
-    const target = join(into, entry.name)
-    if (existsSync(target) || !existsSync(entry.path)) continue
-    mkdirSync(dirname(target), { recursive: true })
-    renameSync(entry.path, target)
-  }
-}
-
-/** What a server without a world directory lacks, as SM_ERR_BACKUP_NOTHING names it. */
-function worldWhat(world: string | undefined): string {
-  return `world directory${world ? ` (${world})` : ''}`
-}
-
-/** What a server without config files lacks, as SM_ERR_BACKUP_NOTHING names it. */
-function configWhat(server: ServerRecord): string {
-  const declared = configFiles(server)
-  return declared.length
-    ? `config files (${declared.join(', ')})`
-    : `config files (none declared: add them with 'server add --config', its profile knows none)`
 }
 
 function stamp(date = new Date()): string {
