@@ -28,20 +28,26 @@
  */
 import { join } from 'node:path'
 import { Args, Errors, Flags, Command as OclifCommand } from '@oclif/core'
+import { knowErrors } from './kernel/error-catalogue'
 import { errorLine, SmError, toSmError } from './kernel/errors'
 import type { Logger } from './kernel/logger'
+import { natsErrors } from './lib/nats-errors'
 import { BridgeClient } from './services/bridge/client'
+import { bridgeErrors } from './services/bridge/errors'
 import { cliError } from './services/cli/cli-error'
+import { cliErrors } from './services/cli/errors'
 import { bindingOf } from './services/cli/plugin-binding'
 import { wireCli, wiring } from './services/cli/wiring'
 import type { CliPluginRuntime } from './services/plugins/contract'
-// The CLI raises some of these services' codes itself (a bad plugin name, a missing setting),
-// with no manager running: bin/run.js loads this module first, so every CLI process has them.
-import './services/cli/errors'
-import './services/plugins/errors'
-import './services/servers/errors'
-import './services/settings/errors'
+import { pluginsErrors } from './services/plugins/errors'
 import type { PluginApi } from './services/plugins/plugin-api'
+import { serversErrors } from './services/servers/errors'
+import { settingsErrors } from './services/settings/errors'
+
+// The codes a CLI process raises itself, with no manager (no kernel) at hand: its own, a bad
+// plugin name, a missing setting, a server held from here, the bridge's and NATS's as a client.
+// bin/run.js loads this module first, so every CLI process knows them.
+knowErrors(cliErrors, pluginsErrors, serversErrors, settingsErrors, bridgeErrors, natsErrors)
 
 // The CLI's composition root: what runs in a CLI process besides its commands, handed to the CLI
 // (which imports no other service). The manager, the plugins' runtime and the supervision client

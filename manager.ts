@@ -9,7 +9,7 @@ import * as sdk from './index'
 import { createKernel, type Kernel, type Logger, type Service } from './kernel'
 import { openDataDir, resolveDataDir } from './lib/data-dir'
 import { authService } from './services/auth'
-import { bridgeService, type HostOptions, natsService } from './services/bridge'
+import { bridgeDeclarations, bridgeService, type HostOptions, natsDeclarations, natsService } from './services/bridge'
 import { eventsService } from './services/events'
 import { filesService } from './services/files'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
@@ -18,7 +18,7 @@ import { pluginsService } from './services/plugins'
 import { serversService } from './services/servers'
 import { settingsService } from './services/settings'
 import { tasksService } from './services/tasks'
-import { webService } from './services/web'
+import { webDeclarations, webService } from './services/web'
 
 export * from './kernel'
 export { resolveDataDir } from './lib/data-dir'
@@ -144,6 +144,10 @@ export function createManager(options: ManagerOptions = {}): Kernel {
   const kernel = createKernel({ config: { dataDir }, logger })
   const web = options.web ?? options.daemon
   if (web) services.push(webService({ version: VERSION, listen: typeof web === 'object' ? web : undefined }))
+  // What the manager process runs is declared here too: its settings are set, its codes raised
+  // and its commands named from any process of the data directory.
+  if (!options.daemon) kernel.declare([...bridgeDeclarations, ...natsDeclarations], 'the manager (its bridge)')
+  if (!web) kernel.declare(webDeclarations, 'the manager (its web server)')
   return kernel.use(
     ...services,
     ...builtinServices({ ...options, autostart: options.host !== undefined }),

@@ -5,15 +5,18 @@
  * plugin's `import … from 'server-manager'` (and `/web`, `/cli`) resolve to, and the web
  * service's part in the thread (its routes and pages), loaded only for a plugin with routers.
  */
-import * as sdk from './index'
-// The catalogues of the codes a plugin's own code raises here (its routes' guards and
-// validation, its this.api's argument checks), so their errors carry their status here too.
-import './services/auth/errors'
-import './services/plugins/errors'
-import './services/web/errors'
 import { workerData } from 'node:worker_threads'
+import * as sdk from './index'
+import { knowErrors } from './kernel/error-catalogue'
+import { authErrors } from './services/auth/errors'
+import { pluginsErrors } from './services/plugins/errors'
 import { runInspectorThread, runPluginThread } from './services/plugins/thread/runtime'
 import type { ThreadWeb } from './services/web/contract'
+import { webErrors } from './services/web/errors'
+
+// The codes a plugin's own code raises here, where no kernel is (its routes' guards and
+// validation, its this.api's argument checks), so their errors carry their status here too.
+knowErrors(authErrors, pluginsErrors, webErrors)
 
 const modules = { sdk, web: () => require('./web'), cli: () => require('./cli') }
 // An inspector imports plugin modules for discovery; any other thread runs one plugin.

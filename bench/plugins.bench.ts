@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EventEmitter2 } from 'eventemitter2'
-import { Bus, BusScope, createManager, silentLogger } from '../manager'
+import { Bus, BusScope, builtinServices, createKernel, createManager, silentLogger } from '../manager'
 import { discover } from '../services/plugins/discovery'
 import { eventIdentifier } from '../services/plugins/identity'
 import { LoadedPlugin, type RunningPlugin } from '../services/plugins/loaded-plugin'
@@ -130,8 +130,10 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
     definitions.push(await importer.import(candidate))
   /** A bus with the plugins loaded on it: in the manager's thread, or each in its own. */
   const loaded = async (threaded: boolean) => {
-    const bus = new Bus()
-    bus.setIdentifier(eventIdentifier())
+    // The built-in services' declarations (their actions are the hooks), on a bus of their own.
+    const { catalogue } = createKernel().use(...builtinServices())
+    const bus = new Bus({ catalogue })
+    bus.setIdentifier(eventIdentifier(catalogue.actions()))
     const scope = new BusScope(bus, 'plugins', 'plugins')
     const options = {
       scope,

@@ -1,3 +1,4 @@
+import { tagged } from './declaration'
 import type { ActionMap, ActionName } from './maps'
 
 /** What the runtime knows of one action besides its payload type. */
@@ -16,31 +17,40 @@ export interface ActionEntry {
   readonly declaration: ActionDeclaration
 }
 
-const catalogue = new Map<string, ActionEntry>()
-
 /**
  * Declares the actions a service performs (their payload types are merged into `ActionMap` in
- * the same file). Everything else is derived from this one record: the `before_*`/`after_*`
+ * the same file); returns them for the service's `declares`, and a kernel records them when the
+ * service is added. Everything else is derived from this one record: the `before_*`/`after_*`
  * events, the plugin hook method names, the loop guard's identity and the hook reference.
  */
-export function defineActions(
+export function defineActions<T extends { readonly [A in ActionName]?: ActionDeclaration<A> }>(
   owner: string,
-  declarations: { readonly [A in ActionName]?: ActionDeclaration<A> },
-): void {
-  for (const [name, declaration] of Object.entries(declarations) as [string, ActionDeclaration][]) {
-    const known = catalogue.get(name)
-    if (known && known.declaration !== declaration)
-      throw new Error(`action ${name} is declared by both ${known.owner} and ${owner}`)
-    catalogue.set(name, { name, owner, declaration })
+  declarations: T,
+): T {
+  return tagged(declarations, { kind: 'actions', owner })
+}
+
+/** One kernel's actions, as its services declared them. */
+export class ActionCatalogue {
+  readonly #entries = new Map<string, ActionEntry>()
+
+  /** Records an owner's actions; an action two owners declare differently is a bug, refused. */
+  add(owner: string, declarations: object): void {
+    for (const [name, declaration] of Object.entries(declarations) as [string, ActionDeclaration][]) {
+      const known = this.#entries.get(name)
+      if (known && known.declaration !== declaration)
+        throw new Error(`action ${name} is declared by both ${known.owner} and ${owner}`)
+      this.#entries.set(name, { name, owner, declaration })
+    }
   }
-}
 
-/** The service that declared an action (and alone performs it), if any did. */
-export function actionOwner(name: string): string | undefined {
-  return catalogue.get(name)?.owner
-}
+  /** The service that declared an action (and alone performs it), if any did. */
+  ownerOf(name: string): string | undefined {
+    return this.#entries.get(name)?.owner
+  }
 
-/** Every declared action, in declaration order. */
-export function actionCatalogue(): readonly ActionEntry[] {
-  return [...catalogue.values()]
+  /** Every declared action, in declaration order. */
+  entries(): readonly ActionEntry[] {
+    return [...this.#entries.values()]
+  }
 }

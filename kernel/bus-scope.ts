@@ -1,6 +1,5 @@
-import { actionOwner } from './action-catalogue'
 import type { Bus, CommandHandler, EmitOptions, Identifier, Listener, Recorder, RequestOptions } from './bus'
-import { assertMayEmit } from './contract-catalogue'
+import type { Catalogue } from './catalogue'
 import type { DispatchReport } from './dispatch-report'
 import { type Disposable, DisposableStack } from './disposable'
 import { SmError } from './errors'
@@ -40,6 +39,11 @@ export class BusScope implements Disposable {
     const link = this.#registrations.add({ dispose: () => child.dispose() })
     child.#detach = () => this.#registrations.remove(link)
     return child
+  }
+
+  /** What the kernel's services declared (read-only here: a kernel records declarations when a service is added). */
+  get catalogue(): Catalogue {
+    return this.#bus.catalogue
   }
 
   /** Whether `dispose()` ran: a disposed scope refuses new registrations. */
@@ -85,7 +89,7 @@ export class BusScope implements Disposable {
   emit(name: string, payload: unknown, options?: EmitOptions): Promise<DispatchReport> {
     if (!this.#mayEmit.has(name)) {
       try {
-        assertMayEmit(this.namespace, name, actionOwner)
+        this.#bus.catalogue.assertMayEmit(this.namespace, name)
       } catch (error) {
         return Promise.reject(error)
       }

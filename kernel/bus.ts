@@ -1,6 +1,6 @@
 import { EventEmitter2 } from 'eventemitter2'
+import { Catalogue } from './catalogue'
 import { Chain, currentContext, runInContext } from './context'
-import { checkCommand, checkEvent, checkReply, isDeclaredCommand } from './contract-catalogue'
 import { DispatchReport } from './dispatch-report'
 import type { Disposable } from './disposable'
 import { SmError, toSmError } from './errors'
@@ -105,14 +105,18 @@ export class Bus {
   readonly #namespaces = new Map<string, Map<string, number>>()
   readonly #timeoutMs: number
   readonly #checked: boolean
+  /** What its kernel's services declared: the messages it checks, who owns which name. */
+  readonly catalogue: Catalogue
   #recorder: Recorder | undefined
   #identify: Identifier = (event) => event
 
   /**
    * `checkMessages`: check every request, reply and declared event against its contract, not
-   * only those that cross a boundary (the test build does: `SM_CHECK_BUS=1`).
+   * only those that cross a boundary (the test build does: `SM_CHECK_BUS=1`). `catalogue`: its
+   * kernel's (default an empty one of its own).
    */
-  constructor(options: { listenerTimeoutMs?: number; checkMessages?: boolean } = {}) {
+  constructor(options: { listenerTimeoutMs?: number; checkMessages?: boolean; catalogue?: Catalogue } = {}) {
+    this.catalogue = options.catalogue ?? new Catalogue()
     this.#timeoutMs = options.listenerTimeoutMs ?? 10_000
     this.#checked = options.checkMessages ?? process.env.SM_CHECK_BUS === '1'
   }
@@ -221,7 +225,7 @@ export class Bus {
   emit(name: string, payload: unknown, options?: EmitOptions): Promise<DispatchReport> {
     if (this.#checked) {
       try {
-        checkEvent(name, payload)
+        this.catalogue.checkEvent(name, payload)
       } catch (error) {
         return Promise.reject(error)
       }
@@ -244,7 +248,7 @@ export class Bus {
   relay(name: string, payload: unknown, actor: string, seq?: number): Promise<DispatchReport> {
     if (this.#checked) {
       try {
-        checkEvent(name, payload)
+        this.catalogue.checkEvent(name, payload)
       } catch (error) {
         return Promise.reject(error)
       }
@@ -329,7 +333,7 @@ export class Bus {
     const handler = this.#handlerOf(name)
     if (!handler) throw new SmError('SM_ERR_KERNEL_NO_HANDLER', { command: name })
     // Inside a process, a command nobody declared is a test's or an embedder's own (the boundaries refuse it).
-    if (this.#checked && isDeclaredCommand(name)) checkCommand(name, payload)
+    if (this.#checked && this.catalogue.isDeclaredCommand(name)) this.catalogue.checkCommand(name, payload)
     const actor = options?.actor ?? currentContext().actor
     const call = () => handler.fn(payload, { command: name, actor })
     let reply: unknown
@@ -343,7 +347,7 @@ export class Bus {
     } catch (error) {
       throw toSmError(error)
     }
-    if (this.#checked) checkReply(name, reply)
+    if (this.#checked) this.catalogue.checkReply(name, reply)
     return reply as CommandReply<K>
   }
 

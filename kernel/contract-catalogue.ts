@@ -1,12 +1,13 @@
 import { z } from 'zod'
+import { tagged } from './declaration'
 import { SmError } from './errors'
 
 /**
  * The bus's messages, declared once. Each service declares its commands (payload and reply)
  * and its events with zod schemas in its `contract.ts`; the types of `CommandMap` and
- * `EventMap` come from them (`interface CommandMap extends CommandsOf<typeof commands> {}`),
- * and whatever crosses a boundary (the bridge, the HTTP API, a plugin's call) is checked
- * against them here. Every schema is plain data: what a JSON round trip keeps. Whatever is not
+ * `EventMap` come from them (`interface CommandMap extends CommandsOf<typeof commands> {}`).
+ * The service hands them to its kernel (`declares`), whose catalogue checks whatever crosses a
+ * boundary (the bridge, the HTTP API, a plugin's call) against them. Every schema is plain data: what a JSON round trip keeps. Whatever is not
  * data (a projection's reader, a task's work, a plugin's routers) is a capability in the
  * registry, never a message.
  */
@@ -41,109 +42,117 @@ export interface MessageEntry<S> {
   readonly formerly?: string
 }
 
-const commands = new Map<string, MessageEntry<CommandSpec>>()
-const events = new Map<string, MessageEntry<z.ZodType>>()
-/** The namespaces that declared something: only their owners emit in them. */
-const owners = new Set<string>()
-
-function declare<S>(
-  kind: string,
-  table: Map<string, MessageEntry<S>>,
-  owner: string,
-  specs: Record<string, S>,
-  formerly: Record<string, string | undefined> = {},
-) {
-  for (const [name, spec] of Object.entries(specs)) {
-    // A name says who owns it: `<namespace>:<name>`, in the declaring namespace.
+/** The owner's namespace check: `<namespace>:<name>`, in the declaring namespace. */
+function inNamespace(kind: string, owner: string, specs: object): void {
+  for (const name of Object.keys(specs))
     if (!name.startsWith(`${owner}:`)) throw new Error(`${kind} ${name} is not in the namespace ${owner}: of its owner`)
-    const known = table.get(name)
-    if (known && known.spec !== spec) throw new Error(`${kind} ${name} is declared by both ${known.owner} and ${owner}`)
-    table.set(name, { name, owner, spec, formerly: formerly[name] })
-    owners.add(owner)
-  }
-}
-
-/** Declares an owner's commands; returns them for `CommandsOf`. */
-export function defineCommands<T extends Record<string, CommandSpec>>(owner: string, specs: T): T {
-  declare('command', commands, owner, specs)
-  return specs
 }
 
 /**
- * Declares a namespace's events (facts and live notices); returns them for `EventsOf`.
- * `formerly`: names they had before, which the event log renames its stored facts from.
+ * Declares an owner's commands; returns them for `CommandsOf`, and for the owning service's
+ * `declares` (a kernel records them when the service is added).
+ */
+export function defineCommands<T extends Record<string, CommandSpec>>(owner: string, specs: T): T {
+  inNamespace('command', owner, specs)
+  return tagged(specs, { kind: 'commands', owner })
+}
+
+/**
+ * Declares a namespace's events (facts and live notices); returns them for `EventsOf`, and for
+ * the owning service's `declares`. `formerly`: names they had before, which the event log renames
+ * its stored facts from.
  */
 export function defineEvents<T extends Record<string, z.ZodType>>(
   owner: string,
   specs: T,
   formerly: { readonly [K in keyof T]?: string } = {},
 ): T {
-  declare('event', events, owner, specs, formerly as Record<string, string | undefined>)
-  return specs
+  inNamespace('event', owner, specs)
+  return tagged(specs, { kind: 'events', owner, formerly: formerly as Record<string, string | undefined> })
 }
 
-/** Every rename of a declared event: the event log applies them to what it stored before. */
-export function renamedEvents(): readonly { readonly from: string; readonly to: string }[] {
-  return [...events.values()].flatMap(({ name, formerly }) => (formerly ? [{ from: formerly, to: name }] : []))
-}
+/** One kernel's commands and events: what its services declared, and the checks made of them. */
+export class ContractCatalogue {
+  readonly #commands = new Map<string, MessageEntry<CommandSpec>>()
+  readonly #events = new Map<string, MessageEntry<z.ZodType>>()
+  /** The namespaces that declared something: only their owners emit in them. */
+  readonly #owners = new Set<string>()
 
-/**
- * Refuses an emit by a sender that does not own the event: a declared event is its namespace's
- * (`servers:added` only from the servers service), a hook `before_x`/`after_x` its action's
- * owner's; anything else must be a name in a namespace no service owns (a plugin's custom
- * events travel as `~custom:<plugin>:<event>`). `namespace`: the sender's (a service's), or
- * undefined for a plugin.
- */
-export function assertMayEmit(
-  namespace: string | undefined,
-  name: string,
-  actionOwner: (action: string) => string | undefined,
-): void {
-  const declared = events.get(name)
-  const hook = /^(before|after)_(.+)$/.exec(name)
-  const owner = declared?.owner ?? (hook ? actionOwner(hook[2] as string) : undefined)
-  if (owner !== undefined) {
-    if (owner === namespace) return
-    throw new SmError('SM_ERR_BUS_NOT_OWNER', { event: name, owner, sender: namespace ?? 'a plugin' })
+  /** Records a declaration; a name two owners declare differently is a bug, refused. */
+  add(kind: 'commands' | 'events', owner: string, specs: object, formerly: Record<string, string | undefined> = {}) {
+    const table: Map<string, MessageEntry<unknown>> = kind === 'commands' ? this.#commands : this.#events
+    for (const [name, spec] of Object.entries(specs)) {
+      const known = table.get(name)
+      if (known && known.spec !== spec)
+        throw new Error(`${kind} ${name} is declared by both ${known.owner} and ${owner}`)
+      table.set(name, { name, owner, spec, formerly: formerly[name] })
+      this.#owners.add(owner)
+    }
   }
-  const colon = name.indexOf(':')
-  const ns = colon > 0 ? name.slice(0, colon) : undefined
-  if (ns === undefined || owners.has(ns)) throw new SmError('SM_ERR_BUS_UNDECLARED', { kind: 'event', name })
-}
 
-export function commandCatalogue(): readonly MessageEntry<CommandSpec>[] {
-  return [...commands.values()]
-}
+  /** Every rename of a declared event: the event log applies them to what it stored before. */
+  renamedEvents(): readonly { readonly from: string; readonly to: string }[] {
+    return [...this.#events.values()].flatMap(({ name, formerly }) => (formerly ? [{ from: formerly, to: name }] : []))
+  }
 
-export function eventCatalogue(): readonly MessageEntry<z.ZodType>[] {
-  return [...events.values()]
-}
+  /**
+   * Refuses an emit by a sender that does not own the event: a declared event is its namespace's
+   * (`servers:added` only from the servers service), a hook `before_x`/`after_x` its action's
+   * owner's; anything else must be a name in a namespace no service owns (a plugin's custom
+   * events travel as `~custom:<plugin>:<event>`). `namespace`: the sender's (a service's), or
+   * undefined for a plugin.
+   */
+  assertMayEmit(
+    namespace: string | undefined,
+    name: string,
+    actionOwner: (action: string) => string | undefined,
+  ): void {
+    const declared = this.#events.get(name)
+    const hook = /^(before|after)_(.+)$/.exec(name)
+    const owner = declared?.owner ?? (hook ? actionOwner(hook[2] as string) : undefined)
+    if (owner !== undefined) {
+      if (owner === namespace) return
+      throw new SmError('SM_ERR_BUS_NOT_OWNER', { event: name, owner, sender: namespace ?? 'a plugin' })
+    }
+    const colon = name.indexOf(':')
+    const ns = colon > 0 ? name.slice(0, colon) : undefined
+    if (ns === undefined || this.#owners.has(ns)) throw new SmError('SM_ERR_BUS_UNDECLARED', { kind: 'event', name })
+  }
 
-export function isDeclaredCommand(name: string): boolean {
-  return commands.has(name)
-}
+  commands(): readonly MessageEntry<CommandSpec>[] {
+    return [...this.#commands.values()]
+  }
 
-/**
- * A command's payload as its schema reads it (unknown fields dropped), for a caller on the
- * other side of a boundary: an undeclared command or a payload that does not fit is a coded
- * 4xx-class error, never an internal one.
- */
-export function checkCommand(name: string, payload: unknown): unknown {
-  const entry = commands.get(name)
-  if (!entry) throw new SmError('SM_ERR_BUS_UNDECLARED', { kind: 'command', name })
-  return parsed(entry.spec.payload, payload, 'command', name)
-}
+  events(): readonly MessageEntry<z.ZodType>[] {
+    return [...this.#events.values()]
+  }
 
-/** A declared event's payload as its schema reads it; an undeclared name passes (custom events are the plugins'). */
-export function checkEvent(name: string, payload: unknown): unknown {
-  const entry = events.get(name)
-  return entry ? parsed(entry.spec, payload, 'event', name) : payload
-}
+  isDeclaredCommand(name: string): boolean {
+    return this.#commands.has(name)
+  }
 
-/** Checks a reply against its command's schema (the test build checks every reply). */
-export function checkReply(name: string, reply: unknown): unknown {
-  const entry = commands.get(name)
-  return entry ? parsed(entry.spec.reply, reply, 'reply of', name) : reply
+  /**
+   * A command's payload as its schema reads it (unknown fields dropped), for a caller on the
+   * other side of a boundary: an undeclared command or a payload that does not fit is a coded
+   * 4xx-class error, never an internal one.
+   */
+  checkCommand(name: string, payload: unknown): unknown {
+    const entry = this.#commands.get(name)
+    if (!entry) throw new SmError('SM_ERR_BUS_UNDECLARED', { kind: 'command', name })
+    return parsed(entry.spec.payload, payload, 'command', name)
+  }
+
+  /** A declared event's payload as its schema reads it; an undeclared name passes (custom events are the plugins'). */
+  checkEvent(name: string, payload: unknown): unknown {
+    const entry = this.#events.get(name)
+    return entry ? parsed(entry.spec, payload, 'event', name) : payload
+  }
+
+  /** Checks a reply against its command's schema (the test build checks every reply). */
+  checkReply(name: string, reply: unknown): unknown {
+    const entry = this.#commands.get(name)
+    return entry ? parsed(entry.spec.reply, reply, 'reply of', name) : reply
+  }
 }
 
 function parsed(schema: z.ZodType, value: unknown, kind: string, name: string): unknown {

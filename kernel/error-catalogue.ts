@@ -1,8 +1,10 @@
+import { tagged, tagOf } from './declaration'
+
 /**
  * The error catalogue: every code the product raises, with its HTTP status, CLI exit code
  * (sysexits-style), when it happens, and a message template that tells the reader what to do.
- * The kernel holds only the registry and its own codes; each service declares its codes with
- * `defineErrors` in its `errors.ts` and merges their parameter types into `ErrorMap`.
+ * Each service declares its codes with `defineErrors` in its `errors.ts` (merging their parameter
+ * types into `ErrorMap`) and hands them to its kernel (`declares`).
  * docs/errors.md is the table of all of them; test/kernel/error-catalogue.test.ts keeps the two equal.
  */
 export interface ErrorSpec<P> {
@@ -41,24 +43,55 @@ export interface CatalogueEntry {
   readonly spec: AnySpec
 }
 
-const catalogue = new Map<string, CatalogueEntry>()
-
-/** Declares an owner's error codes; a code declared by two owners is a bug, refused at load. */
+/**
+ * Declares an owner's error codes: plain data, returned for the modules that raise them and for
+ * the service's `declares`. A kernel's catalogue (what it documents) is the union of its
+ * services' declarations; what a code means is the same in every process (`knowErrors`).
+ */
 export function defineErrors<T extends Record<string, AnySpec>>(owner: string, specs: T): T {
-  for (const [code, s] of Object.entries(specs)) {
-    const known = catalogue.get(code)
-    if (known && known.spec !== s) throw new Error(`error code ${code} is declared by both ${known.owner} and ${owner}`)
-    catalogue.set(code, { code, owner, spec: s })
+  return tagged(specs, { kind: 'errors', owner })
+}
+
+/** A table of codes; a code declared by two owners differently is a bug, refused. */
+export class ErrorCatalogue {
+  readonly #entries = new Map<string, CatalogueEntry>()
+
+  add(owner: string, specs: object): void {
+    for (const [code, s] of Object.entries(specs) as [string, AnySpec][]) {
+      const known = this.#entries.get(code)
+      if (known && known.spec !== s)
+        throw new Error(`error code ${code} is declared by both ${known.owner} and ${owner}`)
+      this.#entries.set(code, { code, owner, spec: s })
+    }
   }
-  return specs
+
+  /** The spec of a code, if it was declared here. */
+  spec(code: string): AnySpec | undefined {
+    return this.#entries.get(code)?.spec
+  }
+
+  /** Every declared code, in declaration order. */
+  entries(): readonly CatalogueEntry[] {
+    return [...this.#entries.values()]
+  }
 }
 
-/** The spec of a code, if a loaded module declared it. */
+// What each code means, in this process: a code means the same everywhere, so one table is
+// shared by every kernel of the process (each adds its services' codes when they are added) and
+// by code that runs with no kernel (the CLI before any manager, a host agent, a plugin's thread),
+// whose entry point hands it the codes it raises (`knowErrors(cliErrors, …)`). It only grows.
+const known = new ErrorCatalogue()
+
+/** Makes declared error codes known to this process: an SmError of one carries its status and message. */
+export function knowErrors(...declarations: readonly object[]): void {
+  for (const declaration of declarations) {
+    const tag = tagOf(declaration)
+    if (tag?.kind !== 'errors') throw new Error('knowErrors takes what defineErrors returned')
+    known.add(tag.owner, declaration)
+  }
+}
+
+/** What a code means, if it is known in this process (`knowErrors`). */
 export function errorSpec(code: string): AnySpec | undefined {
-  return catalogue.get(code)?.spec
-}
-
-/** Every declared code, in declaration order. */
-export function errorCatalogue(): readonly CatalogueEntry[] {
-  return [...catalogue.values()]
+  return known.spec(code)
 }

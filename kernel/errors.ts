@@ -1,5 +1,9 @@
-import { type ErrorCode, type ErrorParams, errorSpec } from './error-catalogue'
-import './kernel-errors'
+import { type ErrorCode, type ErrorParams, errorSpec, knowErrors } from './error-catalogue'
+import { kernelErrors } from './kernel-errors'
+
+// The kernel's own codes mean what they say wherever the kernel is loaded; any other code once
+// it is known to the process (knowErrors: a kernel's services, or an entry point's own list).
+knowErrors(kernelErrors)
 
 /** An SmError as it travels between processes (the bus bridge, HTTP). */
 export interface WireError {

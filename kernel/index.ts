@@ -7,13 +7,7 @@ export {
   reportObserved,
   type Veto,
 } from './action'
-export {
-  type ActionDeclaration,
-  type ActionEntry,
-  actionCatalogue,
-  actionOwner,
-  defineActions,
-} from './action-catalogue'
+export { type ActionDeclaration, type ActionEntry, defineActions } from './action-catalogue'
 export type {
   CommandHandler,
   EmitOptions,
@@ -27,18 +21,17 @@ export type {
 } from './bus'
 export { Bus } from './bus'
 export { BusScope } from './bus-scope'
+export { Catalogue } from './catalogue'
 export { type CallContext, Chain, currentContext, runInContext } from './context'
 export {
+  type CommandSpec,
   type CommandsOf,
-  checkCommand,
   command,
-  commandCatalogue,
   defineCommands,
   defineEvents,
   type EventsOf,
   empty,
-  eventCatalogue,
-  renamedEvents,
+  type MessageEntry,
 } from './contract-catalogue'
 export { deepFreeze } from './deep-freeze'
 export { type DispatchFailure, DispatchReport, type DispatchSuccess } from './dispatch-report'
@@ -51,8 +44,8 @@ export {
   type ErrorMapOf,
   type ErrorParams,
   type ErrorSpec,
-  errorCatalogue,
   errorSpec,
+  knowErrors,
 } from './error-catalogue'
 export {
   errorLine,
@@ -100,7 +93,6 @@ export {
   type SettingEntry,
   type SettingRule,
   type SettingSpec,
-  settingCatalogue,
   wholeNumber,
 } from './setting-catalogue'
 export { isThenable, timeBox } from './time-box'

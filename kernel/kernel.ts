@@ -1,7 +1,9 @@
-import './kernel-events'
 import { Bus } from './bus'
 import { BusScope } from './bus-scope'
+import { Catalogue } from './catalogue'
 import { isDiskFull, reasonOf, SmError, toSmError } from './errors'
+import { kernelErrors } from './kernel-errors'
+import { kernelEvents } from './kernel-events'
 import { type Logger, silentLogger } from './logger'
 import type { KernelConfig, PayloadOf } from './maps'
 import { createToken, Registry } from './registry'
@@ -30,8 +32,18 @@ export interface Kernel {
   readonly logger: Logger
   readonly config: Readonly<KernelConfig>
   readonly state: KernelState
-  /** Registers services; they start in dependency order on `start()`. */
+  /** What this kernel and its services declared (commands, events, actions, errors, settings): this kernel's alone. */
+  readonly catalogue: Catalogue
+  /**
+   * Registers services, and records what each declares (`Service.declares`) in this kernel's
+   * catalogue at once; they start in dependency order on `start()`.
+   */
   use(...services: Service[]): Kernel
+  /**
+   * Records declarations of a service that runs elsewhere, for a composition root that knows it:
+   * a CLI's in-process manager sets the web service's settings, which the manager process runs.
+   */
+  declare(declarations: readonly object[], by: string): Kernel
   /**
    * Starts every service, tells each it is ready, then emits `kernel:ready`; on a failure, stops
    * those already started and rejects.
@@ -48,7 +60,9 @@ interface Running {
 
 /** Creates a kernel: a bus, a registry and the lifecycle of the services given to it. */
 export function createKernel(options: KernelOptions = {}): Kernel {
-  const bus = new Bus({ listenerTimeoutMs: options.listenerTimeoutMs })
+  const catalogue = new Catalogue()
+  catalogue.add([kernelEvents, kernelErrors], 'the kernel')
+  const bus = new Bus({ listenerTimeoutMs: options.listenerTimeoutMs, catalogue })
   const registry = new Registry()
   const logger = options.logger ?? silentLogger
   const config = Object.freeze({ ...options.config }) as Readonly<KernelConfig>
@@ -97,6 +111,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     registry,
     logger,
     config,
+    catalogue,
     get state() {
       return state
     },
@@ -105,8 +120,13 @@ export function createKernel(options: KernelOptions = {}): Kernel {
         if (services.some((s) => s.name === service.name)) {
           throw new SmError('SM_ERR_KERNEL_DUPLICATE_SERVICE', { service: service.name })
         }
+        catalogue.add(service.declares ?? [], `service ${service.name}`)
         services.push(service)
       }
+      return kernel
+    },
+    declare(declarations, by) {
+      catalogue.add(declarations, by)
       return kernel
     },
     async start() {

@@ -31,6 +31,12 @@ export interface Service {
    * any event to this bus's listeners, whatever its owner, without recording it again.
    */
   readonly relays?: boolean
+  /**
+   * What it declares, each made by a `define…` function (`defineCommands`, `defineEvents`,
+   * `defineActions`, `defineErrors`, `defineSettings`): its kernel records them when the service
+   * is added, so a kernel knows only its own services' commands, events, hooks, codes and settings.
+   */
+  readonly declares?: readonly object[]
   start(ctx: ServiceContext): void | Promise<void>
   /**
    * How long its start may take before the boot fails (default the kernel's, 30 s): for a

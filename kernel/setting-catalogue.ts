@@ -1,3 +1,5 @@
+import { tagged } from './declaration'
+
 /** What the composition root tells every setting's default about this manager. */
 export interface SettingContext {
   readonly dataDir: string
@@ -28,25 +30,34 @@ export interface SettingEntry {
   readonly spec: SettingSpec
 }
 
-const catalogue = new Map<string, SettingEntry>()
-
 /**
- * Declares an owner's global settings (full dot paths), with defaults and rules. Each service
- * declares its own in its `settings.ts`; the settings service validates and documents what is
- * declared, and nothing else outside `custom.*`.
+ * Declares an owner's global settings (full dot paths), with defaults and rules; returns them for
+ * the service's `declares`. Each service declares its own in its `settings.ts`; the settings
+ * service validates and documents what its kernel has declared, and nothing else outside `custom.*`.
  */
-export function defineSettings(owner: string, specs: Readonly<Record<string, SettingSpec>>): void {
-  for (const [key, spec] of Object.entries(specs)) {
-    const known = catalogue.get(key)
-    if (known && known.spec !== spec) throw new Error(`setting ${key} is declared by both ${known.owner} and ${owner}`)
-    catalogue.set(key, { key, owner, spec })
-    if (spec.secret) markSecretKey(key)
-  }
+export function defineSettings<T extends Readonly<Record<string, SettingSpec>>>(owner: string, specs: T): T {
+  return tagged(specs, { kind: 'settings', owner })
 }
 
-/** Every declared setting, in declaration order. */
-export function settingCatalogue(): readonly SettingEntry[] {
-  return [...catalogue.values()]
+/** One kernel's settings, as its services declared them. */
+export class SettingCatalogue {
+  readonly #entries = new Map<string, SettingEntry>()
+
+  /** Records an owner's settings (a secret one is secret in every output of the process from now on). */
+  add(owner: string, specs: Readonly<Record<string, SettingSpec>>): void {
+    for (const [key, spec] of Object.entries(specs)) {
+      const known = this.#entries.get(key)
+      if (known && known.spec !== spec)
+        throw new Error(`setting ${key} is declared by both ${known.owner} and ${owner}`)
+      this.#entries.set(key, { key, owner, spec })
+      if (spec.secret) markSecretKey(key)
+    }
+  }
+
+  /** Every declared setting, in declaration order. */
+  entries(): readonly SettingEntry[] {
+    return [...this.#entries.values()]
+  }
 }
 
 /** The default of a setting for this manager. */
@@ -62,9 +73,9 @@ export const wholeNumber =
       ? undefined
       : `it must be a whole number from ${min} to ${max}`
 
-// Setting keys declared or marked secret in this process. Secrecy only ever widens: a key once
-// secret stays so (its past values are in the log), so a process-wide set is safe to share
-// between kernels (over-hiding in another kernel of the same process is the worst case).
+// Setting keys declared (to any kernel of this process) or marked secret. Secrecy only ever
+// widens: a key once secret stays so (its past values are in the log), so a process-wide set is
+// safe to share between kernels (over-hiding in another kernel of the same process is the worst case).
 const secretKeys = new Set<string>()
 
 /** Makes a setting key (and everything under it) secret in every output of this process. */
@@ -74,7 +85,7 @@ export function markSecretKey(key: string): void {
 
 /**
  * Whether a setting key, or a key above it, was declared secret (`defineSettings` with
- * `secret: true`) or marked secret (`markSecretKey`). lib/secrets.ts adds the rule for names that
+ * `secret: true`, to a kernel) or marked secret (`markSecretKey`). lib/secrets.ts adds the rule for names that
  * look secret.
  */
 export function isMarkedSecret(key: string): boolean {

@@ -8,7 +8,6 @@ import {
   usernamePasswordAuthenticator,
 } from '@nats-io/transport-node'
 import { reasonOf, SmError } from '../kernel/errors'
-import './nats-errors'
 import { natsUrlProblem } from './nats-subjects'
 
 /** How to reach the broker: the nats.* settings (or a client's environment). */

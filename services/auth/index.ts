@@ -1,14 +1,13 @@
-import { BoundedMap } from '../../lib/bounded-map'
-import './contract'
-import './errors'
-import './settings'
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { errors as jose, jwtVerify, SignJWT } from 'jose'
 import { type BusScope, type Service, SmError } from '../../kernel'
+import { BoundedMap } from '../../lib/bounded-map'
 import { PROJECTIONS, type Projections } from '../events/contract'
 import {
   type ApiTokenRecord,
   AUTH_FACTS,
+  authCommands,
+  authEvents,
   type Identity,
   isRole,
   type Role,
@@ -17,8 +16,10 @@ import {
   SIGN_IN_FACTS,
   type UserRecord,
 } from './contract'
+import { authErrors } from './errors'
 import { decoyHash, hashPassword, verifyPassword } from './passwords'
 import { FailureLimiter } from './rate-limit'
+import { authSettings } from './settings'
 import { type AuthState, readAuthState, type StoredToken, type StoredUser, usersProjection } from './users-projection'
 
 export type * from './contract'
@@ -58,6 +59,7 @@ interface Claims {
 export function authService(): Service {
   return {
     name: 'auth',
+    declares: [authCommands, authEvents, authErrors, authSettings],
     dependsOn: ['events', 'settings'],
     async start({ bus, registry }) {
       const projections = registry.resolve(PROJECTIONS)

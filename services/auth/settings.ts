@@ -1,7 +1,7 @@
 import { defineSettings, wholeNumber } from '../../kernel/setting-catalogue'
 
 /** The auth service's settings (docs/settings.md). */
-defineSettings('auth', {
+export const authSettings = defineSettings('auth', {
   'auth.session_hours': {
     default: 24,
     summary: 'how long a web session lasts without "remember me"',

@@ -1,4 +1,4 @@
-import { type BusScope, type CommandName, checkCommand, type SmError, toSmError, type WireError } from '../../kernel'
+import { type BusScope, type CommandName, type SmError, toSmError, type WireError } from '../../kernel'
 
 /** Who may ask over a bridge: a person at a CLI (`cli:<name>`), or a plugin's command run by one. */
 export const BRIDGE_ACTOR = /^(cli|plugin):[A-Za-z0-9._@$-]{1,64}$/
@@ -12,7 +12,7 @@ export type Answer = { readonly ok: true; readonly value: unknown } | { readonly
  */
 export async function answer(scope: BusScope, command: string, payload: unknown, actor: string): Promise<Answer> {
   try {
-    const checked = checkCommand(command, payload ?? {})
+    const checked = scope.catalogue.checkCommand(command, payload ?? {})
     const value = await scope.request(command as CommandName, checked as never, { actor })
     return { ok: true, value }
   } catch (error) {

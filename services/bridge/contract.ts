@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import {
-  actionCatalogue,
+  type Catalogue,
   type CommandsOf,
   command,
   createToken,
@@ -171,9 +171,9 @@ export function isHostEvent(event: string): boolean {
 }
 
 /** An action about a server (`before_server_start`, `before_command_send`, `before_file_write`, …), whose hooks run in the manager for every host. */
-export function isServerHook(event: string): boolean {
+export function isServerHook(event: string, catalogue: Catalogue): boolean {
   const hook = /^(before|after)_(.+)$/.exec(event)
-  return hook !== null && serverActions().has(hook[2] as string)
+  return hook !== null && serverActions(catalogue).has(hook[2] as string)
 }
 
 /**
@@ -199,23 +199,24 @@ export function serverOf(payload: unknown): string | undefined {
 }
 
 /** Whether the manager takes in facts of this type from a host's log (hostFactTypes), rather than hearing them live. */
-export function isHostFact(event: string): boolean {
+export function isHostFact(event: string, catalogue: Catalogue): boolean {
   if (event.startsWith('servers:')) return true
   const after = /^after_(.+)$/.exec(event)
-  return after !== null && serverActions().has(after[1] as string)
+  return after !== null && serverActions(catalogue).has(after[1] as string)
 }
 
 /** The facts of a host agent's log the manager takes in: its servers' own and their actions'. */
-export function hostFactTypes(): string[] {
-  return ['servers:*', ...[...serverActions()].map((action) => `after_${action}`)]
+export function hostFactTypes(catalogue: Catalogue): string[] {
+  return ['servers:*', ...[...serverActions(catalogue)].map((action) => `after_${action}`)]
 }
 
 /** The services whose actions are about one server: its own, and its files'. */
 const SERVER_ACTION_OWNERS: ReadonlySet<string> = new Set(['servers', 'files'])
 
-function serverActions(): Set<string> {
+function serverActions(catalogue: Catalogue): Set<string> {
   return new Set(
-    actionCatalogue()
+    catalogue
+      .actions()
       .filter((a) => SERVER_ACTION_OWNERS.has(a.owner))
       .map((a) => a.name),
   )

@@ -1,4 +1,4 @@
-import { checkEvent } from '../../kernel/contract-catalogue'
+import type { Catalogue } from '../../kernel'
 import type { StoredEvent } from '../events/contract'
 import { isServerHook } from './contract'
 
@@ -68,13 +68,14 @@ export function admitHostFacts(
   host: string,
   events: readonly StoredEvent[],
   servers: ReadonlyMap<string, KnownServer>,
+  catalogue: Catalogue,
   now: number = Date.now(),
 ): { admitted: StoredEvent[]; refused: RefusedFact[] } {
   const known = new Map(servers)
   const admitted: StoredEvent[] = []
   const refused: RefusedFact[] = []
   for (const event of events) {
-    const reason = refusal(host, event, known, now)
+    const reason = refusal(host, event, known, catalogue, now)
     if (reason !== undefined) {
       refused.push({ seq: event?.seq, type: typeof event?.type === 'string' ? event.type.slice(0, 80) : '?', reason })
       continue
@@ -90,17 +91,23 @@ export function admitHostFacts(
 }
 
 /** Why a host's fact may not enter the log, or undefined when it may. */
-function refusal(host: string, event: StoredEvent, known: Map<string, KnownServer>, now: number): string | undefined {
+function refusal(
+  host: string,
+  event: StoredEvent,
+  known: Map<string, KnownServer>,
+  catalogue: Catalogue,
+  now: number,
+): string | undefined {
   if (typeof event?.type !== 'string' || !Number.isSafeInteger(event.seq) || event.seq < 1)
     return 'it is not a fact of a log (no type or sequence number)'
-  const fields = serverFields(event.type)
+  const fields = serverFields(event.type, catalogue)
   if (!fields) return `a host does not record '${event.type.slice(0, 80)}' (only its servers' facts)`
   if (typeof event.actor !== 'string' || event.actor === '' || event.actor.length > MAX_ACTOR)
     return `its actor is not a name of at most ${MAX_ACTOR} characters`
   if (/\p{Cc}/u.test(event.actor)) return 'its actor holds control characters'
   const payload = event.payload
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return 'its payload is not an object'
-  const shape = shapeRefusal(event.type, payload as Record<string, unknown>)
+  const shape = shapeRefusal(event.type, payload as Record<string, unknown>, catalogue)
   if (shape) return shape
   const decoy = decoyKey(event.type, fields, payload as Record<string, unknown>)
   if (decoy) return `its '${decoy}' names a server where a '${event.type}' names none (a decoy)`
@@ -127,16 +134,16 @@ function refusal(host: string, event: StoredEvent, known: Map<string, KnownServe
 }
 
 /** Where a kind names a server, or undefined for a kind a host does not record. */
-function serverFields(type: string): readonly string[] | undefined {
-  return SERVER_FACTS[type] ?? (type.startsWith('after_') && isServerHook(type) ? ['serverName'] : undefined)
+function serverFields(type: string, catalogue: Catalogue): readonly string[] | undefined {
+  return SERVER_FACTS[type] ?? (type.startsWith('after_') && isServerHook(type, catalogue) ? ['serverName'] : undefined)
 }
 
 /** A declared fact must fit its schema and hold nothing beside it (a field nobody checks is where a lie hides). */
-function shapeRefusal(type: string, payload: Record<string, unknown>): string | undefined {
+function shapeRefusal(type: string, payload: Record<string, unknown>, catalogue: Catalogue): string | undefined {
   if (!(type in SERVER_FACTS)) return undefined
   let parsed: unknown
   try {
-    parsed = checkEvent(type, payload)
+    parsed = catalogue.checkEvent(type, payload)
   } catch (error) {
     return `it is not shaped as '${type}' declares (${(error as Error).message.slice(0, 200)})`
   }

@@ -1,15 +1,16 @@
-import './contract'
-import '../../lib/nats-errors'
-import './errors'
-import './settings'
 import { mkdirSync, rmSync } from 'node:fs'
 import { currentContext, reasonOf, type Service, SmError } from '../../kernel'
 import { ownProcess } from '../../lib/process-identity'
+import { bridgeCommands, bridgeEvents } from './contract'
+import { bridgeErrors } from './errors'
 import { BridgeServer } from './server'
 import { managerFiles, writeManagerInfo } from './socket-files'
 
 export type * from './contract'
-export { type HostOptions, natsService } from './nats'
+export { type HostOptions, natsDeclarations, natsService } from './nats'
+
+/** What the bridge service declares: the `manager:` commands and events and the bridge's codes. */
+export const bridgeDeclarations: readonly object[] = [bridgeCommands, bridgeEvents, bridgeErrors]
 
 /**
  * The manager daemon's door: holds the data directory's one manager socket (a second manager
@@ -24,6 +25,7 @@ export function bridgeService(options: { version: string }): Service {
 
   return {
     name: 'bridge',
+    declares: bridgeDeclarations,
     namespace: 'manager',
     async start({ bus, config, logger }) {
       const files = managerFiles(config.dataDir)

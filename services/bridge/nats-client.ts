@@ -4,9 +4,7 @@ import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
 import { connectNats, type NatsConfig } from '../../lib/nats-link'
 import { isSubjectToken, subjectOf } from '../../lib/nats-subjects'
-import '../../lib/nats-errors'
 import type { Answer } from './answer'
-import './errors'
 import type { EventFrameMeta } from './protocol'
 
 type EventListener = (payload: unknown, meta: EventFrameMeta) => void

@@ -114,7 +114,7 @@ export class NatsHost {
     if (this.#registrations.length > 0) return // bus listeners once: they use whichever connection is current
     this.#registrations.push(
       publishEvents(this.#scope, this.#link, this.#prefix, (event, seq) => {
-        if (seq !== undefined && isHostFact(event)) {
+        if (seq !== undefined && isHostFact(event, this.#scope.catalogue)) {
           this.#link.publish(`${this.#prefix}.fact`, { seq })
           return true
         }
@@ -124,7 +124,7 @@ export class NatsHost {
       this.#scope.on(
         '*',
         (payload, meta) =>
-          meta.event.startsWith('before_') && isServerHook(meta.event)
+          meta.event.startsWith('before_') && isServerHook(meta.event, this.#scope.catalogue)
             ? this.#hook(meta.event, payload, meta.actor)
             : undefined,
         { timeoutMs: HOOK_MS + 1_000 },

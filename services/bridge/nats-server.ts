@@ -4,8 +4,7 @@ import { hostname } from 'node:os'
 import { basename } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node'
-import { type BusScope, type Disposable, isVeto, type Logger, SmError, toSmError } from '../../kernel'
-import { settingCatalogue } from '../../kernel/setting-catalogue'
+import { type BusScope, type Catalogue, type Disposable, isVeto, type Logger, SmError, toSmError } from '../../kernel'
 import type { NatsConfig } from '../../lib/nats-link'
 import { allSubjects, isSubjectToken, nameOfSubject, subjectOf } from '../../lib/nats-subjects'
 import { PIECE_BYTES } from '../../lib/pieces'
@@ -279,14 +278,14 @@ export class NatsBridge implements HostsLink {
       const events = (await this.request(
         host,
         'events:read',
-        { afterSeq: renewed ? 0 : taken.seq, limit: SYNC_PAGE, types: hostFactTypes() },
+        { afterSeq: renewed ? 0 : taken.seq, limit: SYNC_PAGE, types: hostFactTypes(this.#scope.catalogue) },
         'core',
       )) as StoredEvent[]
       if (events.length === 0) return
       // A host speaks for its own servers only, at times it could know, as itself: the rest is
       // refused, each with its code in the log (the cursor still moves past it).
       await this.#refreshOwners(true)
-      const { admitted, refused } = admitHostFacts(host, events, this.#owners)
+      const { admitted, refused } = admitHostFacts(host, events, this.#owners, this.#scope.catalogue)
       this.#logRefused(host, refused)
       const last = events.at(-1)?.seq
       await this.#scope.request('events:ingest', {
@@ -423,7 +422,7 @@ export class NatsBridge implements HostsLink {
     if (!known?.online) {
       this.#logger.info(`nats: host '${name}' (${report.hostname}) is online`)
       void this.#scope.emit('nats:host_online', { name, hostname: report.hostname, version: report.version })
-      void this.#share(name, sharedKeys())
+      void this.#share(name, sharedKeys(this.#scope.catalogue))
     }
     // What it recorded while the link or this manager was down comes in now, in order.
     if (!known?.online || report.log !== known.log || report.lastSeq > known.lastSeq) void this.#syncLogged(name)
@@ -495,7 +494,7 @@ export class NatsBridge implements HostsLink {
     } catch {
       return
     }
-    if (typeof body?.meta?.seq === 'number' && isHostFact(event)) return // a fact of its servers: sync brings it
+    if (typeof body?.meta?.seq === 'number' && isHostFact(event, this.#scope.catalogue)) return // a fact of its servers: sync brings it
     // Only about its own servers: a host's word about another's is not relayed.
     const about = event.startsWith('servers:') ? serverOf(body.payload) : undefined
     if (about !== undefined && this.#owners.get(about)?.host !== host) return
@@ -525,7 +524,9 @@ export class NatsBridge implements HostsLink {
       return
     }
     const event =
-      typeof body.event === 'string' && body.event.startsWith('before_') && isServerHook(body.event)
+      typeof body.event === 'string' &&
+      body.event.startsWith('before_') &&
+      isServerHook(body.event, this.#scope.catalogue)
         ? body.event
         : undefined
     const actor = typeof body.actor === 'string' ? body.actor : `host:${host}`
@@ -555,8 +556,9 @@ export class NatsBridge implements HostsLink {
 }
 
 /** The declared settings a host takes from its manager (SHARED_SETTING). */
-function sharedKeys(): string[] {
-  return settingCatalogue()
+function sharedKeys(catalogue: Catalogue): string[] {
+  return catalogue
+    .settings()
     .map((entry) => entry.key)
     .filter((key) => SHARED_SETTING.test(key))
 }

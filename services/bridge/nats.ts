@@ -1,8 +1,10 @@
 import type { Service } from '../../kernel'
+import { natsErrors } from '../../lib/nats-errors'
 import type { NatsConfig } from '../../lib/nats-link'
-import { HOSTS } from './contract'
+import { HOSTS, natsCommands, natsEvents } from './contract'
 import type { NatsHost } from './nats-host'
 import type { NatsBridge } from './nats-server'
+import { bridgeSettings } from './settings'
 
 /** A host agent's identity on the broker, and what overrides the nats.* settings there (agent start's flags). */
 export interface HostOptions {
@@ -10,6 +12,9 @@ export interface HostOptions {
   readonly version: string
   readonly config?: Partial<NatsConfig>
 }
+
+/** What the NATS service declares: the `nats:` commands and events, its codes and the nats.* settings. */
+export const natsDeclarations: readonly object[] = [natsCommands, natsEvents, natsErrors, bridgeSettings]
 
 /**
  * The bridge's NATS transport as a service: with nats.url set (or `start --nats`), the manager
@@ -22,6 +27,7 @@ export function natsService(options: { url?: string; host?: HostOptions } = {}):
   let link: NatsBridge | NatsHost | undefined
   return {
     name: 'nats',
+    declares: natsDeclarations,
     dependsOn: ['settings'],
     after: ['bridge'],
     // Its hosts' live events and hooks reach this bus's listeners through it.

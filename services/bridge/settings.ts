@@ -2,7 +2,7 @@ import { defineSettings } from '../../kernel/setting-catalogue'
 import { isSubjectToken, natsUrlProblem } from '../../lib/nats-subjects'
 
 /** The bridge's NATS transport (docs/settings.md). Empty nats.url: one machine, no broker. */
-defineSettings('bridge', {
+export const bridgeSettings = defineSettings('bridge', {
   'nats.url': {
     default: '',
     summary:

@@ -3,7 +3,6 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isDiskFull, reasonOf, SmError } from '../../kernel/errors'
 import { isSameProcess } from '../../lib/process-identity'
-import './errors'
 
 /** What a running manager writes next to its socket, for `status` and for the next manager's refusal. */
 export interface ManagerInfo {

@@ -1,7 +1,6 @@
 import { Errors } from '@oclif/core'
 import { SmError } from '../../kernel/errors'
 import { closest } from '../../lib/closest'
-import './errors'
 
 /**
  * An oclif parse failure as a coded error (exit 64), with its message on one line; undefined for

@@ -1,5 +1,4 @@
 import { Command, Errors } from '@oclif/core'
-import './errors'
 import type { Kernel, ServiceReport } from '../../kernel'
 import type { Disposable } from '../../kernel/disposable'
 import { errorLine, toSmError } from '../../kernel/errors'

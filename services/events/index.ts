@@ -1,15 +1,14 @@
-import './contract'
-import './errors'
-import './settings'
 import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { reasonOf, renamedEvents, type Service, type ServiceContext, SmError, toSmError } from '../../kernel'
+import { reasonOf, type Service, type ServiceContext, SmError, toSmError } from '../../kernel'
 import { withoutSecrets } from '../../lib/secrets'
-import { PROJECTIONS } from './contract'
+import { eventsCommands, eventsEvents, PROJECTIONS } from './contract'
 import { SqliteDatabase } from './database'
+import { eventsErrors } from './errors'
 import { EventStore } from './event-store'
 import { Follower } from './follower'
 import { applyRetention, type RetentionOptions, scheduleRetention } from './retention'
+import { eventsSettings } from './settings'
 
 export type * from './contract'
 
@@ -31,6 +30,7 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
 
   return {
     name: 'events',
+    declares: [eventsCommands, eventsEvents, eventsErrors, eventsSettings],
     // The log file's owner stops last; the bridge holds the data directory's lock first.
     after: ['log', 'bridge'],
     // Another host's facts it takes in (events:ingest) reach this bus's listeners from here.
@@ -38,7 +38,7 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
     async start({ bus, config, logger, registry }: ServiceContext) {
       const path = databasePath(config.dataDir)
       ensureDirectory(config.dataDir)
-      const opened = await EventStore.create(await SqliteDatabase.open({ path }), renamedEvents())
+      const opened = await EventStore.create(await SqliteDatabase.open({ path }), bus.catalogue.renamedEvents())
       store = opened
       const facts = new Set<string>()
       const follow = new Follower(opened, bus, logger)

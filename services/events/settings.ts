@@ -1,7 +1,7 @@
 import { defineSettings, wholeNumber } from '../../kernel/setting-catalogue'
 
 /** The event log's settings (docs/settings.md). */
-defineSettings('events', {
+export const eventsSettings = defineSettings('events', {
   'events.retention_days': {
     default: 365,
     summary: 'event-log history kept, in days',

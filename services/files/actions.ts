@@ -16,7 +16,7 @@ declare module '../../kernel/maps' {
   }
 }
 
-defineActions('files', {
+export const filesActions = defineActions('files', {
   file_write: { identity: ['serverName', 'path'], summary: "a text file in a server's directory is saved" },
   file_upload: { identity: ['serverName', 'path'], summary: "a file is uploaded into a server's directory" },
   file_rename: { identity: ['serverName', 'path'], summary: "an entry of a server's directory is renamed or moved" },

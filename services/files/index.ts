@@ -1,11 +1,11 @@
-import './contract'
-import './actions'
-import './errors'
-import './settings'
 import { statSync } from 'node:fs'
 import { type CommandName, type CommandPayload, type CommandReply, type Service, SmError } from '../../kernel'
 import { HOSTS, type HostsLink } from '../bridge/contract'
+import { filesActions } from './actions'
+import { filesCommands } from './contract'
+import { filesErrors } from './errors'
 import { FileManager } from './file-manager'
+import { filesSettings } from './settings'
 import { Stager } from './stage'
 
 export type * from './contract'
@@ -26,6 +26,7 @@ export function filesService(): Service {
   let stager: Stager | undefined
   return {
     name: 'files',
+    declares: [filesCommands, filesActions, filesErrors, filesSettings],
     dependsOn: ['events', 'settings', 'servers'],
     async start({ bus, logger, registry, config }) {
       const files = new FileManager(bus)

@@ -1,7 +1,7 @@
 import { defineSettings, wholeNumber } from '../../kernel/setting-catalogue'
 
 /** The file manager's settings (docs/settings.md). */
-defineSettings('files', {
+export const filesSettings = defineSettings('files', {
   'files.max_text_kb': {
     default: 512,
     summary:

@@ -1,10 +1,10 @@
-import './contract'
-import './settings'
 import { reasonOf, type Service } from '../../kernel'
 import { SerialQueue } from '../../lib/serial-queue'
 import { querySeries } from '../../lib/series-query'
 import type { SamplingSpec } from './contract'
+import { metricsCommands, metricsEvents } from './contract'
 import { HOST_FIELDS, HOST_PEAKS, HostSampler, hostSeriesPath } from './host-sampler'
+import { metricsSettings } from './settings'
 
 export type * from './contract'
 
@@ -19,6 +19,7 @@ export function metricsService(): Service {
   let sampler: HostSampler | undefined
   return {
     name: 'metrics',
+    declares: [metricsCommands, metricsEvents, metricsSettings],
     dependsOn: ['settings'],
     async start({ bus, config, logger }) {
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value

@@ -1,7 +1,7 @@
 import { defineSettings, wholeNumber } from '../../kernel/setting-catalogue'
 
 /** Resource sampling: each server's by its supervisor, the host's by the manager (docs/settings.md). */
-defineSettings('metrics', {
+export const metricsSettings = defineSettings('metrics', {
   'metrics.enabled': {
     default: true,
     summary:

@@ -7,7 +7,7 @@ declare module '../../kernel/maps' {
   }
 }
 
-defineActions('plugins', {
+export const pluginsActions = defineActions('plugins', {
   set_plugin_status: { identity: ['pluginName'], summary: 'a plugin is enabled or disabled' },
 })
 

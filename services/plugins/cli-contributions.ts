@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { dirname, join } from 'node:path'
 import type { Command } from '@oclif/core'
 import { SmError } from '../../kernel/errors'
-import './errors'
 
 /** Bump when the cache's shape changes: an older file is then rebuilt, never read. */
 const FORMAT = 1

@@ -1,4 +1,4 @@
-import { errorCatalogue, SmError } from '../../kernel'
+import { type Catalogue, SmError } from '../../kernel'
 
 const CUSTOM_EVENT = /^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$/
 
@@ -14,13 +14,13 @@ export function channelOf(name: `${string}:${string}`): `${string}:${string}` {
   return `${CHANNEL}${name}`
 }
 
-// The owners of the error catalogue (the kernel and the services), read at the first check:
-// every service module is loaded by then.
-let declaring: ReadonlySet<string> | undefined
+// The owners of a kernel's error catalogue (the kernel and its services), read at its first check.
+const declaring = new WeakMap<Catalogue, ReadonlySet<string>>()
 
-/** Who is registered on the bus, by namespace (a `BusScope`). */
+/** Who is registered on the bus, by namespace, and what its kernel declared (a `BusScope`). */
 export interface NamespaceOwners {
   namespaceOwners(ns: string): string[]
+  readonly catalogue: Catalogue
 }
 
 /**
@@ -37,8 +37,12 @@ export function assertCustomEventName(name: unknown, bus?: NamespaceOwners): ass
   }
   if (!bus) return
   const namespace = name.slice(0, name.indexOf(':'))
-  declaring ??= new Set(errorCatalogue().map((entry) => entry.owner))
-  const core = declaring.has(namespace)
+  let owners = declaring.get(bus.catalogue)
+  if (!owners) {
+    owners = new Set(bus.catalogue.errors().map((entry) => entry.owner))
+    declaring.set(bus.catalogue, owners)
+  }
+  const core = owners.has(namespace)
     ? namespace
     : bus.namespaceOwners(namespace).find((owner) => !owner.startsWith('plugin:'))
   if (core !== undefined) throw new SmError('SM_ERR_PLUGIN_RESERVED_EVENT', { event: name, namespace, owner: core })

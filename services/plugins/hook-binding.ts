@@ -32,7 +32,7 @@ export function bindHooks(instance: PluginBase, scope: BusScope, options: CallOp
   return bindHookCalls(
     scope,
     options,
-    { methods: hookMethodsOf(instance), any: typeof onAny === 'function' },
+    { methods: hookMethodsOf(instance, scope.catalogue.actions()), any: typeof onAny === 'function' },
     // Each hook's method looked up once, here: the call itself is one direct call.
     (hook) => {
       if (hook.any) return (payload) => (onAny as Callable).call(instance, hook.event, payload)
@@ -63,7 +63,7 @@ export function bindHookCalls(
 ): string[] {
   const methods = new Set(wanted.methods)
   const hooked = new Set<string>()
-  const events = hookEvents()
+  const events = hookEvents(scope.catalogue.actions())
   // An event's last entry (an alias comes after its hook): onAnyEvent goes after all of them.
   const last = new Map(events.map(({ event }, i) => [event, i]))
   const bind = (event: string, hook: HookCall) => {

@@ -1,5 +1,4 @@
-import type { ActionMap, ActionName, ActionResult } from '../../kernel'
-import { actionCatalogue } from '../../kernel/action-catalogue'
+import type { ActionEntry, ActionMap, ActionName, ActionResult } from '../../kernel'
 
 export type { ActionName } from '../../kernel'
 
@@ -25,9 +24,12 @@ export interface HookEvent {
   readonly identity: readonly string[]
 }
 
-/** Every `before_*`/`after_*` event of the declared actions, with its hook method. */
-export function hookEvents(): HookEvent[] {
-  return actionCatalogue().flatMap(({ name, declaration }) => {
+/**
+ * Every `before_*`/`after_*` event of the declared actions (a kernel's catalogue, or the list a
+ * plugin's thread was handed), with its hook method.
+ */
+export function hookEvents(actions: readonly ActionEntry[]): HookEvent[] {
+  return actions.flatMap(({ name, declaration }) => {
     const hooks = ['before', 'after'].map((phase) => ({
       event: `${phase}_${name}`,
       method: hookMethodName(`${phase}_${name}`),

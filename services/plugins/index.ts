@@ -1,22 +1,22 @@
-import './contract'
-import './actions'
-import './errors'
-import './settings'
 import { randomUUID } from 'node:crypto'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { LoggerToken, reasonOf, type Service, SmError } from '../../kernel'
 import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { WEB_CONTRIBUTIONS } from '../web/contract'
+import { pluginsActions } from './actions'
 import { builtinCli, type CliContribution, checkCliConflicts, cliCacheFile, writeCliCache } from './cli-contributions'
+import { pluginsCommands, pluginsEvents } from './contract'
 import { CrashGuard } from './crash-guard'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
+import { pluginsErrors } from './errors'
 import { eventIdentifier } from './identity'
 import { LoopWatcher } from './loop-watchdog'
 import { PluginManager } from './plugin-manager'
 import { PluginImporter } from './plugin-module'
 import { PLUGIN_FACTS, registryProjection } from './registry-projection'
+import { pluginsSettings } from './settings'
 import { ThreadedPlugin } from './thread/threaded-plugin'
 
 export type * from './contract'
@@ -90,6 +90,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
 
   return {
     name: 'plugins',
+    declares: [pluginsCommands, pluginsEvents, pluginsActions, pluginsErrors, pluginsSettings],
     // Plugins call servers and run tasks from their first hook; their routes go live where a web
     // server runs in this process (the manager), and are simply not served where none does.
     dependsOn: ['events', 'settings', 'tasks', 'servers'],
@@ -103,7 +104,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       await bus.request('events:declare_facts', {
         types: [...PLUGIN_FACTS, 'plugins:reloaded', 'plugins:event_triggered'],
       })
-      bus.setIdentifier(eventIdentifier())
+      bus.setIdentifier(eventIdentifier(bus.catalogue.actions()))
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const searchPaths = async (): Promise<SearchPath[]> => {
         const user = String(await setting('paths.plugins'))

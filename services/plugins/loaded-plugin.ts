@@ -137,7 +137,7 @@ export class LoadedPlugin implements RunningPlugin {
         { cause: error },
       )
     }
-    for (const { method, nearest } of unknownHookMethods(instance)) {
+    for (const { method, nearest } of unknownHookMethods(instance, scope.catalogue.actions())) {
       const hint = nearest ? `; did you mean '${nearest}'?` : '; see the hook reference in docs/plugins.md'
       logger.warn(`'${method}' looks like a hook but is not one, so it is never called${hint}`)
     }

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { defineSettings, type SettingContext, wholeNumber } from '../../kernel/setting-catalogue'
 
 /** The plugin system's settings (docs/settings.md). */
-defineSettings('plugins', {
+export const pluginsSettings = defineSettings('plugins', {
   'paths.plugins': {
     default: ({ dataDir }: SettingContext) => join(dataDir, 'plugins'),
     summary: 'the user plugins folder (a relative path is taken from the data directory)',

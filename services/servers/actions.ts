@@ -81,7 +81,7 @@ declare module '../../kernel/maps' {
   }
 }
 
-defineActions('servers', {
+export const serversActions = defineActions('servers', {
   server_start: {
     identity: ['serverName'],
     summary: 'a server starts (after: once it is up)',

@@ -1,6 +1,3 @@
-import './actions'
-import './errors'
-import './settings'
 import { resolve } from 'node:path'
 import { isSmError, reasonOf, type Service, SmError, toSmError } from '../../kernel'
 import { closest } from '../../lib/closest'
@@ -8,15 +5,19 @@ import { HOSTS } from '../bridge/contract'
 import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { AccessLists } from './access-lists'
+import { serversActions } from './actions'
 import { Backups } from './backups/backups'
 import type { ServerRecord } from './contract'
+import { serversCommands, serversEvents } from './contract'
 import { ServerControl } from './control'
+import { serversErrors } from './errors'
 import { playerHistoryProjection, readPlayerHistory } from './player-history'
 import { askPlayers } from './player-list'
 import { PlayerTracker } from './player-tracker'
 import { gameProfile } from './profiles'
 import { readServers, serversProjection } from './registry-projection'
 import { readSchedules, Scheduler, schedulesProjection } from './schedules'
+import { serversSettings } from './settings'
 import { readStatuses, statusProjection } from './status-projection'
 import { agentVerbs } from './verbs/agent'
 import { backupVerbs } from './verbs/backups'
@@ -60,6 +61,7 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
   let ctx: ServersContext | undefined
   return {
     name: 'servers',
+    declares: [serversCommands, serversEvents, serversActions, serversErrors, serversSettings],
     dependsOn: ['events', 'settings', 'tasks', 'metrics'],
     async start({ bus, config, logger, registry }) {
       const projections = registry.resolve(PROJECTIONS)

@@ -1,8 +1,7 @@
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { SmError } from '../../kernel/errors'
 import { isSameProcess, ownProcess } from '../../lib/process-identity'
-import './errors'
-import { setTimeout as sleep } from 'node:timers/promises'
 
 interface Holder {
   readonly pid: number

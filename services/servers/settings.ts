@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { defineSettings, type SettingContext, wholeNumber } from '../../kernel/setting-catalogue'
 
 /** How game servers are run and supervised (docs/settings.md). */
-defineSettings('servers', {
+export const serversSettings = defineSettings('servers', {
   'servers.start_timeout_s': {
     default: 300,
     summary: "how long `server start` waits for the server's ready line before it reports it still starting",

@@ -8,7 +8,7 @@ declare module '../../kernel/maps' {
   }
 }
 
-defineActions('settings', {
+export const settingsActions = defineActions('settings', {
   setting_update: { identity: ['key'], summary: 'a global setting changes (set, merged, replaced or unset)' },
 })
 

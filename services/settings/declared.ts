@@ -1,4 +1,4 @@
-import { defaultOf, type SettingContext, type SettingSpec, SmError, settingCatalogue } from '../../kernel'
+import { defaultOf, type SettingContext, type SettingEntry, type SettingSpec, SmError } from '../../kernel'
 import { closest } from '../../lib/closest'
 import { assignPath, getPath, type Tree } from './dot-path'
 
@@ -12,8 +12,9 @@ export class DeclaredSettings {
   readonly #specs = new Map<string, SettingSpec>()
   readonly #groups = new Set<string>()
 
-  constructor(context: SettingContext) {
-    for (const { key, spec } of settingCatalogue()) {
+  /** `declared`: the kernel's catalogue of settings. */
+  constructor(context: SettingContext, declared: readonly SettingEntry[]) {
+    for (const { key, spec } of declared) {
       const segments = key.split('.')
       assignPath(this.defaults, segments, defaultOf(spec, context))
       this.#specs.set(key, spec)

@@ -1,6 +1,3 @@
-import './contract'
-import './actions'
-import './errors'
 import { mkdirSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import {
@@ -15,9 +12,12 @@ import {
 } from '../../kernel'
 import { isSecretKey, withoutSecretSettings, withoutSecrets } from '../../lib/secrets'
 import { PROJECTIONS, type Projections, type Sql } from '../events/contract'
+import { settingsActions } from './actions'
 import type { SettingChange, SettingMode } from './contract'
+import { settingsCommands, settingsEvents } from './contract'
 import { DeclaredSettings } from './declared'
 import { deepMerge, parseKey, type Tree } from './dot-path'
+import { settingsErrors } from './errors'
 import { markedSecretKeys, secretsProjection } from './secrets-projection'
 import { readAll, readStored, settingsProjection, storedKeys } from './settings-projection'
 import { validateSetting } from './validate'
@@ -35,9 +35,10 @@ type Read = <T>(fn: (sql: Sql) => Promise<T>) => Promise<T>
 export function settingsService(): Service {
   return {
     name: 'settings',
+    declares: [settingsCommands, settingsEvents, settingsActions, settingsErrors],
     dependsOn: ['events'],
     async start({ bus, config, registry }) {
-      const declared = new DeclaredSettings({ dataDir: config.dataDir })
+      const declared = new DeclaredSettings({ dataDir: config.dataDir }, bus.catalogue.settings())
       const projections = registry.resolve(PROJECTIONS)
       await projections.register(settingsProjection)
       const read: Read = (fn) => projections.read(settingsProjection.name, fn)

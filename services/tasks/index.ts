@@ -1,11 +1,10 @@
-import './contract'
-import './errors'
-import './settings'
 import { currentContext, reasonOf, type Service, SmError } from '../../kernel'
 import { HOSTS, hostTaskId, parseHostTaskId } from '../bridge/contract'
 import type { StoredEvent } from '../events/contract'
-import { TASKS, type TaskRecord } from './contract'
+import { TASKS, type TaskRecord, tasksCommands, tasksEvents } from './contract'
+import { tasksErrors } from './errors'
 import { ownerGoneCheck, processName, type StartedFact, unfinished } from './interrupted'
+import { tasksSettings } from './settings'
 import { TaskManager } from './task-manager'
 
 export type * from './contract'
@@ -24,6 +23,7 @@ export { TASKS } from './contract'
 export function tasksService(): Service {
   return {
     name: 'tasks',
+    declares: [tasksCommands, tasksEvents, tasksErrors, tasksSettings],
     dependsOn: ['events', 'settings'],
     async start({ bus, registry, logger, config }) {
       await bus.request('events:declare_facts', { types: ['tasks:started', 'tasks:finished'] })

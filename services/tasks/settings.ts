@@ -1,7 +1,7 @@
 import { defineSettings, wholeNumber } from '../../kernel/setting-catalogue'
 
 /** The task manager's settings (docs/settings.md). */
-defineSettings('tasks', {
+export const tasksSettings = defineSettings('tasks', {
   'tasks.max_concurrent': {
     default: 4,
     summary: 'tasks running at once in the manager; the rest wait in order',

@@ -1,9 +1,7 @@
-import './contract'
-import './errors'
-import './settings'
 import type { Service } from '../../kernel'
 import { SWAGGER_DIST, WebServer } from './app'
-import { WEB_CONTRIBUTIONS } from './contract'
+import { WEB_CONTRIBUTIONS, webCommands } from './contract'
+import { webErrors } from './errors'
 import { apiRoutes } from './routes/api'
 import { authRoutes } from './routes/auth'
 import { docsRoutes } from './routes/docs'
@@ -11,8 +9,12 @@ import { fileRoutes } from './routes/files'
 import { hostsRoutes } from './routes/hosts'
 import { metricsRoutes } from './routes/metrics'
 import { pageRoutes } from './routes/pages'
+import { webSettings } from './settings'
 
 export type * from './contract'
+
+/** What the web service declares: the `web:` commands, its codes and the web.* settings. */
+export const webDeclarations: readonly object[] = [webCommands, webErrors, webSettings]
 
 /**
  * The web server inside the manager: the JSON API, the pages, Swagger UI, and what plugins
@@ -26,6 +28,7 @@ export function webService(options: {
   let server: WebServer | undefined
   return {
     name: 'web',
+    declares: webDeclarations,
     dependsOn: ['events', 'settings', 'auth', 'tasks'],
     async start({ bus, logger, registry }) {
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value

@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import { defineSettings, wholeNumber } from '../../kernel/setting-catalogue'
 
 /** The web server's settings (docs/settings.md). */
-defineSettings('web', {
+export const webSettings = defineSettings('web', {
   'web.enabled': { default: true, summary: 'whether the manager serves the web UI and HTTP API' },
   'web.host': { default: '127.0.0.1', summary: 'the address the manager serves HTTP on' },
   'web.port': { default: 11_325, summary: 'its port', rule: wholeNumber(0, 65_535) },

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { actionCatalogue, builtinServices, settingCatalogue } from '../../manager'
 import { describeApi } from '../../services/plugins/api-table'
 import { hookMethodName } from '../../services/plugins/hook-catalogue'
+import { managerCatalogue } from '../helpers/manager'
 import { ROOT } from '../helpers/run'
 
 /**
@@ -25,9 +25,13 @@ function checkSection(file: string, name: string, body: string): void {
 
 const code = (value: unknown) => `\`${JSON.stringify(value)}\``
 
+/** Grouped by owner, each in its declaration order: a page must not depend on the order services are added in. */
+const byOwner = <T extends { readonly owner: string }>(entries: readonly T[]): T[] =>
+  [...entries].sort((a, b) => a.owner.localeCompare(b.owner))
+
 describe('docs generated from what the services declare', () => {
   it('docs/settings.md lists every declared setting with its default', () => {
-    const rows = settingCatalogue().map(({ key, owner, spec }) => {
+    const rows = byOwner(managerCatalogue().settings()).map(({ key, owner, spec }) => {
       const fallback =
         typeof spec.default === 'function'
           ? `\`${String((spec.default as (c: { dataDir: string }) => unknown)({ dataDir: '<data dir>' }))}\``
@@ -46,14 +50,10 @@ describe('docs generated from what the services declare', () => {
   })
 
   it('docs/plugins.md lists every hook of every declared action', () => {
-    // The product's actions: a test may declare its own (kernel/action.test.ts does).
-    const services = new Set(builtinServices().map((service) => service.name))
-    const rows = actionCatalogue()
-      .filter(({ owner }) => services.has(owner))
-      .map(
-        ({ name, owner, declaration }) =>
-          `| \`${name}\` | \`${hookMethodName(`before_${name}`)}\`, \`${hookMethodName(`after_${name}`)}\` | ${declaration.summary} | ${declaration.identity.map((k) => `\`${k}\``).join(', ')} | ${owner} |`,
-      )
+    const rows = byOwner(managerCatalogue().actions()).map(
+      ({ name, owner, declaration }) =>
+        `| \`${name}\` | \`${hookMethodName(`before_${name}`)}\`, \`${hookMethodName(`after_${name}`)}\` | ${declaration.summary} | ${declaration.identity.map((k) => `\`${k}\``).join(', ')} | ${owner} |`,
+    )
     const body = [
       '| action | hook methods | when | identity (loop guard) | declared by |',
       '|---|---|---|---|---|',

@@ -1,4 +1,4 @@
-import { createManager, type Kernel, type Service, silentLogger } from '../../manager'
+import { type Catalogue, createManager, type Kernel, type Service, silentLogger } from '../../manager'
 import { tempDir } from './temp-dir'
 
 /** A started manager on a fresh data directory (or the one given), with a silent logger. */
@@ -27,4 +27,9 @@ export async function withManager<T>(
   } finally {
     await manager.stop()
   }
+}
+
+/** What a manager of this build declares (every built-in service's commands, events, actions, codes, settings), not started. */
+export function managerCatalogue(): Catalogue {
+  return createManager({ dataDir: tempDir(), logger: silentLogger }).catalogue
 }

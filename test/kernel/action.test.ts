@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { Bus, BusScope, defineActions, performAction, SmError } from '../../kernel'
+import { Bus, BusScope, Catalogue, defineActions, performAction, SmError } from '../../kernel'
 
 declare module '../../kernel/maps' {
   interface EventMap {
@@ -9,10 +9,13 @@ declare module '../../kernel/maps' {
 }
 
 // The test's own action, declared as a service declares its actions: only its owner performs it.
-defineActions('service', { test_action: { identity: [], summary: 'a test acts' } } as never)
+const testActions = defineActions('service', { test_action: { identity: [], summary: 'a test acts' } } as never)
+/** The catalogue of a kernel whose service 'service' declares test_action. */
+const catalogue = new Catalogue()
+catalogue.add([testActions], 'service')
 
 function setup() {
-  const bus = new Bus()
+  const bus = new Bus({ catalogue })
   const afters: unknown[] = []
   bus.on('after_test_action', (payload) => afters.push(payload), { owner: 'observer' })
   return { bus, scope: new BusScope(bus, 'service', 'service'), afters }
@@ -89,7 +92,7 @@ describe('kernel/action: the before/after hook protocol', () => {
   })
 
   it('carries on when a before_* hook throws or hangs', async () => {
-    const bus = new Bus({ listenerTimeoutMs: 30 })
+    const bus = new Bus({ listenerTimeoutMs: 30, catalogue })
     bus.on(
       'before_test_action',
       () => {

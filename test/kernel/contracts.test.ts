@@ -1,8 +1,9 @@
 import { expect } from 'chai'
 import { z } from 'zod'
-import { Bus, BusScope, commandCatalogue, eventCatalogue } from '../../kernel'
+import { Bus, BusScope } from '../../kernel'
 import { createManager, silentLogger } from '../../manager'
 import { BridgeClient } from '../../services/bridge/client'
+import { managerCatalogue } from '../helpers/manager'
 import { rejection } from '../helpers/rejection'
 import { spawnManager, stop, waitForLine } from '../helpers/run'
 import { tempDir } from '../helpers/temp-dir'
@@ -66,12 +67,10 @@ function roundTrips(schema: z.ZodType, where: string): void {
 }
 
 describe('kernel/contracts: every bus message is declared plain data', () => {
-  // Every service's contract loads with the composition root.
-  before(() => require('../../manager'))
-
   it('sends every declared command (payload and reply) and every event through a JSON round trip', () => {
-    const commands = commandCatalogue()
-    const events = eventCatalogue()
+    const catalogue = managerCatalogue()
+    const commands = catalogue.commands()
+    const events = catalogue.events()
     expect(commands.length).to.be.above(40)
     expect(events.length).to.be.above(20)
     for (const { name, spec } of commands) {
@@ -92,7 +91,7 @@ describe('kernel/contracts: every bus message is declared plain data', () => {
     })
     await manager.start()
     try {
-      const declared = new Set(commandCatalogue().map((c) => c.name))
+      const declared = new Set(manager.catalogue.commands().map((c) => c.name))
       expect([...declared].filter((name) => !manager.bus.hasHandler(name))).to.deep.equal([])
       expect(manager.bus.commandNames().filter((name) => !declared.has(name))).to.deep.equal([])
     } finally {
@@ -137,10 +136,8 @@ describe('kernel/contracts: every bus message is declared plain data', () => {
 })
 
 describe('kernel/contracts: namespaces are owned', () => {
-  before(() => require('../../manager'))
-
   it('lets a service emit only its own events and hooks, and a plugin only custom ones', async () => {
-    const bus = new Bus({ checkMessages: false })
+    const bus = new Bus({ checkMessages: false, catalogue: managerCatalogue() })
     const servers = new BusScope(bus, 'servers', 'servers')
     const settings = new BusScope(bus, 'settings', 'settings')
     const plugin = new BusScope(bus, 'plugins', 'plugins').child('plugin:spoof')

@@ -1,11 +1,18 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { errorCatalogue } from '../../manager'
-import '../../services/cli/errors'
+import { cliErrors } from '../../services/cli/errors'
+import { managerCatalogue } from '../helpers/manager'
 import { ROOT } from '../helpers/run'
 
 const DOC = join(ROOT, 'docs', 'errors.md')
+
+/** Every code the product raises: what a manager's services declare, and the CLI's own (cli.ts knows them). */
+function errorCatalogue() {
+  const catalogue = managerCatalogue()
+  catalogue.add([cliErrors], 'the CLI')
+  return catalogue.errors()
+}
 
 const INTRO = `# Errors
 

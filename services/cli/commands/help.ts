@@ -1,6 +1,5 @@
 import { Args, Command, Errors, loadHelpClass } from '@oclif/core'
 import { errorLine, SmError } from '../../../kernel/errors'
-import '../errors'
 
 export default class Help extends Command {
   static override summary = 'Show help for server-manager, a topic or a command'

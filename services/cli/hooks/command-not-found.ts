@@ -1,7 +1,6 @@
 import { Errors, type Hook } from '@oclif/core'
 import { errorLine, SmError } from '../../../kernel/errors'
 import { closest } from '../../../lib/closest'
-import '../errors'
 import { pluginCommands } from '../plugin-commands'
 
 /**

@@ -3,7 +3,6 @@ import { dirname } from 'node:path'
 import type { Readable } from 'node:stream'
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
 import type { LogFields, Logger } from '../../../kernel'
-import { defineActions } from '../../../kernel/action-catalogue'
 import { deepFreeze } from '../../../kernel/deep-freeze'
 import { reasonOf, SmError } from '../../../kernel/errors'
 import type { TaskContext } from '../../tasks/contract'
@@ -123,8 +122,6 @@ export async function runPluginThread(modules: {
     },
   })
 
-  // The hooks a plugin may override are the manager's services' actions, declared here as there.
-  for (const { owner, name, declaration } of data.actions) defineActions(owner, { [name]: declaration })
   registerPluginRoot(data.candidate.root, plugin)
   const importer = new PluginImporter(sdk, data.cacheDir)
   let instance: PluginBase
@@ -146,8 +143,9 @@ export async function runPluginThread(modules: {
     return
   }
   const methods = instance as unknown as Record<string, Callable | undefined>
-  const hookMethods = hookMethodsOf(instance)
-  const warnings = unknownHookMethods(instance).map(({ method, nearest }) => {
+  // The hooks a plugin may override are the manager's services' actions, as it handed them over.
+  const hookMethods = hookMethodsOf(instance, data.actions)
+  const warnings = unknownHookMethods(instance, data.actions).map(({ method, nearest }) => {
     const hint = nearest ? `; did you mean '${nearest}'?` : '; see the hook reference in docs/plugins.md'
     return `'${method}' looks like a hook but is not one, so it is never called${hint}`
   })

@@ -1,7 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream'
 import type { Worker } from 'node:worker_threads'
 import {
-  actionCatalogue,
   type BusScope,
   type Chain,
   currentContext,
@@ -132,7 +131,7 @@ export class ThreadedPlugin implements RunningPlugin {
       candidate: definition.candidate,
       cacheDir: options.cacheDir,
       logLevel: options.logLevel,
-      actions: actionCatalogue(),
+      actions: this.#scope.catalogue.actions(),
       api: apiNames(),
     }
     this.#worker = startPluginWorker(options.entry, `plugin:${this.name}`, data, options.maxMemoryMb)

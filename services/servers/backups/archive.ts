@@ -11,10 +11,12 @@ import {
 import { dirname, extname, isAbsolute, join, normalize, relative, sep } from 'node:path'
 import { type Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import './native-crc32'
 import * as yauzl from 'yauzl'
 import * as yazl from 'yazl'
 import { SmError } from '../../../kernel'
+import { useNativeCrc32 } from './native-crc32'
+
+useNativeCrc32()
 
 /** One file (or directory) to put in an archive: where it is, its name inside, and how many bytes of it. */
 export interface ArchiveEntry {

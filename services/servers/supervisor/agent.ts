@@ -14,11 +14,12 @@
 import { closeSync, existsSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import type { Server, Socket } from 'node:net'
 import { join, resolve } from 'node:path'
+import { knowErrors } from '../../../kernel/error-catalogue'
 import { isSmError, reasonOf, SmError } from '../../../kernel/errors'
 import { Connection } from '../../../lib/json-lines'
 import { gameAlive } from '../../../lib/process-group'
 import { isSameProcess, ownProcess } from '../../../lib/process-identity'
-import '../errors'
+import { serversErrors } from '../errors'
 import {
   type AgentAnnouncement,
   type AgentMessage,
@@ -240,6 +241,8 @@ function announce(message: AgentAnnouncement): void {
 const USAGE = 'usage: agent.js <data dir> [--stay]\n'
 
 async function main(): Promise<void> {
+  // The servers' codes its supervisors raise, in a process with no kernel.
+  knowErrors(serversErrors)
   // The run directories' files are their user's alone, whoever started the agent (PRIVATE_UMASK).
   process.umask(0o077)
   const [dataDir, ...flags] = process.argv.slice(2)

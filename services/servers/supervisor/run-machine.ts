@@ -1,5 +1,4 @@
 import { SmError } from '../../../kernel/errors'
-import '../errors'
 import type { ServerStatus } from './run-files'
 
 /**

@@ -1,9 +1,14 @@
 import { expect } from 'chai'
-import '../../../services/servers/contract'
-import '../../../services/servers/actions'
-import '../../../services/files/actions'
+import { Catalogue } from '../../../kernel'
 import { admitHostFacts, type KnownServer } from '../../../services/bridge/host-facts'
 import type { StoredEvent } from '../../../services/events/contract'
+import { filesActions } from '../../../services/files/actions'
+import { serversActions } from '../../../services/servers/actions'
+import { serversEvents } from '../../../services/servers/contract'
+
+/** What the manager's kernel declares of servers and their files: the facts' schemas and the server actions. */
+const catalogue = new Catalogue()
+catalogue.add([serversEvents, serversActions, filesActions], 'the test')
 
 const NOW = Date.parse('2026-11-27T09:00:00.000Z')
 const at = (offsetMs: number) => new Date(NOW + offsetMs).toISOString()
@@ -28,7 +33,7 @@ const servers = new Map<string, KnownServer>([
 
 function admit(facts: Partial<StoredEvent>[]) {
   const events = facts.map((fact, i) => ({ seq: i + 1, time: at(0), actor: 'cli:root', payload: {}, ...fact }))
-  return admitHostFacts('node2', events as StoredEvent[], servers, NOW)
+  return admitHostFacts('node2', events as StoredEvent[], servers, catalogue, NOW)
 }
 
 describe("services/bridge: a host's facts, checked before the manager takes them in (issue 32, item 10)", () => {

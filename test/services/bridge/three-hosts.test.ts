@@ -5,6 +5,7 @@ import { hostFactTypes } from '../../../services/bridge/contract'
 import type { StoredEvent } from '../../../services/events/contract'
 import { nextEvent } from '../../helpers/facts'
 import { fakeBedrockDir, gameDataDir, runState } from '../../helpers/game'
+import { managerCatalogue } from '../../helpers/manager'
 import { brokerLink, MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { http } from '../../helpers/web'
@@ -62,7 +63,11 @@ function startAgent(dir: string, url: string, host: string) {
 async function hostFacts(dir: string): Promise<StoredEvent[]> {
   const client = (await BridgeClient.connect(dir)) as BridgeClient
   try {
-    return (await client.request('events:read', { types: hostFactTypes(), limit: 10_000 }, 'cli:test')) as StoredEvent[]
+    return (await client.request(
+      'events:read',
+      { types: hostFactTypes(managerCatalogue()), limit: 10_000 },
+      'cli:test',
+    )) as StoredEvent[]
   } finally {
     client.close()
   }

@@ -3,15 +3,14 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { open } from 'sqlite'
 import sqlite3 from 'sqlite3'
-import { Bus, BusScope, renamedEvents, silentLogger } from '../../../kernel'
-import '../../../manager' // every contract, and so every renamed event
+import { Bus, BusScope, silentLogger } from '../../../kernel'
 import type { Projection, StoredEvent } from '../../../services/events'
 import { databasePath } from '../../../services/events'
 import { PROJECTIONS } from '../../../services/events/contract'
 import { SqliteDatabase } from '../../../services/events/database'
 import { EventStore } from '../../../services/events/event-store'
 import { Follower } from '../../../services/events/follower'
-import { startManager, withManager } from '../../helpers/manager'
+import { managerCatalogue, startManager, withManager } from '../../helpers/manager'
 import { rejection } from '../../helpers/rejection'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -285,7 +284,7 @@ describe('services/events: the event log', () => {
       await before.append(old.map((type) => ({ type, actor: 'core', payload: {} })))
       await before.database.close()
       for (let open = 0; open < 2; open++) {
-        const store = await EventStore.create(await SqliteDatabase.open({ path }), renamedEvents())
+        const store = await EventStore.create(await SqliteDatabase.open({ path }), managerCatalogue().renamedEvents())
         expect((await store.read({})).map((e) => e.type)).to.deep.equal([
           'servers:added',
           'tasks:started',

@@ -13,13 +13,16 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { expect } from 'chai'
 import * as yazl from 'yazl'
-import { SmError } from '../../../kernel'
+import { knowErrors, SmError } from '../../../kernel'
 import { extractZip } from '../../../services/servers/backups/archive'
-import '../../../services/servers/errors'
+import { serversErrors } from '../../../services/servers/errors'
 import { tmpfsForDescribe } from '../../helpers/full-disk'
 import { FAKE_BEDROCK, fakeBedrockDir, gameDataDir } from '../../helpers/game'
 import { cli, cliOk, type RunResult } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
+
+// The servers' codes, known as in the processes that raise them (a host agent, a CLI).
+knowErrors(serversErrors)
 
 const GIB = 1024 * 1024 * 1024
 

@@ -13,7 +13,8 @@ import {
 import { type FileHandle, open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import '../../../services/servers/errors'
+import { knowErrors } from '../../../kernel'
+import { serversErrors } from '../../../services/servers/errors'
 import { SupervisorClient } from '../../../services/servers/supervisor/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import {
@@ -28,6 +29,9 @@ import {
 } from '../../helpers/game'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
+
+// The servers' codes, known as in the processes that raise them (a host agent, a CLI).
+knowErrors(serversErrors)
 
 /** A manager in the foreground, once ready (web off: no port shared with other test runs). */
 async function startManager(data: string): Promise<ChildProcessWithoutNullStreams> {
