@@ -1,35 +1,27 @@
 import { existsSync, statSync } from 'node:fs'
-import {
-  type ActionOutcome,
-  type BusScope,
-  isDiskFull,
-  type Logger,
-  performAction,
-  reasonOf,
-  SmError,
-} from '../../kernel'
+import { type BusScope, isDiskFull, type Logger, performAction, reasonOf, SmError } from '../../kernel'
 import { lastConsoleLines } from '../../lib/log-tail'
 import { isSameProcess, ownProcess } from '../../lib/process-identity'
 import type { Projections } from '../events/contract'
 import type { HoldConsole } from './backups/hot-backup'
 import type { ServerRecord, StartReply } from './contract'
+import { commandProblem, powerRefusal, settled } from './control-checks'
 import { checkStartable } from './eula'
+import { withHold } from './hold-console'
 import { type FollowListener, LiveFollow, runUnderWay } from './live-follow'
 import { powerLockHeld, withPowerLock } from './power-lock'
-import { consoleMessage, type GameProfile, gameProfile, matches, refusalIn } from './profiles'
-import { serverSetting } from './server-settings'
+import { type GameProfile, gameProfile, refusalIn } from './profiles'
+import { type Get, restartPolicy, runSpecOf } from './run-spec'
+import { awaitUp } from './start-wait'
 import { endedUnseen, type Recovery, StatusIngest } from './status-ingest'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
-import { MAX_COMMAND_BYTES } from './supervisor/limits'
-import { consoleProfile, specProfile } from './supervisor/profiles'
+import { specProfile } from './supervisor/profiles'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
-import { ACTIVE, RunFiles, type RunSpec, type RunState, type StartMode } from './supervisor/run-files'
+import { ACTIVE, RunFiles, type RunState, type StartMode } from './supervisor/run-files'
 import { filesView, gameRunning, recordEnd, unrecordedEnd } from './unseen-end'
 
-type Get = (key: string) => Promise<unknown>
-
-/** How often a hot backup's console request is made when its supervisor's connection is lost. */
-const LOST_CONNECTION_ATTEMPTS = 3
+/** What the doors ask of a server's process control besides its class (re-exported: several import them from here). */
+export { commandProblem, settled }
 
 /**
  * Process control of the game servers, from any process of the data directory: the manager, or
@@ -63,7 +55,7 @@ export class ServerControl {
     const recovery: Recovery = {
       finishInterrupted: (server) => this.#finishInterrupted(server),
       adoptHeld: (server) => this.#adoptHeld(server),
-      restartPolicy: (server) => this.#restartPolicy(server),
+      restartPolicy: (server) => restartPolicy(server, setting),
       relaunch: (server, crashed) => this.#relaunch(server, crashed),
     }
     this.#ingest = new StatusIngest(bus, projections, logger, files, recovery)
@@ -143,17 +135,6 @@ export class ServerControl {
     adopted.close()
   }
 
-  /** The server's restart policy in effect: its own settings, else the global ones. */
-  async #restartPolicy(server: ServerRecord): Promise<RunSpec['restart']> {
-    const own = (key: string) => serverSetting(server, key, this.#setting)
-    return {
-      enabled: (await own('restart.enabled')) === true,
-      maxRestarts: Number(await own('restart.max_restarts')),
-      minUptimeMs: Number(await own('restart.min_uptime_s')) * 1000,
-      delayMs: Number(await this.#setting('servers.restart.delay_ms')),
-    }
-  }
-
   /**
    * Starts a new supervisor for the restart of a crash found after the fact: its spec carries the
    * streak, so the restart counts toward `restart.max_restarts` as the supervisor's own do. It
@@ -161,7 +142,10 @@ export class ServerControl {
    */
   async #relaunch(server: ServerRecord, crashed: RunState): Promise<void> {
     const files = this.files(server.name)
-    files.writeSpec({ ...(await this.#runSpec(server, crashed.mode)), crashRestart: crashed.restarts })
+    files.writeSpec({
+      ...(await runSpecOf(server, crashed.mode, this.#setting, this.#bus)),
+      crashRestart: crashed.restarts,
+    })
     const announced = await this.#spawn(files, server.name)
     // Served: the restart, or (SUPERVISED) a supervisor that a command started meanwhile, which says what it found.
     if (announced.ok || announced.error.code === 'SM_ERR_SERVER_SUPERVISED') {
@@ -222,7 +206,7 @@ export class ServerControl {
 
   async #launch(server: ServerRecord, mode: StartMode): Promise<StartReply> {
     const files = this.files(server.name)
-    files.writeSpec(await this.#runSpec(server, mode))
+    files.writeSpec(await runSpecOf(server, mode, this.#setting, this.#bus))
     // A watch of the run before (its supervisor is gone, the socket may not have said so yet) would keep out the new one.
     this.#follow.unwatch(server.name)
     const announced = await this.#spawn(files, server.name)
@@ -230,7 +214,7 @@ export class ServerControl {
     // Followed from its first line: the boot lines reach the console's followers (the web page) as they come.
     void this.#follow.watch(server)
     const timeoutS = Number(await this.#setting('servers.start_timeout_s'))
-    return this.#awaitUp(server, files, timeoutS)
+    return awaitUp(server, files, timeoutS, () => this.#recordAfter(server))
   }
 
   /** Starts a supervisor, whose first watch then reads its lines from the start. */
@@ -239,91 +223,6 @@ export class ServerControl {
     const announced = await spawnSupervisor(files, name, purpose)
     if (!announced.ok && announced.error.code !== 'SM_ERR_SERVER_SUPERVISED') this.#follow.notSpawned(name)
     return announced
-  }
-
-  /** Waits for the new run to be up, or to fail: the first status past `starting` decides. */
-  async #awaitUp(server: ServerRecord, files: RunFiles, timeoutS: number): Promise<StartReply> {
-    const client = await SupervisorClient.connect(files, server.name)
-    const failed = (reason: string) => {
-      const log = lastConsoleLines(files.log, 5)
-      return new SmError('SM_ERR_SERVER_START_FAILED', {
-        server: server.name,
-        reason,
-        log: log.length ? ` Its last console lines:\n  ${log.join('\n  ')}\n` : '',
-      })
-    }
-    const verdict = (status: string, reason: string | undefined): StartReply | SmError | undefined => {
-      if (status === 'running')
-        return { status: 'running', pid: files.readState()?.game?.pid, mode: files.readState()?.mode ?? 'detached' }
-      if (status === 'starting') return undefined
-      return failed(reason ?? status)
-    }
-    if (!client) {
-      const state = files.readState()
-      const v = verdict(state?.status ?? 'stopped', state?.reason)
-      if (v instanceof SmError) throw v
-      if (v) return v
-      throw failed('its supervisor ended before it could be asked')
-    }
-    try {
-      return await new Promise<StartReply>((resolvePromise, reject) => {
-        const decide = (status: string, reason: string | undefined) => {
-          const v = verdict(status, reason)
-          if (v instanceof SmError) reject(v)
-          else if (v) resolvePromise(v)
-        }
-        const timer = setTimeout(
-          () => reject(new SmError('SM_ERR_SERVER_START_TIMEOUT', { server: server.name, seconds: timeoutS })),
-          timeoutS * 1000,
-        )
-        client.onClose(() => {
-          clearTimeout(timer)
-          const state = files.readState()
-          decide(
-            state?.status === 'starting' ? 'error' : (state?.status ?? 'error'),
-            state?.reason ?? 'its supervisor ended',
-          )
-        })
-        client
-          .subscribe(
-            0,
-            () => {},
-            (entry) => decide(entry.status, entry.reason),
-          )
-          .then((now) => decide(now.status, now.reason), reject)
-      })
-    } finally {
-      client.close()
-      await this.#recordAfter(server)
-    }
-  }
-
-  /** The game's arguments: a Java server's heap (`memory_mb`) goes first, unless its own arguments size it. */
-  async #args(server: ServerRecord): Promise<readonly string[]> {
-    const memory = await serverSetting(server, 'memory_mb', this.#setting)
-    if (gameProfile(server).name !== 'java' || typeof memory !== 'number') return server.args
-    if (server.args.some((arg) => /^-Xm[sx]/.test(arg))) return server.args
-    return [`-Xms${memory}M`, `-Xmx${memory}M`, ...server.args]
-  }
-
-  async #runSpec(server: ServerRecord, mode: StartMode): Promise<RunSpec> {
-    const n = async (key: string) => Number(await this.#setting(key))
-    return {
-      name: server.name,
-      profile: server.profile,
-      game: gameProfile(server),
-      cwd: server.dir,
-      command: server.command,
-      args: await this.#args(server),
-      env: server.env,
-      stopCommand: server.stopCommand,
-      mode,
-      stopTimeoutMs: (await n('servers.stop_timeout_s')) * 1000,
-      termTimeoutMs: (await n('servers.kill_timeout_s')) * 1000,
-      restart: await this.#restartPolicy(server),
-      log: { maxBytes: await n('servers.log_max_bytes'), keep: await n('retention.logs') },
-      metrics: await this.#bus.request('metrics:sampling', {}),
-    }
   }
 
   async stop(server: ServerRecord, reason: 'stop' | 'schedule' | 'manager' = 'stop'): Promise<ExitReply> {
@@ -508,43 +407,9 @@ export class ServerControl {
     return reply
   }
 
-  /**
-   * The console as a hot backup needs it (hold, the commands between, resume: its profile's),
-   * straight to the game, not through the command_send hooks. The supervisor holds the world on
-   * this process's behalf and resumes it by itself when this process goes away. A supervisor that
-   * dies meanwhile is replaced (the new one adopts the game and keeps the hold while this process
-   * lives) and the request is made again: hold, query, flush and resume can each be repeated.
-   */
-  async withHold<T>(server: ServerRecord, fn: (game: HoldConsole) => Promise<T>): Promise<T> {
-    let client = await this.#supervisor(server, 'take commands')
-    const holder = ownProcess()
-    const ask = async (op: 'hold' | 'send' | 'resume', fields: object): Promise<readonly string[]> => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return ((await client.request(op, fields as never)) as SendReply).reply
-        } catch (error) {
-          // The connection was lost: made again. A killed supervisor whose main thread has ended
-          // can still accept on its socket until its last threads are gone, and then drops that
-          // connection too; the socket is gone with it, so the attempt after adopts the game.
-          if (!client.closed || attempt >= LOST_CONNECTION_ATTEMPTS) throw error
-          client = await this.#supervisor(server, 'take commands')
-        }
-      }
-    }
-    // The profile the game runs with: its supervisor holds and resumes the world by it.
-    const profile = this.runningProfile(server)
-    const replies = consoleProfile(profile)
-    try {
-      return await fn({
-        hold: () => ask('hold', { holder }),
-        send: (command, options) => ask('send', { command, collect: true, ...options }),
-        resume: () => ask('resume', {}),
-        acknowledged: (command, reply) => replies.acknowledged(command, reply),
-        saw: (pattern, reply) => reply.some((line) => matches(pattern, consoleMessage(profile, line).trim()) !== null),
-      })
-    } finally {
-      client.close()
-    }
+  /** The console as a hot backup needs it, by the profile the game runs with (hold-console.ts). */
+  withHold<T>(server: ServerRecord, fn: (game: HoldConsole) => Promise<T>): Promise<T> {
+    return withHold(() => this.#supervisor(server, 'take commands'), this.runningProfile(server), fn)
   }
 
   /**
@@ -635,45 +500,4 @@ export class ServerControl {
     this.#follow.close()
     await this.#ingest.close()
   }
-}
-
-/** The coded error a start of a run under way, or a stop of none, gets; undefined when it can go ahead. */
-function powerRefusal(server: string, now: RunStatus, action: 'start' | 'stop'): SmError | undefined {
-  const underWay = runUnderWay(now)
-  if (action === 'start' && underWay)
-    return new SmError('SM_ERR_SERVER_ALREADY_RUNNING', {
-      server,
-      status: now.status,
-      pid: String(now.pid ?? 'unknown'),
-    })
-  if (action === 'stop' && !underWay)
-    return new SmError('SM_ERR_SERVER_NOT_RUNNING', { server, status: now.status, action: 'be stopped' })
-  return undefined
-}
-
-/** Why a console command cannot be sent, or undefined. */
-export function commandProblem(command: unknown): string | undefined {
-  if (typeof command !== 'string' || command.trim() === '') return 'it is empty'
-  if (/[\r\n\0]/.test(command)) return 'it holds a line break or NUL (send one command at a time)'
-  if (Buffer.byteLength(command) > MAX_COMMAND_BYTES) return `it is longer than ${MAX_COMMAND_BYTES} bytes`
-  return undefined
-}
-
-/** An action's value, or its veto (SM_ERR_SERVER_CHANGE_CANCELLED) or failure thrown. */
-export function settled<T>(outcome: ActionOutcome<T>, server: string, action: string): T {
-  if (outcome.status === 'cancelled')
-    throw new SmError('SM_ERR_SERVER_CHANGE_CANCELLED', {
-      server,
-      action,
-      by: outcome.by,
-      reason: outcome.reason,
-    })
-  if (outcome.status === 'error') throw outcome.error
-  const { value, unrecorded } = outcome
-  if (unrecorded === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) return value
-  // Done is done: a caller told of a failure would do it again.
-  const warning = `${action} '${server}' is done, but not recorded in the event log; do not repeat it. ${unrecorded}`
-  // A warning of the work's own (a server stopped for a backup) is kept before it.
-  const own = (value as { warning?: unknown }).warning
-  return { ...value, warning: typeof own === 'string' ? `${own} ${warning}` : warning } as T
 }

@@ -7,6 +7,11 @@ import { type ListHead, listHead, namesFollow, type PlayerList, splitNames } fro
 import { consoleMessage, type GameProfile, gameProfile, matches, type PlayersProtocol } from './profiles'
 import type { RunFiles, ServerStatus } from './supervisor/run-files'
 
+/** An observed join or leave, with its payload: the hooks and the fact it makes are its action's. */
+type Observed =
+  | { readonly action: 'player_join'; readonly payload: ActionMap['player_join'] }
+  | { readonly action: 'player_leave'; readonly payload: ActionMap['player_leave'] }
+
 interface Player {
   readonly name: string
   readonly id: string | undefined
@@ -204,7 +209,10 @@ export class PlayerTracker {
       const player = { name: joined.name, id: joined.id || session.ids.get(joined.name) || undefined }
       session.ids.delete(player.name)
       session.online?.set(player.name, player)
-      this.#report(session, 'player_join', { serverName: session.name, name: player.name, ...idOf(player) })
+      this.#report(session, {
+        action: 'player_join',
+        payload: { serverName: session.name, name: player.name, ...idOf(player) },
+      })
       this.#seen(session, true)
       return
     }
@@ -245,12 +253,9 @@ export class PlayerTracker {
         for (const player of open) {
           const since = player.onlineSince ?? player.lastSeen
           const at = seen !== undefined && Date.parse(seen) > Date.parse(since) ? seen : since
-          await this.#observe('player_leave', {
-            serverName: session.name,
-            name: player.name,
-            ...idOf(player),
-            reason: 'unseen',
-            at,
+          await this.#observe({
+            action: 'player_leave',
+            payload: { serverName: session.name, name: player.name, ...idOf(player), reason: 'unseen', at },
           })
         }
       },
@@ -275,15 +280,18 @@ export class PlayerTracker {
   }
 
   #leave(session: Session, player: Player, reason: ActionMap['player_leave']['reason']): void {
-    this.#report(session, 'player_leave', { serverName: session.name, name: player.name, ...idOf(player), reason })
+    this.#report(session, {
+      action: 'player_leave',
+      payload: { serverName: session.name, name: player.name, ...idOf(player), reason },
+    })
   }
 
   /** Reports an observed join or leave (hooks, then the fact), after the ones before it. */
-  #report<A extends 'player_join' | 'player_leave'>(session: Session, action: A, payload: ActionMap[A]): void {
+  #report(session: Session, observed: Observed): void {
     this.#queue(
       session,
-      () => this.#observe(action, payload),
-      `A ${action.replace('_', ' ')} of '${payload.name}' on '${session.name}'`,
+      () => this.#observe(observed),
+      `A ${observed.action.replace('_', ' ')} of '${observed.payload.name}' on '${session.name}'`,
     )
   }
 
@@ -295,13 +303,17 @@ export class PlayerTracker {
   }
 
   /** The hooks, then the fact, of a join or leave: the game's doing (actor `server:<name>`). */
-  async #observe<A extends 'player_join' | 'player_leave'>(action: A, payload: ActionMap[A]): Promise<void> {
-    const { vetoedBy } = await reportObserved(this.#bus, {
-      before: `before_${action}`,
-      after: `after_${action}`,
-      payload: payload as never,
-      actor: serverActor(payload.serverName),
-    })
+  async #observe({ action, payload }: Observed): Promise<void> {
+    const actor = serverActor(payload.serverName)
+    const { vetoedBy } =
+      action === 'player_join'
+        ? await reportObserved(this.#bus, { before: 'before_player_join', after: 'after_player_join', payload, actor })
+        : await reportObserved(this.#bus, {
+            before: 'before_player_leave',
+            after: 'after_player_leave',
+            payload,
+            actor,
+          })
     if (vetoedBy)
       this.#logger.warn(`${vetoedBy} tried to veto before_${action}, which reports what already happened; ignored.`)
   }

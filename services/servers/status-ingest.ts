@@ -4,6 +4,7 @@ import {
   currentContext,
   isDiskFull,
   type Logger,
+  type PayloadOf,
   reasonOf,
   reportObserved,
   runInContext,
@@ -202,13 +203,12 @@ export class StatusIngest {
   }
 
   /** The hooks, then the fact: the game's (actor `server:<name>`), whoever's look records it. */
-  async #observe(
-    before: 'before_server_status_change' | 'before_server_crash',
-    after: 'after_server_status_change' | 'after_server_crash',
-    payload: { readonly serverName: string; readonly [field: string]: unknown },
-  ): Promise<void> {
+  async #observe<
+    B extends 'before_server_status_change' | 'before_server_crash',
+    A extends 'after_server_status_change' | 'after_server_crash',
+  >(before: B, after: A, payload: PayloadOf<B> & { readonly serverName: string }): Promise<void> {
     const actor = serverActor(payload.serverName)
-    const { vetoedBy } = await reportObserved(this.#bus, { before, after, payload: payload as never, actor })
+    const { vetoedBy } = await reportObserved(this.#bus, { before, after, payload, actor })
     if (vetoedBy)
       this.#logger.warn(`${vetoedBy} tried to veto ${before}, which reports what already happened; ignored.`)
   }

@@ -140,6 +140,7 @@ export async function writeZip(
       continue
     }
     zip.addReadStreamLazy(entry.name, { ...options, size: entry.size }, (callback) => {
+      // A library seam: yazl's types ask for a stream beside an error, and it reads none then.
       if (signal?.aborted) return callback(signal.reason, undefined as never)
       // No `start`: read from the beginning without seeking, so a file that cannot seek (a FIFO) works too.
       const stream = createReadStream(entry.path, { end: entry.size - 1 })

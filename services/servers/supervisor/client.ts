@@ -18,7 +18,8 @@ import {
 import { AgentFiles, type RunFiles, type StatusEntry } from './run-files'
 
 type Op = SupervisorRequest['op']
-type Fields<O extends Op> = Omit<Extract<SupervisorRequest, { op: O }>, 't' | 'id' | 'op'>
+/** What a request of `op` carries besides its name. */
+export type RequestFields<O extends Op> = Omit<Extract<SupervisorRequest, { op: O }>, 't' | 'id' | 'op'>
 
 /** A connection to one server's supervisor (any process of the data directory's user may open one). */
 export class SupervisorClient {
@@ -56,7 +57,7 @@ export class SupervisorClient {
     return typeof socket === 'string' ? undefined : new SupervisorClient(socket, server, files.supervisorLog)
   }
 
-  request<O extends Op>(op: O, fields: Fields<O>): Promise<unknown> {
+  request<O extends Op>(op: O, fields: RequestFields<O>): Promise<unknown> {
     const id = this.#next++
     return new Promise((resolve, reject) => {
       if (this.#connection.closed) return reject(this.#lost('the connection to it is closed'))

@@ -1,4 +1,4 @@
-import { type CommandPayload, SmError } from '../../../kernel'
+import { type CommandPayload, type CommandReply, SmError } from '../../../kernel'
 import type { ServerRecord } from '../contract'
 import type { ServersContext, Verb } from './context'
 
@@ -6,10 +6,13 @@ import type { ServersContext, Verb } from './context'
 type LongVerb = 'start' | 'stop' | 'restart' | 'backup' | 'restore' | 'export' | 'import'
 
 /** A verb's long work, on the server its payload names (found before the task begins). */
-type Work<P> = (ctx: ServersContext, server: ServerRecord, payload: P) => Promise<unknown>
+type Work<P, R = unknown> = (ctx: ServersContext, server: ServerRecord, payload: P) => Promise<R>
+
+/** The long work of `servers:<V>`: its payload in, its reply out. */
+type VerbWork<V extends LongVerb> = Work<CommandPayload<`servers:${V}`>, CommandReply<`servers:${V}`>>
 
 /** The long work of each verb that has some: what `servers:<verb>` awaits and `servers:begin` starts. */
-const LONG_WORK: { readonly [V in LongVerb]: Work<CommandPayload<`servers:${V}`>> } = {
+const LONG_WORK: { readonly [V in LongVerb]: VerbWork<V> } = {
   start: (ctx, server, { mode }) => ctx.control.start(server, mode ?? 'detached'),
   stop: (ctx, server) => ctx.control.stop(server),
   restart: (ctx, server) => ctx.control.restart(server),
@@ -32,10 +35,10 @@ const BEGINNABLE: { readonly [A in Begun['action']]: Work<Begun & { action: A }>
 
 /** The handler of `servers:<verb>`: its work, awaited as a task. */
 export function asTask<V extends LongVerb>(verb: V): Verb<`servers:${V}`> {
-  const work = LONG_WORK[verb] as Work<CommandPayload<`servers:${V}`>>
+  const work: VerbWork<V> = LONG_WORK[verb]
   return async (ctx, payload) => {
     const server = await ctx.find(payload.name)
-    return ctx.task(`${verb} ${payload.name}`, () => work(ctx, server, payload)) as never
+    return ctx.task(`${verb} ${payload.name}`, () => work(ctx, server, payload))
   }
 }
 
