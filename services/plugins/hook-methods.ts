@@ -2,10 +2,23 @@ import { closest } from '../../lib/closest'
 import { hookEvents } from './hook-catalogue'
 import { PluginBase } from './plugin-base'
 
+/** A method of a plugin's instance, by name (a hook's, a lifecycle one's), bound to it, when it has one. */
+export function methodOf(instance: object, name: string): ((...args: unknown[]) => unknown) | undefined {
+  const method: unknown = Reflect.get(instance, name)
+  return typeof method === 'function' ? method.bind(instance) : undefined
+}
+
+/** Calls a plugin's method by name, when it has one (undefined when not). */
+export function callMethod(instance: object, name: string, ...args: unknown[]): unknown {
+  const method: unknown = Reflect.get(instance, name)
+  return typeof method === 'function' ? Reflect.apply(method, instance, args) : undefined
+}
+
 /** The hook methods an instance has (`beforeSettingUpdate`, an alias such as `beforeStartServer`). */
 export function hookMethodsOf(instance: PluginBase): string[] {
-  const methods = instance as unknown as Record<string, unknown>
-  return [...new Set(hookEvents().map(({ method }) => method))].filter((name) => typeof methods[name] === 'function')
+  return [...new Set(hookEvents().map(({ method }) => method))].filter(
+    (name) => typeof Reflect.get(instance, name) === 'function',
+  )
 }
 
 const LIFECYCLE = ['onLoad', 'onUnload', 'onManagerStartup', 'onAnyEvent']
@@ -27,8 +40,9 @@ export function unknownHookMethods(instance: PluginBase): { method: string; near
     for (const name of Object.getOwnPropertyNames(proto)) names.add(name)
     proto = Object.getPrototypeOf(proto)
   }
-  const methods = instance as unknown as Record<string, unknown>
   return [...names]
-    .filter((name) => HOOK_LIKE.test(name) && typeof methods[name] === 'function' && !known.includes(name))
+    .filter(
+      (name) => HOOK_LIKE.test(name) && typeof Reflect.get(instance, name) === 'function' && !known.includes(name),
+    )
     .map((method) => ({ method, nearest: closest(method, known) }))
 }
