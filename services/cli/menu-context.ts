@@ -1,4 +1,5 @@
 import type { Config } from '@oclif/core'
+import type { CommandName, CommandPayload } from '../../kernel/maps'
 import type { DeliveryReport, PluginRecord, ReloadReport } from '../plugins/contract'
 import type { PluginApi } from '../plugins/plugin-api'
 import { CliSession } from './session'
@@ -53,6 +54,7 @@ export async function ask<T>(question: string | PromptQuestion): Promise<T | und
   colourOnlyOnTerminal()
   const options = typeof question === 'string' ? { message: question } : question
   try {
+    // A library seam: enquirer types each kind of prompt's options apart, and a caller's question may name any kind.
     const answer = (await prompt({ type: 'input', ...options, name: 'value' } as never)) as { value: T }
     return answer.value
   } catch (error) {
@@ -88,14 +90,15 @@ export function menuContext(
   log: (message: string) => void,
 ): MenuContext {
   // The plugin manager acts as the person at the menu; `bsm` (the plugin's API) as the plugin.
-  const request = (name: string, payload: unknown) => session.request(name, payload, CliSession.actor)
+  const request = <K extends CommandName>(name: K, payload: CommandPayload<K>) =>
+    session.request(name, payload, CliSession.actor)
   return {
     plugin,
     obj: {
       bsm: api,
       pluginManager: {
         list: () => request('plugins:list', {}) as Promise<PluginRecord[]>,
-        info: (name) => request('plugins:info', { name }) as never,
+        info: (name) => request('plugins:info', { name }),
         setEnabled: (name, enabled) => request('plugins:set_enabled', { name, enabled }),
         reload: () => request('plugins:reload', {}) as Promise<ReloadReport>,
         triggerEvent: (event, payload) =>

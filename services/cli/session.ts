@@ -1,7 +1,8 @@
 import { userInfo } from 'node:os'
-import type { Kernel, ServiceReport } from '../../kernel'
+import type { CustomEventName, Kernel, ServiceReport } from '../../kernel'
 import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
+import type { CommandName, CommandPayload, CommandReply } from '../../kernel/maps'
 import { openDataDir, resolveDataDir } from '../../lib/data-dir'
 import type { LogLevel, ManagerOptions } from '../../manager'
 import type { TaskContext } from '../tasks/contract'
@@ -124,10 +125,15 @@ export class CliSession {
     return kernel
   }
 
+  /** A command of the manager (running or in-process) as `actor`; a name known only at run time answers `unknown`. */
+  request<K extends CommandName>(name: K, payload: CommandPayload<K>, actor: string): Promise<CommandReply<K>>
+  request(name: string, payload: unknown, actor: string): Promise<unknown>
   async request(name: string, payload: unknown, actor: string): Promise<unknown> {
     const target = await this.target()
     if (target.kind === 'remote') return target.client.request(name, payload, actor)
-    return target.kernel.bus.request(name as 'plugins:list', payload as never, { actor })
+    // The seam between names read at run time (a command line, a plugin's call) and the bus's
+    // typed command map: the bus checks the payload against the command's schema itself.
+    return target.kernel.bus.request(name as CommandName, payload as never, { actor })
   }
 
   /**
@@ -157,7 +163,7 @@ export class CliSession {
   ): Promise<Disposable> {
     const target = await this.target()
     if (target.kind === 'remote') return target.client.on(event, (payload, meta) => void listener(payload, meta))
-    return target.kernel.bus.on(event as 'plugin:x', listener as never, { owner, ...options })
+    return target.kernel.bus.on(event as CustomEventName, listener, { owner, ...options })
   }
 
   /** Ends this session when a command is done with it; the menu's shared one stays open for its next command. */

@@ -41,8 +41,8 @@ export function pluginHost(options: CliRuntimeOptions) {
 function sessionLink(session: CliHostSession, plugin: string, logger: Logger): GatewayLink {
   const actor = `plugin:${plugin}`
   return {
-    request: (name, payload) => session.request(name, payload, actor) as never,
-    send: (event, payload) => session.request('plugins:send_event', { event, payload }, actor) as never,
+    request: (name, payload) => session.request(name, payload, actor),
+    send: (event, payload) => session.request('plugins:send_event', { event, payload }, actor),
     runTask: (name, fn) => session.runTask(name, fn),
     async listen(event, listener): Promise<Disposable> {
       assertCustomEventName(event)
@@ -55,7 +55,7 @@ function sessionLink(session: CliHostSession, plugin: string, logger: Logger): G
       // On the custom-event channel, where the manager sends them (never a core event).
       return session.subscribe(
         channelOf(event),
-        (payload, meta) => call(payload as Record<string, unknown>, meta as never),
+        (payload, meta) => call(payload as Record<string, unknown>, { ...meta, seq: undefined }),
         actor,
         { timeoutMs: 0, guarded: true },
       )

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import type { Disposable } from '../../kernel/disposable'
 import { reasonOf, SmError } from '../../kernel/errors'
 import type { Logger } from '../../kernel/logger'
+import type { CommandName, CommandPayload, CommandReply } from '../../kernel/maps'
 import type { TaskContext } from '../tasks/contract'
 import {
   type CliContribution,
@@ -25,7 +26,8 @@ import type { PluginBase } from './plugin-base'
  */
 export interface CliHostSession {
   readonly dataDir: string
-  request(name: string, payload: unknown, actor: string): Promise<unknown>
+  /** A command of the manager as `actor`, typed by the bus's command map. */
+  request<K extends CommandName>(name: K, payload: CommandPayload<K>, actor: string): Promise<CommandReply<K>>
   runTask(name: string, fn: (ctx: TaskContext) => Promise<unknown>): Promise<{ taskId: string }>
   subscribe(
     event: string,

@@ -2,10 +2,8 @@ import type { BusScope } from '../../kernel'
 import { withoutSecrets } from '../../lib/secrets'
 import { type CallOptions, guardedListener } from './guarded-call'
 import { hookEvents } from './hook-catalogue'
-import { hookMethodsOf } from './hook-methods'
+import { hookMethodsOf, methodOf } from './hook-methods'
 import type { PluginBase } from './plugin-base'
-
-type Callable = (...args: unknown[]) => unknown
 
 // One redacted view per payload: every plugin hooked to one emit shares it.
 const views = new WeakMap<object, unknown>()
@@ -27,17 +25,16 @@ function pluginView(payload: unknown): unknown {
  * Registration order is load order, so dispatch follows it too.
  */
 export function bindHooks(instance: PluginBase, scope: BusScope, options: CallOptions): string[] {
-  const methods = instance as unknown as Record<string, Callable | undefined>
-  const onAny = methods.onAnyEvent
+  const onAny = methodOf(instance, 'onAnyEvent')
   return bindHookCalls(
     scope,
     options,
     { methods: hookMethodsOf(instance, scope.catalogue.actions()), any: typeof onAny === 'function' },
     // Each hook's method looked up once, here: the call itself is one direct call.
     (hook) => {
-      if (hook.any) return (payload) => (onAny as Callable).call(instance, hook.event, payload)
-      const method = methods[hook.method] as Callable
-      return (payload) => method.call(instance, payload)
+      const method = methodOf(instance, hook.any ? 'onAnyEvent' : hook.method)
+      if (!method) throw new TypeError(`the plugin has no method for ${hook.event}`)
+      return hook.any ? (payload) => method(hook.event, payload) : (payload) => method(payload)
     },
   )
 }

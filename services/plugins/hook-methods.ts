@@ -3,11 +3,22 @@ import { closest } from '../../lib/closest'
 import { hookEvents } from './hook-catalogue'
 import { PluginBase } from './plugin-base'
 
+/** A method of a plugin's instance, by name (a hook's, a lifecycle one's), bound to it, when it has one. */
+export function methodOf(instance: object, name: string): ((...args: unknown[]) => unknown) | undefined {
+  const method: unknown = Reflect.get(instance, name)
+  return typeof method === 'function' ? method.bind(instance) : undefined
+}
+
+/** Calls a plugin's method by name, when it has one (undefined when not). */
+export function callMethod(instance: object, name: string, ...args: unknown[]): unknown {
+  const method: unknown = Reflect.get(instance, name)
+  return typeof method === 'function' ? Reflect.apply(method, instance, args) : undefined
+}
+
 /** The hook methods an instance has (`beforeSettingUpdate`, an alias such as `beforeStartServer`). */
 export function hookMethodsOf(instance: PluginBase, actions: readonly ActionEntry[]): string[] {
-  const methods = instance as unknown as Record<string, unknown>
   return [...new Set(hookEvents(actions).map(({ method }) => method))].filter(
-    (name) => typeof methods[name] === 'function',
+    (name) => typeof Reflect.get(instance, name) === 'function',
   )
 }
 
@@ -33,8 +44,9 @@ export function unknownHookMethods(
     for (const name of Object.getOwnPropertyNames(proto)) names.add(name)
     proto = Object.getPrototypeOf(proto)
   }
-  const methods = instance as unknown as Record<string, unknown>
   return [...names]
-    .filter((name) => HOOK_LIKE.test(name) && typeof methods[name] === 'function' && !known.includes(name))
+    .filter(
+      (name) => HOOK_LIKE.test(name) && typeof Reflect.get(instance, name) === 'function' && !known.includes(name),
+    )
     .map((method) => ({ method, nearest: closest(method, known) }))
 }

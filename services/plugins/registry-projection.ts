@@ -76,7 +76,8 @@ function fold(record: StoredRecord | undefined, event: StoredEvent): StoredRecor
   const p = event.payload as Payload
   switch (event.type) {
     case 'plugins:discovered': {
-      const d = p as unknown as DiscoveredFact
+      // Our own fact, recorded by registry-facts.ts from its schema's type.
+      const d = event.payload as DiscoveredFact
       const base = record ?? { enabled: d.enabledByDefault, state: 'disabled' as const, hookFailures: 0 }
       // A discovery judges the files afresh: what made them missing or invalid before no longer
       // holds, and a plugin still refused gets its plugins:failed right after.
@@ -110,7 +111,7 @@ function fold(record: StoredRecord | undefined, event: StoredEvent): StoredRecor
       return record && { ...record, state: p.invalid === true ? 'invalid' : 'failed', error: p.error as PluginError }
     case 'plugins:blocked': {
       if (!record) return record
-      const { hook, ms, at } = p as unknown as BlockedLoop
+      const { hook, ms, at } = event.payload as BlockedLoop
       return { ...record, state: 'failed', error: p.error as PluginError, blocked: { hook, ms, at } }
     }
     case 'plugins:unblocked':

@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os'
 import { SmError } from '../../../kernel'
 import type { Candidate } from '../discovery'
 import { importFailure, type PluginStatics } from '../plugin-module'
-import type { Inspect, Inspected, InspectorData } from './protocol'
-import { fromThreadError } from './wire'
+import { Channel } from './channel'
+import type { Inspect, InspectorData } from './protocol'
 import { startPluginWorker, workerFault } from './worker'
 
 export interface InspectorOptions {
@@ -60,11 +60,15 @@ async function inspectOne(candidate: Candidate, options: InspectorOptions): Prom
       worker.off('message', onMessage).off('error', onError).off('exit', onExit)
       resolve(result)
     }
-    const onMessage = (answer: Inspected) => {
-      if (answer?.ok === true) done(answer.statics)
-      else if (answer?.ok === false) done(importFailure(plugin, fromThreadError(answer.error)))
-      else done(new SmError('SM_ERR_PLUGIN_CRASHED', { plugin, where, reason: 'its thread sent a malformed message' }))
-    }
+    const channel = new Channel<Inspect, never, never, unknown>({
+      post: (message) => worker.postMessage(message),
+      worker: false,
+      onMessage: () => malformed(),
+      onBadMessage: () => malformed(),
+    })
+    const malformed = () =>
+      done(new SmError('SM_ERR_PLUGIN_CRASHED', { plugin, where, reason: 'its thread sent a malformed message' }))
+    const onMessage = (message: unknown) => channel.receive(message)
     const onError = (error: Error & { code?: string }) => done(workerFault(error, plugin, where, mb))
     const onExit = (code: number) => done(new SmError('SM_ERR_PLUGIN_EXITED', { plugin, where, code }))
     // From when the thread runs: its own start is not the module's time.
@@ -83,7 +87,10 @@ async function inspectOne(candidate: Candidate, options: InspectorOptions): Prom
       )
     })
     worker.on('message', onMessage).on('error', onError).on('exit', onExit)
-    worker.postMessage({ candidate } satisfies Inspect)
+    channel.call({ candidate }, { meta: undefined }).then(
+      (statics) => done(statics as PluginStatics),
+      (error: unknown) => done(importFailure(plugin, error)),
+    )
   })
   await worker.terminate()
   return result

@@ -3,7 +3,6 @@ import type { WireError } from '../../../kernel/errors'
 import type { ForwardedRequest } from '../../web/contract'
 import type { Candidate } from '../discovery'
 import type { HookCall } from '../hook-binding'
-import type { PluginStatics } from '../plugin-module'
 
 /**
  * The messages between the manager and a plugin's thread (docs/architecture.md, "Plugins in
@@ -36,17 +35,12 @@ export interface InspectorData {
   readonly cacheDir: string | false
 }
 
-/** Manager → inspector: import this candidate. */
+/** Manager → inspector: import this candidate (a call of the channel, answered by its statics). */
 export interface Inspect {
   readonly candidate: Candidate
 }
 
-/** Inspector → manager: the candidate's statics, or why it cannot be imported. */
-export type Inspected =
-  | { readonly ok: true; readonly statics: PluginStatics }
-  | { readonly ok: false; readonly error: ThreadError }
-
-/** What the manager asks of the plugin's code; each is answered by one `result`. */
+/** What the manager asks of the plugin's code: a call of the channel (channel.ts), answered by one result. */
 export type Call =
   | { readonly kind: 'hook'; readonly hook: HookCall; readonly payload: unknown }
   | { readonly kind: 'listener'; readonly listener: number; readonly payload: unknown; readonly sender: string }
@@ -62,7 +56,7 @@ export interface ApiName {
 }
 
 /**
- * What the plugin's code asks of the manager; each is answered by one `reply`. `api`: an
+ * What the plugin's code asks of the manager; a call of the channel, answered by one result. `api`: an
  * operation of `this.api`, its function argument (a listener, a task's work) sent as
  * `{ __listener: id }` or `{ __task: id }`; a function it answers with comes back as `{ __fn: id }`,
  * for `callback`.
@@ -73,25 +67,22 @@ export type Ask =
   /** What a page rendered for the route call `in` sees of the manager (the user, the sidebar, the mounts). */
   | { readonly op: 'page' }
 
-/** Manager → thread. */
+/** A call of the thread's to the manager: what its `this.api` asks, and (`in`) the call it was running then, if any (its causal chain). */
+export interface AskCall {
+  readonly in: number | undefined
+  readonly ask: Ask
+}
+
+/** Manager → thread, beside the channel's own messages (calls, results, streams, pings). */
 export type Down =
-  | { readonly t: 'call'; readonly id: number; readonly call: Call }
-  | { readonly t: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }
-  | { readonly t: 'reply'; readonly id: number; readonly ok: false; readonly error: ThreadError }
   | { readonly t: 'abort'; readonly task: number }
-  /** The manager sent on `bytes` of the streamed body of call `id`: the thread may send as much again. */
-  | { readonly t: 'pulled'; readonly id: number; readonly bytes: number }
-  /** Nobody reads the streamed body of call `id` any more (the client went): the thread ends its stream. */
-  | { readonly t: 'cancel'; readonly id: number }
-  /** Answer `pong` (a call timed out: is the thread stuck, or only waiting?). */
-  | { readonly t: 'ping' }
   /** The plugin is unloaded: revoke its this.api, and say `drained` once nothing it asked is still waiting. */
   | { readonly t: 'unload' }
 
 /** The levels a thread's log lines may have (what the manager accepts from it). */
 export const THREAD_LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
 
-/** Thread → manager. */
+/** Thread → manager, beside the channel's own messages. */
 export type Up =
   /** The plugin's module is imported; its constructor runs next. */
   | { readonly t: 'imported' }
@@ -102,15 +93,9 @@ export type Up =
       readonly any: boolean
       readonly warnings: readonly string[]
     }
-  | { readonly t: 'result'; readonly id: number; readonly ok: true; readonly value: unknown }
-  | { readonly t: 'result'; readonly id: number; readonly ok: false; readonly error: ThreadError }
-  /** `in`: the call the plugin's code was running when it asked (its causal chain), if any. */
-  | { readonly t: 'ask'; readonly id: number; readonly in: number | undefined; readonly ask: Ask }
+  /** Its import or its constructor failed: why (the thread ends). */
+  | { readonly t: 'failed'; readonly error: ThreadError }
   | { readonly t: 'drained' }
-  | { readonly t: 'pong' }
-  /** A piece of a streamed route answer (the call `id` answered `streamed`), and its end. */
-  | { readonly t: 'chunk'; readonly id: number; readonly data: Uint8Array }
-  | { readonly t: 'end'; readonly id: number; readonly error?: string }
   | { readonly t: 'progress'; readonly task: number; readonly percent: number | undefined; readonly message?: string }
   | {
       readonly t: 'log'

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { dirname } from 'node:path'
-import type { Readable } from 'node:stream'
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
 import type { LogFields, Logger } from '../../../kernel'
 import { deepFreeze } from '../../../kernel/deep-freeze'
@@ -8,32 +7,27 @@ import { reasonOf, SmError } from '../../../kernel/errors'
 import type { TaskContext } from '../../tasks/contract'
 import type { PageData, RouteRunner, ThreadWeb } from '../../web/contract'
 import { contributionsOf, extensionOf } from '../extension'
-import { hookMethodsOf, unknownHookMethods } from '../hook-methods'
+import { callMethod, hookMethodsOf, unknownHookMethods } from '../hook-methods'
 import type { PluginContributions } from '../loaded-plugin'
 import type { CustomEventListener, PluginApi } from '../plugin-api'
 import type { PluginBase } from '../plugin-base'
 import { importFailure, PluginImporter, staticsOf } from '../plugin-module'
 import { registerPluginRoot } from '../process-guard'
+import { Channel, Streamed } from './channel'
 import { reportMemory } from './memory-watch'
-import { type Batch, eachInTurn, outbox } from './outbox'
 import {
   type ApiName,
   type Ask,
+  type AskCall,
   type Call,
   type Down,
   type Inspect,
-  type Inspected,
   type InspectorData,
   THREAD_LOG_LEVELS,
   type ThreadData,
   type Up,
 } from './protocol'
-import { fromThreadError, toThreadError } from './wire'
-
-type Callable = (...args: unknown[]) => unknown
-
-/** How far a streamed route body may run ahead of what the manager has sent to the client (bytes). */
-const STREAM_WINDOW = 1 << 20
+import { toThreadError } from './wire'
 
 /**
  * An inspector thread (docs/architecture.md, "Plugins in threads"): imports each plugin module
@@ -44,16 +38,15 @@ export function runInspectorThread(sdk: { sdk: object; web: () => object; cli: (
   const port = parentPort as MessagePort
   const data = workerData as InspectorData
   const importer = new PluginImporter(sdk, data.cacheDir)
-  port.on('message', async ({ candidate }: Inspect) => {
-    let answer: Inspected
-    try {
+  const channel = new Channel<never, Inspect>({
+    post: (message) => port.postMessage(message),
+    worker: true,
+    serve: async ({ candidate }) => {
       registerPluginRoot(candidate.root, candidate.name)
-      answer = { ok: true, statics: staticsOf(await importer.import(candidate)) }
-    } catch (error) {
-      answer = { ok: false, error: toThreadError(error) }
-    }
-    port.postMessage(answer)
+      return staticsOf(await importer.import(candidate))
+    },
   })
+  port.on('message', (message: unknown) => channel.receive(message))
 }
 
 /**
@@ -75,31 +68,42 @@ export async function runPluginThread(modules: {
   const plugin = data.plugin
   reportMemory(data.memory)
   const post = (message: Up) => port.postMessage(message)
-  // Results, and the streamed bodies that follow them, cross a turn's worth at a time (outbox.ts);
-  // a result that cannot be cloned is answered as an error of its own call.
-  const respond = outbox<Up>(
-    (batch) => port.postMessage(batch),
-    (message) => (message.t === 'result' ? answer(post, message) : post(message)),
-  )
   // The call the plugin's code is running, so that what it asks carries its causal chain.
   const running = new AsyncLocalStorage<number>()
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>()
   const listeners = new Map<number, { name: string; fn: CustomEventListener }>()
   const tasks = new Map<number, { fn: (ctx: TaskContext) => Promise<unknown>; abort: AbortController }>()
   let nextId = 1
-
+  // Unloaded: once nothing it asked for is waiting and its code has run on from the last answer.
+  let unloading = false
+  const drainedYet = () => {
+    if (unloading && channel.pending === 0) setImmediate(() => channel.pending === 0 && post({ t: 'drained' }))
+  }
+  const own = (message: Down) => {
+    switch (message.t) {
+      case 'abort':
+        tasks.get(message.task)?.abort.abort()
+        return
+      case 'unload':
+        revoked = true
+        listeners.clear()
+        unloading = true
+        drainedYet()
+        return
+    }
+  }
+  // Its calls are answered a turn's worth at a time, streamed route bodies after them (channel.ts).
+  const channel: Channel<AskCall, Call, Up, Down> = new Channel<AskCall, Call, Up, Down>({
+    post: (message) => port.postMessage(message),
+    worker: true,
+    serve: (call, id) => running.run(id, () => run(call)),
+    onMessage: own,
+    onResult: drainedYet,
+    unsendable: (ok, reason) =>
+      `${ok ? 'it returned a value' : 'it failed with an error'} that cannot leave the plugin's thread (${reason})`,
+  })
+  // An argument that cannot leave the thread (a function where data belongs, a socket) fails its ask.
   const ask = (request: Ask): Promise<unknown> =>
-    new Promise((resolve, reject) => {
-      const id = nextId++
-      pending.set(id, { resolve, reject })
-      try {
-        post({ t: 'ask', id, in: running.getStore(), ask: request })
-      } catch (error) {
-        // An argument that cannot leave the thread (a function where data belongs, a socket).
-        pending.delete(id)
-        reject(error)
-      }
-    })
+    channel.call({ in: running.getStore(), ask: request }, { meta: undefined })
 
   const logger = threadLogger(post, data.logLevel)
   let revoked = false
@@ -138,11 +142,9 @@ export async function runPluginThread(modules: {
       )
     }
   } catch (error) {
-    // The manager reads the first result as the load's outcome.
-    post({ t: 'result', id: 0, ok: false, error: toThreadError(importFailure(plugin, error)) })
+    post({ t: 'failed', error: toThreadError(importFailure(plugin, error)) })
     return
   }
-  const methods = instance as unknown as Record<string, Callable | undefined>
   // The hooks a plugin may override are the manager's services' actions, as it handed them over.
   const hookMethods = hookMethodsOf(instance, data.actions)
   const warnings = unknownHookMethods(instance, data.actions).map(({ method, nearest }) => {
@@ -160,8 +162,8 @@ export async function runPluginThread(modules: {
         const payload = deepFreeze(call.payload)
         const { hook } = call
         return hook.any
-          ? methods.onAnyEvent?.call(instance, hook.event, payload)
-          : methods[hook.method]?.call(instance, payload)
+          ? callMethod(instance, 'onAnyEvent', hook.event, payload)
+          : callMethod(instance, hook.method, payload)
       }
       case 'listener': {
         const listener = listeners.get(call.listener)
@@ -171,7 +173,7 @@ export async function runPluginThread(modules: {
         })
       }
       case 'lifecycle':
-        return methods[call.hook]?.call(instance)
+        return callMethod(instance, call.hook)
       case 'task': {
         const task = tasks.get(call.task)
         if (!task) throw new Error('the task is not known in the plugin thread')
@@ -203,131 +205,13 @@ export async function runPluginThread(modules: {
           cacheTemplates: process.env.SM_WEB_DEV !== '1',
         })
         const page = () => ask({ op: 'page' }) as Promise<PageData>
-        return routes(call.request, page).then(({ response, stream }) => ({ response, stream }))
+        return routes(call.request, page).then(({ response, stream }) => new Streamed(response, stream))
       }
     }
   }
 
-  // Streamed route bodies being sent, by call id, with the bytes the manager has not yet sent on.
-  const flows = new Map<number, { readonly stream: Readable; inFlight: number }>()
-  /**
-   * Sends a streamed route answer's body on, piece by piece, after the answer itself: at most
-   * STREAM_WINDOW bytes ahead of what the manager has sent to the client (the plugin's stream is
-   * paused meanwhile), and destroyed when the client goes.
-   */
-  const pipe = (id: number, stream: Readable) => {
-    const flow = { stream, inFlight: 0 }
-    flows.set(id, flow)
-    stream.on('data', (chunk: unknown) => {
-      const bytes =
-        chunk instanceof Uint8Array ? chunk : Buffer.from(typeof chunk === 'string' ? chunk : JSON.stringify(chunk))
-      // Its own memory: a view of Node's shared pool would carry the whole 8 KiB slab across.
-      const data = bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes)
-      flow.inFlight += data.byteLength
-      respond({ t: 'chunk', id, data })
-      if (flow.inFlight >= STREAM_WINDOW) stream.pause()
-    })
-    stream.on('end', () => {
-      flows.delete(id)
-      respond({ t: 'end', id })
-    })
-    stream.on('error', (error) => {
-      if (flows.delete(id)) respond({ t: 'end', id, error: reasonOf(error) })
-    })
-    // Destroyed by the plugin without an end or an error: the client is told it broke off.
-    stream.on('close', () => {
-      if (flows.delete(id)) respond({ t: 'end', id, error: 'the stream was destroyed before its end' })
-    })
-  }
-
-  // Unloaded: once nothing it asked for is waiting and its code has run on from the last answer.
-  let unloading = false
-  const drainedYet = () => {
-    if (unloading && pending.size === 0) setImmediate(() => pending.size === 0 && post({ t: 'drained' }))
-  }
-
-  const handle = (message: Down) => {
-    switch (message.t) {
-      case 'call': {
-        const { id, call } = message
-        running.run(id, () => {
-          let value: unknown
-          try {
-            value = run(call)
-          } catch (error) {
-            respond({ t: 'result', id, ok: false, error: toThreadError(error) })
-            return
-          }
-          if (value && typeof (value as Promise<unknown>).then === 'function')
-            (value as Promise<unknown>).then(
-              (settled) => {
-                if (call.kind !== 'route') return respond({ t: 'result', id, ok: true, value: settled })
-                const { response, stream } = settled as { response: unknown; stream?: Readable }
-                respond({ t: 'result', id, ok: true, value: response })
-                if (stream) pipe(id, stream)
-              },
-              (error: unknown) => respond({ t: 'result', id, ok: false, error: toThreadError(error) }),
-            )
-          else respond({ t: 'result', id, ok: true, value })
-        })
-        return
-      }
-      case 'reply': {
-        const waiting = pending.get(message.id)
-        if (!waiting) return
-        pending.delete(message.id)
-        if (message.ok) waiting.resolve(message.value)
-        else waiting.reject(fromThreadError(message.error))
-        drainedYet()
-        return
-      }
-      case 'abort':
-        tasks.get(message.task)?.abort.abort()
-        return
-      case 'pulled': {
-        const flow = flows.get(message.id)
-        if (!flow) return
-        flow.inFlight -= message.bytes
-        if (flow.inFlight < STREAM_WINDOW && flow.stream.isPaused()) flow.stream.resume()
-        return
-      }
-      case 'cancel': {
-        const flow = flows.get(message.id)
-        flows.delete(message.id)
-        flow?.stream.destroy()
-        return
-      }
-      case 'ping':
-        post({ t: 'pong' })
-        return
-      case 'unload':
-        revoked = true
-        listeners.clear()
-        unloading = true
-        drainedYet()
-        return
-    }
-  }
-  port.on('message', (message: Down | Batch<Down>) => {
-    if (message.t !== 'batch') return handle(message)
-    eachInTurn(message.messages, handle, respond.flush)
-  })
-  post({ t: 'ready', methods: hookMethods, any: typeof methods.onAnyEvent === 'function', warnings })
-}
-
-/** Posts a call's result; one that cannot be cloned (a function, a class instance with one, an error's odd parameter) is an error, said so. */
-function answer(post: (message: Up) => void, result: Extract<Up, { t: 'result' }>): void {
-  try {
-    post(result)
-  } catch (error) {
-    const what = result.ok ? 'it returned a value' : 'it failed with an error'
-    post({
-      t: 'result',
-      id: result.id,
-      ok: false,
-      error: { message: `${what} that cannot leave the plugin's thread (${reasonOf(error)})` },
-    })
-  }
+  port.on('message', (message: unknown) => channel.receive(message))
+  post({ t: 'ready', methods: hookMethods, any: typeof Reflect.get(instance, 'onAnyEvent') === 'function', warnings })
 }
 
 /** `this.logger` in a plugin's thread: each line goes to the manager's log, as `plugin:<name>`. */
@@ -404,5 +288,12 @@ function threadApi(
     }
     return [name, call] as const
   })
-  return Object.freeze(Object.fromEntries(entries)) as unknown as PluginApi
+  const api = Object.freeze(Object.fromEntries(entries))
+  if (!offersEvery(api, names)) throw new TypeError("this.api lacks operations of the manager's table")
+  return api
+}
+
+/** Whether `api` has a function for each name of the manager's table it was handed (which is what `PluginApi` is). */
+function offersEvery(api: object, names: readonly ApiName[]): api is PluginApi {
+  return names.every(({ name }) => typeof Reflect.get(api, name) === 'function')
 }

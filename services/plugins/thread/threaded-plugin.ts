@@ -1,4 +1,4 @@
-import { PassThrough, type Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import type { Worker } from 'node:worker_threads'
 import {
   type BusScope,
@@ -18,10 +18,19 @@ import { bindHookCalls } from '../hook-binding'
 import { type LoadOptions, type PluginContributions, type RunningPlugin, recordSecrets } from '../loaded-plugin'
 import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from '../plugin-gateway'
 import type { PluginStatics } from '../plugin-module'
+import { Channel } from './channel'
 import { memoryReport, watchMemory } from './memory-watch'
-import { type Batch, outbox } from './outbox'
-import { type ApiName, type Ask, type Call, type Down, THREAD_LOG_LEVELS, type ThreadData, type Up } from './protocol'
-import { fromThreadError, toThreadError } from './wire'
+import {
+  type ApiName,
+  type Ask,
+  type AskCall,
+  type Call,
+  type Down,
+  THREAD_LOG_LEVELS,
+  type ThreadData,
+  type Up,
+} from './protocol'
+import { fromThreadError } from './wire'
 import { startPluginWorker, workerFault } from './worker'
 
 export interface ThreadOptions extends LoadOptions {
@@ -44,14 +53,18 @@ export interface ThreadOptions extends LoadOptions {
   readonly onFault: (plugin: RunningPlugin, fault: SmError) => void
 }
 
-interface Pending {
+/** The start under way (its import, then its constructor): what it is, and how it fails. */
+interface Starting {
   readonly what: string
-  readonly chain: Chain | undefined
-  /** A route call's page data, when the page it renders asks. */
-  readonly page?: () => Promise<PageData>
-  readonly resolve: (value: unknown) => void
   readonly reject: (error: unknown) => void
   timer?: NodeJS.Timeout
+}
+
+/** What a call to the thread is, kept while it waits. */
+interface CallMeta {
+  readonly what: string
+  /** A route call's page data, when the page it renders asks. */
+  readonly page?: () => Promise<PageData>
 }
 
 /** No timer of the caller's own: the thread's call has the timeout. */
@@ -80,17 +93,18 @@ export class ThreadedPlugin implements RunningPlugin {
   readonly #scope: BusScope
   readonly #logger: Logger
   readonly #worker: Worker
-  readonly #pending = new Map<number, Pending>()
+  /** Calls, their results and streamed answers, and pings, both ways (channel.ts). */
+  readonly #channel: Channel<Call, AskCall, Down, Up, CallMeta>
+  /** The start under way (its import, then its constructor): what it is, and how it fails. */
+  #starting: Starting | undefined
   /** Its `this.api`, run here for the thread (the same gateway a plugin in the manager's thread has). */
   readonly #gateway: PluginGateway
   /** Functions `this.api` answered the thread with (stop listening), by id. */
   readonly #callbacks = new Map<number, (...args: unknown[]) => unknown>()
+  #nextCallback = 1
   readonly #tasks = new Map<number, TaskContext>()
-  /** The bodies of streamed route answers, by call id, with the bytes not yet acknowledged to the thread. */
-  readonly #streams = new Map<number, { readonly stream: PassThrough; owed: number }>()
   /** Seconds until the manager starts the plugin again, once it ended by a fault. */
   #retryAfter: number | undefined
-  #nextId = 1
   /** Why the thread ended (a fault), or 'unloaded'; undefined while it runs. */
   #ended: SmError | 'unloaded' | undefined
   #onReady: ((message: Extract<Up, { t: 'ready' }>) => void) | undefined
@@ -100,9 +114,6 @@ export class ThreadedPlugin implements RunningPlugin {
   #probing = false
   /** The causal chains of its latest calls, by call id (what they started unawaited still carries them). */
   readonly #chains = new Map<number, Chain>()
-  #onPong: (() => void) | undefined
-  /** Unloaded, the thread is still answered until it has what it waited for. */
-  #draining = false
   #onDrained: (() => void) | undefined
   /** Stops watching its memory outside the heap (memory-watch.ts). */
   readonly #unwatch: () => void
@@ -135,7 +146,27 @@ export class ThreadedPlugin implements RunningPlugin {
       api: apiNames(),
     }
     this.#worker = startPluginWorker(options.entry, `plugin:${this.name}`, data, options.maxMemoryMb)
-    this.#worker.on('message', (message: Up | Batch<Up>) => this.#receive(message))
+    const worker = this.#worker
+    this.#channel = new Channel<Call, AskCall, Down, Up, CallMeta>({
+      post: (message) => worker.postMessage(message),
+      worker: false,
+      serve: ({ in: within, ask }) => this.#answer(within, ask),
+      onMessage: (message) => this.#take(message),
+      // The thread is the plugin's own code, which can post anything: a message this cannot take
+      // ends that thread (never the manager).
+      onBadMessage: (error) =>
+        this.#fault(
+          new SmError('SM_ERR_PLUGIN_CRASHED', {
+            plugin: this.name,
+            where: this.#where(),
+            reason: `it posted a message the manager cannot take (${reasonOf(error)})`,
+          }),
+        ),
+      // A value that cannot be cloned fails that one call, said so; the thread is fine.
+      unsendableCall: ({ what }, error) =>
+        new SmError('SM_ERR_PLUGIN_CRASHED', { plugin: this.name, where: what, reason: reasonOf(error) }),
+    })
+    this.#worker.on('message', (message: unknown) => this.#channel.receive(message))
     this.#worker.on('error', (error: Error & { code?: string }) =>
       this.#fault(workerFault(error, this.name, this.#where(), options.maxMemoryMb)),
     )
@@ -226,14 +257,14 @@ export class ThreadedPlugin implements RunningPlugin {
   #constructed(): Promise<Extract<Up, { t: 'ready' }>> {
     return new Promise((resolve, reject) => {
       const phase = (what: string, ms: number, timedOut: () => SmError) => {
-        clearTimeout(this.#pending.get(0)?.timer)
-        // Its import failing, or the thread ending before it is ready, settles this call (id 0).
-        const pending: Pending = { what, chain: undefined, resolve: () => {}, reject }
-        pending.timer = setTimeout(() => {
-          this.#pending.delete(0)
+        clearTimeout(this.#starting?.timer)
+        // Its import failing, or the thread ending before it is ready, settles the start.
+        const starting: Starting = { what, reject }
+        starting.timer = setTimeout(() => {
+          this.#starting = undefined
           reject(timedOut())
         }, ms)
-        this.#pending.set(0, pending)
+        this.#starting = starting
       }
       phase(
         'its import',
@@ -255,10 +286,19 @@ export class ThreadedPlugin implements RunningPlugin {
         )
       }
       this.#onReady = (message) => {
-        this.#settle(0)
+        clearTimeout(this.#starting?.timer)
+        this.#starting = undefined
         resolve(message)
       }
     })
+  }
+
+  /** The start failed (it ended, its import or constructor threw): the start fails with `error`. */
+  #startFailed(error: unknown): void {
+    const starting = this.#starting
+    this.#starting = undefined
+    clearTimeout(starting?.timer)
+    starting?.reject(error)
   }
 
   /** Registrations (hooks and listeners) the plugin holds on the bus. */
@@ -313,10 +353,11 @@ export class ThreadedPlugin implements RunningPlugin {
     page: () => Promise<PageData>,
   ): Promise<{ response: ForwardedResponse; stream?: Readable }> {
     const what = `the route ${request.method} ${request.url.split('?')[0]}`
-    return (await this.#call({ kind: 'route', request }, what, this.#options.timeoutMs, page)) as {
-      response: ForwardedResponse
+    const { value, stream } = (await this.#call({ kind: 'route', request }, what, this.#options.timeoutMs, page)) as {
+      value: ForwardedResponse
       stream?: Readable
     }
+    return { response: value, stream }
   }
 
   /** Says the plugin comes back in `seconds` (the manager's backoff): requests meanwhile are told so. */
@@ -338,31 +379,28 @@ export class ThreadedPlugin implements RunningPlugin {
         return Promise.reject(new SmError('SM_ERR_PLUGIN_RESTARTING', { plugin: this.name, seconds: this.#retryAfter }))
       return Promise.reject(this.#ended)
     }
-    const id = this.#nextId++
-    return new Promise((resolve, reject) => {
-      const chain = currentContext().chain
-      const pending: Pending = { what, chain, page, resolve, reject }
-      if (chain) this.#chains.set(id, chain)
-      // By id, never the Map's oldest key: finding that skips every key deleted before it, which
-      // cost trigger_event 8 us of the manager's thread per call once 10,000 calls had been made.
-      this.#chains.delete(id - MAX_CHAINS)
-      if (timeoutMs > 0)
-        pending.timer = setTimeout(() => {
-          // Cut off, as in the manager's thread (a hook or listener as a listener timeout). Whether
-          // the thread is stuck (a loop) or only waiting (on a slow server start) is asked next.
-          this.#settle(id)?.reject(
-            call.kind === 'hook' || call.kind === 'listener'
-              ? new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', {
-                  owner: `plugin:${this.name}`,
-                  event: call.kind === 'hook' ? call.hook.event : what,
-                  ms: timeoutMs,
-                })
-              : new SmError('SM_ERR_PLUGIN_TIMEOUT', { plugin: this.name, where: what, ms: timeoutMs }),
-          )
-          this.#probe(what, timeoutMs)
-        }, timeoutMs)
-      this.#pending.set(id, pending)
-      this.#post({ t: 'call', id, call })
+    const id = this.#channel.nextId
+    const chain = currentContext().chain
+    if (chain) this.#chains.set(id, chain)
+    // By id, never the Map's oldest key: finding that skips every key deleted before it, which
+    // cost trigger_event 8 us of the manager's thread per call once 10,000 calls had been made.
+    this.#chains.delete(id - MAX_CHAINS)
+    return this.#channel.call(call, {
+      meta: { what, page },
+      timeoutMs,
+      streamed: page !== undefined,
+      timedOut: () => {
+        // Whether the thread is stuck (a loop) or only waiting (on a slow server start) is asked next.
+        this.#probe(what, timeoutMs)
+        // Cut off, as in the manager's thread (a hook or listener as a listener timeout).
+        return call.kind === 'hook' || call.kind === 'listener'
+          ? new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', {
+              owner: `plugin:${this.name}`,
+              event: call.kind === 'hook' ? call.hook.event : what,
+              ms: timeoutMs,
+            })
+          : new SmError('SM_ERR_PLUGIN_TIMEOUT', { plugin: this.name, where: what, ms: timeoutMs })
+      },
     })
   }
 
@@ -373,168 +411,32 @@ export class ThreadedPlugin implements RunningPlugin {
   #probe(what: string, ms: number): void {
     if (this.#ended || this.#probing) return
     this.#probing = true
-    const timer = setTimeout(() => {
-      this.#onPong = undefined
+    void this.#channel.ping(PING_MS).then((answered) => {
       this.#probing = false
-      this.#fault(
-        new SmError('SM_ERR_PLUGIN_TIMEOUT', { plugin: this.name, where: what, ms }),
-        ' Its thread did not answer either (a loop), so it was ended; the action went on without it.',
-      )
-    }, PING_MS)
-    this.#onPong = () => {
-      clearTimeout(timer)
-      this.#probing = false
-      this.#logger.warn(`${what} did not return within ${ms} ms and was cut off; its thread answers, so it lives on`)
-    }
-    this.#post({ t: 'ping' })
-  }
-
-  /**
-   * The body of a streamed route answer: what the thread sends is acknowledged as the client takes
-   * it in (so the thread's stream waits on a slow client), and a client that goes cancels it there.
-   */
-  #streamOf(id: number): PassThrough {
-    const stream = new PassThrough()
-    this.#streams.set(id, { stream, owed: 0 })
-    stream.on('drain', () => this.#pulled(id))
-    stream.on('close', () => {
-      // Closed before the thread's end: nobody reads it any more.
-      if (this.#streams.delete(id) && !this.#ended) this.#post({ t: 'cancel', id })
-    })
-    return stream
-  }
-
-  #pulled(id: number): void {
-    const body = this.#streams.get(id)
-    if (!body || body.owed === 0 || this.#ended) return
-    const bytes = body.owed
-    body.owed = 0
-    this.#post({ t: 'pulled', id, bytes })
-  }
-
-  /** Posts to the thread: calls a turn's worth at a time (outbox.ts), anything else at once. */
-  #post(message: Down): void {
-    if (message.t === 'call') this.#calls(message)
-    else this.#postNow(message)
-  }
-
-  // A call gathered before the thread ended (its caller was answered with the reason) is dropped.
-  readonly #calls = outbox<Down>(
-    (batch) => {
-      if (!this.#ended) this.#worker.postMessage(batch)
-    },
-    (message) => {
-      if (!this.#ended) this.#postNow(message)
-    },
-  )
-
-  /** Posts one message; a reply goes only while the thread runs (or drains after an unload). */
-  #postNow(message: Down): void {
-    if (message.t === 'reply' && this.#ended && !this.#draining) return
-    try {
-      this.#worker.postMessage(message)
-    } catch (error) {
-      // A value that cannot be cloned fails that one call or reply, said so; the thread is fine.
-      if (message.t === 'reply')
-        this.#worker.postMessage({ t: 'reply', id: message.id, ok: false, error: { message: reasonOf(error) } })
-      if (message.t === 'call') {
-        const pending = this.#settle(message.id)
-        pending?.reject(
-          new SmError('SM_ERR_PLUGIN_CRASHED', { plugin: this.name, where: pending.what, reason: reasonOf(error) }),
+      if (answered)
+        this.#logger.warn(`${what} did not return within ${ms} ms and was cut off; its thread answers, so it lives on`)
+      else
+        this.#fault(
+          new SmError('SM_ERR_PLUGIN_TIMEOUT', { plugin: this.name, where: what, ms }),
+          ' Its thread did not answer either (a loop), so it was ended; the action went on without it.',
         )
-      }
-    }
+    })
   }
 
-  #settle(id: number): Pending | undefined {
-    const pending = this.#pending.get(id)
-    if (!pending) return undefined
-    this.#pending.delete(id)
-    clearTimeout(pending.timer)
-    return pending
-  }
-
-  /**
-   * A message from the thread. The thread is the plugin's own code, which can post anything: a
-   * message this cannot take ends that thread (never the manager).
-   */
-  #receive(message: Up | Batch<Up>): void {
-    if (message?.t === 'batch' && Array.isArray(message.messages)) {
-      for (const each of message.messages) this.#receiveOne(each)
-      return
-    }
-    this.#receiveOne(message as Up)
-  }
-
-  #receiveOne(message: Up): void {
-    try {
-      this.#take(message)
-    } catch (error) {
-      this.#fault(
-        new SmError('SM_ERR_PLUGIN_CRASHED', {
-          plugin: this.name,
-          where: this.#where(),
-          reason: `it posted a message the manager cannot take (${reasonOf(error)})`,
-        }),
-      )
-    }
-  }
-
+  /** One of the thread's own messages (not the channel's). */
   #take(message: Up): void {
     switch (message?.t) {
-      case 'pong':
-        this.#onPong?.()
-        this.#onPong = undefined
-        return
       case 'imported':
         this.#onImported?.()
         return
       case 'ready':
         this.#onReady?.(message)
         return
+      case 'failed':
+        this.#startFailed(fromThreadError(message.error ?? { message: 'no error given' }))
+        return
       case 'drained':
         this.#onDrained?.()
-        return
-      case 'result': {
-        const pending = this.#settle(message.id)
-        if (!pending) {
-          // Too late (its call timed out): a body it streams has nobody to go to.
-          if (message.ok && (message.value as ForwardedResponse | undefined)?.streamed === true && !this.#ended)
-            this.#postNow({ t: 'cancel', id: message.id })
-          return
-        }
-        if (!message.ok) pending.reject(fromThreadError(message.error ?? { message: 'no error given' }))
-        else if (!pending.page) pending.resolve(message.value)
-        else {
-          // A route's answer; its body's pieces follow when it is streamed.
-          const response = message.value as ForwardedResponse
-          const stream = response.streamed ? this.#streamOf(message.id) : undefined
-          pending.resolve({ response, stream })
-        }
-        return
-      }
-      case 'chunk': {
-        if (!(message.data instanceof Uint8Array)) throw new TypeError('a streamed piece that is not bytes')
-        const body = this.#streams.get(message.id)
-        if (!body) {
-          // A body nobody reads any more (or never did): the thread ends it.
-          if (!this.#ended) this.#postNow({ t: 'cancel', id: message.id })
-          return
-        }
-        // Told once the client has taken it in (or at once, while the stream's buffer has room).
-        body.owed += message.data.byteLength
-        if (body.stream.write(message.data)) this.#pulled(message.id)
-        return
-      }
-      case 'end': {
-        const stream = this.#streams.get(message.id)?.stream
-        this.#streams.delete(message.id)
-        if (message.error) stream?.destroy(new Error(message.error))
-        else stream?.end()
-        return
-      }
-      case 'ask':
-        this.#answer(message.id, message.in, message.ask)
         return
       case 'progress':
         this.#tasks.get(message.task)?.progress(message.percent, message.message)
@@ -549,7 +451,7 @@ export class ThreadedPlugin implements RunningPlugin {
   }
 
   /** Does what the plugin's `this.api` asked, as the plugin, in the causal chain of the call it came from. */
-  #answer(id: number, within: number | undefined, ask: Ask): void {
+  #answer(within: number | undefined, ask: Ask): Promise<unknown> {
     // The chain of the call it came from, also after that call returned (work it started and did not await).
     const chain = within === undefined ? undefined : this.#chains.get(within)
     const work = async (): Promise<unknown> => {
@@ -557,13 +459,13 @@ export class ThreadedPlugin implements RunningPlugin {
         case 'api': {
           // The operation runs here, the table's own code (its argument checks, its rules on
           // secrets and settings), whatever the thread posted.
-          const operation = (this.#gateway.api as unknown as Record<string, (...args: unknown[]) => unknown>)[ask.name]
+          const operation: unknown = Reflect.get(this.#gateway.api, ask.name)
           if (typeof operation !== 'function' || !Object.hasOwn(this.#gateway.api, ask.name))
             throw new SmError('SM_ERR_PLUGIN_FORBIDDEN', { plugin: this.name, what: `call this.api.${ask.name}` })
           const what = typeof ask.args[0] === 'string' ? ask.args[0] : ask.name
           const value = await operation(...ask.args.map((arg) => this.#fromThread(arg, what)))
           if (typeof value !== 'function') return value
-          const back = this.#nextId++
+          const back = this.#nextCallback++
           this.#callbacks.set(back, value as (...args: unknown[]) => unknown)
           return { __fn: back }
         }
@@ -577,7 +479,7 @@ export class ThreadedPlugin implements RunningPlugin {
           return callback(...ask.args)
         }
         case 'page': {
-          const page = within === undefined ? undefined : this.#pending.get(within)?.page
+          const page = within === undefined ? undefined : this.#channel.meta(within)?.page
           if (!page) throw new Error('a page is rendered only while its route runs')
           return page()
         }
@@ -588,10 +490,7 @@ export class ThreadedPlugin implements RunningPlugin {
           })
       }
     }
-    runInContext({ actor: `plugin:${this.name}`, chain }, work).then(
-      (value) => this.#post({ t: 'reply', id, ok: true, value }),
-      (error: unknown) => this.#post({ t: 'reply', id, ok: false, error: toThreadError(error) }),
-    )
+    return runInContext({ actor: `plugin:${this.name}`, chain }, work)
   }
 
   /**
@@ -608,7 +507,7 @@ export class ThreadedPlugin implements RunningPlugin {
     if (typeof task === 'number')
       return async (ctx: TaskContext) => {
         this.#tasks.set(task, ctx)
-        const abort = () => this.#post({ t: 'abort', task })
+        const abort = () => this.#channel.send({ t: 'abort', task })
         ctx.signal.addEventListener('abort', abort, { once: true })
         try {
           return await this.#call({ kind: 'task', task, taskId: ctx.id }, `the task '${what}'`, 0)
@@ -622,9 +521,11 @@ export class ThreadedPlugin implements RunningPlugin {
 
   /** What the thread was running, for a fault's message: the latest call still waiting. */
   #where(): string {
-    let latest: string | undefined
-    for (const pending of this.#pending.values()) latest = pending.what
-    return latest ?? 'its own code (a timer or a promise, outside any hook)'
+    return (
+      this.#channel.waiting().at(-1)?.what ??
+      this.#starting?.what ??
+      'its own code (a timer or a promise, outside any hook)'
+    )
   }
 
   #fault(error: SmError, said = ''): void {
@@ -645,16 +546,15 @@ export class ThreadedPlugin implements RunningPlugin {
     this.#ended = why
     this.#unwatch()
     const error = why === 'unloaded' ? new SmError('SM_ERR_PLUGIN_REVOKED', { plugin: this.name, call: 'a call' }) : why
-    for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(error)
-    const streams = [...this.#streams.values()]
-    this.#streams.clear()
-    for (const { stream } of streams) stream.destroy(error)
+    this.#startFailed(error)
+    // A thread that has exited already (threadId -1) has nothing left to wait for.
+    const draining = drainMs > 0 && this.#worker.threadId >= 0
+    // Unloaded, the thread is still answered until it has what it waited for.
+    this.#channel.close(error, draining)
     this.#gateway.revoke()
     this.#callbacks.clear()
     this.#scope.dispose()
-    // A thread that has exited already (threadId -1) has nothing left to wait for.
-    if (drainMs > 0 && this.#worker.threadId >= 0) {
-      this.#draining = true
+    if (draining) {
       this.#worker.unref()
       void this.#drain(drainMs)
       return
@@ -667,7 +567,7 @@ export class ThreadedPlugin implements RunningPlugin {
     await Promise.race([
       new Promise<void>((resolve) => {
         this.#onDrained = resolve
-        this.#post({ t: 'unload' })
+        this.#channel.send({ t: 'unload' })
       }),
       new Promise<void>((resolve) => {
         timer = setTimeout(resolve, drainMs)
@@ -676,7 +576,7 @@ export class ThreadedPlugin implements RunningPlugin {
       new Promise<void>((resolve) => this.#worker.once('exit', () => resolve())),
     ])
     clearTimeout(timer)
-    this.#draining = false
+    this.#channel.stopAnswering()
     await this.#worker.terminate()
   }
 }

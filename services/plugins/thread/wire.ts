@@ -19,6 +19,8 @@ export function fromThreadError(error: ThreadError): Error {
     // loaded the catalogue that declares it (a plugin's thread loads only what the plugin uses).
     const { code, params } = error.coded
     try {
+      // The seam between wire data and the typed catalogue: the code is declared here, and its parameters are
+      // checked against its message as it is built (a mismatch falls to the catch below).
       return errorSpec(code) ? new SmError(code as ErrorCode, params as never) : SmError.fromWire(error.coded)
     } catch {
       // Parameters that do not fit the code's message: the message sent, under the code.

@@ -266,8 +266,8 @@ export default class Hog extends PluginBase {
     const raw = (ask: string) => `await new Promise((resolve) => {
       const { parentPort } = require('node:worker_threads')
       const id = 1e9 + Math.floor(Math.random() * 1e6)
-      parentPort.on('message', (m: any) => { if (m.t === 'reply' && m.id === id) resolve(${trace('m.ok ? { ok: true } : m.error.coded.code')}) })
-      parentPort.postMessage({ t: 'ask', id, in: undefined, ask: ${ask} })
+      parentPort.on('message', (m: any) => { if (m.t === 'result' && m.id === id) resolve(${trace('m.ok ? { ok: true } : m.error.coded.code')}) })
+      parentPort.postMessage({ t: 'call', id, body: { in: undefined, ask: ${ask} } })
     })`
     const forger = plugin(
       'Forger',

@@ -33,7 +33,7 @@ export default class ServerProperties extends ManagerCommand {
     }
     const properties = await this.request('servers:properties', { name: args.name })
     if (args.key !== undefined) {
-      // Only the file's own keys: `constructor` is as unknown as any key the file lacks.
+      // Only the file's own keys: `constructor` is no more a property than any key the file lacks.
       const value = Object.hasOwn(properties, args.key) ? properties[args.key] : undefined
       if (value === undefined)
         throw new SmError('SM_ERR_SERVER_PROPERTY_INVALID', {
