@@ -5,6 +5,7 @@ import { connect } from '@nats-io/transport-node'
 import { expect } from 'chai'
 import { BridgeClient } from '../../../services/bridge/client'
 import type { StoredEvent } from '../../../services/events/contract'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { nextEvent } from '../../helpers/facts'
 import { fakeBedrockDir, gameDataDir, runState } from '../../helpers/game'
 import { killAndWait } from '../../helpers/leaks'
@@ -33,7 +34,7 @@ const GUARD = plugin(
 )
 
 const facts = async (dir: string, type: string): Promise<StoredEvent[]> =>
-  JSON.parse(await cliOk(dir, ['events', '--type', type, '--json', '--limit', '1000']))
+  JSON.parse(await cliInOk(dir, ['events', '--type', type, '--json', '--limit', '1000']))
 
 /** A panel plugin that vetoes saving one file, wherever its server runs. */
 const GUARD_FILES = plugin(
@@ -76,18 +77,18 @@ describe('services/servers: servers on another host, through its agent (issue 22
     const { panel, node2, manager, events, agent } = await twoMachines({ 'guard.ts': GUARD })
     try {
       const dir = fakeBedrockDir()
-      expect(await cliOk(panel, ['server', 'add', 'far', '--dir', dir, '--host', 'node2'])).to.equal(
+      expect(await cliInOk(panel, ['server', 'add', 'far', '--dir', dir, '--host', 'node2'])).to.equal(
         `Server 'far' added: bedrock server in ${dir} on host 'node2'.\n`,
       )
-      expect(await cliOk(panel, ['server', 'info', 'far'])).to.match(/^host\s+node2 \(/m)
-      expect(await cliOk(node2, ['status'])).to.contain("host agent 'node2', subjects sm.agent.node2.>")
+      expect(await cliInOk(panel, ['server', 'info', 'far'])).to.match(/^host\s+node2 \(/m)
+      expect(await cliInOk(node2, ['status'])).to.contain("host agent 'node2', subjects sm.agent.node2.>")
       // A name is one server's on every host.
-      const twice = await cli(panel, ['server', 'add', 'far', '--dir', fakeBedrockDir()])
+      const twice = await cliIn(panel, ['server', 'add', 'far', '--dir', fakeBedrockDir()])
       expect(twice.stderr).to.contain('SM_ERR_SERVER_EXISTS')
       // Installed there from a folder on that machine.
       const target = join(tempDir(), 'copy')
       expect(
-        await cliOk(panel, [
+        await cliInOk(panel, [
           'server',
           'install',
           'copy',
@@ -99,40 +100,40 @@ describe('services/servers: servers on another host, through its agent (issue 22
           'node2',
         ]),
       ).to.contain(`installed in ${target} on host 'node2'`)
-      const nowhere = await cli(panel, ['server', 'add', 'x', '--dir', dir, '--host', 'node9'])
+      const nowhere = await cliIn(panel, ['server', 'add', 'x', '--dir', dir, '--host', 'node9'])
       expect(nowhere.stderr).to.contain('SM_ERR_HOST_UNKNOWN')
 
-      const listed = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+      const listed = JSON.parse(await cliInOk(panel, ['server', 'list', '--json']))
       expect(
         listed.map((s: { name: string; host?: string; status: string }) => [s.name, s.host, s.status]),
       ).to.deep.equal([
         ['copy', 'node2', 'stopped'],
         ['far', 'node2', 'stopped'],
       ])
-      expect(await cliOk(panel, ['server', 'list'])).to.match(/^far\s+node2\s+bedrock\s+stopped\s/m)
+      expect(await cliInOk(panel, ['server', 'list'])).to.match(/^far\s+node2\s+bedrock\s+stopped\s/m)
 
-      await cliOk(panel, ['server', 'start', 'far'])
+      await cliInOk(panel, ['server', 'start', 'far'])
       // It runs on node2, under node2's agent: the panel has no run directory for it.
       expect(runState(node2, 'far')?.status).to.equal('running')
       expect(runState(panel, 'far')).to.equal(undefined)
-      expect(JSON.parse(await cliOk(panel, ['server', 'status', 'far', '--json']))).to.include({ status: 'running' })
-      expect(await cliOk(panel, ['server', 'send', 'far', 'list'])).to.match(/players online/)
+      expect(JSON.parse(await cliInOk(panel, ['server', 'status', 'far', '--json']))).to.include({ status: 'running' })
+      expect(await cliInOk(panel, ['server', 'send', 'far', 'list'])).to.match(/players online/)
       // Its console log is on node2: followed from here as node2 relays its lines.
       const follow = spawnCli(panel, ['server', 'logs', 'far', '--follow', '--lines', '2'])
       await waitForLine(follow, /players online/) // of the last lines, read there
-      await cliOk(panel, ['server', 'send', 'far', 'list'])
+      await cliInOk(panel, ['server', 'send', 'far', 'list'])
       await waitForLine(follow, /players online/) // the new one, relayed
       expect(await stop(follow, 'SIGINT')).to.equal(0)
 
       // The manager's plugin is asked about an action on node2, and its veto holds there.
-      const vetoed = await cli(panel, ['server', 'send', 'far', 'forbidden'])
+      const vetoed = await cliIn(panel, ['server', 'send', 'far', 'forbidden'])
       expect(vetoed.code).to.not.equal(0)
       expect(vetoed.stderr).to.contain('plugin:guard').and.to.contain('not on my watch')
 
-      await cliOk(panel, ['server', 'stop', 'far'])
-      expect(JSON.parse(await cliOk(panel, ['server', 'list', '--json']))[0]).to.include({ status: 'stopped' })
+      await cliInOk(panel, ['server', 'stop', 'far'])
+      expect(JSON.parse(await cliInOk(panel, ['server', 'list', '--json']))[0]).to.include({ status: 'stopped' })
       // The web API and pages say the same, and add on a host too.
-      const { url } = JSON.parse(await cliOk(panel, ['web', 'status', '--json']))
+      const { url } = JSON.parse(await cliInOk(panel, ['web', 'status', '--json']))
       const token = await adminSession(panel, url)
       const listedOverHttp = await http(`${url}/api/servers`, { token })
       expect(listedOverHttp.json.servers.map((s: { name: string; host?: string }) => [s.name, s.host])).to.deep.equal([
@@ -157,12 +158,12 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(await finished).to.include({ id: begun.json.task_id, state: 'succeeded' })
       const task = await http(`${url}/api/tasks/${encodeURIComponent(begun.json.task_id)}`, { token })
       expect(task.json.task).to.include({ id: begun.json.task_id, state: 'succeeded' })
-      await cliOk(panel, ['server', 'stop', 'far'])
+      await cliInOk(panel, ['server', 'stop', 'far'])
 
       // A schedule of a server on node2 is node2's to run; the manager lists and removes it by `node2/<id>`.
-      await cliOk(panel, ['server', 'add', 'here', '--dir', fakeBedrockDir()])
+      await cliInOk(panel, ['server', 'add', 'here', '--dir', fakeBedrockDir()])
       const remote = JSON.parse(
-        await cliOk(panel, [
+        await cliInOk(panel, [
           'server',
           'schedule',
           'add',
@@ -176,7 +177,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
       )
       expect(remote.id).to.match(/^node2\/[0-9a-f]+$/)
       const local = JSON.parse(
-        await cliOk(panel, [
+        await cliInOk(panel, [
           'server',
           'schedule',
           'add',
@@ -188,25 +189,27 @@ describe('services/servers: servers on another host, through its agent (issue 22
           '--json',
         ]),
       )
-      const all = JSON.parse(await cliOk(panel, ['server', 'schedule', 'list', '--json']))
+      const all = JSON.parse(await cliInOk(panel, ['server', 'schedule', 'list', '--json']))
       expect(all.map((s: { id: string; server: string }) => [s.id, s.server])).to.have.deep.members([
         [local.id, 'here'],
         [remote.id, 'far'],
       ])
-      expect(JSON.parse(await cliOk(panel, ['server', 'schedule', 'list', 'far', '--json']))[0].id).to.equal(remote.id)
+      expect(JSON.parse(await cliInOk(panel, ['server', 'schedule', 'list', 'far', '--json']))[0].id).to.equal(
+        remote.id,
+      )
       const bare = remote.id.slice('node2/'.length)
-      expect(JSON.parse(await cliOk(node2, ['server', 'schedule', 'list', '--json']))[0].id).to.equal(bare)
-      expect(await cliOk(panel, ['server', 'schedule', 'remove', remote.id])).to.contain(`Schedule ${remote.id}`)
-      expect(JSON.parse(await cliOk(node2, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
-      await cliOk(panel, ['server', 'schedule', 'remove', local.id])
-      await cliOk(panel, ['server', 'remove', 'here'])
+      expect(JSON.parse(await cliInOk(node2, ['server', 'schedule', 'list', '--json']))[0].id).to.equal(bare)
+      expect(await cliInOk(panel, ['server', 'schedule', 'remove', remote.id])).to.contain(`Schedule ${remote.id}`)
+      expect(JSON.parse(await cliInOk(node2, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
+      await cliInOk(panel, ['server', 'schedule', 'remove', local.id])
+      await cliInOk(panel, ['server', 'remove', 'here'])
 
       // A host speaks for its own servers only: node2 adding a server under a name this machine
       // holds (with its own CLI) changes nothing here, and the next routed command's sync leaves it out.
-      await cliOk(panel, ['server', 'add', 'home', '--dir', fakeBedrockDir()])
-      await cliOk(node2, ['server', 'add', 'home', '--dir', fakeBedrockDir()])
-      await cliOk(panel, ['server', 'status', 'far', '--json']).catch(() => '')
-      const home = JSON.parse(await cliOk(panel, ['server', 'list', '--json'])).find(
+      await cliInOk(panel, ['server', 'add', 'home', '--dir', fakeBedrockDir()])
+      await cliInOk(node2, ['server', 'add', 'home', '--dir', fakeBedrockDir()])
+      await cliInOk(panel, ['server', 'status', 'far', '--json']).catch(() => '')
+      const home = JSON.parse(await cliInOk(panel, ['server', 'list', '--json'])).find(
         (s: { name: string }) => s.name === 'home',
       )
       expect(home.host).to.equal(undefined)
@@ -258,8 +261,8 @@ describe('services/servers: servers on another host, through its agent (issue 22
       writeFileSync(join(dir, 'server.properties'), 'server-name=far\n')
       mkdirSync(join(dir, 'worlds', 'Bedrock level', 'db'), { recursive: true })
       writeFileSync(join(dir, 'worlds', 'Bedrock level', 'level.dat'), randomBytes(64))
-      await cliOk(panel, ['server', 'add', 'far', '--dir', dir, '--host', 'node2'])
-      const { url } = JSON.parse(await cliOk(panel, ['web', 'status', '--json']))
+      await cliInOk(panel, ['server', 'add', 'far', '--dir', dir, '--host', 'node2'])
+      const { url } = JSON.parse(await cliInOk(panel, ['web', 'status', '--json']))
       const token = await adminSession(panel, url)
       const api = (path: string, options: Parameters<typeof http>[1] = {}) =>
         http(`${url}/api/servers/far/files${path}`, { token, ...options })
@@ -324,8 +327,8 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(existsSync(join(dir, 'moved.bin'))).to.equal(false)
 
       // A backup taken there downloads from here, whole; and a world file from here imports there.
-      await cliOk(panel, ['server', 'backup', 'far'])
-      const [backup] = JSON.parse(await cliOk(panel, ['server', 'backups', 'far', '--json']))
+      await cliInOk(panel, ['server', 'backup', 'far'])
+      const [backup] = JSON.parse(await cliInOk(panel, ['server', 'backups', 'far', '--json']))
       const archive = await fetch(`${url}/api/servers/far/backups/${encodeURIComponent(backup.file)}`, {
         headers: { Authorization: `Bearer ${token}` },
       })
@@ -334,7 +337,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(downloaded.equals(readFileSync(join(node2, 'backups', 'far', backup.file)))).to.equal(true)
       const world = join(tempDir(), 'castle.mcworld')
       writeFileSync(world, downloaded)
-      expect(await cliOk(panel, ['server', 'import', 'far', world])).to.match(/import/i)
+      expect(await cliInOk(panel, ['server', 'import', 'far', world])).to.match(/import/i)
 
       // Each change is node2's fact, taken into the manager's log once.
       const writes = await facts(panel, 'after_file_write')
@@ -354,22 +357,23 @@ describe('services/servers: servers on another host, through its agent (issue 22
     const machines = await twoMachines()
     const { broker, panel, node2, manager, events } = machines
     let agent = machines.agent
-    const setting = async (dir: string, key: string) => JSON.parse(await cliOk(dir, ['setting', 'get', key, '--json']))
+    const setting = async (dir: string, key: string) =>
+      JSON.parse(await cliInOk(dir, ['setting', 'get', key, '--json']))
     try {
       // A change while node2 is online reaches it.
       const here = (await BridgeClient.connect(node2)) as BridgeClient
       const taken = nextEvent(here, 'after_setting_update', (p) => p.key === 'servers.restart.max_restarts')
-      await cliOk(panel, ['setting', 'set', 'servers.restart.max_restarts', '9'])
+      await cliInOk(panel, ['setting', 'set', 'servers.restart.max_restarts', '9'])
       await taken
       here.close()
       expect(await setting(node2, 'servers.restart.max_restarts')).to.equal(9)
       // A server of node2's set to autostart: node2's agent starts it when it starts (it loads no plugins).
-      await cliOk(panel, ['server', 'add', 'auto', '--dir', fakeBedrockDir(), '--host', 'node2'])
-      await cliOk(panel, ['server', 'config', 'auto', 'autostart', 'true'])
+      await cliInOk(panel, ['server', 'add', 'auto', '--dir', fakeBedrockDir(), '--host', 'node2'])
+      await cliInOk(panel, ['server', 'config', 'auto', 'autostart', 'true'])
       // Changes while it is away reach it when it joins again; a path of this machine does not.
       await stop(agent)
-      await cliOk(panel, ['setting', 'set', 'retention.backups', '4'])
-      await cliOk(panel, ['setting', 'set', 'paths.backups', join(tempDir(), 'panel-backups')])
+      await cliInOk(panel, ['setting', 'set', 'retention.backups', '4'])
+      await cliInOk(panel, ['setting', 'set', 'paths.backups', join(tempDir(), 'panel-backups')])
       agent = spawnCli(node2, ['agent', 'start', '--nats', broker.url, '--name', 'node2'], AGENT_ENV)
       await waitForLine(agent, /^ready/)
       const joined = await firstFact(node2, 'after_setting_update', (p) => p.key === 'retention.backups')
@@ -377,7 +381,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(await setting(node2, 'paths.backups')).to.not.contain('panel-backups')
       const started = await firstFact(node2, 'after_server_start', (p) => p.serverName === 'auto')
       expect(started.result).to.deep.include({ status: 'success' })
-      await cliOk(panel, ['server', 'stop', 'auto'])
+      await cliInOk(panel, ['server', 'stop', 'auto'])
     } finally {
       events.close()
       await stop(agent)
@@ -390,9 +394,9 @@ describe('services/servers: servers on another host, through its agent (issue 22
     const { broker, panel, manager, events } = machines
     let agent = machines.agent
     try {
-      await cliOk(panel, ['server', 'add', 'far', '--dir', fakeBedrockDir(), '--host', 'node2'])
-      await cliOk(panel, ['server', 'start', 'far'])
-      await cliOk(panel, ['server', 'stop', 'far'])
+      await cliInOk(panel, ['server', 'add', 'far', '--dir', fakeBedrockDir(), '--host', 'node2'])
+      await cliInOk(panel, ['server', 'start', 'far'])
+      await cliInOk(panel, ['server', 'stop', 'far'])
       const before = (await BridgeClient.connect(panel)) as BridgeClient
       const { seq: cursor, log } = (await before.request('events:origin', { origin: 'node2' }, 'cli:test')) as {
         seq: number
@@ -408,12 +412,12 @@ describe('services/servers: servers on another host, through its agent (issue 22
       const online = nextEvent(events, 'nats:host_online')
       agent = spawnCli(fresh, ['agent', 'start', '--nats', broker.url, '--name', 'node2'], AGENT_ENV)
       await online
-      await cliOk(fresh, ['server', 'add', 'again', '--dir', fakeBedrockDir()])
+      await cliInOk(fresh, ['server', 'add', 'again', '--dir', fakeBedrockDir()])
       const added = await firstFact(panel, 'servers:added', (p) => (p.server as { name: string }).name === 'again')
       const origin = added.origin as { host: string; seq: number }
       expect(origin.host).to.equal('node2')
       expect(origin.seq).to.be.lessThan(cursor) // behind where the old log was: taken in all the same
-      const listed = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+      const listed = JSON.parse(await cliInOk(panel, ['server', 'list', '--json']))
       expect(listed.map((s: { name: string; host: string }) => [s.name, s.host])).to.deep.include(['again', 'node2'])
     } finally {
       events.close()
@@ -427,17 +431,17 @@ describe('services/servers: servers on another host, through its agent (issue 22
     const { broker, panel, node2 } = machines
     let { manager, events, agent } = machines
     try {
-      await cliOk(panel, ['server', 'add', 'far', '--dir', fakeBedrockDir(), '--host', 'node2'])
-      await cliOk(panel, ['server', 'start', 'far'])
+      await cliInOk(panel, ['server', 'add', 'far', '--dir', fakeBedrockDir(), '--host', 'node2'])
+      await cliInOk(panel, ['server', 'start', 'far'])
 
       // The host's agent stops: the game runs on; the manager shows it unknown and refuses at once.
       const offline = nextEvent(events, 'nats:host_offline')
       expect(await stop(agent)).to.equal(0)
       await offline
-      const [far] = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+      const [far] = JSON.parse(await cliInOk(panel, ['server', 'list', '--json']))
       expect(far).to.include({ status: 'unknown' })
       expect(far.since).to.be.a('string')
-      const refused = await cli(panel, ['server', 'status', 'far'])
+      const refused = await cliIn(panel, ['server', 'status', 'far'])
       expect(refused.code).to.equal(69)
       expect(refused.stderr).to.contain('SM_ERR_HOST_UNREACHABLE').and.to.contain("Host 'node2'")
 
@@ -465,19 +469,19 @@ describe('services/servers: servers on another host, through its agent (issue 22
 
       // node2 is retired for good: its server cannot be removed there, but it can be forgotten here
       // (not while node2 is online: removed normally, it would go there too).
-      const early = await cli(panel, ['server', 'remove', 'far', '--forget'])
+      const early = await cliIn(panel, ['server', 'remove', 'far', '--forget'])
       expect(early.code).to.equal(75)
       expect(early.stderr).to.contain('SM_ERR_SERVER_FORGET_REFUSED').and.to.contain('that host is online')
       const gone = nextEvent(events, 'nats:host_offline')
       expect(await stop(agent)).to.equal(0)
       await gone
-      const remove = await cli(panel, ['server', 'remove', 'far'])
+      const remove = await cliIn(panel, ['server', 'remove', 'far'])
       expect(remove.code).to.equal(69)
       expect(remove.stderr).to.contain('SM_ERR_HOST_UNREACHABLE')
-      expect(await cliOk(panel, ['server', 'remove', 'far', '--forget'])).to.contain(
+      expect(await cliInOk(panel, ['server', 'remove', 'far', '--forget'])).to.contain(
         "Server 'far' forgotten: this manager no longer lists it; on host 'node2' it, its files and its game, if that runs, stay as they were. If that host comes back, stop and remove it there: server-manager server stop far; server-manager server remove far (on that machine).",
       )
-      expect(JSON.parse(await cliOk(panel, ['server', 'list', '--json']))).to.deep.equal([])
+      expect(JSON.parse(await cliInOk(panel, ['server', 'list', '--json']))).to.deep.equal([])
       expect(runState(node2, 'far')?.status).to.equal('running')
     } finally {
       events.close()
@@ -618,8 +622,8 @@ describe('services/servers: servers on another host, through its agent (issue 22
       } finally {
         client.close()
       }
-      expect(JSON.parse(await cliOk(panel, ['status', '--json']))).to.include({ running: true })
-      const taken = (JSON.parse(await cliOk(panel, ['events', '--json', '--limit', '1000'])) as StoredEvent[]).filter(
+      expect(JSON.parse(await cliInOk(panel, ['status', '--json']))).to.include({ running: true })
+      const taken = (JSON.parse(await cliInOk(panel, ['events', '--json', '--limit', '1000'])) as StoredEvent[]).filter(
         (e) => (e.payload as { origin?: unknown }).origin !== undefined,
       )
       expect(taken.map((e) => [e.type, e.actor, (e.payload as { origin: { seq: number } }).origin.seq])).to.deep.equal([
@@ -627,13 +631,13 @@ describe('services/servers: servers on another host, through its agent (issue 22
         ['servers:schedule_added', 'host:node2/http:admin', 16],
         ['after_command_send', 'host:node2/core', 17],
       ])
-      const servers = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+      const servers = JSON.parse(await cliInOk(panel, ['server', 'list', '--json']))
       expect(servers.map((s: { name: string; host?: string }) => [s.name, s.host])).to.deep.equal([
         ['loc1', undefined],
         ['mine', 'node2'],
       ])
       expect(
-        JSON.parse(await cliOk(panel, ['server', 'schedule', 'list', 'loc1', '--json'])).map(
+        JSON.parse(await cliInOk(panel, ['server', 'schedule', 'list', 'loc1', '--json'])).map(
           (s: { id: string }) => s.id,
         ),
       ).to.deep.equal([own.id])

@@ -3,8 +3,9 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { databasePath } from '../../../services/events'
+import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
 import { makeReadOnly } from '../../helpers/read-only'
-import { cli, cliOk, run, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cli, run, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const hashDir = (dir: string) =>
@@ -44,56 +45,59 @@ describe('services/cli: server-manager as a user runs it', function () {
 
   it('parses values as JSON when they are JSON, else keeps the text', async () => {
     const dir = tempDir()
-    await cli(dir, ['setting', 'set', 'custom.n', '8080'])
-    await cli(dir, ['setting', 'set', 'custom.obj', '{"a":[1,true]}'])
-    await cli(dir, ['setting', 'set', 'custom.text', 'not json'])
-    await cli(dir, ['setting', 'set', 'custom.quoted', '"8080"'])
-    const get = async (key: string) => (await cli(dir, ['setting', 'get', key, '--json'])).stdout.trim()
+    await managerOn(dir)
+    await cliIn(dir, ['setting', 'set', 'custom.n', '8080'])
+    await cliIn(dir, ['setting', 'set', 'custom.obj', '{"a":[1,true]}'])
+    await cliIn(dir, ['setting', 'set', 'custom.text', 'not json'])
+    await cliIn(dir, ['setting', 'set', 'custom.quoted', '"8080"'])
+    const get = async (key: string) => (await cliIn(dir, ['setting', 'get', key, '--json'])).stdout.trim()
     expect(await get('custom.n')).to.equal('8080')
     expect(await get('custom.obj')).to.equal('{"a":[1,true]}')
     expect(await get('custom.text')).to.equal('"not json"')
     expect(await get('custom.quoted')).to.equal('"8080"')
-    const list = JSON.parse((await cli(dir, ['setting', 'list', '--json'])).stdout) as { web: { port: number } }
+    const list = JSON.parse((await cliIn(dir, ['setting', 'list', '--json'])).stdout) as { web: { port: number } }
     expect(list.web.port).to.equal(11325)
   })
 
   it('setting set merges objects, confirms what it stored, and reads values from files and standard input', async () => {
     const dir = tempDir()
-    expect((await cli(dir, ['setting', 'set', 'web.host', '0.0.0.0'])).stdout).to.equal(
+    await managerOn(dir)
+    expect((await cliIn(dir, ['setting', 'set', 'web.host', '0.0.0.0'])).stdout).to.equal(
       'web.host = "0.0.0.0" (was "127.0.0.1")\n',
     )
-    const merged = await cli(dir, ['setting', 'set', 'web', '{"port":9001}'])
+    const merged = await cliIn(dir, ['setting', 'set', 'web', '{"port":9001}'])
     expect(merged.code).to.equal(0)
-    expect(JSON.parse((await cli(dir, ['setting', 'get', 'web', '--json'])).stdout)).to.deep.include({
+    expect(JSON.parse((await cliIn(dir, ['setting', 'get', 'web', '--json'])).stdout)).to.deep.include({
       host: '0.0.0.0',
       port: 9001,
     })
-    await cli(dir, ['setting', 'set', 'custom.motd', '{"a":1,"b":2}'])
-    const replaced = await cli(dir, ['setting', 'set', 'custom.motd', '{"a":3}', '--replace'])
+    await cliIn(dir, ['setting', 'set', 'custom.motd', '{"a":1,"b":2}'])
+    const replaced = await cliIn(dir, ['setting', 'set', 'custom.motd', '{"a":3}', '--replace'])
     expect(replaced.stdout).to.contain('removed: custom.motd.b')
     const file = join(dir, 'value.json')
     writeFileSync(file, '{"from":"a file"}\n')
-    await cli(dir, ['setting', 'set', 'custom.file', '--file', file])
-    expect((await cli(dir, ['setting', 'get', 'custom.file', '--json'])).stdout.trim()).to.equal('{"from":"a file"}')
+    await cliIn(dir, ['setting', 'set', 'custom.file', '--file', file])
+    expect((await cliIn(dir, ['setting', 'get', 'custom.file', '--json'])).stdout.trim()).to.equal('{"from":"a file"}')
     const big = 'x'.repeat(300_000)
-    expect((await cli(dir, ['setting', 'set', 'custom.big', '-'], {}, big)).code).to.equal(0)
-    expect((await cli(dir, ['setting', 'get', 'custom.big'])).stdout).to.equal(`${big}\n`)
-    await cli(dir, ['setting', 'set', 'custom.raw', '{a:1}', '--string'])
-    expect((await cli(dir, ['setting', 'get', 'custom.raw'])).stdout).to.equal('{a:1}\n')
-    const unset = await cli(dir, ['setting', 'unset', 'web.port'])
+    expect((await cliIn(dir, ['setting', 'set', 'custom.big', '-'], {}, big)).code).to.equal(0)
+    expect((await cliIn(dir, ['setting', 'get', 'custom.big'])).stdout).to.equal(`${big}\n`)
+    await cliIn(dir, ['setting', 'set', 'custom.raw', '{a:1}', '--string'])
+    expect((await cliIn(dir, ['setting', 'get', 'custom.raw'])).stdout).to.equal('{a:1}\n')
+    const unset = await cliIn(dir, ['setting', 'unset', 'web.port'])
     expect(unset.stdout).to.equal('web.port: back to its default 11325\n')
   })
 
   it('keeps a secret setting out of events output and the log file, and gives it back to its owner', async () => {
     const dir = tempDir()
-    expect((await cli(dir, ['setting', 'set', 'custom.api_token', 's3cr3t-value'])).stdout).to.not.contain('s3cr3t')
-    const events = await cli(dir, ['events', '--json'])
+    await managerOn(dir)
+    expect((await cliIn(dir, ['setting', 'set', 'custom.api_token', 's3cr3t-value'])).stdout).to.not.contain('s3cr3t')
+    const events = await cliIn(dir, ['events', '--json'])
     expect(events.stdout).to.contain('[redacted]')
     expect(events.stdout).to.not.contain('s3cr3t')
-    expect((await cli(dir, ['events'])).stdout).to.not.contain('s3cr3t')
+    expect((await cliIn(dir, ['events'])).stdout).to.not.contain('s3cr3t')
     expect(readFileSync(join(dir, 'logs', 'server-manager.log'), 'utf8')).to.not.contain('s3cr3t')
-    expect((await cli(dir, ['setting', 'get', 'custom.api_token'])).stdout).to.equal('[redacted]\n')
-    expect((await cli(dir, ['setting', 'get', 'custom.api_token', '--reveal'])).stdout).to.equal('s3cr3t-value\n')
+    expect((await cliIn(dir, ['setting', 'get', 'custom.api_token'])).stdout).to.equal('[redacted]\n')
+    expect((await cliIn(dir, ['setting', 'get', 'custom.api_token', '--reveal'])).stdout).to.equal('s3cr3t-value\n')
   })
 
   describe('bad input gives a coded error, a non-zero exit code, and writes nothing', () => {
@@ -130,16 +134,29 @@ describe('services/cli: server-manager as a user runs it', function () {
       ['a bad --since', ['events', '--since', 'last tuesday'], 'SM_ERR_EVENTS_INVALID_QUERY', 64],
       ['a key with no value', ['setting', 'get', 'custom.never'], 'SM_ERR_SETTINGS_NOT_FOUND', 1],
     ]
+    // One manager for them all, each command in-process against it: each still leaves the event
+    // log empty. A refusal with no manager running is the process's own (the cases below this).
+    let dir: string
+    before(async () => {
+      dir = tempDir()
+      await managerOn(dir)
+    })
     for (const [what, args, code, exit] of cases) {
       it(what, async () => {
-        const dir = tempDir()
-        const result = await cli(dir, args)
+        const result = await cliIn(dir, args)
         expect(result.stderr).to.match(new RegExp(`^Error \\[${code}\\]: `))
         expect(result.code).to.equal(exit)
-        const events = await cli(dir, ['events', '--json'])
+        const events = await cliIn(dir, ['events', '--json'])
         expect(JSON.parse(events.stdout)).to.deep.equal([])
       })
     }
+    it('a refusal with no manager running: a cold process, the same code and exit code', async () => {
+      const cold = tempDir()
+      const result = await cli(cold, ['setting', 'set', 'nope.x', '1'])
+      expect(result.stderr).to.match(/^Error \[SM_ERR_SETTINGS_UNKNOWN_KEY\]: /)
+      expect(result.code).to.equal(64)
+      expect(JSON.parse((await cli(cold, ['events', '--json'])).stdout)).to.deep.equal([])
+    })
   })
 
   it('suggests the flag a mistyped one means (issue 20)', async () => {
@@ -152,10 +169,11 @@ describe('services/cli: server-manager as a user runs it', function () {
 
   it("reads 'events --type a,b' as both types, as the web filter does (issue 20)", async () => {
     const dir = tempDir()
-    await cliOk(dir, ['setting', 'set', 'custom.x', '1'])
-    await cliOk(dir, ['server', 'add', 's1', '--dir', tempDir(), '--command', 'true'])
+    await managerOn(dir)
+    await cliInOk(dir, ['setting', 'set', 'custom.x', '1'])
+    await cliInOk(dir, ['server', 'add', 's1', '--dir', tempDir(), '--command', 'true'])
     const types = async (args: string[]) =>
-      (JSON.parse(await cliOk(dir, ['events', '--json', ...args])) as { type: string }[]).map((e) => e.type)
+      (JSON.parse(await cliInOk(dir, ['events', '--json', ...args])) as { type: string }[]).map((e) => e.type)
     const both = await types(['--type', 'after_setting_update, servers:add*'])
     expect([...new Set(both)].sort()).to.deep.equal(['after_setting_update', 'servers:added'])
     expect(await types(['--type', 'after_setting_update', '--type', 'servers:added'])).to.deep.equal(both)

@@ -1,22 +1,26 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { factsOf, managerEvent } from '../../helpers/facts'
+import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
+import { managerEvent } from '../../helpers/facts'
 import { fakeBedrockDir, fakeJavaDir, gameDataDir } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { makeReadOnly } from '../../helpers/read-only'
-import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const NOTCH = '069a79f4-44e9-4726-a5be-fca90e38aaf5'
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'))
 const payloads = async (dataDir: string, type: string) =>
-  (await factsOf(dataDir, type)).map((e) => e.payload as Record<string, unknown> & { result: Record<string, unknown> })
+  (
+    JSON.parse(await cliInOk(dataDir, ['events', '--type', type, '--limit', '1000', '--json'])) as {
+      payload: Record<string, unknown> & { result: Record<string, unknown> }
+    }[]
+  ).map((e) => e.payload)
 
 /** Expects the command to fail with `code` and its exit code; its stderr. */
 async function refused(dataDir: string, args: string[], code: string, exit: number): Promise<string> {
-  const r = await cli(dataDir, args)
+  const r = await cliIn(dataDir, args)
   expect(r.stderr, r.stdout).to.contain(`[${code}]`)
   expect(r.code, r.stderr).to.equal(exit)
   return r.stderr
@@ -27,18 +31,19 @@ describe('services/servers: the allowlist and operators (issue 20, item 3)', fun
 
   it('bedrock: a running server is changed by its console (each a command_send fact), a stopped one by editing its file whole', async () => {
     const data = gameDataDir()
+    await managerOn(data)
     const dir = fakeBedrockDir()
     const allowlist = join(dir, 'allowlist.json')
-    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
+    await cliInOk(data, ['server', 'start', 's1'])
 
-    expect(await cliOk(data, ['server', 'allowlist', 's1', 'add', 'Steve'])).to.equal(
+    expect(await cliInOk(data, ['server', 'allowlist', 's1', 'add', 'Steve'])).to.equal(
       "'Steve' added to the allowlist of 's1' (by its console).\n",
     )
-    expect(await cliOk(data, ['server', 'allowlist', 's1', 'add', 'Steve'])).to.equal(
+    expect(await cliInOk(data, ['server', 'allowlist', 's1', 'add', 'Steve'])).to.equal(
       "'Steve' was already on the allowlist of 's1' (by its console).\n",
     )
-    const spaced = JSON.parse(await cliOk(data, ['server', 'allowlist', 's1', 'add', 'Sneezy Puma', '--json']))
+    const spaced = JSON.parse(await cliInOk(data, ['server', 'allowlist', 's1', 'add', 'Sneezy Puma', '--json']))
     expect(spaced).to.deep.include({ changed: true, via: 'console' })
     expect(spaced.players).to.deep.equal([{ name: 'Steve' }, { name: 'Sneezy Puma' }])
     // The game wrote its own file.
@@ -46,7 +51,7 @@ describe('services/servers: the allowlist and operators (issue 20, item 3)', fun
       { ignoresPlayerLimit: false, name: 'Steve' },
       { ignoresPlayerLimit: false, name: 'Sneezy Puma' },
     ])
-    expect(await cliOk(data, ['server', 'allowlist', 's1', 'remove', 'Steve'])).to.equal(
+    expect(await cliInOk(data, ['server', 'allowlist', 's1', 'remove', 'Steve'])).to.equal(
       "'Steve' removed from the allowlist of 's1' (by its console).\n",
     )
     const sent = (await payloads(data, 'after_command_send')).map((p) => [p.command, p.result.status])
@@ -70,9 +75,9 @@ describe('services/servers: the allowlist and operators (issue 20, item 3)', fun
       ['remove', 'Steve', 'success', 'console', true],
     ])
 
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
     const before = statSync(allowlist).ino
-    expect(await cliOk(data, ['server', 'allowlist', 's1', 'add', 'Alex'])).to.equal(
+    expect(await cliInOk(data, ['server', 'allowlist', 's1', 'add', 'Alex'])).to.equal(
       "'Alex' added to the allowlist of 's1'; allowlist.json is read when it starts.\n",
     )
     expect(readJson(allowlist)).to.deep.equal([
@@ -82,10 +87,10 @@ describe('services/servers: the allowlist and operators (issue 20, item 3)', fun
     // Written whole to a temporary file and renamed over it: a new file, nothing left beside it.
     expect(statSync(allowlist).ino).not.to.equal(before)
     expect(readdirSync(dir).filter((f) => f.includes('.tmp'))).to.deep.equal([])
-    expect(await cliOk(data, ['server', 'allowlist', 's1', 'remove', 'sneezy puma'])).to.equal(
+    expect(await cliInOk(data, ['server', 'allowlist', 's1', 'remove', 'sneezy puma'])).to.equal(
       "'sneezy puma' removed from the allowlist of 's1'; allowlist.json is read when it starts.\n",
     )
-    expect(await cliOk(data, ['server', 'allowlist', 's1'])).to.equal('NAME  ID\nAlex  -\n')
+    expect(await cliInOk(data, ['server', 'allowlist', 's1'])).to.equal('NAME  ID\nAlex  -\n')
     expect((await payloads(data, 'after_allowlist_change')).slice(-2).map((p) => p.result.via)).to.deep.equal([
       'file',
       'file',
@@ -107,135 +112,127 @@ describe('services/servers: the allowlist and operators (issue 20, item 3)', fun
 
   it('bedrock operators: permissions.json is edited with the xuid from the player history, and a running game told to reload it', async () => {
     const data = gameDataDir()
+    const manager = await managerOn(data)
     const dir = fakeBedrockDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
-    const manager = await spawnManager(data)
-    try {
-      await waitForLine(manager, /^ready in/)
-      await cliOk(data, ['server', 'start', 's1'])
-      await managerEvent<{ name: string }>(
-        data,
-        'after_player_join',
-        (p) => p.name === 'Steve',
-        () => cliOk(data, ['server', 'send', 's1', 'fakejoin', 'Steve', '2535412345678901']),
-      )
-      expect(await cliOk(data, ['server', 'ops', 's1', 'add', 'Steve'])).to.equal(
-        "'Steve' is now an operator of 's1'; permissions.json reloaded ('permission reload').\n",
-      )
-      expect(readJson(join(dir, 'permissions.json'))).to.deep.equal([
-        { xuid: '2535412345678901', permission: 'operator' },
-      ])
-      expect(readFileSync(join(data, 'servers', 's1', 'console.log'), 'utf8')).to.contain(
-        'Permissions reloaded: 1 operators',
-      )
-      // Listed by name: the file has the xuid, the history the name.
-      expect(await cliOk(data, ['server', 'ops', 's1'])).to.equal('NAME   ID\nSteve  2535412345678901\n')
-      expect(await cliOk(data, ['server', 'ops', 's1', 'remove', 'Steve'])).to.equal(
-        "'Steve' is no longer an operator of 's1'; permissions.json reloaded ('permission reload').\n",
-      )
-      expect(readJson(join(dir, 'permissions.json'))).to.deep.equal([])
-      expect(
-        (await payloads(data, 'after_command_send')).filter((p) => p.command === 'permission reload').length,
-      ).to.equal(2)
-      expect((await payloads(data, 'after_operator_change')).map((p) => [p.change, p.result.via])).to.deep.equal([
-        ['add', 'file'],
-        ['remove', 'file'],
-      ])
-      await cliOk(data, ['server', 'stop', 's1'])
-      expect(await stop(manager)).to.equal(0)
-    } finally {
-      manager.kill('SIGKILL')
-    }
+    await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
+    await cliInOk(data, ['server', 'start', 's1'])
+    await managerEvent<{ name: string }>(
+      data,
+      'after_player_join',
+      (p) => p.name === 'Steve',
+      () => cliInOk(data, ['server', 'send', 's1', 'fakejoin', 'Steve', '2535412345678901']),
+    )
+    expect(await cliInOk(data, ['server', 'ops', 's1', 'add', 'Steve'])).to.equal(
+      "'Steve' is now an operator of 's1'; permissions.json reloaded ('permission reload').\n",
+    )
+    expect(readJson(join(dir, 'permissions.json'))).to.deep.equal([
+      { xuid: '2535412345678901', permission: 'operator' },
+    ])
+    expect(readFileSync(join(data, 'servers', 's1', 'console.log'), 'utf8')).to.contain(
+      'Permissions reloaded: 1 operators',
+    )
+    // Listed by name: the file has the xuid, the history the name.
+    expect(await cliInOk(data, ['server', 'ops', 's1'])).to.equal('NAME   ID\nSteve  2535412345678901\n')
+    expect(await cliInOk(data, ['server', 'ops', 's1', 'remove', 'Steve'])).to.equal(
+      "'Steve' is no longer an operator of 's1'; permissions.json reloaded ('permission reload').\n",
+    )
+    expect(readJson(join(dir, 'permissions.json'))).to.deep.equal([])
+    expect(
+      (await payloads(data, 'after_command_send')).filter((p) => p.command === 'permission reload').length,
+    ).to.equal(2)
+    expect((await payloads(data, 'after_operator_change')).map((p) => [p.change, p.result.via])).to.deep.equal([
+      ['add', 'file'],
+      ['remove', 'file'],
+    ])
+    await cliInOk(data, ['server', 'stop', 's1'])
+    await manager.stop()
   })
 
   it('java: a stopped server gets the UUID from the player history, a never-seen player is refused, a running one is told by its console', async () => {
     const data = gameDataDir()
+    const manager = await managerOn(data)
     const { dir, java } = fakeJavaDir({ eula: true })
-    await cliOk(data, ['server', 'add', 'j1', '--dir', dir, '--command', java])
-    const manager = await spawnManager(data)
-    try {
-      await waitForLine(manager, /^ready in/)
-      await cliOk(data, ['server', 'start', 'j1'])
-      await managerEvent<{ name: string }>(
-        data,
-        'after_player_join',
-        (p) => p.name === 'Notch',
-        () => cliOk(data, ['server', 'send', 'j1', 'fakejoin', 'Notch', NOTCH]),
-      )
-      await cliOk(data, ['server', 'stop', 'j1'])
+    await cliInOk(data, ['server', 'add', 'j1', '--dir', dir, '--command', java])
+    await cliInOk(data, ['server', 'start', 'j1'])
+    await managerEvent<{ name: string }>(
+      data,
+      'after_player_join',
+      (p) => p.name === 'Notch',
+      () => cliInOk(data, ['server', 'send', 'j1', 'fakejoin', 'Notch', NOTCH]),
+    )
+    await cliInOk(data, ['server', 'stop', 'j1'])
 
-      expect(await cliOk(data, ['server', 'ops', 'j1', 'add', 'notch'])).to.equal(
-        "'Notch' is now an operator of 'j1'; ops.json is read when it starts.\n",
-      )
-      expect(readJson(join(dir, 'ops.json'))).to.deep.equal([
-        { uuid: NOTCH, name: 'Notch', level: 4, bypassesPlayerLimit: false },
-      ])
-      await cliOk(data, ['server', 'allowlist', 'j1', 'add', 'Notch'])
-      expect(readJson(join(dir, 'whitelist.json'))).to.deep.equal([{ uuid: NOTCH, name: 'Notch' }])
-      const never = await refused(
-        data,
-        ['server', 'ops', 'j1', 'add', 'Herobrine'],
-        'SM_ERR_SERVER_PLAYER_ID_UNKNOWN',
-        75,
-      )
-      expect(never).to.contain('ops.json names players by uuid')
-      expect(never).to.contain('or do it while the server runs')
-      expect(readJson(join(dir, 'ops.json'))).to.have.length(1)
+    expect(await cliInOk(data, ['server', 'ops', 'j1', 'add', 'notch'])).to.equal(
+      "'Notch' is now an operator of 'j1'; ops.json is read when it starts.\n",
+    )
+    expect(readJson(join(dir, 'ops.json'))).to.deep.equal([
+      { uuid: NOTCH, name: 'Notch', level: 4, bypassesPlayerLimit: false },
+    ])
+    await cliInOk(data, ['server', 'allowlist', 'j1', 'add', 'Notch'])
+    expect(readJson(join(dir, 'whitelist.json'))).to.deep.equal([{ uuid: NOTCH, name: 'Notch' }])
+    const never = await refused(
+      data,
+      ['server', 'ops', 'j1', 'add', 'Herobrine'],
+      'SM_ERR_SERVER_PLAYER_ID_UNKNOWN',
+      75,
+    )
+    expect(never).to.contain('ops.json names players by uuid')
+    expect(never).to.contain('or do it while the server runs')
+    expect(readJson(join(dir, 'ops.json'))).to.have.length(1)
 
-      // Running: the game's console, which looks the name up (a player it never saw does not exist for it).
-      await cliOk(data, ['server', 'start', 'j1'])
-      expect(await cliOk(data, ['server', 'ops', 'j1', 'remove', 'Notch'])).to.equal(
-        "'Notch' is no longer an operator of 'j1' (by its console).\n",
-      )
-      expect(readJson(join(dir, 'ops.json'))).to.deep.equal([])
-      expect(await cliOk(data, ['server', 'ops', 'j1', 'remove', 'Notch'])).to.equal(
-        "'Notch' was not an operator of 'j1' (by its console).\n",
-      )
-      const game = await refused(
-        data,
-        ['server', 'allowlist', 'j1', 'add', 'Herobrine'],
-        'SM_ERR_SERVER_ACCESS_REFUSED',
-        65,
-      )
-      expect(game).to.contain('"That player does not exist"')
-      const last = (await payloads(data, 'after_allowlist_change')).at(-1)
-      expect(last).to.deep.include({ change: 'add', player: 'Herobrine' })
-      expect(last?.result).to.deep.include({ status: 'error', code: 'SM_ERR_SERVER_ACCESS_REFUSED' })
-      expect((await payloads(data, 'after_command_send')).at(-1)).to.deep.include({
-        command: 'whitelist add Herobrine',
-      })
-      await cliOk(data, ['server', 'stop', 'j1'])
-      expect(await stop(manager)).to.equal(0)
-    } finally {
-      manager.kill('SIGKILL')
-    }
+    // Running: the game's console, which looks the name up (a player it never saw does not exist for it).
+    await cliInOk(data, ['server', 'start', 'j1'])
+    expect(await cliInOk(data, ['server', 'ops', 'j1', 'remove', 'Notch'])).to.equal(
+      "'Notch' is no longer an operator of 'j1' (by its console).\n",
+    )
+    expect(readJson(join(dir, 'ops.json'))).to.deep.equal([])
+    expect(await cliInOk(data, ['server', 'ops', 'j1', 'remove', 'Notch'])).to.equal(
+      "'Notch' was not an operator of 'j1' (by its console).\n",
+    )
+    const game = await refused(
+      data,
+      ['server', 'allowlist', 'j1', 'add', 'Herobrine'],
+      'SM_ERR_SERVER_ACCESS_REFUSED',
+      65,
+    )
+    expect(game).to.contain('"That player does not exist"')
+    const last = (await payloads(data, 'after_allowlist_change')).at(-1)
+    expect(last).to.deep.include({ change: 'add', player: 'Herobrine' })
+    expect(last?.result).to.deep.include({ status: 'error', code: 'SM_ERR_SERVER_ACCESS_REFUSED' })
+    expect((await payloads(data, 'after_command_send')).at(-1)).to.deep.include({
+      command: 'whitelist add Herobrine',
+    })
+    await cliInOk(data, ['server', 'stop', 'j1'])
+    await manager.stop()
   })
 
   it('refuses a generic server (its profile knows no list) and a name that cannot be a player', async () => {
     const data = gameDataDir()
+    await managerOn(data)
     const dir = join(tempDir(), 'generic')
     mkdirSync(dir)
     writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nwhile read -r line; do echo "got $line"; done\n', { mode: 0o755 })
-    await cliOk(data, ['server', 'add', 'g1', '--dir', dir, '--command', './run.sh'])
+    await cliInOk(data, ['server', 'add', 'g1', '--dir', dir, '--command', './run.sh'])
     const none = await refused(data, ['server', 'allowlist', 'g1'], 'SM_ERR_SERVER_ACCESS_UNKNOWN', 69)
     expect(none).to.contain("The server 'g1' (profile generic) has no allowlist")
     await refused(data, ['server', 'ops', 'g1', 'add', 'Steve'], 'SM_ERR_SERVER_ACCESS_UNKNOWN', 69)
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     await refused(data, ['server', 'allowlist', 's1', 'add', 'a"b'], 'SM_ERR_SERVER_PLAYER_INVALID', 64)
     await refused(data, ['server', 'allowlist', 's1', 'add'], 'SM_ERR_CLI_MISSING_ARGUMENT', 64)
   })
 
   it('lets a plugin veto a change: nothing is changed, and the veto is the fact', async () => {
     const data = gameDataDir()
+    await managerOn(data)
     const dir = fakeBedrockDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
     writePlugins(data, {
       'gatekeeper.ts': plugin(
         'Gatekeeper',
         `beforeAllowlistChange(p) { if (p.player === 'Griefer') return { cancel: true, reason: 'not on this server' } }`,
       ),
     })
-    await cliOk(data, ['plugin', 'enable', 'gatekeeper'])
+    await cliInOk(data, ['plugin', 'enable', 'gatekeeper'])
     const vetoed = await refused(
       data,
       ['server', 'allowlist', 's1', 'add', 'Griefer'],
@@ -244,7 +241,7 @@ describe('services/servers: the allowlist and operators (issue 20, item 3)', fun
     )
     expect(vetoed).to.contain("cancelled by 'plugin:gatekeeper': not on this server")
     expect(existsSync(join(dir, 'allowlist.json'))).to.equal(false)
-    await cliOk(data, ['server', 'allowlist', 's1', 'add', 'Steve'])
+    await cliInOk(data, ['server', 'allowlist', 's1', 'add', 'Steve'])
     expect(readJson(join(dir, 'allowlist.json'))).to.deep.equal([{ name: 'Steve', ignoresPlayerLimit: false }])
     expect((await payloads(data, 'after_allowlist_change')).map((p) => [p.player, p.result.status])).to.deep.equal([
       ['Griefer', 'cancelled'],
@@ -254,8 +251,9 @@ describe('services/servers: the allowlist and operators (issue 20, item 3)', fun
 
   it("refuses with a code that says what to do a file it cannot write (the server's folder read-only), leaving nothing behind", async () => {
     const data = gameDataDir()
+    await managerOn(data)
     const dir = fakeBedrockDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
     const undo = makeReadOnly(dir)
     try {
       const denied = await refused(

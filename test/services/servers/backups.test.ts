@@ -5,8 +5,8 @@ import { expect } from 'chai'
 import * as yauzl from 'yauzl'
 import { parseFileList } from '../../../services/servers/backups/hot-backup'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
 import { fakeBedrockDir, gameDataDir, runState, stoppedBedrock } from '../../helpers/game'
-import { cli, cliOk } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { writeZip } from '../../helpers/zip'
 
@@ -32,13 +32,14 @@ describe('services/servers: backups and restores', function () {
 
   it('takes a hot backup of exactly the listed files at the listed lengths without stopping the server, restores those bytes, and keeps exactly N', async () => {
     const data = gameDataDir()
+    await managerOn(data)
     const dir = fakeBedrockDir({ level: 'My, World' })
-    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
-    await cliOk(data, ['setting', 'set', 'retention.backups', '2'])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
+    await cliInOk(data, ['setting', 'set', 'retention.backups', '2'])
+    await cliInOk(data, ['server', 'start', 's1'])
     const pid = runState(data, 's1')?.game?.pid
-    await cliOk(data, ['server', 'send', 's1', 'tick'])
-    const out = await cliOk(data, ['server', 'backup', 's1', '--json'])
+    await cliInOk(data, ['server', 'send', 's1', 'tick'])
+    const out = await cliInOk(data, ['server', 'backup', 's1', '--json'])
     const reply = JSON.parse(out)
     expect(reply.method).to.equal('hot')
     const file = join(data, 'backups', 's1', reply.files[0].file)
@@ -59,45 +60,46 @@ describe('services/servers: backups and restores', function () {
     expect(log.some((l) => /Changes to the world are resumed\./.test(l))).to.equal(true)
     // Never stopped: the same process, and no status change since it started.
     expect(runState(data, 's1')?.game?.pid).to.equal(pid)
-    const changes = JSON.parse(await cliOk(data, ['events', '--type', 'after_server_status_change', '--json'])).map(
+    const changes = JSON.parse(await cliInOk(data, ['events', '--type', 'after_server_status_change', '--json'])).map(
       (e: { payload: { status: string } }) => e.payload.status,
     )
     expect(changes).to.deep.equal(['starting', 'running'])
 
     // Restore (stopping and starting it again) brings back exactly those bytes.
-    await cliOk(data, ['server', 'send', 's1', 'tick'])
-    const restored = await cliOk(data, ['server', 'restore', 's1', reply.files[0].file, '--stop'])
+    await cliInOk(data, ['server', 'send', 's1', 'tick'])
+    const restored = await cliInOk(data, ['server', 'restore', 's1', reply.files[0].file, '--stop'])
     expect(restored).to.match(/_pre-restore\.mcworld/)
     const world = join(dir, 'worlds', 'My, World')
     for (const [name, bytes] of contents) expect(sha(readFileSync(join(world, name))), name).to.equal(sha(bytes))
-    expect(JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
+    expect(JSON.parse(await cliInOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
 
     // Retention: two more backups leave exactly two world backups, and the restore's safety copy
     // apart (it never pushes out a backup: issue 20).
-    await cliOk(data, ['server', 'backup', 's1'])
-    await cliOk(data, ['server', 'backup', 's1'])
+    await cliInOk(data, ['server', 'backup', 's1'])
+    await cliInOk(data, ['server', 'backup', 's1'])
     const worlds = readdirSync(join(data, 'backups', 's1')).filter((f) => f.startsWith('world_'))
     expect(worlds.filter((f) => !f.includes('_pre-'))).to.have.length(2)
     expect(worlds.filter((f) => f.includes('_pre-restore'))).to.have.length(1)
     expect(worlds).to.have.length(3)
     // Listed in columns that line up, whatever the lengths of the names (issue 20).
-    const lines = (await cliOk(data, ['server', 'backups', 's1'])).trimEnd().split('\n')
+    const lines = (await cliInOk(data, ['server', 'backups', 's1'])).trimEnd().split('\n')
     expect(lines[0]).to.match(/^FILE +KIND +SIZE +CREATED$/)
     const kindAt = lines[0]?.indexOf('KIND')
     for (const line of lines.slice(1))
       expect(line.indexOf(line.includes(' world ') ? ' world ' : ' config ') + 1, line).to.equal(kindAt)
     const sizeEnds = lines.map((line) => /\S+ +\S+ +(\S+ \S+|SIZE)/.exec(line)?.[0].length)
     expect(new Set(sizeEnds).size, lines.join('\n')).to.equal(1)
-    const listedBackups = JSON.parse(await cliOk(data, ['server', 'backups', 's1', '--json']))
+    const listedBackups = JSON.parse(await cliInOk(data, ['server', 'backups', 's1', '--json']))
     expect(listedBackups.map((b: { file: string }) => b.file)).to.deep.equal([...worlds].sort().reverse())
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 
   it('backs up a stopped server cold, config too, and restores the config', async () => {
     const data = gameDataDir()
+    await managerOn(data)
     const { dir } = await stoppedBedrock(data)
     writeFileSync(join(dir, 'allowlist.json'), '[]')
-    const reply = JSON.parse(await cliOk(data, ['server', 'backup', 's1', '--type', 'all', '--json']))
+    const reply = JSON.parse(await cliInOk(data, ['server', 'backup', 's1', '--type', 'all', '--json']))
     expect(reply.method).to.equal('cold')
     expect(reply.files.map((f: { kind: string }) => f.kind)).to.deep.equal(['world', 'config'])
     const config = reply.files[1].file
@@ -106,26 +108,27 @@ describe('services/servers: backups and restores', function () {
       'server.properties',
     ])
     writeFileSync(join(dir, 'allowlist.json'), '[{"name":"changed"}]')
-    await cliOk(data, ['server', 'restore', 's1', config])
+    await cliInOk(data, ['server', 'restore', 's1', config])
     expect(readFileSync(join(dir, 'allowlist.json'), 'utf8')).to.equal('[]')
 
     // Export the world and import it back over a changed one.
     const exported = join(tempDir(), 'copy.mcworld')
-    await cliOk(data, ['server', 'export', 's1', exported])
+    await cliInOk(data, ['server', 'export', 's1', exported])
     const level = join(dir, 'worlds', 'Bedrock level', 'level.dat')
     const original = readFileSync(level)
     writeFileSync(level, 'changed')
-    expect((await cli(data, ['server', 'export', 's1', exported])).stderr).to.include('[SM_ERR_BACKUP_EXISTS]')
-    expect(await cliOk(data, ['server', 'import', 's1', exported])).to.match(/_pre-import\.mcworld/)
+    expect((await cliIn(data, ['server', 'export', 's1', exported])).stderr).to.include('[SM_ERR_BACKUP_EXISTS]')
+    expect(await cliInOk(data, ['server', 'import', 's1', exported])).to.match(/_pre-import\.mcworld/)
     expect(sha(readFileSync(level))).to.equal(sha(original))
   })
 
   it('refuses bad archives and unsafe entries with coded errors, and changes nothing', async () => {
     const data = gameDataDir()
+    await managerOn(data)
     const { dir, world } = await stoppedBedrock(data)
     const before = sha(readFileSync(join(world, 'level.dat')))
     const expectError = async (args: string[], code: string) => {
-      const r = await cli(data, args)
+      const r = await cliIn(data, args)
       expect(r.stderr, args.join(' ')).to.include(`[${code}]`)
       expect(r.code, args.join(' ')).to.not.equal(0)
     }
@@ -148,11 +151,11 @@ describe('services/servers: backups and restores', function () {
     await expectError(['server', 'backup', 'nope'], 'SM_ERR_SERVER_NOT_FOUND')
     expect(sha(readFileSync(join(world, 'level.dat')))).to.equal(before)
     // A restore of a running server needs --stop.
-    await cliOk(data, ['server', 'backup', 's1'])
-    const [backup] = JSON.parse(await cliOk(data, ['server', 'backups', 's1', '--json']))
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'backup', 's1'])
+    const [backup] = JSON.parse(await cliInOk(data, ['server', 'backups', 's1', '--json']))
+    await cliInOk(data, ['server', 'start', 's1'])
     await expectError(['server', 'restore', 's1', backup.file], 'SM_ERR_BACKUP_SERVER_RUNNING')
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 
   it('parses a save query list with commas in names and refuses paths outside the world', () => {

@@ -4,7 +4,7 @@ import { expect } from 'chai'
 import { parsePlayerList } from '../../../services/servers/player-list'
 import { BUILT_IN_PROFILES } from '../../../services/servers/profiles'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { factsOf } from '../../helpers/facts'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { fakeBedrockDir, fakeJavaDir, gameDataDir, nextLine, runState, untilGone } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
@@ -30,8 +30,14 @@ async function json(dataDir: string, args: string[]) {
   return JSON.parse(await cliOk(dataDir, [...args, '--json']))
 }
 
+/** The same, in-process against the manager that runs on `dataDir`. */
+async function jsonIn(dataDir: string, args: string[]) {
+  return JSON.parse(await cliInOk(dataDir, [...args, '--json']))
+}
+
 async function facts(dataDir: string, type: string) {
-  return (await factsOf(dataDir, type)).map((e) => e.payload)
+  const stored = await jsonIn(dataDir, ['events', '--type', type, '--limit', '1000'])
+  return (stored as { payload: unknown }[]).map((e) => e.payload)
 }
 
 /** A manager on `dataDir`, ready, with its web URL and an admin's session. */
@@ -167,25 +173,25 @@ describe('services/servers: players, joins and leaves', function () {
     await cliOk(data, ['plugin', 'enable', 'recorder'])
     const { manager } = await managerOf(data)
     try {
-      await cliOk(data, ['server', 'start', 'j1'])
+      await cliInOk(data, ['server', 'start', 'j1'])
       const joined = nextLine(hooks, /"name":"Notch"/)
-      await cliOk(data, ['server', 'send', 'j1', 'fakejoin', 'Notch', UUID])
+      await cliInOk(data, ['server', 'send', 'j1', 'fakejoin', 'Notch', UUID])
       expect(JSON.parse(await joined)).to.deep.include({ hook: 'join', serverName: 'j1', name: 'Notch', id: UUID })
       const second = nextLine(hooks, /"name":"jeb_"/)
-      await cliOk(data, ['server', 'send', 'j1', 'fakejoin', 'jeb_', '853c80ef-3c37-49fd-aa49-938b674adae6'])
+      await cliInOk(data, ['server', 'send', 'j1', 'fakejoin', 'jeb_', '853c80ef-3c37-49fd-aa49-938b674adae6'])
       await second
-      expect((await json(data, ['server', 'status', 'j1'])).players).to.deep.include({
+      expect((await jsonIn(data, ['server', 'status', 'j1'])).players).to.deep.include({
         online: 2,
         names: ['Notch', 'jeb_'],
       })
-      expect(await json(data, ['server', 'players', 'j1'])).to.deep.equal({
+      expect(await jsonIn(data, ['server', 'players', 'j1'])).to.deep.equal({
         online: 2,
         max: 20,
         names: ['Notch', 'jeb_'],
       })
 
       const lastLeave = nextLine(hooks, /"hook":"leave","serverName":"j1","name":"jeb_"/)
-      await cliOk(data, ['server', 'stop', 'j1'])
+      await cliInOk(data, ['server', 'stop', 'j1'])
       await lastLeave
       const leaves = (await facts(data, 'after_player_leave')) as { name: string; reason: string; id?: string }[]
       expect(leaves.map((l) => [l.name, l.reason, l.id])).to.deep.equal([
@@ -209,11 +215,11 @@ describe('services/servers: players, joins and leaves', function () {
     const { manager } = await managerOf(data)
     try {
       // The manager asks once when it finds the game running; its tracker reads the reply.
-      let status = await json(data, ['server', 'status', 's1'])
-      while (!status.players) status = await json(data, ['server', 'status', 's1'])
+      let status = await jsonIn(data, ['server', 'status', 's1'])
+      while (!status.players) status = await jsonIn(data, ['server', 'status', 's1'])
       expect(status.players).to.deep.equal({ online: 2, max: 10, names: ['Steve', 'Alex'] })
       expect(await facts(data, 'after_player_join')).to.deep.equal([])
-      await cliOk(data, ['server', 'stop', 's1'])
+      await cliInOk(data, ['server', 'stop', 's1'])
       // A stop ends the sessions the game did not end itself (the fake prints no leaves).
       const leaves = (await facts(data, 'after_player_leave')) as { name: string; reason: string }[]
       expect(leaves.map((l) => [l.name, l.reason])).to.deep.equal([
@@ -242,16 +248,16 @@ describe('services/servers: players, joins and leaves', function () {
 
     const { manager, url, session } = await managerOf(data)
     try {
-      await cliOk(data, ['server', 'start', 'g1'])
+      await cliInOk(data, ['server', 'start', 'g1'])
       const refused = await http(`${url}/api/servers/g1/players`, { token: session })
       expect(refused.status).to.equal(422)
       expect(refused.json).to.include({ status: 'error', code: 'SM_ERR_SERVER_PLAYERS_UNKNOWN' })
       expect((await http(`${url}/api/servers/s1/players`, { token: session })).json).to.include({
         code: 'SM_ERR_SERVER_NOT_RUNNING',
       })
-      expect(await json(data, ['server', 'status', 'g1'])).not.to.have.property('players')
+      expect(await jsonIn(data, ['server', 'status', 'g1'])).not.to.have.property('players')
       expect(readFileSync(RunFiles.of(data, 'g1').log, 'utf8')).not.to.match(/got list/)
-      await cliOk(data, ['server', 'kill', 'g1'])
+      await cliInOk(data, ['server', 'kill', 'g1'])
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { isSameProcess, processIdentity } from '../../../lib/process-identity'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliInOk, managerOn } from '../../helpers/cli-in-process'
 import {
   alive,
   fakeBedrockDir,
@@ -192,6 +193,7 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it('runs a generic console server with its own command, arguments and environment', async () => {
     const data = gameDataDir()
+    await managerOn(data)
     const dir = join(tempDir(), 'generic')
     mkdirSync(dir)
     writeFileSync(
@@ -207,7 +209,7 @@ describe('services/servers: detached game servers from real CLI processes', func
       ].join('\n'),
       { mode: 0o755 },
     )
-    await cliOk(data, [
+    await cliInOk(data, [
       'server',
       'add',
       'g1',
@@ -224,12 +226,12 @@ describe('services/servers: detached game servers from real CLI processes', func
       '--stop-command',
       'quit',
     ])
-    expect(await cliOk(data, ['server', 'start', 'g1'])).to.match(/is running/)
-    expect(await cliOk(data, ['server', 'logs', 'g1', '--lines', '1'])).to.equal(
+    expect(await cliInOk(data, ['server', 'start', 'g1'])).to.match(/is running/)
+    expect(await cliInOk(data, ['server', 'logs', 'g1', '--lines', '1'])).to.equal(
       'args=one two FOO=bar LD=none SM=none\n',
     )
-    expect(await cliOk(data, ['server', 'send', 'g1', 'hello'])).to.equal('got hello\n')
-    expect(await cliOk(data, ['server', 'stop', 'g1'])).to.match(/stopped \(exit code 0\)/)
+    expect(await cliInOk(data, ['server', 'send', 'g1', 'hello'])).to.equal('got hello\n')
+    expect(await cliInOk(data, ['server', 'stop', 'g1'])).to.match(/stopped \(exit code 0\)/)
   })
 
   it('records what happened with nobody watching once, however many processes look at once', async () => {
@@ -249,10 +251,11 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it('escalates a stop the game ignores to SIGTERM', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_IGNORE_STOP: '1' } })])
-    await cliOk(data, ['setting', 'set', 'servers.stop_timeout_s', '0'])
-    await cliOk(data, ['server', 'start', 's1'])
-    expect(await cliOk(data, ['server', 'stop', 's1'])).to.match(
+    await managerOn(data)
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_IGNORE_STOP: '1' } })])
+    await cliInOk(data, ['setting', 'set', 'servers.stop_timeout_s', '0'])
+    await cliInOk(data, ['server', 'start', 's1'])
+    expect(await cliInOk(data, ['server', 'stop', 's1'])).to.match(
       /killed by SIGTERM\); it ignored its stop command, so it got SIGTERM/,
     )
     expect((await statusJson(data, 's1')).status).to.equal('stopped')
@@ -394,15 +397,16 @@ describe('services/servers: detached game servers from real CLI processes', func
 
   it('rotates a console log past servers.log_max_bytes, keeping retention.logs old ones', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['setting', 'set', 'servers.log_max_bytes', String(64 * 1024)])
-    await cliOk(data, ['setting', 'set', 'retention.logs', '1'])
+    await managerOn(data)
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['setting', 'set', 'servers.log_max_bytes', String(64 * 1024)])
+    await cliInOk(data, ['setting', 'set', 'retention.logs', '1'])
     const files = RunFiles.of(data, 's1')
     mkdirSync(files.dir, { recursive: true })
     for (const round of ['first', 'second']) {
       writeFileSync(files.log, `${round}\n${'x'.repeat(70 * 1024)}\n`)
-      await cliOk(data, ['server', 'start', 's1'])
-      await cliOk(data, ['server', 'stop', 's1'])
+      await cliInOk(data, ['server', 'start', 's1'])
+      await cliInOk(data, ['server', 'stop', 's1'])
       expect(readFileSync(`${files.log}.1`, 'utf8').startsWith(`${round}\n`)).to.equal(true)
       expect(readFileSync(files.log, 'utf8')).to.match(/^NO LOG FILE! - setting up server logging/)
     }
