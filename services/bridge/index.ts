@@ -9,7 +9,8 @@ import { BridgeServer } from './server'
 import { managerFiles, writeManagerInfo } from './socket-files'
 
 export type * from './contract'
-export { type HostOptions, natsService } from './nats'
+export type { HostOptions } from './contract'
+export { natsService } from './nats'
 
 /**
  * The manager daemon's door: holds the data directory's one manager socket (a second manager

@@ -1,15 +1,8 @@
 import type { Service } from '../../kernel'
 import type { NatsConfig } from '../../lib/nats-link'
-import { HOSTS } from './contract'
+import { HOSTS, type HostOptions } from './contract'
 import type { NatsHost } from './nats-host'
 import type { NatsBridge } from './nats-server'
-
-/** A host agent's identity on the broker, and what overrides the nats.* settings there (agent start's flags). */
-export interface HostOptions {
-  readonly name: string
-  readonly version: string
-  readonly config?: Partial<NatsConfig>
-}
 
 /**
  * The bridge's NATS transport as a service: with nats.url set (or `start --nats`), the manager

@@ -4,7 +4,8 @@ import { reasonOf, type Service } from '../../kernel'
 import { SerialQueue } from '../../lib/serial-queue'
 import { querySeries } from '../../lib/series-query'
 import type { SamplingSpec } from './contract'
-import { HOST_FIELDS, HOST_PEAKS, HostSampler, hostSeriesPath } from './host-sampler'
+import { HOST_FIELDS, HOST_PEAKS } from './contract'
+import { HostSampler, hostSeriesPath } from './host-sampler'
 
 export type * from './contract'
 
