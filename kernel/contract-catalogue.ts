@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { actionPayload } from './action-catalogue'
 import { SmError } from './errors'
 
 /**
@@ -134,10 +135,27 @@ export function checkCommand(name: string, payload: unknown): unknown {
   return parsed(entry.spec.payload, payload, 'command', name)
 }
 
-/** A declared event's payload as its schema reads it; an undeclared name passes (custom events are the plugins'). */
+/** The `result` every `after_*` event carries (kernel/action.ts's ActionResult); its other fields are the work's. */
+const actionResult = z.looseObject({
+  status: z.enum(['success', 'error', 'cancelled']),
+  message: z.string().optional(),
+})
+const afterFields = z.object({ result: actionResult })
+
+/**
+ * A declared event's payload as its schema reads it: a declared action's `before_<action>` by
+ * its payload's schema, its `after_<action>` by that and its `result`. An undeclared name passes
+ * (custom events are the plugins').
+ */
 export function checkEvent(name: string, payload: unknown): unknown {
   const entry = events.get(name)
-  return entry ? parsed(entry.spec, payload, 'event', name) : payload
+  if (entry) return parsed(entry.spec, payload, 'event', name)
+  const hook = /^(before|after)_(.+)$/.exec(name)
+  const schema = hook ? actionPayload(hook[2] as string) : undefined
+  if (!schema) return payload
+  const fields = parsed(schema, payload, 'event', name) as object
+  if (hook?.[1] === 'before') return fields
+  return { ...fields, ...(parsed(afterFields, payload, 'event', name) as object) }
 }
 
 /** Checks a reply against its command's schema (the test build checks every reply). */

@@ -10,6 +10,7 @@ export {
 export {
   type ActionDeclaration,
   type ActionEntry,
+  type ActionsOf,
   actionCatalogue,
   actionOwner,
   defineActions,
@@ -31,6 +32,7 @@ export { type CallContext, Chain, currentContext, runInContext } from './context
 export {
   type CommandsOf,
   checkCommand,
+  checkEvent,
   command,
   commandCatalogue,
   defineCommands,

@@ -3,7 +3,15 @@ import './errors'
 import './settings'
 import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { reasonOf, renamedEvents, type Service, type ServiceContext, SmError, toSmError } from '../../kernel'
+import {
+  checkEvent,
+  reasonOf,
+  renamedEvents,
+  type Service,
+  type ServiceContext,
+  SmError,
+  toSmError,
+} from '../../kernel'
 import { withoutSecrets } from '../../lib/secrets'
 import { PROJECTIONS } from './contract'
 import { SqliteDatabase } from './database'
@@ -95,6 +103,8 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
       bus.setRecorder({
         accepts: (type) => type.startsWith('after_') || facts.has(type),
         record: async (type, payload, actor) => {
+          // What the log keeps of an action is what its schema says (kernel/action.ts checked the rest of it).
+          if (type.startsWith('after_')) checkEvent(type, payload)
           const stored = await opened.append([{ type, actor, payload }])
           return stored[0]?.seq ?? 0
         },

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { dirname } from 'node:path'
 import type { Readable } from 'node:stream'
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
+import { z } from 'zod'
 import type { LogFields, Logger } from '../../../kernel'
 import { defineActions } from '../../../kernel/action-catalogue'
 import { deepFreeze } from '../../../kernel/deep-freeze'
@@ -124,7 +125,10 @@ export async function runPluginThread(modules: {
   })
 
   // The hooks a plugin may override are the manager's services' actions, declared here as there.
-  for (const { owner, name, declaration } of data.actions) defineActions(owner, { [name]: declaration })
+  // Their payloads are checked in the manager, before a hook here is called.
+  const checkedThere: z.ZodType = z.unknown()
+  for (const { owner, name, declaration } of data.actions)
+    defineActions(owner, { [name]: { ...declaration, payload: checkedThere } })
   registerPluginRoot(data.candidate.root, plugin)
   const importer = new PluginImporter(sdk, data.cacheDir)
   let instance: PluginBase

@@ -132,7 +132,11 @@ export class ThreadedPlugin implements RunningPlugin {
       candidate: definition.candidate,
       cacheDir: options.cacheDir,
       logLevel: options.logLevel,
-      actions: actionCatalogue(),
+      actions: actionCatalogue().map(({ owner, name, declaration: { payload: _, ...declaration } }) => ({
+        owner,
+        name,
+        declaration,
+      })),
       api: apiNames(),
     }
     this.#worker = startPluginWorker(options.entry, `plugin:${this.name}`, data, options.maxMemoryMb)
