@@ -22,6 +22,8 @@ const literal = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 /** Another service's code or a root file: what a service must not import. */
 const OUTSIDE = '^dist/(services/[^/]+/|[^/]+\\.js$)'
 const OWN_OR_CONTRACT = (service) => [`^dist/services/${service}/`, '^dist/services/[^/]+/contract\\.js$']
+/** A service's contract: contract.js, or the files of a contract split by area (contract-*.js, contract/). */
+const CONTRACT = '^dist/services/[^/]+/contract[-/.]'
 
 /** Compiled files whose source is gone (tsc does not delete them): not part of the code any more. */
 function staleOutput(root) {
@@ -48,6 +50,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^dist/services/([^/]+)/' },
       to: { path: OUTSIDE, pathNot: OWN_OR_CONTRACT('$1') },
+    },
+    {
+      name: 'contract-is-a-leaf',
+      comment:
+        "A service's contract holds types, schemas and constants only: it imports kernel/, lib/ and contracts, none of its service's code, which would load (or be typed) with it wherever it is imported.",
+      severity: 'error',
+      from: { path: CONTRACT },
+      to: { path: '^dist/(services/|[^/]+\\.js$)', pathNot: CONTRACT },
     },
     {
       name: 'kernel-imports-only-kernel',

@@ -36,6 +36,7 @@ import { BridgeClient } from './services/bridge/client'
 import { bridgeErrors } from './services/bridge/errors'
 import { cliError } from './services/cli/cli-error'
 import { cliErrors } from './services/cli/errors'
+import type { MenuContext as AnyMenuContext, MenuItem as AnyMenuItem } from './services/cli/menu-context'
 import { bindingOf } from './services/cli/plugin-binding'
 import { wireCli, wiring } from './services/cli/wiring'
 import type { CliPluginRuntime } from './services/plugins/contract'
@@ -83,7 +84,11 @@ wireCli({
     ),
 })
 
-export type { MenuContext, MenuItem, PluginManagerApi, PromptQuestion } from './services/cli/menu-context'
+export type { PluginManagerApi, PromptQuestion } from './services/cli/menu-context'
+/** What a menu item's handler gets: `ctx.obj.bsm` is the plugin's `this.api`. */
+export type MenuContext = AnyMenuContext<PluginApi>
+/** An item of the interactive menu, from a plugin's `getCliMenuItems()`. */
+export type MenuItem = AnyMenuItem<PluginApi>
 export { Args, Flags }
 
 /** How long a plugin's command may run unless its class says otherwise (`static timeout`). */
@@ -139,7 +144,8 @@ export abstract class Command extends OclifCommand {
   get api(): PluginApi {
     const binding = bindingOf(this.constructor)
     if (!binding) throw new SmError('SM_ERR_CLI_NO_PLUGIN_API', { command: this.id ?? this.constructor.name })
-    return binding.api
+    // The CLI keeps it untyped (it does not import the plugins service's code); it is the PluginApi the plugins service made.
+    return binding.api as PluginApi
   }
 
   /** Prints a value as indented JSON (for a `--json` flag). */

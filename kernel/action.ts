@@ -54,7 +54,8 @@ export interface ActionSpec<B extends BeforeName, A extends AfterName, T> {
 }
 
 /**
- * Runs one action under the hook protocol: emit `before_*` (any listener may veto with
+ * Runs one action under the hook protocol: check the payload against the action's schema (one
+ * that does not fit is SM_ERR_BUS_BAD_PAYLOAD, and nothing runs), emit `before_*` (any listener may veto with
  * `{ cancel: true, reason }`), perform it unless vetoed, then emit `after_*` with the payload and
  * a `result` whatever happened (success, error, cancelled). The `after_*` emit is where a fact is
  * recorded, so the outcome is in the event log before any after-listener runs. Work that was
@@ -65,8 +66,9 @@ export async function performAction<B extends BeforeName, A extends AfterName, T
   bus: BusScope,
   spec: ActionSpec<B, A, T>,
 ): Promise<ActionOutcome<T>> {
-  // Listeners may veto, never transform: they all see one frozen copy.
+  // Listeners may veto, never transform: they all see one frozen copy, which fits the action's schema.
   const payload = deepFreeze(structuredClone(spec.payload))
+  bus.catalogue.checkEvent(spec.before, payload)
   const before = await bus.emit(spec.before, payload)
   const veto = findVeto(before)
   let outcome: ActionOutcome<T>
@@ -110,6 +112,7 @@ export async function reportObserved<B extends BeforeName, A extends AfterName>(
   spec: { readonly before: B; readonly after: A; readonly payload: PayloadOf<B>; readonly actor: string },
 ): Promise<{ vetoedBy: string | undefined }> {
   const payload = deepFreeze(structuredClone(spec.payload))
+  bus.catalogue.checkEvent(spec.before, payload)
   const options = { actor: spec.actor }
   const veto = findVeto(await bus.emit(spec.before, payload, options))
   await bus.emit(

@@ -81,9 +81,12 @@ export class Catalogue {
     return this.#contracts.checkCommand(name, payload)
   }
 
-  /** A declared event's payload as its schema reads it; an undeclared name passes (custom events are the plugins'). */
+  /**
+   * A declared event's payload as its schema reads it, a hook's (`before_x`, `after_x`) by its
+   * action's; an undeclared name passes (custom events are the plugins').
+   */
   checkEvent(name: string, payload: unknown): unknown {
-    return this.#contracts.checkEvent(name, payload)
+    return this.#contracts.checkEvent(name, payload, (action) => this.#actions.payloadOf(action))
   }
 
   checkReply(name: string, reply: unknown): unknown {

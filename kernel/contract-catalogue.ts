@@ -71,6 +71,13 @@ export function defineEvents<T extends Record<string, z.ZodType>>(
   return tagged(specs, { kind: 'events', owner, formerly: formerly as Record<string, string | undefined> })
 }
 
+/** The `result` every `after_*` event carries (kernel/action.ts's ActionResult); its other fields are the work's. */
+const actionResult = z.looseObject({
+  status: z.enum(['success', 'error', 'cancelled']),
+  message: z.string().optional(),
+})
+const afterFields = z.object({ result: actionResult })
+
 /** One kernel's commands and events: what its services declared, and the checks made of them. */
 export class ContractCatalogue {
   readonly #commands = new Map<string, MessageEntry<CommandSpec>>()
@@ -142,10 +149,20 @@ export class ContractCatalogue {
     return parsed(entry.spec.payload, payload, 'command', name)
   }
 
-  /** A declared event's payload as its schema reads it; an undeclared name passes (custom events are the plugins'). */
-  checkEvent(name: string, payload: unknown): unknown {
+  /**
+   * A declared event's payload as its schema reads it: a declared action's `before_<action>` by
+   * its payload's schema (`actionPayload`), its `after_<action>` by that and its `result`. An
+   * undeclared name passes (custom events are the plugins').
+   */
+  checkEvent(name: string, payload: unknown, actionPayload: (action: string) => z.ZodType | undefined): unknown {
     const entry = this.#events.get(name)
-    return entry ? parsed(entry.spec, payload, 'event', name) : payload
+    if (entry) return parsed(entry.spec, payload, 'event', name)
+    const hook = /^(before|after)_(.+)$/.exec(name)
+    const schema = hook ? actionPayload(hook[2] as string) : undefined
+    if (!schema) return payload
+    const fields = parsed(schema, payload, 'event', name) as object
+    if (hook?.[1] === 'before') return fields
+    return { ...fields, ...(parsed(afterFields, payload, 'event', name) as object) }
   }
 
   /** Checks a reply against its command's schema (the test build checks every reply). */

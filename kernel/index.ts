@@ -7,7 +7,13 @@ export {
   reportObserved,
   type Veto,
 } from './action'
-export { type ActionDeclaration, type ActionEntry, defineActions } from './action-catalogue'
+export {
+  type ActionDeclaration,
+  type ActionEntry,
+  type ActionSummary,
+  type ActionsOf,
+  defineActions,
+} from './action-catalogue'
 export type {
   CommandHandler,
   EmitOptions,

@@ -9,6 +9,14 @@ import {
   type EventsOf,
   empty,
 } from '../../kernel'
+import type { NatsConfig } from '../../lib/nats-link'
+
+/** A host agent's identity on the broker, and what overrides the nats.* settings there (agent start's flags). */
+export interface HostOptions {
+  readonly name: string
+  readonly version: string
+  readonly config?: Partial<NatsConfig>
+}
 
 /** The NATS transport's state: whether the manager is on the broker, since when, and why not. */
 const natsStatus = z.object({

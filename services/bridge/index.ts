@@ -7,7 +7,8 @@ import { BridgeServer } from './server'
 import { managerFiles, writeManagerInfo } from './socket-files'
 
 export type * from './contract'
-export { type HostOptions, natsDeclarations, natsService } from './nats'
+export type { HostOptions } from './contract'
+export { natsDeclarations, natsService } from './nats'
 
 /** What the bridge service declares: the `manager:` commands and events and the bridge's codes. */
 export const bridgeDeclarations: readonly object[] = [bridgeCommands, bridgeEvents, bridgeErrors]

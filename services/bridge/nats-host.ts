@@ -143,7 +143,8 @@ export class NatsHost {
       const reply = await connection.request(`${this.#prefix}.hook`, JSON.stringify({ event, payload, actor }), {
         timeout: HOOK_MS,
       })
-      const { veto } = reply.json<{ veto?: { reason?: string; by?: string } }>()
+      const { veto, error } = reply.json<{ veto?: { reason?: string; by?: string }; error?: { message?: string } }>()
+      if (error) this.#logger.warn(`nats: the manager refused '${event}': ${error.message}`)
       return veto ? { cancel: true, reason: veto.reason, by: veto.by } : undefined
     } catch (error) {
       // Fail open, as documented: the host's servers keep working while the manager is away.

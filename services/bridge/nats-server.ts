@@ -531,8 +531,12 @@ export class NatsBridge implements HostsLink {
         : undefined
     const actor = typeof body.actor === 'string' ? body.actor : `host:${host}`
     let veto: { cancel: true; reason?: string; by: string } | undefined
-    // Its own servers' actions only: a host asking about another's is not passed on.
-    if (event && !this.#speaksFor(host, serverOf(body.payload))) {
+    const refused = event ? badPayload(this.#scope.catalogue, event, body.payload) : undefined
+    // A payload its action's schema does not read is refused, with its code; then its own servers'
+    // actions only: a host asking about another's is not passed on.
+    if (event && refused) {
+      this.#logger.warn(`nats: host '${host}' asked '${event}' with a payload that does not fit: ${refused.message}`)
+    } else if (event && !this.#speaksFor(host, serverOf(body.payload))) {
       this.#logger.warn(`nats: host '${host}' asked '${event}' about a server it does not hold; ignored`)
     } else if (event) {
       await this.#ready
@@ -548,10 +552,20 @@ export class NatsBridge implements HostsLink {
       }
     }
     try {
-      message.respond(JSON.stringify(veto ? { veto } : {}))
+      message.respond(JSON.stringify(refused ? { error: refused.toWire() } : veto ? { veto } : {}))
     } catch {
       // Closed meanwhile.
     }
+  }
+}
+
+/** Why a hook's payload that came from elsewhere does not fit its action's schema (SM_ERR_BUS_BAD_PAYLOAD), if it does not. */
+function badPayload(catalogue: Catalogue, event: string, payload: unknown): SmError | undefined {
+  try {
+    catalogue.checkEvent(event, payload)
+    return undefined
+  } catch (error) {
+    return toSmError(error)
   }
 }
 

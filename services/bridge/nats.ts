@@ -1,17 +1,10 @@
 import type { Service } from '../../kernel'
 import { natsErrors } from '../../lib/nats-errors'
 import type { NatsConfig } from '../../lib/nats-link'
-import { HOSTS, natsCommands, natsEvents } from './contract'
+import { HOSTS, type HostOptions, natsCommands, natsEvents } from './contract'
 import type { NatsHost } from './nats-host'
 import type { NatsBridge } from './nats-server'
 import { bridgeSettings } from './settings'
-
-/** A host agent's identity on the broker, and what overrides the nats.* settings there (agent start's flags). */
-export interface HostOptions {
-  readonly name: string
-  readonly version: string
-  readonly config?: Partial<NatsConfig>
-}
 
 /** What the NATS service declares: the `nats:` commands and events, its codes and the nats.* settings. */
 export const natsDeclarations: readonly object[] = [natsCommands, natsEvents, natsErrors, bridgeSettings]

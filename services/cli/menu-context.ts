@@ -1,7 +1,6 @@
 import type { Config } from '@oclif/core'
 import type { CommandName, CommandPayload } from '../../kernel/maps'
 import type { DeliveryReport, PluginRecord, ReloadReport } from '../plugins/contract'
-import type { PluginApi } from '../plugins/plugin-api'
 import { CliSession } from './session'
 
 /** A question for `ctx.prompt`: enquirer's prompt options without `name` (input, password, confirm, select, number, ...). */
@@ -25,13 +24,16 @@ export interface PluginManagerApi {
   triggerEvent(event: string, payload?: Record<string, unknown>): Promise<DeliveryReport>
 }
 
-/** What a menu item's handler gets (the original's click context). */
-export interface MenuContext {
+/**
+ * What a menu item's handler gets (the original's click context). `Api` is the plugin's `this.api`
+ * (the plugin SDK's PluginApi, which the SDK's door cli.ts fills in).
+ */
+export interface MenuContext<Api = unknown> {
   /** The plugin that supplied the item. */
   readonly plugin: string
   readonly obj: {
     /** The manager's operations (the plugin's `this.api`: servers, backups, settings, events). */
-    readonly bsm: PluginApi
+    readonly bsm: Api
     readonly pluginManager: PluginManagerApi
   }
   /** Runs another command, as typed after `server-manager` (`ctx.invoke('server list')`, `ctx.invoke('greet:hello', ['--name', 'x'])`). */
@@ -43,9 +45,9 @@ export interface MenuContext {
 }
 
 /** An item of the interactive menu, from a plugin's `getCliMenuItems()`. */
-export interface MenuItem {
+export interface MenuItem<Api = unknown> {
   readonly name: string
-  readonly handler: (ctx: MenuContext) => unknown
+  readonly handler: (ctx: MenuContext<Api>) => unknown
 }
 
 /** Asks one question with enquirer; `undefined` when cancelled. */
@@ -84,7 +86,7 @@ export function invoker(config: Config): MenuContext['invoke'] {
 
 export function menuContext(
   plugin: string,
-  api: PluginApi,
+  api: unknown,
   session: CliSession,
   config: Config,
   log: (message: string) => void,

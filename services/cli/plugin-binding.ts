@@ -1,10 +1,12 @@
-import type { PluginApi } from '../plugins/plugin-api'
 import type { CliSession } from './session'
 
-/** What a plugin command class runs with: its plugin's name, `this.api`, and the session behind it. */
+/**
+ * What a plugin command class runs with: its plugin's name, `this.api` (the plugin SDK's
+ * PluginApi, which the SDK's door cli.ts names), and the session behind it.
+ */
 export interface PluginBinding {
   readonly plugin: string
-  readonly api: PluginApi
+  readonly api: unknown
   readonly session: CliSession
 }
 

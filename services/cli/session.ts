@@ -4,9 +4,9 @@ import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
 import type { CommandName, CommandPayload, CommandReply } from '../../kernel/maps'
 import { openDataDir, resolveDataDir } from '../../lib/data-dir'
-import type { LogLevel, ManagerOptions } from '../../manager'
+import type { HostOptions } from '../bridge/contract'
 import type { TaskContext } from '../tasks/contract'
-import { type ManagerClient, wiring } from './wiring'
+import { type LogLevel, type ManagerClient, wiring } from './wiring'
 
 export type { LogLevel, ManagerClient }
 
@@ -20,7 +20,7 @@ export interface BootOptions {
   readonly daemon?: boolean
   readonly nats?: string
   /** A host agent joined to a manager on the broker: no web server, no plugins (they run in the manager). */
-  readonly host?: ManagerOptions['host']
+  readonly host?: HostOptions
 }
 
 export interface SessionOptions {

@@ -1,9 +1,31 @@
 import type { Kernel } from '../../kernel'
 import type { Disposable } from '../../kernel/disposable'
 import { SmError } from '../../kernel/errors'
-import type { ManagerOptions } from '../../manager'
+import type { HostOptions } from '../bridge/contract'
 import type { CliPluginRuntime } from '../plugins/contract'
 import type { HeldRun, RunHandlers } from '../servers/contract'
+
+/** A console log level, as the log service names them. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
+
+/**
+ * What the CLI sets when it boots a manager in its own process: a part of the composition root's
+ * ManagerOptions (manager.ts), which cli.ts hands it to, so the compiler checks the two agree there.
+ */
+export interface LocalManagerOptions {
+  readonly dataDir: string
+  readonly consoleLevel: LogLevel
+  readonly loadPlugins: boolean
+  readonly daemon?: boolean
+  /** The daemon joins this NATS broker (`start --nats`). */
+  readonly nats?: string
+  /** The daemon is a host agent joined to a manager on the broker (`agent start`). */
+  readonly host?: HostOptions
+  readonly web?: boolean
+  readonly defaultPlugins?: boolean
+  readonly oneShot: boolean
+  readonly watchdog: boolean
+}
 
 /** A client of the running manager, over the bus bridge. */
 export interface ManagerClient {
@@ -23,7 +45,7 @@ export interface CliWiring {
   /** The running manager of `dataDir` as its client (the bridge's client); undefined when none runs. */
   connect(dataDir: string): Promise<ManagerClient | undefined>
   /** A manager booted in this process, when none runs (loaded only then: a client never needs it). */
-  createManager(options: ManagerOptions): Kernel
+  createManager(options: LocalManagerOptions): Kernel
   /** The plugins service's runtime for a plugin's commands and menu items, which run here. */
   plugins(): CliPluginRuntime
   /** Holds a server's run from this process (`server start --direct`): it stops when this process ends. */

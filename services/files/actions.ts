@@ -1,31 +1,46 @@
-import { defineActions } from '../../kernel/action-catalogue'
-import type { FileEntry } from './contract'
+import { z } from 'zod'
+import { type ActionsOf, defineActions } from '../../kernel/action-catalogue'
+import { fileEntry } from './contract'
 
-declare module '../../kernel/maps' {
-  interface ActionMap {
-    /** A text file in a server's directory is written whole from the file manager (never its text in the payload). */
-    file_write: { readonly serverName: string; readonly path: string; readonly bytes: number }
-    /** A file is uploaded into a server's directory (new, or replacing one). */
-    file_upload: { readonly serverName: string; readonly path: string; readonly bytes: number }
-    /** An entry of a server's directory is renamed or moved inside it. */
-    file_rename: { readonly serverName: string; readonly path: string; readonly to: string }
-    /** A folder is made in a server's directory. */
-    directory_create: { readonly serverName: string; readonly path: string }
-    /** An entry of a server's directory is deleted (a folder with everything in it; a link, never its target). */
-    file_delete: { readonly serverName: string; readonly path: string; readonly kind: FileEntry['type'] }
-  }
-}
+/** A file's path in a server's directory, and the server. */
+const inServer = z.object({ serverName: z.string(), path: z.string() })
 
 export const filesActions = defineActions('files', {
-  file_write: { identity: ['serverName', 'path'], summary: "a text file in a server's directory is saved" },
-  file_upload: { identity: ['serverName', 'path'], summary: "a file is uploaded into a server's directory" },
-  file_rename: { identity: ['serverName', 'path'], summary: "an entry of a server's directory is renamed or moved" },
-  directory_create: { identity: ['serverName', 'path'], summary: "a folder is made in a server's directory" },
-  file_delete: { identity: ['serverName', 'path'], summary: "an entry of a server's directory is deleted" },
+  /** A text file in a server's directory is written whole from the file manager (never its text in the payload). */
+  file_write: {
+    payload: inServer.extend({ bytes: z.number() }).readonly(),
+    identity: ['serverName', 'path'],
+    summary: "a text file in a server's directory is saved",
+  },
+  /** A file is uploaded into a server's directory (new, or replacing one). */
+  file_upload: {
+    payload: inServer.extend({ bytes: z.number() }).readonly(),
+    identity: ['serverName', 'path'],
+    summary: "a file is uploaded into a server's directory",
+  },
+  /** An entry of a server's directory is renamed or moved inside it. */
+  file_rename: {
+    payload: inServer.extend({ to: z.string() }).readonly(),
+    identity: ['serverName', 'path'],
+    summary: "an entry of a server's directory is renamed or moved",
+  },
+  /** A folder is made in a server's directory. */
+  directory_create: {
+    payload: inServer.readonly(),
+    identity: ['serverName', 'path'],
+    summary: "a folder is made in a server's directory",
+  },
+  /** An entry of a server's directory is deleted (a folder with everything in it; a link, never its target). */
+  file_delete: {
+    payload: inServer.extend({ kind: fileEntry.shape.type }).readonly(),
+    identity: ['serverName', 'path'],
+    summary: "an entry of a server's directory is deleted",
+  },
 })
 
+declare module '../../kernel/maps' {
+  interface ActionMap extends ActionsOf<typeof filesActions> {}
+}
+
 /** The actions this service declares (their payload types). */
-export type FilesActions = Pick<
-  import('../../kernel/maps').ActionMap,
-  'file_write' | 'file_upload' | 'file_rename' | 'directory_create' | 'file_delete'
->
+export type FilesActions = ActionsOf<typeof filesActions>

@@ -4,7 +4,7 @@ import { type CommandsOf, command, defineCommands } from '../../kernel'
 import { PIECE_BYTES } from '../../lib/pieces'
 
 /** One entry of a folder, as the file manager lists it. */
-const fileEntry = z.object({
+export const fileEntry = z.object({
   name: z.string(),
   /** What the entry itself is (a link is listed as a link). */
   type: z.enum(['file', 'directory', 'link', 'other']),

@@ -4,9 +4,12 @@ import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, 
 import type { Retention } from '../../lib/rolling-series'
 import type { SeriesReply, SeriesRequest } from '../../lib/series-query'
 import { seriesReply, seriesRequest } from '../../lib/series-schema'
-import { HOST_FIELDS, HOST_PEAKS } from './host-sampler'
 
 export type { Retention, SeriesReply, SeriesRequest }
+
+/** The fields of the host's samples, and those whose peak buckets keep. */
+export const HOST_FIELDS = ['cpu', 'mem_used', 'mem_total', 'disk_used', 'disk_total'] as const
+export const HOST_PEAKS = ['cpu', 'mem_used'] as const
 
 /** How often resource samples are taken, and how long they are kept (the `metrics.*` settings). */
 const samplingSpec = z.object({

@@ -4,11 +4,7 @@ import { reasonOf } from '../../kernel'
 import { type MachineCpu, machineCpu, machineCpuPercent, machineMemory } from '../../lib/proc-stats'
 import { RollingSeries } from '../../lib/rolling-series'
 import type { Sample } from '../../lib/series-lines'
-import type { HostSample, SamplingSpec } from './contract'
-
-/** The fields of the host's samples, and those whose peak buckets keep. */
-export const HOST_FIELDS = ['cpu', 'mem_used', 'mem_total', 'disk_used', 'disk_total'] as const
-export const HOST_PEAKS = ['cpu', 'mem_used'] as const
+import { HOST_PEAKS, type HostSample, type SamplingSpec } from './contract'
 
 /** The host's series: `<data dir>/metrics/host.jsonl` (and `host.downsampled.jsonl`). */
 export function hostSeriesPath(dataDir: string): string {

@@ -1,15 +1,18 @@
-import { defineActions } from '../../kernel/action-catalogue'
-
-declare module '../../kernel/maps' {
-  interface ActionMap {
-    /** A plugin is enabled or disabled. */
-    set_plugin_status: { readonly pluginName: string; readonly enabled: boolean }
-  }
-}
+import { z } from 'zod'
+import { type ActionsOf, defineActions } from '../../kernel/action-catalogue'
 
 export const pluginsActions = defineActions('plugins', {
-  set_plugin_status: { identity: ['pluginName'], summary: 'a plugin is enabled or disabled' },
+  /** A plugin is enabled or disabled. */
+  set_plugin_status: {
+    payload: z.object({ pluginName: z.string(), enabled: z.boolean() }).readonly(),
+    identity: ['pluginName'],
+    summary: 'a plugin is enabled or disabled',
+  },
 })
 
+declare module '../../kernel/maps' {
+  interface ActionMap extends ActionsOf<typeof pluginsActions> {}
+}
+
 /** The actions this service declares (their payload types). */
-export type PluginsActions = Pick<import('../../kernel/maps').ActionMap, 'set_plugin_status'>
+export type PluginsActions = ActionsOf<typeof pluginsActions>

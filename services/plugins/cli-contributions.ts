@@ -2,27 +2,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { dirname, join } from 'node:path'
 import type { Command } from '@oclif/core'
 import { SmError } from '../../kernel/errors'
+import type { CliContribution, CommandClass } from './contract'
 
 /** Bump when the cache's shape changes: an older file is then rebuilt, never read. */
 const FORMAT = 1
 const ID_PART = /^[a-z0-9][a-z0-9_-]*$/i
-
-/** One plugin's CLI contributions, as `--help`, topic listings and the menu read them (no plugin code). */
-export interface CliContribution {
-  readonly plugin: string
-  /** The plugin's file or folder, the module to import, and its discovery hash (size and mtime of each file). */
-  readonly root: string
-  readonly entry: string
-  readonly hash: string
-  readonly version: string
-  readonly commands: readonly Command.Cached[]
-  readonly topics: readonly { readonly name: string; readonly description?: string }[]
-  readonly menuItems: readonly string[]
-  /** Set when the plugin no longer imports: its commands are not listed, and running one says why. */
-  readonly error?: { readonly code: string; readonly message: string }
-  /** The ids its commands had before it broke. */
-  readonly knownIds?: readonly string[]
-}
 
 /** `<data dir>/cache/cli.json`: the contributions of the plugins loaded at the last reconcile. */
 export interface CliCache {
@@ -67,9 +51,6 @@ export function writeCliCache(file: string, version: string, plugins: readonly C
     throw error
   }
 }
-
-/** A command class as plugins return it: an oclif command with a `static id`. */
-export type CommandClass = Command.Class & { id?: string; local?: boolean }
 
 /**
  * The command classes a plugin's `getCliCommands()` returned, by id: classes with a `static id`

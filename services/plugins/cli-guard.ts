@@ -1,13 +1,6 @@
 import { errorLine, type SmError, toSmError } from '../../kernel/errors'
+import type { CliLimits } from './contract'
 import { LoopWatcher } from './loop-watchdog'
-
-/** How long a plugin's code in a CLI process may run, and may hold the event loop. */
-export interface CliLimits {
-  /** The whole run (a command's `static timeout`); 0 or none: no limit. */
-  readonly deadlineMs?: number
-  /** The longest the code may block the event loop (a menu item waits on the user, but must not spin). */
-  readonly blockedMs?: number
-}
 
 /** The longest delay a Node timer takes. */
 const MAX_TIMER_MS = 2 ** 31 - 1

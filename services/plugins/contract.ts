@@ -1,9 +1,104 @@
+import type { Command } from '@oclif/core'
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
+import type { Disposable } from '../../kernel/disposable'
+import type { SmError } from '../../kernel/errors'
+import type { CommandName, CommandPayload, CommandReply } from '../../kernel/maps'
+import type { TaskContext } from '../tasks/contract'
 
-/** What the plugins service runs in a CLI process (a plugin's commands and menu items), for the CLI's composition root to hand over. */
-export type { CliContribution, CommandClass } from './cli-contributions'
-export type { CliHostSession, CliPluginRuntime, CurrentContributions, HostedPlugin } from './cli-runtime'
+/** One plugin's CLI contributions, as `--help`, topic listings and the menu read them (no plugin code). */
+export interface CliContribution {
+  readonly plugin: string
+  /** The plugin's file or folder, the module to import, and its discovery hash (size and mtime of each file). */
+  readonly root: string
+  readonly entry: string
+  readonly hash: string
+  readonly version: string
+  readonly commands: readonly Command.Cached[]
+  readonly topics: readonly { readonly name: string; readonly description?: string }[]
+  readonly menuItems: readonly string[]
+  /** Set when the plugin no longer imports: its commands are not listed, and running one says why. */
+  readonly error?: { readonly code: string; readonly message: string }
+  /** The ids its commands had before it broke. */
+  readonly knownIds?: readonly string[]
+}
+
+/** A command class as plugins return it: an oclif command with a `static id`. */
+export type CommandClass = Command.Class & { id?: string; local?: boolean }
+
+/** How long a plugin's code in a CLI process may run, and may hold the event loop. */
+export interface CliLimits {
+  /** The whole run (a command's `static timeout`); 0 or none: no limit. */
+  readonly deadlineMs?: number
+  /** The longest the code may block the event loop (a menu item waits on the user, but must not spin). */
+  readonly blockedMs?: number
+}
+
+/**
+ * How a plugin hosted in a CLI process reaches the manager (the CLI's session: the running
+ * manager over the bridge, or one booted in that process), every call as `actor`.
+ */
+export interface CliHostSession {
+  readonly dataDir: string
+  /** A command of the manager as `actor`, typed by the bus's command map. */
+  request<K extends CommandName>(name: K, payload: CommandPayload<K>, actor: string): Promise<CommandReply<K>>
+  runTask(name: string, fn: (ctx: TaskContext) => Promise<unknown>): Promise<{ taskId: string }>
+  subscribe(
+    event: string,
+    listener: (payload: unknown, meta: { event: string; actor: string }) => unknown,
+    owner: string,
+    options?: { timeoutMs?: number; guarded?: boolean },
+  ): Promise<Disposable>
+}
+
+/**
+ * A plugin imported into a CLI process for its commands or menu items (never loaded: no onLoad, no
+ * hooks). Its instance is a PluginBase and its `api` the plugin's `this.api`, the plugin SDK's
+ * types: the CLI only hands them on, and the SDK's door (cli.ts) names them.
+ */
+export interface HostedPlugin {
+  readonly name: string
+  readonly instance: { readonly version: string }
+  readonly api: unknown
+}
+
+/** The enabled plugins' CLI contributions, current; `unwritten` says why the cache could not be saved. */
+export interface CurrentContributions {
+  readonly entries: readonly CliContribution[]
+  readonly unwritten?: string
+}
+
+/**
+ * What the plugins service runs in a CLI process: a plugin's commands and menu items run there
+ * (never in the manager), with `this.api` over the CLI's session. The CLI's composition root
+ * (cli.ts) hands it to the CLI; the CLI does not import it.
+ */
+export interface CliPluginRuntime {
+  /** Imports one plugin here and makes its instance, with a `this.api` acting as `plugin:<name>`. */
+  host(entry: CliContribution, session: CliHostSession): Promise<HostedPlugin>
+  /**
+   * The cache the plugins service writes (<data dir>/cache/cli.json), each entry current: one
+   * whose plugin changed since (or that another `version` wrote) is described again by importing
+   * it here; one that no longer imports keeps its command ids and gets the import error.
+   */
+  current(dataDir: string, version: string, session: () => CliHostSession): Promise<CurrentContributions>
+  /** Throws SM_ERR_CLI_COMMAND_CONFLICT when `entry` claims a built-in's or an accepted plugin's command or topic. */
+  checkConflicts(
+    entry: CliContribution,
+    builtin: { commands: ReadonlySet<string>; topics: ReadonlySet<string> },
+    accepted: readonly CliContribution[],
+  ): void
+  /** The command class a hosted plugin's getCliCommands() returns under `id`. */
+  commandClass(hosted: HostedPlugin, id: string): CommandClass | undefined
+  /** What a hosted plugin's getCliMenuItems() returns (`[]` when it has none). */
+  menuItems(hosted: HostedPlugin): unknown[]
+  /**
+   * Runs a plugin's command or menu item here within `limits`: past its deadline it rejects with
+   * `timedOut()`; code that holds the event loop past it (or past `blockedMs`) ends the process
+   * with that error on stderr.
+   */
+  guard<T>(timedOut: () => SmError, limits: CliLimits, run: () => Promise<T>): Promise<T>
+}
 
 /** Where a plugin was found. */
 const pluginSource = z.enum(['user', 'default', 'example'])

@@ -1,4 +1,4 @@
-import type { ActionEntry, ActionMap, ActionName, ActionResult } from '../../kernel'
+import type { ActionMap, ActionName, ActionResult, ActionSummary } from '../../kernel'
 
 export type { ActionName } from '../../kernel'
 
@@ -28,7 +28,7 @@ export interface HookEvent {
  * Every `before_*`/`after_*` event of the declared actions (a kernel's catalogue, or the list a
  * plugin's thread was handed), with its hook method.
  */
-export function hookEvents(actions: readonly ActionEntry[]): HookEvent[] {
+export function hookEvents(actions: readonly ActionSummary[]): HookEvent[] {
   return actions.flatMap(({ name, declaration }) => {
     const hooks = ['before', 'after'].map((phase) => ({
       event: `${phase}_${name}`,

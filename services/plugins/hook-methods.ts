@@ -1,4 +1,4 @@
-import type { ActionEntry } from '../../kernel'
+import type { ActionSummary } from '../../kernel'
 import { closest } from '../../lib/closest'
 import { hookEvents } from './hook-catalogue'
 import { PluginBase } from './plugin-base'
@@ -16,7 +16,7 @@ export function callMethod(instance: object, name: string, ...args: unknown[]): 
 }
 
 /** The hook methods an instance has (`beforeSettingUpdate`, an alias such as `beforeStartServer`). */
-export function hookMethodsOf(instance: PluginBase, actions: readonly ActionEntry[]): string[] {
+export function hookMethodsOf(instance: PluginBase, actions: readonly ActionSummary[]): string[] {
   return [...new Set(hookEvents(actions).map(({ method }) => method))].filter(
     (name) => typeof Reflect.get(instance, name) === 'function',
   )
@@ -26,7 +26,7 @@ const LIFECYCLE = ['onLoad', 'onUnload', 'onManagerStartup', 'onAnyEvent']
 const HOOK_LIKE = /^(before|after|on)[A-Z0-9_]/
 
 /** Every method name the manager calls on a plugin. */
-export function knownHookMethods(actions: readonly ActionEntry[]): string[] {
+export function knownHookMethods(actions: readonly ActionSummary[]): string[] {
   return [...LIFECYCLE, ...hookEvents(actions).map((hook) => hook.method)]
 }
 
@@ -36,7 +36,7 @@ export function knownHookMethods(actions: readonly ActionEntry[]): string[] {
  */
 export function unknownHookMethods(
   instance: PluginBase,
-  actions: readonly ActionEntry[],
+  actions: readonly ActionSummary[],
 ): { method: string; nearest: string | undefined }[] {
   const known = knownHookMethods(actions)
   const names = new Set<string>(Object.keys(instance))

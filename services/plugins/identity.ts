@@ -1,4 +1,4 @@
-import type { ActionEntry, Identifier } from '../../kernel'
+import type { ActionSummary, Identifier } from '../../kernel'
 import { hookEvents } from './hook-catalogue'
 
 /**
@@ -7,7 +7,7 @@ import { hookEvents } from './hook-catalogue'
  * guarded by name. Built from the kernel's declared actions; runs on every guarded emit,
  * so it only concatenates.
  */
-export function eventIdentifier(actions: readonly ActionEntry[]): Identifier {
+export function eventIdentifier(actions: readonly ActionSummary[]): Identifier {
   const keysByEvent = new Map(hookEvents(actions).map((hook) => [hook.event, hook.identity]))
   return (event, payload) => {
     const keys = keysByEvent.get(event)

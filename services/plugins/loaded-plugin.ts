@@ -1,6 +1,6 @@
 import { type BusScope, type Logger, reasonOf, runInContext, SmError, timeBox } from '../../kernel'
 import type { RunTask } from '../tasks/contract'
-import type { CliContribution } from './cli-contributions'
+import type { CliContribution } from './contract'
 import { contributionsOf, type ExtensionMethod, extensionOf } from './extension'
 import type { CallOptions } from './guarded-call'
 import { bindHooks, unknownHookMethods } from './hook-binding'

@@ -6,21 +6,35 @@ import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
 import { PIECE_BYTES } from '../../lib/pieces'
 import { seriesReply, seriesRequest } from '../../lib/series-schema'
-import { PROFILE_NAMES } from './profiles'
-import { SERVER_FIELDS, SERVER_PEAKS } from './supervisor/sampler'
 
-/** A server's run held by another process (`server start --direct`), for the CLI's composition root to hand over. */
-export type { HeldRun, RunHandlers } from './supervisor/hold'
+/** A server's run held by this process (`server start --direct`): the game stops when the hold ends. */
+export interface HeldRun {
+  /** The console's last lines when the hold began (lines after them go to `onLine`). */
+  readonly tail: readonly string[]
+  /** Settles when the supervisor's connection ends: the game has stopped, or this process let go. */
+  readonly ended: Promise<void>
+}
+
+/** What a holder is told while it holds a run. */
+export interface RunHandlers {
+  onLine(line: string): void
+  onStatus(entry: { status: ServerStatus; reason?: string }): void
+}
+
 /** The statuses in which a server's game runs: starting, running, stopping. */
-export { ACTIVE } from './supervisor/run-files'
+export const ACTIVE: readonly ServerStatus[] = ['starting', 'running', 'stopping']
 /** The names of the game profiles (bedrock, java, generic). */
-export { PROFILE_NAMES }
+export const PROFILE_NAMES = ['bedrock', 'java', 'generic'] as const
+/** Which fields of a server's samples keep their peak when they are downsampled. */
+export const SERVER_PEAKS = ['cpu', 'rss'] as const
+/** The fields of a server's stored samples. */
+export const SERVER_FIELDS = ['cpu', 'rss', 'disk'] as const
 
 /** A server's run state as its supervisor (or whoever found it) last wrote it. */
-const serverStatus = z.enum(['stopped', 'starting', 'running', 'stopping', 'crashed', 'error'])
+export const serverStatus = z.enum(['stopped', 'starting', 'running', 'stopping', 'crashed', 'error'])
 export type ServerStatus = z.output<typeof serverStatus>
 
-const startMode = z.enum(['detached', 'direct'])
+export const startMode = z.enum(['detached', 'direct'])
 export type StartMode = z.output<typeof startMode>
 
 /**

@@ -1,9 +1,9 @@
 import { existsSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SmError } from '../../kernel'
-import { type AddServer, EDITABLE_FIELDS, type EditServer, type ServerRecord } from './contract'
+import { type AddServer, EDITABLE_FIELDS, type EditServer, PROFILE_NAMES, type ServerRecord } from './contract'
 import { detectProfile, javaLaunch } from './detect'
-import { BUILT_IN_PROFILES, PROFILE_NAMES, type ProfileName, parseHotBackup, patternProblem } from './profiles'
+import { BUILT_IN_PROFILES, type ProfileName, parseHotBackup, patternProblem } from './profiles'
 import { dirConflict, isInside } from './server-dir'
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/

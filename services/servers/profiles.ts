@@ -19,8 +19,6 @@ export type {
   WorldLocation,
 } from './contract'
 
-export const PROFILE_NAMES = ['bedrock', 'java', 'generic'] as const
-
 /**
  * The console commands that hold a world for a copy and resume it after: Bedrock's `save hold`
  * and `save resume`, or a protocol's `off` and `on` commands. A supervisor sends them on behalf

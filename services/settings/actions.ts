@@ -1,16 +1,18 @@
-import { defineActions } from '../../kernel/action-catalogue'
-import type { SettingUpdate } from './contract'
-
-declare module '../../kernel/maps' {
-  interface ActionMap {
-    /** A global setting changes (set, merged, replaced or unset). */
-    setting_update: SettingUpdate
-  }
-}
+import { type ActionsOf, defineActions } from '../../kernel/action-catalogue'
+import { settingUpdate } from './contract'
 
 export const settingsActions = defineActions('settings', {
-  setting_update: { identity: ['key'], summary: 'a global setting changes (set, merged, replaced or unset)' },
+  /** A global setting changes (set, merged, replaced or unset). */
+  setting_update: {
+    payload: settingUpdate,
+    identity: ['key'],
+    summary: 'a global setting changes (set, merged, replaced or unset)',
+  },
 })
 
+declare module '../../kernel/maps' {
+  interface ActionMap extends ActionsOf<typeof settingsActions> {}
+}
+
 /** The actions this service declares (their payload types). */
-export type SettingsActions = Pick<import('../../kernel/maps').ActionMap, 'setting_update'>
+export type SettingsActions = ActionsOf<typeof settingsActions>

@@ -1,7 +1,12 @@
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf } from '../../kernel'
 
-export type { SettingMarkedSecret } from './secrets-projection'
+/** A setting key made secret (by an admin, or a plugin declaring its keys): a fact, kept for good. */
+export interface SettingMarkedSecret {
+  readonly key: string
+  /** Who made it secret: `cli:<user>`, `http:<user>` or `plugin:<name>`. */
+  readonly by: string
+}
 
 /**
  * How a change applies: `merge` lays an object over what is stored (the default; other keys
@@ -11,16 +16,19 @@ export type { SettingMarkedSecret } from './secrets-projection'
 export const settingMode = z.enum(['merge', 'replace', 'unset'])
 export type SettingMode = z.output<typeof settingMode>
 
-/** A change to one global setting, as hooks and the event log see it. */
-export interface SettingUpdate {
-  /** Dot path, e.g. `web.port` or `custom.greeting`. */
-  readonly key: string
-  /** The new value (absent for `unset`). A secret key's (declared, marked or named secret) shows `[redacted]` to plugins and in output. */
-  readonly value: unknown
-  /** The value before the change (stored or default), when there was one. */
-  readonly previous?: unknown
-  readonly mode?: SettingMode
-}
+/** A change to one global setting, as hooks and the event log see it (the setting_update action's payload). */
+export const settingUpdate = z
+  .object({
+    /** Dot path, e.g. `web.port` or `custom.greeting`. */
+    key: z.string(),
+    /** The new value (absent for `unset`). A secret key's (declared, marked or named secret) shows `[redacted]` to plugins and in output. */
+    value: z.unknown(),
+    /** The value before the change (stored or default), when there was one. */
+    previous: z.unknown().optional(),
+    mode: settingMode.optional(),
+  })
+  .readonly()
+export type SettingUpdate = z.output<typeof settingUpdate>
 
 /** What a change did. */
 const settingChange = z.object({

@@ -1,11 +1,5 @@
 import type { Projection } from '../events/contract'
-
-/** A setting key made secret (by an admin, or a plugin declaring its keys): a fact, kept for good. */
-export interface SettingMarkedSecret {
-  readonly key: string
-  /** Who made it secret: `cli:<user>`, `http:<user>` or `plugin:<name>`. */
-  readonly by: string
-}
+import type { SettingMarkedSecret } from './contract'
 
 /**
  * The setting keys marked secret, as a projection of `settings:marked_secret` facts, so every

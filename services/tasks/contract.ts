@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf } from '../../kernel'
 import { createToken } from '../../kernel/registry'
-import type { TaskManager } from './task-manager'
 
 const taskState = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled'])
 export type TaskState = z.output<typeof taskState>
@@ -31,8 +30,24 @@ export interface TaskContext {
   progress(percent: number | undefined, message?: string): void
 }
 
+/** The task manager as other services reach it through the registry (task-manager.ts implements it). */
+export interface Tasks {
+  /** Runs `fn` as a task (queued behind the running ones): its id at once, and its end. */
+  run<T>(name: string, fn: (ctx: TaskContext) => Promise<T>): { id: string; done: Promise<T> }
+  /** Reports progress for the task the caller runs in (no-op outside a task). */
+  progress(percent: number | undefined, message?: string): void
+  /** The signal of the task the caller runs in (undefined outside a task): aborted when it is cancelled. */
+  signal(): AbortSignal | undefined
+  list(limit: number): TaskRecord[]
+  get(id: string): TaskRecord | undefined
+  /** The ids of the tasks this process knows, newest last. */
+  ids(): string[]
+  /** Cancels a task (queued or running); undefined when the id is not known here. */
+  cancel(id: string): Promise<TaskRecord | undefined>
+}
+
 /** The task manager, for services that run their long work as tasks (a task's work is code: never a message). */
-export const TASKS = createToken<TaskManager>('tasks')
+export const TASKS = createToken<Tasks>('tasks')
 
 /** Runs `fn` as a task in this process: its id at once, and its end. */
 export type RunTask = (

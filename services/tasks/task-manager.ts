@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { type BusScope, currentContext, type Logger, reasonOf, SmError, toSmError } from '../../kernel'
 import { ownProcess } from '../../lib/process-identity'
-import type { TaskContext, TaskRecord } from './contract'
+import type { TaskContext, TaskRecord, Tasks } from './contract'
 
 interface Live {
   record: TaskRecord
@@ -33,7 +33,7 @@ const OWN_IDENTITY = ownProcess().identity
  * that watches it (backups, restores) stops and undoes itself; work that does not finishes in
  * the background and its late outcome is only logged.
  */
-export class TaskManager {
+export class TaskManager implements Tasks {
   readonly #live = new Map<string, Live>()
   readonly #queue: Live[] = []
   #running = 0

@@ -1,7 +1,18 @@
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, empty } from '../../kernel'
 import { createToken } from '../../kernel/registry'
-import type { Contributions } from './plugin-layer'
+
+/** What a plugin hands the web server (its extension methods' results). */
+export interface Contributions {
+  readonly plugin: string
+  /** The plugin's folder, for relative template and static paths. */
+  readonly root: string
+  readonly routers: readonly unknown[]
+  readonly templatePaths: readonly unknown[]
+  readonly staticMounts: readonly unknown[]
+  /** The plugin runs in a thread of its own: `routers` are descriptions, and requests are handed to it. */
+  readonly thread?: ThreadRoutes
+}
 
 /**
  * Where plugins' web contributions go live, a capability the web service registers (routers and

@@ -4,22 +4,10 @@ import Router, { type Layer } from '@koa/router'
 import type { Middleware } from 'koa'
 import mount from 'koa-mount'
 import { SmError } from '../../kernel/errors'
-import type { PageData, RouterDescription, ThreadRoutes } from './contract'
+import type { Contributions, PageData, RouterDescription } from './contract'
 import { type Access, accessOf, requireUser, specOf, type WebContext, type WebState } from './route'
 import { serveStatic } from './static-files'
 import { proxyRouter } from './thread-proxy'
-
-/** What a plugin hands the web server (its extension methods' results). */
-export interface Contributions {
-  readonly plugin: string
-  /** The plugin's folder, for relative template and static paths. */
-  readonly root: string
-  readonly routers: readonly unknown[]
-  readonly templatePaths: readonly unknown[]
-  readonly staticMounts: readonly unknown[]
-  /** The plugin runs in a thread of its own: `routers` are descriptions, and requests are handed to it. */
-  readonly thread?: ThreadRoutes
-}
 
 export interface StaticMount {
   readonly urlPath: string

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { z } from 'zod'
 import { describeApi } from '../../services/plugins/api-table'
 import { hookMethodName } from '../../services/plugins/hook-catalogue'
 import { managerCatalogue } from '../helpers/manager'
@@ -21,6 +22,15 @@ function checkSection(file: string, name: string, body: string): void {
   const expected = `${text.slice(0, from + start.length)}${body}${text.slice(to)}`
   if (process.env.SM_WRITE_DOCS === '1') writeFileSync(path, expected)
   expect(readFileSync(path, 'utf8'), `regenerate docs/${file} (SM_WRITE_DOCS=1)`).to.equal(expected)
+}
+
+/** An action payload schema's fields, `?` marking those that may be absent. */
+function payloadFields(schema: z.ZodType): string {
+  const object = schema instanceof z.ZodReadonly ? schema.unwrap() : schema
+  if (!(object instanceof z.ZodObject)) return ''
+  return Object.entries(object.shape as Record<string, z.ZodType>)
+    .map(([key, field]) => `\`${key}${field.safeParse(undefined).success ? '?' : ''}\``)
+    .join(', ')
 }
 
 const code = (value: unknown) => `\`${JSON.stringify(value)}\``
@@ -52,11 +62,11 @@ describe('docs generated from what the services declare', () => {
   it('docs/plugins.md lists every hook of every declared action', () => {
     const rows = byOwner(managerCatalogue().actions()).map(
       ({ name, owner, declaration }) =>
-        `| \`${name}\` | \`${hookMethodName(`before_${name}`)}\`, \`${hookMethodName(`after_${name}`)}\` | ${declaration.summary} | ${declaration.identity.map((k) => `\`${k}\``).join(', ')} | ${owner} |`,
+        `| \`${name}\` | \`${hookMethodName(`before_${name}`)}\`, \`${hookMethodName(`after_${name}`)}\` | ${declaration.summary} | ${payloadFields(declaration.payload)} | ${declaration.identity.map((k) => `\`${k}\``).join(', ')} | ${owner} |`,
     )
     const body = [
-      '| action | hook methods | when | identity (loop guard) | declared by |',
-      '|---|---|---|---|---|',
+      '| action | hook methods | when | payload (`after_*`: and `result`) | identity (loop guard) | declared by |',
+      '|---|---|---|---|---|---|',
       ...rows,
       '',
     ].join('\n')

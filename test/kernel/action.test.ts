@@ -1,5 +1,7 @@
 import { expect } from 'chai'
+import { z } from 'zod'
 import { Bus, BusScope, Catalogue, defineActions, performAction, SmError } from '../../kernel'
+import { rejection } from '../helpers/rejection'
 
 declare module '../../kernel/maps' {
   interface EventMap {
@@ -9,7 +11,9 @@ declare module '../../kernel/maps' {
 }
 
 // The test's own action, declared as a service declares its actions: only its owner performs it.
-const testActions = defineActions('service', { test_action: { identity: [], summary: 'a test acts' } } as never)
+const testActions = defineActions('service', {
+  test_action: { payload: z.object({ target: z.string() }), identity: ['target'], summary: 'a test acts' },
+})
 /** The catalogue of a kernel whose service 'service' declares test_action. */
 const catalogue = new Catalogue()
 catalogue.add([testActions], 'service')
@@ -129,5 +133,47 @@ describe('kernel/action: the before/after hook protocol', () => {
     expect(rejected).to.equal(full)
     // Nothing recorded, so no listener heard of either.
     expect(afters).to.deep.equal([])
+  })
+
+  it("refuses a payload that does not fit the action's schema with SM_ERR_BUS_BAD_PAYLOAD, in an unchecked build too, before any hook or work", async () => {
+    const bus = new Bus({ checkMessages: false, catalogue })
+    const scope = new BusScope(bus, 'service', 'service')
+    const seen: unknown[] = []
+    bus.on('before_test_action', (payload) => seen.push(payload), { owner: 'plugin:watcher' })
+    bus.on('after_test_action', (payload) => seen.push(payload), { owner: 'plugin:watcher' })
+    let performed = false
+    // What a service would make of a caller's input it did not read closely enough.
+    const refused = await rejection(
+      performAction(scope, {
+        before: 'before_test_action',
+        after: 'after_test_action',
+        payload: { target: 5 } as never,
+        perform: async () => {
+          performed = true
+        },
+      }),
+    )
+    expect(refused.code).to.equal('SM_ERR_BUS_BAD_PAYLOAD')
+    expect(refused.status).to.equal(400)
+    expect(refused.message).to.contain('before_test_action').and.to.contain('target')
+    expect(seen).to.deep.equal([])
+    expect(performed).to.equal(false)
+  })
+
+  it('reads an after_* payload by the action schema and its result', () => {
+    expect(
+      catalogue.checkEvent('after_test_action', { target: 's1', result: { status: 'success', pid: 1 } }),
+    ).to.deep.equal({
+      target: 's1',
+      result: { status: 'success', pid: 1 },
+    })
+    for (const bad of [
+      { target: 's1' },
+      { target: 's1', result: { status: 'done' } },
+      { result: { status: 'success' } },
+    ])
+      expect(() => catalogue.checkEvent('after_test_action', bad), JSON.stringify(bad))
+        .to.throw(SmError)
+        .with.property('code', 'SM_ERR_BUS_BAD_PAYLOAD')
   })
 })

@@ -1,4 +1,4 @@
-import type { ActionEntry, LogFields } from '../../../kernel'
+import type { ActionDeclaration, LogFields } from '../../../kernel'
 import type { WireError } from '../../../kernel/errors'
 import type { ForwardedRequest } from '../../web/contract'
 import type { Candidate } from '../discovery'
@@ -9,6 +9,17 @@ import type { HookCall } from '../hook-binding'
  * threads"). Every one is plain data (the structured clone of a worker's MessagePort): the
  * plugin's instance, its listeners and its tasks' work stay in its thread and are named by ids.
  */
+
+/**
+ * An action as a thread learns it: its hooks' names, identity and alias. Its payload's schema
+ * (code, which a message cannot carry) stays in the manager, which checks every hook's payload
+ * before a thread's hook sees it.
+ */
+export interface ThreadAction {
+  readonly owner: string
+  readonly name: string
+  readonly declaration: Omit<ActionDeclaration, 'payload'>
+}
 
 /** What a plugin's thread is started with (workerData). */
 export interface ThreadData {
@@ -21,7 +32,7 @@ export interface ThreadData {
   /** The log level the manager logs at, so a thread does not post what would be dropped. */
   readonly logLevel: string
   /** The actions the manager's services declare (their hooks are the plugin's to override). */
-  readonly actions: readonly ActionEntry[]
+  readonly actions: readonly ThreadAction[]
   /** The names of `this.api` (the manager's operations table, aliases included). */
   readonly api: readonly ApiName[]
 }

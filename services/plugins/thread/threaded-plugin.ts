@@ -142,7 +142,12 @@ export class ThreadedPlugin implements RunningPlugin {
       candidate: definition.candidate,
       cacheDir: options.cacheDir,
       logLevel: options.logLevel,
-      actions: this.#scope.catalogue.actions(),
+      // A schema cannot be posted: the thread gets each action without its payload's.
+      actions: this.#scope.catalogue.actions().map(({ owner, name, declaration: { payload: _, ...declaration } }) => ({
+        owner,
+        name,
+        declaration,
+      })),
       api: apiNames(),
     }
     this.#worker = startPluginWorker(options.entry, `plugin:${this.name}`, data, options.maxMemoryMb)

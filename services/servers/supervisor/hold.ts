@@ -1,20 +1,6 @@
-import type { ServerStatus } from '../contract'
+import type { HeldRun, RunHandlers } from '../contract'
 import { SupervisorClient } from './client'
 import { RunFiles } from './run-files'
-
-/** A server's run held by this process (`server start --direct`): the game stops when the hold ends. */
-export interface HeldRun {
-  /** The console's last lines when the hold began (lines after them go to `onLine`). */
-  readonly tail: readonly string[]
-  /** Settles when the supervisor's connection ends: the game has stopped, or this process let go. */
-  readonly ended: Promise<void>
-}
-
-/** What a holder is told while it holds a run. */
-export interface RunHandlers {
-  onLine(line: string): void
-  onStatus(entry: { status: ServerStatus; reason?: string }): void
-}
 
 /**
  * Takes ownership of a running server's run: this process holds its own connection to the run's

@@ -8,8 +8,8 @@ import type { ServerStatus, StartMode } from '../contract'
 import type { GameProfile, ProfileName } from '../profiles'
 
 export type { ServerStatus, StartMode } from '../contract'
-
-export const ACTIVE: readonly ServerStatus[] = ['starting', 'running', 'stopping']
+/** Declared in the contract (other services read it there); here for the supervisor's neighbours. */
+export { ACTIVE } from '../contract'
 
 /** A process and what identifies it beyond its PID (lib/process-identity). */
 export interface ProcessRef {

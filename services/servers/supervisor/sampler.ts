@@ -2,14 +2,10 @@ import { reasonOf } from '../../../kernel/errors'
 import { ProcessCpu, processRss, processTree } from '../../../lib/proc-stats'
 import { RollingSeries } from '../../../lib/rolling-series'
 import type { Sample } from '../../../lib/series-lines'
+import { SERVER_PEAKS } from '../contract'
 import { diskUsage } from './disk-usage'
 import type { ServerSample } from './protocol'
 import type { GameRef, MetricsSpec } from './run-files'
-
-/** Which fields of a server's samples keep their peak when they are downsampled. */
-export const SERVER_PEAKS = ['cpu', 'rss'] as const
-/** The fields of a server's stored samples. */
-export const SERVER_FIELDS = ['cpu', 'rss', 'disk'] as const
 
 /**
  * Samples the game a supervisor runs, every `intervalMs`, from /proc: the CPU time of the game and

@@ -1,5 +1,5 @@
 import { querySeries } from '../../../lib/series-query'
-import { SERVER_FIELDS, SERVER_PEAKS } from '../supervisor/sampler'
+import { SERVER_FIELDS, SERVER_PEAKS } from '../contract'
 import type { VerbTable } from './context'
 import { asTask } from './long-work'
 
