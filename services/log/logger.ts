@@ -59,13 +59,15 @@ export function createLogger(options: LoggerOptions = {}): RootLogger {
   // (a note is written while the main one is in the middle of a line).
   const notes = sink ? pino({ ...PINO_OPTIONS, level: 'debug' }, sink).child({ name: 'log' }) : undefined
   // The console's own trouble goes into the file (it cannot go where it failed).
-  const stopHearing = onOutputTrouble((trouble) =>
-    notes?.warn(
-      trouble.kind === 'dropping'
-        ? `${trouble.stream} cannot be written (${trouble.reason}); its lines are dropped until it can`
-        : `${trouble.stream} is written again; ${trouble.dropped} writes were dropped (${trouble.reason})`,
-    ),
-  )
+  const stopHearing = notes
+    ? onOutputTrouble((trouble) =>
+        notes.warn(
+          trouble.kind === 'dropping'
+            ? `${trouble.stream} cannot be written (${trouble.reason}); its lines are dropped until it can`
+            : `${trouble.stream} is written again; ${trouble.dropped} writes were dropped (${trouble.reason})`,
+        ),
+      )
+    : () => {}
 
   const streams: StreamEntry<LogLevel>[] = []
   if (sink && fileLevel !== 'silent') streams.push({ level: fileLevel, stream: sink })
