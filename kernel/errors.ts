@@ -41,6 +41,8 @@ export class SmError<C extends ErrorCode = ErrorCode> extends Error {
 
   /** The error another process sent: same code, message, status and exit code. */
   static fromWire(wire: WireError): SmError {
+    // Seam with another process: the parameters are the sender's, typed by the code it named; they
+    // are only carried (the message is the sender's too), so nothing here reads them as that type.
     return new SmError(wire.code as ErrorCode, wire.params as never, { wire })
   }
 

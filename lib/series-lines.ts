@@ -13,6 +13,13 @@ export interface Sample {
   readonly [field: string]: number
 }
 
+/** A sample whose fields may be absent (a disk not measured), as a series records it: without them. */
+export function presentFields(value: { readonly t: number; readonly [field: string]: number | undefined }): Sample {
+  const sample: { t: number; [field: string]: number } = { t: value.t }
+  for (const [field, number] of Object.entries(value)) if (number !== undefined) sample[field] = number
+  return sample
+}
+
 /**
  * A downsampled bucket: from `t`, `d` ms long, `n` samples; each field averaged, and the fields
  * the series peaks kept also as `<field>_max`.

@@ -13,6 +13,8 @@ export type Answer = { readonly ok: true; readonly value: unknown } | { readonly
 export async function answer(scope: BusScope, command: string, payload: unknown, actor: string): Promise<Answer> {
   try {
     const checked = scope.catalogue.checkCommand(command, payload ?? {})
+    // Seam with the wire: the command is named at run time, so its payload's type is not known
+    // statically; `checkCommand` has just parsed it with that command's declared schema.
     const value = await scope.request(command as CommandName, checked as never, { actor })
     return { ok: true, value }
   } catch (error) {

@@ -34,19 +34,25 @@ export class BridgeClient {
    */
   static async connect(dataDir: string): Promise<BridgeClient | undefined> {
     const files = managerFiles(dataDir)
-    const first = await attempt(files.socket)
+    const first = await BridgeClient.#attempt(files.socket)
     if (first instanceof BridgeClient) return first
     if (first === 'ENOENT') return undefined
     if (first !== 'ECONNREFUSED') throw unreachable(files, first)
     const info = readManagerInfo(files)
     if (info && isManagerAlive(info)) throw unreachable(files, `PID ${info.pid} holds it but accepts no connection`)
     return withTakeover(files, async () => {
-      const again = await attempt(files.socket)
+      const again = await BridgeClient.#attempt(files.socket)
       if (again instanceof BridgeClient) return again
       if (again !== 'ECONNREFUSED' && again !== 'ENOENT') throw unreachable(files, again)
       removeStale(files)
       return undefined
     })
+  }
+
+  /** A client, or the error code that stopped the connection. */
+  static async #attempt(path: string): Promise<BridgeClient | string> {
+    const socket = await connectOrCode(path)
+    return typeof socket === 'string' ? socket : new BridgeClient(socket)
   }
 
   /** Sends a command to its handler in the manager, as `actor`; resolves to the reply or rejects with its SmError. */
@@ -97,12 +103,6 @@ export class BridgeClient {
     this.#listeners.clear()
     this.#onClose?.(reason)
   }
-}
-
-/** A client, or the error code that stopped the connection. */
-async function attempt(path: string): Promise<BridgeClient | string> {
-  const socket = await connectOrCode(path)
-  return typeof socket === 'string' ? socket : new (BridgeClient as unknown as new (s: Socket) => BridgeClient)(socket)
 }
 
 function removeStale(files: ManagerFiles): void {

@@ -15,10 +15,12 @@ export interface FileSinkOptions {
 }
 
 /**
- * Appends lines to a log file with synchronous writes, so the last line before a crash is on
- * disk. The file is opened on the first line (first use) and rotated by size at open. A line
- * that cannot be written (a full disk, a directory gone) is dropped instead of breaking the
- * caller; every later line tries again, so logging resumes by itself once the cause is gone.
+ * pino's destination for the log file: appends lines with synchronous writes, so the last line
+ * before a crash is on disk. The file is opened on the first line (first use) and rotated by size
+ * at open. A line that cannot be written (a full disk, a directory gone) is dropped instead of
+ * breaking the caller; every later line tries again, so logging resumes by itself once the cause
+ * is gone. (pino's own destination, sonic-boom, keeps a chunk that failed and retries it with
+ * every line, never opens again a file it could not open, and has no rotation.)
  */
 export class FileSink {
   readonly #options: FileSinkOptions & Required<Pick<FileSinkOptions, 'maxBytes' | 'keep'>>
@@ -34,10 +36,11 @@ export class FileSink {
     return this.#failing?.reason
   }
 
+  /** Writes `line`, which ends with its newline (as pino's lines do). */
   write(line: string): void {
     try {
       this.#fd ??= this.#open()
-      writeAll(this.#fd, `${line}\n`)
+      writeAll(this.#fd, line)
     } catch (error) {
       this.#drop(error)
       return

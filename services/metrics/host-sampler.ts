@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { reasonOf } from '../../kernel'
 import { type MachineCpu, machineCpu, machineCpuPercent, machineMemory } from '../../lib/proc-stats'
 import { RollingSeries } from '../../lib/rolling-series'
-import type { Sample } from '../../lib/series-lines'
+import { presentFields } from '../../lib/series-lines'
 import { HOST_PEAKS, type HostSample, type SamplingSpec } from './contract'
 
 /** The host's series: `<data dir>/metrics/host.jsonl` (and `host.downsampled.jsonl`). */
@@ -61,7 +61,7 @@ export class HostSampler {
     try {
       const sample = await this.#sample()
       if (!sample || !this.#timer) return
-      this.#series.record(sample as unknown as Sample, this.#warn)
+      this.#series.record(presentFields(sample), this.#warn)
       this.#latest = sample
       this.#onSample(sample)
     } catch (error) {

@@ -108,7 +108,7 @@ export class WebServer implements WebApp {
         this.#openApi = undefined
       },
       async (ctx) => {
-        const { user, csrf, path, version, pluginPages } = await this.pageLocals(ctx as never, {})
+        const { user, csrf, path, version, pluginPages } = await this.pageLocals(ctx, {})
         const mounts = Object.fromEntries([...this.#coreMounts, ...this.layer.mounts()].map((m) => [m.name, m.urlPath]))
         const templates = this.layer.templateFolders()
         return {
@@ -172,12 +172,10 @@ export class WebServer implements WebApp {
   seal(): void {
     this.koa.use(coreDispatch(this.core))
     this.koa.use(this.layer.middleware())
-    this.koa.use(mount('/static/vendor/pico', serve(PICO_CSS, { index: false, maxage: 86_400_000 }) as never) as never)
-    this.koa.use(
-      mount('/static/vendor/uplot', serve(UPLOT_DIST, { index: false, maxage: 86_400_000 }) as never) as never,
-    )
-    this.koa.use(mount('/static', serve(APP_PUBLIC, { index: false, maxage: 3_600_000 }) as never) as never)
-    this.koa.use(mount('/docs', serve(SWAGGER_DIST, { index: false }) as never) as never)
+    this.koa.use(mount('/static/vendor/pico', serve(PICO_CSS, { index: false, maxage: 86_400_000 })))
+    this.koa.use(mount('/static/vendor/uplot', serve(UPLOT_DIST, { index: false, maxage: 86_400_000 })))
+    this.koa.use(mount('/static', serve(APP_PUBLIC, { index: false, maxage: 3_600_000 })))
+    this.koa.use(mount('/docs', serve(SWAGGER_DIST, { index: false })))
     this.koa.use((ctx) => {
       throw new SmError('SM_ERR_WEB_NOT_FOUND', { method: ctx.method, path: ctx.path })
     })
@@ -326,7 +324,7 @@ export class WebServer implements WebApp {
           deferBody(
             ctx,
             MULTIPART.test(ctx.get('content-type'))
-              ? async () => parseMultipart(ctx as never, await uploads(), () => goOn(ctx))
+              ? async () => parseMultipart(ctx, await uploads(), () => goOn(ctx))
               : () => readJson(ctx),
           )
         const actor = ctx.state.user ? `http:${ctx.state.user.username}` : 'http:anonymous'
@@ -338,7 +336,7 @@ export class WebServer implements WebApp {
         }
         serialiseJson(ctx)
       } catch (error) {
-        writeError(ctx as never, error, this.logger)
+        writeError(ctx, error, this.logger)
       }
       // Pages load nothing from outside the machine: scripts, styles, images and connections stay on this origin.
       if (ctx.response.type === 'text/html') {
@@ -398,7 +396,7 @@ export class WebServer implements WebApp {
     const html = await this.renderers.render(
       ctx,
       view,
-      await this.pageLocals(ctx as never, locals),
+      await this.pageLocals(ctx, locals),
       ctx.state.plugin as string | undefined,
     )
     ctx.type = 'html'

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, empty } from '../../kernel'
 import { createToken } from '../../kernel/registry'
+import type { Identity } from '../auth/contract'
+import type { RouteSpec } from './route'
 
 /** What a plugin hands the web server (its extension methods' results). */
 export interface Contributions {
@@ -44,7 +46,15 @@ export interface RouteDescription {
   readonly access: 'public' | 'user' | 'moderator' | 'admin'
   readonly name?: string
   /** Its spec (defineRoute), with JSON Schemas for its zod schemas, for the API document and the native pages. */
-  readonly spec?: Readonly<Record<string, unknown>>
+  readonly spec?: RouteSpecData
+}
+
+/** The parts of a route's spec that are zod schemas. */
+export const ROUTE_SCHEMAS = ['params', 'query', 'body', 'response'] as const
+
+/** A route's spec as data, for crossing to another thread: its zod schemas as JSON Schemas. */
+export type RouteSpecData = Omit<RouteSpec, (typeof ROUTE_SCHEMAS)[number]> & {
+  readonly [K in (typeof ROUTE_SCHEMAS)[number]]?: z.core.JSONSchema.JSONSchema
 }
 
 /** A request as the manager hands it to a plugin's thread, once its route's guard has passed and its body is read. */
@@ -55,7 +65,7 @@ export interface ForwardedRequest {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>
   readonly body: unknown
   readonly files: Readonly<Record<string, { filename: string; mimeType: string; size: number; path: string }>>
-  readonly user?: Readonly<Record<string, unknown>>
+  readonly user?: Identity
   /** Why a presented token was refused (for a public route's currentUser), as a coded error. */
   readonly authError?: { code: string; message: string; status: number; exitCode: number; params?: unknown }
   readonly ip: string

@@ -137,7 +137,7 @@ export class PluginLayer {
     this.#statics = entries.flatMap((entry) =>
       entry.mounts.map((m) => ({
         urlPath: m.urlPath,
-        serve: mount(m.urlPath, serveStatic(m.dir) as never) as unknown as Middleware<WebState>,
+        serve: mount(m.urlPath, serveStatic(m.dir)),
       })),
     )
     this.#entries = entries
@@ -270,7 +270,7 @@ export class PluginLayer {
 export function guardUndeclared(router: Router): void {
   if (routerAccess(router) !== undefined) return
   for (const layer of router.stack)
-    if (layer.methods.length > 0 && declaredAccess(layer) === undefined) layer.stack.unshift(requireUser as never)
+    if (layer.methods.length > 0 && declaredAccess(layer) === undefined) layer.stack.unshift(requireUser)
 }
 
 function conflict(plugin: string, other: string, what: string): SmError {

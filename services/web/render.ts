@@ -88,6 +88,8 @@ export class Renderers {
   }
 
   #make(root: string, dirs: readonly string[]): Render {
+    // Library seam: koa-views' typings give only its middleware, not the call without a context
+    // that returns the render function (the one its own usage note shows: `app.context.render = render()`).
     return (views as unknown as (root: string, options: object) => () => Render)(root, {
       extension: 'ejs',
       autoRender: false,

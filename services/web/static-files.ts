@@ -38,7 +38,7 @@ export function serveStatic(root: string, options: StaticOptions = {}): Middlewa
     base ??= realRoot(root)
     const file = base && (await containedFile(base, ctx.path))
     if (!base || !file) return next()
-    send ??= serve(base, { ...options, index: false }) as unknown as Middleware<WebState>
+    send ??= serve(base, { ...options, index: false })
     // Counted before koa-static opens it, so a request for the same file meanwhile never takes ours for the manager's.
     const release = serving(file)
     try {

@@ -1,7 +1,7 @@
 import Router, { type Layer } from '@koa/router'
 import type { Middleware } from 'koa'
 import { z } from 'zod'
-import type { PageData, RouterDescription, ThreadRoutes } from './contract'
+import { type PageData, ROUTE_SCHEMAS, type RouterDescription, type RouteSpecData, type ThreadRoutes } from './contract'
 import { attachSpec, guardsFor, type RouteSpec, uploadedFiles, type WebContext, type WebState } from './route'
 
 /**
@@ -15,7 +15,7 @@ export function proxyRouter(
   thread: ThreadRoutes,
   page: (ctx: WebContext) => Promise<PageData>,
 ): Router {
-  const router = new Router({
+  const router = new Router<WebState>({
     ...(described.prefix ? { prefix: described.prefix } : {}),
     sensitive: described.sensitive,
     strict: described.strict,
@@ -58,7 +58,7 @@ export function proxyRouter(
     const layer = router.register(
       route.path,
       [...route.methods],
-      [...guardsFor(route.access, spec?.session === true), forward] as never,
+      [...guardsFor(route.access, spec?.session === true), forward],
       {
         name: route.name ?? null,
       },
@@ -69,15 +69,15 @@ export function proxyRouter(
 }
 
 /** A described spec with zod schemas again (from its JSON Schemas), for the API document. */
-function specFromData(data: Readonly<Record<string, unknown>>): RouteSpec {
-  const spec: Record<string, unknown> = { ...data }
-  for (const key of ['params', 'query', 'body', 'response']) {
-    if (spec[key] === undefined) continue
+function specFromData(data: RouteSpecData): RouteSpec {
+  const { params: _p, query: _q, body: _b, response: _r, ...rest } = data
+  const spec: { -readonly [K in keyof RouteSpec]: RouteSpec[K] } = rest
+  for (const key of ROUTE_SCHEMAS) {
+    const json = data[key]
+    if (json === undefined) continue
     try {
-      spec[key] = z.fromJSONSchema(spec[key] as never)
-    } catch {
-      delete spec[key]
-    }
+      spec[key] = z.fromJSONSchema(json)
+    } catch {}
   }
-  return spec as unknown as RouteSpec
+  return spec
 }

@@ -1,5 +1,5 @@
 import { IncomingMessage, ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
+import { Socket } from 'node:net'
 import { isAbsolute, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import Router from '@koa/router'
@@ -7,7 +7,7 @@ import Koa from 'koa'
 import compose from 'koa-compose'
 import { z } from 'zod'
 import { SmError } from '../../kernel/errors'
-import type { PageData, RouteRunner, RouterDescription } from './contract'
+import { type PageData, ROUTE_SCHEMAS, type RouteRunner, type RouterDescription, type RouteSpecData } from './contract'
 import { guardUndeclared, routesOf } from './plugin-layer'
 import { APP_VIEWS, Renderers, viewName } from './render'
 import { type RouteSpec, specOf, type WebState } from './route'
@@ -55,19 +55,16 @@ export function describeRouters(plugin: string, routers: readonly unknown[]): Ro
   })
 }
 
-const SCHEMAS = ['params', 'query', 'body', 'response'] as const
-
 /** A spec as data: its zod schemas as JSON Schemas (one that has none, a transform, is left out). */
-function jsonSpec(spec: RouteSpec): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...spec }
-  for (const key of SCHEMAS) {
+function jsonSpec(spec: RouteSpec): RouteSpecData {
+  const { params: _p, query: _q, body: _b, response: _r, ...rest } = spec
+  const out: { -readonly [K in keyof RouteSpecData]: RouteSpecData[K] } = rest
+  for (const key of ROUTE_SCHEMAS) {
     const schema = spec[key]
     if (!schema) continue
     try {
       out[key] = z.toJSONSchema(schema, { io: key === 'response' ? 'output' : 'input', unrepresentable: 'any' })
-    } catch {
-      delete out[key]
-    }
+    } catch {}
   }
   return out
 }
@@ -81,7 +78,7 @@ export function routeRunner(
   routers: readonly unknown[],
   options: { root: string; templatePaths: readonly unknown[]; cacheTemplates: boolean },
 ): RouteRunner {
-  const app = new Koa()
+  const app = new Koa<WebState>()
   const dirs = options.templatePaths.map((dir) =>
     isAbsolute(String(dir)) ? String(dir) : resolve(options.root, String(dir)),
   )
@@ -111,13 +108,16 @@ export function routeRunner(
   })
   // Here as in the manager's thread: a route that says nothing about who may call it needs a user
   // (the manager checked the matched route; a route the request reaches by next() is checked here).
-  for (const router of routers as Router[]) guardUndeclared(router)
-  const chain = compose((routers as Router[]).map((router) => router.routes()) as never) as (
-    ctx: Koa.Context,
-  ) => Promise<void>
+  // (describeRouters refused anything that is not a Router before the thread ran a request.)
+  for (const router of routers.filter((router) => router instanceof Router)) {
+    guardUndeclared(router)
+    app.use(router.routes())
+  }
+  // Koa's own chain, without its response handling: the answer is read from the context below.
+  const chain = compose(app.middleware)
   return async (request, page) => {
     // No connection: what Koa reads of one (the caller's address, whether it was TLS).
-    const req = new IncomingMessage({ remoteAddress: request.ip, encrypted: request.secure } as unknown as Socket)
+    const req = new IncomingMessage(detachedSocket(request.ip, request.secure))
     req.method = request.method
     req.url = request.url
     req.headers = { ...request.headers }
@@ -125,14 +125,14 @@ export function routeRunner(
     const res = new ServerResponse(req)
     // As Koa's own request handler does: nothing answered yet is a 404 (the manager then goes on).
     res.statusCode = 404
-    const ctx = app.createContext(req, res) as Koa.ParameterizedContext<WebState>
+    const ctx = app.createContext<WebState>(req, res)
     pages.set(ctx, page)
     ctx.state.plugin = plugin
-    if (request.user) ctx.state.user = request.user as never
+    if (request.user) ctx.state.user = request.user
     if (request.authError) ctx.state.authError = SmError.fromWire(request.authError)
     ;(ctx.request as { body?: unknown }).body = request.body
     ;(ctx.request as { files?: unknown }).files = request.files
-    await chain(ctx as never)
+    await chain(ctx)
     const headers = res.getHeaders() as Record<string, string | string[] | number>
     const response = { status: ctx.status, headers }
     // A route that passed the request on (or none that matched): the manager goes on past the plugin.
@@ -147,4 +147,15 @@ export function routeRunner(
     if (Buffer.isBuffer(body)) return { response: { ...response, body: new Uint8Array(body) } }
     return { response: { ...response, body: JSON.stringify(body) } }
   }
+}
+
+/**
+ * A socket not connected to anything, standing for the manager's connection in this thread: what
+ * Koa reads of it is the caller's address (`ctx.ip`) and whether it was TLS (`ctx.protocol`).
+ */
+function detachedSocket(remoteAddress: string, encrypted: boolean): Socket {
+  const socket = new Socket({ readable: false, writable: false })
+  Object.defineProperty(socket, 'remoteAddress', { value: remoteAddress })
+  Object.defineProperty(socket, 'encrypted', { value: encrypted })
+  return socket
 }

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { withoutSecrets } from '../../../lib/secrets'
@@ -88,6 +88,27 @@ describe('services/log', () => {
     logger.info('two')
     expect(out.lines.filter((line) => line.includes('cannot be written'))).to.have.length(1)
     expect(out.lines.filter((line) => / (one|two)\n$/.test(line))).to.have.length(2)
+  })
+
+  it('writes again once it can, and records in the file how many lines were dropped', () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'blocker'), '')
+    const out = capture()
+    const file = join(dir, 'blocker', 'sm.log')
+    const logger = createLogger({ file, console: out.console, consoleLevel: 'info' })
+    logger.info('one')
+    logger.info('two')
+    unlinkSync(join(dir, 'blocker'))
+    logger.child('events').info('three')
+    logger.close()
+    const records = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(records.map((r) => r.name)).to.deep.equal(['events', 'log'])
+    expect(records[1]).to.include({ level: 'warn' })
+    expect(records[1].message).to.match(/^the log file is written again; 2 lines were dropped \(EEXIST/)
+    expect(out.lines.at(-1)).to.match(/INFO {2}\[log\] the log file is written again; 2 lines were dropped/)
   })
 
   it('rotates a file that grew past its limit when it is opened', () => {
