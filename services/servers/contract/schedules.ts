@@ -1,0 +1,52 @@
+/** A server's schedules: recurring jobs the manager runs. */
+import { z } from 'zod'
+import { command } from '../../../kernel'
+import { named } from './records'
+
+export const scheduleAction = z.enum(['backup', 'restart', 'command'])
+export type ScheduleAction = z.output<typeof scheduleAction>
+
+/** A recurring job on one server, run by the manager (`server schedule add`). */
+export const scheduleFields = z.object({
+  id: z.string(),
+  server: z.string(),
+  /** A cron expression (5 fields, or 6 with seconds first), in the manager's time zone unless `timezone`. */
+  cron: z.string(),
+  action: scheduleAction,
+  /** The console command, for `command`. */
+  command: z.string().optional(),
+  timezone: z.string().optional(),
+  addedAt: z.string(),
+})
+export const schedule = scheduleFields.readonly()
+export type Schedule = z.output<typeof schedule>
+
+/** A schedule as `schedule list` shows it: when it runs next, or why it cannot run. */
+export const listedSchedule = scheduleFields
+  .extend({
+    nextRun: z.string().optional(),
+    /** Why this stored schedule cannot run (recorded before its check existed, or its zone is gone); it is skipped. */
+    invalid: z.string().optional(),
+  })
+  .readonly()
+export type ListedSchedule = z.output<typeof listedSchedule>
+
+/** The commands of this area, declared with the others in services/servers/contract.ts. */
+export const schedulesCommands = {
+  /** Adds a schedule (run by the manager while it runs). */
+  'servers:schedule_add': command(
+    named.extend({
+      cron: z.string(),
+      action: z.string(),
+      command: z.string().optional(),
+      timezone: z.string().optional(),
+    }),
+    listedSchedule,
+  ),
+  /**
+   * The schedules (of one server, or all), each with its next run, or, for a stored one that
+   * cannot run, `invalid`: why (it is skipped).
+   */
+  'servers:schedule_list': command(z.object({ name: z.string().optional() }), z.array(listedSchedule)),
+  'servers:schedule_remove': command(z.object({ id: z.string() }), schedule),
+}
