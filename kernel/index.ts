@@ -27,8 +27,10 @@ export type {
 } from './bus'
 export { Bus } from './bus'
 export { BusScope } from './bus-scope'
+export type { ApiDoor, CommandDoors, DoorAccess, HostRoute, HttpDoor } from './command-doors'
 export { type CallContext, Chain, currentContext, runInContext } from './context'
 export {
+  type CommandSpec,
   type CommandsOf,
   checkCommand,
   command,

@@ -6,6 +6,7 @@ import { SWAGGER_DIST, WebServer } from './app'
 import { WEB_CONTRIBUTIONS } from './contract'
 import { apiRoutes } from './routes/api'
 import { authRoutes } from './routes/auth'
+import { commandRoutes } from './routes/command-routes'
 import { docsRoutes } from './routes/docs'
 import { fileRoutes } from './routes/files'
 import { hostsRoutes } from './routes/hosts'
@@ -40,6 +41,8 @@ export function webService(options: {
       web.core.push(
         authRoutes(web),
         ...apiRoutes(web),
+        // After the hand-written routes: those win where a path is both (/plugins/pages, /plugins/:name).
+        commandRoutes(web),
         ...fileRoutes(web),
         metricsRoutes(web),
         hostsRoutes(web),

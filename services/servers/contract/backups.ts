@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { command } from '../../../kernel'
 import { PIECE_BYTES } from '../../../lib/pieces'
-import { nameAndFile, named, strings } from './records'
+import { nameAndFile, named, serverDoor, strings } from './records'
 
 export const backupKind = z.enum(['world', 'config'])
 export type BackupKind = z.output<typeof backupKind>
@@ -49,9 +49,34 @@ export const backupsCommands = {
     backupReply,
   ),
   /** The server's backups, newest first. */
-  'servers:backups': command(named, z.array(backupFile)),
+  'servers:backups': command(named, z.array(backupFile), {
+    host: { reads: true },
+    http: serverDoor({
+      method: 'get',
+      path: '/servers/:name/backups',
+      name: 'list_backups',
+      summary: "A server's backups, newest first",
+      access: 'moderator',
+      key: 'backups',
+      response: 'BackupList',
+    }),
+  }),
   /** Deletes one of the server's backups (only a name `servers:backups` lists; a `servers:backup_deleted` fact). */
-  'servers:delete_backup': command(named.extend({ file: z.string() }), z.object({ deleted: z.string() })),
+  'servers:delete_backup': command(named.extend({ file: z.string() }), z.object({ deleted: z.string() }), {
+    http: serverDoor({
+      method: 'delete',
+      path: '/servers/:name/backups/:file',
+      name: 'delete_backup',
+      summary: 'Delete one backup (a name the list gives)',
+      access: 'admin',
+      paramMax: 300,
+      response: 'BackupDeleted',
+      errors: {
+        404: 'No server of that name, or no backup of that name.',
+        409: 'A backup, restore or export of the server is under way.',
+      },
+    }),
+  }),
   /** Where one of the server's backups is, for a download (only a name `servers:backups` lists). */
   'servers:backup_file': command(
     named.extend({ file: z.string() }),
@@ -60,6 +85,7 @@ export const backupsCommands = {
       /** The server is on another host: `path` is there; read it with servers:backup_bytes. */
       host: z.string().optional(),
     }),
+    { host: { reads: true } },
   ),
   /** Up to PIECE_BYTES of one of the server's backups, from `offset` (a download of a server on another host). */
   'servers:backup_bytes': command(
@@ -69,6 +95,7 @@ export const backupsCommands = {
       length: z.number().int().min(1).max(PIECE_BYTES),
     }),
     z.object({ data: z.string(), eof: z.boolean() }),
+    { host: { reads: true } },
   ),
   /** Puts a backup back (the restore action); a running server only with `stopStart`. */
   'servers:restore': command(nameAndFile, z.object({ restored: z.string(), safety: z.string() })),
@@ -86,10 +113,13 @@ export const backupsCommands = {
     z.object({ file: z.string(), bytes: z.number(), method: copyMethod, warning: z.string().optional() }),
   ),
   /** Makes a world archive the world (world_import); a running server only with `stopStart`. */
-  'servers:import': command(nameAndFile, z.object({ imported: z.string(), safety: z.string().optional() })),
+  'servers:import': command(nameAndFile, z.object({ imported: z.string(), safety: z.string().optional() }), {
+    host: { sends: 'file' },
+  }),
   /** Replaces a bedrock server's binaries from a zip, keeping its config and worlds, after a backup. */
   'servers:update': command(
     named.extend({ from: z.string(), stopStart: z.boolean().optional() }),
     z.object({ replaced: z.array(z.string()), backup: z.array(backupFile).readonly() }),
+    { host: { sends: 'from' } },
   ),
 }

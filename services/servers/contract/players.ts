@@ -1,7 +1,7 @@
 /** Who plays on a server: the player history and the lists a game keeps (allowlist, operators). */
 import { z } from 'zod'
 import { command } from '../../../kernel'
-import { named, playerList } from './records'
+import { named, playerList, serverDoor } from './records'
 
 /** One player of one server, as the history knows them from the join and leave facts. */
 export const playerRecord = z.object({
@@ -53,7 +53,22 @@ export const playersCommands = {
    * Who is online: its profile's list command, asked live and not as a command_send action
    * (SM_ERR_SERVER_PLAYERS_UNKNOWN when its profile cannot tell).
    */
-  'servers:players': command(named, playerList),
+  'servers:players': command(named, playerList, {
+    http: serverDoor({
+      method: 'get',
+      path: '/servers/:name/players',
+      name: 'server_players',
+      summary: "Who is online: the game's own list command, asked now",
+      access: 'user',
+      key: 'players',
+      response: 'ServerPlayers',
+      errors: {
+        409: 'The server is not running.',
+        422: "The server's profile cannot tell who is online (a generic server).",
+        502: 'The game did not answer with a players list.',
+      },
+    }),
+  }),
   /**
    * Everyone who joined the server while a manager followed it (the player_history projection):
    * name, last id, first and last seen, joins, time played, online now; the latest seen first.

@@ -1,6 +1,6 @@
 /** The servers contract's records: a server, its profile, its status and what its commands answer. */
 import { z } from 'zod'
-import { command, empty } from '../../../kernel'
+import { command, empty, type HttpDoor } from '../../../kernel'
 import { PROFILE_NAMES } from '../profiles'
 
 /** A server's run state as its supervisor (or whoever found it) last wrote it. */
@@ -367,6 +367,15 @@ export const actionResult = z.looseObject({
 })
 
 export const named = z.object({ name: z.string() })
+
+/** The 404 of every route on one server. */
+export const NO_SERVER = 'No server of that name.'
+/** The HTTP door of a command on one server: tagged Servers, its 404 said. */
+export const serverDoor = (door: Omit<HttpDoor, 'tags'>): HttpDoor => ({
+  tags: ['Servers'],
+  ...door,
+  errors: { 404: NO_SERVER, ...door.errors },
+})
 export const nameAndFile = named.extend({ file: z.string(), stopStart: z.boolean().optional() })
 
 /** The host agent of this data directory (services/servers/supervisor/agent.ts), when one serves. */
@@ -388,7 +397,7 @@ export const agentStatus = z.object({
 /** The commands of this area, declared with the others in services/servers/contract.ts. */
 export const recordsCommands = {
   /** The host agent that supervises this data directory's games: its PID, since when, memory, the runs it supervises (never starts one). */
-  'servers:agent': command(empty, agentStatus),
+  'servers:agent': command(empty, agentStatus, { host: { here: true } }),
   /** Adopts an existing directory as a server (profile detected: bedrock when it holds bedrock_server). */
   'servers:add': command(addServer, serverRecord),
   /**
@@ -397,10 +406,10 @@ export const recordsCommands = {
    * next start; backups and replies read it at once.
    */
   'servers:edit': command(editServer, z.object({ server: serverRecord, changed: z.array(z.string()) })),
-  'servers:list': command(empty, z.array(serverSummary)),
-  'servers:info': command(named, serverInfo),
+  'servers:list': command(empty, z.array(serverSummary), { host: { here: true } }),
+  'servers:info': command(named, serverInfo, { host: { reads: true } }),
   /** The game profile in effect for the server: its profile's fields, the server's own over them (plain data). */
-  'servers:profile': command(named, gameProfile),
+  'servers:profile': command(named, gameProfile, { host: { reads: true } }),
   /** Forgets a server; with `deleteFiles`, deletes its directory too (the delete_server_data action). */
   /**
    * Removes a stopped server (`deleteFiles`: its directory too). `forget`: a server on another
@@ -417,11 +426,29 @@ export const recordsCommands = {
   'servers:set_properties': command(
     named.extend({ properties: z.record(z.string(), z.string()) }),
     z.object({ changed: z.record(z.string(), z.object({ from: z.string().optional(), to: z.string() })) }),
+    {
+      http: serverDoor({
+        method: 'put',
+        path: '/servers/:name/properties',
+        name: 'set_server_properties',
+        summary: 'Change keys of server.properties (comments and order kept)',
+        access: 'admin',
+        input: z.object({
+          properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)),
+        }),
+        response: 'PropertiesChanged',
+        errors: {
+          404: 'No server of that name, or it has no server.properties.',
+          409: 'The server is busy with another power action, backup or restore.',
+        },
+      }),
+    },
   ),
   /** Creates a server from a Bedrock server zip or directory (the server_install action) and registers it. */
   'servers:install': command(
     named.extend({ from: z.string(), dir: z.string().optional(), host: z.string().optional() }),
     serverRecord,
+    { host: { sends: 'from' } },
   ),
   /**
    * Whether the server's game needs its EULA accepted and whether it is; with `accept`, accepts
@@ -429,6 +456,23 @@ export const recordsCommands = {
    */
   'servers:eula': command(
     named.extend({ accept: z.boolean().optional() }),
-    z.object({ needed: z.boolean(), accepted: z.boolean(), file: z.string(), url: z.string() }),
+    z.object({
+      needed: z.boolean().describe("whether the server's game runs only with its EULA accepted (Java Edition)"),
+      accepted: z.boolean(),
+      file: z.string(),
+      url: z.string().describe('where the EULA is to be read'),
+    }),
+    {
+      http: serverDoor({
+        method: 'get',
+        path: '/servers/:name/eula',
+        name: 'server_eula',
+        summary: "Whether the server's game EULA is needed and accepted",
+        access: 'user',
+        // Only a look: accepting is POST /servers/{name}/eula, an admin's explicit act.
+        input: z.object({}),
+        response: 'EulaState',
+      }),
+    },
   ),
 }

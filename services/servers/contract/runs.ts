@@ -4,7 +4,7 @@ import { command } from '../../../kernel'
 import { seriesReply, seriesRequest } from '../../../lib/series-schema'
 import { SERVER_FIELDS, SERVER_PEAKS } from '../supervisor/sampler'
 import { backupType } from './backups'
-import { exitReply, nameAndFile, named, sendReply, serverRunStatus, startMode, startReply } from './records'
+import { exitReply, nameAndFile, named, sendReply, serverDoor, serverRunStatus, startMode, startReply } from './records'
 
 /** The commands of this area, declared with the others in services/servers/contract.ts. */
 export const runsCommands = {
@@ -12,7 +12,17 @@ export const runsCommands = {
    * The server's status now (its process identity checked, not just its PID), with who is
    * online when the manager's player tracker knows (a manager runs and follows it).
    */
-  'servers:status': command(named, serverRunStatus),
+  'servers:status': command(named, serverRunStatus, {
+    http: serverDoor({
+      method: 'get',
+      path: '/servers/:name/status',
+      name: 'server_status',
+      summary: "A server's status (checked against the process)",
+      access: 'user',
+      key: 'run',
+      response: 'ServerStatus',
+    }),
+  }),
   /** Starts it (the server_start action); answers once it is up. */
   'servers:start': command(named.extend({ mode: startMode.optional() }), startReply),
   /**
@@ -41,10 +51,24 @@ export const runsCommands = {
    * in ms since the epoch, and a step in seconds (0 or none: as stored, averaged only past 1000
    * points). The reply's columns: `t` (ms) and one per field, null where a point lacks it.
    */
-  'servers:metrics': command(named.extend(seriesRequest.shape), seriesReply(SERVER_FIELDS, SERVER_PEAKS)),
+  'servers:metrics': command(named.extend(seriesRequest.shape), seriesReply(SERVER_FIELDS, SERVER_PEAKS), {
+    host: { reads: true },
+  }),
   /** The last lines of its console log, and the file's path (to follow it). */
   'servers:logs': command(
     named.extend({ lines: z.number().int().optional() }),
     z.object({ file: z.string(), lines: z.array(z.string()) }),
+    {
+      host: { reads: true },
+      http: serverDoor({
+        method: 'get',
+        path: '/servers/:name/logs',
+        name: 'server_logs',
+        summary: "The last lines of a server's console (follow live with the server_log:<name> topic)",
+        access: 'moderator',
+        input: z.object({ lines: z.coerce.number().int().min(1).max(10_000).default(200) }),
+        response: 'ConsoleLines',
+      }),
+    },
   ),
 }

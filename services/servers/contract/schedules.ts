@@ -1,7 +1,7 @@
 /** A server's schedules: recurring jobs the manager runs. */
 import { z } from 'zod'
 import { command } from '../../../kernel'
-import { named } from './records'
+import { named, serverDoor } from './records'
 
 export const scheduleAction = z.enum(['backup', 'restart', 'command'])
 export type ScheduleAction = z.output<typeof scheduleAction>
@@ -42,11 +42,52 @@ export const schedulesCommands = {
       timezone: z.string().optional(),
     }),
     listedSchedule,
+    {
+      http: serverDoor({
+        method: 'post',
+        path: '/servers/:name/schedules',
+        name: 'add_schedule',
+        summary: 'Add a schedule (cron: backup, restart or command)',
+        access: 'admin',
+        input: z.object({
+          cron: z.string().min(1).max(200),
+          action: z.string().min(1).max(40),
+          command: z.string().max(1000).optional(),
+          timezone: z.string().max(100).optional(),
+        }),
+        status: 201,
+        key: 'schedule',
+        response: 'ScheduleAdded',
+      }),
+    },
   ),
   /**
    * The schedules (of one server, or all), each with its next run, or, for a stored one that
    * cannot run, `invalid`: why (it is skipped).
    */
-  'servers:schedule_list': command(z.object({ name: z.string().optional() }), z.array(listedSchedule)),
-  'servers:schedule_remove': command(z.object({ id: z.string() }), schedule),
+  'servers:schedule_list': command(z.object({ name: z.string().optional() }), z.array(listedSchedule), {
+    host: { reads: true },
+    http: serverDoor({
+      method: 'get',
+      path: '/servers/:name/schedules',
+      name: 'list_schedules',
+      summary: "A server's schedules",
+      access: 'moderator',
+      key: 'schedules',
+      response: 'ScheduleList',
+    }),
+  }),
+  'servers:schedule_remove': command(z.object({ id: z.string() }), schedule, {
+    http: {
+      method: 'delete',
+      path: '/schedules/:id',
+      name: 'remove_schedule',
+      summary: 'Remove a schedule',
+      tags: ['Servers'],
+      access: 'admin',
+      key: 'schedule',
+      response: 'ScheduleRemoved',
+      errors: { 404: 'No schedule with that id.' },
+    },
+  }),
 }

@@ -26,7 +26,7 @@ export const settingsCommands = {
     z.object({ value: z.unknown().optional() }),
   ),
   /** Every declared setting of the server with where its value comes from (own, inherited, default), and its custom ones. */
-  'servers:settings': command(named, z.array(serverSettingView)),
+  'servers:settings': command(named, z.array(serverSettingView), { host: { reads: true } }),
   /**
    * Sets several per-server settings at once (`null` unsets one), each checked before any is
    * changed; answers them all as `servers:settings` does.
