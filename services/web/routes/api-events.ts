@@ -55,7 +55,7 @@ export function eventRoutes(app: WebApp, router: Router): void {
     },
     (ctx, { query }) => {
       app.stream.open(
-        ctx as never,
+        ctx,
         query.topics
           .split(',')
           .map((t) => t.trim())

@@ -105,9 +105,9 @@ function payloadBeyond(payload: z.ZodType, fromPath: readonly string[]): z.ZodOb
  * reply later does not break a client that checks against the document.
  */
 function successBody(reply: z.ZodType, http: HttpDoor): z.ZodType {
-  const status = { status: z.literal('success') }
-  if (http.key !== undefined) return z.looseObject({ ...status, [http.key]: reply }).meta({ id: http.response })
   const inner = reply instanceof z.ZodReadonly ? reply.unwrap() : reply
-  if (inner instanceof z.ZodObject) return z.looseObject({ ...inner.shape, ...status }).meta({ id: http.response })
-  return z.looseObject(status).and(reply).meta({ id: http.response })
+  const fields = http.key !== undefined ? { [http.key]: reply } : inner instanceof z.ZodObject ? inner.shape : undefined
+  const body = z.looseObject({ ...fields, status: z.literal('success') })
+  // A reply that is not an object (none declares one yet) is documented beside the status.
+  return (fields ? body : body.and(reply)).meta({ id: http.response })
 }
