@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { CommandDoors } from './command-doors'
 import { tagged } from './declaration'
 import { SmError } from './errors'
 
@@ -14,13 +15,16 @@ import { SmError } from './errors'
 export interface CommandSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   readonly payload: P
   readonly reply: R
+  /** The doors it is offered through (HTTP, `this.api`, host routing), where it says. */
+  readonly doors?: CommandDoors
 }
 
-/** A command: what it takes, what it answers. */
-export const command = <P extends z.ZodType, R extends z.ZodType>(payload: P, reply: R): CommandSpec<P, R> => ({
-  payload,
-  reply,
-})
+/** A command: what it takes, what it answers, and the doors it is offered through. */
+export const command = <P extends z.ZodType, R extends z.ZodType>(
+  payload: P,
+  reply: R,
+  doors?: CommandDoors,
+): CommandSpec<P, R> => (doors ? { payload, reply, doors } : { payload, reply })
 
 /** A payload of no fields. */
 export const empty = z.object({})

@@ -128,6 +128,9 @@ export const authEvents = defineEvents(
 
 const credentials = { username: z.string(), password: z.string() }
 
+/** What every account route shares: a signed-in session only (a token never widens its own reach), names up to 80. */
+const usersDoor = { tags: ['Users'], session: true, paramMax: 80 } as const
+
 export const authCommands = defineCommands('auth', {
   /** True while no user exists (the first visit leads to setup). */
   'auth:setup_needed': command(empty, z.boolean()),
@@ -135,14 +138,56 @@ export const authCommands = defineCommands('auth', {
   'auth:create_user': command(
     z.object({ ...credentials, role: role.optional(), firstAdmin: z.boolean().optional() }),
     userRecord,
+    {
+      http: {
+        ...usersDoor,
+        method: 'post',
+        path: '/users',
+        name: 'create_user',
+        summary: 'Create a user',
+        access: 'admin',
+        input: z.object({
+          username: z.string().min(1).max(80),
+          password: z.string().min(1).max(1024),
+          role: role.default('user'),
+        }),
+        status: 201,
+        key: 'user',
+        response: 'UserCreated',
+        errors: { 409: 'A user of that name exists.' },
+      },
+    },
   ),
   /**
    * First-run setup: creates the first admin (only while no user exists) and opens its
    * session; no sign-in limit applies (the password was just set).
    */
   'auth:setup': command(z.object({ ...credentials, remember: z.boolean().optional() }), session),
-  'auth:list_users': command(empty, z.array(userRecord)),
-  'auth:set_role': command(z.object({ username: z.string(), role }), userRecord),
+  'auth:list_users': command(empty, z.array(userRecord), {
+    http: {
+      ...usersDoor,
+      method: 'get',
+      path: '/users',
+      name: 'list_users',
+      summary: 'Users and their roles',
+      access: 'moderator',
+      key: 'users',
+      response: 'UserList',
+    },
+  }),
+  'auth:set_role': command(z.object({ username: z.string(), role }), userRecord, {
+    http: {
+      ...usersDoor,
+      method: 'put',
+      path: '/users/:username/role',
+      name: 'set_user_role',
+      summary: "Change a user's role (the last admin stays)",
+      access: 'admin',
+      key: 'user',
+      response: 'UserRoleSet',
+      errors: { 404: 'No user of that name.', 409: 'The last admin stays an admin.' },
+    },
+  }),
   /** Sets anyone's password without the old one (admins, the local CLI). */
   'auth:reset_password': command(z.object(credentials), userRecord),
   /** A user changes their own password: the current one is checked like a sign-in (rate-limited). */
@@ -150,7 +195,19 @@ export const authCommands = defineCommands('auth', {
     z.object({ ...credentials, current: z.string(), client: z.string().optional() }),
     userRecord,
   ),
-  'auth:delete_user': command(z.object({ username: z.string() }), userRecord),
+  'auth:delete_user': command(z.object({ username: z.string() }), userRecord, {
+    http: {
+      ...usersDoor,
+      method: 'delete',
+      path: '/users/:username',
+      name: 'delete_user',
+      summary: 'Delete a user (and their API tokens)',
+      access: 'admin',
+      key: 'user',
+      response: 'UserDeleted',
+      errors: { 404: 'No user of that name.', 409: 'The last admin cannot be deleted.' },
+    },
+  }),
   /** Checks a password (rate-limited per user and per client) and opens a session. */
   'auth:login': command(
     z.object({ ...credentials, remember: z.boolean().optional(), client: z.string().optional() }),

@@ -56,18 +56,24 @@ type Spec<P extends readonly Param[], R, A extends readonly string[]> = Omit<Ope
   readonly aliases?: A
 }
 
+/**
+ * The aliases of an operation that declared none. A cast: `A` is the literal tuple inferred from
+ * a declaration, defaulting to `[]`, and TypeScript cannot see that an empty array is one.
+ */
+const noAliases = <A extends readonly string[]>(): A => [] as unknown as A
+
 /** Declares an operation that only reads; it resolves to the value read. */
 export function read<const P extends readonly Param[], R, const A extends readonly string[] = []>(
   spec: Spec<P, R, A>,
 ): Operation<P, R, A> {
-  return { ...spec, kind: 'read', aliases: spec.aliases ?? ([] as unknown as A) }
+  return { ...spec, kind: 'read', aliases: spec.aliases ?? noAliases<A>() }
 }
 
 /** Declares an operation that changes something; it resolves to its result, and throws when it did not happen. */
 export function change<const P extends readonly Param[], R, const A extends readonly string[] = []>(
   spec: Spec<P, R, A>,
 ): Operation<P, R, A> {
-  return { ...spec, kind: 'change', aliases: spec.aliases ?? ([] as unknown as A) }
+  return { ...spec, kind: 'change', aliases: spec.aliases ?? noAliases<A>() }
 }
 
 /**

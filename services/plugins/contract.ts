@@ -239,6 +239,19 @@ export const pluginsCommands = defineCommands('plugins', {
   'plugins:info': command(
     z.object({ name: z.string() }),
     pluginRecord.extend({ hooks: z.array(z.string()), listeners: z.number() }),
+    {
+      http: {
+        method: 'get',
+        path: '/plugins/:name',
+        name: 'plugin_info',
+        summary: 'One plugin: its record, hooks and listeners',
+        tags: ['Plugin Management'],
+        access: 'admin',
+        key: 'plugin',
+        response: 'PluginInfo',
+        errors: { 404: 'No plugin of that name.' },
+      },
+    },
   ),
   /** Enables or disables a plugin (the set_plugin_status action) and loads or unloads it at once. */
   'plugins:set_enabled': command(z.object({ name: z.string(), enabled: z.boolean() }), actionResult),

@@ -75,7 +75,20 @@ export const settingsCommands = defineCommands('settings', {
     z.object({ found: z.boolean(), value: z.unknown().optional(), secret: z.boolean().optional() }),
   ),
   /** Every setting, defaults merged with what is stored; with `redact`, secrets hidden. */
-  'settings:get_all': command(z.object({ redact: redaction.optional() }), z.record(z.string(), z.unknown())),
+  'settings:get_all': command(z.object({ redact: redaction.optional() }), z.record(z.string(), z.unknown()), {
+    http: {
+      method: 'get',
+      path: '/settings',
+      name: 'list_settings',
+      summary: 'Every global setting (defaults merged; secrets redacted, never revealed here)',
+      tags: ['Settings'],
+      access: 'admin',
+      input: z.object({}),
+      fixed: { redact: 'mask' },
+      key: 'settings',
+      response: 'SettingList',
+    },
+  }),
   /**
    * Validates and stores a value (merging objects unless `mode` is `replace`); rejects with
    * SM_ERR_SETTINGS_* when invalid or vetoed. `secret` marks the key secret first (for good).
@@ -91,7 +104,23 @@ export const settingsCommands = defineCommands('settings', {
     settingChange,
   ),
   /** Removes a stored value (a declared setting returns to its default). The reply shows secrets redacted. */
-  'settings:unset': command(z.object({ key: z.string() }), settingChange),
+  'settings:unset': command(z.object({ key: z.string() }), settingChange, {
+    http: {
+      method: 'delete',
+      path: '/settings/:key',
+      name: 'unset_setting',
+      summary: 'Unset a global setting (back to its default)',
+      tags: ['Settings'],
+      access: 'admin',
+      key: 'change',
+      response: 'SettingUnset',
+      errors: {
+        404: 'No setting of that key (outside custom.*, only declared settings exist).',
+        409: "A plugin's before_setting_update hook cancelled the change.",
+        507: 'The disk that holds the data directory is full: nothing was changed.',
+      },
+    },
+  }),
   /** Makes setting keys secret for good (a `settings:marked_secret` fact for each one not yet marked). */
   'settings:mark_secret': command(
     z.object({ keys: z.array(z.string()).readonly() }),

@@ -89,16 +89,58 @@ export const tasksEvents = defineEvents(
   },
 )
 
+/** A task's record may hold a server's environment (a task's result): answered without its secrets. */
+const tasksDoor = { tags: ['Tasks'], withoutServerSecrets: true } as const
+
 export const tasksCommands = defineCommands('tasks', {
   /** Recent tasks, newest first (running and queued ones too). */
-  'tasks:list': command(z.object({ limit: z.number().int().optional() }), z.array(taskRecord)),
+  'tasks:list': command(z.object({ limit: z.number().int().optional() }), z.array(taskRecord), {
+    http: {
+      ...tasksDoor,
+      method: 'get',
+      path: '/tasks',
+      name: 'list_tasks',
+      summary: 'Recent tasks, newest first',
+      access: 'user',
+      input: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(50) }),
+      key: 'tasks',
+      response: 'TaskList',
+    },
+  }),
   /** One task, by its id or any unique start of it (SM_ERR_TASK_AMBIGUOUS lists the candidates). */
-  'tasks:get': command(z.object({ id: z.string() }), taskRecord),
+  'tasks:get': command(z.object({ id: z.string() }), taskRecord, {
+    http: {
+      ...tasksDoor,
+      method: 'get',
+      path: '/tasks/:id',
+      name: 'get_task',
+      summary: 'One task (by its id or any unique start of it): state, progress, result or error',
+      access: 'user',
+      key: 'task',
+      response: 'TaskInfo',
+      errors: { 404: 'No task with that id.', 409: 'The start of an id fits more than one task.' },
+    },
+  }),
   /**
    * Cancels a task (id or unique start of it): a queued one never runs, a running one ends at
    * once as cancelled with its signal aborted. An ended task is SM_ERR_TASK_FINISHED.
    */
-  'tasks:cancel': command(z.object({ id: z.string() }), taskRecord),
+  'tasks:cancel': command(z.object({ id: z.string() }), taskRecord, {
+    http: {
+      ...tasksDoor,
+      method: 'post',
+      path: '/tasks/:id/cancel',
+      name: 'cancel_task',
+      summary: 'Cancel a queued or running task (by its id or any unique start of it): it ends at once',
+      access: 'moderator',
+      key: 'task',
+      response: 'TaskCancelled',
+      errors: {
+        404: 'No task with that id.',
+        409: 'The task has already ended, or the start of an id fits more than one task.',
+      },
+    },
+  }),
 })
 
 declare module '../../kernel/maps' {

@@ -4,6 +4,7 @@ import { WEB_CONTRIBUTIONS, webCommands } from './contract'
 import { webErrors } from './errors'
 import { apiRoutes } from './routes/api'
 import { authRoutes } from './routes/auth'
+import { commandRoutes } from './routes/command-routes'
 import { docsRoutes } from './routes/docs'
 import { fileRoutes } from './routes/files'
 import { hostsRoutes } from './routes/hosts'
@@ -43,6 +44,8 @@ export function webService(options: {
       web.core.push(
         authRoutes(web),
         ...apiRoutes(web),
+        // After the hand-written routes: those win where a path is both (/plugins/pages, /plugins/:name).
+        commandRoutes(web),
         ...fileRoutes(web),
         metricsRoutes(web),
         hostsRoutes(web),

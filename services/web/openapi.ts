@@ -68,15 +68,15 @@ export function openApiDocument(routes: readonly KnownRoute[], info: { version: 
       tags,
       security: route.access === 'public' ? [] : [{ bearer: [] }, { cookie: [] }],
       request: {
-        params: params as never,
-        query: spec?.query as never,
+        params: parameters(params),
+        query: parameters(spec?.query),
         body: spec?.uploads
           ? { content: { 'multipart/form-data': { schema: multipartSchema(spec.body, spec.uploads) } } }
           : spec?.body
             ? { content: { 'application/json': { schema: spec.body } } }
             : undefined,
       },
-      responses: responses as never,
+      responses,
     })
     extensions.set(`${method} ${path}`, route.access)
   }
@@ -98,6 +98,9 @@ export function openApiDocument(routes: readonly KnownRoute[], info: { version: 
   placeholdersAsCode(document, 0)
   return document
 }
+
+/** Path or query parameters as the generator takes them: an object's fields (every route declares them so). */
+const parameters = (schema: z.ZodType | undefined) => (schema instanceof z.ZodObject ? schema : undefined)
 
 /** A multipart form: its fields (the route's body schema) and its files, each a binary part. */
 function multipartSchema(fields: z.ZodType | undefined, uploads: Readonly<Record<string, string>>): z.ZodType {

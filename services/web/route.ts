@@ -32,6 +32,13 @@ export interface WebState {
 
 export type WebContext = RouterContext<WebState>
 
+declare module 'koa' {
+  interface ExtendableContext {
+    /** Renders a page template into the answer (defined once on Koa's context prototype, app.ts). */
+    render(view: string, locals?: Record<string, unknown>): Promise<void>
+  }
+}
+
 /** The files of a multipart request (`FileUpload` in native pages), by field name; deleted when the request ends. */
 export function uploadedFiles(ctx: { request: object }): Readonly<Record<string, UploadedFile>> {
   return (ctx.request as { files?: Record<string, UploadedFile> }).files ?? {}
@@ -243,6 +250,8 @@ export function defineRoute<
   }
   const name = spec.name ?? null
   const chain = spec.session ? [GUARDS[spec.access], sessionOnly, run] : [GUARDS[spec.access], run]
+  // A cast at @koa/router's seam: register() takes its own middleware type, which our guards and
+  // handler (Koa middleware over WebState) are at run time but not to TypeScript.
   const layer = router.register(spec.path, [spec.method.toUpperCase()], chain as never, { name }) as Layer
   specs.set(layer, spec as RouteSpec)
   return layer

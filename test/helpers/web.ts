@@ -1,4 +1,4 @@
-import type { Kernel } from '../../manager'
+import type { Kernel, Service } from '../../manager'
 import { startManager } from './manager'
 import { useTrace, writePlugins } from './plugins'
 import { tempDir } from './temp-dir'
@@ -78,12 +78,14 @@ export async function startWeb(
     settings?: Record<string, unknown>
     enable?: string[]
     setup?: boolean
+    /** Extra services to run in the manager (a test's own declarations). */
+    services?: Service[]
   } = {},
 ): Promise<WebSetup> {
   const dataDir = tempDir()
   writePlugins(dataDir, options.files ?? {})
   useTrace(dataDir)
-  const manager = await startManager({ dataDir, web: true })
+  const manager = await startManager({ dataDir, web: true, services: options.services })
   for (const [key, value] of Object.entries(options.settings ?? {}))
     await manager.bus.request('settings:set', { key, value })
   if (options.settings) await manager.bus.request('plugins:reload', {})

@@ -4,13 +4,15 @@ import {
   type CommandName,
   type CommandPayload,
   type CommandReply,
+  type CommandSpec,
+  type HostRoute,
   type Logger,
   SmError,
 } from '../../../kernel'
 import { type HostsLink, hostTaskId, parseHostTaskId } from '../../bridge/contract'
 import type { AccessLists } from '../access-lists'
 import type { Backups } from '../backups/backups'
-import type { ListedSchedule, ServerRecord } from '../contract'
+import { type ListedSchedule, type ServerRecord, serversCommands } from '../contract'
 import type { ServerControl } from '../control'
 import { checkNewName } from '../describe-server'
 import type { PlayerRecord } from '../player-history'
@@ -77,31 +79,9 @@ export type Verb<K extends CommandName> = (
 /** A table of verbs: the commands one area of the service answers, each with its handler. */
 export type VerbTable = { readonly [K in ServersCommand]?: Verb<K> }
 
-/**
- * The commands that take a file by its path, and the field naming it: for a server on another
- * host, a file of this machine is sent there (a directory must be on that machine already).
- */
-const SENDS: Readonly<Record<string, string>> = {
-  'servers:install': 'from',
-  'servers:update': 'from',
-  'servers:import': 'file',
-}
-
-/** Commands of a host's server that only read there (unlike a status look, which may record what it finds). */
-const READS: ReadonlySet<string> = new Set([
-  'servers:info',
-  'servers:profile',
-  'servers:logs',
-  'servers:backups',
-  'servers:backup_file',
-  'servers:backup_bytes',
-  'servers:metrics',
-  'servers:settings',
-  'servers:schedule_list',
-])
-
-/** The commands answered here whatever their payload names: about this manager (its list, its agent). */
-const ALWAYS_HERE: ReadonlySet<string> = new Set(['servers:list', 'servers:agent'])
+/** How a command of the servers service routes for a server on another host, as its contract declares (`host`). */
+const hostRoute = (command: string): HostRoute =>
+  (serversCommands as Record<string, CommandSpec>)[command]?.doors?.host ?? {}
 
 /**
  * Registers every verb of `table` on the bus, each handed the context. A command for a server on
@@ -112,7 +92,7 @@ export function registerVerbs(bus: BusScope, ctx: ServersContext, table: VerbTab
   for (const name of Object.keys(table) as ServersCommand[]) {
     const verb = table[name] as Verb<typeof name>
     bus.handle(name, async (payload, meta) => {
-      const here = ALWAYS_HERE.has(name) || (payload as { forget?: boolean }).forget === true
+      const here = hostRoute(name).here === true || (payload as { forget?: boolean }).forget === true
       const host = here ? undefined : await hostOf(ctx, payload)
       if (host !== undefined) {
         // A process that is not on the broker (a CLI with no manager running) cannot reach it:
@@ -164,12 +144,12 @@ async function onHost(ctx: ServersContext, host: string, command: string, payloa
     }
   }
   // A file of this machine to take (a release, a world, an archive) is sent there first.
-  const field = SENDS[command]
+  const field = hostRoute(command).sends
   const local = field === undefined ? undefined : rest[field]
   // No more of a backup than the broker carries in one message: the reader goes on from what came.
   if (command === 'servers:backup_bytes') rest.length = Math.min(Number(rest.length), hosts.pieceBytes)
   // A read records nothing there: no facts to take in after it (a download's every piece).
-  const ask = READS.has(command) ? hosts.request.bind(hosts) : hosts.call.bind(hosts)
+  const ask = hostRoute(command).reads ? hosts.request.bind(hosts) : hosts.call.bind(hosts)
   const reply =
     typeof local === 'string' && statSync(local, { throwIfNoEntry: false })?.isFile()
       ? await hosts.sending(host, local, actor, (there) =>

@@ -301,8 +301,7 @@ export function fileRoutes(app: WebApp): Router[] {
     async (ctx, { params }) => {
       const server = await bus.request('servers:info', { name: params.name })
       const run = await bus.request('servers:status', { name: params.name })
-      const render = (ctx as unknown as { render: (view: string, locals: object) => Promise<void> }).render
-      await render.call(ctx, 'files', { title: `${server.name}: files`, server, run })
+      await ctx.render('files', { title: `${server.name}: files`, server, run })
       return undefined
     },
   )

@@ -6,9 +6,7 @@ import { currentUser, defineRoute, type WebContext } from '../route'
 import { sameOriginPath } from '../same-origin-path'
 import { hosts } from './hosts'
 
-type Render = (view: string, locals?: Record<string, unknown>) => Promise<string>
-const render = (ctx: WebContext, view: string, locals: Record<string, unknown> = {}) =>
-  (ctx as unknown as { render: Render }).render(view, locals)
+const render = (ctx: WebContext, view: string, locals: Record<string, unknown> = {}) => ctx.render(view, locals)
 
 /** The server-rendered pages: each draws its frame and first data, and its script keeps it live. */
 export function pageRoutes(app: WebApp): Router {

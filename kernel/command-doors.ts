@@ -1,0 +1,85 @@
+import type { z } from 'zod'
+
+/**
+ * What a command's contract says about the doors it is offered through (issue 33: one
+ * declaration per operation), as plain data beside its payload and reply: the web service
+ * derives its thin HTTP routes from `http`, the plugins service `this.api`'s operations from
+ * `api`, the owning service its host routing from `host`. The kernel only carries them.
+ */
+export interface CommandDoors {
+  readonly http?: HttpDoor
+  readonly api?: ApiDoor
+  readonly host?: HostRoute
+}
+
+/** Who may call a route: a role (that role or higher, signed in) or anyone. */
+export type DoorAccess = 'public' | 'user' | 'moderator' | 'admin'
+
+/**
+ * A thin route: validate, one bus request, answer `{ status: 'success', ... }`. Its payload is
+ * the path parameters, then the query (a GET) or the body, then `fixed`.
+ */
+export interface HttpDoor {
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete'
+  /** Under `/api`, in Koa's form: `/servers/:name/status`. */
+  readonly path: string
+  /** The route's name (its OpenAPI operationId). */
+  readonly name: string
+  readonly summary: string
+  readonly tags: readonly string[]
+  readonly access: DoorAccess
+  /** Only a signed-in session, never an API token (account management: see the route's `session`). */
+  readonly session?: true
+  /** The success status (default 200). */
+  readonly status?: number
+  /** The error statuses its work answers, each with when (as a route's `errors`). */
+  readonly errors?: Readonly<Record<number, string>>
+  /**
+   * The payload field of each path parameter whose name differs (`{ name: 'serverName' }`);
+   * any other path parameter is the payload field of its name. Each is a non-empty string of at
+   * most `paramMax` characters (default 200).
+   */
+  readonly params?: Readonly<Record<string, string>>
+  readonly paramMax?: number
+  /**
+   * The query (a GET) or the body: a schema of the fields a client sends, when they are not
+   * the payload's own fields as they are (limits, defaults, a query's strings to coerce).
+   * None: the payload's fields but the path's, as the payload declares them.
+   */
+  readonly input?: z.ZodObject
+  /** A field of the input under another name in the payload (`{ stop: 'stopStart' }`). */
+  readonly rename?: Readonly<Record<string, string>>
+  /** Fields the payload always has over what the client sent. */
+  readonly fixed?: Readonly<Record<string, unknown>>
+  /** The reply under this key of the body (`{ status: 'success', run: reply }`); none: its fields spread. */
+  readonly key?: string
+  /** The reply may hold a server's environment or arguments: answered without their secret-looking values. */
+  readonly withoutServerSecrets?: true
+  /** The success body's name among the OpenAPI document's components. */
+  readonly response: string
+}
+
+/**
+ * A `this.api` operation that is this one command: its arguments, in order, are payload fields
+ * (the name a plugin sees in `as`, `serverName` for the payload's `name`).
+ */
+export interface ApiDoor {
+  readonly name: string
+  /** Its other names (the seed's snake_case ones). */
+  readonly aliases?: readonly string[]
+  readonly kind: 'read' | 'change'
+  readonly params: readonly (string | { readonly field: string; readonly as: string; readonly schema?: z.ZodType })[]
+  /** What a change resolves to besides its reply: `{ status: 'success', message }`, `{name}` a payload field. */
+  readonly message?: string
+  readonly description: string
+}
+
+/** How the servers service routes a command for a server on another host. */
+export interface HostRoute {
+  /** Answered here whatever the payload names (about this manager). */
+  readonly here?: true
+  /** It only reads there: nothing recorded, no facts to take in after it. */
+  readonly reads?: true
+  /** The payload field naming a file of this machine, sent there first. */
+  readonly sends?: string
+}

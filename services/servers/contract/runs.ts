@@ -1,0 +1,74 @@
+/** A server's run: its status, power, console, metrics and logs. */
+import { z } from 'zod'
+import { command } from '../../../kernel'
+import { seriesReply, seriesRequest } from '../../../lib/series-schema'
+import { backupType } from './backups'
+import { SERVER_FIELDS, SERVER_PEAKS } from './constants'
+import { exitReply, nameAndFile, named, sendReply, serverDoor, serverRunStatus, startMode, startReply } from './records'
+
+/** The commands of this area, declared with the others in services/servers/contract.ts. */
+export const runsCommands = {
+  /**
+   * The server's status now (its process identity checked, not just its PID), with who is
+   * online when the manager's player tracker knows (a manager runs and follows it).
+   */
+  'servers:status': command(named, serverRunStatus, {
+    http: serverDoor({
+      method: 'get',
+      path: '/servers/:name/status',
+      name: 'server_status',
+      summary: "A server's status (checked against the process)",
+      access: 'user',
+      key: 'run',
+      response: 'ServerStatus',
+    }),
+  }),
+  /** Starts it (the server_start action); answers once it is up. */
+  'servers:start': command(named.extend({ mode: startMode.optional() }), startReply),
+  /**
+   * Begins long work on a server as a task and answers at once with its id (the web API's
+   * 202): its progress and result come as tasks:progress and tasks:finished.
+   */
+  'servers:begin': command(
+    z.discriminatedUnion('action', [
+      named.extend({ action: z.enum(['start', 'stop', 'restart']) }),
+      named.extend({ action: z.literal('backup'), type: backupType.optional(), stopStart: z.boolean().optional() }),
+      nameAndFile.extend({ action: z.literal('restore') }),
+    ]),
+    z.object({ taskId: z.string() }),
+  ),
+  /** Stops it (the server_stop action): the stop command, then SIGTERM, then SIGKILL. */
+  'servers:stop': command(named, exitReply),
+  /** Stops it if it runs, then starts it (both actions fire). */
+  'servers:restart': command(named, startReply),
+  /** SIGKILL now, whatever power action is in progress. */
+  'servers:kill': command(named, exitReply),
+  /** Sends one console command (the command_send action), with the reply lines where they are known. */
+  'servers:send': command(named.extend({ command: z.string() }), sendReply),
+  /**
+   * Its resource samples over a range (the last hour by default), as its supervisors wrote them
+   * (`metrics.jsonl` in its run directory, and the downsampled file for older ones): from and to
+   * in ms since the epoch, and a step in seconds (0 or none: as stored, averaged only past 1000
+   * points). The reply's columns: `t` (ms) and one per field, null where a point lacks it.
+   */
+  'servers:metrics': command(named.extend(seriesRequest.shape), seriesReply(SERVER_FIELDS, SERVER_PEAKS), {
+    host: { reads: true },
+  }),
+  /** The last lines of its console log, and the file's path (to follow it). */
+  'servers:logs': command(
+    named.extend({ lines: z.number().int().optional() }),
+    z.object({ file: z.string(), lines: z.array(z.string()) }),
+    {
+      host: { reads: true },
+      http: serverDoor({
+        method: 'get',
+        path: '/servers/:name/logs',
+        name: 'server_logs',
+        summary: "The last lines of a server's console (follow live with the server_log:<name> topic)",
+        access: 'moderator',
+        input: z.object({ lines: z.coerce.number().int().min(1).max(10_000).default(200) }),
+        response: 'ConsoleLines',
+      }),
+    },
+  ),
+}

@@ -1,0 +1,124 @@
+import type Router from '@koa/router'
+import { z } from 'zod'
+import { SmError } from '../../../kernel'
+import { nativePages, type WebApp } from '../app'
+import { currentUser, defineRoute } from '../route'
+import { DeliveryReport, PluginRecord, success } from './api-schemas'
+
+const PluginName = z.object({ name: z.string().min(1).max(200) })
+
+/** The plugin management routes (compatible with the original's endpoints) that reshape a reply or call several commands. */
+export function pluginRoutes(app: WebApp, router: Router): void {
+  const { bus } = app
+  const plugins = ['Plugin Management']
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/plugins/trigger_event',
+      name: 'trigger_event',
+      summary: 'Trigger a custom plugin event (listeners get sender external_api_trigger)',
+      tags: plugins,
+      access: 'admin',
+      body: z.object({
+        event_name: z.string().min(1, 'Event name is required to trigger a custom plugin event.').max(200),
+        payload: z.record(z.string(), z.unknown()).nullable().optional(),
+      }),
+      response: success('EventTriggered', { message: z.string(), details: DeliveryReport }),
+    },
+    async (_ctx, { body }) => {
+      const report = await bus.request('plugins:trigger_event', { event: body.event_name, payload: body.payload ?? {} })
+      return { status: 'success' as const, message: `Event '${body.event_name}' triggered.`, details: report }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/plugins/pages',
+      name: 'plugin_pages',
+      summary: 'Native plugin pages the caller may open',
+      tags: plugins,
+      access: 'user',
+      response: success('PluginPages', {
+        message: z.null(),
+        pages: z.array(z.object({ name: z.string(), path: z.string(), type: z.string() })),
+      }),
+    },
+    (ctx) => ({
+      status: 'success',
+      message: null,
+      pages: nativePages(app.routes(), currentUser(ctx).role).map(({ name, path, type }) => ({ name, path, type })),
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/plugins',
+      name: 'list_plugins',
+      summary: 'Every discovered plugin: enabled, version, state, errors',
+      tags: plugins,
+      access: 'admin',
+      response: success('PluginList', { message: z.null(), plugins: z.record(z.string(), PluginRecord) }),
+    },
+    async () => {
+      const records = await bus.request('plugins:list', {})
+      return { status: 'success', message: null, plugins: Object.fromEntries(records.map((r) => [r.name, r])) }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'put',
+      path: '/plugins/reload',
+      name: 'reload_plugins',
+      summary: 'Reload every plugin from disk',
+      tags: plugins,
+      access: 'admin',
+      response: success('PluginsReloaded', {
+        message: z.string(),
+        details: z.looseObject({ loaded: z.array(z.string()), failed: z.array(z.string()), ms: z.number() }),
+      }),
+    },
+    async () => {
+      const report = await bus.request('plugins:reload', {})
+      return { status: 'success', message: 'Plugins have been reloaded successfully.', details: report }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/plugins/:name',
+      name: 'set_plugin_enabled',
+      summary: 'Enable or disable a plugin (it loads or unloads at once; its routes follow)',
+      tags: plugins,
+      access: 'admin',
+      params: PluginName,
+      body: z.object({ enabled: z.boolean() }),
+      response: success('PluginEnabled', {
+        message: z.string(),
+        details: PluginRecord.optional(),
+        task_id: z.null(),
+      }),
+      errors: {
+        404: 'No plugin of that name.',
+        409: 'The plugin cannot be changed now (its files are missing, or a hook refused).',
+        507: 'The disk that holds the data directory is full: nothing was changed.',
+      },
+    },
+    async (_ctx, { params, body }) => {
+      const result = await bus.request('plugins:set_enabled', { name: params.name, enabled: body.enabled })
+      if (result.status !== 'success')
+        throw new SmError('SM_ERR_INTERNAL', { reason: result.message ?? 'the plugin was not changed' })
+      const record = (await bus.request('plugins:list', {})).find((p) => p.name === params.name)
+      return {
+        status: 'success',
+        message: `Plugin '${params.name}' has been ${body.enabled ? 'enabled' : 'disabled'}.`,
+        details: record,
+        task_id: null,
+      }
+    },
+  )
+}

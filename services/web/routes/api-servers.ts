@@ -1,0 +1,286 @@
+import { createReadStream } from 'node:fs'
+import { resolve } from 'node:path'
+import type Router from '@koa/router'
+import { z } from 'zod'
+import { SmError } from '../../../kernel'
+import { isSecretName, REDACTED } from '../../../lib/secrets'
+import { withoutServerSecrets } from '../../../lib/server-secrets'
+import { adminOnlyCommand } from '../admin-commands'
+import type { WebApp } from '../app'
+import { pieceStream } from '../pieces'
+import { currentUser, defineRoute } from '../route'
+import { NO_SERVER, RunStatus, ServerName, ServerRecord, ServerSample, success } from './api-schemas'
+import { serverAdminRoutes } from './server-admin'
+import { serverPlayerRoutes } from './server-players'
+
+const Accepted = z
+  .object({ status: z.literal('accepted'), message: z.string(), task_id: z.string() })
+  .meta({ id: 'Accepted', description: 'The work runs as a task: follow GET /api/tasks/{id} or the task:<id> topic.' })
+const ServerSummary = ServerRecord.extend({
+  status: z.string(),
+  pid: z.number().optional(),
+  players: z.number().int().optional().meta({ description: 'how many are online, while the manager knows' }),
+  metrics: ServerSample.optional(),
+})
+const ServerInfo = ServerRecord.extend({ world: z.string().optional(), dirExists: z.boolean() })
+
+/** The routes on servers that do more than one bus request: the list and one server (secrets masked), power and backups as tasks, console commands (admin-only words), properties read (secret keys masked), the EULA accepted, a backup's download. */
+export function serverRoutes(app: WebApp, router: Router): void {
+  const { bus } = app
+  const servers = ['Servers']
+  serverAdminRoutes(router, app)
+  serverPlayerRoutes(router, app)
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers',
+      name: 'list_servers',
+      summary: "Servers with their status (a list never holds an environment's values, nor secret-looking arguments)",
+      tags: servers,
+      access: 'user',
+      response: success('ServerList', { servers: z.array(ServerSummary) }),
+    },
+    async () => ({ status: 'success', servers: withoutServerSecrets(await bus.request('servers:list', {})) }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name',
+      name: 'server_info',
+      summary:
+        "One server: its record and status (its environment's values and secret-looking arguments for admins only)",
+      tags: servers,
+      access: 'user',
+      params: ServerName,
+      response: success('ServerInfo', { server: ServerInfo, run: RunStatus }),
+      errors: { 404: NO_SERVER },
+    },
+    async (ctx, { params }) => {
+      const server = await bus.request('servers:info', { name: params.name })
+      return {
+        status: 'success',
+        server: currentUser(ctx).role === 'admin' ? server : withoutServerSecrets(server),
+        run: await bus.request('servers:status', { name: params.name }),
+      }
+    },
+  )
+  for (const action of ['start', 'stop', 'restart'] as const) {
+    defineRoute(
+      router,
+      {
+        method: 'post',
+        path: `/servers/:name/${action}`,
+        name: `${action}_server`,
+        summary: `${action[0]?.toUpperCase()}${action.slice(1)} a server (a task: 202 with its id)`,
+        tags: servers,
+        access: 'moderator',
+        params: ServerName,
+        status: 202,
+        response: Accepted,
+        errors: {
+          404: NO_SERVER,
+          409: 'The server is already running (start), not running (stop), or busy with another power action, backup or restore.',
+        },
+      },
+      async (_ctx, { params }) => {
+        const { taskId } = await bus.request('servers:begin', { action, name: params.name })
+        return { status: 'accepted' as const, message: `${action} of '${params.name}' began.`, task_id: taskId }
+      },
+    )
+  }
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/servers/:name/command',
+      name: 'send_command',
+      summary:
+        'Send a console command, answered with its reply lines (commands that stop, reload or save the game, or change who may join or who is an operator: admins only, however they are spelled or wrapped in execute … run)',
+      tags: servers,
+      access: 'moderator',
+      params: ServerName,
+      body: z.object({ command: z.string().trim().min(1).max(1000) }),
+      response: success('CommandReply', {
+        message: z.string(),
+        sent: z.literal(true),
+        reply: z.array(z.string()),
+        warning: z
+          .string()
+          .optional()
+          .describe(
+            'the command was sent and ran, but its fact is not in the event log (a full disk): do not send it again',
+          ),
+      }),
+      errors: {
+        403: 'stop, restart, reload, save…, allowlist, whitelist, op, deop, permission, changesetting and the permission plugins’ commands are for admins (SM_ERR_WEB_COMMAND_BLOCKED), with a slash, a namespace or inside execute … run too',
+        404: NO_SERVER,
+        409: 'The server is not running.',
+        422: 'The body is not valid (`issues` lists what), or the game refused the command (SM_ERR_SERVER_COMMAND_REFUSED: a reply line is one of its error lines, such as `Unknown command`; `reply` holds its reply lines). A refused command was sent once and is not sent again.',
+      },
+    },
+    async (ctx, { params, body }) => {
+      const user = currentUser(ctx)
+      const blocked = adminOnlyCommand(body.command)
+      if (blocked && user.role !== 'admin') throw new SmError('SM_ERR_WEB_COMMAND_BLOCKED', { command: blocked })
+      const reply = await bus.request('servers:send', { name: params.name, command: body.command })
+      return { status: 'success', message: `Sent '${body.command}' to '${params.name}'.`, ...reply }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name/properties',
+      name: 'server_properties',
+      summary: 'server.properties',
+      tags: servers,
+      access: 'moderator',
+      params: ServerName,
+      response: success('ServerProperties', { properties: z.record(z.string(), z.string()) }),
+      errors: { 404: 'No server of that name, or it has no server.properties.' },
+    },
+    async (ctx, { params }) => {
+      const properties = await bus.request('servers:properties', { name: params.name })
+      // A secret-named key (rcon.password) is the admin's, like a server's environment: masked
+      // below admin (only an admin may change the file, so nothing masked is ever written back).
+      const admin = currentUser(ctx).role === 'admin'
+      return {
+        status: 'success' as const,
+        properties: admin
+          ? properties
+          : Object.fromEntries(
+              Object.entries(properties).map(([key, value]) => [key, isSecretName(key) ? REDACTED : value]),
+            ),
+      }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/servers/:name/eula',
+      name: 'accept_server_eula',
+      summary: "Accept the server's game EULA (an admin's explicit act; server-manager never does it by itself)",
+      tags: servers,
+      access: 'admin',
+      params: ServerName,
+      body: z.object({ accept: z.literal(true).describe('true: you have read the EULA and agree') }),
+      response: success('EulaAccepted', {
+        needed: z.boolean(),
+        accepted: z.boolean(),
+        file: z.string(),
+        url: z.string(),
+        message: z.string(),
+      }),
+      errors: { 404: NO_SERVER, 422: "The server's game has no EULA to accept." },
+    },
+    async (_ctx, { params }) => ({
+      status: 'success',
+      ...(await bus.request('servers:eula', { name: params.name, accept: true })),
+      message: `The EULA of '${params.name}' is accepted: it can be started.`,
+    }),
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/servers/:name/backups',
+      name: 'create_backup',
+      summary:
+        "Back up: a running server hot where its profile can, else stopped and started again (the result's warning says so); a task, progress on servers:backup_progress:<name>",
+      tags: servers,
+      access: 'moderator',
+      params: ServerName,
+      body: z.object({
+        type: z.enum(['world', 'config', 'all']).default('world'),
+        stop: z
+          .boolean()
+          .default(false)
+          .meta({ description: 'stop the server for it even where it could be backed up hot' }),
+      }),
+      status: 202,
+      response: Accepted,
+      errors: {
+        404: NO_SERVER,
+        409: 'The server is busy with another power action, backup or restore.',
+      },
+    },
+    async (_ctx, { params, body }) => {
+      const { taskId } = await bus.request('servers:begin', {
+        action: 'backup',
+        name: params.name,
+        type: body.type,
+        stopStart: body.stop,
+      })
+      return { status: 'accepted' as const, message: `Backup of '${params.name}' began.`, task_id: taskId }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'post',
+      path: '/servers/:name/restore',
+      name: 'restore_backup',
+      summary: 'Put a backup back (a safety backup first); a running server only with stop: true',
+      tags: servers,
+      access: 'admin',
+      params: ServerName,
+      body: z.object({ file: z.string().min(1).max(300), stop: z.boolean().default(false) }),
+      status: 202,
+      response: Accepted,
+      errors: {
+        404: 'No server of that name, or no backup of that name.',
+        409: 'The server is busy with another power action, backup or restore.',
+      },
+    },
+    async (_ctx, { params, body }) => {
+      // An unknown file is refused now, not in the task.
+      await bus.request('servers:backup_file', { name: params.name, file: body.file })
+      const { taskId } = await bus.request('servers:begin', {
+        action: 'restore',
+        name: params.name,
+        file: body.file,
+        stopStart: body.stop,
+      })
+      return {
+        status: 'accepted' as const,
+        message: `Restore of '${body.file}' to '${params.name}' began.`,
+        task_id: taskId,
+      }
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/servers/:name/backups/:file',
+      name: 'download_backup',
+      summary: 'Download a backup (a zip archive: world_….mcworld or config_….zip)',
+      tags: servers,
+      access: 'moderator',
+      params: ServerName.extend({ file: z.string().min(1).max(300) }),
+      produces: 'application/zip',
+      errors: { 404: 'No server of that name, or no backup of that name.' },
+    },
+    async (ctx, { params }) => {
+      const backup = await bus.request('servers:backup_file', { name: params.name, file: params.file })
+      ctx.attachment(backup.file)
+      // Every backup is a zip archive, a world's too (.mcworld): the type the document declares,
+      // not the one guessed from the extension (none for .mcworld, so application/octet-stream).
+      ctx.type = 'application/zip'
+      ctx.length = backup.bytes
+      // A server on another host: its backup is read there, piece by piece.
+      ctx.body =
+        backup.host === undefined
+          ? createReadStream(resolve(backup.path))
+          : await pieceStream(
+              (offset, length) =>
+                bus.request('servers:backup_bytes', { name: params.name, file: params.file, offset, length }),
+              backup.bytes,
+            )
+      return undefined
+    },
+  )
+}

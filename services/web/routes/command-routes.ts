@@ -1,0 +1,106 @@
+import Router from '@koa/router'
+import { z } from 'zod'
+import type { Catalogue, CommandName, CommandPayload, CommandSpec, HttpDoor } from '../../../kernel'
+import { withoutServerSecrets } from '../../../lib/server-secrets'
+import type { WebApp } from '../app'
+import { defineRoute } from '../route'
+
+/** A command that declares an HTTP door. */
+export interface HttpCommand {
+  readonly command: string
+  readonly spec: CommandSpec
+  readonly http: HttpDoor
+}
+
+/**
+ * The commands that say they are offered over HTTP: read from the web service's kernel's
+ * catalogue.
+ */
+export function httpCommands(catalogue: Catalogue): HttpCommand[] {
+  return catalogue
+    .commands()
+    .flatMap(({ name, spec }) => (spec.doors?.http ? [{ command: name, spec, http: spec.doors.http }] : []))
+}
+
+/**
+ * The thin routes of the JSON API ("validate, one bus request, answer"), each derived from its
+ * command's declaration: access, path, statuses and documentation from its `http` door, the
+ * payload's fields from its schema. Registered after the hand-written routes, which win where
+ * a path is both (`/plugins/pages` before `/plugins/:name`).
+ */
+export function commandRoutes(app: WebApp): Router {
+  const router = new Router({ prefix: '/api' })
+  for (const entry of httpCommands(app.bus.catalogue)) commandRoute(router, app, entry)
+  return router
+}
+
+function commandRoute(router: Router, app: WebApp, { command, spec, http }: HttpCommand): void {
+  const pathNames = [...http.path.matchAll(/:(\w+)/g)].map((match) => match[1] as string)
+  const fieldOf = (param: string) => http.params?.[param] ?? param
+  const params = pathNames.length
+    ? z.object(
+        Object.fromEntries(
+          pathNames.map((n) => [
+            n,
+            z
+              .string()
+              .min(1)
+              .max(http.paramMax ?? 200),
+          ]),
+        ),
+      )
+    : undefined
+  const input = http.input ?? payloadBeyond(spec.payload, pathNames.map(fieldOf))
+  const inBody = ['post', 'put', 'patch'].includes(http.method)
+  defineRoute(
+    router,
+    {
+      method: http.method,
+      path: http.path,
+      name: http.name,
+      summary: http.summary,
+      tags: http.tags,
+      access: http.access,
+      session: http.session,
+      status: http.status,
+      errors: http.errors,
+      params,
+      ...(input ? (inBody ? { body: input } : { query: input }) : {}),
+      response: successBody(spec.reply, http),
+    },
+    async (_ctx, request) => {
+      const sent = ((inBody ? request.body : request.query) ?? {}) as Record<string, unknown>
+      const payload: Record<string, unknown> = {}
+      for (const [field, value] of Object.entries(sent)) payload[http.rename?.[field] ?? field] = value
+      for (const param of pathNames) payload[fieldOf(param)] = (request.params as Record<string, string>)[param]
+      Object.assign(payload, http.fixed)
+      // The payload as its command's schema reads it: a field that does not fit is a coded 422.
+      const checked = app.bus.catalogue.checkCommand(command, payload) as CommandPayload<CommandName>
+      const reply = await app.bus.request(command as CommandName, checked)
+      const answer = http.withoutServerSecrets ? withoutServerSecrets(reply) : reply
+      return http.key === undefined
+        ? { status: 'success', ...(answer as object) }
+        : { status: 'success', [http.key]: answer }
+    },
+  )
+}
+
+/** The payload's fields but those the path gives: what a client sends in the query or body. */
+function payloadBeyond(payload: z.ZodType, fromPath: readonly string[]): z.ZodObject | undefined {
+  if (!(payload instanceof z.ZodObject)) return undefined
+  const rest = Object.entries(payload.shape).filter(([field]) => !fromPath.includes(field))
+  return rest.length > 0 ? z.object(Object.fromEntries(rest)) : undefined
+}
+
+/**
+ * `{ status: 'success', ...reply }` or `{ status: 'success', [key]: reply }`, named in the
+ * document's components. Open to more fields, as the hand-written bodies are: a field added to a
+ * reply later does not break a client that checks against the document.
+ */
+function successBody(reply: z.ZodType, http: HttpDoor): z.ZodType {
+  const inner = reply instanceof z.ZodReadonly ? reply.unwrap() : reply
+  const fields = http.key !== undefined ? { [http.key]: reply } : inner instanceof z.ZodObject ? inner.shape : undefined
+  const body = z.looseObject({ ...fields, status: z.literal('success') })
+  // A reply that is not an object (none declares one yet) is documented beside the status.
+  return (fields ? body : body.and(reply)).meta({ id: http.response })
+}
