@@ -1,15 +1,7 @@
 import type { Service } from '../../kernel'
-import { SWAGGER_DIST, WebServer } from './app'
+import type { WebServer } from './app'
 import { WEB_CONTRIBUTIONS, webCommands } from './contract'
 import { webErrors } from './errors'
-import { apiRoutes } from './routes/api'
-import { authRoutes } from './routes/auth'
-import { commandRoutes } from './routes/command-routes'
-import { docsRoutes } from './routes/docs'
-import { fileRoutes } from './routes/files'
-import { hostsRoutes } from './routes/hosts'
-import { metricsRoutes } from './routes/metrics'
-import { pageRoutes } from './routes/pages'
 import { webSettings } from './settings'
 
 export type * from './contract'
@@ -32,6 +24,17 @@ export function webService(options: {
     declares: webDeclarations,
     dependsOn: ['events', 'settings', 'auth', 'tasks'],
     async start({ bus, logger, registry }) {
+      // The web stack (Koa, its middleware, the templates, the routes) loads only when a web
+      // server starts: a CLI process composes the manager without one and never needs it.
+      const { SWAGGER_DIST, WebServer } = require('./app') as typeof import('./app')
+      const { apiRoutes } = require('./routes/api') as typeof import('./routes/api')
+      const { authRoutes } = require('./routes/auth') as typeof import('./routes/auth')
+      const { commandRoutes } = require('./routes/command-routes') as typeof import('./routes/command-routes')
+      const { docsRoutes } = require('./routes/docs') as typeof import('./routes/docs')
+      const { fileRoutes } = require('./routes/files') as typeof import('./routes/files')
+      const { hostsRoutes } = require('./routes/hosts') as typeof import('./routes/hosts')
+      const { metricsRoutes } = require('./routes/metrics') as typeof import('./routes/metrics')
+      const { pageRoutes } = require('./routes/pages') as typeof import('./routes/pages')
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const web = new WebServer({
         bus,

@@ -97,7 +97,8 @@ export async function openInBrowser(
   commands: readonly SetupCommand[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<BrowserRun> {
-  for (const command of [['setting', 'set', 'web.port', '0'], ...commands]) {
+  // spawnManager() sets web.port to a free one.
+  for (const command of commands) {
     const { args, input } = 'args' in command ? command : { args: command, input: undefined }
     const result = await cli(dataDir, [...args], env, input)
     expect(result.code, `${args.join(' ')}: ${result.stderr}`).to.equal(0)

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import type { Context, Suite } from 'mocha'
 import { findLeaks, killAndWait, type Leak } from './leaks'
-import { madeDirs } from './temp-dir'
+import { forgetMadeDirs, madeDirs } from './temp-dir'
 
 /**
  * Marks every process this run starts: children inherit it, and the run's end looks for it.
- * Set when setup.ts loads, before any test starts anything.
+ * Set when setup.ts loads, before any test starts anything: once per process, so each worker of
+ * mocha's parallel mode has its own, and its checks never see another worker's processes.
  */
 const RUN_ID = randomUUID()
 process.env.SM_TEST_RUN = RUN_ID
@@ -71,7 +72,9 @@ export const rootHooks = {
    * The end of the run: the cleanups still due, then every process the run started that still
    * runs is killed and the run fails naming it ("a test run leaves no process behind"), then the
    * temp dirs are removed (after the processes in them are gone, or they would write into
-   * deleted directories).
+   * deleted directories). In mocha's parallel mode a root afterAll runs at the end of each file,
+   * in the worker that ran it: each file then leaves nothing behind, and the next file the worker
+   * runs starts with no dirs of its own.
    */
   async afterAll(this: Context): Promise<void> {
     // Killing what was left can wait for slow deaths; the check itself takes milliseconds.
@@ -97,7 +100,7 @@ export const rootHooks = {
             leaks.map((leak) => `  PID ${leak.pid}: ${leak.command}\n    (${leak.because})`).join('\n'),
         )
     } else console.log('(not Linux: the check for processes left behind is skipped, it reads /proc)')
-    for (const dir of madeDirs())
+    for (const dir of forgetMadeDirs())
       try {
         rmSync(dir, { recursive: true, force: true })
       } catch (error) {

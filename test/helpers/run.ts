@@ -1,4 +1,5 @@
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { afterItsUser } from './run-end'
 
@@ -123,18 +124,60 @@ export async function cliStart(
 /**
  * Sets web.port on `dataDir` to `port`, 0 (any free port; the manager prints the one it bound) by
  * default: never the default 11325, which another test run or a developer's own manager on this
- * machine may hold. Only when it differs: a `setting set` runs the enabled plugins in its own
- * process, `setting get` runs none (a test whose plugins must not run before the manager's, as
- * they count their loads or block, sets web.port itself before enabling them). 'as set' leaves it (a test that starts several at once sets it once).
+ * machine may hold. Only when it differs. Written as `setting set web.port` writes it, through the
+ * settings service (a recorded change by the same actor), but without two cold CLI processes per
+ * manager: through the running manager when one runs, else a manager in this process that runs
+ * no plugins (a `setting set` would run the enabled ones; a test whose plugins count their loads
+ * or block is spared that either way). 'as set' leaves it (a test that starts several at once
+ * sets it once).
  */
 async function useWebPort(dataDir: string, env: NodeJS.ProcessEnv, port: WebPort): Promise<void> {
   if (port === 'as set') return
-  const setting = (args: string[]) =>
-    run(process.execPath, [CLI, 'setting', ...args], { env: { SM_DATA_DIR: dataDir, ...env } })
-  const current = await setting(['get', 'web.port'])
-  if (current.code === 0 && current.stdout.trim() === String(port)) return
-  const set = await setting(['set', 'web.port', String(port)])
-  if (set.code !== 0) throw new Error(`setting set web.port ${port} exited with ${set.code}: ${set.stderr}`)
+  await withSettings(dataDir, env, async (request) => {
+    const current = (await request('settings:get', { key: 'web.port' })) as { found: boolean; value?: unknown }
+    if (current.found && current.value === port) return
+    await request('settings:set', { key: 'web.port', value: port, mode: 'merge' })
+  })
+}
+
+/** Runs `work` with requests to the manager of `dataDir` as the CLI would send them: to the running one, else to one booted here. */
+async function withSettings(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  work: (request: (command: string, payload: unknown) => Promise<unknown>) => Promise<void>,
+): Promise<void> {
+  // Loaded on first use: a test file that starts no manager does not load one.
+  const { BridgeClient } = require('../../services/bridge/client') as typeof import('../../services/bridge/client')
+  const { PRIVATE_UMASK } = require('../../lib/data-dir') as typeof import('../../lib/data-dir')
+  const { createManager, silentLogger } = require('../../manager') as typeof import('../../manager')
+  const actor = `cli:${userInfo().username}`
+  const client = await BridgeClient.connect(dataDir)
+  if (client)
+    try {
+      return await work((command, payload) => client.request(command, payload, actor))
+    } finally {
+      client.close()
+    }
+  // As bin/run.js does before a CLI process creates anything in the data directory.
+  const umask = process.umask(PRIVATE_UMASK)
+  try {
+    const defaults = 'SM_DEFAULT_PLUGINS' in env ? env.SM_DEFAULT_PLUGINS : process.env.SM_DEFAULT_PLUGINS
+    const manager = createManager({
+      dataDir,
+      logger: silentLogger,
+      loadPlugins: false,
+      oneShot: true,
+      defaultPlugins: defaults !== 'off',
+    })
+    await manager.start()
+    try {
+      await work((command, payload) => manager.bus.request(command as 'settings:get', payload as never, { actor }))
+    } finally {
+      await manager.stop()
+    }
+  } finally {
+    process.umask(umask)
+  }
 }
 
 /** A manager started by cli() or spawnCli() would take the default web port, which may be taken. */

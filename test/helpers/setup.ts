@@ -1,6 +1,7 @@
-// Loaded by mocha before any test (.mocharc.json): every manager a test starts, in-process or as a
-// CLI child (which inherits this environment), runs without the shipped default plugins, so the
-// event log holds only what the test did. A test of the defaults turns them back on for its process.
+// Loaded by mocha before any test (.mocharc.cjs, .mocharc.serial.cjs; once in each worker of the
+// parallel pass): every manager a test starts, in-process or as a CLI child (which inherits this
+// environment), runs without the shipped default plugins, so the event log holds only what the
+// test did. A test of the defaults turns them back on for its process.
 process.env.SM_DEFAULT_PLUGINS = 'off'
 // Every request, reply and declared event is checked against its contract, in this process and
 // in every CLI and manager process a test starts (they inherit the environment).

@@ -25,3 +25,8 @@ export function tempDir(prefix = 'sm-test-'): string {
 export function madeDirs(): readonly string[] {
   return made
 }
+
+/** Every directory tempDir() has made since the last call, forgotten now (the run's end removes them). */
+export function forgetMadeDirs(): string[] {
+  return made.splice(0)
+}
