@@ -1,8 +1,7 @@
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, empty } from '../../kernel'
 import { createToken } from '../../kernel/registry'
-import type { Identity } from '../auth/contract'
-import type { RouteSpec } from './route'
+import type { Identity, Role } from '../auth/contract'
 
 /** What a plugin hands the web server (its extension methods' results). */
 export interface Contributions {
@@ -52,10 +51,25 @@ export interface RouteDescription {
 /** The parts of a route's spec that are zod schemas. */
 export const ROUTE_SCHEMAS = ['params', 'query', 'body', 'response'] as const
 
-/** A route's spec as data, for crossing to another thread: its zod schemas as JSON Schemas. */
-export type RouteSpecData = Omit<RouteSpec, (typeof ROUTE_SCHEMAS)[number]> & {
-  readonly [K in (typeof ROUTE_SCHEMAS)[number]]?: z.core.JSONSchema.JSONSchema
-}
+/**
+ * A route's spec as data, for crossing to another thread (route.ts's RouteSpec, field for field,
+ * its zod schemas as JSON Schemas; thread-routes.ts's compiler check keeps the two in step).
+ */
+export type RouteSpecData = {
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete'
+  readonly path: string
+  readonly name?: string
+  readonly summary?: string
+  readonly description?: string
+  readonly tags?: readonly string[]
+  readonly access: Role | 'public'
+  readonly session?: boolean
+  readonly uploads?: Readonly<Record<string, string>>
+  readonly status?: number
+  readonly produces?: string
+  readonly errors?: Readonly<Record<number, string>>
+  readonly redirect?: string
+} & { readonly [K in (typeof ROUTE_SCHEMAS)[number]]?: z.core.JSONSchema.JSONSchema }
 
 /** A request as the manager hands it to a plugin's thread, once its route's guard has passed and its body is read. */
 export interface ForwardedRequest {
