@@ -61,11 +61,12 @@ describe('lib/secrets: one redaction rule', () => {
   })
 
   it('hides a setting declared `secret: true` (and what is under it) in every output of the process', async () => {
-    // In its own process: a declared setting would stay in this one's catalogue (and docs check).
+    // In its own process: a key declared secret to a kernel stays secret in every output of the
+    // process (secrecy only widens), which would reach this one's other tests.
     const script = `
-      const { defineSettings } = require('./dist/kernel')
+      const { Catalogue, defineSettings } = require('./dist/kernel')
       const s = require('./dist/lib/secrets')
-      defineSettings('probe', { 'probe.remote': { default: {}, summary: 's', secret: true } })
+      new Catalogue().add([defineSettings('probe', { 'probe.remote': { default: {}, summary: 's', secret: true } })], 'probe')
       console.log(JSON.stringify([
         s.withoutSecrets({ key: 'probe.remote', value: { host: 'h' } }),
         s.withoutSecrets({ key: 'probe', value: { remote: { host: 'h' }, other: 1 } }),
