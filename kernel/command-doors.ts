@@ -60,19 +60,35 @@ export interface HttpDoor {
 }
 
 /**
- * A `this.api` operation that is this one command: its arguments, in order, are payload fields
- * (the name a plugin sees in `as`, `serverName` for the payload's `name`).
+ * A `this.api` operation that is this one command (plugins/api-commands.ts derives it): its
+ * arguments, in order, are payload fields, and it resolves to the reply (a change: with
+ * `status: 'success'` and its `message`). Declared with `command()`, its literal type is kept,
+ * from which `PluginApi` types the operation.
  */
 export interface ApiDoor {
   readonly name: string
   /** Its other names (the seed's snake_case ones). */
   readonly aliases?: readonly string[]
   readonly kind: 'read' | 'change'
-  readonly params: readonly (string | { readonly field: string; readonly as: string; readonly schema?: z.ZodType })[]
+  readonly params: readonly ApiParam[]
   /** What a change resolves to besides its reply: `{ status: 'success', message }`, `{name}` a payload field. */
   readonly message?: string
   readonly description: string
 }
+
+/**
+ * A positional argument: a payload field of its name, or `field` under the name a plugin sees
+ * (`as`: `serverName` for the payload's `name`), checked by `schema` where the payload's own
+ * field's is not the check (`default`: how the reference shows a default the manager applies).
+ */
+export type ApiParam =
+  | string
+  | {
+      readonly field: string
+      readonly as?: string
+      readonly schema?: z.ZodType
+      readonly default?: string
+    }
 
 /** How the servers service routes a command for a server on another host. */
 export interface HostRoute {

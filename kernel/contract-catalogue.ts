@@ -12,19 +12,26 @@ import { SmError } from './errors'
  * data (a projection's reader, a task's work, a plugin's routers) is a capability in the
  * registry, never a message.
  */
-export interface CommandSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+export interface CommandSpec<
+  P extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+  D extends CommandDoors = CommandDoors,
+> {
   readonly payload: P
   readonly reply: R
   /** The doors it is offered through (HTTP, `this.api`, host routing), where it says. */
-  readonly doors?: CommandDoors
+  readonly doors?: D
 }
 
-/** A command: what it takes, what it answers, and the doors it is offered through. */
-export const command = <P extends z.ZodType, R extends z.ZodType>(
+/**
+ * A command: what it takes, what it answers, and the doors it is offered through (their literal
+ * type kept: `PluginApi` types a command's `api` door from it).
+ */
+export const command = <P extends z.ZodType, R extends z.ZodType, const D extends CommandDoors = CommandDoors>(
   payload: P,
   reply: R,
-  doors?: CommandDoors,
-): CommandSpec<P, R> => (doors ? { payload, reply, doors } : { payload, reply })
+  doors?: D,
+): CommandSpec<P, R, D> => (doors ? { payload, reply, doors } : { payload, reply })
 
 /** A payload of no fields. */
 export const empty = z.object({})

@@ -28,7 +28,7 @@ export type {
 export { Bus } from './bus'
 export { BusScope } from './bus-scope'
 export { Catalogue } from './catalogue'
-export type { ApiDoor, CommandDoors, DoorAccess, HostRoute, HttpDoor } from './command-doors'
+export type { ApiDoor, ApiParam, CommandDoors, DoorAccess, HostRoute, HttpDoor } from './command-doors'
 export { type CallContext, Chain, currentContext, runInContext } from './context'
 export {
   type CommandSpec,

@@ -10,6 +10,8 @@ export interface ApiContext {
   readonly logger: Logger
   /** The secret keys the plugin declared (`static secretSettings`): its own to read back. */
   readonly ownSecrets: readonly string[]
+  /** Every operation of this `this.api`, by name (`listAvailableApis`). */
+  readonly operations: Readonly<Record<string, Operation>>
 }
 
 /** One parameter of an operation: its name and the schema an argument must pass. */

@@ -1,7 +1,8 @@
 import { z } from 'zod'
-import { SmError } from '../../kernel'
+import { type CommandSpec, type MessageEntry, SmError } from '../../kernel'
 import { isSecretKey, withoutSecrets } from '../../lib/secrets'
 import type { TaskContext } from '../tasks/contract'
+import { type ApiFromCommands, commandOperations } from './api-commands'
 import { type ApiContext, type ApiOf, change, describeParams, done, type Operation, read } from './api-operation'
 import type { ApiDescription, CustomEventListener } from './plugin-api'
 
@@ -14,7 +15,8 @@ const fn = <T>(type: string) =>
   z.custom<T>((value) => typeof value === 'function', { error: 'it is not a function' }).meta({ type })
 
 /**
- * `this.api`, declared once: each operation's name, aliases, parameters (zod schemas, against
+ * `this.api`'s operations that do more than one command (those that are one are declared on the
+ * command: api-commands.ts), declared once: each operation's name, aliases, parameters (zod schemas, against
  * which every call's arguments are checked), description, kind and work. The `PluginApi` type,
  * `listAvailableApis()`, the reference in docs/plugins.md and the object plugins call all come
  * from here. Every failure rejects with a coded SmError, reads and changes alike; a change a
@@ -108,7 +110,7 @@ export const API_TABLE = {
     params: [],
     description:
       'The operations of this API, by name: `[{ name, aliases, kind, parameters: [{ name, type, default? }], description }]`.',
-    run: async () => describeApi(),
+    run: async (ctx) => describeOperations(ctx.operations),
   }),
 
   listServers: read({
@@ -126,20 +128,6 @@ export const API_TABLE = {
       })),
   }),
 
-  getServerProfile: read({
-    params: [serverName],
-    description:
-      "The game profile in effect for the server (its profile's fields, the server's own over them), as plain data: how to tell its players something (`sayCommand`), how to know who is online (`players`), which replies mean a command was refused (`errorLines`), its ready line, stop command, config files, world and hot-backup protocol. Send a game only the commands its profile names.",
-    run: (ctx, server) => ctx.link.request('servers:profile', { name: server }),
-  }),
-
-  listPlayers: read({
-    params: [serverName],
-    description:
-      "Who is online on a running server, as its game's list command answers: `{ online, max, names }` (`max` undefined when the game did not say). A read: no command fact, no hook. Rejects with `SM_ERR_SERVER_NOT_RUNNING`, `SM_ERR_SERVER_PLAYERS_UNKNOWN` (its profile cannot tell) or `SM_ERR_SERVER_PLAYERS_UNREADABLE` (the reply was not a list).",
-    run: (ctx, server) => ctx.link.request('servers:players', { name: server }),
-  }),
-
   getServerRunningStatus: read({
     aliases: ['get_server_running_status'],
     params: [serverName],
@@ -149,40 +137,6 @@ export const API_TABLE = {
       const { status } = await ctx.link.request('servers:status', { name: server })
       return { status, running: status === 'starting' || status === 'running' || status === 'stopping' }
     },
-  }),
-
-  startServer: change({
-    aliases: ['start_server'],
-    params: [serverName, ['mode', z.enum(['detached', 'direct']).default('detached')]],
-    description:
-      "Starts a server (the `server_start` action: the plugin's own `before_server_start` hooks see it too); resolves once it is up, to `{ status: 'success', message, ... }`.",
-    run: async (ctx, server, mode) =>
-      done(await ctx.link.request('servers:start', { name: server, mode }), `Server '${server}' started.`),
-  }),
-
-  stopServer: change({
-    params: [serverName],
-    description:
-      "Stops a server: its stop command, then SIGTERM, then SIGKILL; resolves to `{ status: 'success', message, ... }`.",
-    run: async (ctx, server) =>
-      done(await ctx.link.request('servers:stop', { name: server }), `Server '${server}' stopped.`),
-  }),
-
-  restartServer: change({
-    params: [serverName],
-    description:
-      "Stops a server if it runs, then starts it (both actions fire); resolves to `{ status: 'success', message, ... }`.",
-    run: async (ctx, server) =>
-      done(await ctx.link.request('servers:restart', { name: server }), `Server '${server}' restarted.`),
-  }),
-
-  sendCommand: change({
-    aliases: ['send_command'],
-    params: [serverName, ['command', name]],
-    description:
-      "Sends one console command (the `command_send` action); resolves to `{ status: 'success', message, reply }`, `reply` holding the lines the server answered. A command the game refused rejects with `SM_ERR_SERVER_COMMAND_REFUSED`, its answer in the error's `params.reply`.",
-    run: async (ctx, server, command) =>
-      done(await ctx.link.request('servers:send', { name: server, command }), `Sent to '${server}'.`),
   }),
 
   getServerSetting: read({
@@ -241,20 +195,6 @@ export const API_TABLE = {
       ),
   }),
 
-  listBackups: read({
-    params: [serverName],
-    description: "A server's backups, newest first: `[{ file, kind, bytes, createdAt }]`.",
-    run: (ctx, server) => ctx.link.request('servers:backups', { name: server }),
-  }),
-
-  pruneBackups: change({
-    params: [serverName, ['keep', z.number().int().min(0).optional().meta({ default: 'retention.backups' })]],
-    description:
-      "Applies the backup retention now, or keeps `keep` of each kind; resolves to `{ status: 'success', message, pruned }`.",
-    run: async (ctx, server, keep) =>
-      done(await ctx.link.request('servers:prune', { name: server, keep }), `Backups of '${server}' pruned.`),
-  }),
-
   runTask: change({
     params: [
       ['name', name],
@@ -268,12 +208,24 @@ export const API_TABLE = {
 
 export type ApiTable = typeof API_TABLE
 
-/** `this.api`'s type: every operation of the table under its name and its aliases. */
-export type ApiFromTable = ApiOf<ApiTable>
+/** `this.api`'s type: every operation of the table and of the commands' doors, under its name and its aliases. */
+export type ApiFromTable = ApiOf<ApiTable> & ApiFromCommands
 
-/** Every operation with its aliases, kind, parameters and description, by name. */
-export function describeApi(): ApiDescription[] {
-  return Object.entries(API_TABLE as Record<string, Operation>)
+/**
+ * `this.api`'s operations by name: the table's, and those a kernel's commands declare an `api`
+ * door for (api-commands.ts).
+ */
+export function apiOperations(commands: readonly MessageEntry<CommandSpec>[]): Readonly<Record<string, Operation>> {
+  return { ...(API_TABLE as Record<string, Operation>), ...commandOperations(commands) }
+}
+
+/** Every operation of `this.api` over those commands, with its aliases, kind, parameters and description, by name. */
+export function describeApi(commands: readonly MessageEntry<CommandSpec>[]): ApiDescription[] {
+  return describeOperations(apiOperations(commands))
+}
+
+function describeOperations(operations: Readonly<Record<string, Operation>>): ApiDescription[] {
+  return Object.entries(operations)
     .map(([op, operation]) => ({
       name: op,
       aliases: [...operation.aliases],

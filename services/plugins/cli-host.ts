@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import type { Disposable } from '../../kernel/disposable'
 import type { Logger } from '../../kernel/logger'
+import { CLI_API_COMMANDS } from './api-commands'
 import type { CliRuntimeOptions } from './cli-runtime'
 import type { CliContribution, CliHostSession, HostedPlugin } from './contract'
 import { assertCustomEventName, channelOf, senderOf } from './event-names'
@@ -31,7 +32,11 @@ export function pluginHost(options: CliRuntimeOptions) {
     })
     const logger = options.logger(session.dataDir).child(`plugin:${name}`)
     const ownSecrets = declaredSecretKeys(name, definition.secretSettings)
-    const { api } = createPluginGateway(name, sessionLink(session, name, logger), { logger, ownSecrets })
+    const { api } = createPluginGateway(name, sessionLink(session, name, logger), {
+      logger,
+      ownSecrets,
+      commands: CLI_API_COMMANDS,
+    })
     const instance = new definition.cls({ name, version: definition.version, logger, api })
     return { name, instance, api }
   }

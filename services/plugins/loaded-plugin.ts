@@ -114,6 +114,7 @@ export class LoadedPlugin implements RunningPlugin {
     const gateway = createPluginGateway(name, scopeLink(scope, callOptions, options.runTask), {
       ...callOptions,
       ownSecrets,
+      commands: scope.catalogue.commands(),
     })
     const release = () => {
       gateway.revoke()

@@ -27,9 +27,9 @@ export interface ApiDescription {
 }
 
 /**
- * `this.api`: the plugin's gateway to the manager, as `services/plugins/api-table.ts` declares
- * it (docs/plugins.md has the reference, `listAvailableApis()` the same at run time). Every
- * operation is async and resolves to plain JSON values: a read to what it read, a change to its
+ * `this.api`: the plugin's gateway to the manager, as `services/plugins/api-table.ts` and the
+ * commands' `api` doors (api-commands.ts) declare it (docs/plugins.md has the reference,
+ * `listAvailableApis()` the same at run time). Every operation is async and resolves to plain JSON values: a read to what it read, a change to its
  * result (`{ status: 'success', message, ... }` for actions and settings). Every failure rejects
  * with a coded `SmError`, a bad argument (`SM_ERR_PLUGIN_API_BAD_ARGUMENT`) and a veto by a
  * `before_*` hook (`SM_ERR_SERVER_CHANGE_CANCELLED`, `SM_ERR_SETTINGS_UPDATE_CANCELLED`, with

@@ -3,14 +3,16 @@ import {
   type CommandName,
   type CommandPayload,
   type CommandReply,
+  type CommandSpec,
   type Disposable,
+  type MessageEntry,
   runInContext,
   SmError,
   toSmError,
 } from '../../kernel'
 import type { RunTask, TaskContext } from '../tasks/contract'
 import { type ApiContext, type Operation, parseArguments } from './api-operation'
-import { API_TABLE } from './api-table'
+import { apiOperations } from './api-table'
 import type { DeliveryReport } from './contract'
 import { listenForCustomEvent, sendCustomEvent } from './custom-events'
 import type { CallOptions } from './guarded-call'
@@ -19,6 +21,8 @@ import type { CustomEventListener, PluginApi } from './plugin-api'
 /** A plugin's `this.api`, and the switch that turns it off when the plugin stops. */
 export interface PluginGateway {
   readonly api: PluginApi
+  /** Its operations by name (a thread is handed their names). */
+  readonly operations: Readonly<Record<string, Operation>>
   /** From now on every call fails with SM_ERR_PLUGIN_REVOKED and registers nothing. */
   revoke(): void
 }
@@ -52,7 +56,8 @@ export function scopeLink(scope: BusScope, options: CallOptions, tasks: RunTask)
 }
 
 /**
- * Builds `this.api` for one plugin from the operations table (api-table.ts): each operation under
+ * Builds `this.api` for one plugin from the operations table (api-table.ts) and the `api` doors of
+ * the commands it is given (a kernel's catalogue's; a CLI process: `CLI_API_COMMANDS`): each operation under
  * its name and its aliases, its arguments checked against its parameters. Every call runs as
  * `plugin:<name>`, so what it causes is attributed to the plugin in the event log, and goes
  * through the bus like any other caller's; every failure rejects with a coded error. Once the
@@ -65,9 +70,12 @@ export function createPluginGateway(
   options: Pick<CallOptions, 'logger'> & {
     /** The secret keys the plugin declared (`static secretSettings`): its own to read back. */
     readonly ownSecrets?: readonly string[]
+    /** The commands whose `api` doors it offers. */
+    readonly commands: readonly MessageEntry<CommandSpec>[]
   },
 ): PluginGateway {
-  const ctx: ApiContext = { plugin, link, logger: options.logger, ownSecrets: options.ownSecrets ?? [] }
+  const operations = apiOperations(options.commands)
+  const ctx: ApiContext = { plugin, link, logger: options.logger, ownSecrets: options.ownSecrets ?? [], operations }
   const actor = `plugin:${plugin}`
   let revoked = false
   const call =
@@ -82,11 +90,12 @@ export function createPluginGateway(
         throw toSmError(error)
       }
     }
-  const entries = Object.entries(API_TABLE as Record<string, Operation>).flatMap(([name, operation]) =>
+  const entries = Object.entries(operations).flatMap(([name, operation]) =>
     [name, ...operation.aliases].map((as) => [as, call(as, operation)] as const),
   )
   return {
     api: Object.freeze(Object.fromEntries(entries)) as PluginApi,
+    operations,
     revoke: () => {
       revoked = true
     },

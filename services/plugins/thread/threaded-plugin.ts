@@ -12,7 +12,6 @@ import {
 import type { TaskContext } from '../../tasks/contract'
 import type { ForwardedRequest, ForwardedResponse, PageData } from '../../web/contract'
 import type { Operation } from '../api-operation'
-import { API_TABLE } from '../api-table'
 import type { CallOptions } from '../guarded-call'
 import { bindHookCalls } from '../hook-binding'
 import { type LoadOptions, type PluginContributions, type RunningPlugin, recordSecrets } from '../loaded-plugin'
@@ -134,6 +133,7 @@ export class ThreadedPlugin implements RunningPlugin {
     this.#gateway = createPluginGateway(this.name, scopeLink(this.#scope, callOptions, options.runTask), {
       logger: this.#logger,
       ownSecrets,
+      commands: this.#scope.catalogue.commands(),
     })
     const report = memoryReport()
     const data: ThreadData = {
@@ -148,7 +148,7 @@ export class ThreadedPlugin implements RunningPlugin {
         name,
         declaration,
       })),
-      api: apiNames(),
+      api: apiNames(this.#gateway.operations),
     }
     this.#worker = startPluginWorker(options.entry, `plugin:${this.name}`, data, options.maxMemoryMb)
     const worker = this.#worker
@@ -587,8 +587,8 @@ export class ThreadedPlugin implements RunningPlugin {
 }
 
 /** The names of `this.api` a thread offers: each operation and its aliases, with the function it keeps there. */
-function apiNames(): ApiName[] {
-  return Object.entries(API_TABLE as Record<string, Operation>).flatMap(([name, operation]) => {
+function apiNames(operations: Readonly<Record<string, Operation>>): ApiName[] {
+  return Object.entries(operations).flatMap(([name, operation]) => {
     const takes = name === 'listenForEvent' ? 'listener' : name === 'runTask' ? 'task' : undefined
     return [name, ...operation.aliases].map((as) => (takes ? { name: as, takes } : { name: as }))
   })

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { command } from '../../../kernel'
 import { PIECE_BYTES } from '../../../lib/pieces'
-import { nameAndFile, named, serverDoor, strings } from './records'
+import { nameAndFile, named, serverArg, serverDoor, strings } from './records'
 
 export const backupKind = z.enum(['world', 'config'])
 export type BackupKind = z.output<typeof backupKind>
@@ -51,6 +51,12 @@ export const backupsCommands = {
   /** The server's backups, newest first. */
   'servers:backups': command(named, z.array(backupFile), {
     host: { reads: true },
+    api: {
+      name: 'listBackups',
+      kind: 'read',
+      params: [serverArg],
+      description: "A server's backups, newest first: `[{ file, kind, bytes, createdAt }]`.",
+    },
     http: serverDoor({
       method: 'get',
       path: '/servers/:name/backups',
@@ -103,6 +109,19 @@ export const backupsCommands = {
   'servers:prune': command(
     named.extend({ keep: z.number().int().optional() }),
     z.object({ pruned: z.array(z.string()) }),
+    {
+      api: {
+        name: 'pruneBackups',
+        kind: 'change',
+        params: [
+          serverArg,
+          { field: 'keep', schema: z.number().int().min(0).optional(), default: 'retention.backups' },
+        ],
+        message: "Backups of '{name}' pruned.",
+        description:
+          "Applies the backup retention now, or keeps `keep` of each kind; resolves to `{ status: 'success', message, pruned }`.",
+      },
+    },
   ),
   /**
    * Writes the world to an archive (world_export): `file`, or in a directory `<name>.mcworld`

@@ -1,7 +1,7 @@
 /** Who plays on a server: the player history and the lists a game keeps (allowlist, operators). */
 import { z } from 'zod'
 import { command } from '../../../kernel'
-import { named, playerList, serverDoor } from './records'
+import { named, playerList, serverArg, serverDoor } from './records'
 
 /** One player of one server, as the history knows them from the join and leave facts. */
 export const playerRecord = z.object({
@@ -54,6 +54,13 @@ export const playersCommands = {
    * (SM_ERR_SERVER_PLAYERS_UNKNOWN when its profile cannot tell).
    */
   'servers:players': command(named, playerList, {
+    api: {
+      name: 'listPlayers',
+      kind: 'read',
+      params: [serverArg],
+      description:
+        "Who is online on a running server, as its game's list command answers: `{ online, max, names }` (`max` undefined when the game did not say). A read: no command fact, no hook. Rejects with `SM_ERR_SERVER_NOT_RUNNING`, `SM_ERR_SERVER_PLAYERS_UNKNOWN` (its profile cannot tell) or `SM_ERR_SERVER_PLAYERS_UNREADABLE` (the reply was not a list).",
+    },
     http: serverDoor({
       method: 'get',
       path: '/servers/:name/players',

@@ -367,6 +367,8 @@ export const actionResult = z.looseObject({
 })
 
 export const named = z.object({ name: z.string() })
+/** A `this.api` argument naming a server: the payload's `name`, called `serverName` (a command's `api` door). */
+export const serverArg = { field: 'name', as: 'serverName' } as const
 
 /** The 404 of every route on one server. */
 export const NO_SERVER = 'No server of that name.'
@@ -409,7 +411,16 @@ export const recordsCommands = {
   'servers:list': command(empty, z.array(serverSummary), { host: { here: true } }),
   'servers:info': command(named, serverInfo, { host: { reads: true } }),
   /** The game profile in effect for the server: its profile's fields, the server's own over them (plain data). */
-  'servers:profile': command(named, gameProfile, { host: { reads: true } }),
+  'servers:profile': command(named, gameProfile, {
+    host: { reads: true },
+    api: {
+      name: 'getServerProfile',
+      kind: 'read',
+      params: [serverArg],
+      description:
+        "The game profile in effect for the server (its profile's fields, the server's own over them), as plain data: how to tell its players something (`sayCommand`), how to know who is online (`players`), which replies mean a command was refused (`errorLines`), its ready line, stop command, config files, world and hot-backup protocol. Send a game only the commands its profile names.",
+    },
+  }),
   /** Forgets a server; with `deleteFiles`, deletes its directory too (the delete_server_data action). */
   /**
    * Removes a stopped server (`deleteFiles`: its directory too). `forget`: a server on another

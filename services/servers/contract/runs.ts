@@ -4,7 +4,17 @@ import { command } from '../../../kernel'
 import { seriesReply, seriesRequest } from '../../../lib/series-schema'
 import { backupType } from './backups'
 import { SERVER_FIELDS, SERVER_PEAKS } from './constants'
-import { exitReply, nameAndFile, named, sendReply, serverDoor, serverRunStatus, startMode, startReply } from './records'
+import {
+  exitReply,
+  nameAndFile,
+  named,
+  sendReply,
+  serverArg,
+  serverDoor,
+  serverRunStatus,
+  startMode,
+  startReply,
+} from './records'
 
 /** The commands of this area, declared with the others in services/servers/contract.ts. */
 export const runsCommands = {
@@ -24,7 +34,17 @@ export const runsCommands = {
     }),
   }),
   /** Starts it (the server_start action); answers once it is up. */
-  'servers:start': command(named.extend({ mode: startMode.optional() }), startReply),
+  'servers:start': command(named.extend({ mode: startMode.optional() }), startReply, {
+    api: {
+      name: 'startServer',
+      aliases: ['start_server'],
+      kind: 'change',
+      params: [serverArg, { field: 'mode', schema: startMode.default('detached') }],
+      message: "Server '{name}' started.",
+      description:
+        "Starts a server (the `server_start` action: the plugin's own `before_server_start` hooks see it too); resolves once it is up, to `{ status: 'success', message, ... }`.",
+    },
+  }),
   /**
    * Begins long work on a server as a task and answers at once with its id (the web API's
    * 202): its progress and result come as tasks:progress and tasks:finished.
@@ -38,13 +58,41 @@ export const runsCommands = {
     z.object({ taskId: z.string() }),
   ),
   /** Stops it (the server_stop action): the stop command, then SIGTERM, then SIGKILL. */
-  'servers:stop': command(named, exitReply),
+  'servers:stop': command(named, exitReply, {
+    api: {
+      name: 'stopServer',
+      kind: 'change',
+      params: [serverArg],
+      message: "Server '{name}' stopped.",
+      description:
+        "Stops a server: its stop command, then SIGTERM, then SIGKILL; resolves to `{ status: 'success', message, ... }`.",
+    },
+  }),
   /** Stops it if it runs, then starts it (both actions fire). */
-  'servers:restart': command(named, startReply),
+  'servers:restart': command(named, startReply, {
+    api: {
+      name: 'restartServer',
+      kind: 'change',
+      params: [serverArg],
+      message: "Server '{name}' restarted.",
+      description:
+        "Stops a server if it runs, then starts it (both actions fire); resolves to `{ status: 'success', message, ... }`.",
+    },
+  }),
   /** SIGKILL now, whatever power action is in progress. */
   'servers:kill': command(named, exitReply),
   /** Sends one console command (the command_send action), with the reply lines where they are known. */
-  'servers:send': command(named.extend({ command: z.string() }), sendReply),
+  'servers:send': command(named.extend({ command: z.string() }), sendReply, {
+    api: {
+      name: 'sendCommand',
+      aliases: ['send_command'],
+      kind: 'change',
+      params: [serverArg, 'command'],
+      message: "Sent to '{name}'.",
+      description:
+        "Sends one console command (the `command_send` action); resolves to `{ status: 'success', message, reply }`, `reply` holding the lines the server answered. A command the game refused rejects with `SM_ERR_SERVER_COMMAND_REFUSED`, its answer in the error's `params.reply`.",
+    },
+  }),
   /**
    * Its resource samples over a range (the last hour by default), as its supervisors wrote them
    * (`metrics.jsonl` in its run directory, and the downsampled file for older ones): from and to

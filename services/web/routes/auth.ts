@@ -4,6 +4,7 @@ import { SmError } from '../../../kernel'
 import type { Session } from '../../auth/contract'
 import { CSRF_COOKIE, presentedToken, SESSION_COOKIE, type WebApp } from '../app'
 import { currentUser, defineRoute, type WebContext } from '../route'
+import { success } from './api-schemas'
 
 const truthy = z
   .union([z.boolean(), z.enum(['true', 'false', 'on', 'off', '1', '0', 'yes', 'no'])])
@@ -100,7 +101,7 @@ export function authRoutes(app: WebApp): Router {
       tags,
       access: 'user',
       session: true,
-      response: z.object({ status: z.literal('success'), message: z.string() }).meta({ id: 'LoggedOut' }),
+      response: success('LoggedOut', { message: z.string() }),
     },
     async (ctx) => {
       await app.bus.request('auth:logout', { token: presentedToken(ctx).token ?? '' })

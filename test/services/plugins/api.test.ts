@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import type { PluginApi } from '../../../index'
 import { describeApi } from '../../../services/plugins/api-table'
 import { fakeBedrockDir } from '../../helpers/game'
+import { managerCatalogue } from '../../helpers/manager'
 import { plugin, withPlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
 
@@ -67,7 +68,7 @@ describe('services/plugins: this.api, declared once in its table', () => {
   it('answers every operation of the table under its name and each alias, each reaching its work', async () => {
     await withPlugins({ 'keeper.ts': KEEPER }, { settings: IN_PROCESS, enable: ['keeper'] }, async () => {
       const api = keptApi() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
-      const table = describeApi()
+      const table = describeApi(managerCatalogue().commands())
       const names = table.flatMap((op) => [op.name, ...op.aliases])
       expect(Object.keys(api).sort()).to.deep.equal([...names].sort())
       expect(Object.isFrozen(api)).to.equal(true)

@@ -1,10 +1,13 @@
 import { expect } from 'chai'
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, type Service } from '../../../kernel'
+import { apiReference } from '../../../services/plugins/api-reference'
+import { plugin, trace, traced } from '../../helpers/plugins'
 import { http, startWeb, type WebSetup } from '../../helpers/web'
 
 /**
- * A command declared here, with an HTTP door and nothing else: no route is written for it. A
+ * A command declared here, with an HTTP door and a `this.api` door and nothing else: no route
+ * and no operation is written for it. A
  * service of the test declares it as every service declares its contract, so the web server
  * started below derives its route from its kernel's catalogue as it does the product's.
  */
@@ -24,6 +27,13 @@ const doorsCommands = defineCommands('doorstest', {
         response: 'DoorsTestEcho',
         errors: { 404: 'No one of that name.' },
       },
+      api: {
+        name: 'doorsEcho',
+        aliases: ['doors_echo'],
+        kind: 'read',
+        params: [{ field: 'name', as: 'who' }, 'times'],
+        description: 'Says a name again (an operation declared by a test).',
+      },
     },
   ),
 })
@@ -40,6 +50,22 @@ const doorsService: Service = {
     bus.handle('doorstest:echo', ({ name, times }) => ({ said: name.repeat(times ?? 1) }))
   },
 }
+
+/**
+ * A plugin (in a thread of its own, as plugins run) that calls the declared operation through
+ * its `this.api`, by name and by alias, and with a bad argument, and traces what it got.
+ */
+const CALLER = plugin(
+  'Caller',
+  `override async onLoad() {
+    const api = this.api as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+    const listed = ((await api.listAvailableApis()) as { name: string }[]).find((op) => op.name === 'doorsEcho')
+    const said = await api.doorsEcho('bob', 2)
+    const alias = await api.doors_echo('al')
+    const bad = await api.doorsEcho('bob', 0).catch((error: { code?: string }) => error.code)
+    ${trace('{ listed, said, alias, bad }')}
+  }`,
+)
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document read as it comes
 type Json = any
@@ -78,5 +104,30 @@ describe('services/web: a thin route is its command declaration', function () {
     expect(operation.responses['404'].description).to.equal('No one of that name.')
     expect(Object.keys(operation.responses)).to.include.members(['401', '403', '422'])
     expect(document.components.schemas.DoorsTestEcho.properties.echo.properties).to.have.keys(['said'])
+  })
+
+  it("offers a command declared only on its contract through a real plugin's this.api and in the docs reference", async () => {
+    web = await startWeb({ services: [doorsService], files: { 'caller.ts': CALLER }, enable: ['caller'] })
+    const deadline = Date.now() + 30_000
+    while (traced().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    const [seen] = traced<Json>()
+    expect(seen.said).to.deep.equal({ said: 'bobbob' })
+    expect(seen.alias).to.deep.equal({ said: 'al' })
+    // The payload's own schema checks the argument, as a written operation's parameters do.
+    expect(seen.bad).to.equal('SM_ERR_PLUGIN_API_BAD_ARGUMENT')
+    expect(seen.listed).to.deep.equal({
+      name: 'doorsEcho',
+      aliases: ['doors_echo'],
+      kind: 'read',
+      parameters: [
+        { name: 'who', type: 'string' },
+        { name: 'times', type: 'number' },
+      ],
+      description: 'Says a name again (an operation declared by a test).',
+    })
+    // docs/plugins.md's reference, built from this kernel's catalogue, lists it too.
+    expect(apiReference(web.manager.bus.catalogue.commands())).to.include(
+      '| `doorsEcho(who: string, times: number)` | read | Says a name again (an operation declared by a test). | `doors_echo` |',
+    )
   })
 })
