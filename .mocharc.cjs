@@ -11,7 +11,7 @@ const serial = require('./.mocharc.serial.cjs').spec
  * Workers: one fewer than the machine's cores (SM_TEST_JOBS overrides), so on a 2-core machine one,
  * which is a plain serial run. The tests are CPU-bound where it counts (cold CLI processes and
  * manager boots): on this project's 2-core machines 3 workers took 31 min for this pass against
- * about 30 serially, and load made 9 tests time out (issue 33's note).
+ * 28 serially, and load made 9 tests time out (issue 33's note).
  */
 const jobs = Number(process.env.SM_TEST_JOBS) || Math.max(1, availableParallelism() - 1)
 
