@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { tagged } from './declaration'
+import { recordOnce, tagged } from './declaration'
 
 /** The payload fields an identity may name: any string until the payload's schema is known. */
 type FieldOf<P extends z.ZodType> = z.ZodType extends P ? string : keyof z.output<P> & string
@@ -58,12 +58,14 @@ export class ActionCatalogue {
 
   /** Records an owner's actions; an action two owners declare differently is a bug, refused. */
   add(owner: string, declarations: object): void {
-    for (const [name, declaration] of Object.entries(declarations) as [string, ActionDeclaration][]) {
-      const known = this.#entries.get(name)
-      if (known && known.declaration !== declaration)
-        throw new Error(`action ${name} is declared by both ${known.owner} and ${owner}`)
-      this.#entries.set(name, { name, owner, declaration })
-    }
+    recordOnce(
+      this.#entries,
+      'action',
+      owner,
+      declarations,
+      (name, declaration: ActionDeclaration) => ({ name, owner, declaration }),
+      (known) => known.declaration,
+    )
   }
 
   /** The service that declared an action (and alone performs it), if any did. */

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { CommandDoors } from './command-doors'
-import { tagged } from './declaration'
+import { recordOnce, tagged } from './declaration'
 import { SmError } from './errors'
 
 /**
@@ -99,13 +99,15 @@ export class ContractCatalogue {
   /** Records a declaration; a name two owners declare differently is a bug, refused. */
   add(kind: 'commands' | 'events', owner: string, specs: object, formerly: Record<string, string | undefined> = {}) {
     const table: Map<string, MessageEntry<unknown>> = kind === 'commands' ? this.#commands : this.#events
-    for (const [name, spec] of Object.entries(specs)) {
-      const known = table.get(name)
-      if (known && known.spec !== spec)
-        throw new Error(`${kind} ${name} is declared by both ${known.owner} and ${owner}`)
-      table.set(name, { name, owner, spec, formerly: formerly[name] })
-      this.#owners.add(owner)
-    }
+    recordOnce(
+      table,
+      kind,
+      owner,
+      specs,
+      (name, spec: unknown) => ({ name, owner, spec, formerly: formerly[name] }),
+      (known) => known.spec,
+    )
+    if (Object.keys(specs).length > 0) this.#owners.add(owner)
   }
 
   /** Every rename of a declared event: the event log applies them to what it stored before. */

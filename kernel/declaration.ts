@@ -26,3 +26,24 @@ export function tagged<T extends object>(specs: T, tag: DeclarationTag): T {
 export function tagOf(value: unknown): DeclarationTag | undefined {
   return value !== null && typeof value === 'object' ? (value as { [TAG]?: DeclarationTag })[TAG] : undefined
 }
+
+/**
+ * Records an owner's specs in one of a kernel's tables, each made into an entry by `entry`
+ * (`specOf` reads the spec back from one). A name two owners declare differently is a bug,
+ * refused; the same spec again (a declaration two services both hand over) is not.
+ */
+export function recordOnce<S, E extends { readonly owner: string }>(
+  table: Map<string, E>,
+  what: string,
+  owner: string,
+  specs: object,
+  entry: (name: string, spec: S) => E,
+  specOf: (known: E) => unknown,
+): void {
+  for (const [name, spec] of Object.entries(specs) as [string, S][]) {
+    const known = table.get(name)
+    if (known && specOf(known) !== spec)
+      throw new Error(`${what} ${name} is declared by both ${known.owner} and ${owner}`)
+    table.set(name, entry(name, spec))
+  }
+}

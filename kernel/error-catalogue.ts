@@ -1,4 +1,4 @@
-import { tagged, tagOf } from './declaration'
+import { recordOnce, tagged, tagOf } from './declaration'
 
 /**
  * The error catalogue: every code the product raises, with its HTTP status, CLI exit code
@@ -57,12 +57,14 @@ export class ErrorCatalogue {
   readonly #entries = new Map<string, CatalogueEntry>()
 
   add(owner: string, specs: object): void {
-    for (const [code, s] of Object.entries(specs) as [string, AnySpec][]) {
-      const known = this.#entries.get(code)
-      if (known && known.spec !== s)
-        throw new Error(`error code ${code} is declared by both ${known.owner} and ${owner}`)
-      this.#entries.set(code, { code, owner, spec: s })
-    }
+    recordOnce(
+      this.#entries,
+      'error code',
+      owner,
+      specs,
+      (code, spec: AnySpec) => ({ code, owner, spec }),
+      (known) => known.spec,
+    )
   }
 
   /** The spec of a code, if it was declared here. */

@@ -1,4 +1,4 @@
-import { tagged } from './declaration'
+import { recordOnce, tagged } from './declaration'
 
 /** What the composition root tells every setting's default about this manager. */
 export interface SettingContext {
@@ -45,13 +45,15 @@ export class SettingCatalogue {
 
   /** Records an owner's settings (a secret one is secret in every output of the process from now on). */
   add(owner: string, specs: Readonly<Record<string, SettingSpec>>): void {
-    for (const [key, spec] of Object.entries(specs)) {
-      const known = this.#entries.get(key)
-      if (known && known.spec !== spec)
-        throw new Error(`setting ${key} is declared by both ${known.owner} and ${owner}`)
-      this.#entries.set(key, { key, owner, spec })
-      if (spec.secret) markSecretKey(key)
-    }
+    recordOnce(
+      this.#entries,
+      'setting',
+      owner,
+      specs,
+      (key, spec: SettingSpec) => ({ key, owner, spec }),
+      (known) => known.spec,
+    )
+    for (const [key, spec] of Object.entries(specs)) if (spec.secret) markSecretKey(key)
   }
 
   /** Every declared setting, in declaration order. */
