@@ -258,3 +258,25 @@ export async function brokerLink(address: string, broker: Broker): Promise<Link>
     },
   }
 }
+
+/**
+ * The heartbeat a host agent publishes (`sm.agent.<name>.hb`), for a test's stand-in host that
+ * speaks the protocol by hand: no servers, tiny numbers, `lastSeq` the last fact it holds.
+ */
+export function fakeHostBeat(name: string, at: string, lastSeq = 0) {
+  return {
+    name,
+    hostname: 'fake',
+    pid: 1,
+    version: '0',
+    node: 'v20',
+    startedAt: at,
+    load: [0, 0, 0],
+    memory: { total: 1, free: 1 },
+    disk: { total: 1, free: 1 },
+    rss: 1,
+    servers: [],
+    lastSeq,
+    at,
+  }
+}

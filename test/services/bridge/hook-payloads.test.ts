@@ -1,6 +1,6 @@
 import { connect } from '@nats-io/transport-node'
 import { expect } from 'chai'
-import { MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
+import { fakeHostBeat, MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
 import { cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -33,21 +33,7 @@ describe("services/bridge: a hook's payload that came from another host fits its
       fake.subscribe('sm.agent.node2.req.>', {
         callback: (_e, m) => void m.respond(JSON.stringify({ ok: true, value: [] })),
       })
-      const beat = {
-        name: 'node2',
-        hostname: 'fake',
-        pid: 1,
-        version: '0',
-        node: 'v20',
-        startedAt: now,
-        load: [0, 0, 0],
-        memory: { total: 1, free: 1 },
-        disk: { total: 1, free: 1 },
-        rss: 1,
-        servers: [],
-        lastSeq: 0,
-        at: now,
-      }
+      const beat = fakeHostBeat('node2', now)
       const ask = async (payload: unknown) =>
         (
           await fake.request(

@@ -9,7 +9,7 @@ import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { nextEvent } from '../../helpers/facts'
 import { fakeBedrockDir, gameDataDir, runState } from '../../helpers/game'
 import { killAndWait } from '../../helpers/leaks'
-import { MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
+import { fakeHostBeat, MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
@@ -592,21 +592,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
           },
         })
       })
-      const beat = {
-        name: 'node2',
-        hostname: 'fake',
-        pid: 1,
-        version: '0',
-        node: 'v20',
-        startedAt: now,
-        load: [0, 0, 0],
-        memory: { total: 1, free: 1 },
-        disk: { total: 1, free: 1 },
-        rss: 1,
-        servers: [],
-        lastSeq: forged.length,
-        at: now,
-      }
+      const beat = fakeHostBeat('node2', now, forged.length)
       await fake.flush()
       fake.publish('sm.agent.node2.hb', JSON.stringify(beat))
       await asked
