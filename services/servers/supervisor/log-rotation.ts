@@ -26,7 +26,7 @@ export class LogRotation {
 
   /** Checks the log from now on. */
   start(): void {
-    this.#check = setInterval(() => this.rotate(), LOG_CHECK_MS)
+    this.#check ??= setInterval(() => this.rotate(), LOG_CHECK_MS)
   }
 
   stop(): void {

@@ -119,7 +119,8 @@ export class Supervisor {
       this.#life.launchFirst()
     }
     this.#record.persist()
-    this.#rotation.start()
+    // A launch that failed at once has finished the run (and stopped rotation) already.
+    if (!this.#record.finished) this.#rotation.start()
     this.#startSampling()
     return { ok: true, adopted: this.#life.adopted, status: this.#record.state.status }
   }
