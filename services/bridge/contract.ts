@@ -181,7 +181,7 @@ export function isHostEvent(event: string): boolean {
 /** An action about a server (`before_server_start`, `before_command_send`, `before_file_write`, …), whose hooks run in the manager for every host. */
 export function isServerHook(event: string, catalogue: Catalogue): boolean {
   const hook = /^(before|after)_(.+)$/.exec(event)
-  return hook !== null && serverActions(catalogue).has(hook[2] as string)
+  return hook !== null && isServerAction(hook[2] as string, catalogue)
 }
 
 /**
@@ -210,24 +210,26 @@ export function serverOf(payload: unknown): string | undefined {
 export function isHostFact(event: string, catalogue: Catalogue): boolean {
   if (event.startsWith('servers:')) return true
   const after = /^after_(.+)$/.exec(event)
-  return after !== null && serverActions(catalogue).has(after[1] as string)
+  return after !== null && isServerAction(after[1] as string, catalogue)
 }
 
 /** The facts of a host agent's log the manager takes in: its servers' own and their actions'. */
 export function hostFactTypes(catalogue: Catalogue): string[] {
-  return ['servers:*', ...[...serverActions(catalogue)].map((action) => `after_${action}`)]
+  return [
+    'servers:*',
+    ...catalogue
+      .actions()
+      .filter((a) => SERVER_ACTION_OWNERS.has(a.owner))
+      .map((a) => `after_${a.name}`),
+  ]
 }
 
 /** The services whose actions are about one server: its own, and its files'. */
 const SERVER_ACTION_OWNERS: ReadonlySet<string> = new Set(['servers', 'files'])
 
-function serverActions(catalogue: Catalogue): Set<string> {
-  return new Set(
-    catalogue
-      .actions()
-      .filter((a) => SERVER_ACTION_OWNERS.has(a.owner))
-      .map((a) => a.name),
-  )
+/** Whether an action is about one server (declared by a service in SERVER_ACTION_OWNERS): a lookup, on every fact. */
+function isServerAction(action: string, catalogue: Catalogue): boolean {
+  return SERVER_ACTION_OWNERS.has(catalogue.actionOwner(action) ?? '')
 }
 
 declare module '../../kernel/maps' {

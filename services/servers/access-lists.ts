@@ -3,11 +3,18 @@ import { join } from 'node:path'
 import { type BusScope, isSmError, performAction, reasonOf, SmError } from '../../kernel'
 import { SerialQueue } from '../../lib/serial-queue'
 import { writeFileWhole } from '../../lib/whole-file'
-import { ACCESS_LISTS, type AccessChange, type AccessEntry, type AccessListName, type ServerRecord } from './contract'
-import { type ServerControl, settled } from './control'
+import {
+  ACCESS_LISTS,
+  ACTIVE,
+  type AccessChange,
+  type AccessEntry,
+  type AccessListName,
+  type ServerRecord,
+} from './contract'
+import type { ServerControl } from './control'
+import { settled } from './control-checks'
 import type { PlayerRecord } from './player-history'
 import { type AccessListProtocol, consoleMessage, gameProfile, matches } from './profiles'
-import { ACTIVE } from './supervisor/run-files'
 
 type Entry = Record<string, unknown>
 type Done = Omit<AccessChange, 'players'>

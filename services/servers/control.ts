@@ -4,7 +4,7 @@ import { lastConsoleLines } from '../../lib/log-tail'
 import { isSameProcess, ownProcess } from '../../lib/process-identity'
 import type { Projections } from '../events/contract'
 import type { HoldConsole } from './backups/hot-backup'
-import type { ServerRecord, StartReply } from './contract'
+import { ACTIVE, type ServerRecord, type StartReply } from './contract'
 import { commandProblem, powerRefusal, settled } from './control-checks'
 import { checkStartable } from './eula'
 import { withHold } from './hold-console'
@@ -17,11 +17,8 @@ import { endedUnseen, type Recovery, StatusIngest } from './status-ingest'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
 import { specProfile } from './supervisor/profiles'
 import type { ExitReply, RunStatus, SendReply } from './supervisor/protocol'
-import { ACTIVE, RunFiles, type RunState, type StartMode } from './supervisor/run-files'
+import { RunFiles, type RunState, type StartMode } from './supervisor/run-files'
 import { filesView, gameRunning, recordEnd, unrecordedEnd } from './unseen-end'
-
-/** What the doors ask of a server's process control besides its class (re-exported: several import them from here). */
-export { commandProblem, settled }
 
 /**
  * Process control of the game servers, from any process of the data directory: the manager, or

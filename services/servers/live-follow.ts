@@ -1,9 +1,9 @@
 import { type BusScope, type Logger, reasonOf, runInContext } from '../../kernel'
-import type { ServerRecord } from './contract'
+import { ACTIVE, type ServerRecord } from './contract'
 import type { StatusIngest } from './status-ingest'
 import { SupervisorClient } from './supervisor/client'
 import type { RunStatus, ServerSample } from './supervisor/protocol'
-import { ACTIVE, type RunFiles } from './supervisor/run-files'
+import type { RunFiles } from './supervisor/run-files'
 
 /** What the live follow tells whoever listens in (the manager's wiring, services/servers/index.ts). */
 export interface FollowListener {

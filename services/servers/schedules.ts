@@ -3,7 +3,7 @@ import { Cron } from 'croner'
 import { type BusScope, type Logger, reasonOf, runInContext, SmError } from '../../kernel'
 import type { Projection, Sql } from '../events/contract'
 import type { ListedSchedule, Schedule, ScheduleAction } from './contract'
-import { commandProblem } from './control'
+import { commandProblem } from './control-checks'
 
 export type { Schedule } from './contract'
 

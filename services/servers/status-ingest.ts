@@ -11,11 +11,11 @@ import {
   SmError,
 } from '../../kernel'
 import type { Projections } from '../events/contract'
-import type { ServerRecord } from './contract'
+import { ACTIVE, type ServerRecord } from './contract'
 import { serverActor } from './observed-actor'
 import { powerLockHeld, withFileLock, withPowerLock } from './power-lock'
 import { readStatuses, recordedJournalSeq, statusProjection } from './status-projection'
-import { ACTIVE, type RunFiles, type RunSpec, type RunState, type StatusEntry } from './supervisor/run-files'
+import type { RunFiles, RunSpec, RunState, StatusEntry } from './supervisor/run-files'
 import { alive, gameRunning, recordEnd } from './unseen-end'
 
 /**

@@ -2,12 +2,21 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import { basename, dirname, join, posix, resolve } from 'node:path'
 import { type BusScope, isDiskFull, isSmError, performAction, reasonOf, SmError, toSmError } from '../../../kernel'
 import { ownProcess } from '../../../lib/process-identity'
-import type { BackupFile, BackupKind, BackupReply, BackupSkip, BackupType, CopyMethod, ServerRecord } from '../contract'
-import { type ServerControl, settled } from '../control'
+import {
+  ACTIVE,
+  type BackupFile,
+  type BackupKind,
+  type BackupReply,
+  type BackupSkip,
+  type BackupType,
+  type CopyMethod,
+  type ServerRecord,
+} from '../contract'
+import type { ServerControl } from '../control'
+import { settled } from '../control-checks'
 import { withPowerLock } from '../power-lock'
 import { gameProfile } from '../profiles'
 import { serverSetting } from '../server-settings'
-import { ACTIVE } from '../supervisor/run-files'
 import { configFiles, leftOut, wholeDirectory, worldFolder } from '../world'
 import { type ArchiveEntry, extractZip, listTree, modeOf, type Progress, writeZip } from './archive'
 import { carryOver, checkArchive, configWhat, worldWhat } from './backup-checks'

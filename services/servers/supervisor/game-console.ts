@@ -4,10 +4,11 @@ import { reasonOf, SmError } from '../../../kernel/errors'
 import { cleanConsoleLine } from '../../../lib/console-text'
 import type { Connection } from '../../../lib/json-lines'
 import { LogTail, lastConsoleLines } from '../../../lib/log-tail'
+import { ACTIVE } from '../contract'
 import { patternProblem } from '../profiles'
 import type { ConsoleProfile } from './profiles'
 import type { SendReply, SupervisorMessage, SupervisorRequest } from './protocol'
-import { ACTIVE, type RunFiles, type RunSpec } from './run-files'
+import type { RunFiles, RunSpec } from './run-files'
 import type { RunRecord } from './run-record'
 
 /** Lines kept for new followers. */

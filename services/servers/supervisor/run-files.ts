@@ -8,8 +8,6 @@ import type { ServerStatus, StartMode } from '../contract'
 import type { GameProfile, ProfileName } from '../profiles'
 
 export type { ServerStatus, StartMode } from '../contract'
-/** Declared in the contract (other services read it there); here for the supervisor's neighbours. */
-export { ACTIVE } from '../contract'
 
 /** A process and what identifies it beyond its PID (lib/process-identity). */
 export interface ProcessRef {

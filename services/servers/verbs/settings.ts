@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { type BusScope, performAction, SmError } from '../../../kernel'
 import { writeFileWhole } from '../../../lib/whole-file'
 import type { ServerRecord } from '../contract'
-import { settled } from '../control'
+import { settled } from '../control-checks'
 import { propertyProblem, ServerProperties } from '../server-properties'
 import {
   allServerSettings,
