@@ -9,7 +9,7 @@ export interface ActionDeclaration<P extends z.ZodType = z.ZodType> {
   /**
    * The payload its `before_*` hook sees (and, with `result`, its `after_*` hook and fact):
    * `ActionMap`'s type comes from it (`ActionsOf`), and a payload that does not fit is refused
-   * where it crosses (kernel/action.ts, the bridge, the event log) with SM_ERR_BUS_BAD_PAYLOAD.
+   * where it crosses (kernel/action.ts, a host's hook over NATS) with SM_ERR_BUS_BAD_PAYLOAD.
    */
   readonly payload: P
   /** Payload fields that name one occurrence (`key` of a setting change): the loop guard's identity. */

@@ -26,8 +26,9 @@ export interface CommandMap {}
 /**
  * The actions a plugin can hook: each name maps to its payload, and becomes the events
  * `before_<name>` (the payload; a listener may veto) and `after_<name>` (the payload and its
- * `result`). The service that performs an action declares it once, here by declaration merging
- * and at runtime with `defineActions` (identity keys, a summary), in its `actions.ts`.
+ * `result`). The service that performs an action declares it once, with `defineActions` in its
+ * `actions.ts` (its payload's schema, identity keys, a summary); the types merged here come from
+ * those schemas (`ActionsOf`).
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
 export interface ActionMap {}

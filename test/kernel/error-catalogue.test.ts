@@ -39,7 +39,7 @@ README), so \`server status <name> && …\` means it is up.
 /** docs/errors.md as the declarations say it should be. */
 function renderDoc(): string {
   // Grouped by owner (the kernel first), each in its declaration order: the page must not depend
-  // on which modules a test run happened to load first.
+  // on the order the services are added in.
   const rank = (owner: string) => (owner === 'kernel' ? '' : owner)
   const entries = [...errorCatalogue()].sort((a, b) => rank(a.owner).localeCompare(rank(b.owner)))
   const placeholder = new Proxy({}, { get: (_t, key) => `<${String(key)}>` })

@@ -74,7 +74,8 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       for (const [field, value] of Object.entries(sent)) payload[http.rename?.[field] ?? field] = value
       for (const param of pathNames) payload[fieldOf(param)] = (request.params as Record<string, string>)[param]
       Object.assign(payload, http.fixed)
-      // The payload as its command's schema reads it: a field that does not fit is a coded 422.
+      // The payload as its command's schema reads it (the route's own input schema answered 422 for
+      // what it saw; a field it did not, a path parameter, is SM_ERR_BUS_BAD_PAYLOAD, 400).
       const checked = app.bus.catalogue.checkCommand(command, payload) as CommandPayload<CommandName>
       const reply = await app.bus.request(command as CommandName, checked)
       const answer = http.withoutServerSecrets ? withoutServerSecrets(reply) : reply
