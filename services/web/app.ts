@@ -472,13 +472,22 @@ function coreDispatch(routers: readonly Router[]): Middleware<WebState> {
     }
     return { exact, prefixes: [...prefixes], dispatch: router.routes() as Middleware<WebState> }
   })
+  // Several routers may have a path (an area's hand-written routes and those derived from its
+  // commands' doors): their composition is made once per set of routers, not per request.
+  const composed = new Map<string, Middleware<WebState>>()
   return (ctx, next) => {
     const path = ctx.path
     const key = trim(path)
     const candidates = byPath.filter((r) => r.exact.has(key) || r.prefixes.some((prefix) => path.startsWith(prefix)))
     if (candidates.length === 0) return next()
     if (candidates.length === 1) return (candidates[0] as (typeof byPath)[number]).dispatch(ctx, next)
-    return compose(candidates.map((c) => c.dispatch))(ctx, next)
+    const set = candidates.map((c) => byPath.indexOf(c)).join(',')
+    let dispatch = composed.get(set)
+    if (!dispatch) {
+      dispatch = compose(candidates.map((c) => c.dispatch))
+      composed.set(set, dispatch)
+    }
+    return dispatch(ctx, next)
   }
 }
 
