@@ -22,7 +22,13 @@ export function consoleLines(out: { write(text: string): unknown }): ConsoleLine
   }
   return {
     write(line) {
-      const { time, level, name, message, ...fields } = JSON.parse(line)
+      let record: Record<string, unknown>
+      try {
+        record = JSON.parse(line)
+      } catch {
+        return // not a record of ours: nothing to show, and the caller goes on
+      }
+      const { time, level, name, message, ...fields } = record
       show(String(time), String(level), String(name), String(message), fields)
     },
     say: (level, name, message) => show(new Date().toISOString(), level, name, message, {}),

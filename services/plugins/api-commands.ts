@@ -14,10 +14,19 @@ export function commandOperations(commands: readonly MessageEntry<CommandSpec>[]
   return Object.fromEntries(
     commands.flatMap(({ name, spec }) => {
       const door = spec.doors?.api
-      return door ? [[door.name, operationOf(name as CommandName, spec, door)] as const] : []
+      if (!door) return []
+      let operation = made.get(spec)
+      if (!operation) {
+        operation = operationOf(name as CommandName, spec, door)
+        made.set(spec, operation)
+      }
+      return [[door.name, operation] as const]
     }),
   )
 }
+
+/** Each door's operation, made once per declaration (each plugin's gateway asks for all of them at its load). */
+const made = new WeakMap<CommandSpec, Operation>()
 
 /** The commands a CLI process offers through a plugin's `this.api` (it has no kernel): the servers'. */
 export const CLI_API_COMMANDS: readonly MessageEntry<CommandSpec>[] = Object.entries(serversCommands).map(

@@ -216,7 +216,15 @@ export type ApiFromTable = ApiOf<ApiTable> & ApiFromCommands
  * door for (api-commands.ts).
  */
 export function apiOperations(commands: readonly MessageEntry<CommandSpec>[]): Readonly<Record<string, Operation>> {
-  return { ...(API_TABLE as Record<string, Operation>), ...commandOperations(commands) }
+  const table: Record<string, Operation> = API_TABLE
+  const derived = commandOperations(commands)
+  // A door named as a table operation, or as one's alias, would replace it silently: a bug in a contract.
+  const taken = new Set(Object.entries(table).flatMap(([name, operation]) => [name, ...operation.aliases]))
+  for (const [name, operation] of Object.entries(derived))
+    for (const word of [name, ...operation.aliases])
+      if (taken.has(word)) throw new Error(`this.api's ${word} is declared twice (a command's api door and the table)`)
+      else taken.add(word)
+  return { ...table, ...derived }
 }
 
 /** Every operation of `this.api` over those commands, with its aliases, kind, parameters and description, by name. */

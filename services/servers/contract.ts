@@ -18,7 +18,7 @@ export * from './contract/constants'
 export type * from './contract/players'
 export { ACCESS_LISTS } from './contract/players'
 export type * from './contract/records'
-export { EDITABLE_FIELDS, serverStatus, startMode } from './contract/records'
+export { EDITABLE_FIELDS, NO_SERVER, serverStatus, startMode } from './contract/records'
 export type * from './contract/schedules'
 export type * from './contract/settings'
 

@@ -1,4 +1,4 @@
-import type { ActionDeclaration, LogFields } from '../../../kernel'
+import type { ActionSummary, LogFields } from '../../../kernel'
 import type { WireError } from '../../../kernel/errors'
 import type { ForwardedRequest } from '../../web/contract'
 import type { Candidate } from '../discovery'
@@ -15,11 +15,7 @@ import type { HookCall } from '../hook-binding'
  * (code, which a message cannot carry) stays in the manager, which checks every hook's payload
  * before a thread's hook sees it.
  */
-export interface ThreadAction {
-  readonly owner: string
-  readonly name: string
-  readonly declaration: Omit<ActionDeclaration, 'payload'>
-}
+export type ThreadAction = ActionSummary
 
 /** What a plugin's thread is started with (workerData). */
 export interface ThreadData {

@@ -48,7 +48,11 @@ export function pluginRoutes(app: WebApp, router: Router): void {
     (ctx) => ({
       status: 'success',
       message: null,
-      pages: nativePages(app.routes(), currentUser(ctx).role).map(({ name, path, type }) => ({ name, path, type })),
+      pages: nativePages(app.layer.routes(), currentUser(ctx).role).map(({ name, path, type }) => ({
+        name,
+        path,
+        type,
+      })),
     }),
   )
   defineRoute(

@@ -17,8 +17,8 @@ export function success<T extends z.ZodRawShape>(id: string, shape: T) {
 export const Role = z.enum(ROLES)
 
 export const ServerName = z.object({ name: z.string().min(1).max(200) })
-/** The 404 of every route on one server. */
-export const NO_SERVER = 'No server of that name.'
+/** The 404 of a route about one server (the servers contract's words, which its derived routes use). */
+export { NO_SERVER } from '../../servers/contract'
 
 export const ServerRecord = z
   .looseObject({
