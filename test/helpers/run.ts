@@ -1,4 +1,5 @@
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { afterItsUser } from './run-end'
@@ -281,4 +282,24 @@ export function waitForLine(
     source.on('data', onData)
     child.once('exit', onExit)
   })
+}
+
+/**
+ * Runs `server-manager <args>` on `dataDir` and tells which modules it had loaded when it exited
+ * (its require cache, written by a preloaded tracer into `dataDir`), beside what it printed.
+ */
+export async function loadedModules(
+  dataDir: string,
+  args: readonly string[],
+): Promise<RunResult & { readonly loaded: string[] }> {
+  const trace = join(dataDir, 'modules.txt')
+  const tracer = join(dataDir, 'tracer.js')
+  writeFileSync(
+    tracer,
+    "process.on('exit', () => require('node:fs').writeFileSync(process.env.TRACE, Object.keys(require.cache).join('\\n')))\n",
+  )
+  const result = await run(process.execPath, ['--require', tracer, CLI, ...args], {
+    env: { SM_DATA_DIR: dataDir, TRACE: trace },
+  })
+  return { ...result, loaded: readFileSync(trace, 'utf8').split('\n') }
 }

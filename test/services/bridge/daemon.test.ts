@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { CLI, cli, cliStart, run, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cli, cliStart, loadedModules, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /** A plugin that counts its onLoad calls in a file, receives counter:ping, and vetoes custom.locked. */
@@ -74,21 +74,8 @@ describe('services/bridge: one manager per data directory, the CLI as its client
     try {
       await waitForLine(manager, /^ready in/)
       await cli(dir, ['plugin', 'enable', 'counter'])
-      const trace = join(dir, 'modules.txt')
-      const tracer = join(dir, 'tracer.js')
-      writeFileSync(
-        tracer,
-        "process.on('exit', () => require('node:fs').writeFileSync(process.env.TRACE, Object.keys(require.cache).join('\\n')))\n",
-      )
-      const result = await run(
-        process.execPath,
-        ['--require', tracer, CLI, 'setting', 'get', 'plugins.hook_timeout_ms'],
-        {
-          env: { SM_DATA_DIR: dir, TRACE: trace },
-        },
-      )
-      expect(result.stdout).to.equal('10000\n')
-      const loaded = readFileSync(trace, 'utf8').split('\n')
+      const { stdout, loaded } = await loadedModules(dir, ['setting', 'get', 'plugins.hook_timeout_ms'])
+      expect(stdout).to.equal('10000\n')
       expect(loaded.some((path) => path.includes('/cli/manager-command.js'))).to.equal(true)
       for (const heavy of [
         '/node_modules/sqlite3/',

@@ -13,7 +13,7 @@ const NODE2 = {
 describe("services/bridge: a hook's payload that came from another host fits its action's schema", function () {
   this.timeout(120_000)
 
-  it("answers a host's forged before_* hook whose payload does not fit with SM_ERR_BUS_BAD_PAYLOAD, and runs no hook", async () => {
+  it("answers a host's forged before_* hook whose payload does not fit with SM_ERR_BUS_BAD_PAYLOAD", async () => {
     const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node2: NODE2 })
     const panel = tempDir()
     await cliOk(panel, ['setting', 'set', 'nats.user', 'manager'])
@@ -34,19 +34,20 @@ describe("services/bridge: a hook's payload that came from another host fits its
         callback: (_e, m) => void m.respond(JSON.stringify({ ok: true, value: [] })),
       })
       const beat = fakeHostBeat('node2', now)
-      const ask = async (payload: unknown) =>
+      const ask = async (payload: unknown, timeout = 60_000) =>
         (
           await fake.request(
             'sm.agent.node2.hook',
             JSON.stringify({ event: 'before_command_send', payload, actor: 'cli:root' }),
-            { timeout: 60_000 },
+            { timeout },
           )
         ).json<{ error?: { code: string; status: number; message: string }; veto?: unknown }>()
-      // Online once its beat is read: until then the manager does not answer it.
+      // Online once its beat is read: until then the manager does not answer it, so the beat and
+      // the question go again each second until it does (the test's own timeout bounds the wait).
       let reply: Awaited<ReturnType<typeof ask>> | undefined
-      for (let i = 0; i < 60 && !reply; i++) {
+      while (!reply) {
         fake.publish('sm.agent.node2.hb', JSON.stringify(beat))
-        reply = await ask({ serverName: 'mine', command: 42 }).catch(() => undefined)
+        reply = await ask({ serverName: 'mine', command: 42 }, 1_000).catch(() => undefined)
       }
       expect(reply?.error?.code).to.equal('SM_ERR_BUS_BAD_PAYLOAD')
       expect(reply?.error?.status).to.equal(400)

@@ -5,6 +5,7 @@ import { parsePlayerList } from '../../../services/servers/player-list'
 import { BUILT_IN_PROFILES } from '../../../services/servers/profiles'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { cliInOk } from '../../helpers/cli-in-process'
+import { factsIn } from '../../helpers/facts'
 import { fakeBedrockDir, fakeJavaDir, gameDataDir, nextLine, runState, untilGone } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
@@ -36,8 +37,7 @@ async function jsonIn(dataDir: string, args: string[]) {
 }
 
 async function facts(dataDir: string, type: string) {
-  const stored = await jsonIn(dataDir, ['events', '--type', type, '--limit', '1000'])
-  return (stored as { payload: unknown }[]).map((e) => e.payload)
+  return (await factsIn(dataDir, type)).map((e) => e.payload)
 }
 
 /** A manager on `dataDir`, ready, with its web URL and an admin's session. */

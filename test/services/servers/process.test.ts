@@ -29,7 +29,7 @@ async function events(dataDir: string, type: string) {
   }[]
 }
 
-describe('services/servers: detached game servers from real CLI processes', function () {
+describe('services/servers: detached game servers from the CLI (real processes, and in-process commands to a real manager)', function () {
   this.timeout(60_000)
 
   it('starts detached from one process; another sees it running and commands it; it outlives its starter', async () => {

@@ -7,9 +7,9 @@ import { http, startWeb, type WebSetup } from '../../helpers/web'
 
 /**
  * A command declared here, with an HTTP door and a `this.api` door and nothing else: no route
- * and no operation is written for it. A
- * service of the test declares it as every service declares its contract, so the web server
- * started below derives its route from its kernel's catalogue as it does the product's.
+ * and no operation is written for it. A service of the test declares it as every service
+ * declares its contract, so the web server started below derives its route from its kernel's
+ * catalogue as it does the product's.
  */
 const doorsCommands = defineCommands('doorstest', {
   'doorstest:echo': command(
