@@ -71,11 +71,14 @@ const entry = z.object({ name: z.string(), path: z.string() })
 /** A piece of a file, base64, and whether it is the file's last. */
 const chunk = z.object({ data: z.string(), eof: z.boolean() })
 
+/** A command that only reads on the host of its server: nothing recorded there to take in after it. */
+const READS_THERE = { host: { reads: true } } as const
+
 export const filesCommands = defineCommands('files', {
   /** A folder of a server's directory (`path` relative to it; `''` or none for the directory itself). */
-  'files:list': command(z.object({ name: z.string(), path: z.string().optional() }), fileListing),
+  'files:list': command(z.object({ name: z.string(), path: z.string().optional() }), fileListing, READS_THERE),
   /** A text file (SM_ERR_FILE_NOT_TEXT for a binary one or one over files.max_text_kb: download it). */
-  'files:read': command(entry, textFile),
+  'files:read': command(entry, textFile, READS_THERE),
   /**
    * Saves a text file whole (the file_write action), atomically (a temporary file beside it,
    * renamed over it, its mode kept). `expectedHash`: the hash read (SM_ERR_FILE_CHANGED when
@@ -99,7 +102,7 @@ export const filesCommands = defineCommands('files', {
    * Where a file to download is (checked inside; a read, not an action). `host`: the server is on
    * another host, and `file` is a path there: read it with files:read_bytes.
    */
-  'files:download': command(entry, downloadFile.extend({ host: z.string().optional() })),
+  'files:download': command(entry, downloadFile.extend({ host: z.string().optional() }), READS_THERE),
   /**
    * Up to PIECE_BYTES of a file files:download located, from `offset`; refused
    * (SM_ERR_FILE_REPLACED) once what is at `path` is not the file of that `identity` any more.
@@ -111,6 +114,7 @@ export const filesCommands = defineCommands('files', {
       length: z.number().int().min(1).max(PIECE_BYTES),
     }),
     chunk,
+    READS_THERE,
   ),
   /**
    * Receives a file for a command that takes one (`from`) on this machine, piece by piece in

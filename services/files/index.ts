@@ -12,9 +12,6 @@ export type * from './contract'
 
 type FilesCommand = Extract<CommandName, `files:${string}`>
 
-/** The commands that change nothing (no fact to take in from a host after them). */
-const READS: ReadonlySet<string> = new Set(['files:list', 'files:read', 'files:download', 'files:read_bytes'])
-
 /**
  * The file manager of servers' directories: list, read and save text files, upload, download,
  * rename, make folders, delete; every path contained in the server's directory by real paths,
@@ -44,7 +41,14 @@ export function filesService(): Service {
           host,
           payload,
           actor,
-        ) => (READS.has(command) ? link.request : link.call).call(link, host, command, payload, actor),
+        ) =>
+          (filesCommands[command].doors?.host?.reads ? link.request : link.call).call(
+            link,
+            host,
+            command,
+            payload,
+            actor,
+          ),
       ) =>
         bus.handle(command, async (payload, meta) => {
           const { host } = await bus.request('servers:info', { name: (payload as { name: string }).name })

@@ -20,7 +20,9 @@ import { rejection } from '../helpers/rejection'
 // What a service `a` declares: a command, an event, an action (its hooks), a code and a setting.
 const aCommands = defineCommands('a', { 'a:x': command(z.object({ n: z.number() }), z.object({ n: z.number() })) })
 const aEvents = defineEvents('a', { 'a:happened': z.object({}) })
-const aActions = defineActions('a', { a_thing: { identity: [], summary: 'a does a thing' } } as never)
+const aActions = defineActions('a', {
+  a_thing: { payload: z.object({}), identity: [], summary: 'a does a thing' },
+})
 const aErrors = defineErrors('a', {
   SM_ERR_A_TEST: { status: 409, exit: 1, when: 'a test says so', message: () => 'a test says so.' },
 })
