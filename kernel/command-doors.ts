@@ -53,6 +53,8 @@ export interface HttpDoor {
   readonly fixed?: Readonly<Record<string, unknown>>
   /** The reply under this key of the body (`{ status: 'success', run: reply }`); none: its fields spread. */
   readonly key?: string
+  /** The body's `message` beside the reply, `{field}` a payload field's value (`"Event '{event}' triggered."`). */
+  readonly message?: string
   /** The reply may hold a server's environment or arguments: answered without their secret-looking values. */
   readonly withoutServerSecrets?: true
   /** The success body's name among the OpenAPI document's components. */
@@ -89,6 +91,11 @@ export type ApiParam =
       readonly schema?: z.ZodType
       readonly default?: string
     }
+
+/** A door's message with each `{field}` the payload's value of that field. */
+export function doorMessage(template: string, payload: Readonly<Record<string, unknown>>): string {
+  return template.replace(/\{(\w+)\}/g, (_, field: string) => String(payload[field]))
+}
 
 /** How the servers service routes a command for a server on another host. */
 export interface HostRoute {

@@ -125,7 +125,35 @@ export const eventsEvents = defineEvents('events', {
 
 export const eventsCommands = defineCommands('events', {
   'events:append': command(z.object({ events: z.array(newEvent).readonly() }), z.array(storedEvent)),
-  'events:read': command(eventQuery, z.array(storedEvent)),
+  'events:read': command(eventQuery, z.array(storedEvent), {
+    http: {
+      method: 'get',
+      path: '/events',
+      name: 'list_events',
+      summary: 'The event log (facts), oldest first; filter by type (prefix*), time and sequence',
+      tags: ['Events'],
+      access: 'admin',
+      // The query's strings, read as the query's fields: one `types` string (the log splits it at commas).
+      input: z.object({
+        types: z
+          .string()
+          .optional()
+          .meta({ description: 'comma-separated; a trailing * matches a prefix' })
+          .transform((types) => (types ? [types] : undefined)),
+        after: z.coerce.number().int().min(0).optional(),
+        since: z.string().optional(),
+        until: z.string().optional(),
+        limit: z.coerce.number().int().min(1).max(10_000).default(100),
+        tail: z
+          .enum(['true', 'false'])
+          .optional()
+          .transform((tail) => tail === 'true'),
+      }),
+      rename: { after: 'afterSeq' },
+      key: 'events',
+      response: 'EventList',
+    },
+  }),
   /**
    * Takes in another host's facts (`origin`: the host), in its log's order, exactly once: those
    * after the last one taken are appended (with `origin: {host, seq, time}` and `at` in their

@@ -1,6 +1,6 @@
 /** The file manager's contract on the bus: its commands as schemas, and the records they answer with. */
 import { z } from 'zod'
-import { type CommandsOf, command, defineCommands } from '../../kernel'
+import { type CommandDoors, type CommandsOf, command, defineCommands, type HttpDoor } from '../../kernel'
 import { PIECE_BYTES } from '../../lib/pieces'
 
 /** One entry of a folder, as the file manager lists it. */
@@ -42,12 +42,16 @@ export type TextFile = Readonly<z.output<typeof textFile>>
 const fileChange = z.object({
   path: z.string(),
   message: z.string(),
-  /** The server is starting, running or stopping: it reads its config when it starts. */
-  running: z.boolean(),
-  /** The change was made but its fact could not be recorded (a full disk): do not repeat it; or see warningCode. */
-  warning: z.string().optional(),
-  /** The change was made, and this says what else happened (SM_ERR_FILE_PATH_MOVED: its path now leads elsewhere). */
-  warningCode: z.string().optional(),
+  running: z.boolean().meta({
+    description: 'the server runs: a game reads its config files when it starts, so a restart applies a config change',
+  }),
+  warning: z.string().optional().meta({
+    description: 'done, but its fact is not in the event log (a full disk): do not repeat it; or see warningCode',
+  }),
+  warningCode: z.string().optional().meta({
+    description:
+      'done, and this says what else happened: SM_ERR_FILE_PATH_MOVED, a folder on its path was swapped meanwhile (for a link, say), so the path now leads elsewhere',
+  }),
 })
 export type FileChange = Readonly<z.output<typeof fileChange>>
 
@@ -74,11 +78,51 @@ const chunk = z.object({ data: z.string(), eof: z.boolean() })
 /** A command that only reads on the host of its server: nothing recorded there to take in after it. */
 const READS_THERE = { host: { reads: true } } as const
 
+/** A path of a server's directory as the HTTP API takes it. */
+export const FILE_PATH = z
+  .string()
+  .max(4096)
+  .meta({ description: "relative to the server's directory ('' or none: the directory itself)" })
+/** The HTTP API's answers about a path (admins only). */
+export const FILE_ERRORS = {
+  403: "The path leads out of the server's directory through a symbolic link, or the system refused access.",
+  404: "No server of that name, or nothing at that path in the server's directory.",
+  422: "The request is not valid (`issues` lists what), or the path cannot be used (absolute, '..', a NUL byte), or names the wrong kind of entry.",
+} as const
+/** An HTTP door of the file manager: tagged Files, admins only, its path refusals said. */
+const fileDoor = (door: Omit<HttpDoor, 'tags' | 'access'>): CommandDoors => ({
+  http: { tags: ['Files'], access: 'admin', ...door, errors: { ...FILE_ERRORS, ...door.errors } },
+})
+/** The entry a change names: never the server's directory itself (`''`). */
+const changedPath = z.object({ path: FILE_PATH.min(1) })
+
 export const filesCommands = defineCommands('files', {
   /** A folder of a server's directory (`path` relative to it; `''` or none for the directory itself). */
-  'files:list': command(z.object({ name: z.string(), path: z.string().optional() }), fileListing, READS_THERE),
+  'files:list': command(z.object({ name: z.string(), path: z.string().optional() }), fileListing, {
+    ...READS_THERE,
+    ...fileDoor({
+      method: 'get',
+      path: '/servers/:name/files',
+      name: 'list_files',
+      summary: "A folder of a server's directory: folders first, then files, each by name",
+      input: z.object({ path: FILE_PATH.default('') }),
+      response: 'FileList',
+    }),
+  }),
   /** A text file (SM_ERR_FILE_NOT_TEXT for a binary one or one over files.max_text_kb: download it). */
-  'files:read': command(entry, textFile, READS_THERE),
+  'files:read': command(entry, textFile, {
+    ...READS_THERE,
+    ...fileDoor({
+      method: 'get',
+      path: '/servers/:name/files/text',
+      name: 'read_file',
+      summary:
+        'A text file, with the hash a save sends back (binary files and ones over files.max_text_kb: download them)',
+      input: z.object({ path: FILE_PATH }),
+      response: 'TextFile',
+      errors: { 422: `${FILE_ERRORS[422]} Or the file is binary or too large to show as text.` },
+    }),
+  }),
   /**
    * Saves a text file whole (the file_write action), atomically (a temporary file beside it,
    * renamed over it, its mode kept). `expectedHash`: the hash read (SM_ERR_FILE_CHANGED when
@@ -140,11 +184,48 @@ export const filesCommands = defineCommands('files', {
   /** Removes a received file (its command is done with it, or failed): nothing waits 10 minutes. */
   'files:unstage': command(z.object({ upload: z.uuid() }), z.undefined()),
   /** Renames or moves an entry inside the server directory (the file_rename action); `to` must not exist. */
-  'files:rename': command(entry.extend({ to: z.string() }), fileChange.extend({ to: z.string() })),
+  'files:rename': command(
+    entry.extend({ to: z.string() }),
+    fileChange.extend({ to: z.string() }),
+    fileDoor({
+      method: 'post',
+      path: '/servers/:name/files/rename',
+      name: 'rename_file',
+      summary: 'Rename or move a file or folder inside the server directory (a link is moved as a link)',
+      input: changedPath.extend({ to: FILE_PATH.min(1) }),
+      response: 'FileRenamed',
+      errors: { 409: "Something is there already, it is the server's directory itself, or a plugin vetoed it." },
+    }),
+  ),
   /** Makes a folder (the directory_create action); its parent must exist. */
-  'files:mkdir': command(entry, fileChange),
+  'files:mkdir': command(
+    entry,
+    fileChange,
+    fileDoor({
+      method: 'post',
+      path: '/servers/:name/files/mkdir',
+      name: 'make_folder',
+      summary: 'Make a folder (its parent must exist)',
+      input: changedPath,
+      status: 201,
+      response: 'FolderMade',
+      errors: { 409: 'Something is there already, or a plugin vetoed it.' },
+    }),
+  ),
   /** Deletes an entry (the file_delete action): a folder with everything in it, a link but never its target. */
-  'files:delete': command(entry, fileChange.extend({ kind: z.string() })),
+  'files:delete': command(
+    entry,
+    fileChange.extend({ kind: z.string() }),
+    fileDoor({
+      method: 'delete',
+      path: '/servers/:name/files',
+      name: 'delete_file',
+      summary: 'Delete a file, a link (never its target) or a folder with everything in it',
+      input: changedPath,
+      response: 'FileDeleted',
+      errors: { 409: "It is the server's directory itself, or a plugin vetoed it." },
+    }),
+  ),
 })
 
 declare module '../../kernel/maps' {

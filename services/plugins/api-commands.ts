@@ -1,5 +1,13 @@
 import type { z } from 'zod'
-import type { ApiDoor, ApiParam, CommandName, CommandPayload, CommandSpec, MessageEntry } from '../../kernel'
+import {
+  type ApiDoor,
+  type ApiParam,
+  type CommandName,
+  type CommandPayload,
+  type CommandSpec,
+  doorMessage,
+  type MessageEntry,
+} from '../../kernel'
 import { serversCommands } from '../servers/contract'
 import { type Args, change, type Done, done, type Operation, type Param, read } from './api-operation'
 
@@ -52,8 +60,7 @@ function operationOf(command: CommandName, spec: CommandSpec, door: ApiDoor): Op
         if (args[i] !== undefined) payload[field] = args[i]
       })
       const reply = await ctx.link.request(command, payload as CommandPayload<CommandName>)
-      const message = door.message?.replace(/\{(\w+)\}/g, (_, field: string) => String(payload[field]))
-      return message === undefined ? reply : done(reply as object, message)
+      return door.message === undefined ? reply : done(reply as object, doorMessage(door.message, payload))
     },
   })
 }

@@ -255,7 +255,19 @@ export const pluginsCommands = defineCommands('plugins', {
   ),
   /** Enables or disables a plugin (the set_plugin_status action) and loads or unloads it at once. */
   'plugins:set_enabled': command(z.object({ name: z.string(), enabled: z.boolean() }), actionResult),
-  'plugins:reload': command(empty, reloadReport),
+  'plugins:reload': command(empty, reloadReport, {
+    http: {
+      method: 'put',
+      path: '/plugins/reload',
+      name: 'reload_plugins',
+      summary: 'Reload every plugin from disk',
+      tags: ['Plugin Management'],
+      access: 'admin',
+      message: 'Plugins have been reloaded successfully.',
+      key: 'details',
+      response: 'PluginsReloaded',
+    },
+  }),
   /** Sends a custom event as the caller (a plugin's command in a CLI process sends as `plugin:<name>`). */
   'plugins:send_event': command(customEvent, deliveryReport),
   /** Triggers a custom event from outside (CLI, HTTP) as `external_api_trigger`. */

@@ -158,16 +158,16 @@ export const profileFields = z.object({
   profile: profileName,
   stopCommand: z.string(),
   worldDir: z.string().optional(),
-  readyLine: z.string().optional(),
+  readyLine: z.string().optional().meta({
+    description: "the console message that says it is ready (over its profile's)",
+  }),
   sayCommand: z.string().optional(),
   configFiles: strings.optional(),
   /** The hot-backup commands: `off`, `flush` and `on`, each one or more console commands. */
   hotBackup: z.object({ off: strings, flush: strings, on: strings }).readonly().optional(),
-  /** The message that says the hot backup's flush has ended (over the profile's own). */
-  hotBackupDone: z.string().optional(),
+  hotBackupDone: z.string().optional().meta({ description: 'the console message that says the flush is done' }),
   errorLines: strings.optional(),
-  /** A player's chat message (over the profile's own). */
-  chatLine: z.string().optional(),
+  chatLine: z.string().optional().meta({ description: "a player's chat message (over its profile's)" }),
 })
 export type ProfileFields = Readonly<z.output<typeof profileFields>>
 
@@ -189,8 +189,8 @@ export const serverRecordFields = profileFields.extend({
   addedAt: z.string(),
   /** Its own settings (`autostart`, `restart.*`, `backup.*`, `custom.*`); unset ones inherit (server-settings.ts). */
   settings: z.record(z.string(), z.unknown()).readonly().optional(),
-  /** The host agent it lives on (`server add --host`); absent: this machine. */
-  host: z.string().optional(),
+  /** The host agent it lives on (`server add --host`). */
+  host: z.string().optional().meta({ description: 'the host agent it lives on (GET /api/hosts); none: this machine' }),
 })
 export const serverRecord = serverRecordFields.readonly()
 export type ServerRecord = z.output<typeof serverRecord>
@@ -270,12 +270,11 @@ export type EditServer = Readonly<z.output<typeof editServer>>
  * has run. The game's own process and those its main thread started (a start script's game).
  */
 export const serverSample = z.object({
-  /** When, in ms since the epoch. */
-  t: z.number(),
-  cpu: z.number(),
-  rss: z.number(),
-  /** Its directory on disk (walked every `metrics.disk_interval_s`; absent until the first walk ends). */
-  disk: z.number().optional(),
+  t: z.number().meta({ description: 'when, in ms since the epoch' }),
+  cpu: z.number().meta({ description: 'CPU use of the game (and what its main thread started), % of one core' }),
+  rss: z.number().meta({ description: 'resident memory, bytes' }),
+  /** Walked every `metrics.disk_interval_s`. */
+  disk: z.number().optional().meta({ description: "the server's directory on disk, bytes (after the first walk)" }),
   uptime_s: z.number(),
 })
 export type ServerSample = Readonly<z.output<typeof serverSample>>
@@ -324,8 +323,7 @@ export type StartReply = Readonly<z.output<typeof startReply>>
 /** Who is online on a server, as its game's list command answers it. */
 export const playerList = z.object({
   online: z.number().int(),
-  /** The most players the game takes, when it said. */
-  max: z.number().int().optional(),
+  max: z.number().int().optional().meta({ description: 'the most players the game takes, when it said' }),
   names: strings,
 })
 export type PlayerList = Readonly<z.output<typeof playerList>>
@@ -338,8 +336,8 @@ export const serverSummary = serverRecordFields
     /** Since when its status is unknown. */
     since: z.string().optional(),
     pid: z.number().int().optional(),
-    /** How many players are online, while a manager follows it running and knows (its player tracker). */
-    players: z.number().int().optional(),
+    /** Its player tracker's count. */
+    players: z.number().int().optional().meta({ description: 'how many are online, while the manager knows' }),
     /** Its supervisor's last resource sample, while it runs with sampling on. */
     metrics: serverSample.optional(),
   })
@@ -396,18 +394,102 @@ export const agentStatus = z.object({
     .optional(),
 })
 
+/** A text of a server's record as the HTTP API takes it: at most `max` characters, never empty. */
+const text = (max: number) => z.string().min(1).max(max)
+const regex = text(500)
+const paths = z.array(text(4096)).max(50)
+
+/** POST /api/servers: what servers:add takes, each field within the HTTP API's limits. */
+const addServerBody = z.object({
+  name: text(64),
+  dir: text(4096).meta({ description: 'an existing directory on the manager’s machine, or on the host’s with `host`' }),
+  profile: profileName.optional(),
+  command: text(4096).optional(),
+  args: z.array(z.string().max(4096)).max(100).optional(),
+  stopCommand: text(200).optional(),
+  worldDir: text(4096).optional(),
+  readyLine: regex.optional(),
+  sayCommand: text(200).optional(),
+  configFiles: paths.optional(),
+  hotBackup: text(1000).optional().meta({ description: "'off;flush;on' console commands" }),
+  hotBackupDone: regex
+    .optional()
+    .meta({ description: 'the console message that says the flush is done (a regular expression)' }),
+  errorLines: z.array(regex).max(50).optional(),
+  chatLine: regex
+    .optional()
+    .meta({ description: "a player's chat message (a regular expression): never a command's reply" }),
+  host: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional()
+    .meta({ description: 'the host agent to add it on (GET /api/hosts); its commands then go there' }),
+})
+
+/** PATCH /api/servers/{name}: what servers:edit takes but the name, within the HTTP API's limits (null clears). */
+const clearable = <T extends z.ZodType>(schema: T) => schema.nullable().optional()
+const editServerBody = z.object({
+  command: text(4096).optional(),
+  args: z.array(z.string().max(4096)).max(100).optional(),
+  env: z.record(z.string().max(200), z.string().max(4096)).optional(),
+  stopCommand: text(200).optional(),
+  worldDir: clearable(text(4096)),
+  readyLine: clearable(regex),
+  errorLines: clearable(z.array(regex).max(50)),
+  chatLine: clearable(regex),
+  sayCommand: clearable(text(200)),
+  configFiles: clearable(paths),
+  hotBackup: clearable(text(1000)).meta({ description: "'off;flush;on' console commands" }),
+  hotBackupDone: clearable(regex).meta({ description: 'the console message that says the flush is done' }),
+})
+
 /** The commands of this area, declared with the others in services/servers/contract.ts. */
 export const recordsCommands = {
   /** The host agent that supervises this data directory's games: its PID, since when, memory, the runs it supervises (never starts one). */
   'servers:agent': command(empty, agentStatus, { host: { here: true } }),
   /** Adopts an existing directory as a server (profile detected: bedrock when it holds bedrock_server). */
-  'servers:add': command(addServer, serverRecord),
+  'servers:add': command(addServer, serverRecord, {
+    http: {
+      method: 'post',
+      path: '/servers',
+      name: 'add_server',
+      summary: 'Add a server from a directory on this machine, or on a host agent (its profile detected unless given)',
+      tags: ['Servers'],
+      access: 'admin',
+      input: addServerBody,
+      status: 201,
+      key: 'server',
+      response: 'ServerAdded',
+      errors: {
+        409: 'A server of that name exists, or another server has that directory.',
+        422: 'The request is not valid, the directory cannot be used, or a profile field is not valid.',
+      },
+    },
+  }),
   /**
    * Changes a server's record after it was added: how it runs and its profile fields, checked as
    * `servers:add` checks them (a `servers:edited` fact). A running game takes the change at its
    * next start; backups and replies read it at once.
    */
-  'servers:edit': command(editServer, z.object({ server: serverRecord, changed: z.array(z.string()) })),
+  'servers:edit': command(
+    editServer,
+    z.object({ server: serverRecord, changed: z.array(z.string()).meta({ description: 'the fields changed' }) }),
+    {
+      http: serverDoor({
+        method: 'patch',
+        path: '/servers/:name',
+        name: 'edit_server',
+        summary:
+          "Change how a server runs and its profile fields after it was added, checked as an add checks them (null clears a field: its profile's applies again); a running game takes the change at its next start",
+        access: 'admin',
+        input: editServerBody,
+        response: 'ServerEdited',
+        errors: {
+          422: 'The request is not valid, or a field is not (a regular expression that does not compile, a folder outside the server directory).',
+        },
+      }),
+    },
+  ),
   'servers:list': command(empty, z.array(serverSummary), { host: { here: true } }),
   'servers:info': command(named, serverInfo, { host: { reads: true } }),
   /** The game profile in effect for the server: its profile's fields, the server's own over them (plain data). */

@@ -1,20 +1,19 @@
 /** A server's own settings, as a form shows them. */
 import { z } from 'zod'
 import { command } from '../../../kernel'
-import { named } from './records'
+import { named, serverDoor } from './records'
 
 /** One setting of a server as a form shows it: its value in effect, and where that comes from. */
 export const serverSettingView = z.object({
   key: z.string(),
-  /** None: it has no value (no default, nothing inherited). */
-  value: z.unknown().optional(),
-  /** Whether the server has a value of its own (else it inherits, or has its default). */
-  own: z.boolean(),
-  /** The global setting it follows while it has none of its own. */
-  inherits: z.string().optional(),
+  value: z.unknown().optional().meta({ description: 'the value in effect; none when it has none' }),
+  own: z
+    .boolean()
+    .meta({ description: 'whether the server has a value of its own (else it inherits or has its default)' }),
+  inherits: z.string().optional().meta({ description: 'the global setting it follows while it has none of its own' }),
   summary: z.string(),
-  /** What its values are: `boolean`, `integer`, or `json` (a plugin's value). */
-  kind: z.enum(['boolean', 'integer', 'json']),
+  /** `json`: a plugin's value. */
+  kind: z.enum(['boolean', 'integer', 'json']).meta({ description: 'what its values are' }),
 })
 export type ServerSettingView = Readonly<z.output<typeof serverSettingView>>
 
@@ -26,13 +25,24 @@ export const settingsCommands = {
     z.object({ value: z.unknown().optional() }),
   ),
   /** Every declared setting of the server with where its value comes from (own, inherited, default), and its custom ones. */
-  'servers:settings': command(named, z.array(serverSettingView), { host: { reads: true } }),
+  'servers:settings': command(named, z.array(serverSettingView), {
+    host: { reads: true },
+    http: serverDoor({
+      method: 'get',
+      path: '/servers/:name/config',
+      name: 'server_config',
+      summary: "A server's own settings: autostart, restart policy, backup policy, retention, memory, plugin values",
+      access: 'moderator',
+      key: 'settings',
+      response: 'ServerConfig',
+    }),
+  }),
   /**
    * Sets several per-server settings at once (`null` unsets one), each checked before any is
    * changed; answers them all as `servers:settings` does.
    */
   'servers:set_settings': command(
-    named.extend({ settings: z.record(z.string(), z.unknown()) }),
+    named.extend({ settings: z.record(z.string().min(1).max(200), z.unknown()) }),
     z.array(serverSettingView),
   ),
   /** Sets one per-server setting (`value` undefined unsets it). */

@@ -1,10 +1,10 @@
 import type Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
-import { roleAtLeast } from '../../auth/contract'
+import { authCommands, roleAtLeast } from '../../auth/contract'
 import type { WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
-import { ApiToken, Role, success, User } from './api-schemas'
+import { ApiToken, success, User } from './api-schemas'
 
 /** The account routes that do more than one bus request: a password (your own or, for an admin, anyone's) and API tokens (each caller's own). */
 export function accountRoutes(app: WebApp, router: Router): void {
@@ -86,7 +86,7 @@ export function accountRoutes(app: WebApp, router: Router): void {
       access: 'user',
       body: z.object({
         name: z.string().trim().min(1).max(80),
-        role: Role,
+        role: authCommands['auth:create_token'].payload.shape.role,
         expires_days: z.number().int().min(1).max(3650).optional(),
       }),
       status: 201,

@@ -1,13 +1,14 @@
 import type Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
+import { pluginsCommands } from '../../plugins/contract'
 import { nativePages, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
 import { DeliveryReport, PluginRecord, success } from './api-schemas'
 
 const PluginName = z.object({ name: z.string().min(1).max(200) })
 
-/** The plugin management routes (compatible with the original's endpoints) that reshape a reply or call several commands. */
+/** The plugin management routes (compatible with the original's endpoints) that reshape a reply or call several commands (a reload and one plugin's info are derived from their commands' doors). */
 export function pluginRoutes(app: WebApp, router: Router): void {
   const { bus } = app
   const plugins = ['Plugin Management']
@@ -74,25 +75,6 @@ export function pluginRoutes(app: WebApp, router: Router): void {
   defineRoute(
     router,
     {
-      method: 'put',
-      path: '/plugins/reload',
-      name: 'reload_plugins',
-      summary: 'Reload every plugin from disk',
-      tags: plugins,
-      access: 'admin',
-      response: success('PluginsReloaded', {
-        message: z.string(),
-        details: z.looseObject({ loaded: z.array(z.string()), failed: z.array(z.string()), ms: z.number() }),
-      }),
-    },
-    async () => {
-      const report = await bus.request('plugins:reload', {})
-      return { status: 'success', message: 'Plugins have been reloaded successfully.', details: report }
-    },
-  )
-  defineRoute(
-    router,
-    {
       method: 'post',
       path: '/plugins/:name',
       name: 'set_plugin_enabled',
@@ -100,7 +82,7 @@ export function pluginRoutes(app: WebApp, router: Router): void {
       tags: plugins,
       access: 'admin',
       params: PluginName,
-      body: z.object({ enabled: z.boolean() }),
+      body: pluginsCommands['plugins:set_enabled'].payload.pick({ enabled: true }),
       response: success('PluginEnabled', {
         message: z.string(),
         details: PluginRecord.optional(),

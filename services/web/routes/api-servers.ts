@@ -5,24 +5,18 @@ import { z } from 'zod'
 import { SmError } from '../../../kernel'
 import { isSecretName, REDACTED } from '../../../lib/secrets'
 import { withoutServerSecrets } from '../../../lib/server-secrets'
+import { serversCommands } from '../../servers/contract'
 import { adminOnlyCommand } from '../admin-commands'
 import type { WebApp } from '../app'
 import { pieceStream } from '../pieces'
 import { currentUser, defineRoute } from '../route'
-import { NO_SERVER, RunStatus, ServerName, ServerRecord, ServerSample, success } from './api-schemas'
+import { NO_SERVER, RunStatus, ServerName, success } from './api-schemas'
 import { serverAdminRoutes } from './server-admin'
 import { serverPlayerRoutes } from './server-players'
 
 const Accepted = z
   .object({ status: z.literal('accepted'), message: z.string(), task_id: z.string() })
   .meta({ id: 'Accepted', description: 'The work runs as a task: follow GET /api/tasks/{id} or the task:<id> topic.' })
-const ServerSummary = ServerRecord.extend({
-  status: z.string(),
-  pid: z.number().optional(),
-  players: z.number().int().optional().meta({ description: 'how many are online, while the manager knows' }),
-  metrics: ServerSample.optional(),
-})
-const ServerInfo = ServerRecord.extend({ world: z.string().optional(), dirExists: z.boolean() })
 
 /** The routes on servers that do more than one bus request: the list and one server (secrets masked), power and backups as tasks, console commands (admin-only words), properties read (secret keys masked), the EULA accepted, a backup's download. */
 export function serverRoutes(app: WebApp, router: Router): void {
@@ -39,7 +33,7 @@ export function serverRoutes(app: WebApp, router: Router): void {
       summary: "Servers with their status (a list never holds an environment's values, nor secret-looking arguments)",
       tags: servers,
       access: 'user',
-      response: success('ServerList', { servers: z.array(ServerSummary) }),
+      response: success('ServerList', { servers: serversCommands['servers:list'].reply }),
     },
     async () => ({ status: 'success', servers: withoutServerSecrets(await bus.request('servers:list', {})) }),
   )
@@ -54,7 +48,7 @@ export function serverRoutes(app: WebApp, router: Router): void {
       tags: servers,
       access: 'user',
       params: ServerName,
-      response: success('ServerInfo', { server: ServerInfo, run: RunStatus }),
+      response: success('ServerInfo', { server: serversCommands['servers:info'].reply, run: RunStatus }),
       errors: { 404: NO_SERVER },
     },
     async (ctx, { params }) => {

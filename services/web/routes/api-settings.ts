@@ -2,6 +2,7 @@ import type Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
 import { REDACTED } from '../../../lib/secrets'
+import { settingsCommands } from '../../settings/contract'
 import type { WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
 import { SettingChange, success } from './api-schemas'
@@ -10,6 +11,7 @@ import { SettingChange, success } from './api-schemas'
 export function settingRoutes(app: WebApp, router: Router): void {
   const { bus } = app
   const settings = ['Settings']
+  const params = z.object({ key: z.string().min(1).max(200) })
   defineRoute(
     router,
     {
@@ -20,7 +22,7 @@ export function settingRoutes(app: WebApp, router: Router): void {
         'One global setting (secrets redacted; ?reveal=true shows a secret to an admin signed in with a session, not an API token)',
       tags: settings,
       access: 'admin',
-      params: z.object({ key: z.string().min(1).max(200) }),
+      params,
       query: z.object({ reveal: z.enum(['true', 'false']).default('false') }),
       response: success('SettingValue', { key: z.string(), value: z.unknown(), secret: z.boolean() }),
       errors: {
@@ -54,8 +56,8 @@ export function settingRoutes(app: WebApp, router: Router): void {
         'Set a global setting (validated; the setting_update hooks run; secret: true makes the key secret for good)',
       tags: settings,
       access: 'admin',
-      params: z.object({ key: z.string().min(1).max(200) }),
-      body: z.object({ value: z.unknown(), secret: z.boolean().optional() }),
+      params,
+      body: settingsCommands['settings:set'].payload.pick({ value: true, secret: true }),
       response: success('SettingSet', { message: z.string(), change: SettingChange }),
       errors: {
         404: 'No setting of that key (outside custom.*, only declared settings exist).',

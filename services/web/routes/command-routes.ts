@@ -1,6 +1,13 @@
 import Router from '@koa/router'
 import { z } from 'zod'
-import type { Catalogue, CommandName, CommandPayload, CommandSpec, HttpDoor } from '../../../kernel'
+import {
+  type Catalogue,
+  type CommandName,
+  type CommandPayload,
+  type CommandSpec,
+  doorMessage,
+  type HttpDoor,
+} from '../../../kernel'
 import { withoutServerSecrets } from '../../../lib/server-secrets'
 import type { WebApp } from '../app'
 import { defineRoute } from '../route'
@@ -79,9 +86,10 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       const checked = app.bus.catalogue.checkCommand(command, payload) as CommandPayload<CommandName>
       const reply = await app.bus.request(command as CommandName, checked)
       const answer = http.withoutServerSecrets ? withoutServerSecrets(reply) : reply
+      const message = http.message === undefined ? {} : { message: doorMessage(http.message, checked) }
       return http.key === undefined
-        ? { status: 'success', ...(answer as object) }
-        : { status: 'success', [http.key]: answer }
+        ? { status: 'success', ...message, ...(answer as object) }
+        : { status: 'success', ...message, [http.key]: answer }
     },
   )
 }
@@ -101,7 +109,8 @@ function payloadBeyond(payload: z.ZodType, fromPath: readonly string[]): z.ZodOb
 function successBody(reply: z.ZodType, http: HttpDoor): z.ZodType {
   const inner = reply instanceof z.ZodReadonly ? reply.unwrap() : reply
   const fields = http.key !== undefined ? { [http.key]: reply } : inner instanceof z.ZodObject ? inner.shape : undefined
-  const body = z.looseObject({ ...fields, status: z.literal('success') })
+  const message = http.message === undefined ? {} : { message: z.string() }
+  const body = z.looseObject({ ...message, ...fields, status: z.literal('success') })
   // A reply that is not an object (none declares one yet) is documented beside the status.
   return (fields ? body : body.and(reply)).meta({ id: http.response })
 }

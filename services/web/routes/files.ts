@@ -3,106 +3,27 @@ import { open } from 'node:fs/promises'
 import Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
+import { FILE_ERRORS, FILE_PATH, filesCommands } from '../../files/contract'
 import type { WebApp } from '../app'
 import { pieceStream } from '../pieces'
 import { defineRoute, requiredUpload, type WebContext } from '../route'
 import { NO_SERVER, ServerName, success } from './api-schemas'
 
-const FilePath = z
-  .string()
-  .max(4096)
-  .meta({ description: "relative to the server's directory ('' or none: the directory itself)" })
-const AtPath = z.object({ path: FilePath })
-const NO_FILE = "No server of that name, or nothing at that path in the server's directory."
-const REFUSED = "The path leads out of the server's directory through a symbolic link, or the system refused access."
-const PATH_INVALID =
-  "The request is not valid (`issues` lists what), or the path cannot be used (absolute, '..', a NUL byte), or names the wrong kind of entry."
-
-const Change = {
-  path: z.string(),
-  message: z.string(),
-  running: z.boolean().meta({
-    description: 'the server runs: a game reads its config files when it starts, so a restart applies a config change',
-  }),
-  warning: z.string().optional().meta({
-    description: 'done, but its fact is not in the event log (a full disk): do not repeat it; or see warning_code',
-  }),
-  warning_code: z.string().optional().meta({
-    description:
-      'done, and this says what else happened: SM_ERR_FILE_PATH_MOVED, a folder on its path was swapped meanwhile (for a link, say), so the path now leads elsewhere',
-  }),
-}
-const FileEntry = z
-  .looseObject({
-    name: z.string(),
-    type: z.enum(['file', 'directory', 'link', 'other']),
-    size: z.number(),
-    mtime: z.string(),
-    link: z
-      .enum(['file', 'directory', 'other', 'outside', 'missing'])
-      .optional()
-      .meta({ description: 'where a link leads; outside the server directory it is not followed' }),
-  })
-  .meta({ id: 'FileEntry' })
+const AtPath = z.object({ path: FILE_PATH })
+const { 403: REFUSED, 404: NO_FILE, 422: PATH_INVALID } = FILE_ERRORS
+// The write's answer says warning_code, as it always has; the other changes answer the command's reply as it is.
+const { warningCode, ...written } = filesCommands['files:write'].reply.shape
 
 /**
- * The file manager's routes (admins only) and its page: a server's directory listed, text files
- * read and saved (with the hash read, so a change meanwhile is a 409), files uploaded (multipart)
- * and downloaded (streamed both ways), renamed, folders made, entries deleted.
+ * The file manager's routes (admins only) that are more than one command as it is, and its page:
+ * text files saved (with the hash read, so a change meanwhile is a 409; `warning_code` in the
+ * answer), files uploaded (multipart) and downloaded (streamed both ways). Listing, reading,
+ * renaming, making folders and deleting are derived from their commands' doors (files/contract.ts).
  */
 export function fileRoutes(app: WebApp): Router[] {
   const { bus } = app
   const api = new Router({ prefix: '/api' })
   const tags = ['Files']
-  defineRoute(
-    api,
-    {
-      method: 'get',
-      path: '/servers/:name/files',
-      name: 'list_files',
-      summary: "A folder of a server's directory: folders first, then files, each by name",
-      tags,
-      access: 'admin',
-      params: ServerName,
-      query: z.object({ path: FilePath.default('') }),
-      response: success('FileList', { path: z.string(), entries: z.array(FileEntry), truncated: z.boolean() }),
-      errors: { 403: REFUSED, 404: NO_FILE, 422: PATH_INVALID },
-    },
-    async (_ctx, { params, query }) => ({
-      status: 'success',
-      ...(await bus.request('files:list', { name: params.name, path: query.path })),
-    }),
-  )
-  defineRoute(
-    api,
-    {
-      method: 'get',
-      path: '/servers/:name/files/text',
-      name: 'read_file',
-      summary:
-        'A text file, with the hash a save sends back (binary files and ones over files.max_text_kb: download them)',
-      tags,
-      access: 'admin',
-      params: ServerName,
-      query: AtPath,
-      response: success('TextFile', {
-        path: z.string(),
-        text: z.string(),
-        size: z.number(),
-        mtime: z.string(),
-        hash: z.string().meta({ description: 'SHA-256 of the bytes: send it as expected_hash to save' }),
-      }),
-      errors: {
-        403: REFUSED,
-        404: NO_FILE,
-        422: `${PATH_INVALID} Or the file is binary or too large to show as text.`,
-      },
-    },
-    async (_ctx, { params, query }) => ({
-      status: 'success',
-      ...(await bus.request('files:read', { name: params.name, path: query.path })),
-    }),
-  )
   defineRoute(
     api,
     {
@@ -115,17 +36,11 @@ export function fileRoutes(app: WebApp): Router[] {
       access: 'admin',
       params: ServerName,
       body: z.object({
-        path: FilePath,
+        path: FILE_PATH,
         text: z.string(),
         expected_hash: z.string().max(128).optional(),
       }),
-      response: success('FileSaved', {
-        ...Change,
-        size: z.number(),
-        mtime: z.string(),
-        hash: z.string(),
-        created: z.boolean(),
-      }),
+      response: success('FileSaved', { ...written, warning_code: warningCode }),
       errors: {
         403: REFUSED,
         404: NO_FILE,
@@ -179,7 +94,7 @@ export function fileRoutes(app: WebApp): Router[] {
       access: 'admin',
       params: ServerName,
       body: z.object({
-        path: FilePath.min(1),
+        path: FILE_PATH.min(1),
         overwrite: z
           .union([z.boolean(), z.enum(['true', 'false'])])
           .transform((value) => value === true || value === 'true')
@@ -187,7 +102,7 @@ export function fileRoutes(app: WebApp): Router[] {
       }),
       uploads: { file: 'the file (a file part)' },
       status: 201,
-      response: success('FileUploaded', { ...Change, size: z.number(), replaced: z.boolean() }),
+      response: success('FileUploaded', filesCommands['files:upload'].reply.shape),
       errors: {
         403: REFUSED,
         404: NO_FILE,
@@ -209,79 +124,6 @@ export function fileRoutes(app: WebApp): Router[] {
         })),
       }
     },
-  )
-  defineRoute(
-    api,
-    {
-      method: 'post',
-      path: '/servers/:name/files/rename',
-      name: 'rename_file',
-      summary: 'Rename or move a file or folder inside the server directory (a link is moved as a link)',
-      tags,
-      access: 'admin',
-      params: ServerName,
-      body: z.object({ path: FilePath.min(1), to: FilePath.min(1) }),
-      response: success('FileRenamed', { ...Change, to: z.string() }),
-      errors: {
-        403: REFUSED,
-        404: NO_FILE,
-        409: "Something is there already, it is the server's directory itself, or a plugin vetoed it.",
-        422: PATH_INVALID,
-      },
-    },
-    async (_ctx, { params, body }) => ({
-      status: 'success',
-      ...(await bus.request('files:rename', { name: params.name, path: body.path, to: body.to })),
-    }),
-  )
-  defineRoute(
-    api,
-    {
-      method: 'post',
-      path: '/servers/:name/files/mkdir',
-      name: 'make_folder',
-      summary: 'Make a folder (its parent must exist)',
-      tags,
-      access: 'admin',
-      params: ServerName,
-      body: z.object({ path: FilePath.min(1) }),
-      status: 201,
-      response: success('FolderMade', Change),
-      errors: {
-        403: REFUSED,
-        404: NO_FILE,
-        409: 'Something is there already, or a plugin vetoed it.',
-        422: PATH_INVALID,
-      },
-    },
-    async (_ctx, { params, body }) => ({
-      status: 'success',
-      ...(await bus.request('files:mkdir', { name: params.name, path: body.path })),
-    }),
-  )
-  defineRoute(
-    api,
-    {
-      method: 'delete',
-      path: '/servers/:name/files',
-      name: 'delete_file',
-      summary: 'Delete a file, a link (never its target) or a folder with everything in it',
-      tags,
-      access: 'admin',
-      params: ServerName,
-      query: z.object({ path: FilePath.min(1) }),
-      response: success('FileDeleted', { ...Change, kind: z.string() }),
-      errors: {
-        403: REFUSED,
-        404: NO_FILE,
-        409: "It is the server's directory itself, or a plugin vetoed it.",
-        422: PATH_INVALID,
-      },
-    },
-    async (_ctx, { params, query }) => ({
-      status: 'success',
-      ...(await bus.request('files:delete', { name: params.name, path: query.path })),
-    }),
   )
 
   const pages = new Router()

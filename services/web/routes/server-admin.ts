@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path'
 import type Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
-import { PROFILE_NAMES } from '../../servers/contract'
+import { serversCommands } from '../../servers/contract'
 import type { WebApp } from '../app'
 import { currentUser, defineRoute, requiredUpload, type WebContext } from '../route'
 import { BackupFile, NO_SERVER, ServerName, ServerRecord, success } from './api-schemas'
@@ -12,80 +12,15 @@ const servers = ['Servers']
 const ARCHIVE =
   'the server: a Bedrock Dedicated Server zip, a Java Edition server jar, or a zip of a server folder (one folder inside is fine)'
 
-const ServerSetting = z
-  .looseObject({
-    key: z.string(),
-    value: z.unknown().optional().meta({ description: 'the value in effect; none when it has none' }),
-    own: z
-      .boolean()
-      .meta({ description: 'whether the server has a value of its own (else it inherits or has its default)' }),
-    inherits: z.string().optional().meta({ description: 'the global setting it follows while it has none of its own' }),
-    summary: z.string(),
-    kind: z.enum(['boolean', 'integer', 'json']).meta({ description: 'what its values are' }),
-  })
-  .meta({ id: 'ServerSetting' })
-
 /**
- * Servers managed from the web and the API (issue 20): added from a directory, installed from an
- * uploaded archive, updated from one keeping config and worlds, removed with or without their
- * files, and their own settings (autostart, restart and backup policy, retention) read and
- * changed. Installs, updates and removals are admin work; settings are a moderator's.
+ * Servers managed from the web and the API (issue 20) where a route does more than its command:
+ * installed from an uploaded archive, updated from one keeping config and worlds, removed with or
+ * without their files, and their own settings (autostart, restart and backup policy, retention)
+ * changed within the caller's role. Installs, updates and removals are admin work; settings are a
+ * moderator's. Adding, editing and reading the settings are derived from their commands' doors.
  */
 export function serverAdminRoutes(router: Router, app: WebApp): void {
   const { bus } = app
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/servers',
-      name: 'add_server',
-      summary: 'Add a server from a directory on this machine, or on a host agent (its profile detected unless given)',
-      tags: servers,
-      access: 'admin',
-      body: z.object({
-        name: z.string().min(1).max(64),
-        dir: z
-          .string()
-          .min(1)
-          .max(4096)
-          .meta({ description: 'an existing directory on the manager’s machine, or on the host’s with `host`' }),
-        profile: z.enum(PROFILE_NAMES).optional(),
-        command: z.string().min(1).max(4096).optional(),
-        args: z.array(z.string().max(4096)).max(100).optional(),
-        stopCommand: z.string().min(1).max(200).optional(),
-        worldDir: z.string().min(1).max(4096).optional(),
-        readyLine: z.string().min(1).max(500).optional(),
-        sayCommand: z.string().min(1).max(200).optional(),
-        configFiles: z.array(z.string().min(1).max(4096)).max(50).optional(),
-        hotBackup: z.string().min(1).max(1000).optional().meta({ description: "'off;flush;on' console commands" }),
-        hotBackupDone: z
-          .string()
-          .min(1)
-          .max(500)
-          .optional()
-          .meta({ description: 'the console message that says the flush is done (a regular expression)' }),
-        errorLines: z.array(z.string().min(1).max(500)).max(50).optional(),
-        chatLine: z
-          .string()
-          .min(1)
-          .max(500)
-          .optional()
-          .meta({ description: "a player's chat message (a regular expression): never a command's reply" }),
-        host: z
-          .string()
-          .regex(/^[A-Za-z0-9_-]{1,64}$/)
-          .optional()
-          .meta({ description: 'the host agent to add it on (GET /api/hosts); its commands then go there' }),
-      }),
-      status: 201,
-      response: success('ServerAdded', { server: ServerRecord }),
-      errors: {
-        409: 'A server of that name exists, or another server has that directory.',
-        422: 'The request is not valid, the directory cannot be used, or a profile field is not valid.',
-      },
-    },
-    async (_ctx, { body }) => ({ status: 'success', server: await bus.request('servers:add', body) }),
-  )
   defineRoute(
     router,
     {
@@ -185,65 +120,6 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
       return { status: 'success', message, dir, files: deleteFiles ? 'deleted' : 'kept' }
     },
   )
-  const regex = z.string().min(1).max(500)
-  const clearable = <T extends z.ZodType>(schema: T) => schema.nullable().optional()
-  defineRoute(
-    router,
-    {
-      method: 'patch',
-      path: '/servers/:name',
-      name: 'edit_server',
-      summary:
-        "Change how a server runs and its profile fields after it was added, checked as an add checks them (null clears a field: its profile's applies again); a running game takes the change at its next start",
-      tags: servers,
-      access: 'admin',
-      params: ServerName,
-      body: z.object({
-        command: z.string().min(1).max(4096).optional(),
-        args: z.array(z.string().max(4096)).max(100).optional(),
-        env: z.record(z.string().max(200), z.string().max(4096)).optional(),
-        stopCommand: z.string().min(1).max(200).optional(),
-        worldDir: clearable(z.string().min(1).max(4096)),
-        readyLine: clearable(regex),
-        errorLines: clearable(z.array(regex).max(50)),
-        chatLine: clearable(regex),
-        sayCommand: clearable(z.string().min(1).max(200)),
-        configFiles: clearable(z.array(z.string().min(1).max(4096)).max(50)),
-        hotBackup: clearable(z.string().min(1).max(1000)).meta({ description: "'off;flush;on' console commands" }),
-        hotBackupDone: clearable(regex).meta({ description: 'the console message that says the flush is done' }),
-      }),
-      response: success('ServerEdited', {
-        server: ServerRecord,
-        changed: z.array(z.string()).meta({ description: 'the fields changed' }),
-      }),
-      errors: {
-        404: NO_SERVER,
-        422: 'The request is not valid, or a field is not (a regular expression that does not compile, a folder outside the server directory).',
-      },
-    },
-    async (_ctx, { params, body }) => ({
-      status: 'success',
-      ...(await bus.request('servers:edit', { ...body, name: params.name })),
-    }),
-  )
-  defineRoute(
-    router,
-    {
-      method: 'get',
-      path: '/servers/:name/config',
-      name: 'server_config',
-      summary: "A server's own settings: autostart, restart policy, backup policy, retention, memory, plugin values",
-      tags: servers,
-      access: 'moderator',
-      params: ServerName,
-      response: success('ServerConfig', { settings: z.array(ServerSetting) }),
-      errors: { 404: NO_SERVER },
-    },
-    async (_ctx, { params }) => ({
-      status: 'success',
-      settings: await bus.request('servers:settings', { name: params.name }),
-    }),
-  )
   defineRoute(
     router,
     {
@@ -255,8 +131,8 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
       tags: servers,
       access: 'moderator',
       params: ServerName,
-      body: z.object({ settings: z.record(z.string().min(1).max(200), z.unknown()) }),
-      response: success('ServerConfigChanged', { settings: z.array(ServerSetting) }),
+      body: serversCommands['servers:set_settings'].payload.pick({ settings: true }),
+      response: success('ServerConfigChanged', { settings: serversCommands['servers:set_settings'].reply }),
       errors: {
         403: "a moderator's retention.backups above the global retention.backups (SM_ERR_WEB_SETTING_ABOVE_ROLE)",
         404: NO_SERVER,
