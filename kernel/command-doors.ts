@@ -7,7 +7,8 @@ import type { z } from 'zod'
  * `api`, the owning service its host routing from `host`. The kernel only carries them.
  */
 export interface CommandDoors {
-  readonly http?: HttpDoor
+  /** Its routes: usually one; several where the same command is offered under several paths (one per list, say). */
+  readonly http?: HttpDoor | readonly HttpDoor[]
   readonly api?: ApiDoor
   readonly host?: HostRoute
 }
@@ -37,24 +38,31 @@ export interface HttpDoor {
   /**
    * The payload field of each path parameter whose name differs (`{ name: 'serverName' }`);
    * any other path parameter is the payload field of its name. Each is a non-empty string of at
-   * most `paramMax` characters (default 200).
+   * most `paramMax` characters (default 200; a record: each parameter's, 200 for one it omits).
    */
   readonly params?: Readonly<Record<string, string>>
-  readonly paramMax?: number
+  readonly paramMax?: number | Readonly<Record<string, number>>
   /**
    * The query (a GET) or the body: a schema of the fields a client sends, when they are not
    * the payload's own fields as they are (limits, defaults, a query's strings to coerce).
-   * None: the payload's fields but the path's, as the payload declares them.
+   * None: the payload's fields but the path's and the fixed ones, as the payload declares them.
    */
   readonly input?: z.ZodObject
   /** A field of the input under another name in the payload (`{ stop: 'stopStart' }`). */
   readonly rename?: Readonly<Record<string, string>>
   /** Fields the payload always has over what the client sent. */
   readonly fixed?: Readonly<Record<string, unknown>>
+  /** Fields of a spread reply under another name in the body (`{ warningCode: 'warning_code' }`). */
+  readonly replyNames?: Readonly<Record<string, string>>
   /** The reply under this key of the body (`{ status: 'success', run: reply }`); none: its fields spread. */
   readonly key?: string
   /** The body's `message` beside the reply, `{field}` a payload field's value (`"Event '{event}' triggered."`). */
   readonly message?: string
+  /**
+   * The reply is a task begun (`{ taskId }`): answered `{ status: 'accepted', message, task_id }`
+   * (the document's `Accepted`: follow it with GET /api/tasks/{id}), with `status` 202.
+   */
+  readonly task?: true
   /** The reply may hold a server's environment or arguments: answered without their secret-looking values. */
   readonly withoutServerSecrets?: true
   /** The success body's name among the OpenAPI document's components. */

@@ -131,6 +131,22 @@ export const filesCommands = defineCommands('files', {
   'files:write': command(
     entry.extend({ text: z.string(), expectedHash: z.string().optional() }),
     fileChange.extend({ size: z.number(), mtime: z.string(), hash: z.string(), created: z.boolean() }),
+    fileDoor({
+      method: 'put',
+      path: '/servers/:name/files/text',
+      name: 'write_file',
+      summary:
+        'Save a text file whole, atomically (its mode kept); expected_hash: the hash it was read with (none: a new file). Allowed while the server runs: a restart applies a config change',
+      input: z.object({ path: FILE_PATH, text: z.string(), expected_hash: z.string().max(128).optional() }),
+      rename: { expected_hash: 'expectedHash' },
+      // As the save has always answered it.
+      replyNames: { warningCode: 'warning_code' },
+      response: 'FileSaved',
+      errors: {
+        409: 'The file changed or went away since it was read (SM_ERR_FILE_CHANGED), exists though no hash was sent, or a plugin vetoed the save.',
+        422: `${FILE_ERRORS[422]} Or the text is over files.max_text_kb.`,
+      },
+    }),
   ),
   /**
    * Puts the file at `from` (on this machine) at `path` (the file_upload action): copied to a

@@ -271,7 +271,28 @@ export const pluginsCommands = defineCommands('plugins', {
   /** Sends a custom event as the caller (a plugin's command in a CLI process sends as `plugin:<name>`). */
   'plugins:send_event': command(customEvent, deliveryReport),
   /** Triggers a custom event from outside (CLI, HTTP) as `external_api_trigger`. */
-  'plugins:trigger_event': command(customEvent, deliveryReport),
+  'plugins:trigger_event': command(customEvent, deliveryReport, {
+    http: {
+      method: 'post',
+      path: '/plugins/trigger_event',
+      name: 'trigger_event',
+      summary: 'Trigger a custom plugin event (listeners get sender external_api_trigger)',
+      tags: ['Plugin Management'],
+      access: 'admin',
+      input: z.object({
+        event_name: z.string().min(1, 'Event name is required to trigger a custom plugin event.').max(200),
+        payload: z
+          .record(z.string(), z.unknown())
+          .nullable()
+          .optional()
+          .transform((payload) => payload ?? {}),
+      }),
+      rename: { event_name: 'event' },
+      message: "Event '{event}' triggered.",
+      key: 'details',
+      response: 'EventTriggered',
+    },
+  }),
 })
 
 declare module '../../kernel/maps' {

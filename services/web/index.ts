@@ -44,11 +44,14 @@ export function webService(options: {
         trustProxy: (await setting('web.trust_proxy')) === true,
         cacheTemplates: process.env.SM_WEB_DEV !== '1',
       })
+      const derived = commandRoutes(web)
       web.core.push(
+        // The derived routes without a path parameter first: /plugins/:name must not take /plugins/trigger_event.
+        derived.fixed,
         authRoutes(web),
         ...apiRoutes(web),
         // After the hand-written routes: those win where a path is both (/plugins/pages, /plugins/:name).
-        commandRoutes(web),
+        derived.withParams,
         ...fileRoutes(web),
         metricsRoutes(web),
         hostsRoutes(web),

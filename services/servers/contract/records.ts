@@ -303,8 +303,11 @@ export const sendReply = z.object({
   sent: z.literal(true),
   /** The reply lines, where the profile knows the command's reply (or what arrived shortly after). */
   reply: strings,
-  /** The command was sent but its after_command_send fact could not be recorded (a full disk): what to tell. */
-  warning: z.string().optional(),
+  /** Its after_command_send fact could not be recorded: what to tell. */
+  warning: z
+    .string()
+    .optional()
+    .describe('the command was sent and ran, but its fact is not in the event log (a full disk): do not send it again'),
 })
 export type SendReply = Readonly<z.output<typeof sendReply>>
 
@@ -556,16 +559,29 @@ export const recordsCommands = {
       url: z.string().describe('where the EULA is to be read'),
     }),
     {
-      http: serverDoor({
-        method: 'get',
-        path: '/servers/:name/eula',
-        name: 'server_eula',
-        summary: "Whether the server's game EULA is needed and accepted",
-        access: 'user',
-        // Only a look: accepting is POST /servers/{name}/eula, an admin's explicit act.
-        input: z.object({}),
-        response: 'EulaState',
-      }),
+      http: [
+        serverDoor({
+          method: 'get',
+          path: '/servers/:name/eula',
+          name: 'server_eula',
+          summary: "Whether the server's game EULA is needed and accepted",
+          access: 'user',
+          // Only a look: accepting is the POST, an admin's explicit act.
+          input: z.object({}),
+          response: 'EulaState',
+        }),
+        serverDoor({
+          method: 'post',
+          path: '/servers/:name/eula',
+          name: 'accept_server_eula',
+          summary: "Accept the server's game EULA (an admin's explicit act; server-manager never does it by itself)",
+          access: 'admin',
+          input: z.object({ accept: z.literal(true).describe('true: you have read the EULA and agree') }),
+          message: "The EULA of '{name}' is accepted: it can be started.",
+          response: 'EulaAccepted',
+          errors: { 422: "The server's game has no EULA to accept." },
+        }),
+      ],
     },
   ),
 }

@@ -1,6 +1,6 @@
 /** A server's run: its status, power, console, metrics and logs. */
 import { z } from 'zod'
-import { command } from '../../../kernel'
+import { command, type HttpDoor } from '../../../kernel'
 import { seriesReply, seriesRequest } from '../../../lib/series-schema'
 import { backupType } from './backups'
 import { SERVER_FIELDS, SERVER_PEAKS } from './constants'
@@ -15,6 +15,10 @@ import {
   startMode,
   startReply,
 } from './records'
+
+/** The HTTP door of work on a server that runs as a task: 202 with its id. */
+const taskDoor = (door: Omit<HttpDoor, 'tags' | 'response' | 'task'>): HttpDoor =>
+  serverDoor({ ...door, task: true, status: 202, response: 'Accepted' })
 
 /** The commands of this area, declared with the others in services/servers/contract.ts. */
 export const runsCommands = {
@@ -47,7 +51,9 @@ export const runsCommands = {
   }),
   /**
    * Begins long work on a server as a task and answers at once with its id (the web API's
-   * 202): its progress and result come as tasks:progress and tasks:finished.
+   * 202): its progress and result come as tasks:progress and tasks:finished. What would fail at
+   * once is refused now instead (a start of what runs, a stop of what does not, a restore of a
+   * backup it does not have).
    */
   'servers:begin': command(
     z.discriminatedUnion('action', [
@@ -56,6 +62,58 @@ export const runsCommands = {
       nameAndFile.extend({ action: z.literal('restore') }),
     ]),
     z.object({ taskId: z.string() }),
+    {
+      http: [
+        ...(['start', 'stop', 'restart'] as const).map((action) =>
+          taskDoor({
+            method: 'post',
+            path: `/servers/:name/${action}`,
+            name: `${action}_server`,
+            summary: `${action[0]?.toUpperCase()}${action.slice(1)} a server (a task: 202 with its id)`,
+            access: 'moderator',
+            fixed: { action },
+            message: `${action} of '{name}' began.`,
+            errors: {
+              409: 'The server is already running (start), not running (stop), or busy with another power action, backup or restore.',
+            },
+          }),
+        ),
+        taskDoor({
+          method: 'post',
+          path: '/servers/:name/backups',
+          name: 'create_backup',
+          summary:
+            "Back up: a running server hot where its profile can, else stopped and started again (the result's warning says so); a task, progress on servers:backup_progress:<name>",
+          access: 'moderator',
+          input: z.object({
+            type: backupType.default('world'),
+            stop: z
+              .boolean()
+              .default(false)
+              .meta({ description: 'stop the server for it even where it could be backed up hot' }),
+          }),
+          rename: { stop: 'stopStart' },
+          fixed: { action: 'backup' },
+          message: "Backup of '{name}' began.",
+          errors: { 409: 'The server is busy with another power action, backup or restore.' },
+        }),
+        taskDoor({
+          method: 'post',
+          path: '/servers/:name/restore',
+          name: 'restore_backup',
+          summary: 'Put a backup back (a safety backup first); a running server only with stop: true',
+          access: 'admin',
+          input: z.object({ file: z.string().min(1).max(300), stop: z.boolean().default(false) }),
+          rename: { stop: 'stopStart' },
+          fixed: { action: 'restore' },
+          message: "Restore of '{file}' to '{name}' began.",
+          errors: {
+            404: 'No server of that name, or no backup of that name.',
+            409: 'The server is busy with another power action, backup or restore.',
+          },
+        }),
+      ],
+    },
   ),
   /** Stops it (the server_stop action): the stop command, then SIGTERM, then SIGKILL. */
   'servers:stop': command(named, exitReply, {

@@ -56,6 +56,9 @@ export const longWorkVerbs = {
       const refused = await ctx.control.refusal(server, request.action)
       if (refused) throw refused
     }
+    // So is a restore of a backup the server does not have (404).
+    if (request.action === 'restore' && !(await ctx.backups.list(server)).some((b) => b.file === request.file))
+      throw new SmError('SM_ERR_BACKUP_NOT_FOUND', { server: request.name, file: request.file })
     return ctx.begin(`${request.action} ${request.name}`, () => work(ctx, server, request))
   },
 } satisfies { 'servers:begin': Verb<'servers:begin'> }

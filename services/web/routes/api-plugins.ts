@@ -1,37 +1,16 @@
 import type Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
-import { pluginsCommands } from '../../plugins/contract'
 import { nativePages, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
-import { DeliveryReport, PluginRecord, success } from './api-schemas'
+import { PluginRecord, success } from './api-schemas'
 
 const PluginName = z.object({ name: z.string().min(1).max(200) })
 
-/** The plugin management routes (compatible with the original's endpoints) that reshape a reply or call several commands (a reload and one plugin's info are derived from their commands' doors). */
+/** The plugin management routes (compatible with the original's endpoints) that reshape a reply or call several commands (a reload, a custom event triggered and one plugin's info are derived from their commands' doors). */
 export function pluginRoutes(app: WebApp, router: Router): void {
   const { bus } = app
   const plugins = ['Plugin Management']
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/plugins/trigger_event',
-      name: 'trigger_event',
-      summary: 'Trigger a custom plugin event (listeners get sender external_api_trigger)',
-      tags: plugins,
-      access: 'admin',
-      body: z.object({
-        event_name: z.string().min(1, 'Event name is required to trigger a custom plugin event.').max(200),
-        payload: z.record(z.string(), z.unknown()).nullable().optional(),
-      }),
-      response: success('EventTriggered', { message: z.string(), details: DeliveryReport }),
-    },
-    async (_ctx, { body }) => {
-      const report = await bus.request('plugins:trigger_event', { event: body.event_name, payload: body.payload ?? {} })
-      return { status: 'success' as const, message: `Event '${body.event_name}' triggered.`, details: report }
-    },
-  )
   defineRoute(
     router,
     {
@@ -82,7 +61,7 @@ export function pluginRoutes(app: WebApp, router: Router): void {
       tags: plugins,
       access: 'admin',
       params: PluginName,
-      body: pluginsCommands['plugins:set_enabled'].payload.pick({ enabled: true }),
+      body: z.object({ enabled: z.boolean() }),
       response: success('PluginEnabled', {
         message: z.string(),
         details: PluginRecord.optional(),

@@ -12,18 +12,12 @@ import { pieceStream } from '../pieces'
 import { currentUser, defineRoute } from '../route'
 import { NO_SERVER, RunStatus, ServerName, success } from './api-schemas'
 import { serverAdminRoutes } from './server-admin'
-import { serverPlayerRoutes } from './server-players'
 
-const Accepted = z
-  .object({ status: z.literal('accepted'), message: z.string(), task_id: z.string() })
-  .meta({ id: 'Accepted', description: 'The work runs as a task: follow GET /api/tasks/{id} or the task:<id> topic.' })
-
-/** The routes on servers that do more than one bus request: the list and one server (secrets masked), power and backups as tasks, console commands (admin-only words), properties read (secret keys masked), the EULA accepted, a backup's download. */
+/** The routes on servers that do more than one bus request: the list and one server (secrets masked), console commands (admin-only words), properties read (secret keys masked), a backup's download (power, backups, the players, the lists and the EULA are derived from their commands' doors). */
 export function serverRoutes(app: WebApp, router: Router): void {
   const { bus } = app
   const servers = ['Servers']
   serverAdminRoutes(router, app)
-  serverPlayerRoutes(router, app)
   defineRoute(
     router,
     {
@@ -60,30 +54,6 @@ export function serverRoutes(app: WebApp, router: Router): void {
       }
     },
   )
-  for (const action of ['start', 'stop', 'restart'] as const) {
-    defineRoute(
-      router,
-      {
-        method: 'post',
-        path: `/servers/:name/${action}`,
-        name: `${action}_server`,
-        summary: `${action[0]?.toUpperCase()}${action.slice(1)} a server (a task: 202 with its id)`,
-        tags: servers,
-        access: 'moderator',
-        params: ServerName,
-        status: 202,
-        response: Accepted,
-        errors: {
-          404: NO_SERVER,
-          409: 'The server is already running (start), not running (stop), or busy with another power action, backup or restore.',
-        },
-      },
-      async (_ctx, { params }) => {
-        const { taskId } = await bus.request('servers:begin', { action, name: params.name })
-        return { status: 'accepted' as const, message: `${action} of '${params.name}' began.`, task_id: taskId }
-      },
-    )
-  }
   defineRoute(
     router,
     {
@@ -96,17 +66,7 @@ export function serverRoutes(app: WebApp, router: Router): void {
       access: 'moderator',
       params: ServerName,
       body: z.object({ command: z.string().trim().min(1).max(1000) }),
-      response: success('CommandReply', {
-        message: z.string(),
-        sent: z.literal(true),
-        reply: z.array(z.string()),
-        warning: z
-          .string()
-          .optional()
-          .describe(
-            'the command was sent and ran, but its fact is not in the event log (a full disk): do not send it again',
-          ),
-      }),
+      response: success('CommandReply', { message: z.string(), ...serversCommands['servers:send'].reply.shape }),
       errors: {
         403: 'stop, restart, reload, save…, allowlist, whitelist, op, deop, permission, changesetting and the permission plugins’ commands are for admins (SM_ERR_WEB_COMMAND_BLOCKED), with a slash, a namespace or inside execute … run too',
         404: NO_SERVER,
@@ -132,7 +92,7 @@ export function serverRoutes(app: WebApp, router: Router): void {
       tags: servers,
       access: 'moderator',
       params: ServerName,
-      response: success('ServerProperties', { properties: z.record(z.string(), z.string()) }),
+      response: success('ServerProperties', { properties: serversCommands['servers:properties'].reply }),
       errors: { 404: 'No server of that name, or it has no server.properties.' },
     },
     async (ctx, { params }) => {
@@ -147,101 +107,6 @@ export function serverRoutes(app: WebApp, router: Router): void {
           : Object.fromEntries(
               Object.entries(properties).map(([key, value]) => [key, isSecretName(key) ? REDACTED : value]),
             ),
-      }
-    },
-  )
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/servers/:name/eula',
-      name: 'accept_server_eula',
-      summary: "Accept the server's game EULA (an admin's explicit act; server-manager never does it by itself)",
-      tags: servers,
-      access: 'admin',
-      params: ServerName,
-      body: z.object({ accept: z.literal(true).describe('true: you have read the EULA and agree') }),
-      response: success('EulaAccepted', {
-        needed: z.boolean(),
-        accepted: z.boolean(),
-        file: z.string(),
-        url: z.string(),
-        message: z.string(),
-      }),
-      errors: { 404: NO_SERVER, 422: "The server's game has no EULA to accept." },
-    },
-    async (_ctx, { params }) => ({
-      status: 'success',
-      ...(await bus.request('servers:eula', { name: params.name, accept: true })),
-      message: `The EULA of '${params.name}' is accepted: it can be started.`,
-    }),
-  )
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/servers/:name/backups',
-      name: 'create_backup',
-      summary:
-        "Back up: a running server hot where its profile can, else stopped and started again (the result's warning says so); a task, progress on servers:backup_progress:<name>",
-      tags: servers,
-      access: 'moderator',
-      params: ServerName,
-      body: z.object({
-        type: z.enum(['world', 'config', 'all']).default('world'),
-        stop: z
-          .boolean()
-          .default(false)
-          .meta({ description: 'stop the server for it even where it could be backed up hot' }),
-      }),
-      status: 202,
-      response: Accepted,
-      errors: {
-        404: NO_SERVER,
-        409: 'The server is busy with another power action, backup or restore.',
-      },
-    },
-    async (_ctx, { params, body }) => {
-      const { taskId } = await bus.request('servers:begin', {
-        action: 'backup',
-        name: params.name,
-        type: body.type,
-        stopStart: body.stop,
-      })
-      return { status: 'accepted' as const, message: `Backup of '${params.name}' began.`, task_id: taskId }
-    },
-  )
-  defineRoute(
-    router,
-    {
-      method: 'post',
-      path: '/servers/:name/restore',
-      name: 'restore_backup',
-      summary: 'Put a backup back (a safety backup first); a running server only with stop: true',
-      tags: servers,
-      access: 'admin',
-      params: ServerName,
-      body: z.object({ file: z.string().min(1).max(300), stop: z.boolean().default(false) }),
-      status: 202,
-      response: Accepted,
-      errors: {
-        404: 'No server of that name, or no backup of that name.',
-        409: 'The server is busy with another power action, backup or restore.',
-      },
-    },
-    async (_ctx, { params, body }) => {
-      // An unknown file is refused now, not in the task.
-      await bus.request('servers:backup_file', { name: params.name, file: body.file })
-      const { taskId } = await bus.request('servers:begin', {
-        action: 'restore',
-        name: params.name,
-        file: body.file,
-        stopStart: body.stop,
-      })
-      return {
-        status: 'accepted' as const,
-        message: `Restore of '${body.file}' to '${params.name}' began.`,
-        task_id: taskId,
       }
     },
   )

@@ -11,8 +11,9 @@ import {
 import { withoutServerSecrets } from '../../../lib/server-secrets'
 import type { WebApp } from '../app'
 import { defineRoute } from '../route'
+import { Accepted } from './api-schemas'
 
-/** A command that declares an HTTP door. */
+/** One HTTP door a command declares (a command may declare several). */
 export interface HttpCommand {
   readonly command: string
   readonly spec: CommandSpec
@@ -26,19 +27,23 @@ export interface HttpCommand {
 export function httpCommands(catalogue: Catalogue): HttpCommand[] {
   return catalogue
     .commands()
-    .flatMap(({ name, spec }) => (spec.doors?.http ? [{ command: name, spec, http: spec.doors.http }] : []))
+    .flatMap(({ name, spec }) => [spec.doors?.http ?? []].flat().map((http) => ({ command: name, spec, http })))
 }
 
 /**
  * The thin routes of the JSON API ("validate, one bus request, answer"), each derived from its
  * command's declaration: access, path, statuses and documentation from its `http` door, the
- * payload's fields from its schema. Registered after the hand-written routes, which win where
- * a path is both (`/plugins/pages` before `/plugins/:name`).
+ * payload's fields from its schema. Two routers, the most specific paths first: `fixed` (no path
+ * parameter) goes before the hand-written routes, so `/plugins/trigger_event` is not taken for a
+ * plugin's name; `withParams` after them, which win where a path is both (`/plugins/pages`
+ * before `/plugins/:name`).
  */
-export function commandRoutes(app: WebApp): Router {
-  const router = new Router({ prefix: '/api' })
-  for (const entry of httpCommands(app.bus.catalogue)) commandRoute(router, app, entry)
-  return router
+export function commandRoutes(app: WebApp): { fixed: Router; withParams: Router } {
+  const fixed = new Router({ prefix: '/api' })
+  const withParams = new Router({ prefix: '/api' })
+  for (const entry of httpCommands(app.bus.catalogue))
+    commandRoute(entry.http.path.includes(':') ? withParams : fixed, app, entry)
+  return { fixed, withParams }
 }
 
 function commandRoute(router: Router, app: WebApp, { command, spec, http }: HttpCommand): void {
@@ -52,12 +57,12 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
             z
               .string()
               .min(1)
-              .max(http.paramMax ?? 200),
+              .max((typeof http.paramMax === 'number' ? http.paramMax : http.paramMax?.[n]) ?? 200),
           ]),
         ),
       )
     : undefined
-  const input = http.input ?? payloadBeyond(spec.payload, pathNames.map(fieldOf))
+  const input = http.input ?? payloadBeyond(spec.payload, [...pathNames.map(fieldOf), ...Object.keys(http.fixed ?? {})])
   const inBody = ['post', 'put', 'patch'].includes(http.method)
   defineRoute(
     router,
@@ -77,8 +82,7 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
     },
     async (_ctx, request) => {
       const sent = ((inBody ? request.body : request.query) ?? {}) as Record<string, unknown>
-      const payload: Record<string, unknown> = {}
-      for (const [field, value] of Object.entries(sent)) payload[http.rename?.[field] ?? field] = value
+      const payload = renamed(sent, http.rename)
       for (const param of pathNames) payload[fieldOf(param)] = (request.params as Record<string, string>)[param]
       Object.assign(payload, http.fixed)
       // The payload as its command's schema reads it (the route's own input schema answered 422 for
@@ -87,14 +91,21 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       const reply = await app.bus.request(command as CommandName, checked)
       const answer = http.withoutServerSecrets ? withoutServerSecrets(reply) : reply
       const message = http.message === undefined ? {} : { message: doorMessage(http.message, checked) }
+      if (http.task && typeof reply === 'object' && reply !== null && 'taskId' in reply)
+        return { status: 'accepted', ...message, task_id: reply.taskId }
       return http.key === undefined
-        ? { status: 'success', ...message, ...(answer as object) }
+        ? { status: 'success', ...message, ...renamed(answer as Record<string, unknown>, http.replyNames) }
         : { status: 'success', ...message, [http.key]: answer }
     },
   )
 }
 
-/** The payload's fields but those the path gives: what a client sends in the query or body. */
+/** `fields` with those `names` names under their new names (the door's `rename` and `replyNames`). */
+function renamed<T>(fields: Readonly<Record<string, T>>, names?: Readonly<Record<string, string>>): Record<string, T> {
+  return Object.fromEntries(Object.entries(fields).map(([field, value]) => [names?.[field] ?? field, value]))
+}
+
+/** The payload's fields but those the path and the door give: what a client sends in the query or body. */
 function payloadBeyond(payload: z.ZodType, fromPath: readonly string[]): z.ZodObject | undefined {
   if (!(payload instanceof z.ZodObject)) return undefined
   const rest = Object.entries(payload.shape).filter(([field]) => !fromPath.includes(field))
@@ -107,8 +118,14 @@ function payloadBeyond(payload: z.ZodType, fromPath: readonly string[]): z.ZodOb
  * reply later does not break a client that checks against the document.
  */
 function successBody(reply: z.ZodType, http: HttpDoor): z.ZodType {
+  if (http.task) return Accepted
   const inner = reply instanceof z.ZodReadonly ? reply.unwrap() : reply
-  const fields = http.key !== undefined ? { [http.key]: reply } : inner instanceof z.ZodObject ? inner.shape : undefined
+  const fields =
+    http.key !== undefined
+      ? { [http.key]: reply }
+      : inner instanceof z.ZodObject
+        ? renamed(inner.shape, http.replyNames)
+        : undefined
   const message = http.message === undefined ? {} : { message: z.string() }
   const body = z.looseObject({ ...message, ...fields, status: z.literal('success') })
   // A reply that is not an object (none declares one yet) is documented beside the status.

@@ -11,53 +11,17 @@ import { NO_SERVER, ServerName, success } from './api-schemas'
 
 const AtPath = z.object({ path: FILE_PATH })
 const { 403: REFUSED, 404: NO_FILE, 422: PATH_INVALID } = FILE_ERRORS
-// The write's answer says warning_code, as it always has; the other changes answer the command's reply as it is.
-const { warningCode, ...written } = filesCommands['files:write'].reply.shape
 
 /**
  * The file manager's routes (admins only) that are more than one command as it is, and its page:
- * text files saved (with the hash read, so a change meanwhile is a 409; `warning_code` in the
- * answer), files uploaded (multipart) and downloaded (streamed both ways). Listing, reading,
- * renaming, making folders and deleting are derived from their commands' doors (files/contract.ts).
+ * files uploaded (multipart) and downloaded (streamed both ways). Listing, reading, saving (with
+ * the hash read, so a change meanwhile is a 409), renaming, making folders and deleting are
+ * derived from their commands' doors (files/contract.ts).
  */
 export function fileRoutes(app: WebApp): Router[] {
   const { bus } = app
   const api = new Router({ prefix: '/api' })
   const tags = ['Files']
-  defineRoute(
-    api,
-    {
-      method: 'put',
-      path: '/servers/:name/files/text',
-      name: 'write_file',
-      summary:
-        'Save a text file whole, atomically (its mode kept); expected_hash: the hash it was read with (none: a new file). Allowed while the server runs: a restart applies a config change',
-      tags,
-      access: 'admin',
-      params: ServerName,
-      body: z.object({
-        path: FILE_PATH,
-        text: z.string(),
-        expected_hash: z.string().max(128).optional(),
-      }),
-      response: success('FileSaved', { ...written, warning_code: warningCode }),
-      errors: {
-        403: REFUSED,
-        404: NO_FILE,
-        409: 'The file changed or went away since it was read (SM_ERR_FILE_CHANGED), exists though no hash was sent, or a plugin vetoed the save.',
-        422: `${PATH_INVALID} Or the text is over files.max_text_kb.`,
-      },
-    },
-    async (_ctx, { params, body }) => {
-      const { warningCode, ...saved } = await bus.request('files:write', {
-        name: params.name,
-        path: body.path,
-        text: body.text,
-        expectedHash: body.expected_hash,
-      })
-      return { status: 'success', ...saved, ...(warningCode ? { warning_code: warningCode } : {}) }
-    },
-  )
   defineRoute(
     api,
     {
