@@ -1,7 +1,7 @@
 import Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
-import type { Session } from '../../auth/contract'
+import { authCommands, type Session } from '../../auth/contract'
 import { CSRF_COOKIE, presentedToken, SESSION_COOKIE, type WebApp } from '../app'
 import { currentUser, defineRoute, type WebContext } from '../route'
 import { success } from './api-schemas'
@@ -136,7 +136,7 @@ export function authRoutes(app: WebApp): Router {
       summary: 'Who the caller is',
       tags,
       access: 'user',
-      response: z.object({ username: z.string(), role: z.string(), via: z.string() }),
+      response: authCommands['auth:verify'].reply.pick({ username: true, role: true, via: true }),
     },
     (ctx) => {
       const { username, role, via } = currentUser(ctx)
