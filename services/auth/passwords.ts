@@ -5,12 +5,21 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
  * (N=2^17, r=8, p=1), a 16-byte random salt, and the parameters stored with the hash
  * (`scrypt$17$8$1$<salt>$<hash>`), so the cost can rise later without breaking old hashes.
  */
-const LOG_N = 17
 const R = 8
 const P = 1
 const KEY_LENGTH = 32
 /** scrypt needs 128·N·r bytes; Node's default limit (32 MiB) is below that for N=2^17. */
 const MAX_MEM = 256 * 1024 * 1024
+
+/**
+ * The cost of new hashes: 17, unless a test suite lowers it (SM_TEST_PASSWORD_COST, 10 to 17):
+ * the suite signs in hundreds of times, each a real scrypt at its cost. Existing hashes keep the
+ * cost they were made with.
+ */
+function cost(given: string | undefined): number {
+  const value = Number(given)
+  return Number.isInteger(value) && value >= 10 && value <= 17 ? value : 17
+}
 
 function derive(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
   return new Promise((resolve, reject) =>
@@ -22,8 +31,9 @@ function derive(password: string, salt: Buffer, logN: number, r: number, p: numb
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16)
-  const key = await derive(password, salt, LOG_N, R, P)
-  return ['scrypt', LOG_N, R, P, salt.toString('base64url'), key.toString('base64url')].join('$')
+  const logN = cost(process.env.SM_TEST_PASSWORD_COST)
+  const key = await derive(password, salt, logN, R, P)
+  return ['scrypt', logN, R, P, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
 /** Whether `password` matches `stored`; an unreadable stored hash never matches. */

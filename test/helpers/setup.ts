@@ -6,6 +6,10 @@ process.env.SM_DEFAULT_PLUGINS = 'off'
 // Every request, reply and declared event is checked against its contract, in this process and
 // in every CLI and manager process a test starts (they inherit the environment).
 process.env.SM_CHECK_BUS = '1'
+// Password hashes at scrypt's N=2^10, not 2^17: the same code, a thousandth of the work, for the
+// hundreds of sign-ins of the suite (services/auth/passwords.ts; test/services/auth/passwords.test.ts
+// checks the product's own cost).
+process.env.SM_TEST_PASSWORD_COST = '10'
 
 import { rootHooks } from './run-end'
 import { removeAtRunEnd } from './temp-dir'

@@ -16,8 +16,11 @@ interface Action {
 const BACK = 'Back'
 const CUSTOM = 'Plugin Custom Menus'
 const EXIT = 'Exit'
-/** The longest a plugin's menu item may hold the event loop (it may wait on the user as long as it likes). */
-const MENU_BLOCKED_MS = 30_000
+/**
+ * How much longer than plugins.hook_timeout_ms a plugin's menu item may hold the event loop (it
+ * may wait on the user as long as it likes): the grace the manager's loop watchdog gives a hook.
+ */
+const MENU_BLOCKED_GRACE_MS = 5_000
 
 /**
  * The interactive menu (`server-manager` alone on a terminal): the built-in operations, and
@@ -191,13 +194,15 @@ export default class Menu extends ManagerCommand {
       | { handler(ctx: unknown): unknown }
       | undefined
     if (!item) throw failed('the plugin no longer supplies this item')
+    const { value } = await this.request('settings:get', { key: 'plugins.hook_timeout_ms' })
+    const blockedMs = Number(value) + MENU_BLOCKED_GRACE_MS
     try {
       // It waits on the user as long as it likes, but its code must not hold the event loop.
       await wiring()
         .plugins()
         .guard(
-          () => new SmError('SM_ERR_CLI_PLUGIN_BLOCKED', { plugin, item: name, seconds: MENU_BLOCKED_MS / 1000 }),
-          { blockedMs: MENU_BLOCKED_MS },
+          () => new SmError('SM_ERR_CLI_PLUGIN_BLOCKED', { plugin, item: name, seconds: blockedMs / 1000 }),
+          { blockedMs },
           async () =>
             item.handler(menuContext(plugin, hosted.api, this.session, this.config, (line) => this.log(line))),
         )
