@@ -163,16 +163,21 @@ function borrowProcess(env: NodeJS.ProcessEnv, input: string | undefined) {
 
 /**
  * A real manager on `dataDir`, as `server-manager start` boots it (the daemon: its bridge socket
- * for CLI clients, its plugins), in this process and without the web server unless asked; stopped
+ * for CLI clients, its plugins; the default ones as SM_DEFAULT_PLUGINS says, unless
+ * `defaultPlugins` is given), in this process and without the web server unless asked; stopped
  * when its user (the test, or the describe whose before() started it) is done. CLI commands run
  * against it by cliIn(), or as client processes by cli().
  */
-export async function managerOn(dataDir: string, options: { web?: boolean } = {}): Promise<Kernel> {
+export async function managerOn(
+  dataDir: string,
+  options: { web?: boolean; defaultPlugins?: boolean } = {},
+): Promise<Kernel> {
   const kernel = createManager({
     dataDir,
     daemon: true,
     web: options.web ? { host: '127.0.0.1', port: 0 } : false,
     consoleLevel: 'silent',
+    ...(options.defaultPlugins === undefined ? {} : { defaultPlugins: options.defaultPlugins }),
   })
   afterItsUser(async () => {
     await kernel.stop()

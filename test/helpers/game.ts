@@ -13,7 +13,7 @@ import { SupervisorClient } from '../../services/servers/supervisor/client'
 import type { RunStatus, ServerSample } from '../../services/servers/supervisor/protocol'
 import { AgentFiles, RunFiles, type StatusEntry } from '../../services/servers/supervisor/run-files'
 import { killAndWait } from './leaks'
-import { cli, ROOT } from './run'
+import { cli, ROOT, type RunResult } from './run'
 import { afterItsUser } from './run-end'
 import { tempDir } from './temp-dir'
 import { jarBytes } from './zip'
@@ -232,16 +232,20 @@ export function exited(child: ChildProcess): Promise<number | null> {
 
 /**
  * Adds a fake Bedrock server `s1` to `dataDir`, started once (so that it wrote its world) and
- * stopped: its folder and its world.
+ * stopped: its folder and its world. By processes, or by `runner` (cliIn: in-process, to the
+ * manager that runs on `dataDir`).
  */
-export async function stoppedBedrock(dataDir: string): Promise<{ dir: string; world: string }> {
+export async function stoppedBedrock(
+  dataDir: string,
+  runner: (dataDir: string, args: readonly string[]) => Promise<RunResult> = cli,
+): Promise<{ dir: string; world: string }> {
   const dir = fakeBedrockDir()
   for (const args of [
     ['server', 'add', 's1', '--dir', dir],
     ['server', 'start', 's1'],
     ['server', 'stop', 's1'],
   ]) {
-    const r = await cli(dataDir, args)
+    const r = await runner(dataDir, args)
     if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
   }
   return { dir, world: join(dir, 'worlds', 'Bedrock level') }
@@ -255,10 +259,15 @@ export async function untilGone(pid: number): Promise<void> {
 
 /**
  * `server status <name> --json`, parsed; its exit code must be the one documented for the status
- * it printed (0 only for running), else this throws with the command's output.
+ * it printed (0 only for running), else this throws with the command's output. Run as a process,
+ * or by `runner` (cliIn: in-process, to the manager that runs on `dataDir`).
  */
-export async function statusJson(dataDir: string, name: string): Promise<RunStatus> {
-  const r = await cli(dataDir, ['server', 'status', name, '--json'])
+export async function statusJson(
+  dataDir: string,
+  name: string,
+  runner: (dataDir: string, args: readonly string[]) => Promise<RunResult> = cli,
+): Promise<RunStatus> {
+  const r = await runner(dataDir, ['server', 'status', name, '--json'])
   let status: RunStatus
   try {
     status = JSON.parse(r.stdout)

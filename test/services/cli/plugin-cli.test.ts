@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
 import { writePlugins } from '../../helpers/plugins'
 import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
@@ -35,26 +36,27 @@ describe('services/cli: commands and topics from plugins', function () {
 
   it('lists the greet example in --help and runs greet hello; after plugin disable both are gone', async () => {
     const dir = tempDir()
-    await cli(dir, ['setting', 'set', 'plugins.dev_examples', 'true'], NO_DEFAULTS)
-    expect((await cli(dir, ['plugin', 'enable', 'greet'], NO_DEFAULTS)).code).to.equal(0)
+    await managerOn(dir)
+    await cliIn(dir, ['setting', 'set', 'plugins.dev_examples', 'true'], NO_DEFAULTS)
+    expect((await cliIn(dir, ['plugin', 'enable', 'greet'], NO_DEFAULTS)).code).to.equal(0)
 
-    const help = await cli(dir, ['--help'], NO_DEFAULTS)
+    const help = await cliIn(dir, ['--help'], NO_DEFAULTS)
     expect(help.code).to.equal(0)
     expect(help.stdout).to.match(/^\s+greet\s+Greetings from the greet example plugin$/m)
-    const topic = await cli(dir, ['greet', '--help'], NO_DEFAULTS)
+    const topic = await cliIn(dir, ['greet', '--help'], NO_DEFAULTS)
     expect(topic.stdout).to.include('greet hello').and.include('greet servers')
-    const usage = await cli(dir, ['greet', 'hello', '--help'], NO_DEFAULTS)
+    const usage = await cliIn(dir, ['greet', 'hello', '--help'], NO_DEFAULTS)
     expect(usage.stdout).to.include('-n, --name=<value>').and.include('$ server-manager greet hello --name Steve')
 
-    const hello = await cli(dir, ['greet', 'hello', '--name', 'x'], NO_DEFAULTS)
+    const hello = await cliIn(dir, ['greet', 'hello', '--name', 'x'], NO_DEFAULTS)
     expect(hello).to.include({ code: 0, stdout: 'Hello, x!\n' })
-    const missing = await cli(dir, ['greet', 'hello'], NO_DEFAULTS)
+    const missing = await cliIn(dir, ['greet', 'hello'], NO_DEFAULTS)
     expect(missing.code).to.equal(64)
     expect(missing.stderr).to.match(/^Error \[SM_ERR_CLI_INVALID_ARGUMENT\]: .*Missing required flag name/)
 
-    expect((await cli(dir, ['plugin', 'disable', 'greet'], NO_DEFAULTS)).code).to.equal(0)
-    expect((await cli(dir, ['--help'], NO_DEFAULTS)).stdout).not.to.include('greet')
-    const gone = await cli(dir, ['greet', 'hello', '--name', 'x'], NO_DEFAULTS)
+    expect((await cliIn(dir, ['plugin', 'disable', 'greet'], NO_DEFAULTS)).code).to.equal(0)
+    expect((await cliIn(dir, ['--help'], NO_DEFAULTS)).stdout).not.to.include('greet')
+    const gone = await cliIn(dir, ['greet', 'hello', '--name', 'x'], NO_DEFAULTS)
     expect(gone.code).to.equal(64)
     expect(gone.stderr).to.include('SM_ERR_CLI_UNKNOWN_COMMAND')
   })
@@ -73,19 +75,20 @@ export default class Listener extends PluginBase {
 }
 `,
     })
-    await cli(dir, ['setting', 'set', 'plugins.dev_examples', 'true'], NO_DEFAULTS)
-    await cli(dir, ['plugin', 'enable', 'greet'], NO_DEFAULTS)
-    await cli(dir, ['plugin', 'enable', 'listener'], NO_DEFAULTS)
     const manager = await spawnManager(dir, [], NO_DEFAULTS)
     try {
       const pid = Number((await waitForLine(manager, /PID \d+$/)).match(/PID (\d+)$/)?.[1])
       await waitForLine(manager, /^ready in/)
+      // Enabled in the running manager: its plugin manager loads them there.
+      await cliInOk(dir, ['setting', 'set', 'plugins.dev_examples', 'true'], NO_DEFAULTS)
+      await cliInOk(dir, ['plugin', 'enable', 'greet'], NO_DEFAULTS)
+      await cliInOk(dir, ['plugin', 'enable', 'listener'], NO_DEFAULTS)
       const heard = waitForLine(manager, /heard/, { stream: 'stderr' })
-      const hello = await cli(dir, ['greet', 'hello', '--name', 'Steve', '--event'], NO_DEFAULTS)
+      const hello = await cliIn(dir, ['greet', 'hello', '--name', 'Steve', '--event'], NO_DEFAULTS)
       expect(hello.stderr).to.equal('')
       expect(hello.stdout).to.equal('Hello, Steve!\ngreet:said_hello reached 1 of 1 listeners.\n')
       expect(await heard).to.include(`heard {"name":"Steve"} from greet in PID ${pid}`)
-      const servers = await cli(dir, ['greet', 'servers', '--json'], NO_DEFAULTS)
+      const servers = await cliIn(dir, ['greet', 'servers', '--json'], NO_DEFAULTS)
       expect(JSON.parse(servers.stdout)).to.deep.equal([])
     } finally {
       expect(await stop(manager)).to.equal(0)
@@ -189,25 +192,26 @@ export default class Slow extends PluginBase {
 
   it('refuses a command that shadows a built-in or another plugin, naming both; the first keeps working', async () => {
     const dir = tempDir()
+    await managerOn(dir)
     writePlugins(dir, {
       'first.ts': commandPlugin('First', 'tools:run', 'first'),
       'second.ts': commandPlugin('Second', 'tools:run', 'second'),
       'shadow.ts': commandPlugin('Shadow', 'server:list', 'mine'),
     })
-    expect((await cli(dir, ['plugin', 'enable', 'first'], NO_DEFAULTS)).stdout).to.include('State: loaded')
-    const second = await cli(dir, ['plugin', 'enable', 'second'], NO_DEFAULTS)
+    expect((await cliIn(dir, ['plugin', 'enable', 'first'], NO_DEFAULTS)).stdout).to.include('State: loaded')
+    const second = await cliIn(dir, ['plugin', 'enable', 'second'], NO_DEFAULTS)
     expect(second.stdout).to.include('State: failed')
-    const info = JSON.parse((await cli(dir, ['plugin', 'info', 'second', '--json'], NO_DEFAULTS)).stdout)
+    const info = JSON.parse((await cliIn(dir, ['plugin', 'info', 'second', '--json'], NO_DEFAULTS)).stdout)
     expect(info.error.code).to.equal('SM_ERR_CLI_COMMAND_CONFLICT')
     expect(info.error.message).to.equal(
       "The plugin 'second' cannot have the command 'tools run': the plugin 'first' has it. Rename it in 'second' (the first one keeps working).",
     )
-    await cli(dir, ['plugin', 'enable', 'shadow'], NO_DEFAULTS)
-    const shadow = JSON.parse((await cli(dir, ['plugin', 'info', 'shadow', '--json'], NO_DEFAULTS)).stdout)
+    await cliIn(dir, ['plugin', 'enable', 'shadow'], NO_DEFAULTS)
+    const shadow = JSON.parse((await cliIn(dir, ['plugin', 'info', 'shadow', '--json'], NO_DEFAULTS)).stdout)
     expect(shadow.error.message).to.include("cannot have the command 'server list': server-manager has it built in")
 
-    expect(await cli(dir, ['tools', 'run'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'first\n' })
-    expect((await cli(dir, ['server', 'list', '--json'], NO_DEFAULTS)).stdout.trim()).to.equal('[]')
+    expect(await cliIn(dir, ['tools', 'run'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'first\n' })
+    expect((await cliIn(dir, ['server', 'list', '--json'], NO_DEFAULTS)).stdout.trim()).to.equal('[]')
   })
 
   it('gives every command examples in its --help, and --json to every command that reads', () => {

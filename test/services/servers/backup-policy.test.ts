@@ -3,8 +3,9 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Kernel } from '../../../manager'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
 import { exited, gameDataDir, killServers, nextLine, nodeGameArgs, runState, untilGone } from '../../helpers/game'
-import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { afterItsUser } from '../../helpers/run-end'
 import { archivedState } from '../../helpers/slow-flush'
 import { tempDir } from '../../helpers/temp-dir'
@@ -139,17 +140,19 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
 
   it('backs up and exports from the CLI: hot for a generic server with hot-backup commands (exactly as flushed, same PID), else stopped, copied and started with a warning', async () => {
     const data = gameDataDir()
-    await cliOk(data, addArgs('hot', gameDir(), true))
-    await cliOk(data, addArgs('plain', gameDir(), false))
-    await cliOk(data, ['server', 'start', 'hot'])
-    await cliOk(data, ['server', 'start', 'plain'])
+    // The manager holds the world here; a CLI with none holds it itself in the tests below (killed, cancelled).
+    await managerOn(data)
+    await cliInOk(data, addArgs('hot', gameDir(), true))
+    await cliInOk(data, addArgs('plain', gameDir(), false))
+    await cliInOk(data, ['server', 'start', 'hot'])
+    await cliInOk(data, ['server', 'start', 'plain'])
     const backups = (name: string) => join(data, 'backups', name)
 
     await expectBackup(
       data,
       'hot',
       'hot',
-      async () => JSON.parse(await cliOk(data, ['server', 'backup', 'hot', '--json'])),
+      async () => JSON.parse(await cliInOk(data, ['server', 'backup', 'hot', '--json'])),
       (reply) => join(backups('hot'), reply.files[0].file),
     )
     let stderr = ''
@@ -158,7 +161,7 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
       'plain',
       'stop-start',
       async () => {
-        const r = await cli(data, ['server', 'backup', 'plain', '--json'])
+        const r = await cliIn(data, ['server', 'backup', 'plain', '--json'])
         expect(r.code, r.stderr).to.equal(0)
         stderr = r.stderr
         return JSON.parse(r.stdout)
@@ -174,7 +177,7 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
       data,
       'hot',
       'hot',
-      async () => JSON.parse(await cliOk(data, ['server', 'export', 'hot', exports, '--json'])),
+      async () => JSON.parse(await cliInOk(data, ['server', 'export', 'hot', exports, '--json'])),
       (reply) => reply.file,
     )
     expect(readdirSync(exports)).to.deep.equal(['hot.zip'])
@@ -209,15 +212,16 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
 
   it("fails a hot backup, writing nothing, when the game answers one of its commands with one of the server's error lines, and turns saving back on", async () => {
     const data = gameDataDir()
-    await cliOk(data, [
+    await managerOn(data)
+    await cliInOk(data, [
       ...addArgs('g', gameDir(), true, { REFUSE: 'save-all flush' }),
       '--error-line',
       '^Unknown command',
     ])
-    await cliOk(data, ['server', 'start', 'g'])
+    await cliInOk(data, ['server', 'start', 'g'])
     const log = RunFiles.of(data, 'g').log
     const savingAgain = nextLine(log, /Automatic saving is now enabled/)
-    const r = await cli(data, ['server', 'backup', 'g'])
+    const r = await cliIn(data, ['server', 'backup', 'g'])
     expect(r.code, r.stdout).to.not.equal(0)
     expect(r.stderr)
       .to.match(/SM_ERR_\w+/)
@@ -279,21 +283,25 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
 
   it('tasks cancel of a hot backup waiting on its flush turns saving back on at once and writes nothing', async () => {
     const data = gameDataDir()
-    const { files, flushingBackup, openGate, gateOpen } = await gatedServer(data)
+    // Read when the manager starts: the one command before it.
     await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const manager = await spawnManager(data)
+    let openGate = () => {}
     try {
       await waitForLine(manager, /^ready in/)
+      const gated = await gatedServer(data, cliInOk)
+      const { files, flushingBackup, gateOpen } = gated
+      openGate = gated.openGate
       const backup = await flushingBackup()
       let stderr = ''
       backup.stderr.on('data', (chunk) => {
         stderr += chunk
       })
-      const line = (await cliOk(data, ['tasks'])).split('\n').find((l) => /backup g/.test(l) && / running /.test(l))
+      const line = (await cliInOk(data, ['tasks'])).split('\n').find((l) => /backup g/.test(l) && / running /.test(l))
       expect(line, 'no running backup task').to.be.a('string')
       const savingAgain = nextLine(files.log, /Automatic saving is now enabled/)
       const ended = waitForLine(manager, /ended after it was cancelled/, { stream: 'stderr', timeoutMs: 60_000 })
-      await cliOk(data, ['tasks', 'cancel', (line as string).slice(0, 8)])
+      await cliInOk(data, ['tasks', 'cancel', (line as string).slice(0, 8)])
       // Resumed while the game is still flushing: the cancel did not wait for the flush.
       await savingAgain
       expect(gateOpen()).to.equal(false)
@@ -312,12 +320,13 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
 
 /**
  * A running stand-in `g` with hot-backup commands whose flush goes on until its gate is opened:
- * a hot backup of it holds the world (saving off) until then.
+ * a hot backup of it holds the world (saving off) until then. Added and started by processes, or
+ * by `runner` (cliInOk: in-process, to the manager that runs on `data`).
  */
-async function gatedServer(data: string) {
+async function gatedServer(data: string, runner: typeof cliOk = cliOk) {
   const gate = join(tempDir(), 'flush-gate')
-  await cliOk(data, addArgs('g', gameDir(), true, { FLUSH_GATE: gate }))
-  await cliOk(data, ['server', 'start', 'g'])
+  await runner(data, addArgs('g', gameDir(), true, { FLUSH_GATE: gate }))
+  await runner(data, ['server', 'start', 'g'])
   const files = RunFiles.of(data, 'g')
   return {
     files,

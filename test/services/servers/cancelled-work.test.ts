@@ -19,9 +19,10 @@ import { setImmediate } from 'node:timers/promises'
 import { expect } from 'chai'
 import { extractZip, listTree, writeZip } from '../../../services/servers/backups/archive'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { exited, fakeBedrockDir, gameDataDir, nextLine, stoppedBedrock } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { cli, cliOk, spawnCli, spawnManager, stop } from '../../helpers/run'
+import { cliOk, spawnCli, spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /**
@@ -70,10 +71,10 @@ function output(child: ChildProcessWithoutNullStreams) {
   }
 }
 
-/** The task's id as `tasks` prints it (8 characters), once the named task is running. */
+/** The task's id as `tasks` prints it (8 characters), once the named task is running (asked in-process of the running manager). */
 async function shortId(data: string, name: string): Promise<string> {
-  const line = (await cliOk(data, ['tasks'])).split('\n').find((l) => l.includes(name) && / running /.test(l))
-  if (!line) throw new Error(`no running task '${name}' in:\n${await cliOk(data, ['tasks'])}`)
+  const line = (await cliInOk(data, ['tasks'])).split('\n').find((l) => l.includes(name) && / running /.test(l))
+  if (!line) throw new Error(`no running task '${name}' in:\n${await cliInOk(data, ['tasks'])}`)
   return line.slice(0, 8)
 }
 
@@ -85,14 +86,15 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
     // save query answers "not completed" until the gate exists, and it never will.
     const gate = join(tempDir(), 'query-gate')
     const dir = fakeBedrockDir({ env: { FAKE_QUERY_GATE: gate } })
-    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
-    await cliOk(data, ['server', 'start', 's1'])
+    // Read when the manager starts: the one command before it.
     await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const files = RunFiles.of(data, 's1')
     const manager = await spawnManager(data)
     const out = output(manager)
     try {
       await out.line(/^ready in/)
+      await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
+      await cliInOk(data, ['server', 'start', 's1'])
       const querying = nextLine(files.log, /A previous save has not been completed/)
       const backup = spawnCli(data, ['server', 'backup', 's1'])
       let stderr = ''
@@ -104,7 +106,7 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
       const resumed = nextLine(files.log, /Changes to the world are resumed/)
       const ended = out.line(/ended after it was cancelled/)
       const cancelledAt = statSync(files.log).size
-      const cancel = await cli(data, ['tasks', 'cancel', id])
+      const cancel = await cliIn(data, ['tasks', 'cancel', id])
       expect(cancel.code, cancel.stderr).to.equal(0)
       expect(cancel.stdout).to.match(/Cancelled the task 'backup s1'/)
       await resumed
@@ -125,7 +127,7 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
       expect(existsSync(backups) ? readdirSync(backups) : []).to.deep.equal([])
       // The world's lock is free: a backup that can finish now does.
       writeFileSync(gate, '')
-      const next = JSON.parse(await cliOk(data, ['server', 'backup', 's1', '--json']))
+      const next = JSON.parse(await cliInOk(data, ['server', 'backup', 's1', '--json']))
       expect(next.method).to.equal('hot')
       expect(readdirSync(backups).filter((f) => f.endsWith('.part'))).to.deep.equal([])
     } finally {
@@ -136,8 +138,6 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
   it('tasks cancel of a hot backup mid-copy resumes the world and removes the .part, though the copy waits on a file', async () => {
     const data = gameDataDir()
     const dir = fakeBedrockDir({ env: { FAKE_FIFO: '100' } })
-    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
-    await cliOk(data, ['server', 'start', 's1'])
     await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const fifo = join(dir, 'worlds', 'Bedrock level', 'db', 'gate.fifo')
     const files = RunFiles.of(data, 's1')
@@ -146,6 +146,8 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
     let writer: FileHandle | undefined
     try {
       await out.line(/^ready in/)
+      await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
+      await cliInOk(data, ['server', 'start', 's1'])
       const backup = spawnCli(data, ['server', 'backup', 's1'])
       // Opens once the copy opened the FIFO: the world is held and the archive half written.
       writer = await open(fifo, 'w')
@@ -154,7 +156,7 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
       expect(parts()).to.have.length(1)
       const resumed = nextLine(files.log, /Changes to the world are resumed/)
       const ended = out.line(/ended after it was cancelled/)
-      const cancel = await cli(data, ['tasks', 'cancel', await shortId(data, 'backup s1')])
+      const cancel = await cliIn(data, ['tasks', 'cancel', await shortId(data, 'backup s1')])
       expect(cancel.code, cancel.stderr).to.equal(0)
       await resumed
       expect(await ended).to.match(/cancel/i)
@@ -167,12 +169,12 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
       await untilClosedBy(manager.pid as number, fifo)
       // The manager lives on, and the next backup completes.
       expect(manager.exitCode).to.equal(null)
-      const next = spawnCli(data, ['server', 'backup', 's1', '--json'])
+      const next = cliIn(data, ['server', 'backup', 's1', '--json'])
       writer = await open(fifo, 'w')
       await writer.write(Buffer.alloc(100, 1))
       await writer.close()
       writer = undefined
-      expect(await exited(next)).to.equal(0)
+      expect((await next).code).to.equal(0)
       expect(parts()).to.deep.equal([])
     } finally {
       if (!writer)
@@ -186,9 +188,6 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
 
   it('tasks cancel of a restore or a cold backup that has not begun its copy leaves the world and the backups as they were', async () => {
     const data = gameDataDir()
-    const { dir, world } = await stoppedBedrock(data)
-    const archive = JSON.parse(await cliOk(data, ['server', 'backup', 's1', '--json'])).files[0].file
-    writeFileSync(join(world, 'changed-after.txt'), 'kept')
     // A plugin whose before hooks wait until the test lets them go: the task runs, its copy has not begun.
     const record = join(tempDir(), 'hooks.log')
     writeFileSync(record, '')
@@ -202,14 +201,18 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
     writePlugins(data, {
       'gate.ts': `${wait}\n${plugin('Gate', 'async beforeRestore() { await wait() }\n  async beforeBackup() { await wait() }')}`,
     })
+    // Read when the manager starts: the commands before it.
     await cliOk(data, ['setting', 'set', 'plugins.hook_timeout_ms', '600000'])
-    await cliOk(data, ['plugin', 'enable', 'gate'])
     await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const manager = await spawnManager(data)
     const out = output(manager)
     const backups = join(data, 'backups', 's1')
     try {
       await out.line(/^ready in/)
+      const { dir, world } = await stoppedBedrock(data, cliIn)
+      const archive = JSON.parse(await cliInOk(data, ['server', 'backup', 's1', '--json'])).files[0].file
+      writeFileSync(join(world, 'changed-after.txt'), 'kept')
+      await cliInOk(data, ['plugin', 'enable', 'gate'])
       for (const [args, name] of [
         [['server', 'restore', 's1', archive], 'restore s1'],
         [['server', 'backup', 's1'], 'backup s1'],
@@ -218,7 +221,7 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
         const work = spawnCli(data, [...args])
         await waiting
         const ended = out.line(new RegExp(`task '${name}' .* ended after it was cancelled`))
-        const cancel = await cli(data, ['tasks', 'cancel', await shortId(data, name)])
+        const cancel = await cliIn(data, ['tasks', 'cancel', await shortId(data, name)])
         expect(cancel.code, cancel.stderr).to.equal(0)
         writeFileSync(gate, '')
         expect(await ended, name).to.match(/SM_ERR_TASK_CANCELLED|cancelled/)
@@ -288,6 +291,7 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
   })
 })
 
+/** The world's hold state, as the game answers `holdstate` (asked in-process of the running manager). */
 async function s1HoldState(data: string): Promise<string | undefined> {
-  return /Hold state: (.*)/.exec(await cliOk(data, ['server', 'send', 's1', 'holdstate']))?.[1]
+  return /Hold state: (.*)/.exec(await cliInOk(data, ['server', 'send', 's1', 'holdstate']))?.[1]
 }

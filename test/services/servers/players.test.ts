@@ -4,11 +4,11 @@ import { expect } from 'chai'
 import { parsePlayerList } from '../../../services/servers/player-list'
 import { BUILT_IN_PROFILES } from '../../../services/servers/profiles'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { cliInOk } from '../../helpers/cli-in-process'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { factsIn } from '../../helpers/facts'
 import { fakeBedrockDir, fakeJavaDir, gameDataDir, nextLine, runState, untilGone } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
@@ -83,20 +83,21 @@ describe('services/servers: players, joins and leaves', function () {
     const data = gameDataDir()
     const hooks = join(tempDir(), 'hooks.jsonl')
     writeFileSync(hooks, '')
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
-    await cliOk(data, ['setting', 'set', 'plugins.dev_examples', 'true'])
     writePlugins(data, { 'recorder.ts': recorder(hooks) })
-    await cliOk(data, ['plugin', 'enable', 'recorder'])
-    await cliOk(data, ['plugin', 'enable', 'welcome'])
     const { manager, url, session } = await managerOf(data)
     try {
-      await cliOk(data, ['server', 'start', 's1'])
-      expect(await json(data, ['server', 'players', 's1'])).to.deep.equal({ online: 0, max: 10, names: [] })
+      // Set up through the running manager: its plugin manager loads the plugins there.
+      await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+      await cliInOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
+      await cliInOk(data, ['setting', 'set', 'plugins.dev_examples', 'true'])
+      await cliInOk(data, ['plugin', 'enable', 'recorder'])
+      await cliInOk(data, ['plugin', 'enable', 'welcome'])
+      await cliInOk(data, ['server', 'start', 's1'])
+      expect(await jsonIn(data, ['server', 'players', 's1'])).to.deep.equal({ online: 0, max: 10, names: [] })
 
       const joined = nextLine(hooks, /"hook":"join"/)
       const welcomed = nextLine(RunFiles.of(data, 's1').log, /\[Server\] Welcome, Steve!/)
-      await cliOk(data, ['server', 'send', 's1', 'fakejoin', 'Steve', XUID])
+      await cliInOk(data, ['server', 'send', 's1', 'fakejoin', 'Steve', XUID])
       expect(JSON.parse(await joined)).to.deep.equal({
         hook: 'join',
         serverName: 's1',
@@ -106,17 +107,17 @@ describe('services/servers: players, joins and leaves', function () {
       })
       await welcomed // the example plugin (docs/plugins.md) said so on the console
 
-      expect(await json(data, ['server', 'players', 's1'])).to.deep.equal({ online: 1, max: 10, names: ['Steve'] })
-      expect((await json(data, ['server', 'status', 's1'])).players).to.deep.equal({
+      expect(await jsonIn(data, ['server', 'players', 's1'])).to.deep.equal({ online: 1, max: 10, names: ['Steve'] })
+      expect((await jsonIn(data, ['server', 'status', 's1'])).players).to.deep.equal({
         online: 1,
         max: 10,
         names: ['Steve'],
       })
-      expect(await cliOk(data, ['server', 'status', 's1'])).to.match(/^players {5}1 of 10: Steve$/m)
-      expect(await cliOk(data, ['server', 'list'])).to.match(
+      expect(await cliInOk(data, ['server', 'status', 's1'])).to.match(/^players {5}1 of 10: Steve$/m)
+      expect(await cliInOk(data, ['server', 'list'])).to.match(
         /^NAME +PROFILE +STATUS +PID +PLAYERS +DIRECTORY\ns1 +bedrock +running +\d+ +1 +\//,
       )
-      expect((await json(data, ['server', 'list']))[0].players).to.equal(1)
+      expect((await jsonIn(data, ['server', 'list']))[0].players).to.equal(1)
       expect(await facts(data, 'after_player_join')).to.deep.equal([
         { serverName: 's1', name: 'Steve', id: XUID, result: { status: 'success' } },
       ])
@@ -128,7 +129,7 @@ describe('services/servers: players, joins and leaves', function () {
       expect((await http(`${url}/api/servers`, { token: session })).json.servers[0].players).to.equal(1)
 
       const left = nextLine(hooks, /"hook":"leave"/)
-      await cliOk(data, ['server', 'send', 's1', 'fakeleave', 'Steve'])
+      await cliInOk(data, ['server', 'send', 's1', 'fakeleave', 'Steve'])
       expect(JSON.parse(await left)).to.deep.equal({
         hook: 'leave',
         serverName: 's1',
@@ -137,11 +138,11 @@ describe('services/servers: players, joins and leaves', function () {
         reason: 'left',
         result: { status: 'success' },
       })
-      expect((await json(data, ['server', 'status', 's1'])).players).to.deep.equal({ online: 0, max: 10, names: [] })
+      expect((await jsonIn(data, ['server', 'status', 's1'])).players).to.deep.equal({ online: 0, max: 10, names: [] })
 
       // A game that dies ends everyone's session: a leave each, with why.
       const alexJoined = nextLine(hooks, /"name":"Alex"/)
-      await cliOk(data, ['server', 'send', 's1', 'fakejoin', 'Alex', '2535400000000002'])
+      await cliInOk(data, ['server', 'send', 's1', 'fakejoin', 'Alex', '2535400000000002'])
       await alexJoined
       const ended = nextLine(hooks, /"reason":"server_crashed"/)
       const game = runState(data, 's1')?.game?.pid as number
@@ -168,11 +169,11 @@ describe('services/servers: players, joins and leaves', function () {
     const { dir, java } = fakeJavaDir({ eula: true })
     const hooks = join(tempDir(), 'hooks.jsonl')
     writeFileSync(hooks, '')
-    await cliOk(data, ['server', 'add', 'j1', '--dir', dir, '--profile', 'java', '--command', java])
     writePlugins(data, { 'recorder.ts': recorder(hooks) })
-    await cliOk(data, ['plugin', 'enable', 'recorder'])
     const { manager } = await managerOf(data)
     try {
+      await cliInOk(data, ['server', 'add', 'j1', '--dir', dir, '--profile', 'java', '--command', java])
+      await cliInOk(data, ['plugin', 'enable', 'recorder'])
       await cliInOk(data, ['server', 'start', 'j1'])
       const joined = nextLine(hooks, /"name":"Notch"/)
       await cliInOk(data, ['server', 'send', 'j1', 'fakejoin', 'Notch', UUID])
@@ -237,17 +238,16 @@ describe('services/servers: players, joins and leaves', function () {
     const dir = join(tempDir(), 'generic')
     mkdirSync(dir)
     writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\nwhile read -r line; do echo "got $line"; done\n', { mode: 0o755 })
-    await cliOk(data, ['server', 'add', 'g1', '--dir', dir, '--command', './run.sh'])
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    const unknown = await cli(data, ['server', 'players', 'g1'])
-    expect(unknown.stderr).to.contain('[SM_ERR_SERVER_PLAYERS_UNKNOWN]')
-    expect(unknown.code).to.equal(69)
-    const stopped = await cli(data, ['server', 'players', 's1'])
-    expect(stopped.stderr).to.contain('[SM_ERR_SERVER_NOT_RUNNING]')
-    expect(stopped.code).to.equal(75)
-
     const { manager, url, session } = await managerOf(data)
     try {
+      await cliInOk(data, ['server', 'add', 'g1', '--dir', dir, '--command', './run.sh'])
+      await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+      const unknown = await cliIn(data, ['server', 'players', 'g1'])
+      expect(unknown.stderr).to.contain('[SM_ERR_SERVER_PLAYERS_UNKNOWN]')
+      expect(unknown.code).to.equal(69)
+      const stopped = await cliIn(data, ['server', 'players', 's1'])
+      expect(stopped.stderr).to.contain('[SM_ERR_SERVER_NOT_RUNNING]')
+      expect(stopped.code).to.equal(75)
       await cliInOk(data, ['server', 'start', 'g1'])
       const refused = await http(`${url}/api/servers/g1/players`, { token: session })
       expect(refused.status).to.equal(422)

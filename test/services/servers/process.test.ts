@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { isSameProcess, processIdentity } from '../../../lib/process-identity'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { cliInOk, managerOn } from '../../helpers/cli-in-process'
+import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
+import { managerEvent } from '../../helpers/facts'
 import {
   alive,
   fakeBedrockDir,
@@ -21,8 +22,9 @@ import { plugin, writePlugins } from '../../helpers/plugins'
 import { CLI, cli, cliOk, ROOT, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
-async function events(dataDir: string, type: string) {
-  return JSON.parse(await cliOk(dataDir, ['events', '--type', type, '--json', '--limit', '1000'])) as {
+/** The facts of `type`, read by a process, or by `runner` (cliInOk: in-process, to the manager that runs on `dataDir`). */
+async function events(dataDir: string, type: string, runner: typeof cliOk = cliOk) {
+  return JSON.parse(await runner(dataDir, ['events', '--type', type, '--json', '--limit', '1000'])) as {
     type: string
     actor: string
     payload: Record<string, unknown> & { result: Record<string, unknown> }
@@ -86,16 +88,16 @@ describe('services/servers: detached game servers from the CLI (real processes, 
 
   it("puts a running server's console lines on the manager's bus as servers:console events", async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     const manager = await spawnManager(data)
     try {
       await waitForLine(manager, /^ready in/)
-      await cliOk(data, ['server', 'start', 's1'])
+      await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+      await cliInOk(data, ['server', 'start', 's1'])
       const event = await managerConsoleLine(data, /\[Server\] over the bus/, () =>
-        cliOk(data, ['server', 'send', 's1', 'say', 'over', 'the', 'bus']),
+        cliInOk(data, ['server', 'send', 's1', 'say', 'over', 'the', 'bus']),
       )
       expect(event).to.deep.include({ serverName: 's1' })
-      await cliOk(data, ['server', 'stop', 's1'])
+      await cliInOk(data, ['server', 'stop', 's1'])
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')
@@ -128,11 +130,12 @@ describe('services/servers: detached game servers from the CLI (real processes, 
 
   it('never takes a reused PID for the server, and never signals that process', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await managerOn(data)
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     // The end it finds is not restarted: what this looks at is the PID alone.
-    await cliOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
-    await cliOk(data, ['server', 'start', 's1'])
-    await cliOk(data, ['server', 'kill', 's1'])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
+    await cliInOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'kill', 's1'])
     // Another process now holds the PID the state file names (its start time differs).
     const stranger = spawn('sleep', ['600'], { stdio: 'ignore' })
     const files = RunFiles.of(data, 's1')
@@ -149,10 +152,10 @@ describe('services/servers: detached game servers from the CLI (real processes, 
       },
     })
     try {
-      const status = await statusJson(data, 's1')
+      const status = await statusJson(data, 's1', cliIn)
       expect(status.status).to.not.equal('running')
       expect(status.pid).to.equal(undefined)
-      const r = await cli(data, ['server', 'kill', 's1'])
+      const r = await cliIn(data, ['server', 'kill', 's1'])
       expect(r.stderr).to.match(/SM_ERR_SERVER_NOT_RUNNING/)
       expect(alive(stranger.pid)).to.equal(true)
     } finally {
@@ -263,7 +266,8 @@ describe('services/servers: detached game servers from the CLI (real processes, 
 
   it('runs before_server_start before the process exists (a veto leaves none) and after_server_start once it is up', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await managerOn(data)
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     const record = join(tempDir(), 'hooks.jsonl')
     writePlugins(data, {
       'gate.ts': plugin(
@@ -281,9 +285,9 @@ describe('services/servers: detached game servers from the CLI (real processes, 
         }`,
       ),
     })
-    await cliOk(data, ['plugin', 'enable', 'gate'])
+    await cliInOk(data, ['plugin', 'enable', 'gate'])
     writeFileSync(`${record}.veto`, '')
-    const vetoed = await cli(data, ['server', 'start', 's1'])
+    const vetoed = await cliIn(data, ['server', 'start', 's1'])
     expect(vetoed.code).to.equal(1)
     expect(vetoed.stderr).to.match(
       /SM_ERR_SERVER_CHANGE_CANCELLED\]: The start of 's1' was cancelled by '?(plugin:)?gate'?: maintenance window/,
@@ -293,7 +297,7 @@ describe('services/servers: detached game servers from the CLI (real processes, 
 
     const { rmSync } = await import('node:fs')
     rmSync(`${record}.veto`)
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'start', 's1'])
     const lines = readFileSync(record, 'utf8')
       .trim()
       .split('\n')
@@ -310,10 +314,11 @@ describe('services/servers: detached game servers from the CLI (real processes, 
     const data = gameDataDir()
     const missing = join(tempDir(), 'gone')
     mkdirSync(missing)
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['server', 'add', 'g1', '--dir', missing, '--command', './no-such-binary'])
+    await managerOn(data)
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'add', 'g1', '--dir', missing, '--command', './no-such-binary'])
     const expectError = async (args: string[], code: string, exit: number) => {
-      const r = await cli(data, args)
+      const r = await cliIn(data, args)
       expect(r.stderr, args.join(' ')).to.include(`[${code}]`)
       expect(r.code, args.join(' ')).to.equal(exit)
     }
@@ -322,8 +327,8 @@ describe('services/servers: detached game servers from the CLI (real processes, 
     await expectError(['server', 'send', 's1', 'list'], 'SM_ERR_SERVER_NOT_RUNNING', 75)
     await expectError(['server', 'kill', 's1'], 'SM_ERR_SERVER_NOT_RUNNING', 75)
     await expectError(['server', 'start', 'g1'], 'SM_ERR_SERVER_START_FAILED', 70)
-    expect((await statusJson(data, 'g1')).status).to.equal('error')
-    await cliOk(data, ['server', 'start', 's1'])
+    expect((await statusJson(data, 'g1', cliIn)).status).to.equal('error')
+    await cliInOk(data, ['server', 'start', 's1'])
     await expectError(['server', 'start', 's1'], 'SM_ERR_SERVER_ALREADY_RUNNING', 75)
     await expectError(['server', 'send', 's1', ' '], 'SM_ERR_SERVER_COMMAND_INVALID', 64)
     await expectError(['server', 'send', 's1', 'x'.repeat(5000)], 'SM_ERR_SERVER_COMMAND_INVALID', 64)
@@ -335,18 +340,18 @@ describe('services/servers: detached game servers from the CLI (real processes, 
       JSON.stringify({ pid: process.pid, identity: processIdentity(process.pid), action: 'restart', since: 'now' }),
     )
     await expectError(['server', 'stop', 's1'], 'SM_ERR_SERVER_BUSY', 75)
-    expect((await statusJson(data, 's1')).status).to.equal('running')
+    expect((await statusJson(data, 's1', cliIn)).status).to.equal('running')
     // kill bypasses the queue.
-    expect(await cliOk(data, ['server', 'kill', 's1'])).to.match(/killed/)
-    expect((await statusJson(data, 's1')).status).to.equal('stopped')
+    expect(await cliInOk(data, ['server', 'kill', 's1'])).to.match(/killed/)
+    expect((await statusJson(data, 's1', cliIn)).status).to.equal('stopped')
   })
 
   it("exits non-zero when the game refuses a command (its profile's error lines), shows the reply, records it, and sends it once (issue 19)", async () => {
     const data = gameDataDir()
     await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     await cliOk(data, ['server', 'start', 's1'])
-    const refused = async (command: string) => {
-      const r = await cli(data, ['server', 'send', 's1', command])
+    const refused = async (command: string, runner: typeof cli = cli) => {
+      const r = await runner(data, ['server', 'send', 's1', command])
       expect(r.code, r.stderr).to.equal(65)
       expect(r.stderr).to.match(
         new RegExp(
@@ -361,17 +366,17 @@ describe('services/servers: detached game servers from the CLI (real processes, 
     const manager = await spawnManager(data)
     try {
       await waitForLine(manager, /^ready in/)
-      await refused('bogus')
+      await refused('bogus', cliIn)
+      const sends = await events(data, 'after_command_send', cliInOk)
+      expect(sends.map((e) => [e.payload.command, e.payload.result.status, e.payload.result.code])).to.deep.equal([
+        ['nosuch', 'error', 'SM_ERR_SERVER_COMMAND_REFUSED'],
+        ['list', 'success', undefined],
+        ['bogus', 'error', 'SM_ERR_SERVER_COMMAND_REFUSED'],
+      ])
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')
     }
-    const sends = await events(data, 'after_command_send')
-    expect(sends.map((e) => [e.payload.command, e.payload.result.status, e.payload.result.code])).to.deep.equal([
-      ['nosuch', 'error', 'SM_ERR_SERVER_COMMAND_REFUSED'],
-      ['list', 'success', undefined],
-      ['bogus', 'error', 'SM_ERR_SERVER_COMMAND_REFUSED'],
-    ])
     // Sent is sent: each refused command reached the game once.
     const log = readFileSync(RunFiles.of(data, 's1').log, 'utf8')
     expect(log.match(/Unknown command: nosuch\./g)).to.have.length(1)
@@ -380,14 +385,15 @@ describe('services/servers: detached game servers from the CLI (real processes, 
 
   it('follows the console live and prints the last lines', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['server', 'start', 's1'])
-    expect(await cliOk(data, ['server', 'logs', 's1', '--lines', '1'])).to.match(/^\[.* INFO\] Server started\.\n$/)
+    await managerOn(data)
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'start', 's1'])
+    expect(await cliInOk(data, ['server', 'logs', 's1', '--lines', '1'])).to.match(/^\[.* INFO\] Server started\.\n$/)
     const follower = spawnCli(data, ['server', 'logs', 's1', '--follow', '--lines', '1'])
     try {
       await waitForLine(follower, /Server started\./)
       const hello = waitForLine(follower, /\[Server\] hello there/)
-      await cliOk(data, ['server', 'send', 's1', 'say', 'hello', 'there'])
+      await cliInOk(data, ['server', 'send', 's1', 'say', 'hello', 'there'])
       await hello
       expect(await stop(follower, 'SIGINT')).to.equal(0)
     } finally {
@@ -443,19 +449,19 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
     const manager = await spawnManager(data, [], on)
     try {
       await waitForLine(manager, /Started 's1' \(autostart\)/, { stream: 'stderr' })
-      expect((await statusJson(data, 's1')).status).to.equal('running')
-      expect((await statusJson(data, 's2')).status).to.equal('stopped')
-      await cliOk(data, ['server', 'stop', 's1'], on)
+      expect((await statusJson(data, 's1', cliIn)).status).to.equal('running')
+      expect((await statusJson(data, 's2', cliIn)).status).to.equal('stopped')
+      await cliInOk(data, ['server', 'stop', 's1'], on)
       const log = readFileSync(RunFiles.of(data, 's1').log, 'utf8')
       expect(log).to.match(/\[Server\] Server stopping in 0 seconds\.[\s\S]*Server stop requested\./)
       // Nobody online (its `list` says so): no warning, no wait.
-      await cliOk(data, ['server', 'start', 's2'], on)
-      await cliOk(data, ['server', 'stop', 's2'], on)
+      await cliInOk(data, ['server', 'start', 's2'], on)
+      await cliInOk(data, ['server', 'stop', 's2'], on)
       const empty = readFileSync(RunFiles.of(data, 's2').log, 'utf8')
       expect(empty).to.match(/There are 0\/10 players online:[\s\S]*Server stop requested\./)
       expect(empty).to.not.include('[Server]')
       // Who is online is asked as a read (this.api.listPlayers): no console command in the log.
-      const commands = (await events(data, 'after_command_send')).map((fact) => fact.payload.command)
+      const commands = (await events(data, 'after_command_send', cliInOk)).map((fact) => fact.payload.command)
       expect(commands).to.not.include('list')
       expect(await stop(manager)).to.equal(0)
     } finally {
@@ -491,22 +497,23 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
     return { dir, received: () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []) }
   }
   const addGame = (data: string, name: string, dir: string, extra: string[] = []) =>
-    cliOk(data, nodeGameArgs(name, dir, '--stop-command', 'quit', ...extra))
+    cliInOk(data, nodeGameArgs(name, dir, '--stop-command', 'quit', ...extra))
 
   it('warns the players of a generic game with its own say command, and never sends it a command it does not know (issue 19)', async () => {
     const data = gameDataDir()
     const on = { SM_DEFAULT_PLUGINS: 'on' }
+    await managerOn(data, { defaultPlugins: true })
     const game = recordingGame()
     await addGame(data, 'g1', game.dir, ['--say-command', 'broadcast {message}'])
     // The server's own delay wins over the global one (5 s, unset): the warning says which it used.
-    await cliOk(data, ['server', 'config', 'g1', 'custom.lifecycle_notifications.delay_s', '0'], on)
-    await cliOk(data, ['server', 'start', 'g1'], on)
-    await cliOk(data, ['server', 'stop', 'g1'], on)
+    await cliInOk(data, ['server', 'config', 'g1', 'custom.lifecycle_notifications.delay_s', '0'], on)
+    await cliInOk(data, ['server', 'start', 'g1'], on)
+    await cliInOk(data, ['server', 'stop', 'g1'], on)
     // No players protocol: nobody can be known to be offline, so it is warned (and never asked `list`).
     expect(game.received()).to.deep.equal(['broadcast Server stopping in 0 seconds.', 'quit'])
-    await cliOk(data, ['server', 'start', 'g1'], on)
-    await cliOk(data, ['server', 'restart', 'g1'], on)
-    await cliOk(data, ['server', 'stop', 'g1'], on)
+    await cliInOk(data, ['server', 'start', 'g1'], on)
+    await cliInOk(data, ['server', 'restart', 'g1'], on)
+    await cliInOk(data, ['server', 'stop', 'g1'], on)
     expect(game.received().slice(2)).to.deep.equal([
       'broadcast Server restarting in 0 seconds.',
       'quit',
@@ -518,11 +525,12 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
   it('sends a generic game without a say command nothing before a stop (issue 19)', async () => {
     const data = gameDataDir()
     const on = { SM_DEFAULT_PLUGINS: 'on' }
+    await managerOn(data, { defaultPlugins: true })
     const game = recordingGame()
     await addGame(data, 'g1', game.dir)
-    await cliOk(data, ['setting', 'set', 'custom.lifecycle_notifications.delay_s', '0'], on)
-    await cliOk(data, ['server', 'start', 'g1'], on)
-    await cliOk(data, ['server', 'stop', 'g1'], on)
+    await cliInOk(data, ['setting', 'set', 'custom.lifecycle_notifications.delay_s', '0'], on)
+    await cliInOk(data, ['server', 'start', 'g1'], on)
+    await cliInOk(data, ['server', 'stop', 'g1'], on)
     expect(game.received()).to.deep.equal(['quit'])
   })
 })
@@ -532,48 +540,51 @@ describe('services/servers: schedules', function () {
 
   it('runs a schedule in the manager as a task with a servers:schedule_ran fact, lists and removes it, and refuses bad ones', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    const bad = await cli(data, ['server', 'schedule', 'add', 's1', '--cron', 'every day', '--action', 'backup'])
-    expect(bad.stderr).to.include('[SM_ERR_SCHEDULE_INVALID]')
-    const noCommand = await cli(data, ['server', 'schedule', 'add', 's1', '--cron', '* * * * *', '--action', 'command'])
-    expect(noCommand.stderr).to.include('[SM_ERR_SCHEDULE_INVALID]')
     const manager = await spawnManager(data)
     try {
       await waitForLine(manager, /^ready in/)
-      await cliOk(data, ['server', 'start', 's1'])
+      await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+      const bad = await cliIn(data, ['server', 'schedule', 'add', 's1', '--cron', 'every day', '--action', 'backup'])
+      expect(bad.stderr).to.include('[SM_ERR_SCHEDULE_INVALID]')
+      const noCommand = await cliIn(data, [
+        ...['server', 'schedule', 'add', 's1'],
+        ...['--cron', '* * * * *', '--action', 'command'],
+      ])
+      expect(noCommand.stderr).to.include('[SM_ERR_SCHEDULE_INVALID]')
+      await cliInOk(data, ['server', 'start', 's1'])
       const follower = spawnCli(data, ['server', 'logs', 's1', '--follow', '--lines', '0'])
       try {
         // Every second, so the test need not wait for a minute boundary.
         const tick = waitForLine(follower, /\[Server\] scheduled hello/)
-        const added = JSON.parse(
-          await cliOk(data, [
-            'server',
-            'schedule',
-            'add',
-            's1',
-            '--cron',
-            '* * * * * *',
-            '--action',
-            'command',
-            '--command',
-            'say scheduled hello',
-            '--json',
-          ]),
+        let added = { id: '' }
+        // Its first run's fact, seen on the manager's bus: read below while the manager runs.
+        await managerEvent(
+          data,
+          'servers:schedule_ran',
+          () => true,
+          async () => {
+            added = JSON.parse(
+              await cliInOk(data, [
+                ...['server', 'schedule', 'add', 's1', '--cron', '* * * * * *'],
+                ...['--action', 'command', '--command', 'say scheduled hello', '--json'],
+              ]),
+            )
+          },
         )
         await tick
-        const list = JSON.parse(await cliOk(data, ['server', 'schedule', 'list', 's1', '--json']))
+        const list = JSON.parse(await cliInOk(data, ['server', 'schedule', 'list', 's1', '--json']))
         expect(list.map((s: { id: string }) => s.id)).to.deep.equal([added.id])
-        expect(await cliOk(data, ['server', 'schedule', 'remove', added.id])).to.match(/removed/)
-        expect(JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
+        expect(await cliInOk(data, ['server', 'schedule', 'remove', added.id])).to.match(/removed/)
+        expect(JSON.parse(await cliInOk(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
       } finally {
         follower.kill('SIGKILL')
       }
-      const ran = JSON.parse(await cliOk(data, ['events', '--type', 'servers:schedule_ran', '--json']))
+      const ran = JSON.parse(await cliInOk(data, ['events', '--type', 'servers:schedule_ran', '--json']))
       expect(ran[0].payload).to.deep.include({ server: 's1', action: 'command', result: { status: 'success' } })
       expect(ran[0].actor).to.match(/^schedule:/)
-      const tasks = JSON.parse(await cliOk(data, ['tasks', '--json']))
+      const tasks = JSON.parse(await cliInOk(data, ['tasks', '--json']))
       expect(tasks.some((t: { name: string }) => t.name === 'schedule command s1')).to.equal(true)
-      await cliOk(data, ['server', 'stop', 's1'])
+      await cliInOk(data, ['server', 'stop', 's1'])
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')

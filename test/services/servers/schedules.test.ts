@@ -2,9 +2,10 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Schedule } from '../../../services/servers/schedules'
+import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
 import { gameDataDir } from '../../helpers/game'
 import { startManager } from '../../helpers/manager'
-import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, startWeb } from '../../helpers/web'
 
@@ -17,9 +18,8 @@ function bedrockDir(): string {
   return dir
 }
 
-/** The manager on `data` (its web on any free port), ready, and a follower of its schedules' runs. */
+/** The manager on `data` (its web on any free port: spawnManager sets it), ready, and a follower of its schedules' runs. */
 async function managerWithRuns(data: string) {
-  await cliOk(data, ['setting', 'set', 'web.port', '0'])
   const manager = await spawnManager(data)
   await waitForLine(manager, /^ready in/)
   return { manager, ran: spawnCli(data, ['events', '--follow', '--type', 'servers:schedule_ran', '--json']) }
@@ -27,7 +27,7 @@ async function managerWithRuns(data: string) {
 
 /** Adds a schedule sending `say hi` to `server` every second (through the running manager); its id. */
 async function everySecond(data: string, server: string): Promise<string> {
-  const added = await cliOk(data, [
+  const added = await cliInOk(data, [
     'server',
     'schedule',
     'add',
@@ -83,8 +83,9 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
     }
 
     const data = tempDir()
-    await cliOk(data, ['server', 'add', 'one', '--dir', bedrockDir()])
-    const r = await cli(data, [
+    await managerOn(data)
+    await cliInOk(data, ['server', 'add', 'one', '--dir', bedrockDir()])
+    const r = await cliIn(data, [
       'server',
       'schedule',
       'add',
@@ -99,13 +100,13 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
     expect(r.code).to.equal(64)
     expect(r.stderr).to.contain('[SM_ERR_SCHEDULE_INVALID]').and.to.contain("'Mars/Olympus' is not a time zone")
     // A cron expression's error says what to give, in our words: not the library's, no '..' (issue 20).
-    const cron = await cli(data, ['server', 'schedule', 'add', 'one', '--cron', 'every day', '--action', 'backup'])
+    const cron = await cliIn(data, ['server', 'schedule', 'add', 'one', '--cron', 'every day', '--action', 'backup'])
     expect(cron.code).to.equal(64)
     expect(cron.stderr).to.match(
       /^Error \[SM_ERR_SCHEDULE_INVALID\]: That schedule for 'one' cannot be added: 'every day' is not a cron expression \(invalid configuration format \('every day'\), exactly five, six, or seven space separated parts are required\); give 'minute hour day-of-month month day-of-week', such as '0 4 \* \* \*' for 04:00 every day, with an optional seconds field first\. Nothing was added\.$/m,
     )
-    expect(JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
-    expect(JSON.parse(await cliOk(data, ['events', '--type', 'servers:schedule_added', '--json']))).to.deep.equal([])
+    expect(JSON.parse(await cliInOk(data, ['server', 'schedule', 'list', '--json']))).to.deep.equal([])
+    expect(JSON.parse(await cliInOk(data, ['events', '--type', 'servers:schedule_added', '--json']))).to.deep.equal([])
   })
 
   it('lists a stored schedule that cannot run as invalid, and it breaks neither listing, adding nor the manager and its runner', async () => {
@@ -120,28 +121,30 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
       await old.stop()
     }
 
-    const list = JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))
-    expect(list).to.have.length(1)
-    expect(list[0]).to.include({ id: POISONED.id })
-    expect(list[0].invalid).to.contain("'Mars/Olympus' is not a time zone")
-    expect(await cliOk(data, ['server', 'schedule', 'list'])).to.match(/bad00001 .*INVALID, skipped: 'Mars\/Olympus'/)
-    await cliOk(data, ['server', 'schedule', 'add', 'two', '--cron', '0 4 * * *', '--action', 'restart'])
-
+    // The manager starts with it stored; listed and added to through it.
     const { manager, ran } = await managerWithRuns(data)
     try {
+      const list = JSON.parse(await cliInOk(data, ['server', 'schedule', 'list', '--json']))
+      expect(list).to.have.length(1)
+      expect(list[0]).to.include({ id: POISONED.id })
+      expect(list[0].invalid).to.contain("'Mars/Olympus' is not a time zone")
+      expect(await cliInOk(data, ['server', 'schedule', 'list'])).to.match(
+        /bad00001 .*INVALID, skipped: 'Mars\/Olympus'/,
+      )
+      await cliInOk(data, ['server', 'schedule', 'add', 'two', '--cron', '0 4 * * *', '--action', 'restart'])
       // Through the running manager: adding syncs its runner with every stored schedule.
       const every = await everySecond(data, 'two')
       // The runner still runs the good ones: this one fails (the server is not running), as a fact.
       const line = await waitForLine(ran, /"type":"servers:schedule_ran"/)
       expect(JSON.parse(line).payload).to.include({ id: every, server: 'two' })
-      const listed = JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))
+      const listed = JSON.parse(await cliInOk(data, ['server', 'schedule', 'list', '--json']))
       expect(
         listed.map((s: { id: string; invalid?: string }) => [s.id, s.invalid !== undefined]),
       ).to.deep.include.members([
         [POISONED.id, true],
         [every, false],
       ])
-      expect(await cliOk(data, ['server', 'schedule', 'remove', POISONED.id])).to.match(/removed/)
+      expect(await cliInOk(data, ['server', 'schedule', 'remove', POISONED.id])).to.match(/removed/)
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')
@@ -151,13 +154,15 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
 
   it('a server removed while the manager runs takes its schedules with it: the runner stops them at once', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 'gone', '--dir', bedrockDir()])
-    await cliOk(data, ['server', 'add', 'kept', '--dir', bedrockDir()])
     const { manager, ran } = await managerWithRuns(data)
     try {
+      await cliInOk(data, ['server', 'add', 'gone', '--dir', bedrockDir()])
+      await cliInOk(data, ['server', 'add', 'kept', '--dir', bedrockDir()])
       const runsOf = async (id: string) =>
         (
-          JSON.parse(await cliOk(data, ['events', '--type', 'servers:schedule_ran', '--json', '--limit', '1000'])) as {
+          JSON.parse(
+            await cliInOk(data, ['events', '--type', 'servers:schedule_ran', '--json', '--limit', '1000']),
+          ) as {
             seq: number
             payload: { id: string }
           }[]
@@ -165,8 +170,8 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
       const gone = await everySecond(data, 'gone')
       const kept = await everySecond(data, 'kept')
       await waitForLine(ran, new RegExp(`"id":"${gone}"`))
-      await cliOk(data, ['server', 'remove', 'gone'])
-      const [removed] = JSON.parse(await cliOk(data, ['events', '--type', 'servers:removed', '--json'])) as {
+      await cliInOk(data, ['server', 'remove', 'gone'])
+      const [removed] = JSON.parse(await cliInOk(data, ['events', '--type', 'servers:removed', '--json'])) as {
         seq: number
       }[]
       // Both ran every second, at the same ticks: three runs of the other one after the removal, none of its.
@@ -177,7 +182,7 @@ describe('services/servers: schedules (time zones: issue 18 item 12; those of a 
       }
       const second = (await runsOf(kept)).filter(after)[1]?.seq as number
       expect((await runsOf(gone)).filter((r) => r.seq > second)).to.deep.equal([])
-      expect(JSON.parse(await cliOk(data, ['server', 'schedule', 'list', '--json']))).to.have.length(1)
+      expect(JSON.parse(await cliInOk(data, ['server', 'schedule', 'list', '--json']))).to.have.length(1)
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')
