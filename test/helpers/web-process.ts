@@ -1,5 +1,6 @@
 import { expect } from 'chai'
-import { cli, waitForLine } from './run'
+import { cliIn } from './cli-in-process'
+import { waitForLine } from './run'
 import { signIn } from './web'
 
 /** The URL a `server-manager start` process prints once its web server listens. */
@@ -11,10 +12,10 @@ export async function webUrl(manager: Parameters<typeof waitForLine>[0]): Promis
 /** The password of the admin `boss` that `adminSession` creates (to sign in a browser with). */
 export const BOSS_PASSWORD = 'a long password'
 
-/** Creates the admin `boss` through the CLI (so the setup redirect ends) and signs in: a session token. */
+/** Creates the admin `boss` through the CLI, in-process as a client of the manager running there (so the setup redirect ends), and signs in: a session token. */
 export async function adminSession(dataDir: string, url: string): Promise<string> {
   const password = BOSS_PASSWORD
-  const created = await cli(
+  const created = await cliIn(
     dataDir,
     ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'],
     {},
