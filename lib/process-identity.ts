@@ -28,6 +28,17 @@ export function processState(pid: number): string | undefined {
   return procStat(pid)?.state
 }
 
+/** Whether a process of that PID exists (one we may not signal counts); what is no PID is no process's. */
+export function pidExists(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 /**
  * Whether `pid` is still the process whose identity was recorded: alive, not a zombie, and with
  * the same boot id and start time. Where /proc cannot tell (not Linux), a live PID counts.

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Logger, reasonOf, SmError } from '../../kernel'
+import { pidExists } from '../../lib/process-identity'
 import { SerialQueue } from '../../lib/serial-queue'
 
 /** How long a received file waits for the command that takes it, after its last piece. */
@@ -46,7 +47,7 @@ export class Stager {
   async open(): Promise<void> {
     const folders = await readdir(this.#all).catch(() => [])
     for (const folder of folders)
-      if (folder === String(process.pid) || !running(Number(folder)))
+      if (folder === String(process.pid) || !pidExists(Number(folder)))
         await rm(join(this.#all, folder), { recursive: true, force: true })
   }
 
@@ -110,16 +111,5 @@ export class Stager {
     }, KEPT_MS)
     timer.unref()
     return timer
-  }
-}
-
-/** Whether a process of that PID runs (a folder name that is no PID is no process's). */
-function running(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, posix, resolve } from 'node:path'
 import { type BusScope, isDiskFull, isSmError, performAction, reasonOf, SmError, toSmError } from '../../../kernel'
-import { ownProcess } from '../../../lib/process-identity'
+import { ownProcess, pidExists } from '../../../lib/process-identity'
 import {
   ACTIVE,
   type BackupFile,
@@ -335,7 +335,7 @@ export class Backups {
     if (!world || !parent || !existsSync(parent)) return done
     for (const name of readdirSync(parent)) {
       const left = /^(.*)\.(incoming|outgoing)-(\d+)$/.exec(name)
-      if (!left || left[1] !== basename(world) || alive(Number(left[3]))) continue
+      if (!left || left[1] !== basename(world) || pidExists(Number(left[3]))) continue
       if (left[2] === 'outgoing' && !existsSync(world)) {
         renameSync(join(parent, name), world)
         done.push(`${name} (put back as the world: a restore stopped between its two renames)`)
@@ -581,16 +581,6 @@ export class Backups {
       this.report(percent, `${operation} ${file}`)
       void this.bus.emit('servers:backup_progress', { serverName: server.name, operation, file, ...p, percent })
     }
-  }
-}
-
-/** Whether a process with this PID exists (a PID from a file name: no identity to check it against). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 
