@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setImmediate } from 'node:timers/promises'
 import { LogTail } from '../../lib/log-tail'
@@ -178,6 +178,8 @@ function recordedProcesses(dataDir: string): number[] {
   } catch {}
   const agent = new AgentFiles(dataDir).readRecord()
   if (agent && isSameProcess(agent.pid, agent.identity)) pids.push(agent.pid)
+  // An agent a manager spawned just before it was killed runs before it has written its record.
+  for (const pid of agentsOf(dataDir)) if (!pids.includes(pid)) pids.push(pid)
   for (const name of names) {
     const state = runState(dataDir, name)
     for (const ref of [state?.supervisor, state?.game])
@@ -191,6 +193,24 @@ function recordedProcesses(dataDir: string): number[] {
           : leftovers(game.pid, game.identity)
         ).filter((pid) => !pids.includes(pid)),
       )
+  }
+  return pids
+}
+
+/** The host agents running for `dataDir` (`agent.js <dataDir>`), recorded or not, read from /proc. */
+function agentsOf(dataDir: string): number[] {
+  const pids: number[] = []
+  let entries: string[] = []
+  try {
+    entries = readdirSync('/proc')
+  } catch {}
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const argv = readFileSync(join('/proc', entry, 'cmdline'), 'utf8').split('\0')
+      if (argv.some((arg) => arg.endsWith(join('supervisor', 'agent.js'))) && argv.includes(dataDir))
+        pids.push(Number(entry))
+    } catch {}
   }
   return pids
 }
