@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs'
 import type { Logger } from '../../kernel'
 import { reasonOf } from '../../kernel'
+import { pidExists } from '../../lib/process-identity'
 import { writeFileWhole } from '../../lib/whole-file'
 
 /** How many runs in a row a plugin may be among those that died with the process before it is kept out. */
@@ -144,11 +145,5 @@ function readRun(file: string): RunRecord | undefined {
 // manager's lock allows one), and a process that ended long ago and whose pid was reused reads as
 // alive: either way nothing is struck, which errs on the side of keeping plugins.
 function alive(pid: number): boolean {
-  if (pid === process.pid) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
+  return pid !== process.pid && pidExists(pid)
 }
