@@ -101,6 +101,12 @@ export interface CliPluginRuntime {
 }
 
 /** Where a plugin was found. */
+/**
+ * How much longer than plugins.hook_timeout_ms plugin code may hold the event loop before it is
+ * ended: a hook in the manager (the loop watchdog), a menu item in the CLI.
+ */
+export const WATCHDOG_GRACE_MS = 5_000
+
 const pluginSource = z.enum(['user', 'default', 'example'])
 export type PluginSource = z.output<typeof pluginSource>
 

@@ -6,7 +6,7 @@ import { TASKS } from '../tasks/contract'
 import { WEB_CONTRIBUTIONS } from '../web/contract'
 import { pluginsActions } from './actions'
 import { builtinCli, checkCliConflicts, cliCacheFile, writeCliCache } from './cli-contributions'
-import { type CliContribution, pluginsCommands, pluginsEvents } from './contract'
+import { type CliContribution, pluginsCommands, pluginsEvents, WATCHDOG_GRACE_MS } from './contract'
 import { CrashGuard } from './crash-guard'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
@@ -20,9 +20,6 @@ import { pluginsSettings } from './settings'
 import { ThreadedPlugin } from './thread/threaded-plugin'
 
 export type * from './contract'
-
-/** How much longer than the hook timeout the event loop may stay blocked before the watchdog acts. */
-const WATCHDOG_GRACE_MS = 5_000
 
 /** The package's root folder (dist/services/plugins → the checkout or the installed package). */
 const PACKAGE_ROOT = join(__dirname, '..', '..', '..')

@@ -1,5 +1,6 @@
 import { Errors } from '@oclif/core'
 import { errorLine, SmError, toSmError } from '../../../kernel/errors'
+import { WATCHDOG_GRACE_MS } from '../../plugins/contract'
 import { ACTIVE } from '../../servers/contract'
 import { ManagerCommand } from '../manager-command'
 import { ask, invoker, menuContext } from '../menu-context'
@@ -16,11 +17,6 @@ interface Action {
 const BACK = 'Back'
 const CUSTOM = 'Plugin Custom Menus'
 const EXIT = 'Exit'
-/**
- * How much longer than plugins.hook_timeout_ms a plugin's menu item may hold the event loop (it
- * may wait on the user as long as it likes): the grace the manager's loop watchdog gives a hook.
- */
-const MENU_BLOCKED_GRACE_MS = 5_000
 
 /**
  * The interactive menu (`server-manager` alone on a terminal): the built-in operations, and
@@ -195,7 +191,8 @@ export default class Menu extends ManagerCommand {
       | undefined
     if (!item) throw failed('the plugin no longer supplies this item')
     const { value } = await this.request('settings:get', { key: 'plugins.hook_timeout_ms' })
-    const blockedMs = Number(value) + MENU_BLOCKED_GRACE_MS
+    // No longer than a hook may hold the manager's loop.
+    const blockedMs = Number(value) + WATCHDOG_GRACE_MS
     try {
       // It waits on the user as long as it likes, but its code must not hold the event loop.
       await wiring()
