@@ -60,7 +60,7 @@ export interface HttpDoor {
   readonly message?: string
   /**
    * The reply is a task begun (`{ taskId }`): answered `{ status: 'accepted', message, task_id }`
-   * (the document's `Accepted`: follow it with GET /api/tasks/{id}), with `status` 202.
+   * (the document's `Accepted`: follow it with GET /api/tasks/{id}), always with status 202.
    */
   readonly task?: true
   /** The reply may hold a server's environment or arguments: answered without their secret-looking values. */

@@ -42,13 +42,9 @@ export function filesService(): Service {
           payload,
           actor,
         ) =>
-          (filesCommands[command].doors?.host?.reads ? link.request : link.call).call(
-            link,
-            host,
-            command,
-            payload,
-            actor,
-          ),
+          filesCommands[command].doors?.host?.reads
+            ? link.request(host, command, payload, actor)
+            : link.call(host, command, payload, actor),
       ) =>
         bus.handle(command, async (payload, meta) => {
           const { host } = await bus.request('servers:info', { name: (payload as { name: string }).name })

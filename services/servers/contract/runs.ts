@@ -16,9 +16,9 @@ import {
   startReply,
 } from './records'
 
-/** The HTTP door of work on a server that runs as a task: 202 with its id. */
-const taskDoor = (door: Omit<HttpDoor, 'tags' | 'response' | 'task'>): HttpDoor =>
-  serverDoor({ ...door, task: true, status: 202, response: 'Accepted' })
+/** The HTTP door of work on a server that runs as a task: 202 with its id (the document's Accepted). */
+const taskDoor = (door: Omit<HttpDoor, 'tags' | 'response' | 'task' | 'status'>): HttpDoor =>
+  serverDoor({ ...door, task: true, response: 'Accepted' })
 
 /** The commands of this area, declared with the others in services/servers/contract.ts. */
 export const runsCommands = {

@@ -74,7 +74,8 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       tags: http.tags,
       access: http.access,
       session: http.session,
-      status: http.status,
+      // Work begun as a task is answered 202 (Accepted), whatever else the door says.
+      status: http.task ? 202 : http.status,
       errors: http.errors,
       params,
       ...(input ? (inBody ? { body: input } : { query: input }) : {}),
