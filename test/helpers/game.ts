@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setImmediate } from 'node:timers/promises'
 import { LogTail } from '../../lib/log-tail'
@@ -12,8 +12,12 @@ import type { ServerStatus } from '../../services/servers/contract'
 import { SupervisorClient } from '../../services/servers/supervisor/client'
 import type { RunStatus, ServerSample } from '../../services/servers/supervisor/protocol'
 import { AgentFiles, RunFiles, type StatusEntry } from '../../services/servers/supervisor/run-files'
-import { killAndWait } from './leaks'
+import { killAndWait, processesNaming } from './leaks'
 import { cli, ROOT, type RunResult } from './run'
+
+/** How a helper runs a command: a process (cli), or in-process to the running manager (cliIn). */
+export type Runner = (dataDir: string, args: readonly string[]) => Promise<RunResult>
+
 import { afterItsUser } from './run-end'
 import { tempDir } from './temp-dir'
 import { jarBytes } from './zip'
@@ -178,8 +182,9 @@ function recordedProcesses(dataDir: string): number[] {
   } catch {}
   const agent = new AgentFiles(dataDir).readRecord()
   if (agent && isSameProcess(agent.pid, agent.identity)) pids.push(agent.pid)
-  // An agent a manager spawned just before it was killed runs before it has written its record.
-  for (const pid of agentsOf(dataDir)) if (!pids.includes(pid)) pids.push(pid)
+  // And whatever names the directory on its command line: an agent a manager spawned just before
+  // it was killed runs before it has written its record.
+  for (const pid of processesNaming(dataDir)) if (!pids.includes(pid)) pids.push(pid)
   for (const name of names) {
     const state = runState(dataDir, name)
     for (const ref of [state?.supervisor, state?.game])
@@ -193,24 +198,6 @@ function recordedProcesses(dataDir: string): number[] {
           : leftovers(game.pid, game.identity)
         ).filter((pid) => !pids.includes(pid)),
       )
-  }
-  return pids
-}
-
-/** The host agents running for `dataDir` (`agent.js <dataDir>`), recorded or not, read from /proc. */
-function agentsOf(dataDir: string): number[] {
-  const pids: number[] = []
-  let entries: string[] = []
-  try {
-    entries = readdirSync('/proc')
-  } catch {}
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const argv = readFileSync(join('/proc', entry, 'cmdline'), 'utf8').split('\0')
-      if (argv.some((arg) => arg.endsWith(join('supervisor', 'agent.js'))) && argv.includes(dataDir))
-        pids.push(Number(entry))
-    } catch {}
   }
   return pids
 }
@@ -255,10 +242,7 @@ export function exited(child: ChildProcess): Promise<number | null> {
  * stopped: its folder and its world. By processes, or by `runner` (cliIn: in-process, to the
  * manager that runs on `dataDir`).
  */
-export async function stoppedBedrock(
-  dataDir: string,
-  runner: (dataDir: string, args: readonly string[]) => Promise<RunResult> = cli,
-): Promise<{ dir: string; world: string }> {
+export async function stoppedBedrock(dataDir: string, runner: Runner = cli): Promise<{ dir: string; world: string }> {
   const dir = fakeBedrockDir()
   for (const args of [
     ['server', 'add', 's1', '--dir', dir],
@@ -282,11 +266,7 @@ export async function untilGone(pid: number): Promise<void> {
  * it printed (0 only for running), else this throws with the command's output. Run as a process,
  * or by `runner` (cliIn: in-process, to the manager that runs on `dataDir`).
  */
-export async function statusJson(
-  dataDir: string,
-  name: string,
-  runner: (dataDir: string, args: readonly string[]) => Promise<RunResult> = cli,
-): Promise<RunStatus> {
+export async function statusJson(dataDir: string, name: string, runner: Runner = cli): Promise<RunStatus> {
   const r = await runner(dataDir, ['server', 'status', name, '--json'])
   let status: RunStatus
   try {

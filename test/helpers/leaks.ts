@@ -25,9 +25,8 @@ interface Proc {
  */
 export function findLeaks(dirs: readonly string[], marker: string): Leak[] {
   const procs = new Map<number, Proc>()
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    const proc = readProc(Number(name))
+  for (const pid of livePids()) {
+    const proc = readProc(pid)
     if (proc && proc.state !== 'Z') procs.set(proc.pid, proc)
   }
   const reasons = new Map<number, string>()
@@ -76,13 +75,28 @@ export async function killAndWait(pids: readonly number[], timeoutMs = 10_000): 
   }
 }
 
+/**
+ * The live processes whose command line names `dir` (a manager's host agent is `agent.js <data
+ * dir>`), whether or not they have recorded themselves anywhere yet.
+ */
+export function processesNaming(dir: string): number[] {
+  return livePids().filter((pid) => names(readText(`/proc/${pid}/cmdline`)?.split('\0').join(' ') ?? '', dir))
+}
+
+function livePids(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+}
+
+/** A directory is named where its path ends at a separator: /tmp/sm-x1 does not name /tmp/sm-x. */
+function names(text: string, dir: string, from = 0): boolean {
+  const at = text.indexOf(dir, from)
+  if (at < 0) return false
+  return !/[\w.-]/.test(text[at + dir.length] ?? '') || names(text, dir, at + 1)
+}
+
 function tieToRun(pid: number, dirs: readonly string[], marker: string): string | undefined {
-  // A directory is named where its path ends at a separator: /tmp/sm-x1 does not name /tmp/sm-x.
-  const names = (text: string, dir: string, from = 0): boolean => {
-    const at = text.indexOf(dir, from)
-    if (at < 0) return false
-    return !/[\w.-]/.test(text[at + dir.length] ?? '') || names(text, dir, at + 1)
-  }
   const mentions = (text: string) => dirs.find((dir) => names(text, dir))
   // A path (a deleted one reads '<path> (deleted)') under a directory.
   const under = (path: string) =>
