@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { get } from 'node:http'
 import { join } from 'node:path'
 import { EventEmitter2 } from 'eventemitter2'
 import { Bus, BusScope, builtinServices, createKernel, createManager, silentLogger } from '../manager'
@@ -8,6 +9,7 @@ import { LoadedPlugin, type RunningPlugin } from '../services/plugins/loaded-plu
 import { type PluginDefinition, PluginImporter } from '../services/plugins/plugin-module'
 import { ThreadedPlugin } from '../services/plugins/thread/threaded-plugin'
 import { type Comparison, compare, median } from './harness'
+import { signedInManager } from './web.bench'
 
 const source = (i: number) => `import { type AfterPayload, type BeforePayload, PluginBase } from 'server-manager'
 
@@ -288,4 +290,87 @@ export async function threadMemoryBench(
   } finally {
     await manager.stop()
   }
+}
+
+export interface LoopResponsiveness {
+  /** p99 latency (ms) of GET /api/servers and of a bus request, with no plugin code running. */
+  readonly quiet: { readonly api: number; readonly bus: number }
+  /** The same while a plugin's before_* hook loops forever in its thread (until hook_timeout_ms cuts it off). */
+  readonly busy: { readonly api: number; readonly bus: number }
+  readonly samples: { readonly quiet: number; readonly busy: number }
+}
+
+/**
+ * Issue 23's figure: what a plugin hook that loops forever costs everyone else. A manager (web
+ * on loopback, the plugin in a thread of its own) answers GET /api/servers and a bus request one
+ * after another, first with nothing running, then while the plugin's before_setting_update spins
+ * until `plugins.hook_timeout_ms` cuts it off; p99 of each.
+ */
+export async function loopResponsivenessBench(dir: string, quick = false): Promise<LoopResponsiveness> {
+  const dataDir = join(dir, 'loop')
+  mkdirSync(join(dataDir, 'plugins'), { recursive: true })
+  writeFileSync(
+    join(dataDir, 'plugins', 'spin.ts'),
+    `import { PluginBase } from 'server-manager'
+export default class Spin extends PluginBase {
+  static version = '1.0.0'
+  beforeSettingUpdate(p: { key: string }) { if (p.key === 'custom.spin') for (;;) {} }
+}
+`,
+  )
+  const {
+    manager,
+    url: base,
+    token: accessToken,
+  } = await signedInManager(dataDir, async (bus) => {
+    await bus.request('settings:set', { key: 'plugins.hook_timeout_ms', value: quick ? 1_000 : 4_000 })
+    await bus.request('plugins:set_enabled', { name: 'spin', enabled: true })
+  })
+  try {
+    const { bus } = manager
+    const url = `${base}/api/servers`
+    const api = () =>
+      new Promise<void>((resolve, reject) => {
+        get(url, { headers: { Authorization: `Bearer ${accessToken}` } }, (res) => {
+          res
+            .resume()
+            .on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`GET ${url}: ${res.statusCode}`))))
+        }).on('error', reject)
+      })
+    const request = () => bus.request('settings:get', { key: 'web.port' })
+    /** Both asked side by side, each one request after another, until `done`. */
+    const sample = async (done: (count: number) => boolean) => {
+      const times = { api: [] as number[], bus: [] as number[] }
+      const series = async (into: number[], work: () => Promise<unknown>) => {
+        while (!done(into.length)) {
+          const began = performance.now()
+          await work()
+          into.push(performance.now() - began)
+        }
+      }
+      await Promise.all([series(times.api, api), series(times.bus, request)])
+      return times
+    }
+    await sample((count) => count >= 20) // warm-up: the first requests compile and fill caches
+    const quiet = await sample((count) => count >= (quick ? 20 : 500))
+    let spinning = true
+    const spin = bus.request('settings:set', { key: 'custom.spin', value: 1 }).finally(() => {
+      spinning = false
+    })
+    const busy = await sample(() => !spinning)
+    await spin
+    return {
+      quiet: { api: p99(quiet.api), bus: p99(quiet.bus) },
+      busy: { api: p99(busy.api), bus: p99(busy.bus) },
+      samples: { quiet: quiet.api.length + quiet.bus.length, busy: busy.api.length + busy.bus.length },
+    }
+  } finally {
+    await manager.stop()
+  }
+}
+
+/** The 99th percentile of a sample (its largest below 100 values). */
+function p99(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN
 }

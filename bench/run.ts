@@ -8,14 +8,20 @@ import { dispatchBench } from './dispatch.bench'
 import { type Comparison, formatNs } from './harness'
 import { samplingMemoryBench } from './metrics.bench'
 import { natsBench, type RoundTrip } from './nats.bench'
-import { hookPairBench, loadBench, type ThreadMemoryPoint, threadMemoryBench } from './plugins.bench'
+import {
+  hookPairBench,
+  loadBench,
+  loopResponsivenessBench,
+  type ThreadMemoryPoint,
+  threadMemoryBench,
+} from './plugins.bench'
 import { replayBench } from './replay.bench'
 import { consoleRoundTripBench, serverListBench, worldArchiveBench } from './servers.bench'
 import { supervisionMemoryBench } from './supervision.bench'
 import { dashboardBench, type LoadResult, webThroughputBench } from './web.bench'
 
 /**
- * `npm run bench [-- dispatch|append|help|hooks|threads|load|replay|client|bridge|set|backup|list|console|sampling|supervision|nats|web|dashboard] [--events N] [--world-mb N] [--quick]`:
+ * `npm run bench [-- dispatch|append|help|hooks|threads|loop|load|replay|client|bridge|set|backup|list|console|sampling|supervision|nats|web|dashboard] [--events N] [--world-mb N] [--quick]`:
  * every figure is a ratio against a baseline measured in the same run, because these machines
  * are shared and noisy. Each benchmark runs even when one before it threw; the run exits 1 if
  * any threw or missed its goal.
@@ -122,6 +128,20 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
     console.log(
       `  per idle plugin thread: ${perThread.toFixed(1)} MB; goal at most 12 MB → ${verdict(perThread <= 12)}\n`,
     )
+  },
+  async loop({ dir, quick, verdict }) {
+    const r = await loopResponsivenessBench(dir, quick)
+    console.log(
+      `answers while a plugin hook loops forever in its thread (p99 of ${r.samples.busy} answers against ${r.samples.quiet} with none)`,
+    )
+    for (const [what, quiet, busy] of [
+      ['GET /api/servers', r.quiet.api, r.busy.api],
+      ['a bus request', r.quiet.bus, r.busy.bus],
+    ] as const)
+      console.log(
+        `  ${what}: ${busy.toFixed(2)} ms against ${quiet.toFixed(2)} ms quiet, ${(busy / quiet).toFixed(2)}x; goal at most 2x → ${verdict(busy <= 2 * quiet)}`,
+      )
+    console.log('')
   },
   async load({ dir, quick, verdict }) {
     const result = await loadBench(dir, quick ? 3 : 100, quick ? 1 : 5)

@@ -119,6 +119,23 @@ async function ourManager(
   const dataDir = join(dir, `web-${isolation}-${Date.now()}`)
   mkdirSync(join(dataDir, 'plugins'), { recursive: true })
   writeFileSync(join(dataDir, 'plugins', 'benchplugin.ts'), BENCH_PLUGIN.replaceAll('HANDLER_BODY', HANDLER_BODY))
+  return signedInManager(dataDir, async (bus) => {
+    await bus.request('settings:set', { key: 'plugins.isolation', value: isolation })
+    await bus.request('plugins:set_enabled', { name: 'benchplugin', enabled: true })
+    // Game directories live beside the data directory: a server inside it is refused.
+    for (let i = 0; i < servers; i++)
+      await bus.request('servers:add', { name: `s${i}`, dir: fakeServer(join(`${dataDir}-servers`, `s${i}`)) })
+  })
+}
+
+/**
+ * A manager in this process on `dataDir` (its web server on a free loopback port, no default
+ * plugins), set up by `setUp`, with an admin signed in: its URL and the admin's session token.
+ */
+export async function signedInManager(
+  dataDir: string,
+  setUp: (bus: Kernel['bus']) => Promise<void>,
+): Promise<{ manager: Kernel; url: string; token: string }> {
   const manager = createManager({
     dataDir,
     logger: silentLogger,
@@ -127,11 +144,7 @@ async function ourManager(
   })
   await manager.start()
   try {
-    await manager.bus.request('settings:set', { key: 'plugins.isolation', value: isolation })
-    await manager.bus.request('plugins:set_enabled', { name: 'benchplugin', enabled: true })
-    // Game directories live beside the data directory: a server inside it is refused.
-    for (let i = 0; i < servers; i++)
-      await manager.bus.request('servers:add', { name: `s${i}`, dir: fakeServer(join(`${dataDir}-servers`, `s${i}`)) })
+    await setUp(manager.bus)
     await manager.bus.request('auth:create_user', { username: 'bench', password: 'bench password', firstAdmin: true })
     const session = await manager.bus.request('auth:login', { username: 'bench', password: 'bench password' })
     const url = (await manager.bus.request('web:status', {})).url as string

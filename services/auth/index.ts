@@ -1,5 +1,4 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
-import { errors as jose, jwtVerify, SignJWT } from 'jose'
 import { type BusScope, type Service, SmError } from '../../kernel'
 import { BoundedMap } from '../../lib/bounded-map'
 import { PROJECTIONS, type Projections } from '../events/contract'
@@ -21,6 +20,12 @@ import { decoyHash, hashPassword, verifyPassword } from './passwords'
 import { FailureLimiter } from './rate-limit'
 import { authSettings } from './settings'
 import { type AuthState, readAuthState, type StoredToken, type StoredUser, usersProjection } from './users-projection'
+
+/**
+ * jose, loaded on the first session signed or checked: a one-shot command (most never see a
+ * session) does not pay its load, about a tenth of a cold command's start (issue 36).
+ */
+const jose = (): typeof import('jose') => require('jose')
 
 export type * from './contract'
 export { isRole, ROLES, roleAtLeast } from './contract'
@@ -315,7 +320,7 @@ class Auth {
       ? (await this.#setting('auth.remember_days')) * 86_400
       : (await this.#setting('auth.session_hours')) * 3_600
     const csrf = randomBytes(18).toString('base64url')
-    const accessToken = await new SignJWT({ csrf, ep: user.epoch, uid: user.id })
+    const accessToken = await new (jose().SignJWT)({ csrf, ep: user.epoch, uid: user.id })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.username)
       .setJti(randomBytes(16).toString('base64url'))
@@ -368,12 +373,13 @@ class Auth {
     try {
       claims = await this.#verifiedClaims(text)
     } catch (error) {
+      const { errors } = jose()
       const reason =
-        error instanceof jose.JWTExpired
+        error instanceof errors.JWTExpired
           ? 'the session expired'
-          : error instanceof jose.JWTClaimValidationFailed
+          : error instanceof errors.JWTClaimValidationFailed
             ? `its '${error.claim}' claim is missing or wrong (issued by an older version, or not by this manager)`
-            : error instanceof jose.JOSEError
+            : error instanceof errors.JOSEError
               ? 'not a session of this manager'
               : 'unreadable'
       throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason })
@@ -400,7 +406,10 @@ class Auth {
     if (known && (known.exp ?? 0) * 1000 > Date.now()) return known
     // Every session this manager signs has them: one without an expiry, an id or an account is not one of its sessions.
     const claims = (
-      await jwtVerify(token, await this.#signingKey(), { algorithms: ['HS256'], requiredClaims: [...SESSION_CLAIMS] })
+      await jose().jwtVerify(token, await this.#signingKey(), {
+        algorithms: ['HS256'],
+        requiredClaims: [...SESSION_CLAIMS],
+      })
     ).payload as Claims
     this.#checked.set(token, claims)
     return claims

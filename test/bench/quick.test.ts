@@ -23,6 +23,7 @@ describe('npm run bench, quick mode', function () {
       'emit to 50 listeners',
       'append in batches of',
       'before/after pair to 3 plugins',
+      'answers while a plugin hook loops forever in its thread',
       'load of 3 generated TypeScript plugins',
       'cold process: a command answered by the running manager',
       'one settings:get request',

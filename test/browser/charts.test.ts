@@ -1,8 +1,8 @@
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
 import { type BrowserRun, chartDrawn, openInBrowser, signInPage, snap, userCommand } from '../helpers/browser'
+import { cliInOk } from '../helpers/cli-in-process'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
-import { cliOk } from '../helpers/run'
 
 /** With SM_SCREENSHOTS=<dir>, the page is saved there at 1280 and 390 px wide (to look at; not checked). */
 async function snapWidths(page: Page, name: string): Promise<void> {
@@ -33,7 +33,7 @@ describe('the resource charts in a real browser', () => {
     ])
     ;({ url, page } = session)
     await page.setViewportSize({ width: 1280, height: 800 })
-    await cliOk(dataDir, ['server', 'start', 'lobby'])
+    await cliInOk(dataDir, ['server', 'start', 'lobby'])
     await signInPage(page, url, 'boss', 'a long password')
   })
 
@@ -56,7 +56,7 @@ describe('the resource charts in a real browser', () => {
     expect(await page.locator('#host-metrics .metric').allTextContents()).to.have.length(3)
     await snapWidths(page, 'dashboard-charts')
     // A game that stops shows no figures (its last ones would read as if it still ran).
-    await cliOk(dataDir, ['server', 'stop', 'lobby'])
+    await cliInOk(dataDir, ['server', 'stop', 'lobby'])
     await page.waitForFunction(
       () => document.querySelector('tr[data-server="lobby"] [data-row-metrics]')?.textContent === '',
     )

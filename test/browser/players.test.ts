@@ -3,8 +3,8 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
 import { type BrowserRun, openInBrowser, signInPage, snap, userCommand } from '../helpers/browser'
+import { cliInOk } from '../helpers/cli-in-process'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
-import { cliOk } from '../helpers/run'
 
 /**
  * The server page's Players section (issue 20, item 3) in Debian's Chromium, against a real
@@ -26,7 +26,7 @@ describe('the Players section of the server page in a real browser', () => {
       userCommand('boss', 'admin', 'a long password'),
     ])
     ;({ url, page } = session)
-    await cliOk(dataDir, ['server', 'start', 'lobby'])
+    await cliInOk(dataDir, ['server', 'start', 'lobby'])
   })
 
   // The game the test started outlives the manager by design: gameDataDir() kills it after this describe.
@@ -38,13 +38,13 @@ describe('the Players section of the server page in a real browser', () => {
     await page.getByRole('heading', { name: 'lobby' }).waitFor()
     await page.locator('#player-history', { hasText: 'Nobody has joined' }).waitFor()
 
-    await cliOk(dataDir, ['server', 'send', 'lobby', 'fakejoin', 'Steve', '2535412345678901'])
+    await cliInOk(dataDir, ['server', 'send', 'lobby', 'fakejoin', 'Steve', '2535412345678901'])
     await page.locator('#players-online [data-player="Steve"]').waitFor()
     const row = page.locator('#player-history tr[data-player="Steve"]')
     await row.locator('td', { hasText: 'online' }).waitFor()
     expect(await row.locator('code').textContent()).to.equal('2535412345678901')
 
-    await cliOk(dataDir, ['server', 'send', 'lobby', 'fakeleave', 'Steve'])
+    await cliInOk(dataDir, ['server', 'send', 'lobby', 'fakeleave', 'Steve'])
     await page.waitForFunction(() => !document.querySelector('#players-online [data-player="Steve"]'))
     await row.locator('td', { hasText: 'online' }).waitFor({ state: 'detached' })
   })

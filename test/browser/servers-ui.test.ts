@@ -3,8 +3,8 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
 import { type BrowserRun, openInBrowser, signInPage, userCommand } from '../helpers/browser'
+import { cliIn } from '../helpers/cli-in-process'
 import { FAKE_BEDROCK, gameDataDir } from '../helpers/game'
-import { cli } from '../helpers/run'
 import { tempDir } from '../helpers/temp-dir'
 import { writeZip } from '../helpers/zip'
 
@@ -64,7 +64,7 @@ describe('the web UI: servers installed, configured, updated and removed from th
     await form.getByRole('button', { name: 'Save settings' }).click()
     await page.locator('.toast', { hasText: 'Settings saved.' }).waitFor()
     const read = async (key: string) =>
-      JSON.parse((await cli(dataDir, ['server', 'config', 'fresh', key, '--json'])).stdout)
+      JSON.parse((await cliIn(dataDir, ['server', 'config', 'fresh', key, '--json'])).stdout)
     expect(await read('autostart')).to.equal(true)
     expect(await read('retention.backups')).to.equal(2)
     // The saved form shows its own values again; emptying one makes it inherit.
@@ -100,7 +100,7 @@ describe('the web UI: servers installed, configured, updated and removed from th
 
   it('offers a moderator no install, update or removal, and the add page refuses them', async () => {
     expect(
-      (await cli(dataDir, ['server', 'add', 'kept', '--dir', join(dataDir, 'server-files', 'fresh')])).code,
+      (await cliIn(dataDir, ['server', 'add', 'kept', '--dir', join(dataDir, 'server-files', 'fresh')])).code,
     ).to.equal(0)
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/\/login/)

@@ -7,15 +7,19 @@ import { afterItsUser } from './run-end'
 // What bin/run.js loads before a command: the CLI's composition root (its wiring and the error
 // catalogues its commands raise), then oclif.
 import '../../cli'
-import { wiring } from '../../services/cli/wiring'
 
 /**
  * `server-manager <args>` run in this process through oclif's own `run`, as bin/run.js runs it
- * (the same config load, plugin commands, error handling and exit code), against the manager
- * that runs on `dataDir`: it refuses to run when none runs there (a command would then boot one
- * in this process and leave its state behind). Its stdout and stderr are what it wrote; `code`
- * is the exit code the process would have had. One at a time: the environment (SM_DATA_DIR),
- * the output streams and the exit code are the process's, so commands are queued.
+ * (the same config load, plugin commands, error handling and exit code): against the manager
+ * that runs on `dataDir`, or, when none runs, against a manager the command boots in this
+ * process and stops when it is done, as a cold process does in its own (the CLI's session,
+ * services/cli/session.ts; in-process.test.ts holds both to the real process). Its stdout and
+ * stderr are what it wrote; `code` is the exit code the process would have had. One at a time:
+ * the environment (SM_DATA_DIR), the output streams and the exit code are the process's, so
+ * commands are queued (two commands that wait on each other need processes).
+ *
+ * Where the process is the point, a test runs one (cli()): what a one-shot process does when
+ * plugin code blocks its loop, exits or leaves timers, signals, detaching, a terminal.
  */
 export function cliIn(
   dataDir: string,
@@ -23,8 +27,10 @@ export function cliIn(
   env: NodeJS.ProcessEnv = {},
   input?: string,
 ): Promise<RunResult> {
-  if (args[0] === 'start' || args[0] === 'menu' || args[0] === 'agent')
-    throw new Error(`'${args[0]}' runs for long or takes the terminal: run it as a process (test/helpers/run.ts)`)
+  if (args[0] === 'start' || args[0] === 'menu' || (args[0] === 'agent' && args[1] === 'start'))
+    throw new Error(
+      `'${args.slice(0, 2).join(' ')}' runs for long or takes the terminal: run it as a process (test/helpers/run.ts)`,
+    )
   const turn = queue.then(() => runInProcess(dataDir, args, env, input))
   queue = turn.then(
     () => undefined,
@@ -48,12 +54,6 @@ async function runInProcess(
   env: NodeJS.ProcessEnv,
   input: string | undefined,
 ): Promise<RunResult> {
-  const client = await wiring().connect(dataDir)
-  if (!client)
-    throw new Error(
-      `no manager runs on ${dataDir}: cliIn() runs commands against a running one (managerOn()); a cold command is a process (cli())`,
-    )
-  client.close()
   const oclif = await import('@oclif/core')
   const { Exit } = require('@oclif/core/handle') as { Exit: { exit(code?: number): void } }
   const restore = borrowProcess({ SM_DATA_DIR: dataDir, ...env }, input)

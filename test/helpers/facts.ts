@@ -1,7 +1,6 @@
 import { BridgeClient } from '../../services/bridge/client'
 import type { StoredEvent } from '../../services/events/contract'
 import { cliInOk } from './cli-in-process'
-import { cliOk } from './run'
 
 /**
  * Runs `trigger` while following the running manager's bus, and resolves with the first `event`
@@ -32,7 +31,7 @@ export async function managerEvent<T = Record<string, unknown>>(
 
 /** The facts of `types` in the log (`events --type … --json`), oldest first. */
 export async function factsOf(dataDir: string, types: string): Promise<StoredEvent[]> {
-  return JSON.parse(await cliOk(dataDir, ['events', '--type', types, '--limit', '1000', '--json']))
+  return JSON.parse(await cliInOk(dataDir, ['events', '--type', types, '--limit', '1000', '--json']))
 }
 
 /** The same, read in-process (cliInOk) from the manager that runs on `dataDir`. */

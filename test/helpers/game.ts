@@ -12,8 +12,9 @@ import type { ServerStatus } from '../../services/servers/contract'
 import { SupervisorClient } from '../../services/servers/supervisor/client'
 import type { RunStatus, ServerSample } from '../../services/servers/supervisor/protocol'
 import { AgentFiles, RunFiles, type StatusEntry } from '../../services/servers/supervisor/run-files'
+import { cliIn } from './cli-in-process'
 import { killAndWait, processesNaming } from './leaks'
-import { cli, ROOT, type RunResult } from './run'
+import { ROOT, type RunResult } from './run'
 
 /** How a helper runs a command: a process (cli), or in-process to the running manager (cliIn). */
 export type Runner = (dataDir: string, args: readonly string[]) => Promise<RunResult>
@@ -239,10 +240,10 @@ export function exited(child: ChildProcess): Promise<number | null> {
 
 /**
  * Adds a fake Bedrock server `s1` to `dataDir`, started once (so that it wrote its world) and
- * stopped: its folder and its world. By processes, or by `runner` (cliIn: in-process, to the
- * manager that runs on `dataDir`).
+ * stopped: its folder and its world. Commands run in this process (cliIn), or by `runner` (cli:
+ * as processes).
  */
-export async function stoppedBedrock(dataDir: string, runner: Runner = cli): Promise<{ dir: string; world: string }> {
+export async function stoppedBedrock(dataDir: string, runner: Runner = cliIn): Promise<{ dir: string; world: string }> {
   const dir = fakeBedrockDir()
   for (const args of [
     ['server', 'add', 's1', '--dir', dir],
@@ -263,10 +264,10 @@ export async function untilGone(pid: number): Promise<void> {
 
 /**
  * `server status <name> --json`, parsed; its exit code must be the one documented for the status
- * it printed (0 only for running), else this throws with the command's output. Run as a process,
- * or by `runner` (cliIn: in-process, to the manager that runs on `dataDir`).
+ * it printed (0 only for running), else this throws with the command's output. Run in this
+ * process (cliIn), or by `runner` (cli: as a process).
  */
-export async function statusJson(dataDir: string, name: string, runner: Runner = cli): Promise<RunStatus> {
+export async function statusJson(dataDir: string, name: string, runner: Runner = cliIn): Promise<RunStatus> {
   const r = await runner(dataDir, ['server', 'status', name, '--json'])
   let status: RunStatus
   try {
@@ -279,8 +280,8 @@ export async function statusJson(dataDir: string, name: string, runner: Runner =
 }
 
 /** `server status <name>`, its text; its exit code must be the one documented for the status it printed. */
-export async function statusText(dataDir: string, name: string): Promise<string> {
-  const r = await cli(dataDir, ['server', 'status', name])
+export async function statusText(dataDir: string, name: string, runner: Runner = cliIn): Promise<string> {
+  const r = await runner(dataDir, ['server', 'status', name])
   const status = new RegExp(`^${name}: (\\w+)`).exec(r.stdout)?.[1] as ServerStatus | undefined
   if (!status) throw new Error(`server status ${name} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
   expectStatusExit(r.code, status, `${r.stdout}\n${r.stderr}`)

@@ -1,7 +1,8 @@
 import { connect } from '@nats-io/transport-node'
 import { expect } from 'chai'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { fakeHostBeat, MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
-import { cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const NODE2 = {
@@ -16,8 +17,8 @@ describe("services/bridge: a hook's payload that came from another host fits its
   it("answers a host's forged before_* hook whose payload does not fit with SM_ERR_BUS_BAD_PAYLOAD", async () => {
     const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node2: NODE2 })
     const panel = tempDir()
-    await cliOk(panel, ['setting', 'set', 'nats.user', 'manager'])
-    await cliOk(panel, ['setting', 'set', 'nats.password', 'manager-password'])
+    await cliInOk(panel, ['setting', 'set', 'nats.user', 'manager'])
+    await cliInOk(panel, ['setting', 'set', 'nats.password', 'manager-password'])
     const manager = await spawnManager(panel, ['--nats', broker.url])
     // A hostile "node2": its own credentials and subjects, asking the manager's plugins about an action.
     const fake = await connect({

@@ -5,16 +5,17 @@ import { SmError } from '../../../kernel/errors'
 import { BridgeClient } from '../../../services/bridge/client'
 import type { Host } from '../../../services/bridge/contract'
 import { NatsBridgeClient } from '../../../services/bridge/nats-client'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { brokerCertificates, MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
-import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession } from '../../helpers/web-process'
 
 /** The manager's broker user on `dir` (test/helpers/nats.ts names passwords after their users). */
 async function managerCredentials(dir: string): Promise<void> {
-  await cliOk(dir, ['setting', 'set', 'nats.user', 'manager'])
-  await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
+  await cliInOk(dir, ['setting', 'set', 'nats.user', 'manager'])
+  await cliInOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
 }
 
 /** The next `event` the manager emits, seen over its socket. */
@@ -33,7 +34,7 @@ describe('services/bridge: host agents join the manager over NATS', function () 
   it('an agent with the credentials `agent credentials` made joins as its host, shows in `hosts`, is kept to its own subjects, and leaves', async () => {
     const dir = tempDir()
     const elsewhere = tempDir() // the other machine's data directory
-    const made = JSON.parse(await cliOk(dir, ['agent', 'credentials', 'node2', '--json']))
+    const made = JSON.parse(await cliInOk(dir, ['agent', 'credentials', 'node2', '--json']))
     expect(made.seed).to.match(/^SU[A-Z2-7]{56}$/)
     expect(made.brokerUser).to.deep.equal({
       nkey: made.publicKey,
@@ -51,8 +52,8 @@ describe('services/bridge: host agents join the manager over NATS', function () 
     try {
       // The last line before "ready": lines before it may come in its chunk, so it is the one waited for.
       await waitForLine(manager, /^NATS: on the broker/)
-      const { url } = JSON.parse(await cliOk(dir, ['web', 'status', '--json']))
-      expect(await cliOk(dir, ['hosts'])).to.contain('No host agent has joined since the manager started')
+      const { url } = JSON.parse(await cliInOk(dir, ['web', 'status', '--json']))
+      expect(await cliInOk(dir, ['hosts'])).to.contain('No host agent has joined since the manager started')
       // node2's credentials under another name: the broker lets them use no subject of node3's,
       // and the agent says so and ends, rather than run and claim to be ready.
       const misnamed = await cli(tempDir(), [
@@ -83,11 +84,11 @@ describe('services/bridge: host agents join the manager over NATS', function () 
           seedFile,
         ])
         expect(await online).to.include({ name: 'node2' })
-        const { hosts } = JSON.parse(await cliOk(dir, ['hosts', '--json'])) as { hosts: Host[] }
+        const { hosts } = JSON.parse(await cliInOk(dir, ['hosts', '--json'])) as { hosts: Host[] }
         expect(
           hosts.map((h) => [h.name, h.online, h.pid > 0, h.servers.length, h.memory.total > 0, h.disk.total > 0]),
         ).to.deep.equal([['node2', true, true, 0, true, true]])
-        expect(await cliOk(dir, ['hosts'])).to.match(/^node2\s+online\s/m)
+        expect(await cliInOk(dir, ['hosts'])).to.match(/^node2\s+online\s/m)
         // The web API and the hosts page say the same.
         const api = await http(`${url}/api/hosts`, { token })
         expect(api.status).to.equal(200)
@@ -114,7 +115,7 @@ describe('services/bridge: host agents join the manager over NATS', function () 
         const offline = next(events, 'nats:host_offline')
         expect(await stop(agent)).to.equal(0)
         expect(await offline).to.include({ name: 'node2', reason: 'it said goodbye' })
-        expect(await cliOk(dir, ['hosts'])).to.match(/^node2\s+OFFLINE\s/m)
+        expect(await cliInOk(dir, ['hosts'])).to.match(/^node2\s+OFFLINE\s/m)
       } finally {
         events.close()
       }
@@ -151,17 +152,17 @@ describe('services/bridge: host agents join the manager over NATS', function () 
         await broker.start()
         await back
         await agentBack
-        const { nats } = JSON.parse(await cliOk(dir, ['hosts', '--json']))
+        const { nats } = JSON.parse(await cliInOk(dir, ['hosts', '--json']))
         expect(nats).to.include({ connected: true })
 
         // Killed with -9, it says nothing: three beats missed and it is offline, its last figures kept.
-        const { hosts } = JSON.parse(await cliOk(dir, ['hosts', '--json'])) as { hosts: Host[] }
+        const { hosts } = JSON.parse(await cliInOk(dir, ['hosts', '--json'])) as { hosts: Host[] }
         const pid = hosts.find((h) => h.name === 'node3')?.pid as number
         const offline = next(events, 'nats:host_offline')
         process.kill(pid, 'SIGKILL')
         expect(await offline).to.include({ name: 'node3', reason: 'no word from it for 15 s' })
         await stop(agent)
-        expect(await cliOk(dir, ['hosts'])).to.match(/^node3\s+OFFLINE\s/m)
+        expect(await cliInOk(dir, ['hosts'])).to.match(/^node3\s+OFFLINE\s/m)
         // Started again, it is back.
         online = next(events, 'nats:host_online')
         const again = spawnCli(elsewhere, ['agent', 'start', '--nats', broker.url, '--name', 'node3'], agentEnv)
@@ -195,7 +196,7 @@ describe('services/bridge: host agents join the manager over NATS', function () 
     } finally {
       await stop(untrusting)
     }
-    await cliOk(dir, ['setting', 'set', 'nats.tls_ca', certs.ca])
+    await cliInOk(dir, ['setting', 'set', 'nats.tls_ca', certs.ca])
     const manager = await spawnManager(dir, ['--nats', url])
     try {
       await waitForLine(manager, /^NATS: on the broker/)
@@ -243,10 +244,10 @@ describe('services/bridge: host agents join the manager over NATS', function () 
 
   it('refuses a host name that cannot be a subject, and says `hosts` needs a running manager', async () => {
     const dir = tempDir()
-    const bad = await cli(dir, ['agent', 'credentials', 'node.2'])
+    const bad = await cliIn(dir, ['agent', 'credentials', 'node.2'])
     expect(bad.code).to.equal(64)
     expect(bad.stderr).to.contain('SM_ERR_CLI_INVALID_ARGUMENT')
-    const none = await cli(dir, ['hosts'])
+    const none = await cliIn(dir, ['hosts'])
     expect(none.code).to.equal(3)
     expect(none.stderr).to.contain('SM_ERR_MANAGER_NOT_RUNNING')
   })

@@ -4,9 +4,10 @@ import { expect } from 'chai'
 import { SmError } from '../../../kernel/errors'
 import { BridgeClient } from '../../../services/bridge/client'
 import { NatsBridgeClient } from '../../../services/bridge/nats-client'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { type Broker, CLIENT_PERMISSIONS, MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
 import { freePort } from '../../helpers/ports'
-import { cli, cliOk, cliStart, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cliStart, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const AGENT = {
@@ -18,8 +19,8 @@ const AGENT = {
 /** Sets the manager's broker credentials on `dir` (nats.user, nats.password). */
 async function managerCredentials(dir: string, broker: Broker): Promise<void> {
   const { user, password } = broker.users.manager as { user: string; password: string }
-  await cliOk(dir, ['setting', 'set', 'nats.user', user])
-  await cliOk(dir, ['setting', 'set', 'nats.password', password])
+  await cliInOk(dir, ['setting', 'set', 'nats.user', user])
+  await cliInOk(dir, ['setting', 'set', 'nats.password', password])
 }
 
 const clientOf = (broker: Broker, name: string, inboxPrefix?: string) =>
@@ -69,7 +70,7 @@ describe('services/bridge: the bus over NATS', function () {
         const event = await seen
         expect(event.actor).to.equal('cli:tester')
         expect(event.payload).to.include({ key: 'custom.greeting', value: 'hi' })
-        expect((await cliOk(dir, ['setting', 'get', 'custom.greeting'])).trim()).to.equal('hi')
+        expect((await cliInOk(dir, ['setting', 'get', 'custom.greeting'])).trim()).to.equal('hi')
       } finally {
         local.close()
         await remote.close()
@@ -181,7 +182,7 @@ describe('services/bridge: the bus over NATS', function () {
       const error = await failure(agent.request('settings:set', { key: 'custom.x', value: 1 }, 'cli:intruder'))
       expect(error.code).to.equal('SM_ERR_NATS_REFUSED')
       expect(error.params).to.deep.include({ operation: 'publish', subject: 'sm.req.settings.set' })
-      expect((await cli(dir, ['setting', 'get', 'custom.x'])).stdout).to.not.contain('1')
+      expect((await cliIn(dir, ['setting', 'get', 'custom.x'])).stdout).to.not.contain('1')
       // Nor follow its events: the refusal is said (and the connection ends), not swallowed.
       const said = new Promise<string | undefined>((resolve) => agent.onClose(resolve))
       agent.on('settings:*', () => {})
@@ -199,8 +200,8 @@ describe('services/bridge: the bus over NATS', function () {
     const dir = tempDir()
     const url = `nats://127.0.0.1:${port}`
     // The broker's users are named after their passwords (test/helpers/nats.ts): set before it exists.
-    await cliOk(dir, ['setting', 'set', 'nats.user', 'manager'])
-    await cliOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
+    await cliInOk(dir, ['setting', 'set', 'nats.user', 'manager'])
+    await cliInOk(dir, ['setting', 'set', 'nats.password', 'manager-password'])
     const manager = await spawnManager(dir, ['--nats', url])
     try {
       expect(await waitForLine(manager, /^NATS:/)).to.match(
@@ -208,7 +209,7 @@ describe('services/bridge: the bus over NATS', function () {
           `^NATS: not on the broker at ${url} yet \\(Cannot reach the NATS broker at ${url}: .*\\); trying again in the background$`,
         ),
       )
-      expect(await cliOk(dir, ['status'])).to.contain(`NATS     not on the broker at ${url} since `)
+      expect(await cliInOk(dir, ['status'])).to.contain(`NATS     not on the broker at ${url} since `)
       const joined = waitForLine(manager, /nats: joined the broker/, { stream: 'stderr' })
       const broker = await startBroker({ manager: MANAGER_PERMISSIONS, cli: CLIENT_PERMISSIONS }, { port })
       await joined
@@ -229,14 +230,14 @@ describe('services/bridge: the bus over NATS', function () {
       ['http://panel:4222', 'must start with nats:// or tls://'],
       ['nats://me:secret@panel:4222', 'credentials do not belong in the URL'],
     ] as const) {
-      const set = await cli(dir, ['setting', 'set', 'nats.url', value])
+      const set = await cliIn(dir, ['setting', 'set', 'nats.url', value])
       expect(set.code, value).to.not.equal(0)
       expect(set.stderr, value).to.contain(words)
     }
     const started = await cliStart(dir, ['--nats', 'http://panel:4222'])
     expect(started.code).to.not.equal(0)
     expect(started.stdout + started.stderr).to.contain('SM_ERR_NATS_CONFIG')
-    await cliOk(dir, ['setting', 'set', 'nats.creds_file', '/nonexistent/node.creds'])
+    await cliInOk(dir, ['setting', 'set', 'nats.creds_file', '/nonexistent/node.creds'])
     const again = await cliStart(dir, ['--nats', 'nats://127.0.0.1:4222'])
     expect(again.code).to.not.equal(0)
     expect(again.stdout + again.stderr).to.contain("cannot read '/nonexistent/node.creds'")

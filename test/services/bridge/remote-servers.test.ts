@@ -11,7 +11,7 @@ import { fakeBedrockDir, gameDataDir, runState } from '../../helpers/game'
 import { killAndWait } from '../../helpers/leaks'
 import { fakeHostBeat, MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { postFile } from '../../helpers/upload'
 import { http } from '../../helpers/web'
@@ -54,9 +54,9 @@ async function twoMachines(
   const panel = gameDataDir()
   const node2 = gameDataDir() // the other machine's data directory
   writePlugins(panel, plugins)
-  for (const name of Object.keys(plugins)) await cliOk(panel, ['plugin', 'enable', name.replace(/\.ts$/, '')])
-  await cliOk(panel, ['setting', 'set', 'nats.user', 'manager'])
-  await cliOk(panel, ['setting', 'set', 'nats.password', 'manager-password'])
+  for (const name of Object.keys(plugins)) await cliInOk(panel, ['plugin', 'enable', name.replace(/\.ts$/, '')])
+  await cliInOk(panel, ['setting', 'set', 'nats.user', 'manager'])
+  await cliInOk(panel, ['setting', 'set', 'nats.password', 'manager-password'])
   const manager = await spawnManager(panel, ['--nats', broker.url])
   await waitForLine(manager, /^NATS: on the broker/)
   const events = (await BridgeClient.connect(panel)) as BridgeClient
@@ -446,7 +446,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
       events.close()
       await stop(manager)
       // With no manager running, a CLI's own process is on no broker: it refuses, never acts here.
-      const alone = await cli(panel, ['server', 'start', 'far'])
+      const alone = await cliIn(panel, ['server', 'start', 'far'])
       expect(alone.code).to.equal(69)
       expect(alone.stderr).to.contain('SM_ERR_HOST_UNREACHABLE').and.to.contain('no manager on the NATS broker runs')
       agent = spawnCli(node2, ['agent', 'start', '--nats', broker.url, '--name', 'node2'], AGENT_ENV)
@@ -490,12 +490,22 @@ describe('services/servers: servers on another host, through its agent (issue 22
   it("takes nothing from a host but its servers' facts, as that host's, at times it could know: every forged fact is refused with its code", async () => {
     const broker = await startBroker({ manager: MANAGER_PERMISSIONS, node2: NODE2 })
     const panel = gameDataDir()
-    await cliOk(panel, ['setting', 'set', 'nats.user', 'manager'])
-    await cliOk(panel, ['setting', 'set', 'nats.password', 'manager-password'])
+    await cliInOk(panel, ['setting', 'set', 'nats.user', 'manager'])
+    await cliInOk(panel, ['setting', 'set', 'nats.password', 'manager-password'])
     // The manager's own server, with a schedule of its own.
-    await cliOk(panel, ['server', 'add', 'loc1', '--dir', fakeBedrockDir()])
+    await cliInOk(panel, ['server', 'add', 'loc1', '--dir', fakeBedrockDir()])
     const own = JSON.parse(
-      await cliOk(panel, ['server', 'schedule', 'add', 'loc1', '--cron', '0 4 * * *', '--action', 'restart', '--json']),
+      await cliInOk(panel, [
+        'server',
+        'schedule',
+        'add',
+        'loc1',
+        '--cron',
+        '0 4 * * *',
+        '--action',
+        'restart',
+        '--json',
+      ]),
     )
     const manager = await spawnManager(panel, ['--nats', broker.url])
     // A hostile "node2": its own credentials, its own subjects, lies in its answers.

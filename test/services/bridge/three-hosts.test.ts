@@ -3,11 +3,12 @@ import { expect } from 'chai'
 import { BridgeClient } from '../../../services/bridge/client'
 import { hostFactTypes } from '../../../services/bridge/contract'
 import type { StoredEvent } from '../../../services/events/contract'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { nextEvent } from '../../helpers/facts'
 import { fakeBedrockDir, gameDataDir, runState } from '../../helpers/game'
 import { managerCatalogue } from '../../helpers/manager'
 import { brokerLink, MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
-import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { http } from '../../helpers/web'
 import { adminSession } from '../../helpers/web-process'
 
@@ -34,8 +35,8 @@ async function threeMachines() {
     node3: agentUser('node3'),
   })
   const panel = gameDataDir()
-  await cliOk(panel, ['setting', 'set', 'nats.user', 'manager'])
-  await cliOk(panel, ['setting', 'set', 'nats.password', 'manager-password'])
+  await cliInOk(panel, ['setting', 'set', 'nats.user', 'manager'])
+  await cliInOk(panel, ['setting', 'set', 'nats.password', 'manager-password'])
   const manager = await spawnManager(panel, ['--nats', broker.url])
   await waitForLine(manager, /^NATS: on the broker/)
   const events = (await BridgeClient.connect(panel)) as BridgeClient
@@ -50,7 +51,7 @@ async function threeMachines() {
     hosts[host] = { dir, link, agent: startAgent(dir, link.url, host) }
   }
   await Promise.all(online)
-  const { url } = JSON.parse(await cliOk(panel, ['web', 'status', '--json']))
+  const { url } = JSON.parse(await cliInOk(panel, ['web', 'status', '--json']))
   const token = await adminSession(panel, url)
   return { broker, panel, manager, events, hosts, url: url as string, token }
 }
@@ -99,19 +100,19 @@ describe('services/servers: a manager and two host agents, each on a loopback ad
     try {
       // node2 from the CLI.
       const alpha = fakeBedrockDir()
-      await cliOk(panel, ['server', 'add', 'alpha', '--dir', alpha, '--host', 'node2'])
-      await cliOk(panel, ['server', 'start', 'alpha'])
+      await cliInOk(panel, ['server', 'add', 'alpha', '--dir', alpha, '--host', 'node2'])
+      await cliInOk(panel, ['server', 'start', 'alpha'])
       expect(runState(hosts.node2.dir, 'alpha')?.status).to.equal('running')
-      expect(await cliOk(panel, ['server', 'send', 'alpha', 'list'])).to.match(/players online/)
-      expect(await cliOk(panel, ['server', 'backup', 'alpha'])).to.match(/world_.*\.mcworld/)
-      const [backup] = JSON.parse(await cliOk(panel, ['server', 'backups', 'alpha', '--json']))
+      expect(await cliInOk(panel, ['server', 'send', 'alpha', 'list'])).to.match(/players online/)
+      expect(await cliInOk(panel, ['server', 'backup', 'alpha'])).to.match(/world_.*\.mcworld/)
+      const [backup] = JSON.parse(await cliInOk(panel, ['server', 'backups', 'alpha', '--json']))
       // On node2's disk, not the panel's.
       expect(backup.file).to.match(/^world_.*\.mcworld$/)
       expect(existsSync(`${hosts.node2.dir}/backups/alpha/${backup.file}`)).to.equal(true)
       expect(existsSync(`${panel}/backups/alpha`)).to.equal(false)
-      await cliOk(panel, ['server', 'stop', 'alpha'])
+      await cliInOk(panel, ['server', 'stop', 'alpha'])
       // Stopped: exit 3, as an LSB status says it.
-      const stopped = await cli(panel, ['server', 'status', 'alpha', '--json'])
+      const stopped = await cliIn(panel, ['server', 'status', 'alpha', '--json'])
       expect([stopped.code, JSON.parse(stopped.stdout).status]).to.deep.equal([3, 'stopped'])
 
       // node3 from the HTTP API: each power action and the backup a task there, followed here.
@@ -141,7 +142,7 @@ describe('services/servers: a manager and two host agents, each on a loopback ad
       await task('/api/servers/beta/start')
       // Its game's PID on node3, as node3's beats tell the manager (every 5 s).
       for (;;) {
-        const listed = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+        const listed = JSON.parse(await cliInOk(panel, ['server', 'list', '--json']))
         const pid = listed.find((s: { name: string }) => s.name === 'beta').pid
         if (pid === undefined) continue
         expect(pid).to.equal(runState(hosts.node3.dir, 'beta')?.game?.pid)
@@ -176,7 +177,7 @@ describe('services/servers: a manager and two host agents, each on a loopback ad
       hosts.node3.agent = startAgent(hosts.node3.dir, hosts.node3.link.url, 'node3')
       await waitForLine(hosts.node3.agent, /^ready/)
       await online
-      const status = JSON.parse(await cliOk(panel, ['server', 'status', 'beta', '--json']))
+      const status = JSON.parse(await cliInOk(panel, ['server', 'status', 'beta', '--json']))
       expect(status).to.include({ status: 'running' })
       expect(runState(hosts.node3.dir, 'beta')?.game?.pid).to.equal(game)
       expect(runState(hosts.node3.dir, 'beta')?.supervisor?.pid).to.not.equal(supervisor)
@@ -184,7 +185,7 @@ describe('services/servers: a manager and two host agents, each on a loopback ad
 
       // No fact lost, none twice: every host fact each host recorded is in the manager's log once, in order.
       for (const host of HOSTS) {
-        await cli(panel, ['server', 'status', host === 'node2' ? 'alpha' : 'beta']) // a routed command syncs
+        await cliIn(panel, ['server', 'status', host === 'node2' ? 'alpha' : 'beta']) // a routed command syncs
         const recorded = (await hostFacts(hosts[host].dir)).map((e) => [e.seq, e.type])
         expect(recorded.length, host).to.be.greaterThan(3)
         expect(await takenIn(panel, host), host).to.deep.equal(recorded)
@@ -200,24 +201,26 @@ describe('services/servers: a manager and two host agents, each on a loopback ad
     const { panel, manager, events, hosts } = await threeMachines()
     const { node2 } = hosts
     try {
-      await cliOk(panel, ['server', 'add', 'gamma', '--dir', fakeBedrockDir(), '--host', 'node2'])
-      await cliOk(panel, ['server', 'start', 'gamma'])
+      await cliInOk(panel, ['server', 'add', 'gamma', '--dir', fakeBedrockDir(), '--host', 'node2'])
+      await cliInOk(panel, ['server', 'start', 'gamma'])
       const first = runState(node2.dir, 'gamma')?.game?.pid as number
 
       // A link that dies silently (no TCP close: neither the broker nor a missed beat tells yet):
       // a command fails once the host has not answered the ping before it, not after missed beats.
       node2.link.stall()
-      const silent = await cli(panel, ['server', 'status', 'gamma'])
+      const silent = await cliIn(panel, ['server', 'status', 'gamma'])
       expect(silent.code).to.equal(69)
       expect(silent.stderr).to.contain('SM_ERR_HOST_UNREACHABLE').and.to.contain('did not answer a ping within 3 s')
       await node2.link.mend()
-      expect(JSON.parse(await cliOk(panel, ['server', 'status', 'gamma', '--json']))).to.include({ status: 'running' })
+      expect(JSON.parse(await cliInOk(panel, ['server', 'status', 'gamma', '--json']))).to.include({
+        status: 'running',
+      })
 
       const offline = nextEvent(events, 'nats:host_offline', (p) => p.name === 'node2')
       const cutAt = Date.now()
       await node2.link.cut()
       // At once, before the manager has missed a beat: nobody answers on node2's subjects.
-      const refused = await cli(panel, ['server', 'status', 'gamma'])
+      const refused = await cliIn(panel, ['server', 'status', 'gamma'])
       expect(refused.code).to.equal(69)
       expect(refused.stderr).to.contain('SM_ERR_HOST_UNREACHABLE').and.to.contain("Host 'node2'")
 
@@ -232,9 +235,9 @@ describe('services/servers: a manager and two host agents, each on a loopback ad
       await restarted
       here.close()
       await offline
-      const [gamma] = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+      const [gamma] = JSON.parse(await cliInOk(panel, ['server', 'list', '--json']))
       expect(gamma).to.include({ name: 'gamma', status: 'unknown' })
-      const stillRefused = await cli(panel, ['server', 'send', 'gamma', 'list'])
+      const stillRefused = await cliIn(panel, ['server', 'send', 'gamma', 'list'])
       expect(stillRefused.code).to.equal(69)
       expect(stillRefused.stderr).to.contain('SM_ERR_HOST_UNREACHABLE').and.to.contain('offline since')
 
@@ -245,7 +248,7 @@ describe('services/servers: a manager and two host agents, each on a loopback ad
       await node2.link.mend()
       await online
 
-      const status = JSON.parse(await cliOk(panel, ['server', 'status', 'gamma', '--json']))
+      const status = JSON.parse(await cliInOk(panel, ['server', 'status', 'gamma', '--json']))
       expect(status).to.include({ status: 'running' })
       expect(status.pid ?? runState(node2.dir, 'gamma')?.game?.pid).to.not.equal(first)
       // In the manager's log, as node2 recorded them: the crash once, then the restart's way back to running.
@@ -257,9 +260,9 @@ describe('services/servers: a manager and two host agents, each on a loopback ad
         .filter((what) => what !== undefined)
       expect(changes.filter((what) => what === 'crash')).to.have.length(1)
       expect(changes.slice(changes.indexOf('crash') - 1)).to.deep.equal(['crashed', 'crash', 'starting', 'running'])
-      const [now] = JSON.parse(await cliOk(panel, ['server', 'list', '--json']))
+      const [now] = JSON.parse(await cliInOk(panel, ['server', 'list', '--json']))
       expect(now).to.include({ name: 'gamma', status: 'running' })
-      await cliOk(panel, ['server', 'stop', 'gamma'])
+      await cliInOk(panel, ['server', 'stop', 'gamma'])
     } finally {
       events.close()
       for (const host of HOSTS) await stop(hosts[host].agent)

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { BridgeClient } from '../../../services/bridge/client'
 import { cliIn, managerOn } from '../../helpers/cli-in-process'
 import { cli, type RunResult } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
@@ -81,11 +82,31 @@ describe('test helpers: a CLI command run in-process is the command run as a pro
     expect(b.stdout).to.equal('')
   })
 
-  it('refuses to run where no manager runs (it would boot one in this process)', async () => {
-    let error: unknown
-    await cliIn(tempDir(), ['setting', 'get', 'web.port']).catch((e) => {
-      error = e
-    })
-    expect(String(error)).to.match(/no manager runs on/)
+  // Where no manager runs, a command boots one for itself, in this process as in its own: the
+  // same answers on two directories set up alike, and nothing of it left running afterwards.
+  it('boots a manager of its own where none runs, as a cold process does, and leaves none running', async () => {
+    const [here, there] = [tempDir(), tempDir()]
+    const steps: string[][] = [
+      ['setting', 'set', 'custom.fresh', '1'],
+      ['setting', 'get', 'custom.fresh'],
+      ['server', 'add', 'box', '--type', 'custom', '--command', '/bin/cat', '--dir', tempDir()],
+      ['server', 'list'],
+      ['server', 'status', 'box'],
+      ['plugin', 'list'],
+      ['events', '--type', 'after_setting_update', '--json'],
+    ]
+    for (const args of steps) {
+      const [inProcess, asProcess] = [await cliIn(here, args), await cli(there, args)]
+      // Facts name their time, listings the directory: compare the rest.
+      const shape = (text: string) => text.replaceAll(/"time": "[^"]*"/g, '"time": _')
+      same(
+        { ...inProcess, stdout: shape(inProcess.stdout).replaceAll(here, '_') },
+        {
+          ...asProcess,
+          stdout: shape(asProcess.stdout).replaceAll(there, '_'),
+        },
+      )
+    }
+    expect(await BridgeClient.connect(here)).to.equal(undefined)
   })
 })

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import type { PluginApi } from '../../../index'
 import type { PluginRecord } from '../../../manager'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { plugin, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
 import { cli, cliStart, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
@@ -32,11 +33,13 @@ const logText = (dir: string) => readFileSync(join(dir, 'logs', 'server-manager.
  */
 async function setUp(files: Record<string, string>, options: { inProcess?: boolean } = {}): Promise<string> {
   const dir = tempDir()
-  expect((await cli(dir, ['setting', 'set', 'plugins.hook_timeout_ms', '300'])).code).to.equal(0)
+  // Set before any plugin is there (in this process: no plugin code runs yet); the plugins are
+  // enabled by CLI processes, as every later command of these tests runs.
+  await cliInOk(dir, ['setting', 'set', 'plugins.hook_timeout_ms', '2000'])
   // The manager's own thread (plugins.isolation none): the loop watchdog, process.exit refused,
   // stray errors attributed, a revoked this.api. threads.test.ts holds plugins in threads of their own.
-  if (options.inProcess) expect((await cli(dir, ['setting', 'set', 'plugins.isolation', 'none'])).code).to.equal(0)
-  expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
+  if (options.inProcess) await cliInOk(dir, ['setting', 'set', 'plugins.isolation', 'none'])
+  await cliInOk(dir, ['setting', 'set', 'web.port', '0'])
   writePlugins(dir, files)
   for (const name of Object.keys(files)) await cli(dir, ['plugin', 'enable', name.replace(/\.(ts|js)$/, '')])
   return dir
@@ -94,11 +97,11 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     const manager = await spawnManager(dir)
     try {
       await waitForLine(manager, /^ready in/)
-      // Stopped for longer than the watchdog's limit (the 300 ms hook timeout + 5 s), every
+      // Stopped for longer than the watchdog's limit (the 2 s hook timeout + 5 s), every
       // thread of it: the watcher sees its own tick come late, and counts none of that time.
       process.kill(manager.pid as number, 'SIGSTOP')
       try {
-        await sleep(6_500)
+        await sleep(8_000)
       } finally {
         process.kill(manager.pid as number, 'SIGCONT')
       }
@@ -197,7 +200,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     const manager = await spawnManager(dir)
     const cutOff = waitForLine(manager, /SM_ERR_PLUGIN_LOAD_TIMEOUT/, { stream: 'stderr' })
     await waitForLine(manager, /^ready in/)
-    expect(await cutOff).to.contain("The plugin 'boot' did not finish onManagerStartup within 300 ms")
+    expect(await cutOff).to.contain("The plugin 'boot' did not finish onManagerStartup within 2000 ms")
     expect(await stop(manager)).to.equal(0)
   })
 

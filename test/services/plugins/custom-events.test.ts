@@ -1,9 +1,10 @@
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { cliIn } from '../../helpers/cli-in-process'
 import { plugin, trace, traced, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
-import { cli, spawnManager, stop } from '../../helpers/run'
+import { spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
@@ -319,8 +320,8 @@ describe('services/plugins: core events cannot be forged (a real manager)', func
   it('refuses trigger_event and sendEvent in core namespaces with a code, and the manager keeps running', async () => {
     const dir = tempDir()
     writePlugins(dir, { 'forger.ts': FORGER })
-    expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
-    expect((await cli(dir, ['plugin', 'enable', 'forger'])).code).to.equal(0)
+    expect((await cliIn(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
+    expect((await cliIn(dir, ['plugin', 'enable', 'forger'])).code).to.equal(0)
     rmSync(join(dir, 'forger.txt')) // from that one-shot command: only the manager's load counts below
     const manager = await spawnManager(dir)
     try {
@@ -332,12 +333,12 @@ describe('services/plugins: core events cannot be forged (a real manager)', func
       })
       expect(refused.status).to.equal(422)
       expect(refused.json).to.include({ status: 'error', code: 'SM_ERR_PLUGIN_RESERVED_EVENT' })
-      const fromCli = await cli(dir, ['event', 'trigger', 'events:appended', '--payload', '{"events":[]}'])
+      const fromCli = await cliIn(dir, ['event', 'trigger', 'events:appended', '--payload', '{"events":[]}'])
       expect(fromCli.code).to.equal(64)
       expect(fromCli.stderr).to.contain('SM_ERR_PLUGIN_RESERVED_EVENT')
 
       // The plugin tries the same from inside: refused, nothing sent, nothing reloaded.
-      const go = await cli(dir, ['event', 'trigger', 'forger:go'])
+      const go = await cliIn(dir, ['event', 'trigger', 'forger:go'])
       expect(go.code, go.stderr).to.equal(0)
       expect(readFileSync(join(dir, 'forger.txt'), 'utf8').split('\n')).to.deep.equal([
         'load',
@@ -346,9 +347,9 @@ describe('services/plugins: core events cannot be forged (a real manager)', func
         'listen SM_ERR_PLUGIN_RESERVED_EVENT',
         '',
       ])
-      const triggered = JSON.parse((await cli(dir, ['events', '--json', '--type', 'plugins:event_triggered'])).stdout)
+      const triggered = JSON.parse((await cliIn(dir, ['events', '--json', '--type', 'plugins:event_triggered'])).stdout)
       expect(triggered.map((e: { payload: { event: string } }) => e.payload.event)).to.deep.equal(['forger:go'])
-      expect((await cli(dir, ['status'])).code).to.equal(0)
+      expect((await cliIn(dir, ['status'])).code).to.equal(0)
       expect(manager.exitCode).to.equal(null)
     } finally {
       expect(await stop(manager)).to.equal(0)

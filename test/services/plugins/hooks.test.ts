@@ -85,16 +85,16 @@ describe('services/plugins: hooks', () => {
     )
   })
 
-  it('delays the action by at most the hook timeout when a hook hangs, then completes it', async () => {
+  it('cuts off a hook that never settles at the hook timeout, then completes the action', async () => {
     await withPlugins(
       {},
-      { settings: { 'plugins.dev_examples': true, 'plugins.hook_timeout_ms': 300 }, enable: ['hanging_hook'] },
+      { settings: { 'plugins.dev_examples': true, 'plugins.hook_timeout_ms': 2_000 }, enable: ['hanging_hook'] },
       async ({ manager }) => {
         const began = Date.now()
+        // The hook never settles: the action completes because the timeout cut it off (not
+        // because it returned), which its error says; not sooner than the timeout.
         await manager.bus.request('settings:set', { key: 'custom.after_hang', value: true })
-        const took = Date.now() - began
-        expect(took).to.be.at.least(280)
-        expect(took).to.be.below(2_000)
+        expect(Date.now() - began).to.be.at.least(1_990)
         expect((await manager.bus.request('settings:get', { key: 'custom.after_hang' })).value).to.equal(true)
         const info = await manager.bus.request('plugins:info', { name: 'hanging_hook' })
         expect(info.lastHookError).to.deep.include({

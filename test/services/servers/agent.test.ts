@@ -5,8 +5,9 @@ import { expect } from 'chai'
 import { isSameProcess } from '../../../lib/process-identity'
 import { AgentClient } from '../../../services/servers/supervisor/client'
 import { AgentFiles } from '../../../services/servers/supervisor/run-files'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { alive, exited, fakeBedrockDir, gameDataDir, runState, statusJson, untilGone } from '../../helpers/game'
-import { cli, cliOk, ROOT } from '../../helpers/run'
+import { cliOk, ROOT } from '../../helpers/run'
 
 const SERVERS = ['s1', 's2', 's3']
 
@@ -35,7 +36,7 @@ describe('services/servers: one host agent supervises every game of a data direc
 
   it('supervises games started at once from several processes in one agent process, and ends with the last game', async () => {
     const data = gameDataDir()
-    for (const name of SERVERS) await cliOk(data, ['server', 'add', name, '--dir', fakeBedrockDir()])
+    for (const name of SERVERS) await cliInOk(data, ['server', 'add', name, '--dir', fakeBedrockDir()])
     // Started concurrently with no agent running: every starter finds none, one agent serves.
     await Promise.all(SERVERS.map((name) => cliOk(data, ['server', 'start', name])))
     const agent = agentOf(data)
@@ -46,16 +47,16 @@ describe('services/servers: one host agent supervises every game of a data direc
     }
     expect(agentProcesses(data)).to.deep.equal([agent?.pid])
     // `agent status` asks it, and says the same.
-    const status = JSON.parse(await cliOk(data, ['agent', 'status', '--json']))
+    const status = JSON.parse(await cliInOk(data, ['agent', 'status', '--json']))
     expect(status).to.include({ running: true, pid: agent?.pid, dataDir: data })
     expect(status.runs.map((r: { server: string }) => r.server).sort()).to.deep.equal(SERVERS)
-    expect(await cliOk(data, ['agent', 'status'])).to.contain(`  PID      ${agent?.pid}`)
-    for (const name of SERVERS.slice(0, -1)) await cliOk(data, ['server', 'stop', name])
+    expect(await cliInOk(data, ['agent', 'status'])).to.contain(`  PID      ${agent?.pid}`)
+    for (const name of SERVERS.slice(0, -1)) await cliInOk(data, ['server', 'stop', name])
     expect(alive(agent?.pid)).to.equal(true)
-    await cliOk(data, ['server', 'stop', SERVERS.at(-1) as string])
+    await cliInOk(data, ['server', 'stop', SERVERS.at(-1) as string])
     await untilGone(agent?.pid as number)
     expect(agentOf(data)).to.equal(undefined)
-    expect(JSON.parse(await cliOk(data, ['agent', 'status', '--json']))).to.deep.equal({
+    expect(JSON.parse(await cliInOk(data, ['agent', 'status', '--json']))).to.deep.equal({
       running: false,
       dataDir: data,
     })
@@ -64,8 +65,8 @@ describe('services/servers: one host agent supervises every game of a data direc
   it('killed with -9, leaves every game running; the agent the next command starts adopts them all, by process identity', async () => {
     const data = gameDataDir()
     for (const name of SERVERS) {
-      await cliOk(data, ['server', 'add', name, '--dir', fakeBedrockDir()])
-      await cliOk(data, ['server', 'start', name])
+      await cliInOk(data, ['server', 'add', name, '--dir', fakeBedrockDir()])
+      await cliInOk(data, ['server', 'start', name])
     }
     const games = SERVERS.map((name) => runState(data, name)?.game)
     const first = agentOf(data)?.pid as number
@@ -74,7 +75,7 @@ describe('services/servers: one host agent supervises every game of a data direc
     for (const game of games) expect(isSameProcess(game?.pid as number, game?.identity)).to.equal(true)
 
     // A command for one server brings up an agent, which takes over the others by itself.
-    expect(await cliOk(data, ['server', 'send', 's1', 'list'])).to.match(/players online/)
+    expect(await cliInOk(data, ['server', 'send', 's1', 'list'])).to.match(/players online/)
     const second = agentOf(data)?.pid as number
     expect(second).to.be.a('number').and.not.equal(first)
     await untilSupervisedBy(data, SERVERS, second)
@@ -82,15 +83,15 @@ describe('services/servers: one host agent supervises every game of a data direc
       const status = await statusJson(data, name)
       expect(status).to.include({ status: 'running', pid: games[i]?.pid, adopted: true, supervisorPid: second })
     }
-    for (const name of SERVERS) expect(await cliOk(data, ['server', 'stop', name])).to.match(/stopped/)
+    for (const name of SERVERS) expect(await cliInOk(data, ['server', 'stop', name])).to.match(/stopped/)
     for (const game of games) expect(isSameProcess(game?.pid as number, game?.identity)).to.equal(false)
     await untilGone(second)
   })
 
   it('run by a service manager (server-manager-agent), adopts the running games when it starts and stays when none runs; SIGTERM ends it, not the games', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'start', 's1'])
     const onDemand = agentOf(data)?.pid as number
     process.kill(onDemand, 'SIGKILL')
     await untilGone(onDemand)
@@ -99,15 +100,15 @@ describe('services/servers: one host agent supervises every game of a data direc
     try {
       await untilSupervisedBy(data, ['s1'], agent.pid as number)
       expect(await statusJson(data, 's1')).to.include({ status: 'running', pid: game?.pid, adopted: true })
-      await cliOk(data, ['server', 'stop', 's1'])
+      await cliInOk(data, ['server', 'stop', 's1'])
       // Nothing to supervise, and it stays: the next start is its.
-      await cliOk(data, ['server', 'start', 's1'])
+      await cliInOk(data, ['server', 'start', 's1'])
       expect(runState(data, 's1')?.supervisor?.pid).to.equal(agent.pid)
       const restarted = runState(data, 's1')?.game
       agent.kill('SIGTERM')
       expect(await exited(agent)).to.equal(0)
       expect(isSameProcess(restarted?.pid as number, restarted?.identity)).to.equal(true)
-      expect(await cliOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
+      expect(await cliInOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
     } finally {
       agent.kill('SIGKILL')
     }
@@ -115,8 +116,8 @@ describe('services/servers: one host agent supervises every game of a data direc
 
   it('refuses a request for a directory that is not a run directory of its data directory', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'start', 's1'])
     const client = await AgentClient.connect(new AgentFiles(data))
     try {
       for (const dir of [data, `${data}/servers/../../etc`, '/etc', `${data}/servers/s1/nested`]) {
@@ -131,6 +132,6 @@ describe('services/servers: one host agent supervises every game of a data direc
     } finally {
       client?.close()
     }
-    expect((await cli(data, ['server', 'stop', 's1'])).code).to.equal(0)
+    expect((await cliIn(data, ['server', 'stop', 's1'])).code).to.equal(0)
   })
 })

@@ -16,9 +16,10 @@ import * as yazl from 'yazl'
 import { knowErrors, SmError } from '../../../kernel'
 import { extractZip } from '../../../services/servers/backups/archive'
 import { serversErrors } from '../../../services/servers/errors'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { tmpfsForDescribe } from '../../helpers/full-disk'
 import { FAKE_BEDROCK, fakeBedrockDir, gameDataDir } from '../../helpers/game'
-import { cli, cliOk, type RunResult } from '../../helpers/run'
+import type { RunResult } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 // The servers' codes, known as in the processes that raise them (a host agent, a CLI).
@@ -98,10 +99,10 @@ describe('services/servers: archives that are not what they say are refused befo
     const file = await bomb()
     expect(lstatSync(file).size).to.be.lessThan(2 * 1024 * 1024) // about 1 MiB holding 1 GiB
     const data = gameDataDir()
-    await cliOk(data, ['setting', 'set', 'servers.max_unpacked_mb', '512'])
+    await cliInOk(data, ['setting', 'set', 'servers.max_unpacked_mb', '512'])
     const parent = tempDir()
     const target = join(parent, 's1')
-    const install = await cli(data, ['server', 'install', 's1', '--from', file, '--dir', target])
+    const install = await cliIn(data, ['server', 'install', 's1', '--from', file, '--dir', target])
     refused(install, 'SM_ERR_ARCHIVE_TOO_LARGE', 65)
     expect(install.stderr).to.include('it unpacks to 1025 MB, more than servers.max_unpacked_mb allows (512 MB)')
     expect(readdirSync(parent)).to.deep.equal([])
@@ -111,10 +112,10 @@ describe('services/servers: archives that are not what they say are refused befo
     const dir = fakeBedrockDir()
     mkdirSync(join(dir, 'worlds', 'Bedrock level'), { recursive: true })
     writeFileSync(join(dir, 'worlds', 'Bedrock level', 'level.dat'), 'our world')
-    await cliOk(data, ['server', 'add', 's2', '--dir', dir])
+    await cliInOk(data, ['server', 'add', 's2', '--dir', dir])
     const before = bytesUnder(dir)
-    refused(await cli(data, ['server', 'update', 's2', '--from', file]), 'SM_ERR_ARCHIVE_TOO_LARGE', 65)
-    refused(await cli(data, ['server', 'import', 's2', file]), 'SM_ERR_ARCHIVE_TOO_LARGE', 65)
+    refused(await cliIn(data, ['server', 'update', 's2', '--from', file]), 'SM_ERR_ARCHIVE_TOO_LARGE', 65)
+    refused(await cliIn(data, ['server', 'import', 's2', file]), 'SM_ERR_ARCHIVE_TOO_LARGE', 65)
     expect(bytesUnder(dir)).to.equal(before)
     expect(readFileSync(join(dir, 'worlds', 'Bedrock level', 'level.dat'), 'utf8')).to.equal('our world')
     expect(readdirSync(join(dir, '..')).filter((name) => name.includes('.incoming-'))).to.deep.equal([])
@@ -137,11 +138,11 @@ describe('services/servers: archives that are not what they say are refused befo
   it('refuses a link in a release, and a release whose worlds is a file, so later updates still work (422)', async () => {
     const data = gameDataDir()
     const dir = fakeBedrockDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
-    const link = await cli(data, ['server', 'update', 's1', '--from', await release({ worlds: { link: '/etc' } })])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
+    const link = await cliIn(data, ['server', 'update', 's1', '--from', await release({ worlds: { link: '/etc' } })])
     refused(link, 'SM_ERR_BACKUP_UNSAFE_ENTRY', 65)
     expect(link.stderr).to.include("its entry 'worlds' cannot be extracted (it is a symbolic link)")
-    const inside = await cli(data, [
+    const inside = await cliIn(data, [
       'server',
       'update',
       's1',
@@ -150,7 +151,7 @@ describe('services/servers: archives that are not what they say are refused befo
     ])
     refused(inside, 'SM_ERR_BACKUP_UNSAFE_ENTRY', 65)
     expect(inside.stderr).to.include("inside 'behavior_packs', which the archive holds as a file")
-    const file = await cli(data, ['server', 'update', 's1', '--from', await release({ worlds: 'not a folder' })])
+    const file = await cliIn(data, ['server', 'update', 's1', '--from', await release({ worlds: 'not a folder' })])
     refused(file, 'SM_ERR_INSTALL_INVALID', 65)
     expect(file.stderr).to.include("its 'worlds' is not a folder, and 's1' keeps its world in one")
     expect(existsSync(join(dir, 'worlds'))).to.equal(false)
@@ -158,12 +159,12 @@ describe('services/servers: archives that are not what they say are refused befo
     const folder = fakeBedrockDir()
     symlinkSync('/etc', join(folder, 'worlds'))
     refused(
-      await cli(data, ['server', 'install', 's2', '--from', folder, '--dir', join(tempDir(), 's2')]),
+      await cliIn(data, ['server', 'install', 's2', '--from', folder, '--dir', join(tempDir(), 's2')]),
       'SM_ERR_BACKUP_UNSAFE_ENTRY',
       65,
     )
     // Nothing of them stayed: the next update works.
-    expect(await cliOk(data, ['server', 'update', 's1', '--from', await release()])).to.match(/Updated 's1'/)
+    expect(await cliInOk(data, ['server', 'update', 's1', '--from', await release()])).to.match(/Updated 's1'/)
     expect(readFileSync(join(dir, 'release-notes.txt'), 'utf8')).to.equal('notes\n')
   })
 
@@ -172,11 +173,11 @@ describe('services/servers: archives that are not what they say are refused befo
     const jar = join(tempDir(), 'paper-1.21.4-12.jar')
     writeFileSync(jar, randomBytes(64 * 1024))
     const parent = tempDir()
-    const r = await cli(data, ['server', 'install', 'paper', '--from', jar, '--dir', join(parent, 'paper')])
+    const r = await cliIn(data, ['server', 'install', 'paper', '--from', jar, '--dir', join(parent, 'paper')])
     refused(r, 'SM_ERR_INSTALL_INVALID', 65)
     expect(r.stderr).to.include('it is not a Java program')
     expect(readdirSync(parent)).to.deep.equal([])
-    expect(JSON.parse(await cliOk(data, ['server', 'list', '--json']))).to.deep.equal([])
+    expect(JSON.parse(await cliInOk(data, ['server', 'list', '--json']))).to.deep.equal([])
   })
 
   describe('on a disk with less room than the archive unpacks to', () => {
@@ -185,7 +186,7 @@ describe('services/servers: archives that are not what they say are refused befo
     it('refuses it before writing (413), whatever the cap', async () => {
       const data = gameDataDir()
       const target = join(mount(), 's1')
-      const r = await cli(data, ['server', 'install', 's1', '--from', await bomb(), '--dir', target])
+      const r = await cliIn(data, ['server', 'install', 's1', '--from', await bomb(), '--dir', target])
       refused(r, 'SM_ERR_ARCHIVE_NO_SPACE', 73)
       expect(r.stderr).to.match(/it unpacks to 1025 MB, and the disk of .* has \d+ MB free/)
       expect(readdirSync(mount())).to.deep.equal([])

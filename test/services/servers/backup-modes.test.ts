@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { expect } from 'chai'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { gameDataDir, stoppedBedrock } from '../../helpers/game'
-import { cliOk } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { writeZip } from '../../helpers/zip'
 
@@ -65,27 +65,27 @@ describe("services/servers: a restore or an import keeps the world's file modes 
     // What a restore gives back: the same, without setuid and others' write.
     const kept = { ...before, 'tool.sh': '775' }
 
-    const reply = JSON.parse(await cliOk(data, ['server', 'backup', 's1', '--type', 'all', '--json']))
+    const reply = JSON.parse(await cliInOk(data, ['server', 'backup', 's1', '--type', 'all', '--json']))
     const [worldBackup, configBackup] = reply.files.map((f: { file: string }) => join(data, 'backups', 's1', f.file))
     for (const archive of [worldBackup, configBackup]) expect(statSync(archive).mode & 0o777).to.equal(0o600)
 
     // Restored over a world whose contents' modes changed since (the world folder keeps its own).
     chmodTree(world, 0o700, 0o600)
     chmodSync(world, 0o755)
-    await cliOk(data, ['server', 'restore', 's1', reply.files[0].file])
+    await cliInOk(data, ['server', 'restore', 's1', reply.files[0].file])
     expect(modes(world)).to.deep.equal(kept)
 
     // A config restore puts the config file's mode back too.
     expect(statSync(join(dir, 'server.properties')).mode & 0o777).to.equal(0o640)
     chmodSync(join(dir, 'server.properties'), 0o600)
-    await cliOk(data, ['server', 'restore', 's1', reply.files[1].file])
+    await cliInOk(data, ['server', 'restore', 's1', reply.files[1].file])
     expect(statSync(join(dir, 'server.properties')).mode & 0o777).to.equal(0o640)
 
     // Exported, then imported over a private world: its folder stays private, what is in it is the archive's.
     const exported = join(tempDir(), 'copy.mcworld')
-    await cliOk(data, ['server', 'export', 's1', exported])
+    await cliInOk(data, ['server', 'export', 's1', exported])
     chmodTree(world, 0o700, 0o600)
-    await cliOk(data, ['server', 'import', 's1', exported])
+    await cliInOk(data, ['server', 'import', 's1', exported])
     expect(modes(world)).to.deep.equal({ ...kept, '.': '700' })
   })
 
@@ -97,7 +97,7 @@ describe("services/servers: a restore or an import keeps the world's file modes 
     await writeZip(foreign, { 'level.dat': 'level', 'levelname.txt': 'Foreign', 'db/CURRENT': 'MANIFEST-1\n' })
     writeFileSync(foreign, madeOnDos(readFileSync(foreign)))
     chmodTree(world, 0o755, 0o644)
-    await cliOk(data, ['server', 'import', 's1', foreign])
+    await cliInOk(data, ['server', 'import', 's1', foreign])
     expect(modes(world)).to.deep.equal({
       '.': '755',
       db: '755',
@@ -106,7 +106,7 @@ describe("services/servers: a restore or an import keeps the world's file modes 
       'levelname.txt': '644',
     })
     chmodSync(world, 0o750)
-    await cliOk(data, ['server', 'import', 's1', foreign])
+    await cliInOk(data, ['server', 'import', 's1', foreign])
     expect(modes(world)).to.deep.include({ '.': '750', db: '750', 'level.dat': '640' })
   })
 })

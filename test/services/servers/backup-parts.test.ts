@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { gameDataDir, statusJson } from '../../helpers/game'
-import { cli, cliOk } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /** A generic console server `g1` with a world directory and no config file (no server.properties). */
@@ -16,7 +16,7 @@ async function genericServer(data: string): Promise<string> {
     '#!/bin/sh\nwhile read -r line; do [ "$line" = quit ] && exit 0; echo "got $line"; done\n',
     { mode: 0o755 },
   )
-  await cliOk(data, [
+  await cliInOk(data, [
     'server',
     'add',
     'g1',
@@ -45,16 +45,16 @@ describe('services/servers: what a backup writes, skips and keeps', function () 
   it('backs up everything a server has with --type all (a missing config is skipped and said), applies retention each time, and a config backup of nothing writes nothing', async () => {
     const data = gameDataDir()
     await genericServer(data)
-    await cliOk(data, ['setting', 'set', 'retention.backups', '3'])
+    await cliInOk(data, ['setting', 'set', 'retention.backups', '3'])
 
-    const config = await cli(data, ['server', 'backup', 'g1', '--type', 'config'])
+    const config = await cliIn(data, ['server', 'backup', 'g1', '--type', 'config'])
     expect(config.code, config.stderr).to.equal(66)
     expect(config.stderr).to.include('[SM_ERR_BACKUP_NOTHING]').and.include('server.properties')
     expect(archives(data)).to.deep.equal([])
 
     const replies = []
     for (let i = 0; i < 4; i++)
-      replies.push(JSON.parse(await cliOk(data, ['server', 'backup', 'g1', '--type', 'all', '--json'])))
+      replies.push(JSON.parse(await cliInOk(data, ['server', 'backup', 'g1', '--type', 'all', '--json'])))
     for (const reply of replies) {
       expect(reply.method).to.equal('cold')
       expect(reply.files.map((f: { kind: string }) => f.kind)).to.deep.equal(['world'])
@@ -67,7 +67,7 @@ describe('services/servers: what a backup writes, skips and keeps', function () 
     expect(archives(data)).to.deep.equal(replies.slice(1).map((r) => r.files[0].file))
 
     // Said on the command line too; a fifth keeps three.
-    const printed = await cliOk(data, ['server', 'backup', 'g1', '--type', 'all'])
+    const printed = await cliInOk(data, ['server', 'backup', 'g1', '--type', 'all'])
     expect(printed).to.match(/^world_\d{8}-\d{6}-\d{3}\.zip {2}.* \(cold\)$/m)
     expect(printed).to.include("skipped the config backup: the server 'g1' has no config files (server.properties)")
     expect(printed).to.include(`removed by retention: ${replies[1].files[0].file}`)
@@ -77,13 +77,13 @@ describe('services/servers: what a backup writes, skips and keeps', function () 
   it('a backup that fails on one part writes nothing, and one with nothing at all is refused before anything is written', async () => {
     const data = gameDataDir()
     const dir = await genericServer(data)
-    await cliOk(data, ['server', 'backup', 'g1', '--type', 'all'])
+    await cliInOk(data, ['server', 'backup', 'g1', '--type', 'all'])
     const before = archives(data)
     expect(before).to.have.length(1)
 
     // A config "file" that cannot be read (a directory): the world part was written, then removed.
     mkdirSync(join(dir, 'server.properties'))
-    const failed = await cli(data, ['server', 'backup', 'g1', '--type', 'all'])
+    const failed = await cliIn(data, ['server', 'backup', 'g1', '--type', 'all'])
     expect(failed.code, failed.stderr).to.equal(74)
     expect(failed.stderr).to.include('[SM_ERR_BACKUP_FAILED]').and.include('config backup')
     expect(archives(data)).to.deep.equal(before)
@@ -91,7 +91,7 @@ describe('services/servers: what a backup writes, skips and keeps', function () 
     // Neither a world nor a config file: refused, naming both.
     rmSync(join(dir, 'server.properties'), { recursive: true })
     rmSync(join(dir, 'world'), { recursive: true })
-    const nothing = await cli(data, ['server', 'backup', 'g1', '--type', 'all'])
+    const nothing = await cliIn(data, ['server', 'backup', 'g1', '--type', 'all'])
     expect(nothing.code, nothing.stderr).to.equal(66)
     expect(nothing.stderr)
       .to.include('[SM_ERR_BACKUP_NOTHING]')
@@ -103,8 +103,8 @@ describe('services/servers: what a backup writes, skips and keeps', function () 
   it('a running generic server is stopped, backed up (skipping what it lacks) and started again', async () => {
     const data = gameDataDir()
     await genericServer(data)
-    await cliOk(data, ['server', 'start', 'g1'])
-    const reply = JSON.parse(await cliOk(data, ['server', 'backup', 'g1', '--type', 'all', '--json']))
+    await cliInOk(data, ['server', 'start', 'g1'])
+    const reply = JSON.parse(await cliInOk(data, ['server', 'backup', 'g1', '--type', 'all', '--json']))
     expect(reply.method).to.equal('stop-start')
     expect(reply.files.map((f: { kind: string }) => f.kind)).to.deep.equal(['world'])
     expect(reply.skipped.map((s: { kind: string }) => s.kind)).to.deep.equal(['config'])
@@ -112,9 +112,9 @@ describe('services/servers: what a backup writes, skips and keeps', function () 
 
     // Nothing to back up: refused without stopping it (the same process runs on).
     const pid = (await statusJson(data, 'g1')).pid
-    const config = await cli(data, ['server', 'backup', 'g1', '--type', 'config'])
+    const config = await cliIn(data, ['server', 'backup', 'g1', '--type', 'config'])
     expect(config.code, config.stderr).to.equal(66)
     expect((await statusJson(data, 'g1')).pid).to.equal(pid)
-    await cliOk(data, ['server', 'stop', 'g1'])
+    await cliInOk(data, ['server', 'stop', 'g1'])
   })
 })

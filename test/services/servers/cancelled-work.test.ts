@@ -209,7 +209,7 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
     const backups = join(data, 'backups', 's1')
     try {
       await out.line(/^ready in/)
-      const { dir, world } = await stoppedBedrock(data, cliIn)
+      const { dir, world } = await stoppedBedrock(data)
       const archive = JSON.parse(await cliInOk(data, ['server', 'backup', 's1', '--json'])).files[0].file
       writeFileSync(join(world, 'changed-after.txt'), 'kept')
       await cliInOk(data, ['plugin', 'enable', 'gate'])

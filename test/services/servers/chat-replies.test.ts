@@ -3,8 +3,8 @@ import { dirname, join } from 'node:path'
 import { expect } from 'chai'
 import * as yauzl from 'yauzl'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { fakeJavaDir, gameDataDir, nextLine } from '../../helpers/game'
-import { cli, cliOk } from '../../helpers/run'
 import { archivedState, printedState, slowFlushArgs, slowFlushDir } from '../../helpers/slow-flush'
 
 /** The files of a zip, by name. */
@@ -33,22 +33,22 @@ describe("services/servers: a command's reply is the game's, never a player's ch
     const data = gameDataDir()
     const { dir, java } = fakeJavaDir({ eula: true, env: { FAKE_CHAT_EVERY_MS: '150', FAKE_FLUSH_MS: '1000' } })
     const env = { PATH: `${dirname(java)}:${process.env.PATH}` }
-    await cliOk(data, ['server', 'add', 'paper', '--dir', dir], env)
-    await cliOk(data, ['server', 'start', 'paper'], env)
+    await cliInOk(data, ['server', 'add', 'paper', '--dir', dir], env)
+    await cliInOk(data, ['server', 'start', 'paper'], env)
     const log = RunFiles.of(data, 'paper').log
     await nextLine(log, /\[Not Secure\] <Alex> Unknown or incomplete command/)
 
-    const list = await cli(data, ['server', 'send', 'paper', 'list'])
+    const list = await cliIn(data, ['server', 'send', 'paper', 'list'])
     expect(list.code, list.stderr).to.equal(0)
     expect(list.stdout)
       .to.match(/There are 0 of a max of 20 players online:/)
       .and.not.include(CHAT)
     // A reply the profile does not know is read until the console is quiet: the chat never ends it.
-    const say = await cli(data, ['server', 'send', 'paper', 'say', 'hello'])
+    const say = await cliIn(data, ['server', 'send', 'paper', 'say', 'hello'])
     expect(say.code, say.stderr).to.equal(0)
     expect(say.stdout).to.include('[Server] hello').and.not.include(CHAT)
 
-    const r = await cli(data, ['server', 'backup', 'paper', '--json'])
+    const r = await cliIn(data, ['server', 'backup', 'paper', '--json'])
     expect(r.code, r.stderr).to.equal(0)
     const reply = JSON.parse(r.stdout)
     expect(reply.method).to.equal('hot')
@@ -64,7 +64,7 @@ describe("services/servers: a command's reply is the game's, never a player's ch
   it("a generic server's own chat line (--chat-line): say and list succeed, a hot backup is byte-exact", async () => {
     const data = gameDataDir()
     const chat = { CHAT: `[Chat] Steve: ${CHAT}`, CHAT_EVERY_MS: '150', FLUSH_MS: '1000' }
-    await cliOk(
+    await cliInOk(
       data,
       slowFlushArgs(
         'g',
@@ -74,22 +74,22 @@ describe("services/servers: a command's reply is the game's, never a player's ch
         ...['--chat-line', '^\\[Chat\\] \\w+: '],
       ),
     )
-    await cliOk(data, ['server', 'start', 'g'])
+    await cliInOk(data, ['server', 'start', 'g'])
     const log = RunFiles.of(data, 'g').log
     await nextLine(log, /^\[Chat\] Steve: /)
-    const say = await cli(data, ['server', 'send', 'g', 'say', 'hi'])
+    const say = await cliIn(data, ['server', 'send', 'g', 'say', 'hi'])
     expect(say.code, say.stderr).to.equal(0)
     expect(say.stdout.trim()).to.equal('Said: hi')
-    const list = await cli(data, ['server', 'send', 'g', 'list'])
+    const list = await cliIn(data, ['server', 'send', 'g', 'list'])
     expect(list.code, list.stderr).to.equal(0)
     expect(list.stdout.trim()).to.equal('Online: 0 of 10')
     // A command the game refuses still is.
-    const refused = await cli(data, ['server', 'send', 'g', 'nosuch'])
+    const refused = await cliIn(data, ['server', 'send', 'g', 'nosuch'])
     expect(refused.code).to.equal(65)
     expect(refused.stderr).to.include('SM_ERR_SERVER_COMMAND_REFUSED')
 
     const flushed = nextLine(log, /^World flushed: /)
-    const reply = JSON.parse(await cliOk(data, ['server', 'backup', 'g', '--json']))
+    const reply = JSON.parse(await cliInOk(data, ['server', 'backup', 'g', '--json']))
     expect(reply.method).to.equal('hot')
     expect(await archivedState(join(data, 'backups', 'g', reply.files[0].file))).to.equal(printedState(await flushed))
   })

@@ -2,8 +2,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { gameDataDir, managerConsoleLine } from '../../helpers/game'
-import { cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /**
@@ -50,21 +51,21 @@ describe('services/servers: console lines are plain text everywhere but the log 
   it('server send replies, server logs and logs --follow print no escapes or prompts; console.log keeps the raw bytes', async () => {
     const data = gameDataDir()
     const dir = gameDir(false)
-    await cliOk(data, ['server', 'add', 'g1', '--dir', dir, '--command', process.execPath, '--arg', 'game.js'])
-    await cliOk(data, ['server', 'start', 'g1'])
-    expect(await cliOk(data, ['server', 'send', 'g1', 'hello'])).to.equal(`${info('got hello')}\n`)
-    expect(JSON.parse(await cliOk(data, ['server', 'send', 'g1', 'list', '--json'])).reply).to.deep.equal([
+    await cliInOk(data, ['server', 'add', 'g1', '--dir', dir, '--command', process.execPath, '--arg', 'game.js'])
+    await cliInOk(data, ['server', 'start', 'g1'])
+    expect(await cliInOk(data, ['server', 'send', 'g1', 'hello'])).to.equal(`${info('got hello')}\n`)
+    expect(JSON.parse(await cliInOk(data, ['server', 'send', 'g1', 'list', '--json'])).reply).to.deep.equal([
       info('There are 1/10 players online:'),
       'Steve',
     ])
     const lines = [info('Server started.'), info('got hello'), info('There are 1/10 players online:'), 'Steve']
-    expect(JSON.parse(await cliOk(data, ['server', 'logs', 'g1', '--json'])).lines).to.deep.equal(lines)
-    expect(await cliOk(data, ['server', 'logs', 'g1'])).to.equal(`${lines.join('\n')}\n`)
+    expect(JSON.parse(await cliInOk(data, ['server', 'logs', 'g1', '--json'])).lines).to.deep.equal(lines)
+    expect(await cliInOk(data, ['server', 'logs', 'g1'])).to.equal(`${lines.join('\n')}\n`)
 
     const follow = spawnCli(data, ['server', 'logs', 'g1', '--follow', '--lines', '1'])
     expect(await waitForLine(follow, /Steve/)).to.equal('Steve')
     const followed = waitForLine(follow, /got followed/)
-    await cliOk(data, ['server', 'send', 'g1', 'followed'])
+    await cliInOk(data, ['server', 'send', 'g1', 'followed'])
     expect(await followed).to.equal(info('got followed'))
     await stop(follow)
 
@@ -73,24 +74,24 @@ describe('services/servers: console lines are plain text everywhere but the log 
       '\x1b]0;a game\x07> \x1b[1G\x1b[2K\x1b[0;32m[2024-01-01 12:00:00:000 INFO]\x1b[0m Server started.\n',
     )
     expect(raw).to.include('> \x1b[1G\x1b[2K\x1b[1mSteve\x1b[22m\n')
-    await cliOk(data, ['server', 'stop', 'g1'])
+    await cliInOk(data, ['server', 'stop', 'g1'])
   })
 
   it("a bedrock server's ready line and list reply are found through the escapes; the manager's live console is plain text", async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 'b1', '--dir', gameDir(true)])
+    await cliInOk(data, ['server', 'add', 'b1', '--dir', gameDir(true)])
     const manager = await spawnManager(data)
     try {
       await waitForLine(manager, /^ready in/)
       // Running once its (escaped) "Server started." line came: never until the start timeout.
-      expect(await cliOk(data, ['server', 'start', 'b1'])).to.match(/is running/)
-      expect(JSON.parse(await cliOk(data, ['server', 'send', 'b1', 'list', '--json'])).reply).to.deep.equal([
+      expect(await cliInOk(data, ['server', 'start', 'b1'])).to.match(/is running/)
+      expect(JSON.parse(await cliInOk(data, ['server', 'send', 'b1', 'list', '--json'])).reply).to.deep.equal([
         info('There are 1/10 players online:'),
         'Steve',
       ])
-      const event = await managerConsoleLine(data, /got live/, () => cliOk(data, ['server', 'send', 'b1', 'live']))
+      const event = await managerConsoleLine(data, /got live/, () => cliInOk(data, ['server', 'send', 'b1', 'live']))
       expect(event).to.deep.equal({ serverName: 'b1', line: info('got live') })
-      await cliOk(data, ['server', 'stop', 'b1'])
+      await cliInOk(data, ['server', 'stop', 'b1'])
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { spawnSupervisor } from '../../../services/servers/supervisor/client'
 import { RunFiles, type StatusEntry } from '../../../services/servers/supervisor/run-files'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import {
   alive,
   exited,
@@ -14,7 +15,7 @@ import {
   untilStatus,
 } from '../../helpers/game'
 import { startManager } from '../../helpers/manager'
-import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cli, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const UNSEEN = 'its process ended while no supervisor watched it'
@@ -59,7 +60,7 @@ async function restartedOnce(data: string, before: number): Promise<void> {
 }
 
 async function crashFacts(data: string) {
-  const facts = JSON.parse(await cliOk(data, ['events', '--type', 'after_server_crash', '--json', '--limit', '100']))
+  const facts = JSON.parse(await cliInOk(data, ['events', '--type', 'after_server_crash', '--json', '--limit', '100']))
   return (facts as { payload: { serverName: string; restarts: number; willRestart: boolean } }[]).map(
     ({ payload: { serverName, restarts, willRestart } }) => ({ serverName, restarts, willRestart }),
   )
@@ -67,9 +68,9 @@ async function crashFacts(data: string) {
 
 /** A started fake Bedrock server `s1` with its own restart settings. */
 async function started(data: string, settings: Record<string, string> = {}, env: Record<string, string> = {}) {
-  await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env })])
-  for (const [key, value] of Object.entries(settings)) await cliOk(data, ['server', 'config', 's1', key, value])
-  await cliOk(data, ['server', 'start', 's1'])
+  await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env })])
+  for (const [key, value] of Object.entries(settings)) await cliInOk(data, ['server', 'config', 's1', key, value])
+  await cliInOk(data, ['server', 'start', 's1'])
   return journal(data).at(-1)?.seq as number
 }
 
@@ -89,7 +90,7 @@ describe('services/servers: the restart policy applies to a crash when it is fou
     expect(status.pid).to.be.a('number').and.not.equal(old)
     expect(alive(status.pid)).to.equal(true)
     expect(await crashFacts(data)).to.deep.equal([{ serverName: 's1', restarts: 1, willRestart: true }])
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
     expect(await stop(manager)).to.equal(0)
   })
 
@@ -121,7 +122,7 @@ describe('services/servers: the restart policy applies to a crash when it is fou
     expect(status).to.include({ status: 'running', restarts: 1 })
     expect(status.pid).not.to.equal(old)
     expect(await crashFacts(data)).to.have.length(1)
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
     expect(await stop(manager)).to.equal(0)
   })
 
@@ -139,7 +140,7 @@ describe('services/servers: the restart policy applies to a crash when it is fou
       await two.stop()
     }
     await restartedOnce(data, before)
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 
   it('counts each restart toward restart.max_restarts across discoveries, and a run known to be long starts a new streak', async () => {
@@ -168,7 +169,7 @@ describe('services/servers: the restart policy applies to a crash when it is fou
     expect(pids.size).to.equal(3)
 
     // Started again by hand (a new streak), it crashes unseen after its log shows it lived an hour.
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'start', 's1'])
     const seq = journal(data).at(-1)?.seq as number
     const game = runState(data, 's1')?.game
     await crashUnseen(data)
@@ -176,14 +177,14 @@ describe('services/servers: the restart policy applies to a crash when it is fou
     utimesSync(RunFiles.of(data, 's1').log, hourLater, hourLater)
     expect((await look(data)).status).to.match(/starting|running/)
     expect(since(data, seq)[0]).to.equal(`crashed (${UNSEEN}) restarts=1 willRestart=true`)
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 
   it('a start of a server whose crash nobody saw starts it (it was answered as already running)', async () => {
     const data = gameDataDir()
     const before = await started(data, { 'restart.enabled': 'false' })
     await crashUnseen(data)
-    const start = await cli(data, ['server', 'start', 's1'])
+    const start = await cliIn(data, ['server', 'start', 's1'])
     expect(start.code, start.stderr).to.equal(0)
     expect(start.stdout).to.match(/Server 's1' is running/)
     expect(since(data, before)).to.deep.equal([
@@ -191,7 +192,7 @@ describe('services/servers: the restart policy applies to a crash when it is fou
       'starting (started (PID n))',
       'running (ready)',
     ])
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 
   it('one that ended while it was being stopped is recorded stopped, and not restarted', async () => {
@@ -229,6 +230,6 @@ describe('services/servers: the restart policy applies to a crash when it is fou
     await look(data)
     await restartedOnce(data, before)
     expect(await crashFacts(data)).to.deep.equal([{ serverName: 's1', restarts: 1, willRestart: true }])
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 })

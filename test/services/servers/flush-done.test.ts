@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { gameDataDir, nextLine, runState } from '../../helpers/game'
-import { cli, cliOk } from '../../helpers/run'
 import { archivedState, printedState, slowFlushArgs, slowFlushDir } from '../../helpers/slow-flush'
 
 const HOT_BACKUP = ['--hot-backup', 'save-off;save-all flush;save-on']
@@ -13,17 +13,17 @@ describe('services/servers: a hot backup copies only after the flush says it is 
 
   it('waits for the done line of a flush that takes 2.5 s, printing nothing meanwhile: the archive is byte-exact to the flushed world, and saving resumes only after it', async () => {
     const data = gameDataDir()
-    await cliOk(
+    await cliInOk(
       data,
       slowFlushArgs('g', slowFlushDir(), { FLUSH_MS: '2500' }, ...HOT_BACKUP, '--hot-backup-done', '^World flushed: '),
     )
-    const info = JSON.parse(await cliOk(data, ['server', 'info', 'g', '--json']))
+    const info = JSON.parse(await cliInOk(data, ['server', 'info', 'g', '--json']))
     expect(info.hotBackupDone).to.equal('^World flushed: ')
-    await cliOk(data, ['server', 'start', 'g'])
+    await cliInOk(data, ['server', 'start', 'g'])
     const log = RunFiles.of(data, 'g').log
     const pid = runState(data, 'g')?.game?.pid
     const flushed = nextLine(log, /^World flushed: /)
-    const reply = JSON.parse(await cliOk(data, ['server', 'backup', 'g', '--json']))
+    const reply = JSON.parse(await cliInOk(data, ['server', 'backup', 'g', '--json']))
     expect(reply.method, JSON.stringify(reply)).to.equal('hot')
     expect(reply.warning).to.equal(undefined)
     const archive = join(data, 'backups', 'g', reply.files[0].file)
@@ -36,12 +36,12 @@ describe('services/servers: a hot backup copies only after the flush says it is 
 
   it('stops, copies and starts a server whose hot-backup commands have no done line, and says so: never a copy taken on a timer', async () => {
     const data = gameDataDir()
-    await cliOk(data, slowFlushArgs('g', slowFlushDir(), { FLUSH_MS: '2500' }, ...HOT_BACKUP))
-    await cliOk(data, ['server', 'start', 'g'])
+    await cliInOk(data, slowFlushArgs('g', slowFlushDir(), { FLUSH_MS: '2500' }, ...HOT_BACKUP))
+    await cliInOk(data, ['server', 'start', 'g'])
     const log = RunFiles.of(data, 'g').log
     const pid = runState(data, 'g')?.game?.pid
     const stopping = nextLine(log, /^Stopping: /)
-    const r = await cli(data, ['server', 'backup', 'g', '--json'])
+    const r = await cliIn(data, ['server', 'backup', 'g', '--json'])
     expect(r.code, r.stderr).to.equal(0)
     const reply = JSON.parse(r.stdout)
     expect(reply.method).to.equal('stop-start')
@@ -64,7 +64,7 @@ describe('services/servers: a hot backup copies only after the flush says it is 
       [[...HOT_BACKUP, '--hot-backup-done', '(unclosed'], /not a regular expression/],
       [['--hot-backup-done', '^Saved'], /give the commands too/],
     ] as const) {
-      const r = await cli(data, slowFlushArgs('g', slowFlushDir(), {}, ...extra))
+      const r = await cliIn(data, slowFlushArgs('g', slowFlushDir(), {}, ...extra))
       expect(r.code, r.stdout).to.not.equal(0)
       expect(r.stderr).to.include('SM_ERR_SERVER_PROFILE_INVALID').and.match(reason)
     }

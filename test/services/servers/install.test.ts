@@ -2,8 +2,8 @@ import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import { expect } from 'chai'
 import * as yazl from 'yazl'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { FAKE_BEDROCK, gameDataDir } from '../../helpers/game'
-import { cli, cliOk } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /** A zip laid out like Mojang's bedrock-server-<version>.zip, whose bedrock_server is the fake. */
@@ -33,23 +33,23 @@ describe('services/servers: install and update from a server zip', function () {
 
   it('installs a server from a zip that runs, and updates it keeping its config and worlds after a backup', async () => {
     const data = gameDataDir()
-    const out = await cliOk(data, ['server', 'install', 's1', '--from', await release('1.0.0', { folder: 'bds' })])
+    const out = await cliInOk(data, ['server', 'install', 's1', '--from', await release('1.0.0', { folder: 'bds' })])
     const dir = join(data, 'server-files', 's1')
     expect(out).to.include(`installed in ${dir}`)
-    expect(JSON.parse(await cliOk(data, ['server', 'info', 's1', '--json']))).to.include({ profile: 'bedrock', dir })
-    await cliOk(data, ['server', 'properties', 's1', 'level-name', 'Kept World'])
-    await cliOk(data, ['server', 'start', 's1'])
+    expect(JSON.parse(await cliInOk(data, ['server', 'info', 's1', '--json']))).to.include({ profile: 'bedrock', dir })
+    await cliInOk(data, ['server', 'properties', 's1', 'level-name', 'Kept World'])
+    await cliInOk(data, ['server', 'start', 's1'])
     writeFileSync(join(dir, 'allowlist.json'), '[{"name":"steve"}]')
-    const refused = await cli(data, ['server', 'update', 's1', '--from', await release('2.0.0')])
+    const refused = await cliIn(data, ['server', 'update', 's1', '--from', await release('2.0.0')])
     expect(refused.stderr).to.include('[SM_ERR_BACKUP_SERVER_RUNNING]')
-    const updated = await cliOk(data, ['server', 'update', 's1', '--from', await release('2.0.0'), '--stop'])
+    const updated = await cliInOk(data, ['server', 'update', 's1', '--from', await release('2.0.0'), '--stop'])
     expect(updated).to.match(/Backup: world_.*\.mcworld, config_.*\.zip/)
     expect(readFileSync(join(dir, 'bedrock_server_how_to.html'), 'utf8')).to.equal('<html>2.0.0</html>')
     expect(readFileSync(join(dir, 'server.properties'), 'utf8')).to.include('level-name=Kept World')
     expect(readFileSync(join(dir, 'allowlist.json'), 'utf8')).to.equal('[{"name":"steve"}]')
     expect(existsSync(join(dir, 'worlds', 'Kept World', 'level.dat'))).to.equal(true)
-    expect(JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
-    const installs = JSON.parse(await cliOk(data, ['events', '--type', 'after_server_install', '--json']))
+    expect(JSON.parse(await cliInOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
+    const installs = JSON.parse(await cliInOk(data, ['events', '--type', 'after_server_install', '--json']))
     expect(
       installs.map((e: { payload: { mode: string; result: { status: string } } }) => [
         e.payload.mode,
@@ -59,13 +59,13 @@ describe('services/servers: install and update from a server zip', function () {
       ['install', 'success'],
       ['update', 'success'],
     ])
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 
   it('refuses sources that are not a Bedrock server, URLs, and taken names, leaving nothing behind', async () => {
     const data = gameDataDir()
     const expectError = async (args: string[], code: string) => {
-      const r = await cli(data, args)
+      const r = await cliIn(data, args)
       expect(r.stderr, args.join(' ')).to.include(`[${code}]`)
       expect(r.code).to.not.equal(0)
     }
@@ -81,8 +81,8 @@ describe('services/servers: install and update from a server zip', function () {
     writeFileSync(junk, 'not a zip')
     await expectError(['server', 'install', 's1', '--from', junk], 'SM_ERR_INSTALL_INVALID')
     expect(existsSync(join(data, 'server-files', 's1'))).to.equal(false)
-    expect(JSON.parse(await cliOk(data, ['server', 'list', '--json']))).to.deep.equal([])
-    await cliOk(data, ['server', 'install', 's1', '--from', await release('1')])
+    expect(JSON.parse(await cliInOk(data, ['server', 'list', '--json']))).to.deep.equal([])
+    await cliInOk(data, ['server', 'install', 's1', '--from', await release('1')])
     await expectError(['server', 'install', 's1', '--from', await release('1')], 'SM_ERR_SERVER_EXISTS')
   })
 })

@@ -17,6 +17,7 @@ import { knowErrors } from '../../../kernel'
 import { serversErrors } from '../../../services/servers/errors'
 import { SupervisorClient } from '../../../services/servers/supervisor/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import {
   exited,
   fakeBedrockDir,
@@ -27,7 +28,7 @@ import {
   untilGone,
   untilSupervisorEnds,
 } from '../../helpers/game'
-import { cli, cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 // The servers' codes, known as in the processes that raise them (a host agent, a CLI).
@@ -35,7 +36,7 @@ knowErrors(serversErrors)
 
 /** A manager in the foreground, once ready (web off: no port shared with other test runs). */
 async function startManager(data: string): Promise<ChildProcessWithoutNullStreams> {
-  await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
+  await cliInOk(data, ['setting', 'set', 'web.enabled', 'false'])
   const manager = await spawnManager(data)
   await waitForLine(manager, /^ready in/)
   return manager
@@ -47,8 +48,8 @@ async function startManager(data: string): Promise<ChildProcessWithoutNullStream
  */
 async function heldServer(data: string, env: Record<string, string> = {}) {
   const dir = fakeBedrockDir({ env: { FAKE_FIFO: '100', ...env } })
-  await cliOk(data, ['server', 'add', 's1', '--dir', dir])
-  await cliOk(data, ['server', 'start', 's1'])
+  await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
+  await cliInOk(data, ['server', 'start', 's1'])
   const fifo = join(dir, 'worlds', 'Bedrock level', 'db', 'gate.fifo')
   const files = RunFiles.of(data, 's1')
   let writer: FileHandle | undefined
@@ -76,7 +77,7 @@ async function heldServer(data: string, env: Record<string, string> = {}) {
       writer = undefined
     },
     parts: () => readdirSync(join(data, 'backups', 's1')).filter((f) => f.endsWith('.part')),
-    holdState: async () => /Hold state: (.*)/.exec(await cliOk(data, ['server', 'send', 's1', 'holdstate']))?.[1],
+    holdState: async () => /Hold state: (.*)/.exec(await cliInOk(data, ['server', 'send', 's1', 'holdstate']))?.[1],
   }
 }
 
@@ -193,13 +194,13 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
       expect(await exited(backup), stderr).to.equal(0)
       expect(stderr).to.not.match(/failed/)
       const file = JSON.parse(stdout).files[0].file
-      const listed = JSON.parse(await cliOk(data, ['server', 'backups', 's1', '--json'])).map(
+      const listed = JSON.parse(await cliInOk(data, ['server', 'backups', 's1', '--json'])).map(
         (b: { file: string }) => b.file,
       )
       expect(listed).to.include(file)
       expect(await s.holdState()).to.equal('not held')
       expect(record(s.files, 'hold.json')).to.equal(undefined)
-      const status = JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json']))
+      const status = JSON.parse(await cliInOk(data, ['server', 'status', 's1', '--json']))
       expect(status).to.include({ status: 'running', adopted: true })
     } finally {
       await s.close()
@@ -227,7 +228,7 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
       await game
       expect(await s.holdState()).to.equal('not held')
       expect(record(s.files, 'hold.json')).to.equal(undefined)
-      const status = JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json']))
+      const status = JSON.parse(await cliInOk(data, ['server', 'status', 's1', '--json']))
       expect(status).to.include({ status: 'running', adopted: true })
       expect(status.supervisorPid).to.not.equal(supervisor)
       expect(await stop(manager)).to.equal(0)
@@ -249,11 +250,11 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
       await exited(backup)
       await s.close()
       const why = resumed(s.files)
-      expect(JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
+      expect(JSON.parse(await cliInOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
       expect(await why).to.match(/its holder is gone/)
       expect(await s.holdState()).to.equal('not held')
       expect(s.parts()).to.have.length(1)
-      expect(await cliOk(data, ['server', 'prune', 's1'])).to.match(/\.part/)
+      expect(await cliInOk(data, ['server', 'prune', 's1'])).to.match(/\.part/)
       expect(s.parts()).to.deep.equal([])
     } finally {
       await s.close()
@@ -277,7 +278,7 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
     }
     try {
       await killedExport()
-      expect(await cliOk(data, ['server', 'prune', 's1'])).to.include(`${target}.part`)
+      expect(await cliInOk(data, ['server', 'prune', 's1'])).to.include(`${target}.part`)
       expect(existsSync(`${target}.part`)).to.equal(false)
       expect(record(s.files, 'export.json')).to.equal(undefined)
 
@@ -296,8 +297,8 @@ describe('services/servers: a hot backup interrupted by kill -9 of any process l
 
   it("names the supervisor's own log when it went away under a client", async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'start', 's1'])
     const files = RunFiles.of(data, 's1')
     const client = (await SupervisorClient.connect(files, 's1')) as SupervisorClient
     const closed = new Promise<void>((resolve) => client.onClose(resolve))
@@ -318,9 +319,9 @@ describe('services/servers: work interrupted by kill -9 is finished on the next 
   async function interruptedRestore() {
     const data = gameDataDir()
     const gate = join(tempDir(), 'stop-gate')
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_STOP_GATE: gate } })])
-    await cliOk(data, ['server', 'start', 's1'])
-    const file = JSON.parse(await cliOk(data, ['server', 'backup', 's1', '--json'])).files[0].file
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_STOP_GATE: gate } })])
+    await cliInOk(data, ['server', 'start', 's1'])
+    const file = JSON.parse(await cliInOk(data, ['server', 'backup', 's1', '--json'])).files[0].file
     const files = RunFiles.of(data, 's1')
     const stopping = nextLine(files.log, /Server stop requested/)
     const restore = spawnCli(data, ['server', 'restore', 's1', file, '--stop'])
@@ -338,8 +339,8 @@ describe('services/servers: work interrupted by kill -9 is finished on the next 
     const manager = await startManager(data)
     expect(runState(data, 's1')?.status).to.equal('running')
     expect(record(files, 'intent.json')).to.equal(undefined)
-    expect(JSON.parse(await cliOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
-    expect(await cliOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
+    expect(JSON.parse(await cliInOk(data, ['server', 'status', 's1', '--json'])).status).to.equal('running')
+    expect(await cliInOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
     expect(await stop(manager)).to.equal(0)
   })
 
@@ -360,12 +361,12 @@ describe('services/servers: work interrupted by kill -9 is finished on the next 
 
   it('starts it at the next command on that server when no manager runs', async () => {
     const { data, files } = await interruptedRestore()
-    const r = await cli(data, ['server', 'status', 's1', '--json'])
+    const r = await cliIn(data, ['server', 'status', 's1', '--json'])
     expect(r.code, r.stderr).to.equal(0)
     expect(JSON.parse(r.stdout).status).to.equal('running')
     expect(r.stderr).to.match(/left stopped by a restore that did not finish/)
     expect(record(files, 'intent.json')).to.equal(undefined)
-    expect(await cliOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
+    expect(await cliInOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
   })
 })
 

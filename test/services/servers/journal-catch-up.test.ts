@@ -1,6 +1,7 @@
 import { expect } from 'chai'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { fakeBedrockDir, gameDataDir, runState, untilStatus } from '../../helpers/game'
-import { cliOk, spawnCli, waitForLine } from '../../helpers/run'
+import { spawnCli, waitForLine } from '../../helpers/run'
 
 interface Fact {
   seq: number
@@ -28,14 +29,14 @@ describe('services/servers: the log shows what supervisors saw with no manager r
 
   it('`events --json` shows a crash and restart that happened with no manager, with no status command in between, in journal order and with the time each happened', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
+    await cliInOk(data, ['server', 'start', 's1'])
     await crashAndRestart(data)
 
     // Nothing has looked at s1 since: the read itself records what its supervisor saw.
     const facts = JSON.parse(
-      await cliOk(data, ['events', '--json', '--type', 'after_server_*', '--limit', '1000']),
+      await cliInOk(data, ['events', '--json', '--type', 'after_server_*', '--limit', '1000']),
     ) as Fact[]
     const crashes = facts.filter((f) => f.type === 'after_server_crash')
     expect(crashes).to.have.length(1)
@@ -55,18 +56,18 @@ describe('services/servers: the log shows what supervisors saw with no manager r
     const happened = changes.map((c) => Date.parse(c.at))
     expect(happened).to.deep.equal([...happened].sort((a, b) => a - b))
     // Read once: a second read records nothing again.
-    const again = JSON.parse(await cliOk(data, ['events', '--json', '--type', 'after_server_*', '--limit', '1000']))
+    const again = JSON.parse(await cliInOk(data, ['events', '--json', '--type', 'after_server_*', '--limit', '1000']))
     expect(again).to.deep.equal(facts)
-    const text = await cliOk(data, ['events', '--type', 'after_server_crash'])
+    const text = await cliInOk(data, ['events', '--type', 'after_server_crash'])
     expect(text).to.match(/after_server_crash .*"signal":"SIGKILL"/)
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 
   it('`events --follow` with no manager prints a crash as its supervisor records it', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
+    await cliInOk(data, ['server', 'start', 's1'])
     const follow = spawnCli(data, ['events', '--follow', '--json', '--type', 'after_server_*'])
     try {
       await waitForLine(follow, /"status":"running"/)
@@ -76,7 +77,7 @@ describe('services/servers: the log shows what supervisors saw with no manager r
     } finally {
       follow.kill('SIGKILL')
     }
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 })
 

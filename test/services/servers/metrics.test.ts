@@ -4,8 +4,8 @@ import { expect } from 'chai'
 import { downsampledPath } from '../../../lib/rolling-series'
 import type { ServerSample } from '../../../services/servers/supervisor/protocol'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { fakeBedrockDir, gameDataDir, nextSamples, runState, statusJson } from '../../helpers/game'
-import { cliOk } from '../../helpers/run'
 
 const lines = (path: string) => {
   try {
@@ -21,9 +21,9 @@ describe('services/servers: resource samples taken by each supervisor', function
 
   it("samples a running game from /proc (CPU between 0 and 100 × cores, its resident memory, its directory's size) into its run directory, and says the last one in its status", async () => {
     const data = gameDataDir()
-    await cliOk(data, ['setting', 'set', 'metrics.interval_s', '1'])
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['setting', 'set', 'metrics.interval_s', '1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'start', 's1'])
     const [sample] = await nextSamples(data, 's1', 1)
     const pid = runState(data, 's1')?.game?.pid as number
     const vmRss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024
@@ -40,14 +40,14 @@ describe('services/servers: resource samples taken by each supervisor', function
 
     const status = await statusJson(data, 's1')
     expect(status.metrics?.rss).to.be.greaterThan(0)
-    const stats = JSON.parse(await cliOk(data, ['server', 'stats', 's1', '--json']))
+    const stats = JSON.parse(await cliInOk(data, ['server', 'stats', 's1', '--json']))
     expect(stats.status).to.equal('running')
     expect(stats.sample.cpu).to.be.within(0, 100 * cpus().length)
-    expect(await cliOk(data, ['server', 'stats', 's1'])).to.match(
+    expect(await cliInOk(data, ['server', 'stats', 's1'])).to.match(
       /^s1: running \(PID \d+\), up .*\ncpu\s+[\d.]+% of one core\nmemory\s+[\d.]+ MiB/,
     )
-    await cliOk(data, ['server', 'stop', 's1'])
-    expect(await cliOk(data, ['server', 'stats', 's1'])).to.match(/s1: stopped, no samples while it is not running/)
+    await cliInOk(data, ['server', 'stop', 's1'])
+    expect(await cliInOk(data, ['server', 'stats', 's1'])).to.match(/s1: stopped, no samples while it is not running/)
   })
 
   it('keeps its series bounded: with a tiny retention the samples are folded into buckets, and old buckets deleted', async () => {
@@ -58,9 +58,9 @@ describe('services/servers: resource samples taken by each supervisor', function
       ['metrics.retention.bucket_s', '1'],
       ['metrics.retention.downsampled_s', '6'],
     ]
-    for (const [key, value] of tiny) await cliOk(data, ['setting', 'set', key, value])
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['server', 'start', 's1'])
+    for (const [key, value] of tiny) await cliInOk(data, ['setting', 'set', key, value])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'start', 's1'])
     // Long enough for the first buckets to be past their six seconds.
     const taken = await nextSamples(data, 's1', 12)
     const last = taken.at(-1) as ServerSample
@@ -73,19 +73,19 @@ describe('services/servers: resource samples taken by each supervisor', function
     // Six seconds of one-second buckets, plus the slack before a trim (a quarter, or a bucket).
     expect(buckets.length).to.be.within(1, 9)
     for (const bucket of buckets) expect(bucket.t + bucket.d).to.be.greaterThan(last.t - 8_500)
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 
   it('takes no samples with metrics.enabled off', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['setting', 'set', 'metrics.enabled', 'false'])
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['setting', 'set', 'metrics.enabled', 'false'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'start', 's1'])
     const spec = RunFiles.of(data, 's1').readSpec()
     expect(spec?.metrics).to.equal(undefined)
     expect((await statusJson(data, 's1')).metrics).to.equal(undefined)
-    expect(await cliOk(data, ['server', 'stats', 's1'])).to.match(/s1: running, no sample yet/)
-    await cliOk(data, ['server', 'stop', 's1'])
+    expect(await cliInOk(data, ['server', 'stats', 's1'])).to.match(/s1: running, no sample yet/)
+    await cliInOk(data, ['server', 'stop', 's1'])
     expect(lines(RunFiles.of(data, 's1').metrics)).to.deep.equal([])
   })
 })

@@ -1,7 +1,8 @@
 import { expect } from 'chai'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { factsOf, managerEvent } from '../../helpers/facts'
 import { fakeBedrockDir, gameDataDir, runState, statusJson, untilGone } from '../../helpers/game'
-import { cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnManager, stop, waitForLine } from '../../helpers/run'
 
 const OBSERVED = 'after_server_status_change,after_server_crash,after_player_join,after_player_leave'
 
@@ -15,11 +16,11 @@ describe("services/servers: observed facts are the game's, not the CLI's that lo
 
   it('status changes, crashes, joins and leaves carry server:<name>, whoever started the server or looked; the start stays the CLI user', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
 
     // No manager: the CLI's start and its look at a crash record them.
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'start', 's1'])
     const game = runState(data, 's1')?.game?.pid as number
     process.kill(game, 'SIGKILL')
     await untilGone(game)
@@ -35,14 +36,14 @@ describe("services/servers: observed facts are the game's, not the CLI's that lo
     const manager = await spawnManager(data)
     try {
       await waitForLine(manager, /^ready in/)
-      await cliOk(data, ['server', 'start', 's1'])
+      await cliInOk(data, ['server', 'start', 's1'])
       await managerEvent<{ name: string }>(
         data,
         'after_player_join',
         (p) => p.name === 'Steve',
-        () => cliOk(data, ['server', 'send', 's1', 'fakejoin', 'Steve', '2535412345678901']),
+        () => cliInOk(data, ['server', 'send', 's1', 'fakejoin', 'Steve', '2535412345678901']),
       )
-      await cliOk(data, ['server', 'stop', 's1'])
+      await cliInOk(data, ['server', 'stop', 's1'])
       const actors = await observedActors(data)
       expect(actors.map(([type]) => type).slice(4)).to.include.members([
         'after_server_status_change',

@@ -4,7 +4,7 @@ import { expect } from 'chai'
 import { withoutSecrets } from '../../../lib/secrets'
 import { isLogLevel } from '../../../services/log'
 import { deepMerge } from '../../../services/settings/dot-path'
-import { cli } from '../../helpers/run'
+import { cliIn } from '../../helpers/cli-in-process'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, startWeb } from '../../helpers/web'
 
@@ -67,7 +67,7 @@ describe("JavaScript's own property names as keys (issue 18 item 13)", function 
   it('`server config` and `server properties` refuse each with a coded error and exit 64, never SM_ERR_INTERNAL', async () => {
     const data = tempDir()
     const dir = bedrockDir()
-    expect((await cli(data, ['server', 'add', 's', '--dir', dir])).code).to.equal(0)
+    expect((await cliIn(data, ['server', 'add', 's', '--dir', dir])).code).to.equal(0)
     const runs = NAMES.flatMap((name) => [
       { args: ['server', 'config', 's', name, '1'], code: 'SM_ERR_SERVER_SETTING_INVALID' },
       { args: ['server', 'config', 's', name], code: 'SM_ERR_SERVER_SETTING_INVALID' },
@@ -75,12 +75,12 @@ describe("JavaScript's own property names as keys (issue 18 item 13)", function 
       { args: ['server', 'properties', 's', name], code: 'SM_ERR_SERVER_PROPERTY_INVALID' },
     ])
     for (const { args, code } of runs) {
-      const r = await cli(data, args)
+      const r = await cliIn(data, args)
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).to.equal(64)
       expect(r.stderr, args.join(' ')).to.contain(`[${code}]`)
     }
     expect(readFileSync(join(dir, 'server.properties'), 'utf8')).to.equal(PROPERTIES)
-    const config = JSON.parse((await cli(data, ['server', 'config', 's', '--json'])).stdout)
+    const config = JSON.parse((await cliIn(data, ['server', 'config', 's', '--json'])).stdout)
     expect(Object.keys(config)).to.deep.equal([
       'autostart',
       'restart.enabled',

@@ -1,8 +1,9 @@
 import { expect } from 'chai'
 import type { PlayerRecord } from '../../../services/servers/contract'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { factsOf, managerEvent } from '../../helpers/facts'
 import { fakeBedrockDir, gameDataDir } from '../../helpers/game'
-import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnManager, stop, waitForLine } from '../../helpers/run'
 import { http, signIn } from '../../helpers/web'
 import { webUrl } from '../../helpers/web-process'
 
@@ -10,7 +11,9 @@ const STEVE = '2535412345678901'
 const ALEX = '2535400000000002'
 
 async function historyOf(dataDir: string): Promise<Record<string, PlayerRecord>> {
-  const players = JSON.parse(await cliOk(dataDir, ['server', 'players', 's1', '--history', '--json'])) as PlayerRecord[]
+  const players = JSON.parse(
+    await cliInOk(dataDir, ['server', 'players', 's1', '--history', '--json']),
+  ) as PlayerRecord[]
   return Object.fromEntries(players.map((p) => [p.name, p]))
 }
 
@@ -21,8 +24,8 @@ describe('services/servers: the player history (issue 20, item 3)', function () 
 
   it('keeps joins, time played and who is online across a restart of the server, in the CLI and the API, and a rebuild gives the same', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    const user = await cli(
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    const user = await cliIn(
       data,
       ['user', 'create', 'ursula', '--role', 'user', '--password-stdin'],
       {},
@@ -32,11 +35,11 @@ describe('services/servers: the player history (issue 20, item 3)', function () 
     const manager = await spawnManager(data)
     try {
       const [url] = await Promise.all([webUrl(manager), waitForLine(manager, /^ready in/)])
-      await cliOk(data, ['server', 'start', 's1'])
+      await cliInOk(data, ['server', 'start', 's1'])
       const send =
         (...command: string[]) =>
         () =>
-          cliOk(data, ['server', 'send', 's1', ...command])
+          cliInOk(data, ['server', 'send', 's1', ...command])
       const join = (name: string, xuid: string) =>
         managerEvent<{ name: string }>(data, 'after_player_join', (p) => p.name === name, send('fakejoin', name, xuid))
       const leave = (name: string) =>
@@ -58,7 +61,7 @@ describe('services/servers: the player history (issue 20, item 3)', function () 
         data,
         'after_player_leave',
         (p) => p.name === 'Alex',
-        () => cliOk(data, ['server', 'restart', 's1']),
+        () => cliInOk(data, ['server', 'restart', 's1']),
       )
       await join('Steve', STEVE)
       joins = await factsOf(data, 'after_player_join')
@@ -86,10 +89,10 @@ describe('services/servers: the player history (issue 20, item 3)', function () 
         playedMs: firstSession + span(joins[2]?.time as string, steveLeft[1]?.time as string),
       })
 
-      expect(await cliOk(data, ['server', 'players', 's1', '--history'])).to.match(
+      expect(await cliInOk(data, ['server', 'players', 's1', '--history'])).to.match(
         /^NAME +ID +ONLINE +JOINS +PLAYED +FIRST SEEN +LAST SEEN\n(Steve|Alex) /,
       )
-      expect(await cliOk(data, ['server', 'players', 's1', '--history'])).to.match(
+      expect(await cliInOk(data, ['server', 'players', 's1', '--history'])).to.match(
         new RegExp(`^Steve +${STEVE} +no +2 +\\d`, 'm'),
       )
       // Any signed-in user may read it over the API.
@@ -99,14 +102,14 @@ describe('services/servers: the player history (issue 20, item 3)', function () 
       expect(Object.fromEntries(api.json.players.map((p: PlayerRecord) => [p.name, p]))).to.deep.equal(history)
 
       // The log gives the same rows again.
-      await cliOk(data, ['db', 'rebuild'])
+      await cliInOk(data, ['db', 'rebuild'])
       expect(await historyOf(data)).to.deep.equal(history)
 
       // A removed server takes its history: one added again under its name starts with none.
-      const dir = JSON.parse(await cliOk(data, ['server', 'info', 's1', '--json'])).dir as string
-      await cliOk(data, ['server', 'stop', 's1'])
-      await cliOk(data, ['server', 'remove', 's1'])
-      await cliOk(data, ['server', 'add', 's1', '--dir', dir])
+      const dir = JSON.parse(await cliInOk(data, ['server', 'info', 's1', '--json'])).dir as string
+      await cliInOk(data, ['server', 'stop', 's1'])
+      await cliInOk(data, ['server', 'remove', 's1'])
+      await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
       expect(await historyOf(data)).to.deep.equal({})
       expect(await stop(manager)).to.equal(0)
     } finally {
@@ -116,10 +119,10 @@ describe('services/servers: the player history (issue 20, item 3)', function () 
 
   it('is empty for a server nobody joined, and refused for an unknown server', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    expect(await cliOk(data, ['server', 'players', 's1', '--history', '--json'])).to.equal('[]\n')
-    expect(await cliOk(data, ['server', 'players', 's1', '--history'])).to.match(/^Nobody has joined 's1'/)
-    const missing = await cli(data, ['server', 'players', 'nope', '--history'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    expect(await cliInOk(data, ['server', 'players', 's1', '--history', '--json'])).to.equal('[]\n')
+    expect(await cliInOk(data, ['server', 'players', 's1', '--history'])).to.match(/^Nobody has joined 's1'/)
+    const missing = await cliIn(data, ['server', 'players', 'nope', '--history'])
     expect([missing.code, missing.stderr]).to.satisfy(
       ([code, stderr]: [number, string]) => code === 66 && stderr.includes('[SM_ERR_SERVER_NOT_FOUND]'),
     )

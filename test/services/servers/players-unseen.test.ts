@@ -1,14 +1,17 @@
 import { expect } from 'chai'
 import type { PlayerRecord } from '../../../services/servers/contract'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { factsOf, managerEvent } from '../../helpers/facts'
 import { alive, fakeBedrockDir, gameDataDir, runState, untilGone } from '../../helpers/game'
-import { cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnManager, stop, waitForLine } from '../../helpers/run'
 
 const STEVE = '2535412345678901'
 const ALEX = '2535400000000002'
 
 async function historyOf(dataDir: string): Promise<Record<string, PlayerRecord>> {
-  const players = JSON.parse(await cliOk(dataDir, ['server', 'players', 's1', '--history', '--json'])) as PlayerRecord[]
+  const players = JSON.parse(
+    await cliInOk(dataDir, ['server', 'players', 's1', '--history', '--json']),
+  ) as PlayerRecord[]
   return Object.fromEntries(players.map((p) => [p.name, p]))
 }
 
@@ -27,18 +30,18 @@ async function managerReady(dataDir: string) {
 }
 
 const span = (from: string, to: string) => Date.parse(to) - Date.parse(from)
-const send = (dataDir: string, ...command: string[]) => cliOk(dataDir, ['server', 'send', 's1', ...command])
+const send = (dataDir: string, ...command: string[]) => cliInOk(dataDir, ['server', 'send', 's1', ...command])
 
 describe('services/servers: players who left while no manager followed the game (issue 32, item 4)', function () {
   this.timeout(180_000)
 
   it('are offline from the next start of a manager stopped or killed meanwhile, last seen before it went down, the down time not played; those still online stay online', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
     let manager = await managerReady(data)
     try {
-      await cliOk(data, ['server', 'start', 's1'])
+      await cliInOk(data, ['server', 'start', 's1'])
       for (const [name, xuid] of [
         ['Steve', STEVE],
         ['Alex', ALEX],
@@ -79,9 +82,9 @@ describe('services/servers: players who left while no manager followed the game 
       expect(history.Steve).to.deep.equal(steve)
 
       // The log gives the same rows again.
-      await cliOk(data, ['db', 'rebuild'])
+      await cliInOk(data, ['db', 'rebuild'])
       expect(await historyOf(data)).to.deep.equal(history)
-      await cliOk(data, ['server', 'stop', 's1'])
+      await cliInOk(data, ['server', 'stop', 's1'])
       expect(await stop(manager)).to.equal(0)
     } finally {
       manager.kill('SIGKILL')
@@ -90,11 +93,11 @@ describe('services/servers: players who left while no manager followed the game 
 
   it('a game that ended while nobody watched ends its sessions when it was last known to live, not when the end was found', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
     let manager = await managerReady(data)
     try {
-      await cliOk(data, ['server', 'start', 's1'])
+      await cliInOk(data, ['server', 'start', 's1'])
       await managerEvent<{ name: string }>(
         data,
         'after_player_join',

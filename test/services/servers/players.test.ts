@@ -8,7 +8,7 @@ import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { factsIn } from '../../helpers/facts'
 import { fakeBedrockDir, fakeJavaDir, gameDataDir, nextLine, runState, untilGone } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
@@ -28,7 +28,7 @@ function recorder(file: string): string {
 }
 
 async function json(dataDir: string, args: string[]) {
-  return JSON.parse(await cliOk(dataDir, [...args, '--json']))
+  return JSON.parse(await cliInOk(dataDir, [...args, '--json']))
 }
 
 /** The same, in-process against the manager that runs on `dataDir`. */
@@ -207,11 +207,11 @@ describe('services/servers: players, joins and leaves', function () {
 
   it('without a manager, status invents no count and server players asks the game; a manager that finds it running lists it, recording no join', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_PLAYERS: 'Steve,Alex' } })])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_PLAYERS: 'Steve,Alex' } })])
+    await cliInOk(data, ['server', 'start', 's1'])
     expect(await json(data, ['server', 'status', 's1'])).not.to.have.property('players')
-    expect(await cliOk(data, ['server', 'status', 's1'])).not.to.match(/players/)
-    expect(await cliOk(data, ['server', 'players', 's1'])).to.equal('s1: 2 of 10 online\n  Steve\n  Alex\n')
+    expect(await cliInOk(data, ['server', 'status', 's1'])).not.to.match(/players/)
+    expect(await cliInOk(data, ['server', 'players', 's1'])).to.equal('s1: 2 of 10 online\n  Steve\n  Alex\n')
 
     const { manager } = await managerOf(data)
     try {

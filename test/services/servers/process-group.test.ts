@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { AgentFiles } from '../../../services/servers/supervisor/run-files'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { gameDataDir, runState, statusJson, untilGone, untilStatus } from '../../helpers/game'
-import { cliOk } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /**
@@ -35,7 +35,7 @@ async function wrappedServer(): Promise<{ data: string; dir: string }> {
   const data = gameDataDir()
   const dir = tempDir('sm-wrapped-')
   writeFileSync(join(dir, 'game.js'), GAME)
-  await cliOk(data, [
+  await cliInOk(data, [
     'server',
     'add',
     'w1',
@@ -50,7 +50,7 @@ async function wrappedServer(): Promise<{ data: string; dir: string }> {
     '--ready-line',
     '^ready$',
   ])
-  await cliOk(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
+  await cliInOk(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
   return { data, dir }
 }
 
@@ -84,7 +84,7 @@ describe('services/servers: a game is its whole process group (issue 32, item 1)
 
   it('ends what outlived a killed wrapper (with its stop command) before the restart, which runs exactly one copy', async () => {
     const { data, dir } = await wrappedServer()
-    await cliOk(data, ['server', 'start', 'w1'])
+    await cliInOk(data, ['server', 'start', 'w1'])
     const shell = runState(data, 'w1')?.game?.pid as number
     const [first] = pidsIn(join(dir, 'started'))
     expect(first).to.be.a('number').and.not.equal(shell)
@@ -100,22 +100,22 @@ describe('services/servers: a game is its whole process group (issue 32, item 1)
     const started = pidsIn(join(dir, 'started'))
     expect(started).to.have.length(2)
     expect(gamesOf(dir)).to.deep.equal([started[1]])
-    expect(await cliOk(data, ['server', 'send', 'w1', 'hello'])).to.equal('got hello\n')
-    await cliOk(data, ['server', 'stop', 'w1'])
+    expect(await cliInOk(data, ['server', 'send', 'w1', 'hello'])).to.equal('got hello\n')
+    await cliInOk(data, ['server', 'stop', 'w1'])
     expect(gamesOf(dir)).to.deep.equal([])
   })
 
   it('leaves no process of the game after a kill, even one that outlived its wrapper', async () => {
     const { data, dir } = await wrappedServer()
-    await cliOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
-    await cliOk(data, ['server', 'start', 'w1'])
-    await cliOk(data, ['server', 'kill', 'w1'])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
+    await cliInOk(data, ['server', 'start', 'w1'])
+    await cliInOk(data, ['server', 'kill', 'w1'])
     expect(gamesOf(dir)).to.deep.equal([])
   })
 
   it('follows the group when its wrapper died with nobody watching: still running, adopted, and ended by a stop', async () => {
     const { data, dir } = await wrappedServer()
-    await cliOk(data, ['server', 'start', 'w1'])
+    await cliInOk(data, ['server', 'start', 'w1'])
     const shell = runState(data, 'w1')?.game?.pid as number
     const [game] = pidsIn(join(dir, 'started'))
     const agent = JSON.parse(readFileSync(new AgentFiles(data).record, 'utf8')).pid as number
@@ -126,7 +126,7 @@ describe('services/servers: a game is its whole process group (issue 32, item 1)
     // Its game still runs, so the server does: not a crash nobody saw, and not a second copy.
     expect((await statusJson(data, 'w1')).status).to.equal('running')
     expect(gamesOf(dir)).to.deep.equal([game])
-    await cliOk(data, ['server', 'stop', 'w1'])
+    await cliInOk(data, ['server', 'stop', 'w1'])
     expect(pidsIn(join(dir, 'stopped'))).to.deep.equal([game])
     expect(gamesOf(dir)).to.deep.equal([])
     expect((await statusJson(data, 'w1')).status).to.equal('stopped')

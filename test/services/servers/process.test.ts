@@ -152,7 +152,7 @@ describe('services/servers: detached game servers from the CLI (real processes, 
       },
     })
     try {
-      const status = await statusJson(data, 's1', cliIn)
+      const status = await statusJson(data, 's1')
       expect(status.status).to.not.equal('running')
       expect(status.pid).to.equal(undefined)
       const r = await cliIn(data, ['server', 'kill', 's1'])
@@ -327,7 +327,7 @@ describe('services/servers: detached game servers from the CLI (real processes, 
     await expectError(['server', 'send', 's1', 'list'], 'SM_ERR_SERVER_NOT_RUNNING', 75)
     await expectError(['server', 'kill', 's1'], 'SM_ERR_SERVER_NOT_RUNNING', 75)
     await expectError(['server', 'start', 'g1'], 'SM_ERR_SERVER_START_FAILED', 70)
-    expect((await statusJson(data, 'g1', cliIn)).status).to.equal('error')
+    expect((await statusJson(data, 'g1')).status).to.equal('error')
     await cliInOk(data, ['server', 'start', 's1'])
     await expectError(['server', 'start', 's1'], 'SM_ERR_SERVER_ALREADY_RUNNING', 75)
     await expectError(['server', 'send', 's1', ' '], 'SM_ERR_SERVER_COMMAND_INVALID', 64)
@@ -340,10 +340,10 @@ describe('services/servers: detached game servers from the CLI (real processes, 
       JSON.stringify({ pid: process.pid, identity: processIdentity(process.pid), action: 'restart', since: 'now' }),
     )
     await expectError(['server', 'stop', 's1'], 'SM_ERR_SERVER_BUSY', 75)
-    expect((await statusJson(data, 's1', cliIn)).status).to.equal('running')
+    expect((await statusJson(data, 's1')).status).to.equal('running')
     // kill bypasses the queue.
     expect(await cliInOk(data, ['server', 'kill', 's1'])).to.match(/killed/)
-    expect((await statusJson(data, 's1', cliIn)).status).to.equal('stopped')
+    expect((await statusJson(data, 's1')).status).to.equal('stopped')
   })
 
   it("exits non-zero when the game refuses a command (its profile's error lines), shows the reply, records it, and sends it once (issue 19)", async () => {
@@ -449,8 +449,8 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
     const manager = await spawnManager(data, [], on)
     try {
       await waitForLine(manager, /Started 's1' \(autostart\)/, { stream: 'stderr' })
-      expect((await statusJson(data, 's1', cliIn)).status).to.equal('running')
-      expect((await statusJson(data, 's2', cliIn)).status).to.equal('stopped')
+      expect((await statusJson(data, 's1')).status).to.equal('running')
+      expect((await statusJson(data, 's2')).status).to.equal('stopped')
       await cliInOk(data, ['server', 'stop', 's1'], on)
       const log = readFileSync(RunFiles.of(data, 's1').log, 'utf8')
       expect(log).to.match(/\[Server\] Server stopping in 0 seconds\.[\s\S]*Server stop requested\./)

@@ -12,8 +12,9 @@ import {
   refusalIn,
 } from '../../../services/servers/profiles'
 import { consoleProfile } from '../../../services/servers/supervisor/profiles'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { exited, gameDataDir, nodeGameArgs, untilStatus } from '../../helpers/game'
-import { cli, cliOk, spawnCli } from '../../helpers/run'
+import { spawnCli } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const { bedrock, java, generic } = BUILT_IN_PROFILES
@@ -262,18 +263,18 @@ describe('services/servers: game profiles (issue 19, build item 1)', () => {
       const paper = join(tempDir(), 'paper')
       mkdirSync(paper)
       writeFileSync(join(paper, 'paper-1.21.1-119.jar'), '')
-      const added = JSON.parse(await cliOk(data, ['server', 'add', 'paper', '--dir', paper, '--json']))
+      const added = JSON.parse(await cliInOk(data, ['server', 'add', 'paper', '--dir', paper, '--json']))
       expect(added).to.include({ profile: 'java', command: 'java', stopCommand: 'stop' })
       expect(added.args).to.deep.equal(['-jar', 'paper-1.21.1-119.jar', 'nogui'])
       writeFileSync(join(paper, 'server.properties'), 'level-name=survival\n')
-      expect(JSON.parse(await cliOk(data, ['server', 'info', 'paper', '--json'])).world).to.equal(
+      expect(JSON.parse(await cliInOk(data, ['server', 'info', 'paper', '--json'])).world).to.equal(
         join(paper, 'survival'),
       )
 
       const lobby = join(tempDir(), 'lobby')
       mkdirSync(lobby)
       const generic = JSON.parse(
-        await cliOk(data, [
+        await cliInOk(data, [
           'server',
           'add',
           'lobby',
@@ -314,13 +315,13 @@ describe('services/servers: game profiles (issue 19, build item 1)', () => {
         [['--chat-line', '(unclosed'], 'chat line'],
         [['--hot-backup', 'save-off;save-all flush;save-on', '--hot-backup-done', '['], 'hot-backup done line'],
       ] as const) {
-        const r = await cli(data, [...base, ...flags])
+        const r = await cliIn(data, [...base, ...flags])
         expect(r.code, r.stderr).to.equal(64)
         expect(r.stderr).to.match(new RegExp(`^Error \\[SM_ERR_SERVER_PROFILE_INVALID\\]: The ${field} given`, 'm'))
       }
-      const bad = await cli(data, [...base, '--profile', 'minecraft'])
+      const bad = await cliIn(data, [...base, '--profile', 'minecraft'])
       expect(bad.code).to.equal(64)
-      expect(await cliOk(data, ['server', 'list'])).not.to.match(/^x /m)
+      expect(await cliInOk(data, ['server', 'list'])).not.to.match(/^x /m)
     })
   })
 
@@ -342,17 +343,17 @@ describe('services/servers: game profiles (issue 19, build item 1)', () => {
           '})',
         ].join('\n'),
       )
-      await cliOk(data, nodeGameArgs('g', dir, '--ready-line', '^Listening on'))
+      await cliInOk(data, nodeGameArgs('g', dir, '--ready-line', '^Listening on'))
       const start = spawnCli(data, ['server', 'start', 'g'])
       // Its supervisor is up once the status says starting: a condition, looked at until it holds.
       // (Its exit code tells the state too; the JSON is printed either way.)
-      const status = async () => JSON.parse((await cli(data, ['server', 'status', 'g', '--json'])).stdout).status
+      const status = async () => JSON.parse((await cliIn(data, ['server', 'status', 'g', '--json'])).stdout).status
       while ((await status()) !== 'starting') {}
       await untilStatus(data, 'g', (e) => e.status === 'starting')
-      await cliOk(data, ['server', 'send', 'g', 'go'])
+      await cliInOk(data, ['server', 'send', 'g', 'go'])
       expect(await exited(start)).to.equal(0)
       expect(await status()).to.equal('running')
-      await cliOk(data, ['server', 'stop', 'g'])
+      await cliInOk(data, ['server', 'stop', 'g'])
     })
   })
 
@@ -364,14 +365,14 @@ describe('services/servers: game profiles (issue 19, build item 1)', () => {
       const dir = tempDir('sm-game-')
       mkdirSync(join(dir, 'config'))
       writeFileSync(join(dir, 'config', 'settings.json'), '{"port": 25565}\n')
-      await cliOk(data, ['server', 'add', 'g', '--dir', dir, '--command', 'true', '--config', 'config/settings.json'])
-      const made = JSON.parse(await cliOk(data, ['server', 'backup', 'g', '--type', 'config', '--json']))
+      await cliInOk(data, ['server', 'add', 'g', '--dir', dir, '--command', 'true', '--config', 'config/settings.json'])
+      const made = JSON.parse(await cliInOk(data, ['server', 'backup', 'g', '--type', 'config', '--json']))
       const archive = made.files[0].path ?? join(data, 'backups', 'g', made.files[0].file)
       expect(execFileSync('unzip', ['-Z1', archive]).toString().trim().split('\n')).to.deep.equal([
         'config/settings.json',
       ])
-      await cliOk(data, ['server', 'add', 'h', '--dir', tempDir(), '--command', 'true'])
-      const none = await cli(data, ['server', 'backup', 'h', '--type', 'config'])
+      await cliInOk(data, ['server', 'add', 'h', '--dir', tempDir(), '--command', 'true'])
+      const none = await cliIn(data, ['server', 'backup', 'h', '--type', 'config'])
       expect(none.code, none.stderr).to.equal(66)
       expect(none.stderr).to.match(/SM_ERR_BACKUP_NOTHING/)
     })

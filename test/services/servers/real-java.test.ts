@@ -4,10 +4,11 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { isSameProcess } from '../../../lib/process-identity'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { exited, gameDataDir, nextLine, runState, statusJson, untilGone, untilStatus } from '../../helpers/game'
 import { cachedPackages } from '../../helpers/npm-cache'
 import { freePort } from '../../helpers/ports'
-import { cliOk, ROOT, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { ROOT, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { afterItsUser } from '../../helpers/run-end'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -66,7 +67,7 @@ describe('services/servers: a real Java Edition server (flying-squid) and client
     writeFileSync(join(dir, 'config', 'settings.json'), JSON.stringify(settings, null, 2))
 
     data = gameDataDir()
-    await cliOk(
+    await cliInOk(
       data,
       [
         ...['server', 'add', NAME, '--dir', dir, '--profile', 'generic', '--command', process.execPath],
@@ -83,12 +84,12 @@ describe('services/servers: a real Java Edition server (flying-squid) and client
       ],
       on,
     )
-    await cliOk(data, ['server', 'config', NAME, 'restart.enabled', 'true'], on)
+    await cliInOk(data, ['server', 'config', NAME, 'restart.enabled', 'true'], on)
     // A second to finish what they do: a warning, not a wait the test needs.
-    await cliOk(data, ['server', 'config', NAME, 'custom.lifecycle_notifications.delay_s', '1'], on)
+    await cliInOk(data, ['server', 'config', NAME, 'custom.lifecycle_notifications.delay_s', '1'], on)
     manager = await spawnManager(data, [], on)
     await waitForLine(manager, /^ready in/)
-    await cliOk(data, ['server', 'start', NAME], on)
+    await cliInOk(data, ['server', 'start', NAME], on)
 
     const botDir = tempDir('sm-bot-')
     botLog = join(botDir, 'bot.log')
@@ -110,7 +111,7 @@ describe('services/servers: a real Java Edition server (flying-squid) and client
   it("warns the bot with the game's say command before a stop, and then the stop disconnects it", async () => {
     const from = botLines().length
     const ended = nextLine(botLog, /^end /)
-    expect(await cliOk(data, ['server', 'stop', NAME], on)).to.match(/stopped \(exit code 0\)/)
+    expect(await cliInOk(data, ['server', 'stop', NAME], on)).to.match(/stopped \(exit code 0\)/)
     await ended
     // Up to its disconnection, the bot heard the warning (the plugin said it a second before).
     const lines = botLines(from)
@@ -123,7 +124,7 @@ describe('services/servers: a real Java Edition server (flying-squid) and client
 
   it('keeps the bot connected across kill -9 of the manager and of the supervisor, and the game is adopted', async () => {
     const spawned = nextLine(botLog, /^spawn$/)
-    await cliOk(data, ['server', 'start', NAME], on)
+    await cliInOk(data, ['server', 'start', NAME], on)
     await spawned
     const from = botLines().length
     const state = runState(data, NAME)
@@ -137,7 +138,7 @@ describe('services/servers: a real Java Edition server (flying-squid) and client
 
     // Said with no manager and no supervisor: the command adopts the game under a new supervisor.
     const ping = nextLine(botLog, /^chat \[Server\] ping$/)
-    await cliOk(data, ['server', 'send', NAME, 'say', 'ping'], on)
+    await cliInOk(data, ['server', 'send', NAME, 'say', 'ping'], on)
     await ping
     // The same connection all along: it never ended, nor joined again.
     expect(botLines(from).filter((line) => /^(end|spawn)/.test(line))).to.deep.equal([])
@@ -168,9 +169,9 @@ describe('services/servers: a real Java Edition server (flying-squid) and client
     ])
 
     const heard = nextLine(botLog, /^chat \[Server\] after the crash$/)
-    await cliOk(data, ['server', 'send', NAME, 'say', 'after', 'the', 'crash'], on)
+    await cliInOk(data, ['server', 'send', NAME, 'say', 'after', 'the', 'crash'], on)
     await heard
-    expect(await cliOk(data, ['server', 'stop', NAME], on)).to.match(/stopped \(exit code 0\)/)
+    expect(await cliInOk(data, ['server', 'stop', NAME], on)).to.match(/stopped \(exit code 0\)/)
     expect(await stop(manager)).to.equal(0)
   })
 })

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { cliIn } from '../../helpers/cli-in-process'
 import { withManager } from '../../helpers/manager'
 import { plugin, withPlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
-import { cli } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 const PROPERTIES = [
@@ -159,24 +159,24 @@ describe('services/servers: the registry and server.properties', () => {
   it('works from the command line, asking for --yes before deleting files where nobody can confirm', async () => {
     const dir = tempDir()
     const bds = bedrockDir()
-    expect((await cli(dir, ['server', 'add', 'survival', '--dir', bds])).stdout).to.equal(
+    expect((await cliIn(dir, ['server', 'add', 'survival', '--dir', bds])).stdout).to.equal(
       `Server 'survival' added: bedrock server in ${bds}.\n`,
     )
-    expect((await cli(dir, ['server', 'list'])).stdout).to.match(/survival\s+bedrock\s+stopped\s+-\s+\//)
-    expect((await cli(dir, ['server', 'properties', 'survival', 'max-players', '12'])).stdout).to.equal(
+    expect((await cliIn(dir, ['server', 'list'])).stdout).to.match(/survival\s+bedrock\s+stopped\s+-\s+\//)
+    expect((await cliIn(dir, ['server', 'properties', 'survival', 'max-players', '12'])).stdout).to.equal(
       'max-players = 12 (was 10)\n',
     )
-    expect((await cli(dir, ['server', 'properties', 'survival', 'max-players'])).stdout).to.equal('12\n')
-    const unknown = await cli(dir, ['server', 'info', 'survivl'])
+    expect((await cliIn(dir, ['server', 'properties', 'survival', 'max-players'])).stdout).to.equal('12\n')
+    const unknown = await cliIn(dir, ['server', 'info', 'survivl'])
     expect(unknown.code).to.equal(66)
     expect(unknown.stderr).to.contain(
       "Error [SM_ERR_SERVER_NOT_FOUND]: No server is named 'survivl'. Did you mean 'survival'?",
     )
-    const unconfirmed = await cli(dir, ['server', 'remove', 'survival', '--delete-files'])
+    const unconfirmed = await cliIn(dir, ['server', 'remove', 'survival', '--delete-files'])
     expect(unconfirmed.code).to.equal(77)
     expect(unconfirmed.stderr).to.contain('add --yes')
     expect(existsSync(bds)).to.equal(true)
-    expect((await cli(dir, ['server', 'remove', 'survival', '--delete-files', '--yes'])).code).to.equal(0)
+    expect((await cliIn(dir, ['server', 'remove', 'survival', '--delete-files', '--yes'])).code).to.equal(0)
     expect(existsSync(bds)).to.equal(false)
   })
 })

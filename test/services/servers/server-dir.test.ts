@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { cli } from '../../helpers/run'
+import { cliIn } from '../../helpers/cli-in-process'
 import { tempDir } from '../../helpers/temp-dir'
 
 function bedrockIn(dir: string): string {
@@ -17,7 +17,7 @@ describe("services/servers: a server's directory by its real path (issue 18 item
     const data = tempDir()
     const root = tempDir()
     const real = bedrockIn(join(root, 'srv', 'survival'))
-    const added = await cli(data, ['server', 'add', 'one', '--dir', real])
+    const added = await cliIn(data, ['server', 'add', 'one', '--dir', real])
     expect(added.code, added.stderr).to.equal(0)
 
     symlinkSync(real, join(root, 'link'))
@@ -35,17 +35,17 @@ describe("services/servers: a server's directory by its real path (issue 18 item
       [inData, 'it is inside the data directory'],
     ]
     for (const [dir, reason] of cases) {
-      const r = await cli(data, ['server', 'add', 'two', '--dir', dir, '--command', './x'])
+      const r = await cliIn(data, ['server', 'add', 'two', '--dir', dir, '--command', './x'])
       expect(r.code, `${dir}: ${r.stdout}${r.stderr}`).to.equal(66)
       expect(r.stderr, dir).to.contain('[SM_ERR_SERVER_DIR_UNUSABLE]').and.to.contain(reason)
     }
-    const list = JSON.parse((await cli(data, ['server', 'list', '--json'])).stdout)
+    const list = JSON.parse((await cliIn(data, ['server', 'list', '--json'])).stdout)
     expect(list.map((s: { name: string }) => s.name)).to.deep.equal(['one'])
 
     // A directory beside it is fine, and so is the folder install puts servers in.
     const beside = bedrockIn(join(root, 'srv', 'creative'))
-    expect((await cli(data, ['server', 'add', 'two', '--dir', beside])).code).to.equal(0)
+    expect((await cliIn(data, ['server', 'add', 'two', '--dir', beside])).code).to.equal(0)
     const installed = bedrockIn(join(data, 'server-files', 'three'))
-    expect((await cli(data, ['server', 'add', 'three', '--dir', installed])).code).to.equal(0)
+    expect((await cliIn(data, ['server', 'add', 'three', '--dir', installed])).code).to.equal(0)
   })
 })

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { factsOf } from '../../helpers/facts'
 import { fakeBedrockDir, gameDataDir, nextLine, runState, untilGone } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /**
@@ -41,17 +42,17 @@ describe('services/servers: the status ingest, the one owner of status facts', f
 
   it('lets the hooks of the facts it records read the status and start the server, without waiting on their own recording', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
     // A hook that waited on its own recording would hang until this (past the test's own timeout).
-    await cliOk(data, ['setting', 'set', 'plugins.hook_timeout_ms', '600000'])
-    await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
+    await cliInOk(data, ['setting', 'set', 'plugins.hook_timeout_ms', '600000'])
+    await cliInOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const hooks = join(tempDir(), 'hooks.jsonl')
     writePlugins(data, { 'watcher.ts': watcher(hooks) })
-    await cliOk(data, ['plugin', 'enable', 'watcher'])
+    await cliInOk(data, ['plugin', 'enable', 'watcher'])
 
     // No manager: the CLI's start records the journal, its hooks run in that process.
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'start', 's1'])
     expect(lines(hooks)).to.deep.equal([
       { hook: 'change', to: 'starting', running: true },
       { hook: 'change', to: 'running', running: true },
@@ -75,6 +76,6 @@ describe('services/servers: the status ingest, the one owner of status facts', f
     } finally {
       manager.kill('SIGKILL')
     }
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 })

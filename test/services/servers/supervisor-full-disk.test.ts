@@ -48,7 +48,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
 
     // Its supervisor did not die of the state it could not write: it says what happened.
     expect(alive(supervisor), 'the supervisor died').to.equal(true)
-    const status = await statusText(disk.data, 'big')
+    const status = await statusText(disk.data, 'big', cli)
     expect(status).to.match(/crashed/)
     expect(status).to.match(/exit code 1/)
     expect(await ok(['server', 'list'])).to.match(/big +bedrock +crashed/)
@@ -77,7 +77,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     await untilGone(state?.game?.pid as number)
     await untilGone(state?.supervisor?.pid as number)
     for (let round = 0; round < 2; round++) {
-      expect(await statusText(disk.data, 'big')).to.match(/crashed/)
+      expect(await statusText(disk.data, 'big', cli)).to.match(/crashed/)
       expect(await ok(['server', 'list'])).to.match(/big +bedrock +crashed/)
       if (round === 0) {
         // The same, without a manager (the one-shot path).
@@ -88,7 +88,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     }
     unlinkSync(filler)
     // Space again: the next look records it.
-    expect(await statusText(disk.data, 'big')).to.match(/crashed/)
+    expect(await statusText(disk.data, 'big', cli)).to.match(/crashed/)
     expect(runState(disk.data, 'big')).to.include({ status: 'crashed' })
     expect(await ok(['events', '--limit', '5'])).to.match(/server_crash/)
   })
@@ -119,7 +119,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     // Its supervisor retries the journal it could not write, and ends once it is on disk: the
     // look before that answers from its memory, the one after records the journal.
     await untilGone(supervisor)
-    expect(await statusText(disk.data, 'stopper')).to.match(/stopped/)
+    expect(await statusText(disk.data, 'stopper', cli)).to.match(/stopped/)
     const recorded = await ok(['events', '--limit', '10'])
     expect(recorded, recorded).to.match(/after_server_status_change .*"serverName":"stopper","status":"stopped"/)
     await ok(['web', 'stop'])
@@ -151,7 +151,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     } finally {
       unlinkSync(filler)
     }
-    expect(await statusText(disk.data, 'rotor')).to.match(/running|starting/)
+    expect(await statusText(disk.data, 'rotor', cli)).to.match(/running|starting/)
     await ok(['server', 'stop', 'rotor'])
   })
 
@@ -172,6 +172,6 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     } finally {
       unlinkSync(filler)
     }
-    expect(await statusText(disk.data, 'killme')).not.to.match(/running/)
+    expect(await statusText(disk.data, 'killme', cli)).not.to.match(/running/)
   })
 })

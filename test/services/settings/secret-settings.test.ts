@@ -1,13 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { cliIn } from '../../helpers/cli-in-process'
 import { writePlugins } from '../../helpers/plugins'
-import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, signIn } from '../../helpers/web'
 
 async function ok(dataDir: string, args: string[], input?: string): Promise<string> {
-  const r = await cli(dataDir, args, {}, input)
+  const r = await cliIn(dataDir, args, {}, input)
   if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
   return r.stdout + r.stderr
 }
@@ -84,7 +85,7 @@ describe('services/settings: secret settings are hidden in every output, and rev
     )
     expect(await ok(data, ['db', 'check'])).to.contain('equal to a replay')
     // What an output shows cannot be stored back over the secret.
-    const copied = await cli(data, ['setting', 'set', 'custom.rcon', JSON.stringify(rcon)])
+    const copied = await cliIn(data, ['setting', 'set', 'custom.rcon', JSON.stringify(rcon)])
     expect(copied.code).to.equal(64)
     expect(copied.stderr).to.contain('SM_ERR_SETTINGS_INVALID_VALUE').and.to.contain('placeholder')
     expect(JSON.parse(await ok(data, ['setting', 'get', 'custom.rcon', '--reveal', '--json']))).to.deep.equal(NESTED)

@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { cliIn } from '../../helpers/cli-in-process'
 import { writePlugins } from '../../helpers/plugins'
-import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, type Reply } from '../../helpers/web'
 
@@ -47,11 +48,11 @@ describe('services/web: every error is the coded JSON shape, and a 5xx keeps its
   it('answers deep, malformed and failing requests with coded JSON; a 5xx body names a request id that the log explains', async () => {
     const dataDir = tempDir()
     writePlugins(dataDir, { 'failing.ts': FAILING_PLUGIN })
-    const enabled = await cli(dataDir, ['plugin', 'enable', 'failing'])
+    const enabled = await cliIn(dataDir, ['plugin', 'enable', 'failing'])
     expect(enabled.code, enabled.stderr).to.equal(0)
-    expect((await cli(dataDir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
+    expect((await cliIn(dataDir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
     // Set up, so GETs are answered rather than sent to the setup page.
-    const admin = await cli(
+    const admin = await cliIn(
       dataDir,
       ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'],
       {},

@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process'
 import { expect } from 'chai'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { fakeBedrockDir, gameDataDir, nextSamples } from '../../helpers/game'
-import { cli, cliOk, spawnManager, stop } from '../../helpers/run'
+import { spawnManager, stop } from '../../helpers/run'
 import { http, signIn } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
 
@@ -43,7 +44,7 @@ async function nextMessage(
 /** A signed-in session of a new account with `role`, made through the CLI. */
 async function session(dataDir: string, url: string, name: string, role: string): Promise<string> {
   const password = `${name} password`
-  const made = await cli(dataDir, ['user', 'create', name, '--role', role, '--password-stdin'], {}, `${password}\n`)
+  const made = await cliIn(dataDir, ['user', 'create', name, '--role', role, '--password-stdin'], {}, `${password}\n`)
   expect(made.code, made.stderr).to.equal(0)
   return signIn(url, name, password)
 }
@@ -60,9 +61,9 @@ describe('services/web: resource series and live samples', function () {
 
   it('serves the samples a supervisor took while no manager ran, then streams each new one', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['setting', 'set', 'metrics.interval_s', '1'])
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['setting', 'set', 'metrics.interval_s', '1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'start', 's1'])
     const before = await nextSamples(data, 's1', 3)
     manager = await spawnManager(data)
     const url = await webUrl(manager)
@@ -92,13 +93,13 @@ describe('services/web: resource series and live samples', function () {
     expect(run.json.run.metrics.rss).to.be.greaterThan(0)
     const listed = await http(`${url}/api/servers`, { token: admin })
     expect(listed.json.servers[0].metrics.rss).to.be.greaterThan(0)
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 
   it("samples the host in the manager: a moderator sees its series and live samples; a user only the servers'", async () => {
     const data = gameDataDir()
-    await cliOk(data, ['setting', 'set', 'metrics.interval_s', '1'])
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['setting', 'set', 'metrics.interval_s', '1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     manager = await spawnManager(data)
     const url = await webUrl(manager)
     await adminSession(data, url)
@@ -129,10 +130,10 @@ describe('services/web: resource series and live samples', function () {
 
   it('restarts the host sampling once per change, however many metrics settings change at once: turned off, it stops', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['setting', 'set', 'metrics.interval_s', '1'])
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['setting', 'set', 'metrics.interval_s', '1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     // The game's samples (every second, by its supervisor) are the clock the host's are told by.
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'start', 's1'])
     manager = await spawnManager(data)
     const url = await webUrl(manager)
     const admin = await adminSession(data, url)
@@ -157,6 +158,6 @@ describe('services/web: resource series and live samples', function () {
       return message.type === 'metrics:host_sampled' || gameSamples === 3
     })
     expect(first.type).to.equal('servers:sampled')
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 })
