@@ -8,12 +8,13 @@ const { availableParallelism } = require('node:os')
 const serial = require('./.mocharc.serial.cjs').spec
 
 /**
- * Workers: one per core (SM_TEST_JOBS overrides), two on this project's 2-core machines. Much of a
- * test is waiting (on a game's line, a child's exit, a broker), so two files at a time keep both
- * cores busy: the first pass took 15 min so against 28 serially (issue 33's note). More workers
- * than cores made tests time out under the load.
+ * Workers: one more than the cores (SM_TEST_JOBS overrides), three on this project's 2-core
+ * machines. Much of a test is waiting (on a game's line, a child's exit, a broker, a hook
+ * timeout), and since most commands run in-process (test/helpers/cli-in-process.ts) a file costs
+ * far less CPU: three files at a time took the first pass from 15 min to 12 min 46 s here (issue
+ * 33's note). Before that, with a cold process per command, three workers were slower than two.
  */
-const jobs = Number(process.env.SM_TEST_JOBS) || availableParallelism()
+const jobs = Number(process.env.SM_TEST_JOBS) || availableParallelism() + 1
 
 module.exports = {
   spec: ['dist/test/**/*.test.js'],

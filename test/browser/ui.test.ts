@@ -69,10 +69,29 @@ describe('the web UI in a real browser', () => {
     // The console, the charts and the players share the page's one stream (a browser allows six
     // connections to a host: a stream each would let two tabs starve a third).
     expect(streams, streams.join('\n')).to.have.length(1)
+    // The next command may be typed while a reply is on its way: the reply does not clear it.
+    // (The first request is held until then, so the order is the same on any machine.)
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const command = `${url}/api/servers/lobby/command`
+    await page.route(
+      command,
+      async (route) => {
+        await held
+        await route.continue()
+      },
+      { times: 1 },
+    )
+    const answered = page.waitForResponse(command)
     await page.getByLabel('Console command').fill('say hello from the browser')
     await page.getByRole('button', { name: 'Send' }).click()
-    await page.locator('#console .line', { hasText: 'hello from the browser' }).waitFor()
     await page.getByLabel('Console command').fill('list')
+    release()
+    await answered
+    await page.locator('#console .line', { hasText: 'hello from the browser' }).waitFor()
+    expect(await page.getByLabel('Console command').inputValue()).to.equal('list')
     await page.getByRole('button', { name: 'Send' }).click()
     await page.locator('#reply', { hasText: 'players online' }).waitFor()
     await snap(page, 'server')

@@ -3,8 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { type Browser, chromium, type Page } from 'playwright-core'
-import { cliIn } from './cli-in-process'
-import { spawnManager, stop, waitForLine } from './run'
+import { cli, spawnManager, stop, waitForLine } from './run'
 import { webUrl } from './web-process'
 
 const CANDIDATES = [
@@ -101,7 +100,7 @@ export async function openInBrowser(
   // spawnManager() sets web.port to a free one.
   for (const command of commands) {
     const { args, input } = 'args' in command ? command : { args: command, input: undefined }
-    const result = await cliIn(dataDir, [...args], env, input)
+    const result = await cli(dataDir, [...args], env, input)
     expect(result.code, `${args.join(' ')}: ${result.stderr}`).to.equal(0)
   }
   const manager = await spawnManager(dataDir, [], env)

@@ -36,10 +36,11 @@ async function setUp(files: Record<string, string>, options: { inProcess?: boole
   // Set before any plugin is there (in this process: no plugin code runs yet); the plugins are
   // enabled by CLI processes, as every later command of these tests runs.
   await cliInOk(dir, ['setting', 'set', 'plugins.hook_timeout_ms', '2000'])
-  // The manager's own thread (plugins.isolation none): the loop watchdog, process.exit refused,
-  // stray errors attributed, a revoked this.api. threads.test.ts holds plugins in threads of their own.
-  if (options.inProcess) await cliInOk(dir, ['setting', 'set', 'plugins.isolation', 'none'])
   await cliInOk(dir, ['setting', 'set', 'web.port', '0'])
+  // The manager's own thread (plugins.isolation none): the loop watchdog, process.exit refused,
+  // stray errors attributed, a revoked this.api. threads.test.ts holds plugins in threads of their
+  // own. Set last: a manager booted here after it would watch this process's loop while it ran.
+  if (options.inProcess) await cliInOk(dir, ['setting', 'set', 'plugins.isolation', 'none'])
   writePlugins(dir, files)
   for (const name of Object.keys(files)) await cli(dir, ['plugin', 'enable', name.replace(/\.(ts|js)$/, '')])
   return dir

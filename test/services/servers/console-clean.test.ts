@@ -53,6 +53,10 @@ describe('services/servers: console lines are plain text everywhere but the log 
     const dir = gameDir(false)
     await cliInOk(data, ['server', 'add', 'g1', '--dir', dir, '--command', process.execPath, '--arg', 'game.js'])
     await cliInOk(data, ['server', 'start', 'g1'])
+    // It has no ready line, so it runs from its spawn: its first line may come after a command sent
+    // at once, and be that command's reply. Sent once the game has said it.
+    while (!JSON.parse(await cliInOk(data, ['server', 'logs', 'g1', '--json'])).lines.includes(info('Server started.')))
+      await new Promise(setImmediate)
     expect(await cliInOk(data, ['server', 'send', 'g1', 'hello'])).to.equal(`${info('got hello')}\n`)
     expect(JSON.parse(await cliInOk(data, ['server', 'send', 'g1', 'list', '--json'])).reply).to.deep.equal([
       info('There are 1/10 players online:'),

@@ -88,7 +88,9 @@
     }
     try {
       show((await api('POST', `${base}/command`, { command })).reply)
-      sendForm.reset()
+      // Cleared only if it still holds what was sent: the next command may be typed (and sent)
+      // while this one's reply is on its way.
+      if (sendForm.elements.command.value === command) sendForm.reset()
     } catch (error) {
       // A refused command (SM_ERR_SERVER_COMMAND_REFUSED) still has the game's answer.
       show(error.data?.reply)
