@@ -55,6 +55,12 @@ export async function compare(
   }
 }
 
+/** The 99th percentile of a sample (its largest below 100 values). */
+export function p99(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((x, y) => x - y)
   const mid = sorted.length >> 1

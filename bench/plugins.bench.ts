@@ -8,7 +8,7 @@ import { eventIdentifier } from '../services/plugins/identity'
 import { LoadedPlugin, type RunningPlugin } from '../services/plugins/loaded-plugin'
 import { type PluginDefinition, PluginImporter } from '../services/plugins/plugin-module'
 import { ThreadedPlugin } from '../services/plugins/thread/threaded-plugin'
-import { type Comparison, compare, median } from './harness'
+import { type Comparison, compare, median, p99 } from './harness'
 import { signedInManager } from './web.bench'
 
 const source = (i: number) => `import { type AfterPayload, type BeforePayload, PluginBase } from 'server-manager'
@@ -367,10 +367,4 @@ export default class Spin extends PluginBase {
   } finally {
     await manager.stop()
   }
-}
-
-/** The 99th percentile of a sample (its largest below 100 values). */
-function p99(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN
 }

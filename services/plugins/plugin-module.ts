@@ -63,13 +63,10 @@ export function staticsOf({ cls: _cls, ...statics }: PluginDefinition): PluginSt
  * outside the repository too. Node's module cache is bypassed, so a reload runs changed code;
  * jiti's transpile cache (on disk) keeps imports of unchanged files fast.
  */
-const jitiFactory = (): typeof createJiti => (require('jiti') as typeof import('jiti')).createJiti
-
 export class PluginImporter {
   readonly #options: Parameters<typeof createJiti>[1]
-  #jiti: ReturnType<typeof createJiti> | undefined
-  /** The same importer without the transpile cache, for when the cache cannot be written. */
-  #uncachedJiti: ReturnType<typeof createJiti> | undefined
+  /** jiti with the transpile cache, and without it (for when the cache cannot be written): made on first use. */
+  readonly #jiti = new Map<boolean, ReturnType<typeof createJiti>>()
   readonly #cacheDir: string | false
 
   /**
@@ -91,16 +88,17 @@ export class PluginImporter {
     this.#options = options
   }
 
-  // jiti is loaded on the first import: a process whose plugins are all known from the
-  // registry file, or that has none, does not pay its load (about a tenth of a cold command's start).
-  get #cached(): ReturnType<typeof createJiti> {
-    this.#jiti ??= jitiFactory()(__filename, { ...this.#options, fsCache: this.#cacheDir })
-    return this.#jiti
-  }
-
-  get #uncached(): ReturnType<typeof createJiti> {
-    this.#uncachedJiti ??= jitiFactory()(__filename, { ...this.#options, fsCache: false })
-    return this.#uncachedJiti
+  // jiti is loaded on the first import: a process that imports no plugin (none installed, or
+  // a one-shot command whose plugins run in their threads) does not pay its load, about a
+  // tenth of a cold command's start.
+  #importer(cached: boolean): ReturnType<typeof createJiti> {
+    let jiti = this.#jiti.get(cached)
+    if (!jiti) {
+      const { createJiti } = require('jiti') as typeof import('jiti')
+      jiti = createJiti(__filename, { ...this.#options, fsCache: cached ? this.#cacheDir : false })
+      this.#jiti.set(cached, jiti)
+    }
+    return jiti
   }
 
   async import(candidate: Candidate): Promise<PluginDefinition> {
@@ -141,14 +139,14 @@ export class PluginImporter {
    */
   async #importCached(entry: string): Promise<unknown> {
     const cacheDir = this.#cacheDir
-    if (!cacheDir) return this.#uncached.import(entry)
+    if (!cacheDir) return this.#importer(false).import(entry)
     try {
       // jiti creates its cache folder once; someone may have cleaned it up since.
       mkdirSync(cacheDir, { recursive: true })
-      return await this.#cached.import(entry)
+      return await this.#importer(true).import(entry)
     } catch (error) {
       if (!cacheUnwritable(error, cacheDir)) throw error
-      return this.#uncached.import(entry)
+      return this.#importer(false).import(entry)
     }
   }
 }
