@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import { z } from 'zod'
 
 /**
  * What a command's contract says about the doors it is offered through (issue 33: one
@@ -99,6 +99,16 @@ export type ApiParam =
       readonly schema?: z.ZodType
       readonly default?: string
     }
+
+/**
+ * A yes/no field of a query or a form (whose values are strings): `'true'` or `'false'`, none
+ * meaning `'false'`, read as a boolean.
+ */
+export const queryFlag = () =>
+  z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((flag) => flag === 'true')
 
 /** A door's message with each `{field}` the payload's value of that field. */
 export function doorMessage(template: string, payload: Readonly<Record<string, unknown>>): string {

@@ -1,6 +1,15 @@
 /** The event log's contract on the bus, and the types projections are written against. */
 import { z } from 'zod'
-import { type CommandsOf, command, createToken, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
+import {
+  type CommandsOf,
+  command,
+  createToken,
+  defineCommands,
+  defineEvents,
+  type EventsOf,
+  empty,
+  queryFlag,
+} from '../../kernel'
 
 export type SqlParams = readonly unknown[] | Record<string, unknown>
 
@@ -144,10 +153,7 @@ export const eventsCommands = defineCommands('events', {
         since: z.string().optional(),
         until: z.string().optional(),
         limit: z.coerce.number().int().min(1).max(10_000).default(100),
-        tail: z
-          .enum(['true', 'false'])
-          .optional()
-          .transform((tail) => tail === 'true'),
+        tail: queryFlag(),
       }),
       rename: { after: 'afterSeq' },
       key: 'events',

@@ -83,6 +83,8 @@ export const FILE_PATH = z
   .string()
   .max(4096)
   .meta({ description: "relative to the server's directory ('' or none: the directory itself)" })
+/** The query of a door (or a route) about one file: its `path`. */
+export const AT_PATH = z.object({ path: FILE_PATH })
 /** The HTTP API's answers about a path (admins only). */
 export const FILE_ERRORS = {
   403: "The path leads out of the server's directory through a symbolic link, or the system refused access.",
@@ -118,7 +120,7 @@ export const filesCommands = defineCommands('files', {
       name: 'read_file',
       summary:
         'A text file, with the hash a save sends back (binary files and ones over files.max_text_kb: download them)',
-      input: z.object({ path: FILE_PATH }),
+      input: AT_PATH,
       response: 'TextFile',
       errors: { 422: `${FILE_ERRORS[422]} Or the file is binary or too large to show as text.` },
     }),

@@ -69,6 +69,7 @@ export type RouteSpecData = {
   readonly produces?: string
   readonly errors?: Readonly<Record<number, string>>
   readonly redirect?: string
+  readonly paramMax?: number | Readonly<Record<string, number>>
 } & { readonly [K in (typeof ROUTE_SCHEMAS)[number]]?: z.core.JSONSchema.JSONSchema }
 
 /** A request as the manager hands it to a plugin's thread, once its route's guard has passed and its body is read. */

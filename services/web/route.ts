@@ -80,7 +80,12 @@ export interface RouteSpec<
    * token, another token revoked).
    */
   readonly session?: boolean
+  /**
+   * The path parameters' schema. None: each `:name` of the path is a non-empty string of at most
+   * `paramMax` characters (default 200; a record: each parameter's, 200 for one it omits).
+   */
   readonly params?: P
+  readonly paramMax?: number | Readonly<Record<string, number>>
   readonly query?: Q
   readonly body?: B
   /**
@@ -112,6 +117,26 @@ export interface RouteInput<P, Q, B> {
 }
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined
+
+/** The parameters of a Koa path, each a string: `'/servers/:name/files/:file'` → `{ name, file }` (none: undefined). */
+export type PathParams<S extends string> = string extends S
+  ? Readonly<Record<string, string>>
+  : S extends `${string}:${string}`
+    ? Params<S>
+    : undefined
+type Params<S extends string> = S extends `${string}:${infer Param}/${infer Rest}`
+  ? { [K in Param]: string } & Params<`/${Rest}`>
+  : S extends `${string}:${infer Param}`
+    ? { [K in Param]: string }
+    : unknown
+
+/** The schema of a path's parameters as `RouteSpec.params` describes them by default (none: no parameter). */
+export function pathParams(path: string, max?: RouteSpec['paramMax']): z.ZodObject | undefined {
+  const names = [...path.matchAll(/:(\w+)/g)].map((match) => match[1] as string)
+  if (names.length === 0) return undefined
+  const maxOf = (name: string) => (typeof max === 'number' ? max : max?.[name]) ?? 200
+  return z.object(Object.fromEntries(names.map((name) => [name, z.string().min(1).max(maxOf(name))])))
+}
 
 /**
  * What a handler may return for a documented response: its shape, with literal values widened
@@ -204,21 +229,23 @@ export function currentUser(ctx: { state: WebState }): Identity {
  * `ctx.body` itself. The route appears in `/api/openapi.json` with its schemas.
  */
 export function defineRoute<
+  S extends string,
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   R extends z.ZodType | undefined = undefined,
 >(
   router: Router,
-  spec: RouteSpec & { params?: P; query?: Q; body?: B; response?: R },
+  spec: RouteSpec & { path: S; params?: P; query?: Q; body?: B; response?: R },
   handler: (
     ctx: WebContext,
-    input: RouteInput<Out<P>, Out<Q>, Out<B>>,
+    input: RouteInput<P extends z.ZodType ? z.output<P> : PathParams<S>, Out<Q>, Out<B>>,
   ) =>
     | (R extends z.ZodType ? Answer<z.input<R>> : unknown)
     | undefined
     | Promise<(R extends z.ZodType ? Answer<z.input<R>> : unknown) | undefined>,
 ): Layer {
+  const params = spec.params ?? pathParams(spec.path, spec.paramMax)
   // The end of the chain: it answers, it never calls next.
   const run = async (ctx: WebContext) => {
     const issues: { where: string; path: string; message: string }[] = []
@@ -231,7 +258,7 @@ export function defineRoute<
       return undefined
     }
     const input = {
-      params: parse('path', spec.params, ctx.params),
+      params: parse('path', params, ctx.params),
       query: parse('query', spec.query, ctx.query),
       body: parse('body', spec.body, ctx.request.body ?? {}),
     }
@@ -242,7 +269,7 @@ export function defineRoute<
         .join('; ')
       throw new SmError('SM_ERR_WEB_VALIDATION', { summary, issues })
     }
-    const result = await handler(ctx, input as RouteInput<Out<P>, Out<Q>, Out<B>>)
+    const result = await handler(ctx, input as Parameters<typeof handler>[1])
     if (result !== undefined) {
       ctx.status = spec.status ?? 200
       ctx.body = result
@@ -253,7 +280,7 @@ export function defineRoute<
   // A cast at @koa/router's seam: register() takes its own middleware type, which our guards and
   // handler (Koa middleware over WebState) are at run time but not to TypeScript.
   const layer = router.register(spec.path, [spec.method.toUpperCase()], chain as never, { name }) as Layer
-  specs.set(layer, spec as RouteSpec)
+  specs.set(layer, { ...spec, params } as RouteSpec)
   return layer
 }
 

@@ -1,6 +1,6 @@
 /** The servers contract's records: a server, its profile, its status and what its commands answer. */
 import { z } from 'zod'
-import { command, empty, type HttpDoor } from '../../../kernel'
+import { command, empty, type HttpDoor, queryFlag } from '../../../kernel'
 import { PROFILE_NAMES } from './constants'
 
 /** A server's run state as its supervisor (or whoever found it) last wrote it. */
@@ -506,7 +506,6 @@ export const recordsCommands = {
         "The game profile in effect for the server (its profile's fields, the server's own over them), as plain data: how to tell its players something (`sayCommand`), how to know who is online (`players`), which replies mean a command was refused (`errorLines`), its ready line, stop command, config files, world and hot-backup protocol. Send a game only the commands its profile names.",
     },
   }),
-  /** Forgets a server; with `deleteFiles`, deletes its directory too (the delete_server_data action). */
   /**
    * Removes a stopped server (`deleteFiles`: its directory too). `forget`: a server on another
    * host is removed from this manager only, its host not asked (a host retired or gone for good):
@@ -514,7 +513,33 @@ export const recordsCommands = {
    */
   'servers:remove': command(
     named.extend({ deleteFiles: z.boolean().optional(), forget: z.boolean().optional() }),
-    actionResult,
+    actionResult.extend({
+      /** Its directory: deleted, or where its files stay. */
+      dir: z.string(),
+      files: z.enum(['kept', 'deleted']),
+    }),
+    {
+      http: serverDoor({
+        method: 'delete',
+        path: '/servers/:name',
+        name: 'remove_server',
+        summary:
+          'Remove a stopped server from the manager: its files are kept unless delete_files=true, which deletes its directory (the reply says which was done)',
+        access: 'admin',
+        input: z.object({
+          delete_files: queryFlag(),
+          forget: queryFlag().meta({
+            description:
+              'a server on another host that is gone for good: remove it from this manager only, without asking that host',
+          }),
+        }),
+        rename: { delete_files: 'deleteFiles' },
+        response: 'ServerRemoved',
+        errors: {
+          409: 'The server is running: stop it first. Or, with forget, its host is online (remove it without forget).',
+        },
+      }),
+    },
   ),
   /** The server's server.properties as key → value, in file order. */
   'servers:properties': command(named, z.record(z.string(), z.string())),

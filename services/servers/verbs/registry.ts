@@ -61,6 +61,8 @@ export const registryVerbs = {
     return {
       status: 'success' as const,
       message: `Server '${name}' removed${deleteFiles ? `, and ${server.dir} deleted` : `; its files stay in ${server.dir}`}.`,
+      dir: server.dir,
+      files: deleteFiles ? ('deleted' as const) : ('kept' as const),
     }
   },
   'servers:eula': async (ctx, { name, accept }) => {
@@ -119,6 +121,8 @@ async function forgetOnHost(ctx: ServersContext, server: ServerRecord, deleteFil
   await resync(ctx)
   return {
     status: 'success' as const,
+    dir: server.dir,
+    files: 'kept' as const,
     message: `Server '${server.name}' forgotten: this manager no longer lists it; on host '${host}' it, its files and its game, if that runs, stay as they were. If that host comes back, stop and remove it there: server-manager server stop ${server.name}; server-manager server remove ${server.name} (on that machine).`,
   }
 }

@@ -10,7 +10,6 @@ import { ApiToken, success, User } from './api-schemas'
 export function accountRoutes(app: WebApp, router: Router): void {
   const { bus } = app
   const users = ['Users']
-  const Username = z.object({ username: z.string().min(1).max(80) })
   defineRoute(
     router,
     {
@@ -22,7 +21,7 @@ export function accountRoutes(app: WebApp, router: Router): void {
       tags: users,
       session: true,
       access: 'user',
-      params: Username,
+      paramMax: 80,
       body: z.object({
         password: z.string().min(1).max(1024),
         current_password: z.string().max(1024).optional().meta({ description: 'required for your own password' }),
@@ -125,7 +124,7 @@ export function accountRoutes(app: WebApp, router: Router): void {
       tags: users,
       session: true,
       access: 'user',
-      params: z.object({ id: z.string().min(1).max(40) }),
+      paramMax: 40,
       response: success('TokenRevoked', { token: ApiToken }),
       errors: { 404: 'No API token with that id (of the caller, unless an admin).' },
     },

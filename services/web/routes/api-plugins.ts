@@ -3,14 +3,13 @@ import { z } from 'zod'
 import { SmError } from '../../../kernel'
 import { nativePages, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
-import { PluginRecord, success } from './api-schemas'
-
-const PluginName = z.object({ name: z.string().min(1).max(200) })
+import { declaredReply, success } from './api-schemas'
 
 /** The plugin management routes (compatible with the original's endpoints) that reshape a reply or call several commands (a reload, a custom event triggered and one plugin's info are derived from their commands' doors). */
 export function pluginRoutes(app: WebApp, router: Router): void {
   const { bus } = app
   const plugins = ['Plugin Management']
+  const PluginRecord = declaredReply(app, 'plugins:list', 'PluginRecord')
   defineRoute(
     router,
     {
@@ -60,7 +59,6 @@ export function pluginRoutes(app: WebApp, router: Router): void {
       summary: 'Enable or disable a plugin (it loads or unloads at once; its routes follow)',
       tags: plugins,
       access: 'admin',
-      params: PluginName,
       body: z.object({ enabled: z.boolean() }),
       response: success('PluginEnabled', {
         message: z.string(),

@@ -10,7 +10,7 @@ import { adminOnlyCommand } from '../admin-commands'
 import type { WebApp } from '../app'
 import { pieceStream } from '../pieces'
 import { currentUser, defineRoute } from '../route'
-import { NO_SERVER, RunStatus, ServerName, success } from './api-schemas'
+import { NO_SERVER, RunStatus, success } from './api-schemas'
 import { serverAdminRoutes } from './server-admin'
 
 /** The routes on servers that do more than one bus request: the list and one server (secrets masked), console commands (admin-only words), properties read (secret keys masked), a backup's download (power, backups, the players, the lists and the EULA are derived from their commands' doors). */
@@ -41,7 +41,6 @@ export function serverRoutes(app: WebApp, router: Router): void {
         "One server: its record and status (its environment's values and secret-looking arguments for admins only)",
       tags: servers,
       access: 'user',
-      params: ServerName,
       response: success('ServerInfo', { server: serversCommands['servers:info'].reply, run: RunStatus }),
       errors: { 404: NO_SERVER },
     },
@@ -64,7 +63,6 @@ export function serverRoutes(app: WebApp, router: Router): void {
         'Send a console command, answered with its reply lines (commands that stop, reload or save the game, or change who may join or who is an operator: admins only, however they are spelled or wrapped in execute … run)',
       tags: servers,
       access: 'moderator',
-      params: ServerName,
       body: z.object({ command: z.string().trim().min(1).max(1000) }),
       response: success('CommandReply', { message: z.string(), ...serversCommands['servers:send'].reply.shape }),
       errors: {
@@ -91,7 +89,6 @@ export function serverRoutes(app: WebApp, router: Router): void {
       summary: 'server.properties',
       tags: servers,
       access: 'moderator',
-      params: ServerName,
       response: success('ServerProperties', { properties: serversCommands['servers:properties'].reply }),
       errors: { 404: 'No server of that name, or it has no server.properties.' },
     },
@@ -119,7 +116,7 @@ export function serverRoutes(app: WebApp, router: Router): void {
       summary: 'Download a backup (a zip archive: world_….mcworld or config_….zip)',
       tags: servers,
       access: 'moderator',
-      params: ServerName.extend({ file: z.string().min(1).max(300) }),
+      paramMax: { file: 300 },
       produces: 'application/zip',
       errors: { 404: 'No server of that name, or no backup of that name.' },
     },

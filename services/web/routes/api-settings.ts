@@ -1,6 +1,6 @@
 import type Router from '@koa/router'
 import { z } from 'zod'
-import { SmError } from '../../../kernel'
+import { queryFlag, SmError } from '../../../kernel'
 import { REDACTED } from '../../../lib/secrets'
 import { settingsCommands } from '../../settings/contract'
 import type { WebApp } from '../app'
@@ -11,7 +11,6 @@ import { SettingChange, success } from './api-schemas'
 export function settingRoutes(app: WebApp, router: Router): void {
   const { bus } = app
   const settings = ['Settings']
-  const params = z.object({ key: z.string().min(1).max(200) })
   defineRoute(
     router,
     {
@@ -22,8 +21,7 @@ export function settingRoutes(app: WebApp, router: Router): void {
         'One global setting (secrets redacted; ?reveal=true shows a secret to an admin signed in with a session, not an API token)',
       tags: settings,
       access: 'admin',
-      params,
-      query: z.object({ reveal: z.enum(['true', 'false']).default('false') }),
+      query: z.object({ reveal: queryFlag() }),
       response: success('SettingValue', { key: z.string(), value: z.unknown(), secret: z.boolean() }),
       errors: {
         403: 'revealing a secret needs a signed-in session, not an API token',
@@ -31,7 +29,7 @@ export function settingRoutes(app: WebApp, router: Router): void {
       },
     },
     async (ctx, { params, query }) => {
-      const reveal = query.reveal === 'true'
+      const { reveal } = query
       // Reading a secret is a person's explicit act: a script's token never reveals one.
       if (reveal && currentUser(ctx).via === 'token')
         throw new SmError('SM_ERR_AUTH_FORBIDDEN', {
@@ -56,7 +54,6 @@ export function settingRoutes(app: WebApp, router: Router): void {
         'Set a global setting (validated; the setting_update hooks run; secret: true makes the key secret for good)',
       tags: settings,
       access: 'admin',
-      params,
       body: settingsCommands['settings:set'].payload.pick({ value: true, secret: true }),
       response: success('SettingSet', { message: z.string(), change: SettingChange }),
       errors: {

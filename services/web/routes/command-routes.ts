@@ -49,19 +49,6 @@ export function commandRoutes(app: WebApp): { fixed: Router; withParams: Router 
 function commandRoute(router: Router, app: WebApp, { command, spec, http }: HttpCommand): void {
   const pathNames = [...http.path.matchAll(/:(\w+)/g)].map((match) => match[1] as string)
   const fieldOf = (param: string) => http.params?.[param] ?? param
-  const params = pathNames.length
-    ? z.object(
-        Object.fromEntries(
-          pathNames.map((n) => [
-            n,
-            z
-              .string()
-              .min(1)
-              .max((typeof http.paramMax === 'number' ? http.paramMax : http.paramMax?.[n]) ?? 200),
-          ]),
-        ),
-      )
-    : undefined
   const input = http.input ?? payloadBeyond(spec.payload, [...pathNames.map(fieldOf), ...Object.keys(http.fixed ?? {})])
   const inBody = ['post', 'put', 'patch'].includes(http.method)
   defineRoute(
@@ -77,14 +64,14 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       // Work begun as a task is answered 202 (Accepted), whatever else the door says.
       status: http.task ? 202 : http.status,
       errors: http.errors,
-      params,
+      paramMax: http.paramMax,
       ...(input ? (inBody ? { body: input } : { query: input }) : {}),
       response: successBody(spec.reply, http),
     },
     async (_ctx, request) => {
       const sent = ((inBody ? request.body : request.query) ?? {}) as Record<string, unknown>
       const payload = renamed(sent, http.rename)
-      for (const param of pathNames) payload[fieldOf(param)] = (request.params as Record<string, string>)[param]
+      for (const param of pathNames) payload[fieldOf(param)] = request.params?.[param]
       Object.assign(payload, http.fixed)
       // The payload as its command's schema reads it (the route's own input schema answered 422 for
       // what it saw; a field it did not, a path parameter, is SM_ERR_BUS_BAD_PAYLOAD, 400).

@@ -3,13 +3,12 @@ import { open } from 'node:fs/promises'
 import Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
-import { FILE_ERRORS, FILE_PATH, filesCommands } from '../../files/contract'
+import { AT_PATH, FILE_ERRORS, FILE_PATH, filesCommands } from '../../files/contract'
 import type { WebApp } from '../app'
 import { pieceStream } from '../pieces'
 import { defineRoute, requiredUpload, type WebContext } from '../route'
-import { NO_SERVER, ServerName, success } from './api-schemas'
+import { NO_SERVER, success } from './api-schemas'
 
-const AtPath = z.object({ path: FILE_PATH })
 const { 403: REFUSED, 404: NO_FILE, 422: PATH_INVALID } = FILE_ERRORS
 
 /**
@@ -31,8 +30,7 @@ export function fileRoutes(app: WebApp): Router[] {
       summary: 'Download a file (streamed)',
       tags,
       access: 'admin',
-      params: ServerName,
-      query: AtPath,
+      query: AT_PATH,
       produces: 'application/octet-stream',
       errors: {
         403: REFUSED,
@@ -56,7 +54,6 @@ export function fileRoutes(app: WebApp): Router[] {
         'Upload a file (multipart/form-data: its part named file) to path; an existing one only with overwrite. Written beside it and renamed into place',
       tags,
       access: 'admin',
-      params: ServerName,
       body: z.object({
         path: FILE_PATH.min(1),
         overwrite: z
@@ -101,7 +98,6 @@ export function fileRoutes(app: WebApp): Router[] {
       tags: ['Pages'],
       access: 'admin',
       produces: 'text/html',
-      params: ServerName,
       errors: { 404: NO_SERVER },
     },
     async (ctx, { params }) => {

@@ -4,7 +4,7 @@ import { metricsCommands } from '../../metrics/contract'
 import { serversCommands } from '../../servers/contract'
 import type { WebApp } from '../app'
 import { defineRoute } from '../route'
-import { ServerName, success } from './api-schemas'
+import { success } from './api-schemas'
 
 const ms = z.coerce.number().int().min(0)
 /** A range of a series: from and to in ms since the epoch, and how coarse its points may be. */
@@ -52,7 +52,6 @@ export function metricsRoutes(app: WebApp): Router {
       summary: "A server's CPU, memory and disk use over a range (its supervisor's samples)",
       tags,
       access: 'user',
-      params: ServerName,
       query: Range,
       response: success('ServerMetrics', serverSeries),
       errors: { 404: 'No server of that name.' },

@@ -1,5 +1,4 @@
 import Router from '@koa/router'
-import { z } from 'zod'
 import { withoutServerSecrets } from '../../../lib/server-secrets'
 import type { WebApp } from '../app'
 import { currentUser, defineRoute, type WebContext } from '../route'
@@ -67,7 +66,6 @@ export function pageRoutes(app: WebApp): Router {
       tags,
       access: 'user',
       produces: 'text/html',
-      params: z.object({ name: z.string().min(1) }),
       errors: { 404: 'No server of that name.' },
     },
     async (ctx, { params }) => {

@@ -2,11 +2,11 @@ import { mkdirSync, renameSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type Router from '@koa/router'
 import { z } from 'zod'
-import { SmError } from '../../../kernel'
+import { queryFlag, SmError } from '../../../kernel'
 import { serversCommands } from '../../servers/contract'
 import type { WebApp } from '../app'
 import { currentUser, defineRoute, requiredUpload, type WebContext } from '../route'
-import { BackupFile, NO_SERVER, ServerName, ServerRecord, success } from './api-schemas'
+import { BackupFile, NO_SERVER, ServerRecord, success } from './api-schemas'
 
 const servers = ['Servers']
 const ARCHIVE =
@@ -14,10 +14,10 @@ const ARCHIVE =
 
 /**
  * Servers managed from the web and the API (issue 20) where a route does more than its command:
- * installed from an uploaded archive, updated from one keeping config and worlds, removed with or
- * without their files, and their own settings (autostart, restart and backup policy, retention)
- * changed within the caller's role. Installs, updates and removals are admin work; settings are a
- * moderator's. Adding, editing and reading the settings are derived from their commands' doors.
+ * installed from an uploaded archive, updated from one keeping config and worlds, and their own
+ * settings (autostart, restart and backup policy, retention) changed within the caller's role.
+ * Installs and updates are admin work; settings are a moderator's. Adding, editing, removing and
+ * reading the settings are derived from their commands' doors.
  */
 export function serverAdminRoutes(router: Router, app: WebApp): void {
   const { bus } = app
@@ -58,9 +58,8 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
         "Update a server from an uploaded release (Bedrock zip, Java jar or zip), keeping its config files and worlds; everything is backed up first. A running server only with stop: 'true' (stopped, updated, started again)",
       tags: servers,
       access: 'admin',
-      params: ServerName,
       uploads: { archive: ARCHIVE },
-      body: z.object({ stop: z.enum(['true', 'false']).default('false') }),
+      body: z.object({ stop: queryFlag() }),
       response: success('ServerUpdated', {
         replaced: z.array(z.string()).meta({ description: 'the top-level files and folders replaced' }),
         backup: z.array(BackupFile).meta({ description: 'what was backed up before' }),
@@ -76,49 +75,9 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
       ...(await bus.request('servers:update', {
         name: params.name,
         from: named(ctx, 'archive'),
-        stopStart: body.stop === 'true',
+        stopStart: body.stop,
       })),
     }),
-  )
-  defineRoute(
-    router,
-    {
-      method: 'delete',
-      path: '/servers/:name',
-      name: 'remove_server',
-      summary:
-        'Remove a stopped server from the manager: its files are kept unless delete_files=true, which deletes its directory (the reply says which was done)',
-      tags: servers,
-      access: 'admin',
-      params: ServerName,
-      query: z.object({
-        delete_files: z.enum(['true', 'false']).default('false'),
-        forget: z.enum(['true', 'false']).default('false').meta({
-          description:
-            'a server on another host that is gone for good: remove it from this manager only, without asking that host',
-        }),
-      }),
-      response: success('ServerRemoved', {
-        message: z.string(),
-        dir: z.string(),
-        files: z.enum(['kept', 'deleted']),
-      }),
-      errors: {
-        404: NO_SERVER,
-        409: 'The server is running: stop it first. Or, with forget, its host is online (remove it without forget).',
-      },
-    },
-    async (_ctx, { params, query }) => {
-      const { dir } = await bus.request('servers:info', { name: params.name })
-      const deleteFiles = query.delete_files === 'true'
-      const result = await bus.request('servers:remove', {
-        name: params.name,
-        deleteFiles,
-        ...(query.forget === 'true' ? { forget: true } : {}),
-      })
-      const message = result.message ?? `Server '${params.name}' removed.`
-      return { status: 'success', message, dir, files: deleteFiles ? 'deleted' : 'kept' }
-    },
   )
   defineRoute(
     router,
@@ -130,7 +89,6 @@ export function serverAdminRoutes(router: Router, app: WebApp): void {
         "Change a server's own settings: key → value, null to inherit the global setting again; all are checked before any is changed",
       tags: servers,
       access: 'moderator',
-      params: ServerName,
       body: serversCommands['servers:set_settings'].payload.pick({ settings: true }),
       response: success('ServerConfigChanged', { settings: serversCommands['servers:set_settings'].reply }),
       errors: {

@@ -159,6 +159,40 @@ describe('services/web: plugin routers, templates, static mounts and native page
     expect(bad.json.issues[0]).to.include({ where: 'body', path: 'text' })
   })
 
+  it("reads a route's path parameters from its path: each a non-empty string of at most paramMax characters (200 by default), checked in the plugin's thread and documented", async () => {
+    web = await startWeb()
+    routesPlugin(
+      web.dataDir,
+      'routes',
+      `
+    defineRoute(router, { method: 'get', path: '/items/:kind/:id', access: 'public', paramMax: { id: 4 } },
+      (_ctx, { params }) => ({ status: 'success', kind: params.kind, id: params.id }))`,
+    )
+    await web.manager.bus.request('plugins:reload', {})
+    await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: true })
+    expect((await http(`${web.url}/myplugin/items/tools/1234`)).json).to.deep.equal({
+      status: 'success',
+      kind: 'tools',
+      id: '1234',
+    })
+    const long = await http(`${web.url}/myplugin/items/tools/12345`)
+    expect(long.status).to.equal(422)
+    expect(long.json).to.include({ code: 'SM_ERR_WEB_VALIDATION' })
+    expect(long.json.issues).to.deep.equal([
+      { where: 'path', path: 'id', message: 'Too big: expected string to have <=4 characters' },
+    ])
+    const kind = await http(`${web.url}/myplugin/items/${'k'.repeat(201)}/1`)
+    expect(kind.status).to.equal(422)
+    expect(kind.json.issues[0]).to.include({ where: 'path', path: 'kind' })
+    const params = (await openApiPaths(web))['/myplugin/items/{kind}/{id}']?.get as unknown as {
+      parameters: { name: string; in: string; schema: { maxLength: number } }[]
+    }
+    expect(params.parameters.map((p) => [p.name, p.in, p.schema.maxLength])).to.deep.equal([
+      ['kind', 'path', 200],
+      ['id', 'path', 4],
+    ])
+  })
+
   it('renders a plugin template in the base layout with its blocks, serves its static files and refuses traversal', async () => {
     web = await startWeb()
     routesPlugin(web.dataDir, 'routes', PAGE_ROUTE)
