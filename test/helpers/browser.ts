@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { type Browser, chromium, type Page } from 'playwright-core'
-import { cli, spawnManager, stop, waitForLine } from './run'
+import { cliIn } from './cli-in-process'
+import { spawnManager, stop, waitForLine } from './run'
 import { webUrl } from './web-process'
 
 const CANDIDATES = [
@@ -97,10 +98,11 @@ export async function openInBrowser(
   commands: readonly SetupCommand[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<BrowserRun> {
-  // spawnManager() sets web.port to a free one.
+  // spawnManager() sets web.port to a free one. The setup commands run in this process (no
+  // manager runs yet: each boots one here, as a cold process would in its own).
   for (const command of commands) {
     const { args, input } = 'args' in command ? command : { args: command, input: undefined }
-    const result = await cli(dataDir, [...args], env, input)
+    const result = await cliIn(dataDir, [...args], env, input)
     expect(result.code, `${args.join(' ')}: ${result.stderr}`).to.equal(0)
   }
   const manager = await spawnManager(dataDir, [], env)

@@ -40,8 +40,13 @@ export function cliIn(
 }
 
 /** cliIn() expecting exit 0: its stdout (else throws with the command's output), as cliOk() is for a process. */
-export async function cliInOk(dataDir: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const r = await cliIn(dataDir, args, env)
+export async function cliInOk(
+  dataDir: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  input?: string,
+): Promise<string> {
+  const r = await cliIn(dataDir, args, env, input)
   if (r.code !== 0) throw new Error(`${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
   return r.stdout
 }

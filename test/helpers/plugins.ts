@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { Kernel } from '../../manager'
+import type { Kernel, PluginRecord } from '../../manager'
+import { cliInOk } from './cli-in-process'
 import { startManager } from './manager'
 import { tempDir } from './temp-dir'
 
@@ -89,4 +90,17 @@ export async function withPlugins<T>(
   } finally {
     await setup.manager.stop()
   }
+}
+
+/**
+ * Every plugin's record, as `plugin list --json` prints it: run in this process (cliIn), since
+ * listing loads no plugin (a one-shot list boots a manager without them), whatever the plugins do.
+ */
+export async function pluginRecords(dataDir: string): Promise<PluginRecord[]> {
+  return JSON.parse(await cliInOk(dataDir, ['plugin', 'list', '--json'])) as PluginRecord[]
+}
+
+/** One plugin's record (pluginRecords()). */
+export async function pluginRecord(dataDir: string, name: string): Promise<PluginRecord> {
+  return (await pluginRecords(dataDir)).find((record) => record.name === name) as PluginRecord
 }

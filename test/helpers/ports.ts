@@ -1,6 +1,4 @@
 import { createServer } from 'node:net'
-import { expect } from 'chai'
-import { cli } from './run'
 
 /** A loopback port nobody listens on now (for a manager that must be reached before it prints its URL). */
 export function freePort(): Promise<number> {
@@ -12,11 +10,4 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port))
     })
   })
-}
-
-/** Runs `server-manager <args>`, expects exit 0 and returns its output. */
-export async function cliOk(dataDir: string, args: string[], input?: string): Promise<string> {
-  const result = await cli(dataDir, args, {}, input)
-  expect(result.code, `${args.join(' ')}: ${result.stderr}`).to.equal(0)
-  return result.stdout
 }

@@ -3,17 +3,11 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import type { PluginApi } from '../../../index'
-import type { PluginRecord } from '../../../manager'
 import { cliInOk } from '../../helpers/cli-in-process'
-import { plugin, withPlugins, writePlugins } from '../../helpers/plugins'
+import { plugin, pluginRecord, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
 import { cli, cliStart, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
-
-const record = async (dir: string, name: string): Promise<PluginRecord> => {
-  const all = JSON.parse((await cli(dir, ['plugin', 'list', '--json'])).stdout) as PluginRecord[]
-  return all.find((r) => r.name === name) as PluginRecord
-}
 
 /** Resolves once the event log holds an after_setting_update for `key` (re-reading on each new event). */
 async function waitForFact(dir: string, key: string): Promise<void> {
@@ -61,7 +55,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
       'slowveto.ts': plugin('SlowVeto', 'async beforeSettingUpdate() { await new Promise(() => {}) }'),
       'ticker.ts': plugin('Ticker', 'override onLoad() { setInterval(() => {}, 1000) }'),
     })
-    const hang = await record(dir, 'hang')
+    const hang = await pluginRecord(dir, 'hang')
     expect(hang.state).to.equal('failed')
     expect(hang.error?.code).to.equal('SM_ERR_PLUGIN_LOAD_TIMEOUT')
     expect(readFileSync(join(dir, 'hang-loads.txt'), 'utf8')).to.equal('load\n')
@@ -69,8 +63,8 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     expect(set.code).to.equal(0)
     expect(set.stdout).to.equal('custom.x = 1\n')
     expect((await cli(dir, ['setting', 'get', 'custom.x'])).stdout).to.equal('1\n')
-    expect((await record(dir, 'ticker')).state).to.equal('loaded')
-    expect((await record(dir, 'slowveto')).hookFailures).to.equal(1)
+    expect((await pluginRecord(dir, 'ticker')).state).to.equal('loaded')
+    expect((await pluginRecord(dir, 'slowveto')).hookFailures).to.equal(1)
     // A failed plugin is not run again by every command: only enable, reload or a new start retries it.
     expect(readFileSync(join(dir, 'hang-loads.txt'), 'utf8')).to.equal('load\n')
     const enable = await cli(dir, ['plugin', 'enable', 'hang'])
@@ -86,7 +80,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     const manager = await spawnManager(dir)
     try {
       await waitForLine(manager, /^ready in/)
-      expect((await record(dir, 'hang')).error?.code).to.equal('SM_ERR_PLUGIN_LOAD_TIMEOUT')
+      expect((await pluginRecord(dir, 'hang')).error?.code).to.equal('SM_ERR_PLUGIN_LOAD_TIMEOUT')
       expect((await cli(dir, ['setting', 'set', 'custom.y', '2'])).code).to.equal(0)
     } finally {
       expect(await stop(manager)).to.equal(0)
@@ -109,7 +103,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
       expect((await cli(dir, ['setting', 'set', 'custom.after', '1'])).code).to.equal(0)
       // Still the same process, not killed as blocked (a CLI command would run without it too).
       expect({ code: manager.exitCode, signal: manager.signalCode }).to.deep.equal({ code: null, signal: null })
-      expect((await record(dir, 'quiet')).state).to.equal('loaded')
+      expect((await pluginRecord(dir, 'quiet')).state).to.equal('loaded')
     } finally {
       expect(await stop(manager)).to.equal(0)
     }
@@ -126,7 +120,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     expect(blocked.stderr).to.contain("until 'server-manager plugin enable spin'")
     expect(blocked.stderr).not.to.contain('{plugin}')
     expect(logText(dir)).to.contain('"code":"SM_ERR_PLUGIN_BLOCKED_LOOP"')
-    const spin = await record(dir, 'spin')
+    const spin = await pluginRecord(dir, 'spin')
     expect(spin).to.include({ state: 'failed', enabled: true })
     expect(spin.error?.code).to.equal('SM_ERR_PLUGIN_BLOCKED_LOOP')
     expect((await cli(dir, ['setting', 'set', 'custom.x', '2'])).code).to.equal(0)
@@ -145,7 +139,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     )
     expect((await cli(dir, ['setting', 'set', 'custom.spin', '1'])).signal).to.equal('SIGKILL')
     // The first reader of the watchdog's record (here a listing) records the block for all later ones.
-    const listed = await record(dir, 'spin')
+    const listed = await pluginRecord(dir, 'spin')
     expect(listed).to.include({ state: 'failed', enabled: true })
     expect(listed.blocked?.hook).to.equal('before_setting_update')
     expect(existsSync(join(dir, 'plugins.blocked.json'))).to.equal(false)
@@ -159,7 +153,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
       // A background manager, started and stopped twice: spin stays out, and custom.spin no longer kills it.
       expect((await cliStart(dir, ['--detached'])).code).to.equal(0)
       try {
-        expect((await record(dir, 'spin')).state).to.equal('failed')
+        expect((await pluginRecord(dir, 'spin')).state).to.equal('failed')
         const set = await cli(dir, ['setting', 'set', 'custom.spin', String(round + 2)])
         expect(set.code, set.stderr).to.equal(0)
         expect((await cli(dir, ['status'])).code).to.equal(0)
@@ -172,7 +166,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     // Only an explicit enable lets it run again.
     const enable = await cli(dir, ['plugin', 'enable', 'spin'])
     expect(enable.code, enable.stderr).to.equal(0)
-    const enabled = await record(dir, 'spin')
+    const enabled = await pluginRecord(dir, 'spin')
     expect(enabled.state).to.equal('loaded')
     expect(enabled.blocked).to.equal(undefined)
   })
@@ -189,9 +183,9 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     )
     expect((await cli(dir, ['setting', 'set', 'custom.spin', '1'])).signal).to.equal('SIGKILL')
     expect((await cli(dir, ['setting', 'set', 'custom.other', '1'])).code).to.equal(0)
-    expect((await record(dir, 'spin')).blocked?.hook).to.equal('before_setting_update')
+    expect((await pluginRecord(dir, 'spin')).blocked?.hook).to.equal('before_setting_update')
     expect((await cli(dir, ['plugin', 'reload'])).code).to.equal(0)
-    const reloaded = await record(dir, 'spin')
+    const reloaded = await pluginRecord(dir, 'spin')
     expect(reloaded.blocked).to.equal(undefined)
     expect(reloaded.state).to.equal('loaded')
   })
@@ -210,7 +204,7 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
       { 'quitter.ts': plugin('Quitter', 'override onLoad() { process.exit(0) }') },
       { inProcess: true },
     )
-    const quitter = await record(dir, 'quitter')
+    const quitter = await pluginRecord(dir, 'quitter')
     expect(quitter.state).to.equal('failed')
     expect(quitter.error?.message).to.contain("The plugin 'quitter' may not end the process (process.exit)")
     const set = await cli(dir, ['setting', 'set', 'custom.z', '3'])
@@ -262,7 +256,7 @@ export default class Sneaky extends PluginBase {
 }
 `
     const dir = await setUp({ 'sneaky.ts': sneaky })
-    const sneakyRecord = await record(dir, 'sneaky')
+    const sneakyRecord = await pluginRecord(dir, 'sneaky')
     expect(sneakyRecord.state).to.equal('failed')
     expect(sneakyRecord.error?.message).to.contain(
       "The plugin 'sneaky' may not use 'createKernel' from 'server-manager/manager'",
@@ -339,7 +333,7 @@ export default class Sneaky extends PluginBase {
 
   it('warns about a method named like a hook that is not one, naming the nearest hook', async () => {
     const dir = await setUp({ 'typo.ts': plugin('Typo', 'afterSettingUpdat() { return 1 }') })
-    expect((await record(dir, 'typo')).state).to.equal('loaded')
+    expect((await pluginRecord(dir, 'typo')).state).to.equal('loaded')
     expect(logText(dir)).to.contain(
       "'afterSettingUpdat' looks like a hook but is not one, so it is never called; did you mean 'afterSettingUpdate'?",
     )
@@ -350,8 +344,8 @@ export default class Sneaky extends PluginBase {
     const broken =
       "import { PluginBase } from 'server-manager'\n\nexport default class Broken extends PluginBase {\n  static version = '1.0.0'\n  oops( {\n}\n"
     const dir = await setUp({ 'plain.js': js, 'broken.ts': broken })
-    expect((await record(dir, 'plain')).state).to.equal('loaded')
-    const error = (await record(dir, 'broken')).error
+    expect((await pluginRecord(dir, 'plain')).state).to.equal('loaded')
+    const error = (await pluginRecord(dir, 'broken')).error
     expect(error?.code).to.equal('SM_ERR_PLUGIN_IMPORT_FAILED')
     expect(error?.message).to.match(new RegExp(`\\(at ${join(dir, 'plugins', 'broken.ts')}:\\d+:\\d+\\)`))
   })

@@ -2,15 +2,9 @@ import { once } from 'node:events'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import type { PluginRecord } from '../../../manager'
-import { plugin, writePlugins } from '../../helpers/plugins'
+import { plugin, pluginRecord, writePlugins } from '../../helpers/plugins'
 import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
-
-const record = async (dir: string, name: string): Promise<PluginRecord> => {
-  const all = JSON.parse(await cliOk(dir, ['plugin', 'list', '--json'])) as PluginRecord[]
-  return all.find((r) => r.name === name) as PluginRecord
-}
 
 /** Ends the manager's process from the plugin's thread (worker threads share it) once `armed` is there. */
 const killer = (when: string) =>
@@ -50,7 +44,7 @@ describe('services/plugins: a plugin that ends the manager’s process is kept o
     const manager = await spawnManager(dir)
     try {
       await waitForLine(manager, /^ready in/)
-      const boom = await record(dir, 'boom')
+      const boom = await pluginRecord(dir, 'boom')
       expect(boom).to.include({ state: 'failed', enabled: true })
       expect(boom.error?.code).to.equal('SM_ERR_PLUGIN_CRASH_LOOP')
       expect(boom.error?.message).to.contain(
@@ -65,14 +59,14 @@ describe('services/plugins: a plugin that ends the manager’s process is kept o
         '"code":"SM_ERR_PLUGIN_CRASH_LOOP"',
       )
       // Loaded beside it at the first death, alone at the second: not struck twice, so not kept out.
-      const calm = await record(dir, 'calm')
+      const calm = await pluginRecord(dir, 'calm')
       expect(calm.state).to.equal('loaded')
       expect(calm.blocked).to.equal(undefined)
       expect((await cli(dir, ['status'])).code).to.equal(0)
       // Fixed, then enabled by an admin: it runs again.
       rmSync(join(dir, 'boom.armed'))
       await cliOk(dir, ['plugin', 'enable', 'boom'])
-      const back = await record(dir, 'boom')
+      const back = await pluginRecord(dir, 'boom')
       expect(back.state).to.equal('loaded')
       expect(back.blocked).to.equal(undefined)
     } finally {
@@ -91,7 +85,7 @@ describe('services/plugins: a plugin that ends the manager’s process is kept o
     const second = await spawnManager(dir)
     try {
       await waitForLine(second, /^ready in/)
-      const calm = await record(dir, 'calm')
+      const calm = await pluginRecord(dir, 'calm')
       expect(calm.state).to.equal('loaded')
       expect(calm.blocked).to.equal(undefined)
     } finally {
@@ -106,7 +100,7 @@ describe('services/plugins: a plugin that ends the manager’s process is kept o
     const manager = await spawnManager(dir)
     try {
       await waitForLine(manager, /^ready in/)
-      const boom = await record(dir, 'boom')
+      const boom = await pluginRecord(dir, 'boom')
       expect(boom.error?.code).to.equal('SM_ERR_PLUGIN_CRASH_LOOP')
       expect(boom.error?.message).to.contain("while the plugin 'boom' was running")
     } finally {

@@ -1,16 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
-import type { PluginRecord } from '../../../manager'
-import { plugin, writePlugins } from '../../helpers/plugins'
+import { plugin, pluginRecord, writePlugins } from '../../helpers/plugins'
 import { cli, cliOk, spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
-
-const record = async (dir: string, name: string): Promise<PluginRecord> => {
-  const all = JSON.parse(await cliOk(dir, ['plugin', 'list', '--json'])) as PluginRecord[]
-  return all.find((r) => r.name === name) as PluginRecord
-}
 
 /**
  * Routes that keep `Buffer`s (outside V8's heap: the thread's heap limit does not count them),
@@ -105,8 +99,8 @@ describe('services/plugins: memory a plugin holds outside its heap is bounded (r
         expect((await http(`${url}/calm/ok`, { token })).json).to.deep.equal({ calm: true })
         expect((await http(`${url}/api/servers`, { token })).status).to.equal(200)
         expect((await cli(dir, ['status'])).code).to.equal(0)
-        expect((await record(dir, 'calm')).state).to.equal('loaded')
-        expect((await record(dir, 'hog')).error?.code).to.equal('SM_ERR_PLUGIN_EXTERNAL_MEMORY')
+        expect((await pluginRecord(dir, 'calm')).state).to.equal('loaded')
+        expect((await pluginRecord(dir, 'hog')).error?.code).to.equal('SM_ERR_PLUGIN_EXTERNAL_MEMORY')
         expect(readFileSync(`${dir}/logs/server-manager.log`, 'utf8')).to.contain(
           '"code":"SM_ERR_PLUGIN_EXTERNAL_MEMORY"',
         )

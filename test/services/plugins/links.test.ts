@@ -1,18 +1,11 @@
 import { linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import type { PluginRecord } from '../../../manager'
-import { plugin, writePlugins } from '../../helpers/plugins'
+import { plugin, pluginRecords, writePlugins } from '../../helpers/plugins'
 import { cli, spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
-
-const records = async (dir: string): Promise<PluginRecord[]> => {
-  const listed = await cli(dir, ['plugin', 'list', '--json'])
-  expect(listed.code, listed.stderr).to.equal(0)
-  return JSON.parse(listed.stdout) as PluginRecord[]
-}
 
 /** A package plugin serving its `static` folder at /<name>/static. */
 const STATIC_PLUGIN = (className: string, name: string) =>
@@ -46,7 +39,7 @@ describe('services/plugins: symbolic links in plugin folders (real CLI processes
 
     const set = await cli(dir, ['setting', 'set', 'custom.x', '1'])
     expect(set.code, set.stderr).to.equal(0)
-    const byName = new Map((await records(dir)).map((r) => [r.name, r]))
+    const byName = new Map((await pluginRecords(dir)).map((r) => [r.name, r]))
     const expected: Record<string, string> = {
       outward: "its file 'etcdir' links to a place outside the plugin's folder",
       looping: "its file 'self' is a symbolic link that loops",
@@ -67,7 +60,7 @@ describe('services/plugins: symbolic links in plugin folders (real CLI processes
     // A link that stays inside the plugin is fine.
     const inward = await cli(dir, ['plugin', 'enable', 'inward'])
     expect(inward.code, inward.stderr).to.equal(0)
-    expect((await records(dir)).find((r) => r.name === 'inward')?.state).to.equal('loaded')
+    expect((await pluginRecords(dir)).find((r) => r.name === 'inward')?.state).to.equal('loaded')
     expect((await cli(dir, ['plugin', 'reload'])).code).to.equal(0)
   })
 
@@ -133,7 +126,7 @@ describe('services/plugins: symbolic links in plugin folders (real CLI processes
       const reload = await http(`${url}/api/plugins/reload`, { method: 'PUT', token: session })
       expect(reload.status, reload.text).to.equal(200)
       expect(reload.text).not.to.contain(dir)
-      const shelf = (await records(dir)).find((r) => r.name === 'shelf')
+      const shelf = (await pluginRecords(dir)).find((r) => r.name === 'shelf')
       expect(shelf?.state).to.equal('invalid')
       expect(shelf?.error?.code).to.equal('SM_ERR_PLUGIN_BAD_FILE')
       expect((await http(`${url}/shelf/static/hello.txt`)).status).to.equal(404)
@@ -160,7 +153,7 @@ describe('services/plugins: symbolic links in plugin folders (real CLI processes
     expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
     expect((await cli(dir, ['plugin', 'enable', 'shelf'])).code).to.equal(0)
     const state = async (name: string) => {
-      const record = (await records(dir)).find((r) => r.name === name)
+      const record = (await pluginRecords(dir)).find((r) => r.name === name)
       return { state: record?.state, code: record?.error?.code }
     }
     const refused = { state: 'invalid', code: 'SM_ERR_PLUGIN_BAD_FILE' }

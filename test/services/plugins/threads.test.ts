@@ -1,24 +1,24 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import type { PluginRecord } from '../../../manager'
 import { cliInOk } from '../../helpers/cli-in-process'
-import { plugin, trace, traced, useTrace, withPlugins, writePlugins } from '../../helpers/plugins'
+import { plugin, pluginRecord, trace, traced, useTrace, withPlugins, writePlugins } from '../../helpers/plugins'
 import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
 
-const record = async (dir: string, name: string): Promise<PluginRecord> => {
-  const all = JSON.parse(await cliOk(dir, ['plugin', 'list', '--json'])) as PluginRecord[]
-  return all.find((r) => r.name === name) as PluginRecord
-}
-
-/** Asks `state` of the running manager until it holds (each look is a CLI round trip: a condition, not a sleep). */
+/**
+ * Asks the running manager for the plugin's record until `holds` (a condition, checked each look;
+ * the looks a fifth of a second apart, so that waiting does not load the manager it watches).
+ */
 async function until(dir: string, name: string, holds: (r: PluginRecord) => boolean): Promise<PluginRecord> {
   for (;;) {
-    const now = await record(dir, name)
+    const now = await pluginRecord(dir, name)
     if (holds(now)) return now
+    await sleep(200)
   }
 }
 
@@ -108,7 +108,7 @@ describe('services/plugins: each plugin in a thread of its own (issue 23, must h
       )
       expect((await cli(dir, ['status'])).code).to.equal(0)
       expect((await cli(dir, ['plugin', 'enable', 'spin'])).code).to.equal(0)
-      expect((await record(dir, 'spin')).state).to.equal('loaded')
+      expect((await pluginRecord(dir, 'spin')).state).to.equal('loaded')
     } finally {
       expect(await stop(manager)).to.equal(0)
     }
@@ -155,7 +155,7 @@ export default class Hog extends PluginBase {
       expect(rss('VmHWM') - before).to.be.below(2 * limitMb)
       expect((await cli(dir, ['status'])).code).to.equal(0)
       expect((await http(`${url}/api/servers`, { token })).status).to.equal(200)
-      const hogRecord = await record(dir, 'hog')
+      const hogRecord = await pluginRecord(dir, 'hog')
       expect(hogRecord.error?.code).to.equal('SM_ERR_PLUGIN_OUT_OF_MEMORY')
       // While it restarts, its routes answer 503 with Retry-After; then it answers again.
       const restarting = await http(`${url}/hog/ok`, { token })
@@ -163,7 +163,7 @@ export default class Hog extends PluginBase {
       expect(restarting.json.code).to.equal('SM_ERR_PLUGIN_RESTARTING')
       expect(Number(restarting.headers.get('retry-after'))).to.equal(3600)
       await cliOk(dir, ['plugin', 'enable', 'hog'])
-      expect((await record(dir, 'hog')).state).to.equal('loaded')
+      expect((await pluginRecord(dir, 'hog')).state).to.equal('loaded')
       expect((await http(`${url}/hog/ok`, { token })).json).to.deep.equal({ ok: true })
     } finally {
       expect(await stop(manager)).to.equal(0)
@@ -186,7 +186,7 @@ export default class Hog extends PluginBase {
       // Not restarted while the test looks: a restart would clear the error it looks for.
       { 'plugins.restart_delay_s': '3600' },
     )
-    const quitter = await record(dir, 'quitter')
+    const quitter = await pluginRecord(dir, 'quitter')
     expect(quitter.state).to.equal('failed')
     expect(quitter.error?.code).to.equal('SM_ERR_PLUGIN_EXITED')
     expect(quitter.error?.message).to.contain("The plugin 'quitter' ended its thread with process.exit(1) in onLoad")
@@ -217,25 +217,25 @@ export default class Hog extends PluginBase {
       },
       { 'plugins.import_timeout_s': '2' },
     )
-    const looper = await record(dir, 'looper')
+    const looper = await pluginRecord(dir, 'looper')
     expect(looper).to.include({ state: 'invalid' })
     expect(looper.error?.code).to.equal('SM_ERR_PLUGIN_LOAD_TIMEOUT')
     expect(looper.error?.message).to.contain('its import (its top-level code)')
-    const exiter = await record(dir, 'exiter')
+    const exiter = await pluginRecord(dir, 'exiter')
     expect(exiter.error?.code).to.equal('SM_ERR_PLUGIN_EXITED')
     expect(exiter.error?.message).not.to.contain('careless')
     // Once found hanging, its module is not run again by each command that discovers plugins
     // (only by an enable of it, as the set-up's did, or a reload).
     const imports = () => traced().filter((line) => line === 'looper imported').length
     const found = imports()
-    await record(dir, 'looper')
+    await pluginRecord(dir, 'looper')
     expect(imports()).to.equal(found)
     const manager = await spawnManager(dir)
     try {
       const url = await webUrl(manager)
       await waitForLine(manager, /^ready in/)
       expect(imports()).to.equal(found)
-      expect((await record(dir, 'fine')).state).to.equal('loaded')
+      expect((await pluginRecord(dir, 'fine')).state).to.equal('loaded')
       // A reload looks at it again (its import hangs again); the manager answers meanwhile and after.
       const token = await adminSession(dir, url)
       const reloading = cli(dir, ['plugin', 'reload'])
@@ -244,8 +244,8 @@ export default class Hog extends PluginBase {
       const reloaded = await reloading
       expect(reloaded.stdout + reloaded.stderr).to.contain('looper')
       expect(imports()).to.equal(found + 1)
-      expect((await record(dir, 'fine')).state).to.equal('loaded')
-      expect((await record(dir, 'looper')).error?.code).to.equal('SM_ERR_PLUGIN_LOAD_TIMEOUT')
+      expect((await pluginRecord(dir, 'fine')).state).to.equal('loaded')
+      expect((await pluginRecord(dir, 'looper')).error?.code).to.equal('SM_ERR_PLUGIN_LOAD_TIMEOUT')
     } finally {
       expect(await stop(manager)).to.equal(0)
     }

@@ -56,10 +56,10 @@ describe('services/servers: detached game servers from the CLI (real processes, 
 
   it('survives kill -9 of the manager and of its supervisor; stays commandable; a new manager adopts it and stops it cleanly', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     const manager = await spawnManager(data)
     await waitForLine(manager, /^ready in/)
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'start', 's1'])
     const state = runState(data, 's1')
     const game = state?.game?.pid as number
     const gameId = state?.game?.identity
@@ -80,7 +80,7 @@ describe('services/servers: detached game servers from the CLI (real processes, 
     const seen = await statusJson(data, 's1')
     expect(seen).to.include({ status: 'running', pid: game, adopted: true })
     expect(seen.supervisorPid).to.be.a('number').and.not.equal(adopted.supervisorPid)
-    expect(await cliOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
+    expect(await cliInOk(data, ['server', 'stop', 's1'])).to.match(/stopped/)
     expect(isSameProcess(game, gameId)).to.equal(false)
     expect(readFileSync(RunFiles.of(data, 's1').log, 'utf8')).to.match(/Quit correctly/)
     expect(await stop(second)).to.equal(0)
@@ -106,7 +106,7 @@ describe('services/servers: detached game servers from the CLI (real processes, 
 
   it("keeps none of its starter's inherited file descriptors open (a caller waiting for EOF is not held up)", async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     // The CLI inherits an extra descriptor from its shell, as from a CI runner (fd 200, without
     // close-on-exec: Node marks the low ones itself, so a shell puts it high).
     const child = spawn(
@@ -125,7 +125,7 @@ describe('services/servers: detached game servers from the CLI (real processes, 
     expect(await exit).to.equal(0)
     expect((await statusJson(data, 's1')).status).to.equal('running')
     await eof // with the server and its supervisor still running
-    await cliOk(data, ['server', 'stop', 's1'])
+    await cliInOk(data, ['server', 'stop', 's1'])
   })
 
   it('never takes a reused PID for the server, and never signals that process', async () => {
@@ -165,10 +165,10 @@ describe('services/servers: detached game servers from the CLI (real processes, 
 
   it('restarts a server killed from outside per its policy with no manager running, then leaves it crashed with server_crash facts', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
-    await cliOk(data, ['setting', 'set', 'servers.restart.max_restarts', '2'])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.delay_ms', '0'])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.max_restarts', '2'])
+    await cliInOk(data, ['server', 'start', 's1'])
     const pids: number[] = []
     for (let round = 0; round < 2; round++) {
       const pid = runState(data, 's1')?.game?.pid as number
@@ -239,9 +239,9 @@ describe('services/servers: detached game servers from the CLI (real processes, 
 
   it('records what happened with nobody watching once, however many processes look at once', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
+    await cliInOk(data, ['server', 'start', 's1'])
     const ended = untilSupervisorEnds(data, 's1')
     process.kill(runState(data, 's1')?.game?.pid as number, 'SIGKILL')
     await ended
@@ -348,8 +348,8 @@ describe('services/servers: detached game servers from the CLI (real processes, 
 
   it("exits non-zero when the game refuses a command (its profile's error lines), shows the reply, records it, and sends it once (issue 19)", async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-    await cliOk(data, ['server', 'start', 's1'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'start', 's1'])
     const refused = async (command: string, runner: typeof cli = cli) => {
       const r = await runner(data, ['server', 'send', 's1', command])
       expect(r.code, r.stderr).to.equal(65)
@@ -361,7 +361,7 @@ describe('services/servers: detached game servers from the CLI (real processes, 
       expect(r.stdout).to.match(new RegExp(`^\\[[^\\]]+ INFO\\] Unknown command: ${command}\\. Please check`))
     }
     await refused('nosuch')
-    expect(await cliOk(data, ['server', 'send', 's1', 'list'])).to.match(/There are 0\/10 players online:/)
+    expect(await cliInOk(data, ['server', 'send', 's1', 'list'])).to.match(/There are 0\/10 players online:/)
     // Through a running manager (the bus bridge) it is the same: the reply crosses with the error.
     const manager = await spawnManager(data)
     try {
@@ -421,7 +421,7 @@ describe('services/servers: detached game servers from the CLI (real processes, 
 
   it('runs a server in the foreground with --direct and stops it on Ctrl+C', async () => {
     const data = gameDataDir()
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
     const direct = spawnCli(data, ['server', 'start', 's1', '--direct'])
     await waitForLine(direct, /Server started\./)
     const status = await statusJson(data, 's1')
@@ -441,11 +441,11 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
   it('starts autostart servers when the manager starts and warns players before a stop', async () => {
     const data = gameDataDir()
     const on = { SM_DEFAULT_PLUGINS: 'on' }
-    await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_PLAYERS: 'steve,alex' } })], on)
-    await cliOk(data, ['server', 'add', 's2', '--dir', fakeBedrockDir()], on)
-    const set = await cliOk(data, ['server', 'config', 's1', 'autostart', 'true'], on)
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_PLAYERS: 'steve,alex' } })], on)
+    await cliInOk(data, ['server', 'add', 's2', '--dir', fakeBedrockDir()], on)
+    const set = await cliInOk(data, ['server', 'config', 's1', 'autostart', 'true'], on)
     expect(set).to.equal('s1: autostart = true (was false)\n')
-    await cliOk(data, ['setting', 'set', 'custom.lifecycle_notifications.delay_s', '0'], on)
+    await cliInOk(data, ['setting', 'set', 'custom.lifecycle_notifications.delay_s', '0'], on)
     const manager = await spawnManager(data, [], on)
     try {
       await waitForLine(manager, /Started 's1' \(autostart\)/, { stream: 'stderr' })

@@ -2,6 +2,7 @@ import { readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { FileSink } from '../../../services/log/file-sink'
+import { cliIn } from '../../helpers/cli-in-process'
 import { fill, fullDiskSuite, managerPid, show } from '../../helpers/full-disk'
 import { alive, fakeBedrockDir } from '../../helpers/game'
 import { CLI, cli, cliStart, run } from '../../helpers/run'
@@ -24,9 +25,10 @@ describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () 
     writeFileSync(reserve, Buffer.alloc(48 * 1024))
     fill(filler)
 
-    // More backups than tasks.max_concurrent (4): each ends, failed with the disk-full code.
+    // More backups than tasks.max_concurrent (4): each ends, failed with the disk-full code (the
+    // background manager's answer to a client, run in this process).
     for (let i = 0; i < 12; i++) {
-      const r = await cli(disk.data, ['server', 'backup', 's1'])
+      const r = await cliIn(disk.data, ['server', 'backup', 's1'])
       expect(r.code, show(r)).to.equal(74)
       expect(r.stderr).to.match(/^Error \[SM_ERR_(DB|DISK)_FULL\]: .*[Ff]ree space/m)
     }

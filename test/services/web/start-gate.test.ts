@@ -2,8 +2,9 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { writePlugins } from '../../helpers/plugins'
-import { cliOk, freePort } from '../../helpers/ports'
+import { freePort } from '../../helpers/ports'
 import { spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
@@ -52,11 +53,11 @@ describe('services/web: nothing is served before every service and plugin is up 
     const signals = tempDir()
     writePlugins(dataDir, { 'gate.ts': gatePlugin(signals) })
     const port = await freePort()
-    await cliOk(dataDir, ['setting', 'set', 'web.port', String(port)])
-    await cliOk(dataDir, ['setting', 'set', 'plugins.hook_timeout_ms', '600000'])
-    await cliOk(dataDir, ['plugin', 'enable', 'gate'])
-    await cliOk(dataDir, ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'], 'a long password\n')
-    const token = (await cliOk(dataDir, ['token', 'create', 'ci', '--role', 'admin'])).trim()
+    await cliInOk(dataDir, ['setting', 'set', 'web.port', String(port)])
+    await cliInOk(dataDir, ['setting', 'set', 'plugins.hook_timeout_ms', '600000'])
+    await cliInOk(dataDir, ['plugin', 'enable', 'gate'])
+    await cliInOk(dataDir, ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'], {}, 'a long password\n')
+    const token = (await cliInOk(dataDir, ['token', 'create', 'ci', '--role', 'admin'])).trim()
     writeFileSync(join(signals, 'armed'), '')
 
     const manager = await spawnManager(dataDir, [], {}, port)

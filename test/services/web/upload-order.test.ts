@@ -2,8 +2,9 @@ import { mkdirSync, readdirSync, watch } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { cliInOk } from '../../helpers/cli-in-process'
 import { writePlugins } from '../../helpers/plugins'
-import { cliOk, freePort } from '../../helpers/ports'
+import { freePort } from '../../helpers/ports'
 import { spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -124,11 +125,11 @@ describe('services/web: an upload is read only after its route matched and its c
     mkdirSync(tmp)
     writePlugins(dataDir, { 'uploads.ts': UPLOAD_PLUGIN })
     const port = await freePort()
-    await cliOk(dataDir, ['setting', 'set', 'web.port', String(port)])
-    await cliOk(dataDir, ['setting', 'set', 'web.max_upload_mb', '1'])
-    await cliOk(dataDir, ['plugin', 'enable', 'uploads'])
-    await cliOk(dataDir, ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'], 'a long password\n')
-    const userToken = (await cliOk(dataDir, ['token', 'create', 'reader', '--role', 'user'])).trim()
+    await cliInOk(dataDir, ['setting', 'set', 'web.port', String(port)])
+    await cliInOk(dataDir, ['setting', 'set', 'web.max_upload_mb', '1'])
+    await cliInOk(dataDir, ['plugin', 'enable', 'uploads'])
+    await cliInOk(dataDir, ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'], {}, 'a long password\n')
+    const userToken = (await cliInOk(dataDir, ['token', 'create', 'reader', '--role', 'user'])).trim()
     const manager = await spawnManager(dataDir, [], { TMPDIR: tmp }, port)
     const exited = new Promise<number | null>((resolve) => manager.once('exit', resolve))
     try {
