@@ -48,6 +48,13 @@ export interface HttpDoor {
    * None: the payload's fields but the path's and the fixed ones, as the payload declares them.
    */
   readonly input?: z.ZodObject
+  /**
+   * A file the route takes as `multipart/form-data`: its part `field` (documented as
+   * `description`), kept under the name the client gave it (made safe: an archive's type is read
+   * from it), its path the payload's field `to`. The input's fields are then the form's other
+   * fields (strings). The file goes when the request ends.
+   */
+  readonly upload?: { readonly field: string; readonly to: string; readonly description: string }
   /** A field of the input under another name in the payload (`{ stop: 'stopStart' }`). */
   readonly rename?: Readonly<Record<string, string>>
   /** Fields the payload always has over what the client sent. */

@@ -159,6 +159,29 @@ export const filesCommands = defineCommands('files', {
   'files:upload': command(
     entry.extend({ from: z.string(), overwrite: z.boolean().optional(), move: z.boolean().optional() }),
     fileChange.extend({ size: z.number(), replaced: z.boolean() }),
+    fileDoor({
+      method: 'post',
+      path: '/servers/:name/files/upload',
+      name: 'upload_file',
+      summary:
+        'Upload a file (multipart/form-data: its part named file) to path; an existing one only with overwrite. Written beside it and renamed into place',
+      upload: { field: 'file', to: 'from', description: 'the file (a file part)' },
+      input: z.object({
+        path: FILE_PATH.min(1),
+        overwrite: z
+          .union([z.boolean(), z.enum(['true', 'false'])])
+          .transform((value) => value === true || value === 'true')
+          .optional(),
+      }),
+      // The spooled upload is the request's, deleted when it ends: the service may take it.
+      fixed: { move: true },
+      status: 201,
+      response: 'FileUploaded',
+      errors: {
+        409: 'Something is there already (send overwrite to replace a file), or a plugin vetoed the upload.',
+        422: `${FILE_ERRORS[422]} Or no file part was sent.`,
+      },
+    }),
   ),
   /**
    * Where a file to download is (checked inside; a read, not an action). `host`: the server is on

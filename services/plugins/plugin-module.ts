@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import type { createJiti } from 'jiti'
-import semver from 'semver'
+// The two functions it uses, not the whole package (47 modules for every process that loads the manager).
+import satisfies from 'semver/functions/satisfies'
+import validRange from 'semver/ranges/valid'
 import { reasonOf, SmError } from '../../kernel/errors'
 import type { Candidate } from './discovery'
 import { classDescription } from './doc-comment'
@@ -194,11 +196,7 @@ function plainSecretSettings(declared: unknown): readonly string[] | false | und
 
 function checkEngines(plugin: string, engines: unknown): void {
   const range = String(engines)
-  if (
-    typeof engines !== 'string' ||
-    semver.validRange(engines) === null ||
-    !semver.satisfies(PLUGIN_API_VERSION, engines)
-  ) {
+  if (typeof engines !== 'string' || validRange(engines) === null || !satisfies(PLUGIN_API_VERSION, engines)) {
     throw new SmError('SM_ERR_PLUGIN_ENGINES_MISMATCH', { plugin, range, api: PLUGIN_API_VERSION })
   }
 }

@@ -1,3 +1,5 @@
+import { mkdirSync, renameSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import type {} from '@koa/bodyparser'
 import Router, { type Layer, type RouterContext } from '@koa/router'
 import type { Middleware } from 'koa'
@@ -42,6 +44,25 @@ declare module 'koa' {
 /** The files of a multipart request (`FileUpload` in native pages), by field name; deleted when the request ends. */
 export function uploadedFiles(ctx: { request: object }): Readonly<Record<string, UploadedFile>> {
   return (ctx.request as { files?: Record<string, UploadedFile> }).files ?? {}
+}
+
+/**
+ * The file a multipart request uploaded as `field` (requiredUpload()), moved to a folder of its
+ * own under the name the client gave it (made safe), so that what reads it may go by its name (an
+ * install keeps a jar's own name, and reads an archive's type from it). It stays where the
+ * request's uploads are, so it goes when the request ends.
+ */
+export function uploadUnderItsName(ctx: { request: object }, field: string): string {
+  const file = requiredUpload(ctx, field)
+  const safe = basename(file.filename)
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .slice(-120)
+  const name = /^\.*$/.test(safe) ? 'upload' : safe
+  const dir = join(dirname(file.path), `named-${basename(file.path)}`)
+  mkdirSync(dir)
+  const path = join(dir, name)
+  renameSync(file.path, path)
+  return path
 }
 
 /**

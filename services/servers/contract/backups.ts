@@ -1,8 +1,8 @@
 /** A server's backups: what an archive is, and what a backup answers. */
 import { z } from 'zod'
-import { command } from '../../../kernel'
+import { command, queryFlag } from '../../../kernel'
 import { PIECE_BYTES } from '../../../lib/pieces'
-import { nameAndFile, named, serverArg, serverDoor, strings } from './records'
+import { nameAndFile, named, SERVER_ARCHIVE, serverArg, serverDoor, strings } from './records'
 
 export const backupKind = z.enum(['world', 'config'])
 export type BackupKind = z.output<typeof backupKind>
@@ -138,7 +138,28 @@ export const backupsCommands = {
   /** Replaces a bedrock server's binaries from a zip, keeping its config and worlds, after a backup. */
   'servers:update': command(
     named.extend({ from: z.string(), stopStart: z.boolean().optional() }),
-    z.object({ replaced: z.array(z.string()), backup: z.array(backupFile).readonly() }),
-    { host: { sends: 'from' } },
+    z.object({
+      replaced: z.array(z.string()).meta({ description: 'the top-level files and folders replaced' }),
+      backup: z.array(backupFile).readonly().meta({ description: 'what was backed up before' }),
+    }),
+    {
+      host: { sends: 'from' },
+      http: serverDoor({
+        method: 'post',
+        path: '/servers/:name/update',
+        name: 'update_server',
+        summary:
+          "Update a server from an uploaded release (Bedrock zip, Java jar or zip), keeping its config files and worlds; everything is backed up first. A running server only with stop: 'true' (stopped, updated, started again)",
+        access: 'admin',
+        upload: { field: 'archive', to: 'from', description: SERVER_ARCHIVE },
+        input: z.object({ stop: queryFlag() }),
+        rename: { stop: 'stopStart' },
+        response: 'ServerUpdated',
+        errors: {
+          409: "The server is running (send stop: 'true'), or busy with another power action, backup or restore.",
+          422: 'The archive holds no server of its game, or the server is generic (update its files instead).',
+        },
+      }),
+    },
   ),
 }

@@ -368,6 +368,9 @@ export const actionResult = z.looseObject({
 })
 
 export const named = z.object({ name: z.string() })
+/** What an install or an update takes: the part of a multipart request that holds the server. */
+export const SERVER_ARCHIVE =
+  'the server: a Bedrock Dedicated Server zip, a Java Edition server jar, or a zip of a server folder (one folder inside is fine)'
 /** A `this.api` argument naming a server: the payload's `name`, called `serverName` (a command's `api` door). */
 export const serverArg = { field: 'name', as: 'serverName' } as const
 
@@ -569,7 +572,30 @@ export const recordsCommands = {
   'servers:install': command(
     named.extend({ from: z.string(), dir: z.string().optional(), host: z.string().optional() }),
     serverRecord,
-    { host: { sends: 'from' } },
+    {
+      host: { sends: 'from' },
+      http: {
+        method: 'post',
+        path: '/servers/install',
+        name: 'install_server',
+        summary:
+          'Install a server from an uploaded archive into paths.servers/<name> (or dir) and add it; its EULA, if it has one, is left for an admin to accept',
+        tags: ['Servers'],
+        access: 'admin',
+        upload: { field: 'archive', to: 'from', description: SERVER_ARCHIVE },
+        input: z.object({
+          name: z.string().min(1).max(64),
+          dir: z.string().min(1).max(4096).optional().meta({ description: 'where to put it (empty or new)' }),
+        }),
+        status: 201,
+        key: 'server',
+        response: 'ServerInstalled',
+        errors: {
+          409: 'A server of that name exists.',
+          422: 'The archive holds no server, the directory is not empty, or the request is not valid.',
+        },
+      },
+    },
   ),
   /**
    * Whether the server's game needs its EULA accepted and whether it is; with `accept`, accepts

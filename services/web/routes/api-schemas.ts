@@ -21,11 +21,7 @@ export const Accepted = z
 /** The 404 of a route about one server (the servers contract's words, which its derived routes use). */
 export { NO_SERVER } from '../../servers/contract'
 
-export const ServerRecord = serversCommands['servers:add'].reply.meta({ id: 'ServerRecord' })
 export const RunStatus = serversCommands['servers:status'].reply.meta({ id: 'RunStatus' })
-export const BackupFile = serversCommands['servers:update'].reply.shape.backup
-  .unwrap()
-  .element.meta({ id: 'BackupFile' })
 const components = new WeakMap<z.ZodType, z.ZodType>()
 
 /**

@@ -11,13 +11,17 @@ import type { WebApp } from '../app'
 import { pieceStream } from '../pieces'
 import { currentUser, defineRoute } from '../route'
 import { NO_SERVER, RunStatus, success } from './api-schemas'
-import { serverAdminRoutes } from './server-admin'
 
-/** The routes on servers that do more than one bus request: the list and one server (secrets masked), console commands (admin-only words), properties read (secret keys masked), a backup's download (power, backups, the players, the lists and the EULA are derived from their commands' doors). */
+/**
+ * The routes on servers that do more than one bus request: the list and one server (secrets
+ * masked), console commands (admin-only words), properties read (secret keys masked), a backup's
+ * download, and a server's own settings changed within the caller's role (adding, installing,
+ * updating, editing and removing, power, backups, the players, the lists and the EULA are derived
+ * from their commands' doors).
+ */
 export function serverRoutes(app: WebApp, router: Router): void {
   const { bus } = app
   const servers = ['Servers']
-  serverAdminRoutes(router, app)
   defineRoute(
     router,
     {
@@ -137,6 +141,43 @@ export function serverRoutes(app: WebApp, router: Router): void {
               backup.bytes,
             )
       return undefined
+    },
+  )
+  defineRoute(
+    router,
+    {
+      method: 'put',
+      path: '/servers/:name/config',
+      name: 'set_server_config',
+      summary:
+        "Change a server's own settings: key → value, null to inherit the global setting again; all are checked before any is changed",
+      tags: servers,
+      access: 'moderator',
+      body: serversCommands['servers:set_settings'].payload.pick({ settings: true }),
+      response: success('ServerConfigChanged', { settings: serversCommands['servers:set_settings'].reply }),
+      errors: {
+        403: "a moderator's retention.backups above the global retention.backups (SM_ERR_WEB_SETTING_ABOVE_ROLE)",
+        404: NO_SERVER,
+        422: 'A key is not a server setting, or a value is not valid for it (a custom value over 16 KiB, a key such as custom.__proto__): nothing was changed.',
+      },
+    },
+    async (ctx, { params, body }) => {
+      // How many backups are kept is the disk's policy: a moderator may keep fewer than the global setting, not more.
+      const backups = body.settings['retention.backups']
+      if (currentUser(ctx).role !== 'admin' && typeof backups === 'number') {
+        const limit = Number((await bus.request('settings:get', { key: 'retention.backups' })).value)
+        if (backups > limit)
+          throw new SmError('SM_ERR_WEB_SETTING_ABOVE_ROLE', {
+            server: params.name,
+            key: 'retention.backups',
+            value: backups,
+            limit,
+          })
+      }
+      return {
+        status: 'success',
+        settings: await bus.request('servers:set_settings', { name: params.name, settings: body.settings }),
+      }
     },
   )
 }

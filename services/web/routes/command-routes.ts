@@ -10,7 +10,7 @@ import {
 } from '../../../kernel'
 import { withoutServerSecrets } from '../../../lib/server-secrets'
 import type { WebApp } from '../app'
-import { defineRoute } from '../route'
+import { defineRoute, uploadUnderItsName } from '../route'
 import { Accepted } from './api-schemas'
 
 /** One HTTP door a command declares (a command may declare several). */
@@ -49,7 +49,13 @@ export function commandRoutes(app: WebApp): { fixed: Router; withParams: Router 
 function commandRoute(router: Router, app: WebApp, { command, spec, http }: HttpCommand): void {
   const pathNames = [...http.path.matchAll(/:(\w+)/g)].map((match) => match[1] as string)
   const fieldOf = (param: string) => http.params?.[param] ?? param
-  const input = http.input ?? payloadBeyond(spec.payload, [...pathNames.map(fieldOf), ...Object.keys(http.fixed ?? {})])
+  const input =
+    http.input ??
+    payloadBeyond(spec.payload, [
+      ...pathNames.map(fieldOf),
+      ...Object.keys(http.fixed ?? {}),
+      ...(http.upload ? [http.upload.to] : []),
+    ])
   const inBody = ['post', 'put', 'patch'].includes(http.method)
   defineRoute(
     router,
@@ -65,14 +71,16 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       status: http.task ? 202 : http.status,
       errors: http.errors,
       paramMax: http.paramMax,
+      ...(http.upload ? { uploads: { [http.upload.field]: http.upload.description } } : {}),
       ...(input ? (inBody ? { body: input } : { query: input }) : {}),
       response: successBody(spec.reply, http),
     },
-    async (_ctx, request) => {
+    async (ctx, request) => {
       const sent = ((inBody ? request.body : request.query) ?? {}) as Record<string, unknown>
       const payload = renamed(sent, http.rename)
       for (const param of pathNames) payload[fieldOf(param)] = request.params?.[param]
       Object.assign(payload, http.fixed)
+      if (http.upload) payload[http.upload.to] = uploadUnderItsName(ctx, http.upload.field)
       // The payload as its command's schema reads it (the route's own input schema answered 422 for
       // what it saw; a field it did not, a path parameter, is SM_ERR_BUS_BAD_PAYLOAD, 400).
       const checked = app.bus.catalogue.checkCommand(command, payload) as CommandPayload<CommandName>

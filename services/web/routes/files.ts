@@ -1,21 +1,20 @@
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import Router from '@koa/router'
-import { z } from 'zod'
 import { SmError } from '../../../kernel'
-import { AT_PATH, FILE_ERRORS, FILE_PATH, filesCommands } from '../../files/contract'
+import { AT_PATH, FILE_ERRORS } from '../../files/contract'
 import type { WebApp } from '../app'
 import { pieceStream } from '../pieces'
-import { defineRoute, requiredUpload, type WebContext } from '../route'
-import { NO_SERVER, success } from './api-schemas'
+import { defineRoute, type WebContext } from '../route'
+import { NO_SERVER } from './api-schemas'
 
 const { 403: REFUSED, 404: NO_FILE, 422: PATH_INVALID } = FILE_ERRORS
 
 /**
  * The file manager's routes (admins only) that are more than one command as it is, and its page:
- * files uploaded (multipart) and downloaded (streamed both ways). Listing, reading, saving (with
- * the hash read, so a change meanwhile is a 409), renaming, making folders and deleting are
- * derived from their commands' doors (files/contract.ts).
+ * files downloaded (streamed both ways). Listing, reading, saving (with the hash read, so a change
+ * meanwhile is a 409), uploading (multipart), renaming, making folders and deleting are derived
+ * from their commands' doors (files/contract.ts).
  */
 export function fileRoutes(app: WebApp): Router[] {
   const { bus } = app
@@ -42,48 +41,6 @@ export function fileRoutes(app: WebApp): Router[] {
     async (ctx, { params, query }) => {
       await download(app, ctx, params.name, query.path)
       return undefined
-    },
-  )
-  defineRoute(
-    api,
-    {
-      method: 'post',
-      path: '/servers/:name/files/upload',
-      name: 'upload_file',
-      summary:
-        'Upload a file (multipart/form-data: its part named file) to path; an existing one only with overwrite. Written beside it and renamed into place',
-      tags,
-      access: 'admin',
-      body: z.object({
-        path: FILE_PATH.min(1),
-        overwrite: z
-          .union([z.boolean(), z.enum(['true', 'false'])])
-          .transform((value) => value === true || value === 'true')
-          .optional(),
-      }),
-      uploads: { file: 'the file (a file part)' },
-      status: 201,
-      response: success('FileUploaded', filesCommands['files:upload'].reply.shape),
-      errors: {
-        403: REFUSED,
-        404: NO_FILE,
-        409: 'Something is there already (send overwrite to replace a file), or a plugin vetoed the upload.',
-        422: `${PATH_INVALID} Or no file part was sent.`,
-      },
-    },
-    async (ctx, { params, body }) => {
-      const file = requiredUpload(ctx, 'file')
-      return {
-        status: 'success',
-        ...(await bus.request('files:upload', {
-          name: params.name,
-          path: body.path,
-          from: file.path,
-          overwrite: body.overwrite,
-          // The spooled file is deleted when the request ends: the service may take it.
-          move: true,
-        })),
-      }
     },
   )
 
