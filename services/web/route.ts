@@ -139,24 +139,61 @@ export interface RouteInput<P, Q, B> {
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined
 
-/** The parameters of a Koa path, each a string: `'/servers/:name/files/:file'` → `{ name, file }` (none: undefined). */
+/**
+ * The parameters of a Koa path, each a string: `'/servers/:name/files/:file'` → `{ name, file }`
+ * (none: undefined). A path with an optional group or a wildcard (`/items{/:id}`, `/*rest`) has
+ * any parameter, each maybe missing.
+ */
 export type PathParams<S extends string> = string extends S
   ? Readonly<Record<string, string>>
-  : S extends `${string}:${string}`
-    ? Params<S>
-    : undefined
-type Params<S extends string> = S extends `${string}:${infer Param}/${infer Rest}`
-  ? { [K in Param]: string } & Params<`/${Rest}`>
-  : S extends `${string}:${infer Param}`
-    ? { [K in Param]: string }
-    : unknown
+  : S extends `${string}${'{' | '*'}${string}`
+    ? Readonly<Record<string, string | undefined>>
+    : S extends `${string}:${string}`
+      ? Params<S>
+      : undefined
+type Params<S extends string> = S extends `${string}:${infer Rest}`
+  ? { [K in NameOf<Rest>]: string } & Params<Rest>
+  : unknown
+/** A parameter's name: up to the first character that cannot be in one (`id.json` → `id`). */
+type NameOf<S extends string> = S extends `${infer Name}${'/' | '.' | '-' | ':' | ';' | ','}${string}`
+  ? NameOf<Name>
+  : S
 
-/** The schema of a path's parameters as `RouteSpec.params` describes them by default (none: no parameter). */
-export function pathParams(path: string, max?: RouteSpec['paramMax']): z.ZodObject | undefined {
-  const names = [...path.matchAll(/:(\w+)/g)].map((match) => match[1] as string)
+/** The `:name` parameters of a Koa path (path-to-regexp's names: letters, digits, `_` and `$`), and whether each is inside an optional group. */
+export function pathParamNames(path: string): { name: string; optional: boolean }[] {
+  const names: { name: string; optional: boolean }[] = []
+  let depth = 0
+  for (let i = 0; i < path.length; i++) {
+    const char = path[i]
+    if (char === '\\') i++
+    else if (char === '{') depth++
+    else if (char === '}') depth--
+    else if (char === ':') {
+      const name = /^[$_\p{ID_Continue}]+/u.exec(path.slice(i + 1))?.[0] ?? ''
+      if (name) names.push({ name, optional: depth > 0 })
+      i += name.length
+    }
+  }
+  return names
+}
+
+/**
+ * The schema of a path's parameters as `RouteSpec.params` describes them by default (none: no
+ * parameter): each `:name` a non-empty string of at most `max` characters, one in an optional
+ * group maybe missing; any other the router gives (a wildcard's) passes as it is.
+ */
+function pathParams(path: string, max?: RouteSpec['paramMax']): z.ZodObject | undefined {
+  const names = pathParamNames(path)
   if (names.length === 0) return undefined
   const maxOf = (name: string) => (typeof max === 'number' ? max : max?.[name]) ?? 200
-  return z.object(Object.fromEntries(names.map((name) => [name, z.string().min(1).max(maxOf(name))])))
+  return z.looseObject(
+    Object.fromEntries(
+      names.map(({ name, optional }) => {
+        const value = z.string().min(1).max(maxOf(name))
+        return [name, optional ? value.optional() : value]
+      }),
+    ),
+  )
 }
 
 /**
@@ -250,11 +287,11 @@ export function currentUser(ctx: { state: WebState }): Identity {
  * `ctx.body` itself. The route appears in `/api/openapi.json` with its schemas.
  */
 export function defineRoute<
-  S extends string,
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   R extends z.ZodType | undefined = undefined,
+  S extends string = string,
 >(
   router: Router,
   spec: RouteSpec & { path: S; params?: P; query?: Q; body?: B; response?: R },

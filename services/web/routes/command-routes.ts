@@ -10,7 +10,7 @@ import {
 } from '../../../kernel'
 import { withoutServerSecrets } from '../../../lib/server-secrets'
 import type { WebApp } from '../app'
-import { defineRoute, uploadUnderItsName } from '../route'
+import { defineRoute, pathParamNames, uploadUnderItsName } from '../route'
 import { Accepted } from './api-schemas'
 
 /** One HTTP door a command declares (a command may declare several). */
@@ -47,7 +47,7 @@ export function commandRoutes(app: WebApp): { fixed: Router; withParams: Router 
 }
 
 function commandRoute(router: Router, app: WebApp, { command, spec, http }: HttpCommand): void {
-  const pathNames = [...http.path.matchAll(/:(\w+)/g)].map((match) => match[1] as string)
+  const pathNames = pathParamNames(http.path).map(({ name }) => name)
   const fieldOf = (param: string) => http.params?.[param] ?? param
   const input =
     http.input ??

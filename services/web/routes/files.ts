@@ -12,7 +12,7 @@ const { 403: REFUSED, 404: NO_FILE, 422: PATH_INVALID } = FILE_ERRORS
 
 /**
  * The file manager's routes (admins only) that are more than one command as it is, and its page:
- * files downloaded (streamed both ways). Listing, reading, saving (with the hash read, so a change
+ * files downloaded (streamed, from this machine or piece by piece from another host). Listing, reading, saving (with the hash read, so a change
  * meanwhile is a 409), uploading (multipart), renaming, making folders and deleting are derived
  * from their commands' doors (files/contract.ts).
  */

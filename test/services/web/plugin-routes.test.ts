@@ -159,14 +159,16 @@ describe('services/web: plugin routers, templates, static mounts and native page
     expect(bad.json.issues[0]).to.include({ where: 'body', path: 'text' })
   })
 
-  it("reads a route's path parameters from its path: each a non-empty string of at most paramMax characters (200 by default), checked in the plugin's thread and documented", async () => {
+  it("reads a route's path parameters from its path: each a non-empty string of at most paramMax characters (200 by default), one in an optional group maybe missing, checked in the plugin's thread and documented", async () => {
     web = await startWeb()
     routesPlugin(
       web.dataDir,
       'routes',
       `
     defineRoute(router, { method: 'get', path: '/items/:kind/:id', access: 'public', paramMax: { id: 4 } },
-      (_ctx, { params }) => ({ status: 'success', kind: params.kind, id: params.id }))`,
+      (_ctx, { params }) => ({ status: 'success', kind: params.kind, id: params.id }))
+    defineRoute(router, { method: 'get', path: '/maybe{/:id}', access: 'public' },
+      (_ctx, { params }) => ({ status: 'success', id: params.id ?? null }))`,
     )
     await web.manager.bus.request('plugins:reload', {})
     await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: true })
@@ -184,6 +186,9 @@ describe('services/web: plugin routers, templates, static mounts and native page
     const kind = await http(`${web.url}/myplugin/items/${'k'.repeat(201)}/1`)
     expect(kind.status).to.equal(422)
     expect(kind.json.issues[0]).to.include({ where: 'path', path: 'kind' })
+    // One in an optional group may be missing.
+    expect((await http(`${web.url}/myplugin/maybe`)).json).to.deep.equal({ status: 'success', id: null })
+    expect((await http(`${web.url}/myplugin/maybe/7`)).json).to.deep.equal({ status: 'success', id: '7' })
     const params = (await openApiPaths(web))['/myplugin/items/{kind}/{id}']?.get as unknown as {
       parameters: { name: string; in: string; schema: { maxLength: number } }[]
     }
