@@ -26,6 +26,8 @@ output.guardProcessOutput()
 // The CLI's door (server-manager/cli): with it, the error catalogues of the codes a command may
 // raise in this process, whichever service declares them.
 require('../dist/cli')
+// This process is the command's own: a manager it boots may guard its loop (services/cli/session.ts).
+require('../dist/services/cli/session').CliSession.ownsProcess = true
 
 void (async () => {
   // A referenced timer keeps the process alive until the command has finished: the timers that

@@ -39,6 +39,13 @@ export interface SessionOptions {
  * its connection (or its in-process manager) instead of opening their own.
  */
 export class CliSession {
+  /**
+   * Set by bin/run.js: this process is the command's own, so a manager booted in it guards its
+   * loop and its crashes (the watchdog ends the process when plugin code holds its loop). A command
+   * run inside another program (a test's in-process commands, an embedder) leaves that program's
+   * process to it: its manager has no watchdog.
+   */
+  static ownsProcess = false
   static #shared: CliSession | undefined
   readonly dataDir: string
   readonly #options: SessionOptions
@@ -119,7 +126,7 @@ export class CliSession {
       host: options.host,
       ...(options.host ? { web: false, loadPlugins: false, defaultPlugins: false } : {}),
       oneShot: !options.daemon,
-      watchdog: true,
+      watchdog: CliSession.ownsProcess,
     })
     this.bootReport = await kernel.start()
     return kernel

@@ -27,9 +27,16 @@ export function cliIn(
   env: NodeJS.ProcessEnv = {},
   input?: string,
 ): Promise<RunResult> {
-  if (args[0] === 'start' || args[0] === 'menu' || (args[0] === 'agent' && args[1] === 'start'))
+  const longRunning =
+    args[0] === 'start' ||
+    args[0] === 'menu' ||
+    (args[0] === 'agent' && args[1] === 'start') ||
+    (args[0] === 'server' && args[1] === 'console') ||
+    args.includes('--follow') ||
+    args.includes('-f')
+  if (longRunning)
     throw new Error(
-      `'${args.slice(0, 2).join(' ')}' runs for long or takes the terminal: run it as a process (test/helpers/run.ts)`,
+      `'${args.join(' ')}' runs until stopped or takes the terminal: run it as a process (test/helpers/run.ts)`,
     )
   const turn = queue.then(() => runInProcess(dataDir, args, env, input))
   queue = turn.then(

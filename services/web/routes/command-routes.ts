@@ -57,6 +57,10 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       ...(http.upload ? [http.upload.to] : []),
     ])
   const inBody = ['post', 'put', 'patch'].includes(http.method)
+  if (http.upload && !inBody)
+    throw new Error(
+      `${command}'s ${http.method.toUpperCase()} door takes an upload: only a POST, PUT or PATCH has a body`,
+    )
   defineRoute(
     router,
     {

@@ -3,14 +3,19 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import { SERVER_STATUS_EXIT } from '../../../services/cli/server-status-exit'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { exited, fakeBedrockDir, gameDataDir, nextLine, statusJson, untilSupervisorEnds } from '../../helpers/game'
 import { CLI, cli, cliOk, ROOT, run, spawnCli } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
-/** `server status <name>` and `--json`: the status each printed, and their exit codes. */
+/**
+ * `server status <name>` and `--json`: the status each printed, and their exit codes (run in this
+ * process: the same code a process exits with, in-process.test.ts; what a shell sees of it is
+ * checked below with real processes).
+ */
 async function looks(data: string, name: string) {
-  const text = await cli(data, ['server', 'status', name])
-  const json = await cli(data, ['server', 'status', name, '--json'])
+  const text = await cliIn(data, ['server', 'status', name])
+  const json = await cliIn(data, ['server', 'status', name, '--json'])
   return {
     text: /^\S+: (\w+)/.exec(text.stdout)?.[1],
     json: JSON.parse(json.stdout).status as string,
@@ -26,8 +31,8 @@ describe('services/cli: server status exits with a code per status', function ()
     const gate = join(tempDir(), 'stop-gate')
     // Ready after one console line; a stop ends only once the gate file exists.
     const dir = fakeBedrockDir({ env: { FAKE_READY_AFTER_LINES: '1', FAKE_STOP_GATE: gate } })
-    await cliOk(data, ['server', 'add', 's1', '--dir', dir])
-    await cliOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
+    await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
+    await cliInOk(data, ['setting', 'set', 'servers.restart.enabled', 'false'])
     expect(await looks(data, 's1')).to.deep.equal({ text: 'stopped', json: 'stopped', codes: [3, 3] })
 
     const log = RunFiles.of(data, 's1').log
@@ -35,7 +40,7 @@ describe('services/cli: server status exits with a code per status', function ()
     const start = spawnCli(data, ['server', 'start', 's1'])
     await launched
     expect(await looks(data, 's1')).to.deep.equal({ text: 'starting', json: 'starting', codes: [4, 4] })
-    await cliOk(data, ['server', 'send', 's1', 'hello']) // its ready line comes
+    await cliInOk(data, ['server', 'send', 's1', 'hello']) // its ready line comes
     expect(await exited(start)).to.equal(0)
     expect(await looks(data, 's1')).to.deep.equal({ text: 'running', json: 'running', codes: [0, 0] })
     // What a script writes.
@@ -57,10 +62,10 @@ describe('services/cli: server status exits with a code per status', function ()
     launched = nextLine(log, /IPv4 supported/)
     const again = spawnCli(data, ['server', 'start', 's1'])
     await launched
-    await cliOk(data, ['server', 'send', 's1', 'hello'])
+    await cliInOk(data, ['server', 'send', 's1', 'hello'])
     expect(await exited(again)).to.equal(0)
     const ended = untilSupervisorEnds(data, 's1')
-    await cliOk(data, ['server', 'send', 's1', 'crash'])
+    await cliInOk(data, ['server', 'send', 's1', 'crash'])
     await ended
     expect(await looks(data, 's1')).to.deep.equal({ text: 'crashed', json: 'crashed', codes: [1, 1] })
     const down = await run(
@@ -76,7 +81,7 @@ describe('services/cli: server status exits with a code per status', function ()
     // One that could not be started at all.
     const missing = join(tempDir(), 'gone')
     mkdirSync(missing)
-    await cliOk(data, ['server', 'add', 'g1', '--dir', missing, '--command', './no-such-binary'])
+    await cliInOk(data, ['server', 'add', 'g1', '--dir', missing, '--command', './no-such-binary'])
     expect((await cli(data, ['server', 'start', 'g1'])).code).to.equal(70)
     expect(await looks(data, 'g1')).to.deep.equal({ text: 'error', json: 'error', codes: [2, 2] })
     expect((await statusJson(data, 'g1')).reason).to.match(/no-such-binary/)

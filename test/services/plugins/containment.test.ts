@@ -33,7 +33,7 @@ async function setUp(files: Record<string, string>, options: { inProcess?: boole
   await cliInOk(dir, ['setting', 'set', 'web.port', '0'])
   // The manager's own thread (plugins.isolation none): the loop watchdog, process.exit refused,
   // stray errors attributed, a revoked this.api. threads.test.ts holds plugins in threads of their
-  // own. Set last: a manager booted here after it would watch this process's loop while it ran.
+  // own. (A manager booted in this process has no watchdog: the process is mocha's, not its own.)
   if (options.inProcess) await cliInOk(dir, ['setting', 'set', 'plugins.isolation', 'none'])
   writePlugins(dir, files)
   for (const name of Object.keys(files)) await cli(dir, ['plugin', 'enable', name.replace(/\.(ts|js)$/, '')])
