@@ -7,6 +7,7 @@
 import { z } from 'zod'
 import { type CommandsOf, defineCommands, defineEvents, type EventsOf } from '../../kernel'
 import { backupsCommands } from './contract/backups'
+import { installCommands } from './contract/install'
 import { playersCommands } from './contract/players'
 import { recordsCommands, serverRecord, serverSample } from './contract/records'
 import { runsCommands } from './contract/runs'
@@ -95,6 +96,7 @@ export const serversEvents = defineEvents(
 
 export const serversCommands = defineCommands('servers', {
   ...recordsCommands,
+  ...installCommands,
   ...runsCommands,
   ...playersCommands,
   ...backupsCommands,

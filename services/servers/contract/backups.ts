@@ -2,7 +2,8 @@
 import { z } from 'zod'
 import { command, queryFlag } from '../../../kernel'
 import { PIECE_BYTES } from '../../../lib/pieces'
-import { nameAndFile, named, SERVER_ARCHIVE, serverArg, serverDoor, strings } from './records'
+import { SERVER_ARCHIVE } from './install'
+import { nameAndFile, named, serverArg, serverDoor, strings } from './records'
 
 export const backupKind = z.enum(['world', 'config'])
 export type BackupKind = z.output<typeof backupKind>
