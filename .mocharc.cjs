@@ -24,25 +24,25 @@ const jobs = Number(process.env.SM_TEST_JOBS) || availableParallelism() + 1
  * only starts later: the list orders, it does not select.
  */
 const LONGEST_FIRST = [
-  'plugins/containment',
-  'servers/process',
-  'cli/plugin-cli',
-  'servers/supervisor-full-disk',
-  'plugins/threads',
-  'bridge/three-hosts',
-  'plugins/links',
-  'cli/plugin-commands',
-  'bridge/remote-servers',
+  'services/plugins/containment',
+  'services/servers/process',
+  'services/cli/plugin-cli',
+  'services/servers/supervisor-full-disk',
+  'services/plugins/threads',
+  'services/bridge/three-hosts',
+  'services/plugins/links',
+  'services/cli/plugin-commands',
+  'services/bridge/remote-servers',
   'browser/walk',
-  'cli/menu',
-  'plugins/hooks',
-  'cli/server-status-exit',
-  'bridge/daemon',
-  'bridge/hosts',
-  'plugins/external-memory',
+  'services/cli/menu',
+  'services/plugins/hooks',
+  'services/cli/server-status-exit',
+  'services/bridge/daemon',
+  'services/bridge/hosts',
+  'services/plugins/external-memory',
   'browser/ui-bugs',
-  'plugins/crash-loop',
-].map((name) => `dist/test/${name.startsWith('browser/') ? '' : 'services/'}${name}.test.js`)
+  'services/plugins/crash-loop',
+].map((name) => `dist/test/${name}.test.js`)
 
 // Before the first build there is no dist/test: mocha then says it found no test files.
 const built = (() => {

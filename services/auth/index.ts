@@ -23,13 +23,10 @@ import { type AuthState, readAuthState, type StoredToken, type StoredUser, users
 
 /**
  * jose, loaded on the first session signed or checked: a one-shot command (most never see a
- * session) does not pay its load, about a tenth of a cold command's start (issue 36).
+ * session) does not pay its load, about a tenth of a cold command's start (issue 36). Later calls
+ * are require's own cache (about 0.2 µs).
  */
-let joseModule: typeof import('jose') | undefined
-const jose = (): typeof import('jose') => {
-  joseModule ??= require('jose') as typeof import('jose')
-  return joseModule
-}
+const jose = (): typeof import('jose') => require('jose')
 
 export type * from './contract'
 export { isRole, ROLES, roleAtLeast } from './contract'

@@ -79,7 +79,7 @@ const chunk = z.object({ data: z.string(), eof: z.boolean() })
 const READS_THERE = { host: { reads: true } } as const
 
 /** A path of a server's directory as the HTTP API takes it. */
-export const FILE_PATH = z
+const FILE_PATH = z
   .string()
   .max(4096)
   .meta({ description: "relative to the server's directory ('' or none: the directory itself)" })

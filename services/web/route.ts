@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path'
 import type {} from '@koa/bodyparser'
 import Router, { type Layer, type RouterContext } from '@koa/router'
 import type { Middleware } from 'koa'
+import { parse, type Token } from 'path-to-regexp'
 import { z } from 'zod'
 import { SmError } from '../../kernel/errors'
 import { type Identity, type Role, roleAtLeast } from '../auth/contract'
@@ -69,7 +70,7 @@ export function uploadUnderItsName(ctx: { request: object }, field: string): str
  * The file a multipart request uploaded as `field` (a route's declared `uploads`), or a coded 422
  * (SM_ERR_WEB_VALIDATION) naming the part to send.
  */
-export function requiredUpload(ctx: { request: object }, field: string): UploadedFile {
+function requiredUpload(ctx: { request: object }, field: string): UploadedFile {
   const file = uploadedFiles(ctx)[field]
   if (file) return file
   throw new SmError('SM_ERR_WEB_VALIDATION', {
@@ -159,22 +160,20 @@ type NameOf<S extends string> = S extends `${infer Name}${'/' | '.' | '-' | ':' 
   ? NameOf<Name>
   : S
 
-/** The `:name` parameters of a Koa path (path-to-regexp's names: letters, digits, `_` and `$`), and whether each is inside an optional group. */
+/**
+ * The `:name` parameters of a Koa path as @koa/router's path-to-regexp reads it, and whether each
+ * is inside an optional group (`{/:id}`). Wildcards (`*rest`) are not among them.
+ */
 export function pathParamNames(path: string): { name: string; optional: boolean }[] {
-  const names: { name: string; optional: boolean }[] = []
-  let depth = 0
-  for (let i = 0; i < path.length; i++) {
-    const char = path[i]
-    if (char === '\\') i++
-    else if (char === '{') depth++
-    else if (char === '}') depth--
-    else if (char === ':') {
-      const name = /^[$_\p{ID_Continue}]+/u.exec(path.slice(i + 1))?.[0] ?? ''
-      if (name) names.push({ name, optional: depth > 0 })
-      i += name.length
-    }
-  }
-  return names
+  const names = (tokens: readonly Token[], optional: boolean): { name: string; optional: boolean }[] =>
+    tokens.flatMap((token) =>
+      token.type === 'param'
+        ? [{ name: token.name, optional }]
+        : token.type === 'group'
+          ? names(token.tokens, true)
+          : [],
+    )
+  return names(parse(path).tokens, false)
 }
 
 /**

@@ -100,7 +100,10 @@ export async function pluginRecords(dataDir: string): Promise<PluginRecord[]> {
   return JSON.parse(await cliInOk(dataDir, ['plugin', 'list', '--json'])) as PluginRecord[]
 }
 
-/** One plugin's record (pluginRecords()). */
+/** One plugin's record (pluginRecords()); throws, listing those there are, when none is of that name. */
 export async function pluginRecord(dataDir: string, name: string): Promise<PluginRecord> {
-  return (await pluginRecords(dataDir)).find((record) => record.name === name) as PluginRecord
+  const all = await pluginRecords(dataDir)
+  const record = all.find((r) => r.name === name)
+  if (!record) throw new Error(`plugin list has no '${name}': ${all.map((r) => r.name).join(', ') || 'none'}`)
+  return record
 }

@@ -10,7 +10,7 @@ import {
 } from '../../../kernel'
 import { withoutServerSecrets } from '../../../lib/server-secrets'
 import type { WebApp } from '../app'
-import { defineRoute, pathParamNames, uploadUnderItsName } from '../route'
+import { defineRoute, hasBody, pathParamNames, uploadUnderItsName } from '../route'
 import { Accepted } from './api-schemas'
 
 /** One HTTP door a command declares (a command may declare several). */
@@ -56,7 +56,7 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       ...Object.keys(http.fixed ?? {}),
       ...(http.upload ? [http.upload.to] : []),
     ])
-  const inBody = ['post', 'put', 'patch'].includes(http.method)
+  const inBody = hasBody(http.method)
   if (http.upload && !inBody)
     throw new Error(
       `${command}'s ${http.method.toUpperCase()} door takes an upload: only a POST, PUT or PATCH has a body`,

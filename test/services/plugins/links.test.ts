@@ -1,7 +1,7 @@
 import { linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
-import { plugin, pluginRecords, writePlugins } from '../../helpers/plugins'
+import { plugin, pluginRecord, pluginRecords, writePlugins } from '../../helpers/plugins'
 import { cli, spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
@@ -60,7 +60,7 @@ describe('services/plugins: symbolic links in plugin folders (real CLI processes
     // A link that stays inside the plugin is fine.
     const inward = await cli(dir, ['plugin', 'enable', 'inward'])
     expect(inward.code, inward.stderr).to.equal(0)
-    expect((await pluginRecords(dir)).find((r) => r.name === 'inward')?.state).to.equal('loaded')
+    expect((await pluginRecord(dir, 'inward')).state).to.equal('loaded')
     expect((await cli(dir, ['plugin', 'reload'])).code).to.equal(0)
   })
 
@@ -126,9 +126,9 @@ describe('services/plugins: symbolic links in plugin folders (real CLI processes
       const reload = await http(`${url}/api/plugins/reload`, { method: 'PUT', token: session })
       expect(reload.status, reload.text).to.equal(200)
       expect(reload.text).not.to.contain(dir)
-      const shelf = (await pluginRecords(dir)).find((r) => r.name === 'shelf')
-      expect(shelf?.state).to.equal('invalid')
-      expect(shelf?.error?.code).to.equal('SM_ERR_PLUGIN_BAD_FILE')
+      const shelf = await pluginRecord(dir, 'shelf')
+      expect(shelf.state).to.equal('invalid')
+      expect(shelf.error?.code).to.equal('SM_ERR_PLUGIN_BAD_FILE')
       expect((await http(`${url}/shelf/static/hello.txt`)).status).to.equal(404)
       expect((await cli(dir, ['status'])).code).to.equal(0)
     } finally {
@@ -153,8 +153,8 @@ describe('services/plugins: symbolic links in plugin folders (real CLI processes
     expect((await cli(dir, ['setting', 'set', 'web.port', '0'])).code).to.equal(0)
     expect((await cli(dir, ['plugin', 'enable', 'shelf'])).code).to.equal(0)
     const state = async (name: string) => {
-      const record = (await pluginRecords(dir)).find((r) => r.name === name)
-      return { state: record?.state, code: record?.error?.code }
+      const record = await pluginRecord(dir, name)
+      return { state: record.state, code: record.error?.code }
     }
     const refused = { state: 'invalid', code: 'SM_ERR_PLUGIN_BAD_FILE' }
     const loaded = { state: 'loaded', code: undefined }
