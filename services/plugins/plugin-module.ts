@@ -60,6 +60,16 @@ export function staticsOf({ cls: _cls, ...statics }: PluginDefinition): PluginSt
 }
 
 /**
+ * What jiti is made with wherever it transpiles plugin code (a plugin's thread, and the thread
+ * that warms its cache, thread/transpiler.ts): the cache keeps a file's output whatever options
+ * made it, so both must transpile alike.
+ */
+export const JITI_OPTIONS = { interopDefault: false } as const
+
+/** The files jiti transpiles as TypeScript. */
+export const TYPESCRIPT = /\.[cm]?tsx?$/
+
+/**
  * Imports plugin modules (TypeScript or JavaScript, ESM or CJS) with jiti. `server-manager`
  * resolves to this very process's public module, so `instanceof PluginBase` holds for plugins
  * outside the repository too. Node's module cache is bypassed, so a reload runs changed code;
@@ -78,8 +88,8 @@ export class PluginImporter {
   constructor(modules: { sdk: object; web?: () => object; cli?: () => object }, cacheDir: string | false) {
     this.#cacheDir = cacheDir
     const options = {
+      ...JITI_OPTIONS,
       moduleCache: false,
-      interopDefault: false,
       virtualModules: {
         'server-manager': modules.sdk,
         'server-manager/manager': forbiddenManager,

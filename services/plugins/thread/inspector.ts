@@ -4,6 +4,7 @@ import type { Candidate } from '../discovery'
 import { importFailure, type PluginStatics } from '../plugin-module'
 import { Channel } from './channel'
 import type { Inspect, InspectorData } from './protocol'
+import { warmTranspileCache } from './transpiler'
 import { startPluginWorker, workerFault } from './worker'
 
 export interface InspectorOptions {
@@ -27,6 +28,7 @@ export async function inspectInThread(
   candidates: readonly Candidate[],
   options: InspectorOptions,
 ): Promise<Map<string, PluginStatics | SmError>> {
+  await warmTranspileCache(candidates, options.cacheDir, options.importMs)
   const results = new Map<string, PluginStatics | SmError>()
   const queue = [...candidates]
   const inspector = async () => {
