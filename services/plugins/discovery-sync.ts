@@ -7,6 +7,7 @@ import { importFailure, type PluginStatics } from './plugin-module'
 import { registerPluginRoot } from './process-guard'
 import type { RegistryFacts } from './registry-facts'
 import type { StoredRecord } from './registry-projection'
+import { shippedStatics } from './shipped'
 import { inspectInThread } from './thread/inspector'
 
 /** How an import in a thread may fail by the module's own top-level code, so that trying again costs as much again. */
@@ -212,6 +213,23 @@ export class DiscoverySync {
   }
 
   async #importEach(candidates: readonly Candidate[]): Promise<Map<string, PluginStatics | SmError>> {
+    // A shipped plugin as the build saw it needs no import (shipped.ts).
+    const built = new Map(
+      candidates.flatMap((candidate) => {
+        const statics = shippedStatics(candidate)
+        return statics ? [[candidate.name, statics] as const] : []
+      }),
+    )
+    const rest = candidates.filter(({ name }) => !built.has(name))
+    const imported = await this.#importRest(rest)
+    // In the order they were found (the callers record facts in it).
+    return new Map(
+      candidates.map(({ name }) => [name, (built.get(name) ?? imported.get(name)) as PluginStatics | SmError]),
+    )
+  }
+
+  async #importRest(candidates: readonly Candidate[]): Promise<Map<string, PluginStatics | SmError>> {
+    if (candidates.length === 0) return new Map()
     const threads = this.#options.threads
     if (threads && (await threads.isolation()) !== 'none') {
       return inspectInThread(candidates, {

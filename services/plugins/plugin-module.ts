@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import type { createJiti } from 'jiti'
 // The two functions it uses, not the whole package (47 modules for every process that loads the manager).
 import satisfies from 'semver/functions/satisfies'
@@ -66,6 +67,17 @@ export function staticsOf({ cls: _cls, ...statics }: PluginDefinition): PluginSt
  */
 export const JITI_OPTIONS = { interopDefault: false } as const
 
+/**
+ * jiti's cache for the plugins this package ships, filled when it is built (shipped.ts): a new
+ * data directory's cache (`cache/jiti`) would transpile them all again.
+ */
+export const SHIPPED_CACHE = join(__dirname, '..', '..', 'plugins-cache')
+
+/** The transpile cache a plugin's files go through: a user plugin's in the data directory, a shipped one's with the package. */
+export function cacheDirOf(candidate: Candidate, dataCache: string | false): string | false {
+  return dataCache === false || candidate.source === 'user' ? dataCache : SHIPPED_CACHE
+}
+
 /** The files jiti transpiles as TypeScript. */
 export const TYPESCRIPT = /\.[cm]?tsx?$/
 
@@ -77,8 +89,8 @@ export const TYPESCRIPT = /\.[cm]?tsx?$/
  */
 export class PluginImporter {
   readonly #options: Parameters<typeof createJiti>[1]
-  /** jiti with the transpile cache, and without it (for when the cache cannot be written): made on first use. */
-  readonly #jiti = new Map<boolean, ReturnType<typeof createJiti>>()
+  /** jiti with each transpile cache, and without one (false: for when a cache cannot be written): made on first use. */
+  readonly #jiti = new Map<string | false, ReturnType<typeof createJiti>>()
   readonly #cacheDir: string | false
 
   /**
@@ -103,12 +115,12 @@ export class PluginImporter {
   // jiti is loaded on the first import: a process that imports no plugin (none installed, or
   // a one-shot command whose plugins run in their threads) does not pay its load, about a
   // tenth of a cold command's start.
-  #importer(cached: boolean): ReturnType<typeof createJiti> {
-    let jiti = this.#jiti.get(cached)
+  #importer(cacheDir: string | false): ReturnType<typeof createJiti> {
+    let jiti = this.#jiti.get(cacheDir)
     if (!jiti) {
       const { createJiti } = require('jiti') as typeof import('jiti')
-      jiti = createJiti(__filename, { ...this.#options, fsCache: cached ? this.#cacheDir : false })
-      this.#jiti.set(cached, jiti)
+      jiti = createJiti(__filename, { ...this.#options, fsCache: cacheDir })
+      this.#jiti.set(cacheDir, jiti)
     }
     return jiti
   }
@@ -117,7 +129,7 @@ export class PluginImporter {
     const plugin = candidate.name
     let exports: Record<string, unknown>
     try {
-      exports = (await this.#importCached(candidate.entry)) as Record<string, unknown>
+      exports = (await this.#importCached(candidate)) as Record<string, unknown>
     } catch (error) {
       const where = locate(error, candidate.root)
       const reason = `${firstLine(reasonOf(error))}${where ? ` (at ${where})` : ''}`
@@ -149,13 +161,14 @@ export class PluginImporter {
    * disk, a read-only data directory): a cache only saves time, so listing and loading plugins
    * must not need free space.
    */
-  async #importCached(entry: string): Promise<unknown> {
-    const cacheDir = this.#cacheDir
+  async #importCached(candidate: Candidate): Promise<unknown> {
+    const { entry } = candidate
+    const cacheDir = cacheDirOf(candidate, this.#cacheDir)
     if (!cacheDir) return this.#importer(false).import(entry)
     try {
       // jiti creates its cache folder once; someone may have cleaned it up since.
       mkdirSync(cacheDir, { recursive: true })
-      return await this.#importer(true).import(entry)
+      return await this.#importer(cacheDir).import(entry)
     } catch (error) {
       if (!cacheUnwritable(error, cacheDir)) throw error
       return this.#importer(false).import(entry)

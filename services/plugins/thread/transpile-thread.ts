@@ -8,14 +8,18 @@ import { workerData } from 'node:worker_threads'
 import { createJiti } from 'jiti'
 import { JITI_OPTIONS, TYPESCRIPT } from '../plugin-module'
 
-const { cacheDir, files } = workerData as { cacheDir: string; files: readonly string[] }
-const jiti = createJiti(__filename, { ...JITI_OPTIONS, fsCache: cacheDir })
-for (const filename of files) {
-  try {
-    // What jiti's import does with a module it transpiles (async: imported, not required), so
-    // that the plugin's thread finds it in the cache.
-    jiti.transform({ filename, source: readFileSync(filename, 'utf8'), ts: TYPESCRIPT.test(filename), async: true })
-  } catch {
-    // The plugin's own thread meets the same error, and reports it with its place in the file.
+const { jobs } = workerData as { jobs: readonly { cacheDir: string; files: readonly string[] }[] }
+const jitis = new Map<string, ReturnType<typeof createJiti>>()
+for (const { cacheDir, files } of jobs) {
+  const jiti = jitis.get(cacheDir) ?? createJiti(__filename, { ...JITI_OPTIONS, fsCache: cacheDir })
+  jitis.set(cacheDir, jiti)
+  for (const filename of files) {
+    try {
+      // What jiti's import does with a module it transpiles (async: imported, not required), so
+      // that the plugin's thread finds it in the cache.
+      jiti.transform({ filename, source: readFileSync(filename, 'utf8'), ts: TYPESCRIPT.test(filename), async: true })
+    } catch {
+      // The plugin's own thread meets the same error, and reports it with its place in the file.
+    }
   }
 }

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { Candidate } from '../discovery'
-import { TYPESCRIPT } from '../plugin-module'
+import { cacheDirOf, TYPESCRIPT } from '../plugin-module'
 
 /**
  * Before a discovery pass imports several plugins, each in a thread of its own: their TypeScript
@@ -17,9 +17,13 @@ export async function warmTranspileCache(
   timeoutMs: number,
 ): Promise<void> {
   if (!cacheDir || candidates.length < 2) return
-  const files = candidates.flatMap(sourcesOf)
-  if (files.length < 2) return
-  const worker = new Worker(join(__dirname, 'transpile-thread.js'), { workerData: { cacheDir, files } })
+  // Each plugin's files into the cache its thread reads (plugin-module.ts, cacheDirOf).
+  const jobs = candidates.map((candidate) => ({
+    cacheDir: cacheDirOf(candidate, cacheDir),
+    files: sourcesOf(candidate),
+  }))
+  if (jobs.flatMap((job) => job.files).length < 2) return
+  const worker = new Worker(join(__dirname, 'transpile-thread.js'), { workerData: { jobs } })
   await new Promise<void>((resolve) => {
     const timer = setTimeout(() => void worker.terminate(), timeoutMs)
     worker.once('error', () => {})

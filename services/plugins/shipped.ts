@@ -1,0 +1,69 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Candidate } from './discovery'
+import { discover } from './discovery'
+import { PluginImporter, type PluginStatics, SHIPPED_CACHE, staticsOf } from './plugin-module'
+
+/**
+ * The plugins this package ships (plugins/default, and plugins/examples for developers) are
+ * discovered when it is built, as oclif's manifest lists its commands: their statics in
+ * dist/plugins.manifest.json, their TypeScript transpiled into dist/plugins-cache. A new data
+ * directory then needs no thread and no Babel to list or load them (the three defaults took a
+ * first command from 0.6 to 1.8 s of CPU). What the build saw is used only while the plugin's
+ * fingerprint (its files' paths, sizes and mtimes) is the same: a changed or moved one is
+ * discovered as any other plugin.
+ */
+const DIST = join(__dirname, '..', '..')
+const PACKAGE_ROOT = join(DIST, '..')
+const MANIFEST = join(DIST, 'plugins.manifest.json')
+
+/** Where the shipped plugins are found (the `default` and `example` search paths). */
+export const shippedPaths = (root = PACKAGE_ROOT) =>
+  [
+    { source: 'default', dir: join(root, 'plugins', 'default') },
+    { source: 'example', dir: join(root, 'plugins', 'examples') },
+  ] as const
+
+type Manifest = Record<string, PluginStatics>
+let manifest: Manifest | undefined
+
+/** What the build saw of `candidate`, if it is a shipped plugin whose files have not changed since. */
+export function shippedStatics(candidate: Candidate): PluginStatics | undefined {
+  if (candidate.source === 'user') return undefined
+  manifest ??= readManifest()
+  const built = manifest[`${candidate.source}:${candidate.name}`]
+  if (!built || built.candidate.hash !== candidate.hash || built.candidate.entry !== candidate.entry) return undefined
+  return { ...built, candidate }
+}
+
+function readManifest(): Manifest {
+  try {
+    return JSON.parse(readFileSync(MANIFEST, 'utf8')) as Manifest
+  } catch {
+    // Not built with it (or unreadable): every shipped plugin is discovered at run time.
+    return {}
+  }
+}
+
+/**
+ * Imports each shipped plugin in this process (the build's: they are this package's own code)
+ * and writes the manifest. A plugin that fails to import is left out, and is discovered (and its
+ * error reported) at run time. Returns the names it holds.
+ */
+export async function writeShippedManifest(modules: {
+  sdk: object
+  web: () => object
+  cli: () => object
+}): Promise<string[]> {
+  const importer = new PluginImporter(modules, SHIPPED_CACHE)
+  const built: Manifest = {}
+  for (const candidate of discover(shippedPaths()).candidates) {
+    try {
+      built[`${candidate.source}:${candidate.name}`] = staticsOf(await importer.import(candidate))
+    } catch {
+      // Left to discovery at run time, which reports it.
+    }
+  }
+  writeFileSync(MANIFEST, `${JSON.stringify(built, null, 1)}\n`)
+  return Object.keys(built)
+}
