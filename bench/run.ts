@@ -250,7 +250,11 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
   async supervision({ dir, quick, verdict }) {
     const counts = quick ? [1, 2] : [1, 10, 50]
     const readings = quick ? 1 : 10
-    const points = await supervisionMemoryBench(dir, counts, { readings, samples: quick ? 1 : 2 })
+    const points = await supervisionMemoryBench(
+      dir,
+      counts,
+      quick ? { readings, samples: 1, intervalS: 1 } : { readings, samples: 2 },
+    )
     // MB as the goals say it: 10^6 bytes (/proc counts in KiB).
     const mb = (kib: number) => `${((kib * 1024) / 1e6).toFixed(1)} MB`
     const first = points[0]

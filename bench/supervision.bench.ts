@@ -52,9 +52,9 @@ export interface SupervisionPoint extends Footprint {
 export async function supervisionMemoryBench(
   dir: string,
   counts: readonly number[],
-  options: { readings?: number; samples?: number } = {},
+  options: { readings?: number; samples?: number; intervalS?: number } = {},
 ): Promise<SupervisionPoint[]> {
-  const { readings = 10, samples = 2 } = options
+  const { readings = 10, samples = 2, intervalS } = options
   const data = join(dir, 'supervision')
   const gameNode = join(dir, 'supervision-game-node')
   copyFileSync(process.execPath, gameNode)
@@ -62,6 +62,8 @@ export async function supervisionMemoryBench(
   const started: string[] = []
   const points: SupervisionPoint[] = []
   try {
+    // Quick mode's runs: samples a second apart, not waited for at the default 5 s.
+    if (intervalS !== undefined) await cli(data, ['setting', 'set', 'metrics.interval_s', String(intervalS)])
     for (const count of counts) {
       while (started.length < count) {
         const name = `s${started.length}`
