@@ -69,7 +69,8 @@ export function fullDiskSuite(prefix: string): FullDisk {
   after(async () => {
     if (!disk.mount) return
     const pid = managerPid(disk.data)
-    if (pid && alive(pid)) process.kill(pid, 'SIGKILL')
+    // Never this process: a manager a test started here (managerOn) is stopped by then.
+    if (pid && pid !== process.pid && alive(pid)) process.kill(pid, 'SIGKILL')
     await killServers(disk.data)
     execFileSync('umount', ['-l', disk.mount])
     rmSync(disk.mount, { recursive: true, force: true })

@@ -3,12 +3,22 @@ import { join } from 'node:path'
 import { expect } from 'chai'
 import * as sdk from '../../../index'
 import { PluginImporter } from '../../../services/plugins/plugin-module'
+import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
 import { fill, fullDiskSuite, managerPid, show } from '../../helpers/full-disk'
+import { untilGone } from '../../helpers/game'
 import { plugin, trace, traced, writePlugins } from '../../helpers/plugins'
 import { cli, cliStart } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession } from '../../helpers/web-process'
+
+// Commands run in this process (cliIn), on the data directory of the full disk as a process's
+// would: with no manager each boots one here, on that disk. Cold processes stay where the process
+// is the point: the listing that imports the plugins afresh, with an empty transpile cache on the
+// full disk (a process that has transpiled nothing yet); the first refused status change of each
+// test (exit 74 from a one-shot process, and from a client of a running manager); and the first
+// manager, detached, whose own plugins must stay as they were. The manager after it runs in this
+// process (managerOn).
 
 /** The shipped plugins, which the test setup turns off for every other test. */
 const withDefaults = { SM_DEFAULT_PLUGINS: 'on' }
@@ -19,9 +29,9 @@ describe('services/plugins: listing plugins on a full disk (issue 18, full disk:
 
   it('imports them without the transpile cache when it cannot be written, and marks none invalid', async () => {
     // A command that runs the enabled plugins (each imported in its thread), once with space.
-    const ran = await cli(disk.data, ['setting', 'set', 'custom.before', 'yes'], withDefaults)
+    const ran = await cliIn(disk.data, ['setting', 'set', 'custom.before', 'yes'], withDefaults)
     expect(ran.code, show(ran)).to.equal(0)
-    const before = await cli(disk.data, ['plugin', 'list'], withDefaults)
+    const before = await cliIn(disk.data, ['plugin', 'list'], withDefaults)
     expect(before.code, show(before)).to.equal(0)
     expect(before.stdout).to.match(/autostart/)
     // An empty cache (a fresh install, or one cleaned up) on a full disk.
@@ -30,6 +40,7 @@ describe('services/plugins: listing plugins on a full disk (issue 18, full disk:
     const filler = join(disk.mount, 'filler')
     fill(filler)
     try {
+      // A process that has imported nothing yet.
       const listed = await cli(disk.data, ['plugin', 'list'], withDefaults)
       expect(listed.code, show(listed)).to.equal(0)
       expect(listed.stdout).to.equal(before.stdout)
@@ -50,7 +61,7 @@ describe('services/plugins: listing plugins on a full disk (issue 18, full disk:
       unlinkSync(filler)
     }
     // With space again, the cache is written as before.
-    const after = await cli(disk.data, ['setting', 'set', 'custom.after', 'yes'], withDefaults)
+    const after = await cliIn(disk.data, ['setting', 'set', 'custom.after', 'yes'], withDefaults)
     expect(after.code, show(after)).to.equal(0)
     expect(readdirSync(cacheDir)).not.to.be.empty
   })
@@ -71,7 +82,7 @@ const refused = (data: string, plugin: string, state: string) =>
 describe('services/plugins: enabling or disabling a plugin on a full disk is refused, never answered as done (issue 32 item 6)', function () {
   this.timeout(240_000)
   const disk = fullDiskSuite('sm-full-plugin-status-')
-  const ok = disk.ok
+  const ok = (args: string[]) => cliInOk(disk.data, args)
   const filler = () => join(disk.mount, 'filler')
   let traceFile: string | undefined
 
@@ -101,7 +112,7 @@ describe('services/plugins: enabling or disabling a plugin on a full disk is ref
       expect(disable.code, show(disable)).to.equal(74)
       expect(disable.stderr).to.include(refused(disk.data, 'alpha', 'enabled and loaded'))
       expect(disable.stdout).to.equal('')
-      const enable = await cli(disk.data, ['plugin', 'enable', 'beta'])
+      const enable = await cliIn(disk.data, ['plugin', 'enable', 'beta'])
       expect(enable.code, show(enable)).to.equal(74)
       expect(enable.stderr).to.include(refused(disk.data, 'beta', 'disabled and not loaded'))
       expect(await listed()).to.deep.equal(['alpha loaded yes', 'beta disabled no'])
@@ -127,7 +138,7 @@ describe('services/plugins: enabling or disabling a plugin on a full disk is ref
       const disable = await cli(disk.data, ['plugin', 'disable', 'alpha'])
       expect(disable.code, show(disable)).to.equal(74)
       expect(disable.stderr).to.include(refused(disk.data, 'alpha', 'enabled and loaded'))
-      const enable = await cli(disk.data, ['plugin', 'enable', 'beta'])
+      const enable = await cliIn(disk.data, ['plugin', 'enable', 'beta'])
       expect(enable.code, show(enable)).to.equal(74)
       expect(enable.stderr).to.include(refused(disk.data, 'beta', 'disabled and not loaded'))
       for (const [name, enabled] of [
@@ -147,15 +158,19 @@ describe('services/plugins: enabling or disabling a plugin on a full disk is ref
     expect(traced<string>().filter((line) => line.startsWith('load beta'))).to.deep.equal([])
     expect(await ok(['status'])).to.match(/^ {2}plugins {2}alpha$/m)
     expect(await listed()).to.deep.equal(['alpha loaded yes', 'beta disabled no'])
-    // A new manager reads the log afresh: the same.
+    // A new manager (in this process) reads the log afresh: the same. Commands in this process
+    // loaded alpha here before, so only what it traces from its start counts.
     await ok(['web', 'stop'])
-    const again = await cliStart(disk.data, ['--detached'])
-    expect(again.code, show(again)).to.equal(0)
+    // Gone, and its manager.json with it (removed as it ends, after its socket is closed).
+    await untilGone(pid)
+    const mark = traced<string>().length
+    const again = await managerOn(disk.data)
     const next = managerPid(disk.data) as number
-    expect(traced<string>()).to.include(`load alpha ${next}`)
+    expect(next).to.equal(process.pid)
+    expect(traced<string>().slice(mark)).to.include(`load alpha ${next}`)
     expect(await ok(['status'])).to.match(/^ {2}plugins {2}alpha$/m)
     expect(await listed()).to.deep.equal(['alpha loaded yes', 'beta disabled no'])
-    await ok(['web', 'stop'])
+    expect((await again.stop()).filter((r) => !r.ok)).to.deep.equal([])
     expect(traced<string>().filter((line) => line.startsWith('load beta'))).to.deep.equal([])
   })
 })

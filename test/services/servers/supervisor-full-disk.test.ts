@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
-import { cliIn } from '../../helpers/cli-in-process'
+import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
 import { fill, fullDiskSuite, managerPid, show } from '../../helpers/full-disk'
 import {
   alive,
@@ -15,10 +15,18 @@ import {
 } from '../../helpers/game'
 import { cli, cliStart } from '../../helpers/run'
 
+// Commands run in this process (cliIn), on the data directory of the full disk as a process's
+// would: with no manager each boots one here, on that disk (reads and the crash they find, the
+// one-shot path included). Cold processes stay where a real process's exit is what is asked: the
+// stop answered as done by the manager (exit 0) and the kill answered as done by a one-shot
+// process (exit 0); and the first manager, detached as `start --detached` leaves it, with its
+// output file on the full disk while a game dies of it (the supervisors and games are processes
+// in any case). The manager a stop goes through is one in this process (managerOn).
+
 describe('services/servers: a supervisor and the reads on a full disk (issue 18 follow-up)', function () {
   this.timeout(240_000)
   const disk = fullDiskSuite('sm-supfull-')
-  const ok = disk.ok
+  const ok = (args: string[]) => cliInOk(disk.data, args)
 
   it('a sent command is a success with a warning, the supervisor outlives its unwritable files and reports the crash truly, and reads answer', async () => {
     const filler = join(disk.mount, 'filler')
@@ -50,7 +58,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
 
     // Its supervisor did not die of the state it could not write: it says what happened.
     expect(alive(supervisor), 'the supervisor died').to.equal(true)
-    const status = await statusText(disk.data, 'big', cli)
+    const status = await statusText(disk.data, 'big')
     expect(status).to.match(/crashed/)
     expect(status).to.match(/exit code 1/)
     expect(await ok(['server', 'list'])).to.match(/big +bedrock +crashed/)
@@ -79,18 +87,19 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     await untilGone(state?.game?.pid as number)
     await untilGone(state?.supervisor?.pid as number)
     for (let round = 0; round < 2; round++) {
-      expect(await statusText(disk.data, 'big', cli)).to.match(/crashed/)
+      expect(await statusText(disk.data, 'big')).to.match(/crashed/)
       expect(await ok(['server', 'list'])).to.match(/big +bedrock +crashed/)
       if (round === 0) {
-        // The same, without a manager (the one-shot path).
+        // The same, without a manager (the one-shot path, booted in this process on the full disk).
         unlinkSync(filler)
         await ok(['web', 'stop'])
+        await untilGone(pid as number)
         fill(filler)
       }
     }
     unlinkSync(filler)
     // Space again: the next look records it.
-    expect(await statusText(disk.data, 'big', cli)).to.match(/crashed/)
+    expect(await statusText(disk.data, 'big')).to.match(/crashed/)
     expect(runState(disk.data, 'big')).to.include({ status: 'crashed' })
     expect(await ok(['events', '--limit', '5'])).to.match(/server_crash/)
   })
@@ -99,8 +108,8 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     const filler = join(disk.mount, 'filler')
     await ok(['server', 'add', 'stopper', '--dir', fakeBedrockDir()])
     await ok(['server', 'start', 'stopper'])
-    const started = await cliStart(disk.data, ['--detached'])
-    expect(started.code, show(started)).to.equal(0)
+    // The manager the stop goes through, in this process (stopped at the test's end).
+    await managerOn(disk.data)
     const game = runState(disk.data, 'stopper')?.game?.pid as number
     const supervisor = runState(disk.data, 'stopper')?.supervisor?.pid as number
     // Room for the stop's own facts in the database, none for the journal's lock file.
@@ -109,6 +118,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     fill(filler)
     unlinkSync(reserve)
     try {
+      // A client process: its exit code.
       const stop = await cli(disk.data, ['server', 'stop', 'stopper'])
       // Done work is never answered as failed (the old answer was SM_ERR_DB_FULL, exit 74).
       expect(stop.code, show(stop)).to.equal(0)
@@ -121,10 +131,9 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     // Its supervisor retries the journal it could not write, and ends once it is on disk: the
     // look before that answers from its memory, the one after records the journal.
     await untilGone(supervisor)
-    expect(await statusText(disk.data, 'stopper', cli)).to.match(/stopped/)
+    expect(await statusText(disk.data, 'stopper')).to.match(/stopped/)
     const recorded = await ok(['events', '--limit', '10'])
     expect(recorded, recorded).to.match(/after_server_status_change .*"serverName":"stopper","status":"stopped"/)
-    await ok(['web', 'stop'])
   })
 
   it('a crash restart goes ahead when the console log cannot be rotated, and leaves no torn rotated log', async () => {
@@ -153,7 +162,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     } finally {
       unlinkSync(filler)
     }
-    expect(await statusText(disk.data, 'rotor', cli)).to.match(/running|starting/)
+    expect(await statusText(disk.data, 'rotor')).to.match(/running|starting/)
     await ok(['server', 'stop', 'rotor'])
   })
 
@@ -167,6 +176,7 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     const filler = join(disk.mount, 'filler')
     fill(filler)
     try {
+      // A one-shot process: its exit code.
       const kill = await cli(disk.data, ['server', 'kill', 'killme'])
       // The old answer: SM_ERR_DISK_FULL, exit 74, for a game that was killed.
       expect(kill.code, show(kill)).to.equal(0)
@@ -174,6 +184,6 @@ describe('services/servers: a supervisor and the reads on a full disk (issue 18 
     } finally {
       unlinkSync(filler)
     }
-    expect(await statusText(disk.data, 'killme', cli)).not.to.match(/running/)
+    expect(await statusText(disk.data, 'killme')).not.to.match(/running/)
   })
 })

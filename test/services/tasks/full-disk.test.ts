@@ -2,15 +2,21 @@ import { readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { FileSink } from '../../../services/log/file-sink'
-import { cliIn } from '../../helpers/cli-in-process'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { fill, fullDiskSuite, managerPid, show } from '../../helpers/full-disk'
 import { alive, fakeBedrockDir } from '../../helpers/game'
 import { CLI, cli, cliStart, run } from '../../helpers/run'
 
+// Commands run in this process (cliIn), on the data directory of the full disk as a process's
+// would: with no manager each boots one here, on that disk. Cold processes stay where the process
+// is the point: the manager, detached (its output file on the full disk too, which must not end
+// it), one backup as a client process of it and one with no manager (exit 74, issue 18), and the
+// command whose own standard output is a file on the full disk (SM_ERR_OUTPUT_LOST).
+
 describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () {
   this.timeout(240_000)
   const disk = fullDiskSuite('sm-full-')
-  const ok = disk.ok
+  const ok = (args: string[]) => cliInOk(disk.data, args)
 
   it('ends every task with a coded disk-full error, keeps the background manager alive and answering, serves reads, and works again once space is freed', async () => {
     const filler = join(disk.mount, 'filler')
@@ -48,7 +54,8 @@ describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () 
     expect(await ok(['status'])).to.include(`PID      ${pid}`)
     expect(alive(pid)).to.equal(true)
 
-    // A little space: the backup gets further and stops at the archive, still with the disk-full code.
+    // A little space: the backup gets further and stops at the archive, still with the disk-full
+    // code (a client process: its exit code).
     unlinkSync(reserve)
     const partial = await cli(disk.data, ['server', 'backup', 's1'])
     expect(partial.code, show(partial)).to.equal(74)
@@ -66,7 +73,8 @@ describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () 
     // The log file's trouble was said once.
     expect(output.match(/the log file cannot be written .*its lines are dropped until it can/g)).to.have.length(1)
 
-    // No manager, and the database's shared-memory file gone with it: reading still needs no space.
+    // No manager, and the database's shared-memory file gone with it: reading still needs no space
+    // (each read boots a manager in this process on the full disk, as a process would in its own).
     fill(filler)
     expect(await ok(['server', 'list'])).to.match(/s1 +bedrock +running/)
     expect((await ok(['setting', 'get', 'web.port'])).trim()).to.equal('0')
@@ -74,6 +82,7 @@ describe('services/tasks: a full disk (issue 18 items 18, 19, 25)', function () 
     await ok(['plugin', 'list'])
     await ok(['tasks'])
     await ok(['status'])
+    // A one-shot process's backup: its exit code.
     const backup = await cli(disk.data, ['server', 'backup', 's1'])
     expect(backup.code, show(backup)).to.equal(74)
     unlinkSync(filler)

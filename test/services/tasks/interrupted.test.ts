@@ -2,9 +2,16 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { cliInOk, managerOn } from '../../helpers/cli-in-process'
 import { exited, fakeBedrockDir, gameDataDir, nextLine } from '../../helpers/game'
-import { cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnCli, spawnManager, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
+
+// Commands run in this process (cliIn: with no manager each boots one here, a process of another
+// PID than the task's, as a one-shot process is). Processes stay where they are the point: the
+// manager killed -9 during a backup, and the CLI killed -9 during its own backup (and the backup
+// client of that manager, which waits on it while this process lists the tasks). The managers
+// that start after a kill, and record what it interrupted, run in this process (managerOn).
 
 async function startManager(data: string): Promise<ChildProcessWithoutNullStreams> {
   const manager = await spawnManager(data)
@@ -20,11 +27,11 @@ interface Listed {
 }
 
 async function tasks(data: string): Promise<Listed[]> {
-  return JSON.parse(await cliOk(data, ['tasks', '--json'])) as Listed[]
+  return JSON.parse(await cliInOk(data, ['tasks', '--json'])) as Listed[]
 }
 
 async function finishedFacts(data: string): Promise<{ payload: Listed }[]> {
-  return JSON.parse(await cliOk(data, ['events', '--type', 'tasks:finished', '--json'])) as { payload: Listed }[]
+  return JSON.parse(await cliInOk(data, ['events', '--type', 'tasks:finished', '--json'])) as { payload: Listed }[]
 }
 
 /**
@@ -33,9 +40,9 @@ async function finishedFacts(data: string): Promise<{ payload: Listed }[]> {
  */
 async function heldServer(data: string) {
   const gate = join(tempDir(), 'query-gate')
-  await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
-  await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_QUERY_GATE: gate } })])
-  await cliOk(data, ['server', 'start', 's1'])
+  await cliInOk(data, ['setting', 'set', 'web.enabled', 'false'])
+  await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_QUERY_GATE: gate } })])
+  await cliInOk(data, ['server', 'start', 's1'])
   return { querying: () => nextLine(RunFiles.of(data, 's1').log, /A previous save has not been completed/) }
 }
 
@@ -55,22 +62,20 @@ describe('services/tasks: a task whose process dies is recorded as interrupted (
     await exited(first)
     await exited(backup)
 
-    const second = await startManager(data)
-    try {
-      // Written by the new manager's start, before anyone listed tasks.
-      const ended = (await finishedFacts(data)).find((e) => e.payload.id === running?.id)
-      expect(ended?.payload.state).to.equal('failed')
-      expect(ended?.payload.error?.code).to.equal('SM_ERR_TASK_INTERRUPTED')
-      expect(ended?.payload.error?.message).to.include(`PID ${first.pid}`)
-      const listed = (await tasks(data)).find((t) => t.id === running?.id)
-      expect(listed?.state).to.equal('failed')
-      expect(listed?.error?.code).to.equal('SM_ERR_TASK_INTERRUPTED')
-    } finally {
-      expect(await stop(second)).to.equal(0)
-    }
+    // The next manager, in this process.
+    const second = await managerOn(data)
+    // Written by the new manager's start, before anyone listed tasks.
+    const ended = (await finishedFacts(data)).find((e) => e.payload.id === running?.id)
+    expect(ended?.payload.state).to.equal('failed')
+    expect(ended?.payload.error?.code).to.equal('SM_ERR_TASK_INTERRUPTED')
+    expect(ended?.payload.error?.message).to.include(`PID ${first.pid}`)
+    const listed = (await tasks(data)).find((t) => t.id === running?.id)
+    expect(listed?.state).to.equal('failed')
+    expect(listed?.error?.code).to.equal('SM_ERR_TASK_INTERRUPTED')
+    expect((await second.stop()).filter((r) => !r.ok)).to.deep.equal([])
     // Recorded once: the next start finds nothing more to end.
-    const again = await startManager(data)
-    expect(await stop(again)).to.equal(0)
+    const again = await managerOn(data)
+    expect((await again.stop()).filter((r) => !r.ok)).to.deep.equal([])
     expect((await finishedFacts(data)).filter((e) => e.payload.id === running?.id)).to.have.length(1)
   })
 
