@@ -23,6 +23,13 @@ export const bridgeDeclarations: readonly object[] = [bridgeCommands, bridgeEven
 export function bridgeService(options: { version: string }): Service {
   let server: BridgeServer | undefined
   let infoFile: string | undefined
+  // manager.json goes before the socket closes: once it has, a new manager may start (a client's
+  // `web stop` returns then) and write its own, which is not this one's to remove.
+  const release = async () => {
+    if (infoFile) rmSync(infoFile, { force: true })
+    infoFile = undefined
+    await server?.close()
+  }
 
   return {
     name: 'bridge',
@@ -85,12 +92,11 @@ export function bridgeService(options: { version: string }): Service {
         },
         { timeoutMs: 0 },
       )
-      bus.on('kernel:stopping', () => bridge.close())
+      bus.on('kernel:stopping', () => release())
       logger.debug('bridge listening', { socket: files.socket })
     },
     async stop() {
-      await server?.close()
-      if (infoFile) rmSync(infoFile, { force: true })
+      await release()
       server = undefined
     },
   }
