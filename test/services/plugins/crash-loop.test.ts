@@ -2,9 +2,17 @@ import { once } from 'node:events'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { plugin, pluginRecord, writePlugins } from '../../helpers/plugins'
-import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
+
+/*
+ * The managers stay processes (spawnManager): a plugin ends the manager's whole process with
+ * SIGKILL, an admin kills one with kill -9, and the next start is a new process that finds what
+ * the dead one left. The commands run in this process (cliIn): the set-up, before the plugin is
+ * armed (enabling it loads it harmlessly), and the clients of a running manager.
+ */
 
 /** Ends the manager's process from the plugin's thread (worker threads share it) once `armed` is there. */
 const killer = (when: string) =>
@@ -18,9 +26,9 @@ const killer = (when: string) =>
 
 async function setUp(files: Record<string, string>): Promise<string> {
   const dir = tempDir()
-  await cliOk(dir, ['setting', 'set', 'web.port', '0'])
+  await cliInOk(dir, ['setting', 'set', 'web.port', '0'])
   writePlugins(dir, files)
-  for (const name of Object.keys(files)) await cliOk(dir, ['plugin', 'enable', name.replace(/\.ts$/, '')])
+  for (const name of Object.keys(files)) await cliInOk(dir, ['plugin', 'enable', name.replace(/\.ts$/, '')])
   writeFileSync(join(dir, 'boom.armed'), '')
   return dir
 }
@@ -50,7 +58,7 @@ describe('services/plugins: a plugin that ends the manager’s process is kept o
       expect(boom.error?.message).to.contain(
         "The manager's process ended without stopping while the plugin 'boom' was loading, 2 starts in a row",
       )
-      const info = await cliOk(dir, ['plugin', 'info', 'boom'])
+      const info = await cliInOk(dir, ['plugin', 'info', 'boom'])
       expect(info).to.contain('SM_ERR_PLUGIN_CRASH_LOOP')
       expect(info).to.match(
         /^blocked +since \S+ \(the manager's process died while it was loading, starts in a row\); kept out until 'plugin enable boom'/m,
@@ -62,10 +70,10 @@ describe('services/plugins: a plugin that ends the manager’s process is kept o
       const calm = await pluginRecord(dir, 'calm')
       expect(calm.state).to.equal('loaded')
       expect(calm.blocked).to.equal(undefined)
-      expect((await cli(dir, ['status'])).code).to.equal(0)
+      expect((await cliIn(dir, ['status'])).code).to.equal(0)
       // Fixed, then enabled by an admin: it runs again.
       rmSync(join(dir, 'boom.armed'))
-      await cliOk(dir, ['plugin', 'enable', 'boom'])
+      await cliInOk(dir, ['plugin', 'enable', 'boom'])
       const back = await pluginRecord(dir, 'boom')
       expect(back.state).to.equal('loaded')
       expect(back.blocked).to.equal(undefined)

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { plugin, pluginRecord, writePlugins } from '../../helpers/plugins'
-import { cli, cliOk, spawnManager, stop } from '../../helpers/run'
+import { spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
@@ -48,6 +49,13 @@ const CALM = plugin(
   }`,
 )
 
+/*
+ * The manager stays a process (spawnManager): its resident memory, read from /proc by its pid, is
+ * what the test bounds, and it must live on when the plugin's thread is ended. The commands run in
+ * this process (cliIn): the set-up, before any plugin eats (enabling loads them harmlessly), and a
+ * client of the running manager.
+ */
+
 /** The manager's resident memory now, and at its peak (MB), from /proc. */
 const memory = (pid: number) => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -62,13 +70,13 @@ describe('services/plugins: memory a plugin holds outside its heap is bounded (r
     it(`ends only the thread of a route that hoards Buffers (${route === 'eat' ? 'in one synchronous loop' : 'a piece per tick'}); the manager stays under 1 GB and the others answer`, async () => {
       const dir = tempDir()
       // Its restart waits (an hour) until an admin enables it.
-      await cliOk(dir, ['setting', 'set', 'plugins.restart_delay_s', '3600'])
-      await cliOk(dir, ['setting', 'set', 'web.port', '0'])
+      await cliInOk(dir, ['setting', 'set', 'plugins.restart_delay_s', '3600'])
+      await cliInOk(dir, ['setting', 'set', 'web.port', '0'])
       // The memory bound ends it, not the hook timeout, however slowly this machine allocates.
-      await cliOk(dir, ['setting', 'set', 'plugins.hook_timeout_ms', '120000'])
+      await cliInOk(dir, ['setting', 'set', 'plugins.hook_timeout_ms', '120000'])
       writePlugins(dir, { 'hog.ts': HOG, 'calm.ts': CALM })
-      await cliOk(dir, ['plugin', 'enable', 'hog'])
-      await cliOk(dir, ['plugin', 'enable', 'calm'])
+      await cliInOk(dir, ['plugin', 'enable', 'hog'])
+      await cliInOk(dir, ['plugin', 'enable', 'calm'])
       const manager = await spawnManager(dir)
       try {
         const url = await webUrl(manager)
@@ -98,7 +106,7 @@ describe('services/plugins: memory a plugin holds outside its heap is bounded (r
         // The others keep working: a plugin, the API, the CLI.
         expect((await http(`${url}/calm/ok`, { token })).json).to.deep.equal({ calm: true })
         expect((await http(`${url}/api/servers`, { token })).status).to.equal(200)
-        expect((await cli(dir, ['status'])).code).to.equal(0)
+        expect((await cliIn(dir, ['status'])).code).to.equal(0)
         expect((await pluginRecord(dir, 'calm')).state).to.equal('loaded')
         expect((await pluginRecord(dir, 'hog')).error?.code).to.equal('SM_ERR_PLUGIN_EXTERNAL_MEMORY')
         expect(readFileSync(`${dir}/logs/server-manager.log`, 'utf8')).to.contain(

@@ -3,12 +3,23 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import type { PluginRecord } from '../../../manager'
-import { cliInOk } from '../../helpers/cli-in-process'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
+import { factsIn } from '../../helpers/facts'
 import { plugin, pluginRecord, trace, traced, useTrace, withPlugins, writePlugins } from '../../helpers/plugins'
-import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
+
+/*
+ * The managers stay processes (spawnManager): their memory is read from /proc by pid, their clean
+ * exit after a plugin's fault is what stop() returns. Cold commands (cli) stay where the process
+ * is the point: the enable of a plugin that calls process.exit in onLoad or whose top level loops
+ * or exits (a one-shot process that runs that code), and the command that runs while another is
+ * answered (a hook that loops under `setting set`, an import that hangs under `plugin reload`:
+ * cliIn runs one command at a time). The rest run in this process (cliIn): the other set-ups, and
+ * the clients of a running manager, the reads that go on while a hook loops among them.
+ */
 
 /**
  * Asks the running manager for the plugin's record until `holds` (a condition, checked each look;
@@ -22,15 +33,24 @@ async function until(dir: string, name: string, holds: (r: PluginRecord) => bool
   }
 }
 
-/** A data directory with these plugins enabled and settings set, before any manager runs. */
-async function setUp(files: Record<string, string>, settings: Record<string, string> = {}): Promise<string> {
+/**
+ * A data directory with these plugins enabled and settings set, before any manager runs. The
+ * plugins named in `cold` are enabled by CLI processes (their code ends or blocks its thread as it
+ * is loaded), the others in this process.
+ */
+async function setUp(
+  files: Record<string, string>,
+  settings: Record<string, string> = {},
+  cold: readonly string[] = [],
+): Promise<string> {
   const dir = tempDir()
-  // In this process: no plugin is there yet. The plugins are enabled by CLI processes.
+  // In this process: no plugin is there yet.
   for (const [key, value] of Object.entries(settings)) await cliInOk(dir, ['setting', 'set', key, value])
   writePlugins(dir, files)
   useTrace(dir)
   // Each enable may fail (a plugin that ends its thread in onLoad): the record says how.
-  for (const name of Object.keys(files)) await cli(dir, ['plugin', 'enable', name.replace(/\.(ts|js)$/, '')])
+  for (const name of Object.keys(files).map((file) => file.replace(/\.(ts|js)$/, '')))
+    await (cold.includes(name) ? cli : cliIn)(dir, ['plugin', 'enable', name])
   return dir
 }
 
@@ -58,9 +78,10 @@ describe('services/plugins: each plugin in a thread of its own (issue 23, must h
         expect(reply.status).to.equal(200)
       }
       const status = async () => {
-        expect((await cli(dir, ['status'])).code).to.equal(0)
+        expect((await cliIn(dir, ['status'])).code).to.equal(0)
       }
       let setDone = false
+      // A process: the reads below run in this process while it waits.
       const set = cli(dir, ['setting', 'set', 'custom.spin', '1']).finally(() => {
         setDone = true
       })
@@ -82,7 +103,7 @@ describe('services/plugins: each plugin in a thread of its own (issue 23, must h
       // At most one of each was waiting when the hook was cut off: two prove an answer mid-loop.
       expect(answered.api, 'API answers while the hook looped').to.be.at.least(2)
       expect(answered.status, 'status answers while the hook looped').to.be.at.least(2)
-      expect(await cliOk(dir, ['setting', 'get', 'custom.spin'])).to.equal('1\n')
+      expect(await cliInOk(dir, ['setting', 'get', 'custom.spin'])).to.equal('1\n')
       // The hook was cut off at the timeout; its thread, which answers no ping, is ended a moment later.
       const ended = 'Its thread did not answer either (a loop), so it was ended; the action went on without it.'
       let log = ''
@@ -92,22 +113,27 @@ describe('services/plugins: each plugin in a thread of its own (issue 23, must h
       }
       expect(log).to.contain("The plugin 'spin' did not return from before_setting_update within 6000 ms.")
 
-      // Restarted after its backoff: its hooks run again.
+      // Restarted after its backoff: its hooks run again. Its record still says 'loaded' from the log
+      // line above until the fault is recorded, so the fault's fact (which stays) is waited for first.
+      while (
+        !(await factsIn(dir, 'plugins:failed')).some((fact) => (fact.payload as { name?: string }).name === 'spin')
+      )
+        await sleep(200)
       await until(dir, 'spin', (r) => r.state === 'loaded')
-      expect((await cli(dir, ['setting', 'set', 'custom.other', '1'])).code).to.equal(0)
+      expect((await cliIn(dir, ['setting', 'set', 'custom.other', '1'])).code).to.equal(0)
       expect(traced<string>().filter((key) => key === 'custom.other')).to.have.length(1)
 
       // The second fault within the window: quarantined, with the reason and the hook, until enabled.
-      expect((await cli(dir, ['setting', 'set', 'custom.spin', '2'])).code).to.equal(0)
+      expect((await cliIn(dir, ['setting', 'set', 'custom.spin', '2'])).code).to.equal(0)
       const quarantined = await until(dir, 'spin', (r) => r.blocked !== undefined)
       expect(quarantined).to.include({ state: 'failed', enabled: true })
       expect(quarantined.error?.code).to.equal('SM_ERR_PLUGIN_TIMEOUT')
       expect(quarantined.blocked?.hook).to.equal('before_setting_update')
-      expect(await cliOk(dir, ['plugin', 'info', 'spin'])).to.match(
+      expect(await cliInOk(dir, ['plugin', 'info', 'spin'])).to.match(
         /^blocked +since \S+ \(its thread failed too often, last in before_setting_update\); kept out until 'plugin enable spin'/m,
       )
-      expect((await cli(dir, ['status'])).code).to.equal(0)
-      expect((await cli(dir, ['plugin', 'enable', 'spin'])).code).to.equal(0)
+      expect((await cliIn(dir, ['status'])).code).to.equal(0)
+      expect((await cliIn(dir, ['plugin', 'enable', 'spin'])).code).to.equal(0)
       expect((await pluginRecord(dir, 'spin')).state).to.equal('loaded')
     } finally {
       expect(await stop(manager)).to.equal(0)
@@ -153,7 +179,7 @@ export default class Hog extends PluginBase {
       // The manager's own memory, at its peak, grew by no more than the plugin's thread may use (its
       // heap limit, and as much again for V8's young generation and the thread's own code).
       expect(rss('VmHWM') - before).to.be.below(2 * limitMb)
-      expect((await cli(dir, ['status'])).code).to.equal(0)
+      expect((await cliIn(dir, ['status'])).code).to.equal(0)
       expect((await http(`${url}/api/servers`, { token })).status).to.equal(200)
       const hogRecord = await pluginRecord(dir, 'hog')
       expect(hogRecord.error?.code).to.equal('SM_ERR_PLUGIN_OUT_OF_MEMORY')
@@ -162,7 +188,7 @@ export default class Hog extends PluginBase {
       expect(restarting.status).to.equal(503)
       expect(restarting.json.code).to.equal('SM_ERR_PLUGIN_RESTARTING')
       expect(Number(restarting.headers.get('retry-after'))).to.equal(3600)
-      await cliOk(dir, ['plugin', 'enable', 'hog'])
+      await cliInOk(dir, ['plugin', 'enable', 'hog'])
       expect((await pluginRecord(dir, 'hog')).state).to.equal('loaded')
       expect((await http(`${url}/hog/ok`, { token })).json).to.deep.equal({ ok: true })
     } finally {
@@ -185,6 +211,7 @@ export default class Hog extends PluginBase {
       },
       // Not restarted while the test looks: a restart would clear the error it looks for.
       { 'plugins.restart_delay_s': '3600' },
+      ['quitter'],
     )
     const quitter = await pluginRecord(dir, 'quitter')
     expect(quitter.state).to.equal('failed')
@@ -193,10 +220,12 @@ export default class Hog extends PluginBase {
     const manager = await spawnManager(dir)
     try {
       await waitForLine(manager, /^ready in/)
-      const left = JSON.parse(await cliOk(dir, ['event', 'trigger', 'leaver:go', '--json']))
+      const left = JSON.parse(await cliInOk(dir, ['event', 'trigger', 'leaver:go', '--json']))
       expect(left).to.include({ listeners: 1, delivered: 0 })
-      expect((await cli(dir, ['status'])).code).to.equal(0)
-      const stayed = JSON.parse(await cliOk(dir, ['event', 'trigger', 'stayer:ping', '--json', '--payload', '{"n":1}']))
+      expect((await cliIn(dir, ['status'])).code).to.equal(0)
+      const stayed = JSON.parse(
+        await cliInOk(dir, ['event', 'trigger', 'stayer:ping', '--json', '--payload', '{"n":1}']),
+      )
       expect(stayed).to.include({ listeners: 1, delivered: 1 })
       expect(traced()).to.deep.equal([{ n: 1 }])
       const leaver = await until(dir, 'leaver', (r) => r.error?.code === 'SM_ERR_PLUGIN_EXITED')
@@ -216,6 +245,7 @@ export default class Hog extends PluginBase {
         'fine.ts': plugin('Fine', `override onLoad() { ${trace("'fine loaded'")} }`),
       },
       { 'plugins.import_timeout_s': '2' },
+      ['looper', 'exiter'],
     )
     const looper = await pluginRecord(dir, 'looper')
     expect(looper).to.include({ state: 'invalid' })
@@ -235,11 +265,13 @@ export default class Hog extends PluginBase {
       const url = await webUrl(manager)
       await waitForLine(manager, /^ready in/)
       expect(imports()).to.equal(found)
-      expect((await pluginRecord(dir, 'fine')).state).to.equal('loaded')
+      const fine = await pluginRecord(dir, 'fine')
+      expect(fine.state, JSON.stringify(fine.error)).to.equal('loaded')
       // A reload looks at it again (its import hangs again); the manager answers meanwhile and after.
       const token = await adminSession(dir, url)
+      // A process: the status below runs in this process while it waits on the import.
       const reloading = cli(dir, ['plugin', 'reload'])
-      expect((await cli(dir, ['status'])).code).to.equal(0)
+      expect((await cliIn(dir, ['status'])).code).to.equal(0)
       expect((await http(`${url}/api/servers`, { token })).status).to.equal(200)
       const reloaded = await reloading
       expect(reloaded.stdout + reloaded.stderr).to.contain('looper')
