@@ -29,13 +29,8 @@ export async function managerEvent<T = Record<string, unknown>>(
   }
 }
 
-/** The facts of `types` in the log (`events --type … --json`), oldest first. */
+/** The facts of `types` in the log (`events --type … --json`, in-process), oldest first. */
 export async function factsOf(dataDir: string, types: string): Promise<StoredEvent[]> {
-  return JSON.parse(await cliInOk(dataDir, ['events', '--type', types, '--limit', '1000', '--json']))
-}
-
-/** The same, read in-process (cliInOk) from the manager that runs on `dataDir`. */
-export async function factsIn(dataDir: string, types: string): Promise<StoredEvent[]> {
   return JSON.parse(await cliInOk(dataDir, ['events', '--type', types, '--limit', '1000', '--json']))
 }
 

@@ -6,7 +6,7 @@ import { expect } from 'chai'
 import { BridgeClient } from '../../../services/bridge/client'
 import type { StoredEvent } from '../../../services/events/contract'
 import { cliIn, cliInOk } from '../../helpers/cli-in-process'
-import { factsIn, nextEvent } from '../../helpers/facts'
+import { factsOf, nextEvent } from '../../helpers/facts'
 import { fakeBedrockDir, gameDataDir, runState } from '../../helpers/game'
 import { killAndWait } from '../../helpers/leaks'
 import { fakeHostBeat, MANAGER_PERMISSIONS, startBroker } from '../../helpers/nats'
@@ -211,13 +211,13 @@ describe('services/servers: servers on another host, through its agent (issue 22
       )
       expect(home.host).to.equal(undefined)
       expect(
-        (await factsIn(panel, 'servers:added')).filter(
+        (await factsOf(panel, 'servers:added')).filter(
           (e) => (e.payload as { server: { name: string } }).server.name === 'home',
         ),
       ).to.have.length(1)
 
       // Its facts are in the manager's log, each once, marked with where they come from.
-      const added = await factsIn(panel, 'servers:added')
+      const added = await factsOf(panel, 'servers:added')
       expect(
         added.map((e) => [
           (e.payload as { server: { name: string } }).server.name,
@@ -230,15 +230,15 @@ describe('services/servers: servers on another host, through its agent (issue 22
         ['here', undefined],
         ['home', undefined],
       ])
-      const starts = await factsIn(panel, 'after_server_start')
+      const starts = await factsOf(panel, 'after_server_start')
       expect(starts).to.have.length(2)
-      const sends = await factsIn(panel, 'after_command_send')
+      const sends = await factsOf(panel, 'after_command_send')
       expect(sends.map((e) => (e.payload as { result: { status: string } }).result.status)).to.deep.equal([
         'success',
         'success',
         'cancelled',
       ])
-      const onNode2 = await factsIn(node2, 'after_command_send')
+      const onNode2 = await factsOf(node2, 'after_command_send')
       expect(onNode2).to.have.length(3)
     } finally {
       events.close()
@@ -337,12 +337,12 @@ describe('services/servers: servers on another host, through its agent (issue 22
       expect(await cliInOk(panel, ['server', 'import', 'far', world])).to.match(/import/i)
 
       // Each change is node2's fact, taken into the manager's log once.
-      const writes = await factsIn(panel, 'after_file_write')
+      const writes = await factsOf(panel, 'after_file_write')
       expect(writes.map((e) => (e.payload as { origin?: { host: string } }).origin?.host)).to.deep.equal([
         'node2',
         'node2',
       ])
-      expect(await factsIn(panel, 'after_file_upload')).to.have.length(1)
+      expect(await factsOf(panel, 'after_file_upload')).to.have.length(1)
     } finally {
       events.close()
       await stop(agent)
@@ -462,7 +462,7 @@ describe('services/servers: servers on another host, through its agent (issue 22
       const taken = await firstFact(panel, 'after_server_crash')
       expect(taken.origin).to.deep.include({ host: 'node2', seq: recorded.seq })
       expect(taken.at).to.equal(recorded.at)
-      expect(await factsIn(panel, 'after_server_crash')).to.have.length(1)
+      expect(await factsOf(panel, 'after_server_crash')).to.have.length(1)
 
       // node2 is retired for good: its server cannot be removed there, but it can be forgotten here
       // (not while node2 is online: removed normally, it would go there too).

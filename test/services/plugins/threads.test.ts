@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import type { PluginRecord } from '../../../manager'
 import { cliIn, cliInOk } from '../../helpers/cli-in-process'
-import { factsIn } from '../../helpers/facts'
+import { factsOf } from '../../helpers/facts'
 import { plugin, pluginRecord, trace, traced, useTrace, withPlugins, writePlugins } from '../../helpers/plugins'
 import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
@@ -116,7 +116,7 @@ describe('services/plugins: each plugin in a thread of its own (issue 23, must h
       // Restarted after its backoff: its hooks run again. Its record still says 'loaded' from the log
       // line above until the fault is recorded, so the fault's fact (which stays) is waited for first.
       while (
-        !(await factsIn(dir, 'plugins:failed')).some((fact) => (fact.payload as { name?: string }).name === 'spin')
+        !(await factsOf(dir, 'plugins:failed')).some((fact) => (fact.payload as { name?: string }).name === 'spin')
       )
         await sleep(200)
       await until(dir, 'spin', (r) => r.state === 'loaded')

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
-import { factsIn, managerEvent } from '../../helpers/facts'
+import { factsOf, managerEvent } from '../../helpers/facts'
 import { fakeBedrockDir, fakeJavaDir, gameDataDir } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { makeReadOnly } from '../../helpers/read-only'
@@ -12,7 +12,7 @@ const NOTCH = '069a79f4-44e9-4726-a5be-fca90e38aaf5'
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'))
 const payloads = async (dataDir: string, type: string) =>
-  (await factsIn(dataDir, type)).map((e) => e.payload as Record<string, unknown> & { result: Record<string, unknown> })
+  (await factsOf(dataDir, type)).map((e) => e.payload as Record<string, unknown> & { result: Record<string, unknown> })
 
 /** Expects the command to fail with `code` and its exit code; its stderr. */
 async function refused(dataDir: string, args: string[], code: string, exit: number): Promise<string> {

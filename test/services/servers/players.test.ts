@@ -5,7 +5,7 @@ import { parsePlayerList } from '../../../services/servers/player-list'
 import { BUILT_IN_PROFILES } from '../../../services/servers/profiles'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { cliIn, cliInOk } from '../../helpers/cli-in-process'
-import { factsIn } from '../../helpers/facts'
+import { factsOf } from '../../helpers/facts'
 import { fakeBedrockDir, fakeJavaDir, gameDataDir, nextLine, runState, untilGone } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
 import { spawnManager, stop, waitForLine } from '../../helpers/run'
@@ -37,7 +37,7 @@ async function jsonIn(dataDir: string, args: string[]) {
 }
 
 async function facts(dataDir: string, type: string) {
-  return (await factsIn(dataDir, type)).map((e) => e.payload)
+  return (await factsOf(dataDir, type)).map((e) => e.payload)
 }
 
 /** A manager on `dataDir`, ready, with its web URL and an admin's session. */
