@@ -5,7 +5,7 @@ import type { Kernel } from '../../../manager'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
 import { exited, gameDataDir, killServers, nextLine, nodeGameArgs, runState, untilGone } from '../../helpers/game'
-import { cliOk, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { afterItsUser } from '../../helpers/run-end'
 import { archivedState } from '../../helpers/slow-flush'
 import { tempDir } from '../../helpers/temp-dir'
@@ -75,6 +75,13 @@ out('ready')
 `
 
 const HOT_BACKUP = 'save-off;save-all flush;save-on'
+
+/*
+ * Commands run in-process (cliIn), against the manager that runs or one booted for the command.
+ * Processes stay where the process is the point: the CLI holding the world in a hot backup, killed
+ * with SIGKILL or cancelled (it exits non-zero), and, for the cancel, the manager whose output
+ * says how the task ended.
+ */
 
 /** A directory holding the stand-in game. */
 function gameDir(): string {
@@ -190,10 +197,10 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
     try {
       // As `server-manager start` does: it serves the CLI and runs the schedules from now on.
       await manager.bus.emit('manager:started', {})
-      await cliOk(data, addArgs('hot', gameDir(), true))
-      await cliOk(data, addArgs('plain', gameDir(), false))
-      await cliOk(data, ['server', 'start', 'hot'])
-      await cliOk(data, ['server', 'start', 'plain'])
+      await cliInOk(data, addArgs('hot', gameDir(), true))
+      await cliInOk(data, addArgs('plain', gameDir(), false))
+      await cliInOk(data, ['server', 'start', 'hot'])
+      await cliInOk(data, ['server', 'start', 'plain'])
       const archive = (name: string) => (reply: { files: { file: string }[] }) =>
         join(data, 'backups', name, String(reply.files[0]?.file))
 
@@ -251,7 +258,7 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
       .and.match(/its holder closed the connection/)
     expect(existsSync(files.hold)).to.equal(false)
 
-    const next = JSON.parse(await cliOk(data, ['server', 'backup', 'g', '--json']))
+    const next = JSON.parse(await cliInOk(data, ['server', 'backup', 'g', '--json']))
     expect(next.method).to.equal('hot')
     expect(readdirSync(join(data, 'backups', 'g'))).to.deep.equal([next.files[0].file])
   })
@@ -270,7 +277,7 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
       expect(JSON.parse(readFileSync(files.hold, 'utf8'))).to.deep.include({ resume: ['save-on'] })
       const savingAgain = nextLine(files.log, /Automatic saving is now enabled/)
       const why = nextLine(files.supervisorLog, /resumed the world's saving/)
-      const status = JSON.parse(await cliOk(data, ['server', 'status', 'g', '--json']))
+      const status = JSON.parse(await cliInOk(data, ['server', 'status', 'g', '--json']))
       expect(status).to.include({ status: 'running', adopted: true })
       await savingAgain
       expect(await why).to.match(/its holder is gone/)
@@ -284,12 +291,12 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
   it('tasks cancel of a hot backup waiting on its flush turns saving back on at once and writes nothing', async () => {
     const data = gameDataDir()
     // Read when the manager starts: the one command before it.
-    await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
+    await cliInOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const manager = await spawnManager(data)
     let openGate = () => {}
     try {
       await waitForLine(manager, /^ready in/)
-      const gated = await gatedServer(data, cliInOk)
+      const gated = await gatedServer(data)
       const { files, flushingBackup, gateOpen } = gated
       openGate = gated.openGate
       const backup = await flushingBackup()
@@ -320,13 +327,13 @@ describe('services/servers: one backup policy, wherever it is asked for (issue 1
 
 /**
  * A running stand-in `g` with hot-backup commands whose flush goes on until its gate is opened:
- * a hot backup of it holds the world (saving off) until then. Added and started by processes, or
- * by `runner` (cliInOk: in-process, to the manager that runs on `data`).
+ * a hot backup of it holds the world (saving off) until then. Added and started in-process (to
+ * the manager that runs on `data`, else one booted for each command).
  */
-async function gatedServer(data: string, runner: typeof cliOk = cliOk) {
+async function gatedServer(data: string) {
   const gate = join(tempDir(), 'flush-gate')
-  await runner(data, addArgs('g', gameDir(), true, { FLUSH_GATE: gate }))
-  await runner(data, ['server', 'start', 'g'])
+  await cliInOk(data, addArgs('g', gameDir(), true, { FLUSH_GATE: gate }))
+  await cliInOk(data, ['server', 'start', 'g'])
   const files = RunFiles.of(data, 'g')
   return {
     files,

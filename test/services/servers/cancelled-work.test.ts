@@ -22,8 +22,15 @@ import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { exited, fakeBedrockDir, gameDataDir, nextLine, stoppedBedrock } from '../../helpers/game'
 import { plugin, writePlugins } from '../../helpers/plugins'
-import { cliOk, spawnCli, spawnManager, stop } from '../../helpers/run'
+import { spawnCli, spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
+
+/*
+ * Processes stay where the process is the point: the CLI whose backup or restore is cancelled
+ * (it exits non-zero, SM_ERR_TASK_CANCELLED), and the manager whose output says how the task
+ * ended and whose open files show a cancelled copy's FIFO read has ended. The settings read at
+ * the manager's start, the commands to it and the checks run in-process (cliIn).
+ */
 
 /**
  * Resolves once process `pid` no longer has `file` open. A read of a FIFO that a cancelled copy
@@ -87,7 +94,7 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
     const gate = join(tempDir(), 'query-gate')
     const dir = fakeBedrockDir({ env: { FAKE_QUERY_GATE: gate } })
     // Read when the manager starts: the one command before it.
-    await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
+    await cliInOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const files = RunFiles.of(data, 's1')
     const manager = await spawnManager(data)
     const out = output(manager)
@@ -138,7 +145,7 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
   it('tasks cancel of a hot backup mid-copy resumes the world and removes the .part, though the copy waits on a file', async () => {
     const data = gameDataDir()
     const dir = fakeBedrockDir({ env: { FAKE_FIFO: '100' } })
-    await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
+    await cliInOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const fifo = join(dir, 'worlds', 'Bedrock level', 'db', 'gate.fifo')
     const files = RunFiles.of(data, 's1')
     const manager = await spawnManager(data)
@@ -202,8 +209,8 @@ describe('services/servers: cancelling a backup stops its work and resumes the w
       'gate.ts': `${wait}\n${plugin('Gate', 'async beforeRestore() { await wait() }\n  async beforeBackup() { await wait() }')}`,
     })
     // Read when the manager starts: the commands before it.
-    await cliOk(data, ['setting', 'set', 'plugins.hook_timeout_ms', '600000'])
-    await cliOk(data, ['setting', 'set', 'web.enabled', 'false'])
+    await cliInOk(data, ['setting', 'set', 'plugins.hook_timeout_ms', '600000'])
+    await cliInOk(data, ['setting', 'set', 'web.enabled', 'false'])
     const manager = await spawnManager(data)
     const out = output(manager)
     const backups = join(data, 'backups', 's1')

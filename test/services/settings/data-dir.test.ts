@@ -2,9 +2,20 @@ import { spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
+import { cliIn, cliInOk, managerOn } from '../../helpers/cli-in-process'
 import { fakeBedrockDir, gameDataDir } from '../../helpers/game'
-import { cli, cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cliOk, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
+
+/*
+ * Processes where the process is the point: the first commands on a fresh data directory (the
+ * umask bin/run.js sets before anything is created), and the managers (`server-manager start`)
+ * whose files, socket, database journal, server run directories and backups must be private and
+ * whose files another user must not read. The commands to those managers, and the checks of a
+ * directory opened since (a one-shot command and a client) or owned by another user, run
+ * in-process (cliIn): that check is the CLI session's (services/cli/session.ts) and the in-process
+ * manager's, the same code in this process.
+ */
 
 const isRoot = process.getuid?.() === 0
 
@@ -22,9 +33,8 @@ function openToOthers(dir: string): string[] {
 
 const modeOf = (path: string) => statSync(path).mode & 0o777
 
-/** A manager in the foreground on any free port, once it is ready. */
+/** A manager in the foreground on any free port (set by spawnManager), once it is ready. */
 async function startManager(data: string) {
-  await cliOk(data, ['setting', 'set', 'web.port', '0'])
   const manager = await spawnManager(data)
   try {
     await waitForLine(manager, /^ready in \d+ ms/)
@@ -52,9 +62,9 @@ describe('services/settings: the data directory is private', function () {
     const data = gameDataDir()
     const manager = await startManager(data)
     try {
-      await cliOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
-      await cliOk(data, ['server', 'start', 's1'])
-      await cliOk(data, ['server', 'backup', 's1'])
+      await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+      await cliInOk(data, ['server', 'start', 's1'])
+      await cliInOk(data, ['server', 'backup', 's1'])
       for (const file of ['server-manager.db-wal', 'server-manager.db-shm', 'manager.sock', 'manager.json'])
         expect(existsSync(join(data, file)), file).to.equal(true)
       expect(existsSync(join(data, 'servers', 's1', 'supervisor.sock'))).to.equal(true)
@@ -62,7 +72,7 @@ describe('services/settings: the data directory is private', function () {
       expect(modeOf(join(data, 'server-manager.db-wal'))).to.equal(0o600)
       expect(modeOf(join(data, 'server-manager.db-shm'))).to.equal(0o600)
       expect(openToOthers(data)).to.deep.equal([])
-      await cliOk(data, ['server', 'stop', 's1'])
+      await cliInOk(data, ['server', 'stop', 's1'])
     } finally {
       expect(await stop(manager)).to.equal(0)
     }
@@ -71,24 +81,20 @@ describe('services/settings: the data directory is private', function () {
 
   it('tightens a data directory of its own user that others may read, and says so', async () => {
     const data = join(tempDir(), 'data')
-    await cliOk(data, ['setting', 'set', 'custom.a', '1'])
+    await cliInOk(data, ['setting', 'set', 'custom.a', '1'])
     chmodSync(data, 0o755)
-    const local = await cli(data, ['setting', 'get', 'custom.a'])
+    const local = await cliIn(data, ['setting', 'get', 'custom.a'])
     expect(local.code, local.stderr).to.equal(0)
     expect(local.stderr).to.contain('open to other users (mode 0755); it is now 0700')
     expect(modeOf(data)).to.equal(0o700)
 
     // A client of a running manager checks too.
-    const manager = await startManager(data)
-    try {
-      chmodSync(data, 0o775)
-      const remote = await cli(data, ['setting', 'get', 'custom.a'])
-      expect(remote.code, remote.stderr).to.equal(0)
-      expect(remote.stderr).to.contain('open to other users (mode 0775); it is now 0700')
-      expect(modeOf(data)).to.equal(0o700)
-    } finally {
-      expect(await stop(manager)).to.equal(0)
-    }
+    await managerOn(data)
+    chmodSync(data, 0o775)
+    const remote = await cliIn(data, ['setting', 'get', 'custom.a'])
+    expect(remote.code, remote.stderr).to.equal(0)
+    expect(remote.stderr).to.contain('open to other users (mode 0775); it is now 0700')
+    expect(modeOf(data)).to.equal(0o700)
   })
 
   it('refuses a data directory open to others that another user owns, saying what to run (as root)', async function () {
@@ -100,7 +106,7 @@ describe('services/settings: the data directory is private', function () {
     mkdirSync(data, { mode: 0o755 })
     chmodSync(data, 0o755)
     chownSync(data, 65534, 65534)
-    const r = await cli(data, ['setting', 'list'])
+    const r = await cliIn(data, ['setting', 'list'])
     expect(r.code).to.equal(77)
     expect(r.stderr).to.contain('SM_ERR_DATA_DIR_EXPOSED').and.to.contain(`chmod 700 '${data}'`)
     expect(readdirSync(data)).to.deep.equal([])
