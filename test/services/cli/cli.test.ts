@@ -19,16 +19,23 @@ const hashDir = (dir: string) =>
           .digest('hex')}`,
     )
 
+// Most commands run in this process (cliIn: the same output and exit code as a process), against
+// a manager started here or one each command boots here. Cold processes stay where the process
+// is the point: `npx server-manager` as a user types it, a refusal with no manager running,
+// a read-only data directory (the first run of a fresh one, and a refused write), `events
+// --follow` (it runs until stopped), `start` stopped by SIGTERM, and `--help` on a data
+// directory that does not exist (a process that touches nothing).
 describe('services/cli: server-manager as a user runs it', function () {
   this.timeout(60_000)
 
-  it('sets and gets a custom setting with npx, and lists the change in the event log', async () => {
+  it('sets and gets a custom setting with npx, and the change is in the event log', async () => {
     const env = { SM_DATA_DIR: tempDir() }
     const set = await run('npx', ['server-manager', 'setting', 'set', 'custom.greeting', 'hello'], { env })
     expect(set.code, set.stderr).to.equal(0)
     const get = await run('npx', ['server-manager', 'setting', 'get', 'custom.greeting'], { env })
     expect(get.stdout).to.equal('hello\n')
-    const events = await run('npx', ['server-manager', 'events', '--json'], { env })
+    // What they recorded, read in this process.
+    const events = await cliIn(env.SM_DATA_DIR, ['events', '--json'])
     const [change] = JSON.parse(events.stdout) as {
       seq: number
       time: string
@@ -155,12 +162,12 @@ describe('services/cli: server-manager as a user runs it', function () {
       const result = await cli(cold, ['setting', 'set', 'nope.x', '1'])
       expect(result.stderr).to.match(/^Error \[SM_ERR_SETTINGS_UNKNOWN_KEY\]: /)
       expect(result.code).to.equal(64)
-      expect(JSON.parse((await cli(cold, ['events', '--json'])).stdout)).to.deep.equal([])
+      expect(JSON.parse((await cliIn(cold, ['events', '--json'])).stdout)).to.deep.equal([])
     })
   })
 
   it('suggests the flag a mistyped one means (issue 20)', async () => {
-    const result = await cli(tempDir(), ['events', '--typ', 'after_backup'])
+    const result = await cliIn(tempDir(), ['events', '--typ', 'after_backup'])
     expect(result.code).to.equal(64)
     expect(result.stderr).to.match(
       /^Error \[SM_ERR_CLI_UNKNOWN_FLAG\]: Nonexistent flag: --typ\. Did you mean '--type' for '--typ'\?/,
@@ -183,7 +190,7 @@ describe('services/cli: server-manager as a user runs it', function () {
     const dir = tempDir()
     writeFileSync(databasePath(dir), Buffer.alloc(8192, 7))
     const before = hashDir(dir)
-    const result = await cli(dir, ['setting', 'set', 'custom.x', '1'])
+    const result = await cliIn(dir, ['setting', 'set', 'custom.x', '1'])
     expect(result.stderr).to.match(/^Error \[SM_ERR_DB_CORRUPT\]: .*left untouched/)
     expect(result.code).to.equal(65)
     expect(hashDir(dir).filter((entry) => !entry.startsWith('logs'))).to.deep.equal(before)
@@ -202,7 +209,7 @@ describe('services/cli: server-manager as a user runs it', function () {
     }
 
     const used = tempDir()
-    await cli(used, ['setting', 'set', 'custom.x', '1'])
+    await cliInOk(used, ['setting', 'set', 'custom.x', '1'])
     const before = hashDir(used).filter((entry) => !entry.startsWith('logs'))
     const restoreUsed = makeReadOnly(used)
     try {
@@ -213,17 +220,17 @@ describe('services/cli: server-manager as a user runs it', function () {
       restoreUsed()
     }
     expect(hashDir(used).filter((entry) => !entry.startsWith('logs'))).to.deep.equal(before)
-    expect((await cli(used, ['setting', 'get', 'custom.x'])).stdout).to.equal('1\n')
+    expect((await cliIn(used, ['setting', 'get', 'custom.x'])).stdout).to.equal('1\n')
   })
 
   it('follows the event log live, seeing changes made by another process', async () => {
     const dir = tempDir()
-    await cli(dir, ['setting', 'set', 'custom.before', '1'])
+    await cliInOk(dir, ['setting', 'set', 'custom.before', '1'])
     const follower = spawnCli(dir, ['events', '--follow', '--type', 'after_*'])
     try {
       await waitForLine(follower, /custom\.before/)
       const seen = waitForLine(follower, /custom\.after/)
-      await cli(dir, ['setting', 'set', 'custom.after', '2'])
+      await cliInOk(dir, ['setting', 'set', 'custom.after', '2'])
       expect(await seen).to.match(/^#2 .* after_setting_update /)
     } finally {
       expect(await stop(follower, 'SIGINT')).to.equal(0)
@@ -252,9 +259,9 @@ describe('services/cli: server-manager as a user runs it', function () {
 
   it('rebuilds, checks and prunes the database', async () => {
     const dir = tempDir()
-    await cli(dir, ['setting', 'set', 'custom.a', '1'])
-    await cli(dir, ['setting', 'set', 'custom.b', '2'])
-    const rebuild = await cli(dir, ['db', 'rebuild', '--json'])
+    await cliIn(dir, ['setting', 'set', 'custom.a', '1'])
+    await cliIn(dir, ['setting', 'set', 'custom.b', '2'])
+    const rebuild = await cliIn(dir, ['db', 'rebuild', '--json'])
     expect(JSON.parse(rebuild.stdout)).to.deep.include({
       projections: [
         'settings',
@@ -268,19 +275,19 @@ describe('services/cli: server-manager as a user runs it', function () {
       ],
       replayed: 2,
     })
-    const check = await cli(dir, ['db', 'check'])
+    const check = await cliIn(dir, ['db', 'check'])
     expect(check.code).to.equal(0)
     expect(check.stdout).to.contain('integrity: ok').and.to.contain('equal to a replay')
-    const prune = await cli(dir, ['db', 'prune'])
+    const prune = await cliIn(dir, ['db', 'prune'])
     expect(prune.stdout).to.equal('Nothing to prune.\n')
-    expect((await cli(dir, ['setting', 'get', 'custom.b'])).stdout).to.equal('2\n')
+    expect((await cliIn(dir, ['setting', 'get', 'custom.b'])).stdout).to.equal('2\n')
   })
 
   it('prints help and the version without touching the data directory', async () => {
     const dir = join(tempDir(), 'never-created')
     const help = await cli(dir, ['--help'])
     expect(help.stdout).to.contain('setting').and.to.contain('events').and.to.contain('db')
-    const version = await cli(dir, ['--version'])
+    const version = await cliIn(dir, ['--version'])
     expect(version.stdout).to.match(/^server-manager\/\d+\.\d+\.\d+ /)
     expect(() => readdirSync(dir)).to.throw()
   })

@@ -6,6 +6,12 @@ import { writePlugins } from '../../helpers/plugins'
 import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
+// Most commands run in this process (cliIn: the same output and exit code as a process). A plugin
+// command's code runs in the CLI's own process, so these stay cold processes: what a plugin's import
+// does there (two of the four listings import nothing, the first run imports once, a changed file
+// is imported again to rebuild its entry, an import that throws, which this process's module cache
+// would hide), a command that waits or spins past its timeout (the process is ended), and colour
+// and completion read from a process's own environment and terminal.
 const NO_DEFAULTS = { SM_DEFAULT_PLUGINS: 'off' }
 
 /** A user plugin contributing one command `<id>` that prints `<output>` (and notes each import in `marker`). */
@@ -102,8 +108,16 @@ export default class Listener extends PluginBase {
     expect((await cli(dir, ['plugin', 'enable', 'shout'], NO_DEFAULTS)).code).to.equal(0)
     rmSync(marker, { force: true })
 
-    for (const args of [['--help'], ['shout', '--help'], ['shout', 'it', '--help'], ['help', 'shout', 'it']]) {
-      const listed = await cli(dir, args, NO_DEFAULTS)
+    // Two listings as processes, two in this process: no import of the plugin here yet, so one
+    // would write the marker here too.
+    const listings: [string[], typeof cli][] = [
+      [['--help'], cli],
+      [['shout', '--help'], cliIn],
+      [['shout', 'it', '--help'], cliIn],
+      [['help', 'shout', 'it'], cli],
+    ]
+    for (const [args, runner] of listings) {
+      const listed = await runner(dir, args, NO_DEFAULTS)
       expect(listed.code, args.join(' ')).to.equal(0)
       expect(listed.stdout).to.include('Summary of shout:it')
     }
@@ -124,9 +138,9 @@ export default class Listener extends PluginBase {
       'good.ts': commandPlugin('Good', 'good:one', 'fine'),
       'bad.ts': commandPlugin('Bad', 'bad:one', 'never'),
     })
-    await cli(dir, ['plugin', 'enable', 'good'], NO_DEFAULTS)
-    await cli(dir, ['plugin', 'enable', 'bad'], NO_DEFAULTS)
-    expect((await cli(dir, ['bad', 'one'], NO_DEFAULTS)).stdout).to.equal('never\n')
+    await cliInOk(dir, ['plugin', 'enable', 'good'], NO_DEFAULTS)
+    await cliInOk(dir, ['plugin', 'enable', 'bad'], NO_DEFAULTS)
+    expect((await cliIn(dir, ['bad', 'one'], NO_DEFAULTS)).stdout).to.equal('never\n')
 
     const file = join(dir, 'plugins', 'bad.ts')
     writeFileSync(file, `${readFileSync(file, 'utf8')}\nthrow new Error('broken on purpose')\n`)
@@ -140,7 +154,7 @@ export default class Listener extends PluginBase {
     expect(broken.stderr).to.match(
       /^Error \[SM_ERR_CLI_PLUGIN_COMMAND_FAILED\]: The command 'bad one' of the plugin 'bad' could not be loaded: .*broken on purpose \(at .*bad\.ts:\d+:\d+\)/,
     )
-    expect(await cli(dir, ['good', 'one'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'fine\n', stderr: '' })
+    expect(await cliIn(dir, ['good', 'one'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'fine\n', stderr: '' })
   })
 
   it("bounds a plugin's command by its timeout: one that waits or loops past it fails with a code, never hangs", async () => {
@@ -170,7 +184,7 @@ export default class Slow extends PluginBase {
 }
 `,
     })
-    expect((await cli(dir, ['plugin', 'enable', 'slow'], NO_DEFAULTS)).code).to.equal(0)
+    expect((await cliIn(dir, ['plugin', 'enable', 'slow'], NO_DEFAULTS)).code).to.equal(0)
     // Awaiting what never comes (with a timer keeping the process alive): the run is ended, exit 75.
     const waits = await cli(dir, ['slow', 'waits'], NO_DEFAULTS)
     expect(waits.code).to.equal(75)
@@ -182,10 +196,11 @@ export default class Slow extends PluginBase {
     expect(spins.code).not.to.equal(0)
     expect(spins.signal).to.equal('SIGKILL')
     expect(spins.stderr).to.include("Error [SM_ERR_CLI_PLUGIN_COMMAND_TIMEOUT]: 'slow spins' (plugin 'slow')")
-    expect(await cli(dir, ['slow', 'quick'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'done\n' })
+    // The commands that end on their own run in this process: no limit, none a timer can hold, a bad one.
+    expect(await cliIn(dir, ['slow', 'quick'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'done\n' })
     // A timeout longer than a timer can hold (about 24.8 days) is no limit, not Node's 1 ms.
-    expect(await cli(dir, ['slow', 'patient'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'in time\n' })
-    const odd = await cli(dir, ['slow', 'odd'], NO_DEFAULTS)
+    expect(await cliIn(dir, ['slow', 'patient'], NO_DEFAULTS)).to.include({ code: 0, stdout: 'in time\n' })
+    const odd = await cliIn(dir, ['slow', 'odd'], NO_DEFAULTS)
     expect(odd.code).to.equal(70)
     expect(odd.stderr).to.include('SM_ERR_CLI_PLUGIN_COMMAND_FAILED').and.include('its static timeout must be a number')
   })
@@ -226,8 +241,8 @@ export default class Slow extends PluginBase {
   it('prints plain help on a pipe or with NO_COLOR, and offers shell completion with plugin commands', async () => {
     const dir = tempDir()
     const home = tempDir()
-    await cli(dir, ['setting', 'set', 'plugins.dev_examples', 'true'], NO_DEFAULTS)
-    await cli(dir, ['plugin', 'enable', 'greet'], NO_DEFAULTS)
+    await cliInOk(dir, ['setting', 'set', 'plugins.dev_examples', 'true'], NO_DEFAULTS)
+    await cliInOk(dir, ['plugin', 'enable', 'greet'], NO_DEFAULTS)
     const coloured = await cli(dir, ['--help'], { ...NO_DEFAULTS, FORCE_COLOR: '1' })
     expect(coloured.stdout).to.include('\u001b[')
     for (const env of [{}, { NO_COLOR: '1' }]) {

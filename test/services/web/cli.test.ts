@@ -1,6 +1,7 @@
 import { expect } from 'chai'
+import { cliIn } from '../../helpers/cli-in-process'
 import { writePlugins } from '../../helpers/plugins'
-import { cli, cliStart, type RunResult, spawnManager, stop, waitForLine } from '../../helpers/run'
+import { cliStart, type RunResult, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http, signIn } from '../../helpers/web'
 
@@ -16,13 +17,18 @@ export default class Routed extends PluginBase {
 }
 `
 
+/** A command run in this process (cliIn), expecting exit 0: its stdout. */
 async function ok(dataDir: string, args: string[], input?: string): Promise<string> {
-  const result = await cli(dataDir, args, {}, input)
+  const result = await cliIn(dataDir, args, {}, input)
   expect(result.code, `${args.join(' ')}: ${result.stderr}`).to.equal(0)
   return result.stdout
 }
 
-describe('services/web: the web server in the manager, from real CLI processes', () => {
+// The managers are processes: `start` as a user runs it, ended by `web stop` with exit 0, and
+// `start --detached` (twice, the second refused) returning while the manager runs on in the
+// background. The commands sent to them are clients run in this process (cliIn: the same output
+// and exit code as a process).
+describe('services/web: the web server in a manager process, managed from the CLI', () => {
   it('start serves the web UI on the printed URL; users, API tokens and plugin routes are managed from the CLI; web stop ends it cleanly', async () => {
     const dataDir = tempDir()
     writePlugins(dataDir, { 'routed.ts': ROUTER_PLUGIN })
@@ -40,7 +46,7 @@ describe('services/web: the web server in the manager, from real CLI processes',
         JSON.parse(await ok(dataDir, ['user', 'list', '--json'])).map((u: { username: string }) => u.username),
       ).to.deep.equal(['boss'])
       const session = await signIn(url, 'boss', 'a long password')
-      const weak = await cli(dataDir, ['user', 'create', 'x', '--password-stdin'], {}, 'short\n')
+      const weak = await cliIn(dataDir, ['user', 'create', 'x', '--password-stdin'], {}, 'short\n')
       expect(weak.code).to.equal(64)
       expect(weak.stderr).to.contain('SM_ERR_AUTH_WEAK_PASSWORD')
 
@@ -95,10 +101,10 @@ describe('services/web: the web server in the manager, from real CLI processes',
       expect(again.stderr).to.contain('SM_ERR_MANAGER_RUNNING')
     } finally {
       // Whatever failed above: a manager left running in the background outlives the test.
-      stopped = await cli(dataDir, ['web', 'stop'])
+      stopped = await cliIn(dataDir, ['web', 'stop'])
     }
     expect(stopped.code, stopped.stderr).to.equal(0)
-    const down = await cli(dataDir, ['web', 'stop'])
+    const down = await cliIn(dataDir, ['web', 'stop'])
     expect(down.code).to.equal(3)
     expect(down.stderr).to.contain('SM_ERR_MANAGER_NOT_RUNNING')
   })
