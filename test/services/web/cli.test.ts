@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import { cliIn } from '../../helpers/cli-in-process'
+import { untilGone } from '../../helpers/game'
 import { writePlugins } from '../../helpers/plugins'
 import { cliStart, type RunResult, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
@@ -104,6 +105,9 @@ describe('services/web: the web server in a manager process, managed from the CL
       stopped = await cliIn(dataDir, ['web', 'stop'])
     }
     expect(stopped.code, stopped.stderr).to.equal(0)
+    // web stop answers once the manager has stopped; its process ends then (a process that runs
+    // it is slow enough to hide this wait, an in-process one is not).
+    await untilGone(Number(/runs in the background \(PID (\d+)\)/.exec(started.stdout)?.[1]))
     const down = await cliIn(dataDir, ['web', 'stop'])
     expect(down.code).to.equal(3)
     expect(down.stderr).to.contain('SM_ERR_MANAGER_NOT_RUNNING')
