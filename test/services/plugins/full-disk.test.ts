@@ -20,48 +20,41 @@ import { adminSession } from '../../helpers/web-process'
 // manager, detached, whose own plugins must stay as they were. The manager after it runs in this
 // process (managerOn).
 
-/** The shipped plugins, which the test setup turns off for every other test. */
-const withDefaults = { SM_DEFAULT_PLUGINS: 'on' }
-
 describe('services/plugins: listing plugins on a full disk (issue 18, full disk: reads need no space)', function () {
   this.timeout(120_000)
   const disk = fullDiskSuite('sm-full-plugins-')
 
   it('imports them without the transpile cache when it cannot be written, and marks none invalid', async () => {
-    // A command that runs the enabled plugins (each imported in its thread), once with space.
-    const ran = await cliIn(disk.data, ['setting', 'set', 'custom.before', 'yes'], withDefaults)
+    // A user's plugin: its transpiled code is cached in the data directory, on the full disk (the
+    // shipped ones' is the package's, dist/plugins-cache). One command runs it once with space.
+    writePlugins(disk.data, { 'lister.ts': plugin('Lister') })
+    const ran = await cliIn(disk.data, ['plugin', 'enable', 'lister'])
     expect(ran.code, show(ran)).to.equal(0)
-    const before = await cliIn(disk.data, ['plugin', 'list'], withDefaults)
+    const before = await cliIn(disk.data, ['plugin', 'list'])
     expect(before.code, show(before)).to.equal(0)
-    expect(before.stdout).to.match(/autostart/)
+    expect(before.stdout).to.match(/lister/)
     // An empty cache (a fresh install, or one cleaned up) on a full disk.
     const cacheDir = join(disk.data, 'cache', 'jiti')
+    expect(readdirSync(cacheDir)).not.to.be.empty
     rmSync(cacheDir, { recursive: true, force: true })
     const filler = join(disk.mount, 'filler')
     fill(filler)
     try {
       // A process that has imported nothing yet.
-      const listed = await cli(disk.data, ['plugin', 'list'], withDefaults)
+      const listed = await cli(disk.data, ['plugin', 'list'])
       expect(listed.code, show(listed)).to.equal(0)
       expect(listed.stdout).to.equal(before.stdout)
       expect(listed.stderr).not.to.match(/SM_ERR_PLUGIN_IMPORT_FAILED|ENOSPC/)
       // What imports a plugin (discovery's inspector, the plugin's thread) does without the cache.
       const importer = new PluginImporter({ sdk }, cacheDir)
-      // The shipped file plugin, from the package root (this file runs from dist/test/services/plugins).
-      const file = join(__dirname, '..', '..', '..', '..', 'plugins', 'default', 'autostart.ts')
-      const definition = await importer.import({
-        name: 'autostart',
-        source: 'default',
-        root: file,
-        entry: file,
-        hash: '',
-      })
-      expect(definition.version).to.match(/^\d+\.\d+\.\d+$/)
+      const file = join(disk.data, 'plugins', 'lister.ts')
+      const definition = await importer.import({ name: 'lister', source: 'user', root: file, entry: file, hash: '' })
+      expect(definition.version).to.equal('1.0.0')
     } finally {
       unlinkSync(filler)
     }
-    // With space again, the cache is written as before.
-    const after = await cliIn(disk.data, ['setting', 'set', 'custom.after', 'yes'], withDefaults)
+    // With space again, a command that runs the plugin (in its thread) writes the cache as before.
+    const after = await cliIn(disk.data, ['setting', 'set', 'custom.after', 'yes'])
     expect(after.code, show(after)).to.equal(0)
     expect(readdirSync(cacheDir)).not.to.be.empty
   })
