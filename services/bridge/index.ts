@@ -26,9 +26,12 @@ export function bridgeService(options: { version: string }): Service {
   // manager.json goes before the socket closes: once it has, a new manager may start (a client's
   // `web stop` returns then) and write its own, which is not this one's to remove.
   const release = async () => {
-    if (infoFile) rmSync(infoFile, { force: true })
-    infoFile = undefined
-    await server?.close()
+    try {
+      if (infoFile) rmSync(infoFile, { force: true })
+    } finally {
+      infoFile = undefined
+      await server?.close()
+    }
   }
 
   return {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { accessSync, constants, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { createJiti } from 'jiti'
 // The two functions it uses, not the whole package (47 modules for every process that loads the manager).
@@ -72,10 +72,29 @@ export const JITI_OPTIONS = { interopDefault: false } as const
  * data directory's cache (`cache/jiti`) would transpile them all again.
  */
 export const SHIPPED_CACHE = join(__dirname, '..', '..', 'plugins-cache')
+const SHIPPED_PLUGINS = join(__dirname, '..', '..', '..', 'plugins')
 
-/** The transpile cache a plugin's files go through: a user plugin's in the data directory, a shipped one's with the package. */
+/**
+ * The transpile cache a plugin's files go through: the package's for this package's own plugins
+ * when this user may write it (jiti neither reads nor writes a cache it cannot write: a package
+ * installed by root for others), else the data directory's.
+ */
 export function cacheDirOf(candidate: Candidate, dataCache: string | false): string | false {
-  return dataCache === false || candidate.source === 'user' ? dataCache : SHIPPED_CACHE
+  if (dataCache === false || candidate.source === 'user' || !candidate.root.startsWith(`${SHIPPED_PLUGINS}/`))
+    return dataCache
+  shippedCacheWritable ??= writable(SHIPPED_CACHE)
+  return shippedCacheWritable ? SHIPPED_CACHE : dataCache
+}
+
+let shippedCacheWritable: boolean | undefined
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** The files jiti transpiles as TypeScript. */

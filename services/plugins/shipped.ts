@@ -1,8 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Candidate } from './discovery'
 import { discover } from './discovery'
-import { PluginImporter, type PluginStatics, SHIPPED_CACHE, staticsOf } from './plugin-module'
+import { PLUGIN_API_VERSION, PluginImporter, type PluginStatics, SHIPPED_CACHE, staticsOf } from './plugin-module'
 
 /**
  * The plugins this package ships (plugins/default, and plugins/examples for developers) are
@@ -27,22 +27,35 @@ export const shippedPaths = (root = PACKAGE_ROOT) =>
 type Manifest = Record<string, PluginStatics>
 let manifest: Manifest | undefined
 
+/**
+ * What made the manifest: the plugin interface's version and the build of the code that reads a
+ * plugin's statics (its rules, its description). A build without the manifest step (`tsc -w`)
+ * makes it stale, and the shipped plugins are discovered at run time again.
+ */
+const stamp = () =>
+  [
+    PLUGIN_API_VERSION,
+    ...['plugin-module.js', 'doc-comment.js'].map((file) => statSync(join(__dirname, file)).mtimeMs),
+  ].join(' ')
+
 /** What the build saw of `candidate`, if it is a shipped plugin whose files have not changed since. */
 export function shippedStatics(candidate: Candidate): PluginStatics | undefined {
   if (candidate.source === 'user') return undefined
   manifest ??= readManifest()
   const built = manifest[`${candidate.source}:${candidate.name}`]
-  if (!built || built.candidate.hash !== candidate.hash || built.candidate.entry !== candidate.entry) return undefined
+  if (built?.candidate?.hash !== candidate.hash || built.candidate.entry !== candidate.entry) return undefined
   return { ...built, candidate }
 }
 
 function readManifest(): Manifest {
   try {
-    return JSON.parse(readFileSync(MANIFEST, 'utf8')) as Manifest
+    const read = JSON.parse(readFileSync(MANIFEST, 'utf8')) as { stamp?: unknown; plugins?: Manifest }
+    if (read.stamp === stamp() && typeof read.plugins === 'object' && read.plugins) return read.plugins
   } catch {
-    // Not built with it (or unreadable): every shipped plugin is discovered at run time.
-    return {}
+    // Not built with it (or unreadable).
   }
+  // Every shipped plugin is discovered at run time.
+  return {}
 }
 
 /**
@@ -55,6 +68,8 @@ export async function writeShippedManifest(modules: {
   web: () => object
   cli: () => object
 }): Promise<string[]> {
+  // What an earlier build cached of files since changed or gone would only grow the package.
+  rmSync(SHIPPED_CACHE, { recursive: true, force: true })
   const importer = new PluginImporter(modules, SHIPPED_CACHE)
   const built: Manifest = {}
   for (const candidate of discover(shippedPaths()).candidates) {
@@ -64,6 +79,8 @@ export async function writeShippedManifest(modules: {
       // Left to discovery at run time, which reports it.
     }
   }
-  writeFileSync(MANIFEST, `${JSON.stringify(built, null, 1)}\n`)
+  // Whole or not at all: a torn manifest would only be discovered over, but need not be.
+  writeFileSync(`${MANIFEST}.tmp`, `${JSON.stringify({ stamp: stamp(), plugins: built }, null, 1)}\n`)
+  renameSync(`${MANIFEST}.tmp`, MANIFEST)
   return Object.keys(built)
 }

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs'
+import { readdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type { Candidate } from '../discovery'
@@ -23,9 +23,25 @@ export async function warmTranspileCache(
     files: sourcesOf(candidate),
   }))
   if (jobs.flatMap((job) => job.files).length < 2) return
-  const worker = new Worker(join(__dirname, 'transpile-thread.js'), { workerData: { jobs } })
+  let worker: Worker
+  try {
+    worker = new Worker(join(__dirname, 'transpile-thread.js'), {
+      workerData: { jobs },
+      // Babel's heap for a plugin's files, bounded as a plugin's own thread is.
+      resourceLimits: { maxOldGenerationSizeMb: MAX_HEAP_MB },
+    })
+  } catch {
+    return
+  }
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => void worker.terminate(), timeoutMs)
+    // Discovery waits no longer than one import may take, nor than a pass needs.
+    const timer = setTimeout(
+      () => {
+        void worker.terminate()
+        resolve()
+      },
+      Math.min(timeoutMs, MAX_WAIT_MS),
+    )
     worker.once('error', () => {})
     worker.once('exit', () => {
       clearTimeout(timer)
@@ -34,8 +50,23 @@ export async function warmTranspileCache(
   })
 }
 
+const MAX_HEAP_MB = 256
+const MAX_WAIT_MS = 15_000
+
 /** The TypeScript files a plugin's thread may transpile: its entry, and the others of a folder plugin (few: a plugin, not a project). */
 function sourcesOf(candidate: Candidate): string[] {
+  // jiti names a cached file by the path it imports it by: the entry as the plugin's thread asks
+  // for it, the modules it imports by their real path (Node's resolution follows links).
+  return filesOf(candidate).flatMap((file) => {
+    try {
+      return [file === candidate.entry ? file : realpathSync(file)]
+    } catch {
+      return []
+    }
+  })
+}
+
+function filesOf(candidate: Candidate): string[] {
   if (candidate.entry === candidate.root) return TYPESCRIPT.test(candidate.entry) ? [candidate.entry] : []
   const files: string[] = []
   const walk = (dir: string, depth: number) => {

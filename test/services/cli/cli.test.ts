@@ -29,7 +29,9 @@ describe('services/cli: server-manager as a user runs it', function () {
   this.timeout(60_000)
 
   it('sets and gets a custom setting with npx, and the change is in the event log', async () => {
-    const env = { SM_DATA_DIR: tempDir() }
+    // npx links this folder into its own cache the first time, and would run its prepare script
+    // (npm run build) there: a rebuild of dist/ under the files that run beside this one.
+    const env = { SM_DATA_DIR: tempDir(), npm_config_ignore_scripts: 'true' }
     const set = await run('npx', ['server-manager', 'setting', 'set', 'custom.greeting', 'hello'], { env })
     expect(set.code, set.stderr).to.equal(0)
     const get = await run('npx', ['server-manager', 'setting', 'get', 'custom.greeting'], { env })

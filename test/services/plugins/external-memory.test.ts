@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import { cliIn, cliInOk } from '../../helpers/cli-in-process'
+import { factsOf } from '../../helpers/facts'
 import { plugin, pluginRecord, writePlugins } from '../../helpers/plugins'
 import { spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
@@ -108,6 +110,12 @@ describe('services/plugins: memory a plugin holds outside its heap is bounded (r
         expect((await http(`${url}/api/servers`, { token })).status).to.equal(200)
         expect((await cliIn(dir, ['status'])).code).to.equal(0)
         expect((await pluginRecord(dir, 'calm')).state).to.equal('loaded')
+        // The answer is sent as the thread ends; the fault's fact is recorded just after (a cold
+        // command's start used to hide that): waited for, then the record must carry it.
+        while (
+          !(await factsOf(dir, 'plugins:failed')).some((fact) => (fact.payload as { name?: string }).name === 'hog')
+        )
+          await sleep(100)
         expect((await pluginRecord(dir, 'hog')).error?.code).to.equal('SM_ERR_PLUGIN_EXTERNAL_MEMORY')
         expect(readFileSync(`${dir}/logs/server-manager.log`, 'utf8')).to.contain(
           '"code":"SM_ERR_PLUGIN_EXTERNAL_MEMORY"',

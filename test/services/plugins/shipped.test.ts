@@ -1,7 +1,8 @@
+import { join } from 'node:path'
 import { expect } from 'chai'
 import * as sdk from '../../../index'
 import { discover } from '../../../services/plugins/discovery'
-import { PluginImporter, staticsOf } from '../../../services/plugins/plugin-module'
+import { cacheDirOf, PluginImporter, SHIPPED_CACHE, staticsOf } from '../../../services/plugins/plugin-module'
 import { shippedPaths, shippedStatics } from '../../../services/plugins/shipped'
 import { tempDir } from '../../helpers/temp-dir'
 
@@ -18,6 +19,16 @@ describe('services/plugins: the shipped plugins are discovered when the package 
       expect(shippedStatics(candidate), candidate.name).to.deep.equal(
         JSON.parse(JSON.stringify(staticsOf(await importer.import(candidate)))),
       )
+  })
+
+  it('transpiles them into the package’s cache, and a default from another folder into the data directory’s', () => {
+    const [first] = candidates
+    if (!first) throw new Error('no shipped plugin found')
+    expect(cacheDirOf(first, '/data/cache/jiti')).to.equal(SHIPPED_CACHE)
+    const elsewhere = join(tempDir(), 'autostart.ts')
+    expect(cacheDirOf({ ...first, root: elsewhere, entry: elsewhere }, '/data/cache/jiti')).to.equal('/data/cache/jiti')
+    expect(cacheDirOf({ ...first, source: 'user' }, '/data/cache/jiti')).to.equal('/data/cache/jiti')
+    expect(cacheDirOf(first, false)).to.equal(false)
   })
 
   it('answers nothing for a plugin whose files changed since, or that is not shipped', () => {

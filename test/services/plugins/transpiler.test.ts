@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import { createJiti } from 'jiti'
@@ -38,6 +38,27 @@ describe('services/plugins: one thread transpiles a discovery pass for the plugi
       },
     })
     expect(await jiti.import<{ value: number }>(join(folder, 'index.ts'))).to.include({ value: 20 })
+    // Through a link to its folder too: jiti names a cached file by its real path.
+    const linked = join(dir, 'linked')
+    symlinkSync(folder, linked)
+    const viaLink = join(dir, 'cache-via-link')
+    await warmTranspileCache(
+      [
+        candidates[0] as Candidate,
+        { name: 'linked', source: 'user', entry: join(linked, 'index.ts'), root: linked, hash: 'c' },
+      ],
+      viaLink,
+      30_000,
+    )
+    const strict = createJiti(__filename, {
+      ...JITI_OPTIONS,
+      moduleCache: false,
+      fsCache: viaLink,
+      transform: () => {
+        throw new Error('transpiled again: the warmed cache was missed')
+      },
+    })
+    expect(await strict.import<{ value: number }>(join(linked, 'index.ts'))).to.include({ value: 20 })
   })
 
   it('leaves one plugin, and a file it cannot read or parse, to the plugin’s own thread', async () => {
