@@ -7,6 +7,17 @@ import { JITI_OPTIONS } from '../../../services/plugins/plugin-module'
 import { warmTranspileCache } from '../../../services/plugins/thread/transpiler'
 import { tempDir } from '../../helpers/temp-dir'
 
+/** jiti as a plugin's thread makes it (PluginImporter), but with a transform that must not run. */
+const cachedOnly = (fsCache: string) =>
+  createJiti(__filename, {
+    ...JITI_OPTIONS,
+    moduleCache: false,
+    fsCache,
+    transform: () => {
+      throw new Error('transpiled again: the warmed cache was missed')
+    },
+  })
+
 const source = (n: number) => `import { helper } from './helper'\nexport const value: number = helper(${n})\n`
 
 describe('services/plugins: one thread transpiles a discovery pass for the plugins’ threads', () => {
@@ -28,17 +39,8 @@ describe('services/plugins: one thread transpiles a discovery pass for the plugi
     // one.ts, and both files of the folder plugin; a file plugin's own imports (its helper.ts) are its thread's.
     expect(readdirSync(cache)).to.have.length(3)
 
-    // As a plugin's thread imports (PluginImporter), but with a transform that must not run.
-    const jiti = createJiti(__filename, {
-      ...JITI_OPTIONS,
-      moduleCache: false,
-      fsCache: cache,
-      transform: () => {
-        throw new Error('transpiled again: the warmed cache was missed')
-      },
-    })
-    expect(await jiti.import<{ value: number }>(join(folder, 'index.ts'))).to.include({ value: 20 })
-    // Through a link to its folder too: jiti names a cached file by its real path.
+    expect(await cachedOnly(cache).import<{ value: number }>(join(folder, 'index.ts'))).to.include({ value: 20 })
+    // Through a link to its folder too: jiti names the entry by its path, its imports by their real one.
     const linked = join(dir, 'linked')
     symlinkSync(folder, linked)
     const viaLink = join(dir, 'cache-via-link')
@@ -50,15 +52,7 @@ describe('services/plugins: one thread transpiles a discovery pass for the plugi
       viaLink,
       30_000,
     )
-    const strict = createJiti(__filename, {
-      ...JITI_OPTIONS,
-      moduleCache: false,
-      fsCache: viaLink,
-      transform: () => {
-        throw new Error('transpiled again: the warmed cache was missed')
-      },
-    })
-    expect(await strict.import<{ value: number }>(join(linked, 'index.ts'))).to.include({ value: 20 })
+    expect(await cachedOnly(viaLink).import<{ value: number }>(join(linked, 'index.ts'))).to.include({ value: 20 })
   })
 
   it('leaves one plugin, and a file it cannot read or parse, to the plugin’s own thread', async () => {
