@@ -17,12 +17,10 @@ import { PluginManager } from './plugin-manager'
 import { PluginImporter } from './plugin-module'
 import { PLUGIN_FACTS, registryProjection } from './registry-projection'
 import { pluginsSettings } from './settings'
+import { shippedPaths } from './shipped'
 import { ThreadedPlugin } from './thread/threaded-plugin'
 
 export type * from './contract'
-
-/** The package's root folder (dist/services/plugins → the checkout or the installed package). */
-const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
 
 /** The longest the plugins service's start (loading every enabled plugin) may take. */
 const START_TIMEOUT_MS = 30 * 60_000
@@ -75,7 +73,6 @@ export function pluginsService(options: PluginsServiceOptions): Service {
   let manager: PluginManager | undefined
   let watchdog: LoopWatcher | undefined
   let crashGuard: CrashGuard | undefined
-  const packageRoot = options.packageRoot ?? PACKAGE_ROOT
   // What the loaded plugins add to the CLI, by plugin, for <data dir>/cache/cli.json.
   const cli = new Map<string, CliContribution>()
   let known: ReturnType<typeof builtinCli> | undefined
@@ -106,9 +103,9 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       const searchPaths = async (): Promise<SearchPath[]> => {
         const user = String(await setting('paths.plugins'))
         const paths: SearchPath[] = [{ source: 'user', dir: isAbsolute(user) ? user : resolve(config.dataDir, user) }]
-        if (options.defaults !== false) paths.push({ source: 'default', dir: join(packageRoot, 'plugins', 'default') })
-        if ((await setting('plugins.dev_examples')) === true)
-          paths.push({ source: 'example', dir: join(packageRoot, 'plugins', 'examples') })
+        const [defaults, examples] = shippedPaths(options.packageRoot)
+        if (options.defaults !== false) paths.push(defaults)
+        if ((await setting('plugins.dev_examples')) === true) paths.push(examples)
         return paths
       }
       const hookTimeoutMs = Number(await setting('plugins.hook_timeout_ms'))
