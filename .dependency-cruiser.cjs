@@ -75,6 +75,17 @@ module.exports = {
       to: { path: '^dist/(services/|[^/]+\\.js$)' },
     },
     {
+      name: 'agent-loads-light',
+      comment:
+        "The host agent (servers/supervisor/agent.ts) starts with the first game of a data directory and again after a reboot: it loads no schema, catalogue or bus (zod, tsyringe, kernel/index, a service's contract.js), which took its start from 45 to 160 ms. Its constants come from servers/contract/constants.ts.",
+      severity: 'error',
+      from: { path: '^dist/services/servers/supervisor/agent\\.js$' },
+      to: {
+        path: '^dist/(kernel/index|kernel/contract-catalogue|services/[^/]+/contract|services/servers/contract/(?!constants)[^/]+|lib/series-schema)\\.js$',
+        reachable: true,
+      },
+    },
+    {
       name: 'no-folder-cycle',
       comment:
         'No cycle between kernel/, lib/ and the services: each can be understood (and moved) after what it uses.',
