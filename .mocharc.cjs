@@ -1,12 +1,10 @@
 /**
- * The suite's first pass: every test file but those of .mocharc.serial.cjs, several at a time
- * (mocha's parallel mode: each worker runs whole files, with its own root hooks and its own
- * SM_TEST_RUN, so the leak check at the end of a file sees only that worker's processes).
- * SM_TEST_JOBS overrides the number of workers.
+ * The suite: every test file, several at a time (mocha's parallel mode: each worker runs whole
+ * files, with its own root hooks and its own SM_TEST_RUN, so the leak check at the end of a file
+ * sees only that worker's processes). SM_TEST_JOBS overrides the number of workers.
  */
 const { readdirSync } = require('node:fs')
 const { availableParallelism } = require('node:os')
-const serial = require('./.mocharc.serial.cjs').spec
 
 /**
  * Workers: one more than the cores (SM_TEST_JOBS overrides), three on this project's 2-core
@@ -18,30 +16,34 @@ const serial = require('./.mocharc.serial.cjs').spec
 const jobs = Number(process.env.SM_TEST_JOBS) || availableParallelism() + 1
 
 /**
- * The files that take longest (a minute or more of waiting on watchdogs, hook timeouts, games,
- * hosts and browsers, measured in issue 33's notes) start first, so that no worker begins one
+ * The files that take longest (20 s to two minutes of waiting on watchdogs, hook timeouts, games,
+ * hosts and browsers, measured in issue 33's sixth note), longest first, start first, so that no worker begins one
  * of them when the others are nearly done; the rest follow in path order. A file missing here
  * only starts later: the list orders, it does not select.
  */
 const LONGEST_FIRST = [
   'services/plugins/containment',
-  'services/servers/process',
-  'services/cli/plugin-cli',
-  'services/servers/supervisor-full-disk',
-  'services/plugins/threads',
   'services/bridge/three-hosts',
-  'services/plugins/links',
-  'services/cli/plugin-commands',
-  'services/bridge/remote-servers',
-  'browser/walk',
   'services/cli/menu',
-  'services/plugins/hooks',
-  'services/cli/server-status-exit',
-  'services/bridge/daemon',
+  'bench/quick',
+  'services/servers/process',
+  'browser/walk',
+  'services/bridge/remote-servers',
   'services/bridge/hosts',
-  'services/plugins/external-memory',
+  'services/plugins/threads',
+  'services/servers/interrupted',
   'browser/ui-bugs',
+  'services/web/plugin-routes',
+  'services/cli/plugin-cli',
+  'services/plugins/loading',
+  'browser/ui',
+  'services/servers/backup-policy',
+  'services/servers/real-java',
+  'services/cli/in-process',
+  'services/servers/crash-found',
   'services/plugins/crash-loop',
+  'services/plugins/hooks',
+  'services/web/openapi',
 ].map((name) => `dist/test/${name}.test.js`)
 
 // Before the first build there is no dist/test: mocha then says it found no test files.
@@ -55,7 +57,6 @@ const built = (() => {
 const files = built
   .filter((file) => file.endsWith('.test.js'))
   .map((file) => `dist/test/${file}`)
-  .filter((file) => !serial.includes(file))
   .sort()
 
 module.exports = {

@@ -1,5 +1,5 @@
-// Loaded by mocha before any test (.mocharc.cjs, .mocharc.serial.cjs; once in each worker of the
-// parallel pass): every manager a test starts, in-process or as a CLI child (which inherits this
+// Loaded by mocha before any test (.mocharc.cjs; once in each worker of the
+// parallel run): every manager a test starts, in-process or as a CLI child (which inherits this
 // environment), runs without the shipped default plugins, so the event log holds only what the
 // test did. A test of the defaults turns them back on for its process.
 process.env.SM_DEFAULT_PLUGINS = 'off'
