@@ -5,53 +5,106 @@ import type { Candidate } from '../discovery'
 import { cacheDirOf, TYPESCRIPT } from '../plugin-module'
 
 /**
- * Before a discovery pass imports several plugins, each in a thread of its own: their TypeScript
+ * Before a discovery pass imports plugins, each in a thread of its own: their TypeScript
  * transpiled into jiti's cache by one thread, so that Babel (about 0.3 s of CPU and a large heap
- * to load) is loaded once for the pass instead of once in every plugin's thread. A cache only
- * saves time: a file this misses, or a pass that takes longer than `timeoutMs`, is transpiled by
- * the plugin's own thread, as without it. One plugin alone gains nothing and is left to its thread.
+ * to load) is loaded once instead of once in every plugin's thread. The thread serves this
+ * process's later passes too (a plugin edited and reloaded, another data directory's manager in
+ * the same process) until it has had nothing to do for IDLE_MS, and never keeps the process
+ * alive. A cache only saves time: a file this misses, or a pass that takes longer than
+ * `timeoutMs`, is transpiled by the plugin's own thread, as without it. With no thread running,
+ * one file alone gains nothing from starting one and is left to its plugin's thread.
  */
 export async function warmTranspileCache(
   candidates: readonly Candidate[],
   cacheDir: string | false,
   timeoutMs: number,
 ): Promise<void> {
-  if (!cacheDir || candidates.length < 2) return
+  if (!cacheDir) return
   // Each plugin's files into the cache its thread reads (plugin-module.ts, cacheDirOf).
-  const jobs = candidates.map((candidate) => ({
-    cacheDir: cacheDirOf(candidate, cacheDir),
-    files: sourcesOf(candidate),
-  }))
-  if (jobs.flatMap((job) => job.files).length < 2) return
-  let worker: Worker
+  const jobs = candidates.flatMap((candidate): Job[] => {
+    const dir = cacheDirOf(candidate, cacheDir)
+    const files = sourcesOf(candidate)
+    return dir && files.length > 0 ? [{ cacheDir: dir, files }] : []
+  })
+  const files = jobs.reduce((sum, job) => sum + job.files.length, 0)
+  if (files === 0 || (files < 2 && !running)) return
   try {
-    worker = new Worker(join(__dirname, 'transpile-thread.js'), {
-      workerData: { jobs },
-      // Babel's heap for a plugin's files, bounded as a plugin's own thread is.
-      resourceLimits: { maxOldGenerationSizeMb: MAX_HEAP_MB },
-    })
+    running ??= new Transpiler()
   } catch {
     return
   }
-  await new Promise<void>((resolve) => {
-    // Discovery waits no longer than one import may take, nor than a pass needs.
-    const timer = setTimeout(
-      () => {
-        void worker.terminate()
-        resolve()
-      },
-      Math.min(timeoutMs, MAX_WAIT_MS),
-    )
-    worker.once('error', () => {})
-    worker.once('exit', () => {
-      clearTimeout(timer)
-      resolve()
-    })
-  })
+  await running.run(jobs, Math.min(timeoutMs, MAX_WAIT_MS))
 }
+
+/** Ends this process's transpiling thread now, if one runs (an embedder that wants its memory back; tests). */
+export function stopTranspiler(): Promise<void> {
+  return running?.end() ?? Promise.resolve()
+}
+
+interface Job {
+  readonly cacheDir: string
+  readonly files: readonly string[]
+}
+
+/** The thread that transpiles, and the passes waiting on it. */
+class Transpiler {
+  readonly #worker: Worker
+  readonly #waiting = new Map<number, () => void>()
+  #next = 1
+  #idle: NodeJS.Timeout | undefined
+
+  constructor() {
+    this.#worker = new Worker(join(__dirname, 'transpile-thread.js'), {
+      // Babel's heap for the plugins' files, bounded as a plugin's own thread is.
+      resourceLimits: { maxOldGenerationSizeMb: MAX_HEAP_MB },
+    })
+    this.#worker.on('message', (id: number) => this.#settle(id))
+    // Out of its heap, or any other end: the waiting passes go on, their plugins' threads transpile.
+    this.#worker.on('error', () => {})
+    this.#worker.on('exit', () => void this.end())
+    // After its listeners, which would hold it again: it never keeps the process alive.
+    this.#worker.unref()
+  }
+
+  run(jobs: readonly Job[], timeoutMs: number): Promise<void> {
+    clearTimeout(this.#idle)
+    const id = this.#next++
+    return new Promise<void>((resolve) => {
+      // Discovery waits no longer than one import may take, nor than a pass needs: a thread that
+      // takes longer is ended, and the next pass starts another.
+      const timer = setTimeout(() => void this.end(), timeoutMs)
+      this.#waiting.set(id, () => {
+        clearTimeout(timer)
+        resolve()
+      })
+      this.#worker.postMessage({ id, jobs })
+    })
+  }
+
+  #settle(id: number): void {
+    this.#waiting.get(id)?.()
+    this.#waiting.delete(id)
+    if (this.#waiting.size > 0) return
+    this.#idle = setTimeout(() => void this.end(), IDLE_MS)
+    this.#idle.unref()
+  }
+
+  async end(): Promise<void> {
+    if (running === this) running = undefined
+    clearTimeout(this.#idle)
+    for (const done of this.#waiting.values()) done()
+    this.#waiting.clear()
+    await this.#worker.terminate()
+  }
+}
+
+/** This process's transpiling thread, while it runs. */
+let running: Transpiler | undefined
 
 const MAX_HEAP_MB = 256
 const MAX_WAIT_MS = 15_000
+/** How long the thread (and the Babel in it) stays after its last pass. */
+const IDLE_MS = 30_000
 
 /** The TypeScript files a plugin's thread may transpile: its entry, and the others of a folder plugin (few: a plugin, not a project). */
 function sourcesOf(candidate: Candidate): string[] {

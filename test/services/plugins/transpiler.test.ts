@@ -4,7 +4,8 @@ import { expect } from 'chai'
 import { createJiti } from 'jiti'
 import type { Candidate } from '../../../services/plugins/discovery'
 import { JITI_OPTIONS } from '../../../services/plugins/plugin-module'
-import { warmTranspileCache } from '../../../services/plugins/thread/transpiler'
+import { stopTranspiler, warmTranspileCache } from '../../../services/plugins/thread/transpiler'
+import { ROOT, run } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /** jiti as a plugin's thread makes it (PluginImporter), but with a transform that must not run. */
@@ -55,7 +56,8 @@ describe('services/plugins: one thread transpiles a discovery pass for the plugi
     expect(await cachedOnly(viaLink).import<{ value: number }>(join(linked, 'index.ts'))).to.include({ value: 20 })
   })
 
-  it('leaves one plugin, and a file it cannot read or parse, to the plugin’s own thread', async () => {
+  it('leaves one plugin, when no thread runs, and a file it cannot read or parse, to the plugin’s own thread', async () => {
+    await stopTranspiler()
     const dir = tempDir()
     const cache = join(dir, 'cache')
     const good = join(dir, 'good.ts')
@@ -74,5 +76,37 @@ describe('services/plugins: one thread transpiles a discovery pass for the plugi
       30_000,
     )
     expect(readdirSync(cache)).to.have.length(1)
+  })
+
+  it('keeps its thread for the passes that follow: one file alone is transpiled while it runs', async () => {
+    const dir = tempDir()
+    const write = (name: string) => {
+      const file = join(dir, `${name}.ts`)
+      writeFileSync(file, `export const ${name}: string = '${name}'\n`)
+      return { name, source: 'user' as const, entry: file, root: file, hash: name }
+    }
+    await warmTranspileCache([write('first'), write('second')], join(dir, 'cache'), 30_000)
+    const later = join(dir, 'later-cache')
+    await warmTranspileCache([write('third')], later, 30_000)
+    expect(readdirSync(later)).to.have.length(1)
+    expect(await cachedOnly(later).import<{ third: string }>(join(dir, 'third.ts'))).to.include({ third: 'third' })
+    await stopTranspiler()
+  })
+
+  it('never holds a process that has nothing else to do (a real process: nothing of it is left active)', async () => {
+    const dir = tempDir()
+    for (const name of ['a', 'b']) writeFileSync(join(dir, `${name}.ts`), `export const ${name}: number = 1\n`)
+    const script = `
+      const { warmTranspileCache } = require(${JSON.stringify(join(ROOT, 'dist/services/plugins/thread/transpiler.js'))})
+      const dir = ${JSON.stringify(dir)}
+      const plugin = (name) => ({ name, source: 'user', entry: dir + '/' + name + '.ts', root: dir + '/' + name + '.ts', hash: name })
+      warmTranspileCache([plugin('a'), plugin('b')], dir + '/cache', 30000).then(() =>
+        setImmediate(() => console.log(JSON.stringify(process.getActiveResourcesInfo()))))`
+    const result = await run(process.execPath, ['-e', script])
+    expect(result.code, result.stderr).to.equal(0)
+    expect(readdirSync(join(dir, 'cache'))).to.have.length(2)
+    // Its own output pipes only: a worker still held would show as its port (the thread itself
+    // is ended after 30 s idle, so the process would end then, late).
+    expect((JSON.parse(result.stdout) as string[]).filter((type) => type !== 'PipeWrap')).to.deep.equal([])
   })
 })
