@@ -23,9 +23,16 @@ if (!existsSync(join(__dirname, '..', 'dist', 'services', 'cli', 'commands'))) {
 const output = require('../dist/services/log/guarded-output')
 output.guardProcessOutput()
 
+// oclif checks Node's version against its own engines range with the whole semver package, 47
+// modules and 20 to 50 ms of every command; npm checks ours (package.json engines) at install.
+const engineWarning = process.env.OCLIF_DISABLE_ENGINE_WARNING
+process.env.OCLIF_DISABLE_ENGINE_WARNING = 'true'
 // The CLI's door (server-manager/cli): with it, the error catalogues of the codes a command may
-// raise in this process, whichever service declares them.
+// raise in this process, whichever service declares them. It loads @oclif/core.
 require('../dist/cli')
+// Not passed on to what this process starts (a manager, a game) unless it was set before.
+if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING
+else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning
 // This process is the command's own: a manager it boots may guard its loop (services/cli/session.ts).
 require('../dist/services/cli/session').CliSession.ownsProcess = true
 
