@@ -1,4 +1,5 @@
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Candidate } from './discovery'
 import { discover } from './discovery'
@@ -28,14 +29,20 @@ type Manifest = Record<string, PluginStatics>
 let manifest: Manifest | undefined
 
 /**
- * What made the manifest: the plugin interface's version and the build of the code that reads a
- * plugin's statics (its rules, its description). A build without the manifest step (`tsc -w`)
- * makes it stale, and the shipped plugins are discovered at run time again.
+ * What made the manifest: the plugin interface's version and the code that reads a plugin's
+ * statics (its rules, its description), by content: a build that changes that code without the
+ * manifest step (`tsc -w`) makes it stale, and the shipped plugins are discovered at run time
+ * again; one that only writes the same code again (a full re-emit) does not.
  */
 const stamp = () =>
   [
     PLUGIN_API_VERSION,
-    ...['plugin-module.js', 'doc-comment.js'].map((file) => statSync(join(__dirname, file)).mtimeMs),
+    ...['plugin-module.js', 'doc-comment.js'].map((file) =>
+      createHash('sha256')
+        .update(readFileSync(join(__dirname, file)))
+        .digest('hex')
+        .slice(0, 16),
+    ),
   ].join(' ')
 
 /** What the build saw of `candidate`, if it is a shipped plugin whose files have not changed since. */
