@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { dirname, join } from 'node:path'
 import type { Command } from '@oclif/core'
 import { SmError } from '../../kernel/errors'
+import { PACKAGE_ROOT } from '../../lib/package-root'
 import type { CliContribution, CommandClass } from './contract'
 
 /** Bump when the cache's shape changes: an older file is then rebuilt, never read. */
@@ -140,9 +141,6 @@ export async function describeCommands(
   }
   return described
 }
-
-/** This package's root (dist/services/plugins → the checkout or the installed package). */
-const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
 
 /** The built-in command ids and topic names (from oclif.manifest.json, else the compiled command files). */
 export function builtinCli(packageRoot = PACKAGE_ROOT): {

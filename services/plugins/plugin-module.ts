@@ -5,6 +5,7 @@ import type { createJiti } from 'jiti'
 import satisfies from 'semver/functions/satisfies'
 import validRange from 'semver/ranges/valid'
 import { reasonOf, SmError } from '../../kernel/errors'
+import { PACKAGE_ROOT } from '../../lib/package-root'
 import type { Candidate } from './discovery'
 import { classDescription } from './doc-comment'
 import { PluginBase, type PluginClass } from './plugin-base'
@@ -71,8 +72,8 @@ export const JITI_OPTIONS = { interopDefault: false } as const
  * jiti's cache for the plugins this package ships, filled when it is built (shipped.ts): a new
  * data directory's cache (`cache/jiti`) would transpile them all again.
  */
-export const SHIPPED_CACHE = join(__dirname, '..', '..', 'plugins-cache')
-const SHIPPED_PLUGINS = join(__dirname, '..', '..', '..', 'plugins')
+export const SHIPPED_CACHE = join(PACKAGE_ROOT, 'dist', 'plugins-cache')
+const SHIPPED_PLUGINS = join(PACKAGE_ROOT, 'plugins')
 
 /**
  * The transpile cache a plugin's files go through: the package's for this package's own plugins

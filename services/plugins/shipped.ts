@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { PACKAGE_ROOT } from '../../lib/package-root'
 import type { Candidate } from './discovery'
 import { discover } from './discovery'
 import { PLUGIN_API_VERSION, PluginImporter, type PluginStatics, SHIPPED_CACHE, staticsOf } from './plugin-module'
@@ -14,9 +15,7 @@ import { PLUGIN_API_VERSION, PluginImporter, type PluginStatics, SHIPPED_CACHE, 
  * fingerprint (its files' paths, sizes and mtimes) is the same: a changed or moved one is
  * discovered as any other plugin.
  */
-const DIST = join(__dirname, '..', '..')
-const PACKAGE_ROOT = join(DIST, '..')
-const MANIFEST = join(DIST, 'plugins.manifest.json')
+const MANIFEST = join(PACKAGE_ROOT, 'dist', 'plugins.manifest.json')
 
 /** Where the shipped plugins are found (the `default` and `example` search paths). */
 export const shippedPaths = (root = PACKAGE_ROOT) =>

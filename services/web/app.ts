@@ -8,6 +8,7 @@ import compose from 'koa-compose'
 import mount from 'koa-mount'
 import { type BusScope, type Logger, runInContext, SmError } from '../../kernel'
 import { BoundedMap } from '../../lib/bounded-map'
+import { PACKAGE_ROOT } from '../../lib/package-root'
 import { AUTH_FACTS, type Identity, roleAtLeast } from '../auth/contract'
 import type { PageData } from './contract'
 import { EventStream } from './event-stream'
@@ -22,8 +23,6 @@ import { checkJsonDepth, deferBody, releaseBody } from './request-body'
 import { hasBody, isWrite, specOf, type WebState } from './route'
 import { serveStatic as serve } from './static-files'
 
-/** The package's root (dist/services/web → the checkout or the installed package). */
-export const PACKAGE_ROOT = join(__dirname, '..', '..', '..')
 export const APP_PUBLIC = join(PACKAGE_ROOT, 'services', 'web', 'public')
 export const SWAGGER_DIST = dirname(require.resolve('swagger-ui-dist/package.json'))
 const PICO_CSS = join(dirname(require.resolve('@picocss/pico/package.json')), 'css')

@@ -31,6 +31,8 @@ export async function warmTranspileCache(
   try {
     running ??= new Transpiler()
   } catch {
+    // No thread to be had (the process's thread limit, its memory): each plugin's thread
+    // transpiles its own files, as without the cache.
     return
   }
   await running.run(jobs, Math.min(timeoutMs, MAX_WAIT_MS))

@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path'
 import { knowErrors } from '../../../kernel/error-catalogue'
 import { isSmError, reasonOf, SmError } from '../../../kernel/errors'
 import { Connection } from '../../../lib/json-lines'
+import { PACKAGE_ROOT } from '../../../lib/package-root'
 import { gameAlive } from '../../../lib/process-group'
 import { isSameProcess, ownProcess } from '../../../lib/process-identity'
 import { serversErrors } from '../errors'
@@ -41,7 +42,7 @@ type Conn = Connection<AgentRequest, AgentMessage>
 
 const VERSION: string = (() => {
   try {
-    return JSON.parse(readFileSync(join(__dirname, '..', '..', '..', '..', 'package.json'), 'utf8')).version
+    return JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version
   } catch {
     return 'unknown'
   }
