@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import { cliIn, cliInOk } from '../../helpers/cli-in-process'
-import { factsOf } from '../../helpers/facts'
+import { managerEvent } from '../../helpers/facts'
 import { plugin, pluginRecord, writePlugins } from '../../helpers/plugins'
 import { spawnManager, stop } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
@@ -85,17 +84,28 @@ describe('services/plugins: memory a plugin holds outside its heap is bounded (r
         const token = await adminSession(dir, url)
         const pid = manager.pid as number
         expect((await http(`${url}/hog/ok`, { token })).json).to.deep.equal({ ok: true })
-        // Read from /proc while the route runs, until it has answered.
-        let answered = false
         let highest = 0
-        const eating = http(`${url}/hog/${route}`, { token }).finally(() => {
-          answered = true
-        })
-        while (!answered) {
-          highest = Math.max(highest, memory(pid).rss)
-          await new Promise(setImmediate)
-        }
-        const eaten = await eating
+        let eating: ReturnType<typeof http> | undefined
+        // The answer is sent as the thread ends and the fault's fact is recorded just after it (a
+        // cold command's start used to hide that): followed from before the request, so the
+        // record read below must carry it.
+        await managerEvent<{ name?: string }>(
+          dir,
+          'plugins:failed',
+          ({ name }) => name === 'hog',
+          async () => {
+            // Read from /proc while the route runs, until it has answered.
+            let answered = false
+            eating = http(`${url}/hog/${route}`, { token }).finally(() => {
+              answered = true
+            })
+            while (!answered) {
+              highest = Math.max(highest, memory(pid).rss)
+              await new Promise(setImmediate)
+            }
+          },
+        )
+        const eaten = await (eating as ReturnType<typeof http>)
         expect(eaten.status).to.equal(507)
         expect(eaten.json.code).to.equal('SM_ERR_PLUGIN_EXTERNAL_MEMORY')
         expect(eaten.json.message).to.match(
@@ -110,12 +120,6 @@ describe('services/plugins: memory a plugin holds outside its heap is bounded (r
         expect((await http(`${url}/api/servers`, { token })).status).to.equal(200)
         expect((await cliIn(dir, ['status'])).code).to.equal(0)
         expect((await pluginRecord(dir, 'calm')).state).to.equal('loaded')
-        // The answer is sent as the thread ends; the fault's fact is recorded just after (a cold
-        // command's start used to hide that): waited for, then the record must carry it.
-        while (
-          !(await factsOf(dir, 'plugins:failed')).some((fact) => (fact.payload as { name?: string }).name === 'hog')
-        )
-          await sleep(100)
         expect((await pluginRecord(dir, 'hog')).error?.code).to.equal('SM_ERR_PLUGIN_EXTERNAL_MEMORY')
         expect(readFileSync(`${dir}/logs/server-manager.log`, 'utf8')).to.contain(
           '"code":"SM_ERR_PLUGIN_EXTERNAL_MEMORY"',
