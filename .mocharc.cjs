@@ -10,15 +10,17 @@ const { availableParallelism } = require('node:os')
  * Workers: one more than the cores (SM_TEST_JOBS overrides), three on this project's 2-core
  * machines. Much of a test is waiting (on a game's line, a child's exit, a broker, a hook
  * timeout), and since most commands run in-process (test/helpers/cli-in-process.ts) a file costs
- * far less CPU: three files at a time took the first pass from 15 min to 12 min 46 s here (issue
- * 33's note). Before that, with a cold process per command, three workers were slower than two.
+ * far less CPU: three files at a time took the run from 15 min to 12 min 46 s here (issue 33's
+ * note); four are no faster than three (its sixth note). Before that, with a cold process per
+ * command, three workers were slower than two.
  */
 const jobs = Number(process.env.SM_TEST_JOBS) || availableParallelism() + 1
 
 /**
  * The files that take longest (20 s to two minutes of waiting on watchdogs, hook timeouts, games,
- * hosts and browsers, measured in issue 33's sixth note), longest first, start first, so that no worker begins one
- * of them when the others are nearly done; the rest follow in path order. A file missing here
+ * hosts, browsers and the benchmarks' quick mode, measured in issue 33's sixth note), longest
+ * first: they start first, so that no worker begins one of them when the others are nearly done;
+ * the rest follow in path order. A file missing here
  * only starts later: the list orders, it does not select.
  */
 const LONGEST_FIRST = [
