@@ -90,7 +90,7 @@ export type {
   KernelConfig,
   PayloadOf,
 } from './maps'
-export { createToken, Registry, type Token } from './registry'
+export { Registry } from './registry'
 export type { Service, ServiceContext, ServiceReport } from './service'
 export {
   defaultOf,
@@ -104,3 +104,4 @@ export {
   wholeNumber,
 } from './setting-catalogue'
 export { isThenable, timeBox } from './time-box'
+export { createToken, type Token } from './token'

@@ -6,10 +6,11 @@ import { kernelErrors } from './kernel-errors'
 import { kernelEvents } from './kernel-events'
 import { type Logger, silentLogger } from './logger'
 import type { KernelConfig, PayloadOf } from './maps'
-import { createToken, Registry } from './registry'
+import { Registry } from './registry'
 import type { Service, ServiceContext, ServiceReport } from './service'
 import { startOrder } from './start-order'
 import { timeBox } from './time-box'
+import { createToken } from './token'
 
 export const BusToken = createToken<Bus>('kernel:bus')
 export const LoggerToken = createToken<Logger>('kernel:logger')

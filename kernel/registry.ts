@@ -1,13 +1,7 @@
 import 'reflect-metadata'
 import { container, type DependencyContainer } from 'tsyringe'
 import { SmError } from './errors'
-
-/** An explicit injection token carrying the type of what it resolves to. */
-export type Token<T> = symbol & { readonly __type?: T }
-
-export function createToken<T>(description: string): Token<T> {
-  return Symbol(description) as Token<T>
-}
+import type { Token } from './token'
 
 /**
  * The service registry: a tsyringe child container per kernel, so several kernels can live in

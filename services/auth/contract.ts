@@ -1,6 +1,13 @@
 /** The auth service's contract: users, roles, sessions (JWT) and API tokens. */
 import { z } from 'zod'
-import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
+import {
+  type CommandsOf,
+  command,
+  defineCommands,
+  defineEvents,
+  type EventsOf,
+  empty,
+} from '../../kernel/contract-catalogue'
 
 /** Roles, lowest first: each may do what the ones before it may. */
 export const ROLES = ['user', 'moderator', 'admin'] as const

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf } from '../../kernel'
-import { createToken } from '../../kernel/registry'
+import { createToken } from '../../kernel/token'
 
 const taskState = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled'])
 export type TaskState = z.output<typeof taskState>

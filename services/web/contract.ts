@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { type CommandsOf, command, defineCommands, empty } from '../../kernel'
-import { createToken } from '../../kernel/registry'
+import { type CommandsOf, command, defineCommands, empty } from '../../kernel/contract-catalogue'
+import { createToken } from '../../kernel/token'
 import type { Identity, Role } from '../auth/contract'
 
 /** What a plugin hands the web server (its extension methods' results). */

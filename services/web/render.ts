@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import ejs from 'ejs'
-import views from 'koa-views'
 import { SmError } from '../../kernel/errors'
 
 /** Whose view `view` is: `plugin:view`, else the route's own plugin's (`plugin`), else the app's. */
@@ -88,13 +87,21 @@ export class Renderers {
   }
 
   #make(root: string, dirs: readonly string[]): Render {
-    // Library seam: koa-views' typings give only its middleware, not the call without a context
-    // that returns the render function (the one its own usage note shows: `app.context.render = render()`).
-    return (views as unknown as (root: string, options: object) => () => Render)(root, {
-      extension: 'ejs',
-      autoRender: false,
-      engineSource: layoutEngine(dirs, this.#cache),
-    })()
+    const cache = this.#cache
+    let render: Render | undefined
+    // koa-views is loaded on the first page drawn, not with the web service: it brings an HTML
+    // beautifier (pretty, js-beautify: 30 modules) that a manager which draws no page, and every
+    // plugin thread with routes, would otherwise compile at start.
+    return function (this: unknown, view, locals) {
+      // Library seam: koa-views' typings give only its middleware, not the call without a context
+      // that returns the render function (the one its own usage note shows: `app.context.render = render()`).
+      render ??= (require('koa-views') as (root: string, options: object) => () => Render)(root, {
+        extension: 'ejs',
+        autoRender: false,
+        engineSource: layoutEngine(dirs, cache),
+      })()
+      return render.call(this, view, locals)
+    }
   }
 
   /** A plugin's folders as it is loaded again or unloaded: what was compiled from them before is forgotten. */
