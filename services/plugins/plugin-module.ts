@@ -2,8 +2,6 @@ import { accessSync, constants, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { createJiti } from 'jiti'
 // The two functions it uses, not the whole package (47 modules for every process that loads the manager).
-import satisfies from 'semver/functions/satisfies'
-import validRange from 'semver/ranges/valid'
 import { reasonOf, SmError } from '../../kernel/errors'
 import { PACKAGE_ROOT } from '../../lib/package-root'
 import type { Candidate } from './discovery'
@@ -239,6 +237,9 @@ function plainSecretSettings(declared: unknown): readonly string[] | false | und
 
 function checkEngines(plugin: string, engines: unknown): void {
   const range = String(engines)
+  // semver (20 modules) is loaded only for a plugin that states its engines: not by every plugin's thread.
+  const satisfies = require('semver/functions/satisfies') as typeof import('semver/functions/satisfies')
+  const validRange = require('semver/ranges/valid') as typeof import('semver/ranges/valid')
   if (typeof engines !== 'string' || validRange(engines) === null || !satisfies(PLUGIN_API_VERSION, engines)) {
     throw new SmError('SM_ERR_PLUGIN_ENGINES_MISMATCH', { plugin, range, api: PLUGIN_API_VERSION })
   }
