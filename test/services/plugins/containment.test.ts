@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'chai'
 import type { PluginApi } from '../../../index'
-import { cliInOk } from '../../helpers/cli-in-process'
+import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { plugin, pluginRecord, withPlugins, writePlugins } from '../../helpers/plugins'
 import { rejection } from '../../helpers/rejection'
 import { cli, cliStart, spawnCli, spawnManager, stop, waitForLine } from '../../helpers/run'
@@ -27,8 +27,7 @@ const logText = (dir: string) => readFileSync(join(dir, 'logs', 'server-manager.
  */
 async function setUp(files: Record<string, string>, options: { inProcess?: boolean } = {}): Promise<string> {
   const dir = tempDir()
-  // Set before any plugin is there (in this process: no plugin code runs yet); the plugins are
-  // enabled by CLI processes, as every later command of these tests runs.
+  // Set before any plugin is there (in this process: no plugin code runs yet).
   await cliInOk(dir, ['setting', 'set', 'plugins.hook_timeout_ms', '2000'])
   await cliInOk(dir, ['setting', 'set', 'web.port', '0'])
   // The manager's own thread (plugins.isolation none): the loop watchdog, process.exit refused,
@@ -36,7 +35,11 @@ async function setUp(files: Record<string, string>, options: { inProcess?: boole
   // own. (A manager booted in this process has no watchdog: the process is mocha's, not its own.)
   if (options.inProcess) await cliInOk(dir, ['setting', 'set', 'plugins.isolation', 'none'])
   writePlugins(dir, files)
-  for (const name of Object.keys(files)) await cli(dir, ['plugin', 'enable', name.replace(/\.(ts|js)$/, '')])
+  // Enabled in this process where plugin code runs in threads (its own, not this process's: an
+  // onLoad that hangs, loops or exits costs only its thread, as in any CLI process); in a CLI
+  // process where it would run in the manager's own thread (plugins.isolation none).
+  const enable = options.inProcess ? cli : cliIn
+  for (const name of Object.keys(files)) await enable(dir, ['plugin', 'enable', name.replace(/\.(ts|js)$/, '')])
   return dir
 }
 
