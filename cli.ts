@@ -27,7 +27,10 @@
  * ```
  */
 import { join } from 'node:path'
-import { Args, Errors, Flags, Command as OclifCommand } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import { Command as OclifCommand } from '@oclif/core/command'
+import * as Errors from '@oclif/core/errors'
+import * as Flags from '@oclif/core/flags'
 import { knowErrors } from './kernel/error-catalogue'
 import { errorLine, SmError, toSmError } from './kernel/errors'
 import type { Logger } from './kernel/logger'

@@ -23,16 +23,11 @@ if (!existsSync(join(__dirname, '..', 'dist', 'services', 'cli', 'commands'))) {
 const output = require('../dist/services/log/guarded-output')
 output.guardProcessOutput()
 
-// oclif checks Node's version against its own engines range with the whole semver package, 47
-// modules and 20 to 50 ms of every command; npm checks ours (package.json engines) at install.
-const engineWarning = process.env.OCLIF_DISABLE_ENGINE_WARNING
-process.env.OCLIF_DISABLE_ENGINE_WARNING = 'true'
 // The CLI's door (server-manager/cli): with it, the error catalogues of the codes a command may
-// raise in this process, whichever service declares them. It loads @oclif/core.
+// raise in this process, whichever service declares them. Every module takes what it uses of
+// @oclif/core by its subpath (@oclif/core/command, /flags, …): its index loads all of it (help,
+// ux, the engine check with the whole semver package), 50 more modules and ~40 ms of every command.
 require('../dist/cli')
-// Not passed on to what this process starts (a manager, a game) unless it was set before.
-if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING
-else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning
 // This process is the command's own: a manager it boots may guard its loop (services/cli/session.ts).
 require('../dist/services/cli/session').CliSession.ownsProcess = true
 
@@ -40,7 +35,12 @@ void (async () => {
   // A referenced timer keeps the process alive until the command has finished: the timers that
   // bound plugin code are unref'd, and must still fire when nothing else is pending.
   const keepAlive = setInterval(() => {}, 1 << 30)
-  const oclif = await import('@oclif/core')
+  const oclif = {
+    Config: require('@oclif/core/config').Config,
+    run: require('@oclif/core/run').run,
+    flush: require('@oclif/core/flush').flush,
+    handle: require('@oclif/core/handle').handle,
+  }
   let argv = process.argv.slice(2)
   // Alone on a terminal: the interactive menu; otherwise (a pipe, a script) the help.
   if (argv.length === 0 && process.stdin.isTTY && process.stdout.isTTY) argv = ['menu']

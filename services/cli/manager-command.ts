@@ -1,4 +1,5 @@
-import { Command, Errors } from '@oclif/core'
+import { Command } from '@oclif/core/command'
+import * as Errors from '@oclif/core/errors'
 import type { Kernel, ServiceReport } from '../../kernel'
 import type { Disposable } from '../../kernel/disposable'
 import { errorLine, toSmError } from '../../kernel/errors'

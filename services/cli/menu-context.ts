@@ -1,4 +1,4 @@
-import type { Config } from '@oclif/core'
+import type { Config } from '@oclif/core/config'
 import type { CommandName, CommandPayload } from '../../kernel/maps'
 import type { DeliveryReport, PluginRecord, ReloadReport } from '../plugins/contract'
 import { CliSession } from './session'

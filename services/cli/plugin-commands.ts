@@ -1,4 +1,6 @@
-import { type Command, type Config, type Interfaces, Plugin } from '@oclif/core'
+import type { Command } from '@oclif/core/command'
+import { type Config, Plugin } from '@oclif/core/config'
+import type * as Interfaces from '@oclif/core/interfaces'
 import { SmError } from '../../kernel/errors'
 import { resolveDataDir } from '../../lib/data-dir'
 import type { CliContribution, HostedPlugin } from '../plugins/contract'

@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import { type ErrorCode, errorSpec } from '../../kernel/error-catalogue'
 import { errorLine, SmError } from '../../kernel/errors'
 import { ManagerCommand } from './manager-command'

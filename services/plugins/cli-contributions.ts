@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { Command } from '@oclif/core'
+import type { Command } from '@oclif/core/command'
 import { SmError } from '../../kernel/errors'
 import { PACKAGE_ROOT } from '../../lib/package-root'
 import type { CliContribution, CommandClass } from './contract'

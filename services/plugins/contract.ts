@@ -1,4 +1,4 @@
-import type { Command } from '@oclif/core'
+import type { Command } from '@oclif/core/command'
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
 import type { Disposable } from '../../kernel/disposable'

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import type { EventQuery, StoredEvent } from '../../events/contract'
 import { formatEvent } from '../format'
 import { ManagerCommand } from '../manager-command'

@@ -1,4 +1,7 @@
-import { Args, Command, Errors, loadHelpClass } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import { Command } from '@oclif/core/command'
+import * as Errors from '@oclif/core/errors'
+import { loadHelpClass } from '@oclif/core/help'
 import { errorLine, SmError } from '../../../kernel/errors'
 
 export default class Help extends Command {

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { SmError } from '../../../kernel/errors'
 import type { Host, NatsStatus } from '../../bridge/contract'
 import { ManagerCommand } from '../manager-command'

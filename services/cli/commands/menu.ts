@@ -1,4 +1,4 @@
-import { Errors } from '@oclif/core'
+import * as Errors from '@oclif/core/errors'
 import { errorLine, SmError, toSmError } from '../../../kernel/errors'
 import { WATCHDOG_GRACE_MS } from '../../plugins/contract'
 import { ACTIVE } from '../../servers/contract'

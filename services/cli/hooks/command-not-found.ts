@@ -1,4 +1,5 @@
-import { Errors, type Hook } from '@oclif/core'
+import * as Errors from '@oclif/core/errors'
+import type { Hook } from '@oclif/core/interfaces'
 import { errorLine, SmError } from '../../../kernel/errors'
 import { closest } from '../../../lib/closest'
 import { pluginCommands } from '../plugin-commands'

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { createUser } from '@nats-io/nkeys'
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { reasonOf, SmError } from '../../../../kernel/errors'
 import { isSubjectToken } from '../../../../lib/nats-subjects'
 import { ManagerCommand } from '../../manager-command'

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { SmError } from '../../../../kernel/errors'
 import { isSubjectToken } from '../../../../lib/nats-subjects'
 import type { NatsStatus } from '../../../bridge/contract'

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { formatSize, formatUptime } from '../../format'
 import { ManagerCommand } from '../../manager-command'
 

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Args } from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import { SmError } from '../../../../kernel/errors'
 import { ManagerCommand } from '../../manager-command'
 import { pluginsTsconfig, pluginTemplate } from '../../plugin-template'

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { ManagerCommand } from '../../manager-command'
 
 export default class ServerExport extends ManagerCommand {

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises'
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { SmError } from '../../../../kernel/errors'
 import { ManagerCommand } from '../../manager-command'
 

@@ -1,4 +1,5 @@
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { isSmError, type SmError } from '../../../../kernel/errors'
 import { ManagerCommand } from '../../manager-command'
 

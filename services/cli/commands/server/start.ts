@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline'
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { ManagerCommand } from '../../manager-command'
 import { waitForSignal } from '../../wait-for-signal'
 import { wiring } from '../../wiring'

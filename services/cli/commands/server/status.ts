@@ -1,4 +1,5 @@
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import type { ServerRunStatus } from '../../../servers/contract'
 import { formatOnline, formatUptime } from '../../format'
 import { ManagerCommand } from '../../manager-command'

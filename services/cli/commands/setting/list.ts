@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { ManagerCommand } from '../../manager-command'
 
 export default class SettingList extends ManagerCommand {

@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import { ManagerCommand } from '../../manager-command'
 
 export default class TasksCancel extends ManagerCommand {

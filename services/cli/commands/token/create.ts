@@ -1,4 +1,5 @@
-import { Args, Flags } from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import { ROLES } from '../../../auth/contract'
 import { ManagerCommand } from '../../manager-command'
 

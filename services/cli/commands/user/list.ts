@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import { table } from '../../format'
 import { ManagerCommand } from '../../manager-command'
 

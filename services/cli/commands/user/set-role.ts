@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import { ROLES } from '../../../auth/contract'
 import { ManagerCommand } from '../../manager-command'
 
