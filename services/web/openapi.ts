@@ -1,4 +1,3 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi'
 import { z } from 'zod'
 import type { KnownRoute } from './plugin-layer'
 import { hasBody, isWrite, type RouteSpec, specOf } from './route'
@@ -35,6 +34,9 @@ export function openApiPath(path: string): string {
  * may call it (`security`, and `x-required-role`).
  */
 export function openApiDocument(routes: readonly KnownRoute[], info: { version: string }): object {
+  // Loaded with the first document asked for (it is cached), not with the web service.
+  const { OpenAPIRegistry, OpenApiGeneratorV31 } =
+    require('@asteasolutions/zod-to-openapi') as typeof import('@asteasolutions/zod-to-openapi')
   const registry = new OpenAPIRegistry()
   registry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
