@@ -3,7 +3,6 @@ import { realpath, stat } from 'node:fs/promises'
 import { join, sep } from 'node:path'
 import { Readable } from 'node:stream'
 import type { Middleware } from 'koa'
-import serve from 'koa-static'
 import type { WebState } from './route'
 
 export interface StaticOptions {
@@ -38,7 +37,8 @@ export function serveStatic(root: string, options: StaticOptions = {}): Middlewa
     base ??= realRoot(root)
     const file = base && (await containedFile(base, ctx.path))
     if (!base || !file) return next()
-    send ??= serve(base, { ...options, index: false })
+    // koa-static (with koa-send, 28 modules) is loaded with the first file served, not with the web service.
+    send ??= (require('koa-static') as typeof import('koa-static'))(base, { ...options, index: false })
     // Counted before koa-static opens it, so a request for the same file meanwhile never takes ours for the manager's.
     const release = serving(file)
     try {
