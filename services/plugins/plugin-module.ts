@@ -266,7 +266,13 @@ function firstLine(text: string): string {
   )
 }
 
-/** A module object whose exports are loaded on first use. */
+/**
+ * A module object whose exports are loaded on first use. Not on its import: an `await import()`
+ * (jiti imports plugin modules so) asks the module for `then`, as of any value a promise resolves
+ * to, and the SDKs export none; answered here, a plugin that imports `server-manager/web` but is
+ * only being discovered, or never draws a route in this thread, does not load the web SDK (its
+ * router, zod: about 140 modules).
+ */
 function lazyModule(load: () => object): object {
   let loaded: Record<PropertyKey, unknown> | undefined
   const get = () => {
@@ -276,7 +282,7 @@ function lazyModule(load: () => object): object {
   return new Proxy(
     {},
     {
-      get: (_target, key) => get()[key],
+      get: (_target, key) => (key === 'then' && loaded === undefined ? undefined : get()[key]),
       has: (_target, key) => key in get(),
       ownKeys: () => Reflect.ownKeys(get()),
       getOwnPropertyDescriptor: (_target, key) => {
