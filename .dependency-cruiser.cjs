@@ -86,6 +86,14 @@ module.exports = {
       },
     },
     {
+      name: 'threads-load-light',
+      comment:
+        "What a plugin's thread loads (the SDK, the thread runtime, and where the plugin has routes the web SDK and its routes' runner) reaches no bus, registry or kernel lifecycle (tsyringe, eventemitter2): a thread per plugin pays for every module it loads. Contracts take what they declare from kernel/contract-catalogue.ts and kernel/token.ts, not from kernel/index.ts. (The CLI SDK is left out: a plugin's thread loads it only for a plugin that imports it, and what it could reach of the manager only when a CLI command boots one.)",
+      severity: 'error',
+      from: { path: '^dist/(index|web|services/plugins/thread/runtime|services/web/thread-routes)\\.js$' },
+      to: { path: '^dist/kernel/(index|registry|bus|kernel)\\.js$', reachable: true },
+    },
+    {
       name: 'no-folder-cycle',
       comment:
         'No cycle between kernel/, lib/ and the services: each can be understood (and moved) after what it uses.',

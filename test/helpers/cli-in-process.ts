@@ -66,7 +66,13 @@ async function runInProcess(
   env: NodeJS.ProcessEnv,
   input: string | undefined,
 ): Promise<RunResult> {
-  const oclif = await import('@oclif/core')
+  // What bin/run.js takes of oclif, by the same subpaths.
+  const oclif = {
+    Config: (require('@oclif/core/config') as typeof import('@oclif/core/config')).Config,
+    run: (require('@oclif/core/run') as typeof import('@oclif/core/run')).run,
+    flush: (require('@oclif/core/flush') as typeof import('@oclif/core/flush')).flush,
+    handle: (require('@oclif/core/handle') as typeof import('@oclif/core/handle')).handle,
+  }
   const { Exit } = require('@oclif/core/handle') as { Exit: { exit(code?: number): void } }
   const restore = borrowProcess({ SM_DATA_DIR: dataDir, ...env }, input)
   let stdout = ''
