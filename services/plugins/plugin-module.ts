@@ -1,7 +1,6 @@
 import { accessSync, constants, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { createJiti } from 'jiti'
-// The two functions it uses, not the whole package (47 modules for every process that loads the manager).
 import { reasonOf, SmError } from '../../kernel/errors'
 import { PACKAGE_ROOT } from '../../lib/package-root'
 import type { Candidate } from './discovery'

@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf } from '../../kernel'
-import { createToken } from '../../kernel/token'
+import { type CommandsOf, command, createToken, defineCommands, defineEvents, type EventsOf } from '../../kernel'
 
 const taskState = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled'])
 export type TaskState = z.output<typeof taskState>

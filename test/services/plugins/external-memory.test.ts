@@ -85,7 +85,7 @@ describe('services/plugins: memory a plugin holds outside its heap is bounded (r
         const pid = manager.pid as number
         expect((await http(`${url}/hog/ok`, { token })).json).to.deep.equal({ ok: true })
         let highest = 0
-        let eating: ReturnType<typeof http> | undefined
+        let eaten: Awaited<ReturnType<typeof http>> | undefined
         // The answer is sent as the thread ends and the fault's fact is recorded just after it (a
         // cold command's start used to hide that): followed from before the request, so the
         // record read below must carry it.
@@ -96,16 +96,17 @@ describe('services/plugins: memory a plugin holds outside its heap is bounded (r
           async () => {
             // Read from /proc while the route runs, until it has answered.
             let answered = false
-            eating = http(`${url}/hog/${route}`, { token }).finally(() => {
+            const eating = http(`${url}/hog/${route}`, { token }).finally(() => {
               answered = true
             })
             while (!answered) {
               highest = Math.max(highest, memory(pid).rss)
               await new Promise(setImmediate)
             }
+            eaten = await eating
           },
         )
-        const eaten = await (eating as ReturnType<typeof http>)
+        if (!eaten) throw new Error('the route did not answer')
         expect(eaten.status).to.equal(507)
         expect(eaten.json.code).to.equal('SM_ERR_PLUGIN_EXTERNAL_MEMORY')
         expect(eaten.json.message).to.match(
