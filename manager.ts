@@ -46,8 +46,12 @@ export interface ManagerOptions {
   readonly consoleLevel?: LogLevel
   /** Extra services to run next to the built-in ones. */
   readonly services?: readonly Service[]
-  /** False: discover plugins and keep the registry current, but run none (read-only commands). */
-  readonly loadPlugins?: boolean
+  /**
+   * False: discover plugins and keep the registry current, but run none (read-only commands).
+   * `on-demand`: load them when an event one of them would hear is first emitted (one-shot
+   * commands: one whose action no plugin hooks runs none). Default true: at start.
+   */
+  readonly loadPlugins?: boolean | 'on-demand'
   /**
    * The long-running manager of its data directory (`server-manager start`): takes the
    * directory's one manager socket first (a second one is refused) and serves the bus to CLI
@@ -85,7 +89,7 @@ export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'pa
 /** The built-in services, in the order they are registered. */
 export function builtinServices(
   options: {
-    loadPlugins?: boolean
+    loadPlugins?: boolean | 'on-demand'
     oneShot?: boolean
     watchdog?: boolean
     defaultPlugins?: boolean
@@ -108,8 +112,8 @@ export function builtinServices(
       cliSdk: () => require('./cli'),
       load,
       retryFailed: !options.oneShot,
-      watchdog: load && options.watchdog,
-      crashGuard: load && options.watchdog && !options.oneShot,
+      watchdog: load !== false && options.watchdog,
+      crashGuard: load !== false && options.watchdog && !options.oneShot,
       defaults: options.defaultPlugins ?? process.env.SM_DEFAULT_PLUGINS !== 'off',
       // Each plugin in a worker thread of its own (plugins.isolation), started from this root's sibling.
       threadEntry: join(__dirname, 'plugin-thread.js'),

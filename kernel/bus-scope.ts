@@ -1,4 +1,4 @@
-import type { Bus, CommandHandler, EmitOptions, Identifier, Listener, Recorder, RequestOptions } from './bus'
+import type { Bus, CommandHandler, EmitOptions, Identifier, Listener, Preparer, Recorder, RequestOptions } from './bus'
 import type { Catalogue } from './catalogue'
 import type { DispatchReport } from './dispatch-report'
 import { type Disposable, DisposableStack } from './disposable'
@@ -76,6 +76,12 @@ export class BusScope implements Disposable {
   setRecorder(recorder: Recorder): Disposable {
     this.#bus.setRecorder(recorder)
     return this.#registrations.add({ dispose: () => this.#bus.setRecorder(undefined) })
+  }
+
+  /** Installs what readies an event's listeners before it is dispatched, until this scope is disposed. */
+  setPreparer(prepare: Preparer): Disposable {
+    this.#bus.setPreparer(prepare)
+    return this.#registrations.add({ dispose: () => this.#bus.setPreparer(undefined) })
   }
 
   /** Installs the bus's identity function for the re-entrancy guard until this scope is disposed. */

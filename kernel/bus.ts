@@ -51,6 +51,13 @@ export interface Recorder {
   record(event: string, payload: unknown, actor: string): Promise<number>
 }
 
+/**
+ * Makes an event's listeners ready before it is dispatched: answers a promise for an event whose
+ * listeners are not registered yet (the plugins service loading plugins on their first need),
+ * nothing otherwise.
+ */
+export type Preparer = (event: string) => Promise<void> | undefined
+
 export interface RequestMeta {
   readonly command: string
   readonly actor: string
@@ -108,6 +115,7 @@ export class Bus {
   /** What its kernel's services declared: the messages it checks, who owns which name. */
   readonly catalogue: Catalogue
   #recorder: Recorder | undefined
+  #prepare: Preparer | undefined
   #identify: Identifier = (event) => event
 
   /**
@@ -198,6 +206,11 @@ export class Bus {
     this.#recorder = recorder
   }
 
+  /** Installs what readies an event's listeners before it is dispatched (one at a time). */
+  setPreparer(prepare: Preparer | undefined): void {
+    this.#prepare = prepare
+  }
+
   /** Installs how event identities are computed for the re-entrancy guard. */
   setIdentifier(identify: Identifier | undefined): void {
     this.#identify = identify ?? ((event) => event)
@@ -230,6 +243,12 @@ export class Bus {
         return Promise.reject(error)
       }
     }
+    const ready = this.#prepare?.(name)
+    if (ready) return ready.then(() => this.#emitReady(name, payload, options))
+    return this.#emitReady(name, payload, options)
+  }
+
+  #emitReady(name: string, payload: unknown, options?: EmitOptions): Promise<DispatchReport> {
     const actor = options?.actor ?? currentContext().actor
     if (this.#recorder?.accepts(name)) {
       return this.#recorder

@@ -21,6 +21,7 @@ export type {
   Identifier,
   Listener,
   ListenOptions,
+  Preparer,
   Recorder,
   RequestMeta,
   RequestOptions,

@@ -120,7 +120,8 @@ export class CliSession {
     const kernel = wiring().createManager({
       dataDir: this.dataDir,
       consoleLevel: this.#options.consoleLevel ?? 'warn',
-      loadPlugins: this.#options.loadsPlugins ?? true,
+      // A one-shot command loads them when its action first needs them (a hook of theirs).
+      loadPlugins: (this.#options.loadsPlugins ?? true) && (options.daemon ? true : 'on-demand'),
       daemon: options.daemon,
       nats: options.nats,
       host: options.host,

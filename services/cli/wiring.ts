@@ -15,7 +15,7 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 export interface LocalManagerOptions {
   readonly dataDir: string
   readonly consoleLevel: LogLevel
-  readonly loadPlugins: boolean
+  readonly loadPlugins: boolean | 'on-demand'
   readonly daemon?: boolean
   /** The daemon joins this NATS broker (`start --nats`). */
   readonly nats?: string

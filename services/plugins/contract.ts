@@ -203,6 +203,8 @@ export const pluginsEvents = defineEvents(
       /** What its class requires and declares secret, so an unchanged plugin is planned without importing it again (absent in older logs). */
       requires: z.array(z.string()).optional(),
       secretSettings: z.union([z.array(z.string()), z.literal(false)]).optional(),
+      /** The methods named like a hook that its class defines: which actions a command must load it for (absent in older logs). */
+      methods: z.array(z.string()).optional(),
     }),
     'plugins:loaded': z.object({ name: z.string(), version: z.string() }),
     /** `invalid`: the plugin cannot be loaded at all (no version, a syntax error, ...). */

@@ -256,7 +256,8 @@ function failureOf(candidate: Candidate, answer: SmError | undefined): SmError {
 
 /** An unchanged plugin's statics from its record, when the record has them all (recorded by this version or later). */
 function staticsOfRecord(record: StoredRecord, candidate: Candidate): PluginStatics | undefined {
-  if (record.requires === undefined || record.secretSettings === undefined) return undefined
+  if (record.requires === undefined || record.secretSettings === undefined || record.methods === undefined)
+    return undefined
   return {
     candidate,
     version: record.version,
@@ -266,5 +267,6 @@ function staticsOfRecord(record: StoredRecord, candidate: Candidate): PluginStat
     // Read only when a plugin is first discovered, which this one is not.
     enabledByDefault: false,
     secretSettings: record.secretSettings ?? undefined,
+    methods: record.methods,
   }
 }

@@ -14,6 +14,11 @@ export function channelOf(name: `${string}:${string}`): `${string}:${string}` {
   return `${CHANNEL}${name}`
 }
 
+/** Whether a bus name is a custom event's (its channel's). */
+export function isChannel(name: string): boolean {
+  return name.startsWith(CHANNEL)
+}
+
 // The owners of a kernel's error catalogue (the kernel and its services), read at its first check.
 const declaring = new WeakMap<Catalogue, ReadonlySet<string>>()
 

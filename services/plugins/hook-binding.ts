@@ -77,5 +77,3 @@ export function bindHookCalls(
   }
   return [...hooked]
 }
-
-export { hookMethodsOf, knownHookMethods, unknownHookMethods } from './hook-methods'

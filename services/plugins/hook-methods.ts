@@ -31,6 +31,21 @@ export function knownHookMethods(actions: readonly ActionSummary[]): string[] {
 }
 
 /**
+ * The methods named like a hook (`before…`, `after…`, `on…`) that a plugin's class defines, read
+ * from its prototypes without constructing it: what discovery records, so that a one-shot command
+ * knows which plugins its action needs before it loads any (a hook made an instance field is seen
+ * only at load: unknownHookMethods' caller warns of it).
+ */
+export function classHookMethods(cls: abstract new (...args: never[]) => unknown): string[] {
+  const names = new Set<string>()
+  for (let proto = cls.prototype; proto && proto !== PluginBase.prototype; proto = Object.getPrototypeOf(proto))
+    for (const name of Object.getOwnPropertyNames(proto))
+      if (HOOK_LIKE.test(name) && typeof Object.getOwnPropertyDescriptor(proto, name)?.value === 'function')
+        names.add(name)
+  return [...names].sort()
+}
+
+/**
  * Methods named like a hook (`before…`, `after…`, `on…`) that are not one, with the nearest real
  * hook: a typo such as `afterSettingUpdat` would otherwise never run and never say why.
  */
@@ -49,4 +64,25 @@ export function unknownHookMethods(
       (name) => HOOK_LIKE.test(name) && typeof Reflect.get(instance, name) === 'function' && !known.includes(name),
     )
     .map((method) => ({ method, nearest: closest(method, known) }))
+}
+
+/**
+ * What a plugin's author is told when it loads: a method named like a hook that is not one (with
+ * the nearest real hook), and a hook the class does not define as a method (an instance field,
+ * `beforeX = () => …`), which one-shot commands cannot see before loading the plugin.
+ */
+export function hookWarnings(instance: PluginBase, actions: readonly ActionSummary[]): string[] {
+  const unknown = unknownHookMethods(instance, actions).map(({ method, nearest }) => {
+    const hint = nearest ? `; did you mean '${nearest}'?` : '; see the hook reference in docs/plugins.md'
+    return `'${method}' looks like a hook but is not one, so it is never called${hint}`
+  })
+  const declared = new Set(classHookMethods(instance.constructor as typeof PluginBase))
+  const fields = [...hookMethodsOf(instance, actions), ...LIFECYCLE]
+    .filter((name) => typeof Reflect.get(instance, name) === 'function' && !declared.has(name))
+    .filter((name) => Object.hasOwn(instance, name))
+    .map(
+      (name) =>
+        `'${name}' is an instance field, not a method of the class: a command run with no manager does not know the plugin hooks it and may not load the plugin; declare it as a method`,
+    )
+  return [...unknown, ...fields]
 }

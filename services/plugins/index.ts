@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { LoggerToken, reasonOf, type Service, SmError } from '../../kernel'
+import { type Disposable, LoggerToken, reasonOf, type Service, SmError } from '../../kernel'
 import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { WEB_CONTRIBUTIONS } from '../web/contract'
@@ -13,6 +13,7 @@ import type { SearchPath } from './discovery'
 import { pluginsErrors } from './errors'
 import { eventIdentifier } from './identity'
 import { LoopWatcher } from './loop-watchdog'
+import { eventsNeedingPlugins, loadOnFirstNeed } from './on-demand'
 import { PluginManager } from './plugin-manager'
 import { PluginImporter } from './plugin-module'
 import { PLUGIN_FACTS, registryProjection } from './registry-projection'
@@ -39,8 +40,12 @@ export interface PluginsServiceOptions {
   readonly cliSdk?: () => object
   /** Where `plugins/default` and `plugins/examples` are (default: this package). */
   readonly packageRoot?: string
-  /** False: discover plugins and keep the registry current, but load none (default true). */
-  readonly load?: boolean
+  /**
+   * False: discover plugins and keep the registry current, but load none. `on-demand` (a one-shot
+   * command's manager): load them only when an event one of them would hear is first emitted
+   * (on-demand.ts). Default true: load the enabled ones at start.
+   */
+  readonly load?: boolean | 'on-demand'
   /**
    * Whether a plugin whose own code failed (onLoad threw or hung) is tried again at start even
    * if its files did not change (default true: a manager starting; one-shot commands say false).
@@ -73,6 +78,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
   let manager: PluginManager | undefined
   let watchdog: LoopWatcher | undefined
   let crashGuard: CrashGuard | undefined
+  let waiting: Disposable | undefined
   // What the loaded plugins add to the CLI, by plugin, for <data dir>/cache/cli.json.
   const cli = new Map<string, CliContribution>()
   let known: ReturnType<typeof builtinCli> | undefined
@@ -194,6 +200,8 @@ export function pluginsService(options: PluginsServiceOptions): Service {
           if (registry.has(WEB_CONTRIBUTIONS)) registry.resolve(WEB_CONTRIBUTIONS).release(name)
         },
         settled: () => {
+          // Loaded by an enable or a reload: a one-shot's wait for the first need is over.
+          waiting?.dispose()
           try {
             writeCliCache(cliCacheFile(config.dataDir), builtins().version, [...cli.values()])
           } catch (error) {
@@ -244,14 +252,19 @@ export function pluginsService(options: PluginsServiceOptions): Service {
           plugins.reconcile().catch(failed)
         }
       })
-      if (options.load === false) {
+      const loadAll = async () => {
+        const report = await plugins.loadAll({ retryFailed: options.retryFailed })
+        logger.info(`plugins: ${report.loaded.length} loaded, ${report.failed.length} failed`, {
+          ms: Math.round(report.ms),
+        })
+      }
+      if (options.load === false || options.load === 'on-demand') {
         await plugins.discoverOnly()
+        const needs = options.load && eventsNeedingPlugins(await plugins.records(), bus.catalogue.actions())
+        if (needs) waiting = loadOnFirstNeed(bus, needs, loadAll)
         return
       }
-      const report = await plugins.loadAll({ retryFailed: options.retryFailed })
-      logger.info(`plugins: ${report.loaded.length} loaded, ${report.failed.length} failed`, {
-        ms: Math.round(report.ms),
-      })
+      await loadAll()
     },
     async stop() {
       try {
@@ -261,6 +274,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         crashGuard?.end()
       }
       await watchdog?.stop()
+      waiting = undefined
       manager = undefined
       watchdog = undefined
       crashGuard = undefined

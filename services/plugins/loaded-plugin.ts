@@ -3,7 +3,8 @@ import type { RunTask } from '../tasks/contract'
 import type { CliContribution } from './contract'
 import { contributionsOf, type ExtensionMethod, extensionOf } from './extension'
 import type { CallOptions } from './guarded-call'
-import { bindHooks, unknownHookMethods } from './hook-binding'
+import { bindHooks } from './hook-binding'
+import { hookWarnings } from './hook-methods'
 import { isBoundedTimeout, runBounded } from './loop-watchdog'
 import type { PluginBase } from './plugin-base'
 import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from './plugin-gateway'
@@ -138,10 +139,7 @@ export class LoadedPlugin implements RunningPlugin {
         { cause: error },
       )
     }
-    for (const { method, nearest } of unknownHookMethods(instance, scope.catalogue.actions())) {
-      const hint = nearest ? `; did you mean '${nearest}'?` : '; see the hook reference in docs/plugins.md'
-      logger.warn(`'${method}' looks like a hook but is not one, so it is never called${hint}`)
-    }
+    for (const warning of hookWarnings(instance, scope.catalogue.actions())) logger.warn(warning)
     const hooks = bindHooks(instance, scope, callOptions)
     const plugin = new LoadedPlugin(definition, instance, {
       scope,

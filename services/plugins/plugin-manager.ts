@@ -247,7 +247,8 @@ export class PluginManager {
     } catch (error) {
       const record = isDiskFull(error) && (await this.records().catch(() => [])).find((r) => r.name === name)
       if (!record) throw error
-      const loaded = this.#reconciler.loaded.has(name) ? 'loaded' : 'not loaded'
+      // As the registry has it: a one-shot command loads plugins only when its action needs them.
+      const loaded = this.#reconciler.loaded.has(name) || record.state === 'loaded' ? 'loaded' : 'not loaded'
       const state = `${record.enabled ? 'enabled' : 'disabled'} and ${loaded}`
       throw unchangedOnFullDisk(error, `the plugin '${name}' stays ${state}`)
     }

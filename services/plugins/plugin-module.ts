@@ -5,6 +5,7 @@ import { reasonOf, SmError } from '../../kernel/errors'
 import { PACKAGE_ROOT } from '../../lib/package-root'
 import type { Candidate } from './discovery'
 import { classDescription } from './doc-comment'
+import { classHookMethods } from './hook-methods'
 import { PluginBase, type PluginClass } from './plugin-base'
 import { pluginOnStack } from './process-guard'
 
@@ -46,6 +47,8 @@ export interface PluginStatics {
   readonly enabledByDefault: boolean
   /** Its `static secretSettings` as declared when it is a list of strings; `false` when it is something else (refused at load). */
   readonly secretSettings: readonly string[] | false | undefined
+  /** The methods named like a hook that its class defines (hook-methods.ts, classHookMethods). */
+  readonly methods: readonly string[]
 }
 
 /** A plugin's module, imported in this thread: its statics and its class. */
@@ -170,6 +173,7 @@ export class PluginImporter {
       requires,
       enabledByDefault: candidate.source === 'default' && cls.enabledByDefault === true,
       secretSettings: plainSecretSettings(cls.secretSettings),
+      methods: classHookMethods(cls),
     }
   }
 

@@ -16,6 +16,7 @@ export interface Found {
   readonly enabledByDefault?: boolean
   readonly requires?: readonly string[]
   readonly secretSettings?: readonly string[] | false
+  readonly methods?: readonly string[]
 }
 
 /**
@@ -70,6 +71,7 @@ export class RegistryFacts {
       ...(found.requires && found.secretSettings !== undefined
         ? { secretSettings: found.secretSettings === false ? (false as const) : [...found.secretSettings] }
         : {}),
+      ...(found.methods ? { methods: [...found.methods] } : {}),
     }
     const same =
       record &&
@@ -79,7 +81,8 @@ export class RegistryFacts {
         (key) => record[key] === fact[key],
       ) &&
       // Statics not recorded yet (an older log): recorded now, so the next start need not import it.
-      (found.requires === undefined || record.requires !== undefined)
+      (found.requires === undefined || record.requires !== undefined) &&
+      (found.methods === undefined || record.methods !== undefined)
     if (same) return false
     await this.fact('plugins:discovered', fact)
     return true

@@ -21,6 +21,8 @@ export type StoredRecord = PluginRecord & {
   /** Its class's statics as last imported (absent when recorded by an older version). */
   readonly requires?: readonly string[]
   readonly secretSettings?: readonly string[] | false | null
+  /** The methods named like a hook that its class defines, as last imported (absent when recorded by an older version). */
+  readonly methods?: readonly string[]
 }
 
 type Payload = Record<string, unknown> & { name?: string; pluginName?: string }
@@ -96,6 +98,7 @@ function fold(record: StoredRecord | undefined, event: StoredEvent): StoredRecor
         requires: d.requires,
         // null: declared none (JSON keeps no undefined), so "not recorded" stays distinguishable.
         secretSettings: d.requires === undefined ? undefined : (d.secretSettings ?? null),
+        methods: d.methods,
       }
     }
     case 'after_set_plugin_status': {

@@ -7,7 +7,7 @@ import { reasonOf, SmError } from '../../../kernel/errors'
 import type { TaskContext } from '../../tasks/contract'
 import type { PageData, RouteRunner, ThreadWeb } from '../../web/contract'
 import { contributionsOf, extensionOf } from '../extension'
-import { callMethod, hookMethodsOf, unknownHookMethods } from '../hook-methods'
+import { callMethod, hookMethodsOf, hookWarnings } from '../hook-methods'
 import type { PluginContributions } from '../loaded-plugin'
 import type { CustomEventListener, PluginApi } from '../plugin-api'
 import type { PluginBase } from '../plugin-base'
@@ -147,10 +147,7 @@ export async function runPluginThread(modules: {
   }
   // The hooks a plugin may override are the manager's services' actions, as it handed them over.
   const hookMethods = hookMethodsOf(instance, data.actions)
-  const warnings = unknownHookMethods(instance, data.actions).map(({ method, nearest }) => {
-    const hint = nearest ? `; did you mean '${nearest}'?` : '; see the hook reference in docs/plugins.md'
-    return `'${method}' looks like a hook but is not one, so it is never called${hint}`
-  })
+  const warnings = hookWarnings(instance, data.actions)
   let routes: RouteRunner | undefined
   let routers: readonly unknown[] = []
   let templatePaths: readonly unknown[] = []
