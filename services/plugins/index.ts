@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { type Disposable, LoggerToken, reasonOf, type Service, SmError } from '../../kernel'
+import { LoggerToken, reasonOf, type Service, SmError } from '../../kernel'
 import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { WEB_CONTRIBUTIONS } from '../web/contract'
@@ -13,7 +13,7 @@ import type { SearchPath } from './discovery'
 import { pluginsErrors } from './errors'
 import { eventIdentifier } from './identity'
 import { LoopWatcher } from './loop-watchdog'
-import { eventsNeedingPlugins, loadOnFirstNeed } from './on-demand'
+import { eventsNeedingPlugins, loadOnFirstNeed, type PluginsOnDemand } from './on-demand'
 import { PluginManager } from './plugin-manager'
 import { PluginImporter } from './plugin-module'
 import { PLUGIN_FACTS, registryProjection } from './registry-projection'
@@ -78,7 +78,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
   let manager: PluginManager | undefined
   let watchdog: LoopWatcher | undefined
   let crashGuard: CrashGuard | undefined
-  let waiting: Disposable | undefined
+  let waiting: PluginsOnDemand | undefined
   // What the loaded plugins add to the CLI, by plugin, for <data dir>/cache/cli.json.
   const cli = new Map<string, CliContribution>()
   let known: ReturnType<typeof builtinCli> | undefined
@@ -222,10 +222,16 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         const loaded = plugins.loaded(name)
         return { ...record, hooks: [...(loaded?.hooks ?? [])], listeners: loaded?.listeners ?? 0 }
       })
-      bus.handle('plugins:set_enabled', ({ name, enabled }) => plugins.setEnabled(name, enabled))
+      bus.handle('plugins:set_enabled', async ({ name, enabled }) => {
+        // A one-shot enable or disable: the plugins that hook it (a veto) run first, as in a manager.
+        await waiting?.now()
+        return plugins.setEnabled(name, enabled)
+      })
       // Identifies this manager in plugins:reloaded facts, so it does not react to its own.
       const origin = randomUUID()
       bus.handle('plugins:reload', async () => {
+        // It loads them all itself.
+        waiting?.dispose()
         const report = await plugins.reload()
         await bus.emit('plugins:reloaded', { origin, loaded: report.loaded, failed: report.failed })
         return report
@@ -261,7 +267,13 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       if (options.load === false || options.load === 'on-demand') {
         await plugins.discoverOnly()
         const needs = options.load && eventsNeedingPlugins(await plugins.records(), bus.catalogue.actions())
-        if (needs) waiting = loadOnFirstNeed(bus, needs, loadAll)
+        if (needs)
+          waiting = loadOnFirstNeed(bus, needs, {
+            load: loadAll,
+            get busy() {
+              return plugins.busy
+            },
+          })
         return
       }
       await loadAll()

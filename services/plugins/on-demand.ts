@@ -24,25 +24,32 @@ export function eventsNeedingPlugins(
   return (event) => events.has(event) || isChannel(event)
 }
 
+/** A one-shot command's wait for its plugins' first need. */
+export interface PluginsOnDemand extends Disposable {
+  /** Loads them now, unless they are loaded or loading already (an enable: its hooks must see it). */
+  now(): Promise<void>
+}
+
 /**
  * A one-shot command's manager loads no plugin at start: the first event one of them would hear
  * (its action's hook, a custom event) loads them all, in their order, before it is dispatched, so
  * a hook sees the action that needed it and whatever its own calls cause. A command whose action
- * no plugin hooks (`setting set` with none hooking settings) runs none. Anything else that loads
- * them (an enable, a reload) ends the wait.
+ * no plugin hooks (`setting set` with none hooking settings) runs none. While the plugin manager
+ * is busy (it is loading, reloading or enabling), events go on at once: they come from its own
+ * work, which must not wait for itself.
  */
 export function loadOnFirstNeed(
   scope: BusScope,
   needs: (event: string) => boolean,
-  load: () => Promise<void>,
-): Disposable {
-  let started = false
-  const preparer = scope.setPreparer((event) => {
-    // What the plugins' own onLoad emits while they load goes on at once, reaching those loaded
-    // so far, as it does when a manager loads them at start: waiting for the load would be a deadlock.
-    if (started || !needs(event)) return undefined
-    started = true
-    return load().finally(() => preparer.dispose())
-  })
-  return preparer
+  plugins: { load(): Promise<void>; readonly busy: boolean },
+): PluginsOnDemand {
+  let loading: Promise<void> | undefined
+  const start = () => {
+    loading ??= plugins.load().finally(() => preparer.dispose())
+    return loading
+  }
+  // What the plugins' own onLoad emits while they load goes on at once, reaching those loaded
+  // so far, as it does when a manager loads them at start: waiting for the load would be a deadlock.
+  const preparer = scope.setPreparer((event) => (loading || plugins.busy || !needs(event) ? undefined : start()))
+  return { dispose: () => preparer.dispose(), now: start }
 }

@@ -271,6 +271,11 @@ export class PluginManager {
     })
   }
 
+  /** Whether an operation (a load, a reload, an enable) runs or waits: what it emits must not wait for the queue. */
+  get busy(): boolean {
+    return !this.#queue.idle
+  }
+
   loaded(name: string): RunningPlugin | undefined {
     return this.#reconciler.loaded.get(name)
   }
