@@ -200,8 +200,9 @@ export function pluginsService(options: PluginsServiceOptions): Service {
           if (registry.has(WEB_CONTRIBUTIONS)) registry.resolve(WEB_CONTRIBUTIONS).release(name)
         },
         settled: () => {
-          // Loaded by an enable or a reload: a one-shot's wait for the first need is over.
+          // Loaded (on the first need, by an enable, by a reload): a one-shot's wait is over.
           waiting?.dispose()
+          waiting = undefined
           try {
             writeCliCache(cliCacheFile(config.dataDir), builtins().version, [...cli.values()])
           } catch (error) {
@@ -232,6 +233,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       bus.handle('plugins:reload', async () => {
         // It loads them all itself.
         waiting?.dispose()
+        waiting = undefined
         const report = await plugins.reload()
         await bus.emit('plugins:reloaded', { origin, loaded: report.loaded, failed: report.failed })
         return report
