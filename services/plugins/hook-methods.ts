@@ -39,9 +39,11 @@ export function knownHookMethods(actions: readonly ActionSummary[]): string[] {
 export function classHookMethods(cls: abstract new (...args: never[]) => unknown): string[] {
   const names = new Set<string>()
   for (let proto = cls.prototype; proto && proto !== PluginBase.prototype; proto = Object.getPrototypeOf(proto))
-    for (const name of Object.getOwnPropertyNames(proto))
-      if (HOOK_LIKE.test(name) && typeof Object.getOwnPropertyDescriptor(proto, name)?.value === 'function')
-        names.add(name)
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      // A getter may answer a function (an autobind decorator's): it counts, unread.
+      const property = Object.getOwnPropertyDescriptor(proto, name)
+      if (HOOK_LIKE.test(name) && (typeof property?.value === 'function' || property?.get)) names.add(name)
+    }
   return [...names].sort()
 }
 

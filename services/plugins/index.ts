@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { LoggerToken, reasonOf, type Service, SmError } from '../../kernel'
 import { PROJECTIONS } from '../events/contract'
@@ -269,6 +270,9 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       if (options.load === false || options.load === 'on-demand') {
         await plugins.discoverOnly()
         const needs = options.load && eventsNeedingPlugins(await plugins.records(), bus.catalogue.actions())
+        // The CLI learns the plugins' commands from the cache that loading writes: gone (deleted,
+        // a new cache folder), it is written again now, as any command did before.
+        if (needs && !existsSync(cliCacheFile(config.dataDir))) return loadAll()
         if (needs)
           waiting = loadOnFirstNeed(bus, needs, {
             load: loadAll,

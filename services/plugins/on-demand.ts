@@ -1,4 +1,5 @@
-import type { ActionSummary, BusScope, Disposable } from '../../kernel'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { type ActionSummary, type BusScope, type Disposable, runInContext } from '../../kernel'
 import { isChannel } from './event-names'
 import { hookEvents } from './hook-catalogue'
 import type { StoredRecord } from './registry-projection'
@@ -34,22 +35,32 @@ export interface PluginsOnDemand extends Disposable {
  * A one-shot command's manager loads no plugin at start: the first event one of them would hear
  * (its action's hook, a custom event) loads them all, in their order, before it is dispatched, so
  * a hook sees the action that needed it and whatever its own calls cause. A command whose action
- * no plugin hooks (`setting set` with none hooking settings) runs none. While the plugin manager
- * is busy (it is loading, reloading or enabling), events go on at once: they come from its own
- * work, which must not wait for itself.
+ * no plugin hooks (`setting set` with none hooking settings) runs none.
+ *
+ * Another such event while they load (two actions at once) waits for the load too. What the load
+ * itself causes (the plugins' onLoad and their calls, its facts) goes on at once, to the plugins
+ * loaded so far, as at a manager's start: waiting for the load from inside it would be a
+ * deadlock. So does what the plugin manager emits while busy with an enable or a reload, which
+ * load the plugins themselves. The load runs as the core, as at a manager's start, whatever
+ * command needed it.
  */
 export function loadOnFirstNeed(
   scope: BusScope,
   needs: (event: string) => boolean,
   plugins: { load(): Promise<void>; readonly busy: boolean },
 ): PluginsOnDemand {
+  const inside = new AsyncLocalStorage<true>()
   let loading: Promise<void> | undefined
   const start = () => {
-    loading ??= plugins.load().finally(() => preparer.dispose())
+    loading ??= inside
+      .run(true, () => runInContext({ actor: 'core', chain: undefined }, () => plugins.load()))
+      .finally(() => preparer.dispose())
     return loading
   }
-  // What the plugins' own onLoad emits while they load goes on at once, reaching those loaded
-  // so far, as it does when a manager loads them at start: waiting for the load would be a deadlock.
-  const preparer = scope.setPreparer((event) => (loading || plugins.busy || !needs(event) ? undefined : start()))
+  const preparer = scope.setPreparer((event) => {
+    if (inside.getStore() || !needs(event)) return undefined
+    if (loading) return loading
+    return plugins.busy ? undefined : start()
+  })
   return { dispose: () => preparer.dispose(), now: start }
 }

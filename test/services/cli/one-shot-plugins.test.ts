@@ -1,4 +1,7 @@
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { expect } from 'chai'
+import { createManager } from '../../../manager'
 import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { plugin, trace, traced, useTrace, writePlugins } from '../../helpers/plugins'
 import { tempDir } from '../../helpers/temp-dir'
@@ -84,5 +87,74 @@ describe('services/cli: a command with no manager loads plugins only when its ac
     expect(traced()).to.deep.equal([])
     const reload = await cliIn(dataDir, ['plugin', 'reload'], { SM_DEFAULT_PLUGINS: 'off', SM_LOG_LEVEL: 'warn' })
     expect(reload.stdout + reload.stderr).to.match(/'afterSettingUpdate' is an instance field.*declare it as a method/)
+  })
+
+  const veto = (key: string, reason: string) =>
+    `(p: { key: string }) => (p.key === '${key}' ? { cancel: true as const, reason: '${reason}' } : undefined)`
+
+  it('holds back an action that comes while the plugins load, so that a veto hook still sees it', async () => {
+    writePlugins(dataDir, {
+      'guard.ts': plugin(
+        'Guard',
+        `beforeSettingUpdate(p: { key: string }) { return (${veto('custom.locked', 'guarded')})(p) }`,
+      ),
+    })
+    await enable('guard')
+    // Two actions at once, as a plugin command's Promise.all makes them: the second comes while
+    // the first one's need is loading the plugins.
+    const kernel = createManager({
+      dataDir,
+      consoleLevel: 'silent',
+      loadPlugins: 'on-demand',
+      oneShot: true,
+      defaultPlugins: false,
+    })
+    await kernel.start()
+    try {
+      const [other, locked] = await Promise.allSettled([
+        kernel.bus.request('settings:set', { key: 'custom.other', value: 1 }, { actor: 'cli:test' }),
+        kernel.bus.request('settings:set', { key: 'custom.locked', value: 1 }, { actor: 'cli:test' }),
+      ])
+      expect(other.status).to.equal('fulfilled')
+      expect(locked.status).to.equal('rejected')
+      expect((locked as PromiseRejectedResult).reason.code).to.equal('SM_ERR_SETTINGS_UPDATE_CANCELLED')
+    } finally {
+      await kernel.stop()
+    }
+  })
+
+  it('sees hooks a plugin inherits or defines as getters, and a reload records what its base class gained since', async () => {
+    writePlugins(dataDir, {
+      '_shared/base.ts':
+        "import { PluginBase } from 'server-manager'\nexport class Base extends PluginBase { helper() { return 1 } }\n",
+      'heir.ts':
+        "import { Base } from './_shared/base'\nexport default class Heir extends Base { static version = '1.0.0' }\n",
+      'getter.ts': plugin('Getter', `get beforeSettingUpdate() { return ${veto('custom.by_getter', 'getter')} }`),
+    })
+    await enable('heir', 'getter')
+    const byGetter = await cliIn(dataDir, ['setting', 'set', 'custom.by_getter', '1'], { SM_DEFAULT_PLUGINS: 'off' })
+    expect(byGetter.code, byGetter.stderr).to.equal(1)
+    expect(byGetter.stderr).to.include('getter')
+    // The base class is outside the plugin's files: its new hook is known once the plugins are reloaded.
+    writePlugins(dataDir, {
+      '_shared/base.ts': `import { PluginBase } from 'server-manager'\nexport class Base extends PluginBase { beforeSettingUpdate(p: { key: string }) { return (${veto('custom.by_base', 'base')})(p) } }\n`,
+    })
+    await run(['plugin', 'reload'])
+    const byBase = await cliIn(dataDir, ['setting', 'set', 'custom.by_base', '1'], { SM_DEFAULT_PLUGINS: 'off' })
+    expect(byBase.code, byBase.stderr).to.equal(1)
+    expect(byBase.stderr).to.include('base')
+  })
+
+  it("writes the CLI's cache of plugin commands again when it is gone, as the command that loads them", async () => {
+    writePlugins(dataDir, { 'quiet.ts': tracing('Quiet', ['beforeServerStart']) })
+    await enable('quiet')
+    const cache = join(dataDir, 'cache', 'cli.json')
+    expect(existsSync(cache)).to.equal(true)
+    rmSync(cache)
+    await run(['setting', 'set', 'custom.f', '6'])
+    expect(existsSync(cache)).to.equal(true)
+    useTrace(dataDir)
+    await run(['setting', 'set', 'custom.f', '7'])
+    expect(traced()).to.deep.equal([])
   })
 })
