@@ -25,11 +25,28 @@ export default class P extends PluginBase {
 `
 }
 
-/** A data directory with `count` enabled plugins, each contributing a command (their CLI cache written). */
-async function dataDirWithPlugins(dir: string, count: number): Promise<string> {
-  const dataDir = join(dir, `cli-${count}`)
+/** A user plugin that hooks server starts, and nothing else. */
+function startHookPlugin(): string {
+  return `import { PluginBase } from 'server-manager'
+export default class P extends PluginBase {
+  static version = '1.0.0'
+  async beforeServerStart() {}
+}
+`
+}
+
+/**
+ * A data directory with `count` enabled plugins `tool<i>`, each `source(name)` (default: one
+ * contributing a command; their CLI cache written).
+ */
+async function dataDirWithPlugins(
+  dir: string,
+  count: number,
+  source: (name: string) => string = commandPlugin,
+): Promise<string> {
+  const dataDir = join(dir, `cli-${count}-${source.name}`)
   mkdirSync(join(dataDir, 'plugins'), { recursive: true })
-  for (let i = 0; i < count; i++) writeFileSync(join(dataDir, 'plugins', `tool${i}.ts`), commandPlugin(`tool${i}`))
+  for (let i = 0; i < count; i++) writeFileSync(join(dataDir, 'plugins', `tool${i}.ts`), source(`tool${i}`))
   const manager = createManager({ dataDir, logger: silentLogger, defaultPlugins: false })
   await manager.start()
   for (let i = 0; i < count; i++) await manager.bus.request('plugins:set_enabled', { name: `tool${i}`, enabled: true })
@@ -79,4 +96,30 @@ export async function helpColdStartBench(
       options,
     ),
   }
+}
+
+/**
+ * `setting set` as a cold process with no manager running: with `count` enabled plugins that hook
+ * only server starts against none (issue 36 item 2: a command loads the plugins only when its
+ * action needs them; before, it loaded every enabled one, a thread each).
+ */
+export async function oneShotActionBench(dir: string, count = 30, quick = false): Promise<Comparison> {
+  const none = await dataDirWithPlugins(dir, 0, startHookPlugin)
+  const many = await dataDirWithPlugins(dir, count, startHookPlugin)
+  let value = 0
+  const runs = (dataDir: string) => ({
+    run: (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const env = { ...process.env, SM_DATA_DIR: dataDir, SM_DEFAULT_PLUGINS: 'off' }
+        const args = [CLI, 'setting', 'set', 'custom.bench', String(++value)]
+        const result = spawnSync(process.execPath, args, { env, encoding: 'utf8' })
+        if (result.status !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`)
+      }
+    },
+  })
+  return compare(
+    `cold \`setting set\`, no manager: ${count} enabled plugins that hook only server starts vs none`,
+    { baseline: ['no plugins', runs(none)], candidate: [`${count} plugins`, runs(many)] },
+    { rounds: 9, perRound: 2, warmup: 1, quick },
+  )
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { appendBench } from './append.bench'
-import { helpColdStartBench } from './cli.bench'
+import { helpColdStartBench, oneShotActionBench } from './cli.bench'
 import { bridgeRoundTripBench, clientColdStartBench, settingSetBench } from './daemon.bench'
 import { dispatchBench } from './dispatch.bench'
 import { type Comparison, formatNs } from './harness'
@@ -21,7 +21,7 @@ import { supervisionMemoryBench } from './supervision.bench'
 import { dashboardBench, type LoadResult, webThroughputBench } from './web.bench'
 
 /**
- * `npm run bench [-- dispatch|append|help|hooks|threads|loop|load|replay|client|bridge|set|backup|list|console|sampling|supervision|nats|web|dashboard] [--events N] [--world-mb N] [--quick]`:
+ * `npm run bench [-- dispatch|append|help|hooks|threads|loop|load|replay|client|bridge|set|backup|list|console|sampling|supervision|nats|web|oneshot|dashboard] [--events N] [--world-mb N] [--quick]`:
  * every figure is a ratio against a baseline measured in the same run, because these machines
  * are shared and noisy. Each benchmark runs even when one before it threw; the run exits 1 if
  * any threw or missed its goal.
@@ -350,6 +350,11 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
     console.log(`  goal: at most 1.2x → ${r.plugins.ratio.toFixed(2)}x, ${verdict(r.plugins.ratio <= 1.2)}\n`)
     print(r.bare)
     console.log(`  goal: at most 1.5x → ${r.bare.ratio.toFixed(2)}x, ${verdict(r.bare.ratio <= 1.5)}\n`)
+  },
+  async oneshot({ dir, quick, verdict }) {
+    const r = await oneShotActionBench(dir, quick ? 2 : 30, quick)
+    print(r)
+    console.log(`  goal: at most 1.2x → ${r.ratio.toFixed(2)}x, ${verdict(r.ratio <= 1.2)}\n`)
   },
   async dashboard({ dir, quick }) {
     const [servers, requests, renders] = quick ? [2, 2, 1] : [50, 20, 10]

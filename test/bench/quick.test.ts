@@ -36,6 +36,7 @@ describe('npm run bench, quick mode', function () {
       'supervision memory of running servers',
       'HTTP at 50 connections',
       'cold `server-manager --help`',
+      'cold `setting set`, no manager',
       'the dashboard page with 2 registered servers (2 rows drawn)',
     ])
       expect(result.stdout, output).to.include(heading)
