@@ -35,12 +35,7 @@ void (async () => {
   // A referenced timer keeps the process alive until the command has finished: the timers that
   // bound plugin code are unref'd, and must still fire when nothing else is pending.
   const keepAlive = setInterval(() => {}, 1 << 30)
-  const oclif = {
-    Config: require('@oclif/core/config').Config,
-    run: require('@oclif/core/run').run,
-    flush: require('@oclif/core/flush').flush,
-    handle: require('@oclif/core/handle').handle,
-  }
+  const oclif = require('../dist/services/cli/oclif-run')
   let argv = process.argv.slice(2)
   // Alone on a terminal: the interactive menu; otherwise (a pipe, a script) the help.
   if (argv.length === 0 && process.stdin.isTTY && process.stdout.isTTY) argv = ['menu']

@@ -52,9 +52,10 @@ export interface Recorder {
 }
 
 /**
- * Makes an event's listeners ready before it is dispatched: answers a promise for an event whose
- * listeners are not registered yet (the plugins service loading plugins on their first need),
- * nothing otherwise.
+ * Makes an event's listeners ready before an emit dispatches it: answers a promise for an event
+ * whose listeners are not registered yet (a one-shot command's plugins service loading plugins on
+ * their first need), nothing otherwise. A relayed event does not ask it: relays reach a long-running
+ * manager, whose plugins are loaded at start.
  */
 export type Preparer = (event: string) => Promise<void> | undefined
 

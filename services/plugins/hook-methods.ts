@@ -32,13 +32,13 @@ export function knownHookMethods(actions: readonly ActionSummary[]): string[] {
 
 /**
  * The methods named like a hook (`before…`, `after…`, `on…`) that a plugin's class defines, read
- * from its prototypes without constructing it: what discovery records, so that a one-shot command
- * knows which plugins its action needs before it loads any (a hook made an instance field is seen
- * only at load: unknownHookMethods' caller warns of it).
+ * from its prototype chain (`cls.prototype`) without constructing it: what discovery records, so
+ * that a one-shot command knows which plugins its action needs before it loads any (a hook made an
+ * instance field is seen only at load, where hookWarnings warns of it).
  */
-export function classHookMethods(cls: abstract new (...args: never[]) => unknown): string[] {
+export function classHookMethods(prototype: object): string[] {
   const names = new Set<string>()
-  for (let proto = cls.prototype; proto && proto !== PluginBase.prototype; proto = Object.getPrototypeOf(proto))
+  for (let proto = prototype; proto && proto !== PluginBase.prototype; proto = Object.getPrototypeOf(proto))
     for (const name of Object.getOwnPropertyNames(proto)) {
       // A getter may answer a function (an autobind decorator's): it counts, unread.
       const property = Object.getOwnPropertyDescriptor(proto, name)
@@ -70,18 +70,17 @@ export function unknownHookMethods(
 
 /**
  * What a plugin's author is told when it loads: a method named like a hook that is not one (with
- * the nearest real hook), and a hook the class does not define as a method (an instance field,
- * `beforeX = () => …`), which one-shot commands cannot see before loading the plugin.
+ * the nearest real hook), and a hook that is an instance field (`beforeX = () => …`) rather than
+ * a method of the class, which one-shot commands cannot see before loading the plugin.
  */
 export function hookWarnings(instance: PluginBase, actions: readonly ActionSummary[]): string[] {
   const unknown = unknownHookMethods(instance, actions).map(({ method, nearest }) => {
     const hint = nearest ? `; did you mean '${nearest}'?` : '; see the hook reference in docs/plugins.md'
     return `'${method}' looks like a hook but is not one, so it is never called${hint}`
   })
-  const declared = new Set(classHookMethods(instance.constructor as typeof PluginBase))
-  const fields = [...hookMethodsOf(instance, actions), ...LIFECYCLE]
-    .filter((name) => typeof Reflect.get(instance, name) === 'function' && !declared.has(name))
-    .filter((name) => Object.hasOwn(instance, name))
+  // The hooks a one-shot command decides by (discovery records them from the class): on the instance itself, unseen.
+  const fields = [...hookMethodsOf(instance, actions), 'onAnyEvent']
+    .filter((name) => Object.hasOwn(instance, name) && typeof Reflect.get(instance, name) === 'function')
     .map(
       (name) =>
         `'${name}' is an instance field, not a method of the class: a command run with no manager does not know the plugin hooks it and may not load the plugin; declare it as a method`,

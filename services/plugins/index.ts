@@ -80,6 +80,11 @@ export function pluginsService(options: PluginsServiceOptions): Service {
   let watchdog: LoopWatcher | undefined
   let crashGuard: CrashGuard | undefined
   let waiting: PluginsOnDemand | undefined
+  // Loaded by any path (on the first need, an enable, a reload): a one-shot's wait is over.
+  const endWait = () => {
+    waiting?.dispose()
+    waiting = undefined
+  }
   // What the loaded plugins add to the CLI, by plugin, for <data dir>/cache/cli.json.
   const cli = new Map<string, CliContribution>()
   let known: ReturnType<typeof builtinCli> | undefined
@@ -201,9 +206,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
           if (registry.has(WEB_CONTRIBUTIONS)) registry.resolve(WEB_CONTRIBUTIONS).release(name)
         },
         settled: () => {
-          // Loaded (on the first need, by an enable, by a reload): a one-shot's wait is over.
-          waiting?.dispose()
-          waiting = undefined
+          endWait()
           try {
             writeCliCache(cliCacheFile(config.dataDir), builtins().version, [...cli.values()])
           } catch (error) {
@@ -232,9 +235,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       // Identifies this manager in plugins:reloaded facts, so it does not react to its own.
       const origin = randomUUID()
       bus.handle('plugins:reload', async () => {
-        // It loads them all itself.
-        waiting?.dispose()
-        waiting = undefined
+        endWait() // it loads them all itself
         const report = await plugins.reload()
         await bus.emit('plugins:reloaded', { origin, loaded: report.loaded, failed: report.failed })
         return report
@@ -268,18 +269,12 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         })
       }
       if (options.load === false || options.load === 'on-demand') {
-        await plugins.discoverOnly()
-        const needs = options.load && eventsNeedingPlugins(await plugins.records(), bus.catalogue.actions())
+        const records = await plugins.discoverOnly()
+        const needs = options.load && eventsNeedingPlugins(records, bus.catalogue.actions())
         // The CLI learns the plugins' commands from the cache that loading writes: gone (deleted,
         // a new cache folder), it is written again now, as any command did before.
         if (needs && !existsSync(cliCacheFile(config.dataDir))) return loadAll()
-        if (needs)
-          waiting = loadOnFirstNeed(bus, needs, {
-            load: loadAll,
-            get busy() {
-              return plugins.busy
-            },
-          })
+        if (needs) waiting = loadOnFirstNeed(bus, needs, loadAll, () => plugins.busy)
         return
       }
       await loadAll()

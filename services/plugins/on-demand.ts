@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { type ActionSummary, type BusScope, type Disposable, runInContext } from '../../kernel'
 import { isChannel } from './event-names'
 import { hookEvents } from './hook-catalogue'
-import type { StoredRecord } from './registry-projection'
+import { mayLoad, type StoredRecord } from './registry-projection'
 
 /**
  * The events that need the enabled plugins loaded first, from what discovery recorded of their
@@ -14,7 +14,7 @@ export function eventsNeedingPlugins(
   records: readonly StoredRecord[],
   actions: readonly ActionSummary[],
 ): ((event: string) => boolean) | undefined {
-  const runnable = records.filter((r) => r.enabled && !r.blocked && r.state !== 'invalid' && r.state !== 'missing')
+  const runnable = records.filter(mayLoad)
   if (runnable.length === 0) return undefined
   const hooks = hookEvents(actions)
   const events = new Set<string>()
@@ -47,20 +47,21 @@ export interface PluginsOnDemand extends Disposable {
 export function loadOnFirstNeed(
   scope: BusScope,
   needs: (event: string) => boolean,
-  plugins: { load(): Promise<void>; readonly busy: boolean },
+  load: () => Promise<void>,
+  busy: () => boolean,
 ): PluginsOnDemand {
   const inside = new AsyncLocalStorage<true>()
   let loading: Promise<void> | undefined
   const start = () => {
     loading ??= inside
-      .run(true, () => runInContext({ actor: 'core', chain: undefined }, () => plugins.load()))
+      .run(true, () => runInContext({ actor: 'core', chain: undefined }, load))
       .finally(() => preparer.dispose())
     return loading
   }
   const preparer = scope.setPreparer((event) => {
     if (inside.getStore() || !needs(event)) return undefined
     if (loading) return loading
-    return plugins.busy ? undefined : start()
+    return busy() ? undefined : start()
   })
   return { dispose: () => preparer.dispose(), now: start }
 }

@@ -146,12 +146,17 @@ export class PluginManager {
     )
   }
 
-  /** Discovers plugins and records what changed on disk (and a plugin the watchdog stopped), loading none. */
-  async discoverOnly(): Promise<void> {
-    await this.#queue.run(async () => {
+  /**
+   * Discovers plugins and records what changed on disk (and a plugin the watchdog stopped), loading
+   * none; resolves to the registry after.
+   */
+  discoverOnly(): Promise<StoredRecord[]> {
+    return this.#queue.run(async () => {
       await this.#discovery.recordBlocked()
       await this.#discovery.sync()
-      await this.#registry.writeFile()
+      const records = await this.#registry.records()
+      await this.#registry.writeFile(records)
+      return records
     })
   }
 

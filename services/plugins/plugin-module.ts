@@ -173,7 +173,7 @@ export class PluginImporter {
       requires,
       enabledByDefault: candidate.source === 'default' && cls.enabledByDefault === true,
       secretSettings: plainSecretSettings(cls.secretSettings),
-      methods: classHookMethods(cls),
+      methods: classHookMethods(cls.prototype),
     }
   }
 

@@ -6,7 +6,7 @@ import { LoadedPlugin, type LoadOptions, type RunningPlugin } from './loaded-plu
 import type { ManagerOptions } from './plugin-manager'
 import type { PluginDefinition, PluginStatics } from './plugin-module'
 import type { RegistryFacts } from './registry-facts'
-import type { StoredRecord } from './registry-projection'
+import { mayLoad, type StoredRecord } from './registry-projection'
 import { ThreadedPlugin } from './thread/threaded-plugin'
 
 /** Whether a reconcile runs a plugin whose own code failed again: all (start, reload), the named (enable), none. */
@@ -63,7 +63,7 @@ export class Reconciler {
     const byName = new Map(records.map((r) => [r.name, r]))
     const wanted: PluginStatics[] = []
     for (const record of records) {
-      if (!record.enabled || record.blocked || record.state === 'missing' || record.state === 'invalid') continue
+      if (!mayLoad(record)) continue
       // Its own code failed (constructor, onLoad): run it again only when asked to.
       const ownFailure = record.state === 'failed' && OWN_FAILURES.has(record.error?.code ?? '')
       if (ownFailure && !this.loaded.has(record.name) && !retry(record.name)) continue

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import { type BusScope, type EventMap, type Logger, SmError } from '../../kernel'
 import type { Projections } from '../events/contract'
 import type { PluginError, PluginRecord } from './contract'
@@ -83,7 +84,7 @@ export class RegistryFacts {
       // Statics not recorded yet (an older log): recorded now, so the next start need not import it.
       (found.requires === undefined || record.requires !== undefined) &&
       // What its class defines may change without its files (a base class elsewhere): a reload records it.
-      (found.methods === undefined || sameList(record.methods, found.methods))
+      (found.methods === undefined || isDeepStrictEqual(record.methods, found.methods))
     if (same) return false
     await this.fact('plugins:discovered', fact)
     return true
@@ -103,8 +104,4 @@ export class RegistryFacts {
   async writeFile(records?: readonly StoredRecord[]): Promise<void> {
     writeRegistryFile(this.#file, records ?? (await this.records()), this.#logger)
   }
-}
-
-function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {
-  return a !== undefined && a.length === b.length && a.every((item, i) => item === b[i])
 }

@@ -25,6 +25,11 @@ export type StoredRecord = PluginRecord & {
   readonly methods?: readonly string[]
 }
 
+/** Whether a load runs the plugin: enabled, its files there and whole, not kept out by the watchdog. */
+export function mayLoad(record: StoredRecord): boolean {
+  return record.enabled && !record.blocked && record.state !== 'missing' && record.state !== 'invalid'
+}
+
 type Payload = Record<string, unknown> & { name?: string; pluginName?: string }
 
 /** The plugin registry as a projection of plugin facts: one row per plugin ever discovered. */

@@ -66,14 +66,10 @@ async function runInProcess(
   env: NodeJS.ProcessEnv,
   input: string | undefined,
 ): Promise<RunResult> {
-  // What bin/run.js takes of oclif, by the same subpaths.
-  const oclif = {
-    Config: (require('@oclif/core/config') as typeof import('@oclif/core/config')).Config,
-    run: (require('@oclif/core/run') as typeof import('@oclif/core/run')).run,
-    flush: (require('@oclif/core/flush') as typeof import('@oclif/core/flush')).flush,
-    handle: (require('@oclif/core/handle') as typeof import('@oclif/core/handle')).handle,
-  }
-  const { Exit } = require('@oclif/core/handle') as { Exit: { exit(code?: number): void } }
+  // What bin/run.js takes of oclif.
+  const oclif = require('../../services/cli/oclif-run') as typeof import('../../services/cli/oclif-run')
+  // Its exit is a seam made to be replaced in tests; the replacement returns.
+  const Exit: { exit(code?: number): void } = oclif.Exit
   const restore = borrowProcess({ SM_DATA_DIR: dataDir, ...env }, input)
   let stdout = ''
   let stderr = ''
