@@ -31,6 +31,11 @@ export interface HttpDoor {
   readonly access: DoorAccess
   /** Only a signed-in session, never an API token (account management: see the route's `session`). */
   readonly session?: true
+  /**
+   * The payload field that takes the signed-in caller's user name: a route of the caller's own
+   * account, never one the client names (the field is not part of the input).
+   */
+  readonly caller?: string
   /** The success status (default 200). */
   readonly status?: number
   /** The error statuses its work answers, each with when (as a route's `errors`). */

@@ -32,12 +32,20 @@ export const AUTH_FACTS = [
   'auth:token_created',
   'auth:token_revoked',
   'auth:session_revoked',
+  'auth:two_factor_enabled',
+  'auth:two_factor_disabled',
 ] as const
 
 /** Sign-in failures and lockouts: recorded for admins (`server-manager events`), never a password. */
-export const SIGN_IN_FACTS = ['auth:sign_in_failed', 'auth:sign_in_locked'] as const
+export const SIGN_IN_FACTS = ['auth:sign_in_failed', 'auth:sign_in_locked', 'auth:recovery_code_used'] as const
 
-const userRecord = z.object({ username: z.string(), role, createdAt: z.string() })
+const userRecord = z.object({
+  username: z.string(),
+  role,
+  createdAt: z.string(),
+  /** Whether signing in also needs a code from an authenticator app (or a recovery code). */
+  twoFactor: z.boolean(),
+})
 export type UserRecord = Readonly<z.output<typeof userRecord>>
 
 const apiTokenRecord = z.object({
@@ -67,6 +75,11 @@ const identity = z.object({
   sessionId: z.string().optional(),
   /** When the token stops being valid (epoch ms), if it expires. */
   expiresAt: z.number().optional(),
+  /**
+   * An admin's session without a second factor while `auth.require_two_factor_admins` is on: it
+   * may only enrol (and sign out) until two-factor sign-in is on.
+   */
+  enrolOnly: z.literal(true).optional(),
 })
 export type Identity = Readonly<z.output<typeof identity>>
 
@@ -109,8 +122,21 @@ export const authEvents = defineEvents(
     'auth:token_revoked': z.object({ id: z.string(), name: z.string() }),
     /** Signed out: the session `id` is refused until it would have expired anyway. */
     'auth:session_revoked': z.object({ id: z.string(), username: z.string(), expiresAt: z.string() }),
-    /** A sign-in (or a password check) with a wrong password or an unknown user name. */
-    'auth:sign_in_failed': z.object({ username: z.string(), client: z.string().optional() }),
+    /**
+     * Two-factor sign-in turned on: signing in now also needs a code from the authenticator app
+     * (or a recovery code). The secret and the recovery codes' digests are in the vault, never in a fact.
+     */
+    'auth:two_factor_enabled': z.object({ username: z.string() }),
+    /** Two-factor sign-in turned off: by the user (with a code), or reset by an admin (`reset`). */
+    'auth:two_factor_disabled': z.object({ username: z.string(), reset: z.boolean() }),
+    /** A recovery code signed a user in; it is spent. `remaining`: how many are left. */
+    'auth:recovery_code_used': z.object({ username: z.string(), remaining: z.number() }),
+    /** A sign-in (or a password check) with a wrong password or an unknown user name, or (`code`) a wrong second-factor code. */
+    'auth:sign_in_failed': z.object({
+      username: z.string(),
+      client: z.string().optional(),
+      code: z.boolean().optional(),
+    }),
     /** A user name, a client, or the name at that client reached its limit of failed sign-ins; recorded once per window per key. */
     'auth:sign_in_locked': z.object({
       username: z.string(),
@@ -134,6 +160,20 @@ export const authEvents = defineEvents(
 )
 
 const credentials = { username: z.string(), password: z.string() }
+
+/** A code from the authenticator app (6 digits) or a recovery code (`xxxxx-xxxxx`), as typed. */
+const code = z.string().max(40)
+
+/** The caller's own second factor: a signed-in session, the caller's own account. */
+const twoFactorDoor = { tags: ['Users'], session: true, access: 'user', caller: 'username' } as const
+
+const twoFactorStatus = z.object({
+  enabled: z.boolean(),
+  /** An enrolment was begun and awaits its confirming code. */
+  pending: z.boolean(),
+  /** Recovery codes not spent yet (0 when off). */
+  recoveryCodesLeft: z.number(),
+})
 
 /** What every account route shares: a signed-in session only (a token never widens its own reach), names up to 80. */
 const usersDoor = { tags: ['Users'], session: true, paramMax: 80 } as const
@@ -215,11 +255,98 @@ export const authCommands = defineCommands('auth', {
       errors: { 404: 'No user of that name.', 409: 'The last admin cannot be deleted.' },
     },
   }),
-  /** Checks a password (rate-limited per user and per client) and opens a session. */
+  /**
+   * Checks a password (rate-limited per user and per client) and, for an account with two-factor
+   * sign-in, a code (the same limit), and opens a session.
+   */
   'auth:login': command(
-    z.object({ ...credentials, remember: z.boolean().optional(), client: z.string().optional() }),
+    z.object({
+      ...credentials,
+      code: code.optional(),
+      remember: z.boolean().optional(),
+      client: z.string().optional(),
+    }),
     session,
   ),
+  'auth:two_factor_status': command(z.object({ username: z.string() }), twoFactorStatus, {
+    http: {
+      ...twoFactorDoor,
+      method: 'get',
+      path: '/account/two-factor',
+      name: 'two_factor_status',
+      summary: 'Whether your two-factor sign-in is on, and how many recovery codes are left',
+      response: 'TwoFactorStatus',
+    },
+  }),
+  /**
+   * Begins (or begins again) the caller's enrolment: a new secret, kept pending until a code
+   * from it confirms it. The secret is shown here only, as text, an otpauth:// URI and a QR code.
+   */
+  'auth:two_factor_begin': command(
+    z.object({ username: z.string() }),
+    z.object({ secret: z.string(), uri: z.string(), qrSvg: z.string() }),
+    {
+      http: {
+        ...twoFactorDoor,
+        method: 'post',
+        path: '/account/two-factor',
+        name: 'two_factor_begin',
+        summary:
+          'Begin two-factor enrolment: a secret for your authenticator app (text, otpauth:// URI, QR code as SVG)',
+        replyNames: { qrSvg: 'qr_svg' },
+        response: 'TwoFactorBegun',
+        errors: { 409: 'Two-factor sign-in is on already: turn it off first.' },
+      },
+    },
+  ),
+  /** Confirms the pending secret with a code from it: two-factor sign-in is on, and the recovery codes are shown once. */
+  'auth:two_factor_confirm': command(
+    z.object({ username: z.string(), code }),
+    z.object({ recoveryCodes: z.array(z.string()) }),
+    {
+      http: {
+        ...twoFactorDoor,
+        method: 'post',
+        path: '/account/two-factor/confirm',
+        name: 'two_factor_confirm',
+        summary:
+          'Confirm enrolment with a code from the app: two-factor sign-in is on; the recovery codes are shown once',
+        input: z.object({ code: code.min(1) }),
+        replyNames: { recoveryCodes: 'recovery_codes' },
+        message: 'Two-factor sign-in is on. Keep the recovery codes somewhere safe: each signs you in once.',
+        response: 'TwoFactorConfirmed',
+        errors: { 403: 'The code is wrong (or expired): type the current one.', 409: 'No enrolment was begun.' },
+      },
+    },
+  ),
+  /** The caller turns their own second factor off, proving it with a current code (or a recovery code). */
+  'auth:two_factor_disable': command(z.object({ username: z.string(), code }), userRecord, {
+    http: {
+      ...twoFactorDoor,
+      method: 'post',
+      path: '/account/two-factor/disable',
+      name: 'two_factor_disable',
+      summary: 'Turn your two-factor sign-in off, with a current code (or a recovery code)',
+      input: z.object({ code: code.min(1) }),
+      key: 'user',
+      response: 'TwoFactorDisabled',
+      errors: { 403: 'The code is wrong, expired or used.', 409: 'Two-factor sign-in is not on.' },
+    },
+  }),
+  /** An admin (or the local CLI) turns a user's second factor off: the user who lost their phone and codes signs in with the password again. */
+  'auth:two_factor_reset': command(z.object({ username: z.string() }), userRecord, {
+    http: {
+      ...usersDoor,
+      method: 'delete',
+      path: '/users/:username/two-factor',
+      name: 'reset_user_two_factor',
+      summary: "Turn a user's two-factor sign-in off (they sign in with their password, and may enrol again)",
+      access: 'admin',
+      key: 'user',
+      response: 'UserTwoFactorReset',
+      errors: { 404: 'No user of that name.', 409: 'Two-factor sign-in is not on for that user.' },
+    },
+  }),
   /** Ends a session (a JWT) for good: recorded, so it stays refused after a restart. */
   'auth:logout': command(z.object({ token: z.string() }), z.object({ username: z.string() })),
   /** A session token (JWT) or an API token → who it is. */

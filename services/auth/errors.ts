@@ -131,6 +131,50 @@ export const authErrors = defineErrors('auth', {
     when: 'An API token name that is empty or longer than 80 characters.',
     message: (p) => `'${p.name}' is not a valid token name: use 1 to 80 characters that say what the token is for.`,
   }),
+  SM_ERR_AUTH_CODE_REQUIRED: spec<Record<string, never>>({
+    status: 401,
+    exit: 77,
+    when: 'A sign-in to an account with two-factor sign-in, with the right password but no code.',
+    message: () =>
+      'This account has two-factor sign-in: give the 6-digit code from your authenticator app (or a recovery code) with the password (`code`).',
+  }),
+  SM_ERR_AUTH_CODE_INVALID: spec<Record<string, never>>({
+    status: 401,
+    exit: 77,
+    when: 'A second-factor code that is wrong, expired, used already, or a recovery code that is spent.',
+    message: () =>
+      'The code is wrong, expired or used already: type the current code from your authenticator app (they change every 30 s), or an unused recovery code.',
+  }),
+  SM_ERR_AUTH_CURRENT_CODE: spec<{ action: string }>({
+    status: 403,
+    exit: 77,
+    when: 'Two-factor sign-in was confirmed (turned on) or turned off with a code that is wrong, expired or used already.',
+    message: (p) =>
+      `To ${p.action}, give the current 6-digit code from your authenticator app${p.action.includes('off') ? ' (or a recovery code)' : ''}: it changes every 30 s, and each is taken once.`,
+  }),
+  SM_ERR_AUTH_TWO_FACTOR_ON: spec<{ username: string }>({
+    status: 409,
+    exit: 65,
+    when: 'Two-factor enrolment was begun for an account that has it on already.',
+    message: (p) =>
+      `Two-factor sign-in is on for '${p.username}' already. To move it to another device, turn it off (with a code) and enrol again.`,
+  }),
+  SM_ERR_AUTH_TWO_FACTOR_OFF: spec<{ username: string; pending: boolean }>({
+    status: 409,
+    exit: 65,
+    when: 'Two-factor sign-in was confirmed with no enrolment begun, or turned off or reset where it is not on.',
+    message: (p) =>
+      p.pending
+        ? `No two-factor enrolment was begun for '${p.username}': begin it first (the Users page, or POST /api/account/two-factor).`
+        : `Two-factor sign-in is not on for '${p.username}'.`,
+  }),
+  SM_ERR_AUTH_TWO_FACTOR_REQUIRED: spec<Record<string, never>>({
+    status: 403,
+    exit: 77,
+    when: 'An admin signed in without two-factor sign-in while auth.require_two_factor_admins is on: only enrolling (and signing out) is allowed.',
+    message: () =>
+      'Admins must use two-factor sign-in here (auth.require_two_factor_admins): turn it on first, on the Users page (or POST /api/account/two-factor).',
+  }),
 })
 
 declare module '../../kernel/error-catalogue' {

@@ -19,6 +19,7 @@ import { authErrors } from './errors'
 import { decoyHash, hashPassword, verifyPassword } from './passwords'
 import { FailureLimiter } from './rate-limit'
 import { authSettings } from './settings'
+import { SecondFactors } from './two-factor'
 import { type AuthState, readAuthState, type StoredToken, type StoredUser, usersProjection } from './users-projection'
 
 /**
@@ -90,12 +91,19 @@ export function authService(): Service {
       bus.handle('auth:create_token', (request) => auth.createToken(request))
       bus.handle('auth:list_tokens', async () => (await auth.state()).tokens.map(publicToken))
       bus.handle('auth:revoke_token', ({ id }) => auth.revokeToken(id))
+      bus.handle('auth:two_factor_status', ({ username }) => auth.factors.status(username))
+      bus.handle('auth:two_factor_begin', ({ username }) => auth.factors.begin(username))
+      bus.handle('auth:two_factor_confirm', ({ username, code }) => auth.factors.confirm(username, code))
+      bus.handle('auth:two_factor_disable', async ({ username, code }) =>
+        publicUser(await auth.factors.disable(username, code)),
+      )
+      bus.handle('auth:two_factor_reset', async ({ username }) => publicUser(await auth.factors.reset(username)))
     },
   }
 }
 
-function publicUser({ username, role, createdAt }: UserRecord): UserRecord {
-  return { username, role, createdAt }
+function publicUser({ username, role, createdAt, twoFactor }: UserRecord): UserRecord {
+  return { username, role, createdAt, twoFactor }
 }
 
 function publicToken({ digest: _digest, ownerId: _ownerId, ...record }: StoredToken): ApiTokenRecord {
@@ -116,10 +124,22 @@ class Auth {
   readonly #checked = new BoundedMap<string, Claims>(CHECKED_TOKENS)
 
   readonly #projections: Projections
+  readonly factors: SecondFactors
 
   constructor(bus: BusScope, projections: Projections) {
     this.#bus = bus
     this.#projections = projections
+    this.factors = new SecondFactors({
+      bus,
+      user: (username) => this.#user(username),
+      exclusive: (change) => this.#exclusive(change),
+      limit: async (username) => {
+        const max = await this.#setting('auth.login_max_failures')
+        const windowMs = (await this.#setting('auth.login_window_s')) * 1000
+        const refused = this.#limiter.reserve([{ key: `code:${username.toLowerCase()}`, max }], windowMs, Date.now())
+        if (refused) throw new SmError('SM_ERR_AUTH_RATE_LIMITED', { seconds: refused.seconds })
+      },
+    })
   }
 
   invalidate(): void {
@@ -223,7 +243,7 @@ class Auth {
   }): Promise<UserRecord> {
     const user = await this.#user(request.username)
     await this.#checkPassword(request.password)
-    if (!(await this.#attempt(user.username, String(request.current ?? ''), request.client)))
+    if (!(await this.#attempt(user.username, String(request.current ?? ''), request.client, false)))
       throw new SmError('SM_ERR_AUTH_CURRENT_PASSWORD', {})
     return this.resetPassword(user.username, request.password)
   }
@@ -252,6 +272,7 @@ class Auth {
       if (user.role === 'admin') await this.#keepAnAdmin(user)
       await this.#bus.emit('auth:user_deleted', { username: user.username })
       await this.#bus.request('events:vault_set', { name: passwordKey(user.username), value: undefined })
+      await this.factors.forget(user.username)
       return publicUser(user)
     })
   }
@@ -262,8 +283,19 @@ class Auth {
     if (admins.length <= 1) throw new SmError('SM_ERR_AUTH_LAST_ADMIN', { username: user.username })
   }
 
-  async login(request: { username: string; password: string; remember?: boolean; client?: string }): Promise<Session> {
-    const user = await this.#attempt(String(request.username ?? ''), String(request.password ?? ''), request.client)
+  async login(request: {
+    username: string
+    password: string
+    code?: string
+    remember?: boolean
+    client?: string
+  }): Promise<Session> {
+    const user = await this.#attempt(
+      String(request.username ?? ''),
+      String(request.password ?? ''),
+      request.client,
+      request.code ?? '',
+    )
     if (!user) throw new SmError('SM_ERR_AUTH_INVALID_CREDENTIALS', {})
     return this.#session(user, request.remember === true)
   }
@@ -278,8 +310,17 @@ class Auth {
    * (`auth:sign_in_failed`), a lockout once per window per key (`auth:sign_in_locked`): the refused
    * attempts themselves cost one fact at most. The user when the password matches, undefined
    * when not; 429 at a limit, even for the right password (else the limit would not stop a guess).
+   * For an account with a second factor, `code` (false: not asked, a password check alone) must
+   * pass too, within the same limits: the right password without a code is refused with
+   * SM_ERR_AUTH_CODE_REQUIRED and still counts (else it would tell a guessed password for free),
+   * a wrong code is a failure like a wrong password (SM_ERR_AUTH_CODE_INVALID).
    */
-  async #attempt(username: string, password: string, client: string | undefined): Promise<StoredUser | undefined> {
+  async #attempt(
+    username: string,
+    password: string,
+    client: string | undefined,
+    code: string | false,
+  ): Promise<StoredUser | undefined> {
     const max = await this.#setting('auth.login_max_failures')
     const windowMs = (await this.#setting('auth.login_window_s')) * 1000
     const name = username.toLowerCase()
@@ -307,6 +348,13 @@ class Auth {
     if (!user || !stored || !ok) {
       await this.#bus.emit('auth:sign_in_failed', { username, client })
       return undefined
+    }
+    if (code !== false && user.twoFactor) {
+      if (!code.trim()) throw new SmError('SM_ERR_AUTH_CODE_REQUIRED', {})
+      if (!(await this.factors.check(user, code))) {
+        await this.#bus.emit('auth:sign_in_failed', { username, client, code: true })
+        throw new SmError('SM_ERR_AUTH_CODE_INVALID', {})
+      }
     }
     // The password is proven here: this place's failures on the name are forgiven, and the
     // attempt is taken back from the wide limits (others' failures there still count).
@@ -345,11 +393,16 @@ class Auth {
     const text = String(token ?? '')
     if (text.startsWith(TOKEN_PREFIX)) return this.#verifyApiToken(text)
     const { user, claims } = await this.#verifySession(text)
+    const enrolOnly =
+      user.role === 'admin' &&
+      !user.twoFactor &&
+      (await this.#bus.request('settings:get', { key: 'auth.require_two_factor_admins' })).value === true
     return {
       username: user.username,
       userId: user.id,
       role: user.role,
       via: 'session',
+      ...(enrolOnly ? { enrolOnly } : {}),
       csrf: String(claims.csrf ?? ''),
       sessionId: claims.jti,
       expiresAt: claims.exp === undefined ? undefined : claims.exp * 1000,

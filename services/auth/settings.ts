@@ -23,6 +23,11 @@ export const authSettings = defineSettings('auth', {
     summary: 'the window of auth.login_max_failures, in seconds',
     rule: wholeNumber(1, 86_400),
   },
+  'auth.require_two_factor_admins': {
+    default: false,
+    summary:
+      'admins must sign in with two-factor sign-in: one without it may only enrol once signed in (API tokens and the local CLI are not affected)',
+  },
   'auth.password_min_length': {
     default: 8,
     summary: 'the shortest password accepted for a new or reset password',

@@ -37,11 +37,11 @@ function derivedUserId(username: string, created: string): string {
  * Users, API tokens and signed-out sessions as a projection of the auth facts. Password hashes
  * live in the vault. (Version 2 has new tables: `accounts` with ids; the version 1 `users` table
  * is dropped. Version 3 binds tokens to their owner's account id: `account_tokens` replaces
- * `api_tokens`.)
+ * `api_tokens`. Version 4 adds `two_factor`: the accounts that sign in with a second factor.)
  */
 export const usersProjection: Projection = {
   name: 'users',
-  version: 3,
+  version: 4,
   types: AUTH_FACTS,
   schema: [
     'DROP TABLE IF EXISTS users',
@@ -55,6 +55,7 @@ export const usersProjection: Projection = {
        digest TEXT NOT NULL, created TEXT NOT NULL, expires TEXT
      )`,
     'CREATE TABLE IF NOT EXISTS revoked_sessions (id TEXT PRIMARY KEY, expires TEXT NOT NULL)',
+    'CREATE TABLE IF NOT EXISTS two_factor (username TEXT PRIMARY KEY COLLATE NOCASE)',
   ],
 
   async apply(sql, events) {
@@ -78,6 +79,13 @@ export const usersProjection: Projection = {
         case 'auth:user_deleted':
           await sql.run('DELETE FROM accounts WHERE username = ?', [p.username])
           await sql.run('DELETE FROM account_tokens WHERE owner = ? COLLATE NOCASE', [p.username])
+          await sql.run('DELETE FROM two_factor WHERE username = ?', [p.username])
+          break
+        case 'auth:two_factor_enabled':
+          await sql.run('INSERT OR REPLACE INTO two_factor (username) VALUES (?)', [p.username])
+          break
+        case 'auth:two_factor_disabled':
+          await sql.run('DELETE FROM two_factor WHERE username = ?', [p.username])
           break
         case 'auth:token_created':
           await sql.run(
@@ -110,6 +118,7 @@ export const usersProjection: Projection = {
     await sql.run('DELETE FROM accounts')
     await sql.run('DELETE FROM account_tokens')
     await sql.run('DELETE FROM revoked_sessions')
+    await sql.run('DELETE FROM two_factor')
   },
 
   async snapshot(sql) {
@@ -117,14 +126,16 @@ export const usersProjection: Projection = {
       users: await sql.all('SELECT * FROM accounts ORDER BY username'),
       tokens: await sql.all('SELECT * FROM account_tokens ORDER BY id'),
       revoked: await sql.all('SELECT * FROM revoked_sessions ORDER BY id'),
+      twoFactor: await sql.all('SELECT * FROM two_factor ORDER BY username'),
     }
   },
 
   async restore(sql, state) {
-    const { users, tokens, revoked } = state as {
+    const { users, tokens, revoked, twoFactor } = state as {
       users: Record<string, unknown>[]
       tokens: Record<string, unknown>[]
       revoked?: Record<string, unknown>[]
+      twoFactor?: Record<string, unknown>[]
     }
     for (const u of users)
       await sql.run('INSERT OR REPLACE INTO accounts (username, id, role, created, epoch) VALUES (?, ?, ?, ?, ?)', [
@@ -152,6 +163,8 @@ export const usersProjection: Projection = {
       )
     for (const r of revoked ?? [])
       await sql.run('INSERT OR REPLACE INTO revoked_sessions (id, expires) VALUES (?, ?)', [r.id, r.expires])
+    for (const t of twoFactor ?? [])
+      await sql.run('INSERT OR REPLACE INTO two_factor (username) VALUES (?)', [t.username])
   },
 }
 
@@ -161,8 +174,16 @@ async function ownerIdOf(sql: Sql, username: string): Promise<string | null> {
 }
 
 export async function readAuthState(sql: Sql): Promise<AuthState> {
-  const users = await sql.all<{ username: string; id: string; role: Role; created: string; epoch: number }>(
-    'SELECT username, id, role, created, epoch FROM accounts ORDER BY created, username',
+  const users = await sql.all<{
+    username: string
+    id: string
+    role: Role
+    created: string
+    epoch: number
+    two_factor: number
+  }>(
+    `SELECT username, id, role, created, epoch, username IN (SELECT username FROM two_factor) AS two_factor
+     FROM accounts ORDER BY created, username`,
   )
   const tokens = await sql.all<{
     id: string
@@ -178,7 +199,14 @@ export async function readAuthState(sql: Sql): Promise<AuthState> {
     new Date().toISOString(),
   ])
   return {
-    users: users.map((u) => ({ username: u.username, id: u.id, role: u.role, createdAt: u.created, epoch: u.epoch })),
+    users: users.map((u) => ({
+      username: u.username,
+      id: u.id,
+      role: u.role,
+      createdAt: u.created,
+      epoch: u.epoch,
+      twoFactor: u.two_factor === 1,
+    })),
     tokens: tokens.map((t) => ({
       id: t.id,
       name: t.name,

@@ -125,8 +125,16 @@ export class WebServer implements WebApp {
       this.#generation++
     }
     for (const fact of AUTH_FACTS) options.bus.on(fact, forget)
+    // Who must enrol a second factor first follows auth.require_two_factor_admins.
+    const authSetting = (key: unknown) => typeof key === 'string' && key.startsWith('auth.')
+    options.bus.on('after_setting_update', ({ key }) => {
+      if (authSetting(key)) forget()
+    })
     options.bus.on('events:appended', ({ events }) => {
-      if (events.some((e) => (AUTH_FACTS as readonly string[]).includes(e.type))) forget()
+      const changes = (e: (typeof events)[number]) =>
+        (AUTH_FACTS as readonly string[]).includes(e.type) ||
+        (e.type === 'after_setting_update' && authSetting((e.payload as { key?: unknown }).key))
+      if (events.some(changes)) forget()
     })
     // ctx.render, once on Koa's context prototype rather than a closure per request.
     const server = this
@@ -321,6 +329,11 @@ export class WebServer implements WebApp {
         // Known tokens are answered without waiting (most requests); new ones ask the auth service.
         const identifying = this.#identify(ctx)
         if (identifying) await identifying
+        if (ctx.state.user?.enrolOnly && !ENROL_EXEMPT.test(ctx.path)) {
+          // An admin who must enrol a second factor first: its pages lead to the enrolment.
+          if (ctx.method === 'GET' && !/^\/api(\/|$)/.test(ctx.path)) return ctx.redirect('/users#two-factor')
+          throw new SmError('SM_ERR_AUTH_TWO_FACTOR_REQUIRED', {})
+        }
         if (ctx.method === 'GET' && !this.#setupDone && !SETUP_EXEMPT.test(ctx.path) && (await this.setupNeeded())) {
           ctx.redirect('/setup')
           return
@@ -430,6 +443,9 @@ export class WebServer implements WebApp {
     }
   }
 }
+
+/** What an admin who must enrol a second factor first may still open: signing in and out, the enrolment, its page and what pages load. */
+const ENROL_EXEMPT = /^\/(auth\/|api\/account\/two-factor(\/|$)|users$|static\/|favicon\.ico$)/
 
 /** The token a request presents: the bearer header's, else the session cookie's (`cookie` then). */
 export function presentedToken(ctx: { get(field: string): string; cookies: Koa.Context['cookies'] }): {

@@ -17,6 +17,13 @@ const Credentials = z.object({
   remember_me: truthy,
 })
 
+/** Sign-in: the credentials, and for an account with two-factor sign-in its code. */
+const SignIn = Credentials.extend({
+  code: z.string().trim().max(40).optional().meta({
+    description: 'the 6-digit code from the authenticator app, or a recovery code (accounts with two-factor sign-in)',
+  }),
+})
+
 const TokenResponse = z
   .object({
     access_token: z.string(),
@@ -59,10 +66,11 @@ export function authRoutes(app: WebApp): Router {
   const router = new Router()
   const tags = ['Auth']
   /** Checks the password (rate-limited per user and client), sets the cookies, answers with the token. */
-  const signIn = async (ctx: WebContext, body: z.output<typeof Credentials>, message: string) => {
+  const signIn = async (ctx: WebContext, body: z.output<typeof SignIn>, message: string) => {
     const session = await app.bus.request('auth:login', {
       username: body.username,
       password: body.password,
+      code: body.code,
       remember: body.remember_me,
       client: ctx.ip,
     })
@@ -76,13 +84,13 @@ export function authRoutes(app: WebApp): Router {
       method: 'post',
       path: '/auth/token',
       name: 'login',
-      summary: 'Sign in: a session token (JSON or form: username, password, remember_me)',
+      summary: 'Sign in: a session token (JSON or form: username, password, remember_me; code with two-factor sign-in)',
       tags,
       access: 'public',
-      body: Credentials,
+      body: SignIn,
       response: TokenResponse,
       errors: {
-        401: 'Wrong user name or password.',
+        401: 'Wrong user name or password; or, with two-factor sign-in, a code missing (SM_ERR_AUTH_CODE_REQUIRED) or wrong.',
         429: 'Too many failed sign-ins for this user or client: wait the Retry-After seconds.',
       },
     },

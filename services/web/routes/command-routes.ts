@@ -10,7 +10,7 @@ import {
 } from '../../../kernel'
 import { withoutServerSecrets } from '../../../lib/server-secrets'
 import type { WebApp } from '../app'
-import { defineRoute, hasBody, pathParamNames, uploadUnderItsName } from '../route'
+import { currentUser, defineRoute, hasBody, pathParamNames, uploadUnderItsName } from '../route'
 import { Accepted } from './api-schemas'
 
 /** One HTTP door a command declares (a command may declare several). */
@@ -55,6 +55,7 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       ...pathNames.map(fieldOf),
       ...Object.keys(http.fixed ?? {}),
       ...(http.upload ? [http.upload.to] : []),
+      ...(http.caller ? [http.caller] : []),
     ])
   const inBody = hasBody(http.method)
   if (http.upload && !inBody)
@@ -84,6 +85,7 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       const payload = renamed(sent, http.rename)
       for (const param of pathNames) payload[fieldOf(param)] = request.params?.[param]
       Object.assign(payload, http.fixed)
+      if (http.caller) payload[http.caller] = currentUser(ctx).username
       if (http.upload) payload[http.upload.to] = uploadUnderItsName(ctx, http.upload.field)
       // The payload as its command's schema reads it (the route's own input schema answered 422 for
       // what it saw; a field it did not, a path parameter, is SM_ERR_BUS_BAD_PAYLOAD, 400).

@@ -14,7 +14,7 @@ export default class UserList extends ManagerCommand {
     if (flags.json) return this.printJson(users)
     if (users.length === 0)
       return this.log(`No users yet. Create the first admin: ${this.config.bin} user create <name> --role admin`)
-    const rows = users.map((u) => [u.username, u.role, u.createdAt])
-    for (const line of table(['USER', 'ROLE', 'SINCE'], rows)) this.log(line)
+    const rows = users.map((u) => [u.username, u.role, u.twoFactor ? 'on' : 'off', u.createdAt])
+    for (const line of table(['USER', 'ROLE', 'TWO-FACTOR', 'SINCE'], rows)) this.log(line)
   }
 }

@@ -11,14 +11,22 @@
     event.preventDefault()
     show(login, '')
     const data = formData(login)
+    const codeField = document.getElementById('code-field')
     try {
       await api('POST', '/auth/token', {
         username: data.username,
         password: data.password,
         remember_me: data.remember_me === 'on',
+        ...(codeField.hidden ? {} : { code: data.code }),
       })
       location.href = login.dataset.next || '/'
     } catch (error) {
+      // An account with two-factor sign-in: the password was right, now its code.
+      if (error.code === 'SM_ERR_AUTH_CODE_REQUIRED') {
+        codeField.hidden = false
+        codeField.querySelector('input').focus()
+        return show(login, 'Type the code your authenticator app shows for this account.')
+      }
       show(login, error.message)
     }
   })

@@ -27,6 +27,23 @@
                 ...['user', 'moderator', 'admin'].map((r) => el('option', { selected: r === u.role }, r)),
               )
             : u.role
+        const resetTwoFactor =
+          role === 'admin' && u.twoFactor
+            ? el(
+                'button',
+                {
+                  class: 'small outline secondary',
+                  title: 'For a user who lost their phone and recovery codes: they sign in with their password again',
+                  onclick: () =>
+                    confirm(`Turn two-factor sign-in off for ${u.username}?`) &&
+                    api('DELETE', `/api/users/${encodeURIComponent(u.username)}/two-factor`).then(() => {
+                      toast(`Two-factor sign-in is off for ${u.username}`, 'success')
+                      return loadUsers()
+                    }, fail),
+                },
+                'Reset 2FA',
+              )
+            : ''
         const remove =
           role === 'admin'
             ? el(
@@ -45,14 +62,16 @@
           {},
           el('td', {}, u.username),
           el('td', {}, roleCell),
+          el('td', {}, u.twoFactor ? 'on' : 'off'),
           el('td', {}, when(u.createdAt)),
-          el('td', {}, remove),
+          el('td', { class: 'actions' }, resetTwoFactor, remove),
         )
       }),
     )
   }
   const tokensBody = document.getElementById('tokens')
   async function loadTokens() {
+    if (!tokensBody) return
     const { tokens } = await api('GET', '/api/tokens')
     tokensBody.replaceChildren(
       ...tokens.map((t) =>
@@ -94,7 +113,7 @@
     }
   })
   const tokenForm = document.getElementById('token-form')
-  tokenForm.addEventListener('submit', async (event) => {
+  tokenForm?.addEventListener('submit', async (event) => {
     event.preventDefault()
     const data = formData(tokenForm)
     const body = { name: data.name, role: data.role }
@@ -112,4 +131,64 @@
   })
   loadUsers().catch(fail)
   loadTokens().catch(fail)
+
+  // Two-factor sign-in of the signed-in user.
+  const part = (id) => document.getElementById(id)
+  const [status, begin, enrol, confirmForm, codes, disableForm] = [
+    'tf-status',
+    'tf-begin',
+    'tf-enrol',
+    'tf-confirm',
+    'tf-codes',
+    'tf-disable',
+  ].map(part)
+  async function loadTwoFactor() {
+    const state = await api('GET', '/api/account/two-factor')
+    status.textContent = state.enabled
+      ? `Two-factor sign-in is on: signing in needs a code from your authenticator app. Recovery codes left: ${state.recoveryCodesLeft}.`
+      : 'Two-factor sign-in is off: your password alone signs you in. Turn it on to also need a code from an authenticator app on your phone.'
+    begin.hidden = state.enabled
+    disableForm.hidden = !state.enabled
+    if (state.enabled) enrol.hidden = true
+  }
+  begin.addEventListener('click', async () => {
+    try {
+      const begun = await api('POST', '/api/account/two-factor')
+      part('tf-qr').src = `data:image/svg+xml;base64,${btoa(begun.qr_svg)}`
+      part('tf-secret').textContent = begun.secret
+      enrol.hidden = false
+      begin.hidden = true
+      confirmForm.querySelector('input').focus()
+    } catch (error) {
+      fail(error)
+    }
+  })
+  confirmForm.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    try {
+      const done = await api('POST', '/api/account/two-factor/confirm', { code: formData(confirmForm).code })
+      confirmForm.reset()
+      codes.hidden = false
+      codes.querySelector('.token').textContent = done.recovery_codes.join('\n')
+      toast('Two-factor sign-in is on', 'success')
+      await loadTwoFactor()
+      await loadUsers()
+    } catch (error) {
+      fail(error)
+    }
+  })
+  disableForm.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    try {
+      await api('POST', '/api/account/two-factor/disable', { code: formData(disableForm).code })
+      disableForm.reset()
+      codes.hidden = true
+      toast('Two-factor sign-in is off', 'success')
+      await loadTwoFactor()
+      await loadUsers()
+    } catch (error) {
+      fail(error)
+    }
+  })
+  loadTwoFactor().catch(fail)
 })()
