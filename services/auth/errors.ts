@@ -125,6 +125,13 @@ export const authErrors = defineErrors('auth', {
     message: () =>
       "No user exists yet, and every API token acts for one. Create the first admin ('server-manager user create <name> --role admin', or the web setup page) first.",
   }),
+  SM_ERR_AUTH_NO_ADMIN: spec<Record<string, never>>({
+    status: 409,
+    exit: 65,
+    when: 'An API token was asked for without naming the user it acts for, and no admin exists to act for by default.',
+    message: () =>
+      "No admin exists, so the token has no one to act for by default: name its user ('server-manager token create <name> --role <role> --user <user>'), or make a user admin first ('server-manager user set-role <name> admin').",
+  }),
   SM_ERR_AUTH_BAD_TOKEN_NAME: spec<{ name: string }>({
     status: 422,
     exit: 64,

@@ -516,13 +516,15 @@ class Auth {
   ): Promise<{ token: string; record: ApiTokenRecord }> {
     const { users } = await this.state()
     if (users.length === 0) throw new SmError('SM_ERR_AUTH_NO_USERS', {})
-    // No owner named (the local CLI): the oldest admin. An owner's id (a signed-in caller) names that very account.
+    // No owner named (the local CLI): the oldest admin, never someone else in its place. An
+    // owner's id (a signed-in caller) names that very account.
     const owner =
       request.ownerId !== undefined
         ? users.find((u) => u.id === request.ownerId)
         : request.owner
           ? await this.#user(request.owner)
-          : (users.find((u) => u.role === 'admin') ?? (users[0] as StoredUser))
+          : users.find((u) => u.role === 'admin')
+    if (!owner && request.ownerId === undefined && !request.owner) throw new SmError('SM_ERR_AUTH_NO_ADMIN', {})
     if (!owner) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: String(request.owner ?? request.ownerId) })
     if (!roleAtLeast(owner.role, request.role))
       throw new SmError('SM_ERR_AUTH_ROLE_TOO_HIGH', {
