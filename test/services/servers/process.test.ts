@@ -444,7 +444,7 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
     await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_PLAYERS: 'steve,alex' } })], on)
     await cliInOk(data, ['server', 'add', 's2', '--dir', fakeBedrockDir()], on)
     const set = await cliInOk(data, ['server', 'config', 's1', 'autostart', 'true'], on)
-    expect(set).to.equal('s1: autostart = true (was false)\n')
+    expect(set).to.equal('s1: autostart = true (was false, its default)\n')
     await cliInOk(data, ['setting', 'set', 'custom.lifecycle_notifications.delay_s', '0'], on)
     const manager = await spawnManager(data, [], on)
     try {

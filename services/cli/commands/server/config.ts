@@ -1,6 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { SmError } from '../../../../kernel/errors'
+import type { ServerSettingView } from '../../../servers/contract'
 import { ManagerCommand } from '../../manager-command'
 import { formatValue, parseValue } from '../../setting-value'
 
@@ -40,8 +41,25 @@ export default class ServerConfig extends ManagerCommand {
         reason: 'name the setting to unset: server config <name> <key> --unset',
       })
     const value = flags.unset ? undefined : parseValue(args.value as string, { name: args.key })
-    const change = await this.request('servers:set_setting', { name: args.name, key: args.key, value })
+    // What it was in effect, and from where, when the server had no value of its own.
+    const key = args.key
+    const before = flags.json
+      ? undefined
+      : (await this.request('servers:settings', { name: args.name })).find((view) => view.key === key)
+    const change = await this.request('servers:set_setting', { name: args.name, key, value })
     if (flags.json) return this.printJson(change)
-    this.log(`${args.name}: ${change.key} = ${formatValue(change.value)} (was ${formatValue(change.previous)})`)
+    const was = wasText(change.previous, before)
+    if (flags.unset) {
+      const now = change.value === undefined ? '' : `; in effect now: ${formatValue(change.value)}`
+      return this.log(`${args.name}: ${change.key} has no value of its own (${was})${now}`)
+    }
+    this.log(`${args.name}: ${change.key} = ${formatValue(change.value)} (${was})`)
   }
+}
+
+/** What a setting was in effect before a change: its own value, one it followed (a global setting, its default), or none. */
+function wasText(previous: unknown, before: ServerSettingView | undefined): string {
+  if (previous === undefined) return 'it had none'
+  if (!before || before.own) return `was ${formatValue(previous)}`
+  return `was ${formatValue(previous)}, ${before.inherits ? `inherited from ${before.inherits}` : 'its default'}`
 }
