@@ -299,7 +299,11 @@ export const authCommands = defineCommands('auth', {
       },
     },
   ),
-  /** Confirms the pending secret with a code from it: two-factor sign-in is on, and the recovery codes are shown once. */
+  /**
+   * Confirms the pending secret with a code from it: two-factor sign-in is on, the recovery codes
+   * are shown once, and every session of the account ends (one opened with the password alone
+   * must not outlive it).
+   */
   'auth:two_factor_confirm': command(
     z.object({ username: z.string(), code }),
     z.object({ recoveryCodes: z.array(z.string()) }),
@@ -313,7 +317,8 @@ export const authCommands = defineCommands('auth', {
           'Confirm enrolment with a code from the app: two-factor sign-in is on; the recovery codes are shown once',
         input: z.object({ code: code.min(1) }),
         replyNames: { recoveryCodes: 'recovery_codes' },
-        message: 'Two-factor sign-in is on. Keep the recovery codes somewhere safe: each signs you in once.',
+        message:
+          'Two-factor sign-in is on, and your sessions ended: sign in again with a code. Keep the recovery codes somewhere safe: each signs you in once.',
         response: 'TwoFactorConfirmed',
         errors: { 403: 'The code is wrong (or expired): type the current one.', 409: 'No enrolment was begun.' },
       },
@@ -334,9 +339,10 @@ export const authCommands = defineCommands('auth', {
     },
   }),
   /** An admin (or the local CLI) turns a user's second factor off: the user who lost their phone and codes signs in with the password again. */
-  'auth:two_factor_reset': command(z.object({ username: z.string() }), userRecord, {
+  'auth:two_factor_reset': command(z.object({ username: z.string(), by: z.string().optional() }), userRecord, {
     http: {
       ...usersDoor,
+      caller: 'by',
       method: 'delete',
       path: '/users/:username/two-factor',
       name: 'reset_user_two_factor',
@@ -344,7 +350,10 @@ export const authCommands = defineCommands('auth', {
       access: 'admin',
       key: 'user',
       response: 'UserTwoFactorReset',
-      errors: { 404: 'No user of that name.', 409: 'Two-factor sign-in is not on for that user.' },
+      errors: {
+        404: 'No user of that name.',
+        409: 'Two-factor sign-in is not on for that user, or that user is you (turn your own off with a code).',
+      },
     },
   }),
   /** Ends a session (a JWT) for good: recorded, so it stays refused after a restart. */

@@ -175,6 +175,13 @@ export const authErrors = defineErrors('auth', {
         ? `No two-factor enrolment was begun for '${p.username}': begin it first (the Users page, or POST /api/account/two-factor).`
         : `Two-factor sign-in is not on for '${p.username}'.`,
   }),
+  SM_ERR_AUTH_OWN_TWO_FACTOR: spec<Record<string, never>>({
+    status: 409,
+    exit: 65,
+    when: "An admin reset their own second factor: one's own goes off only with a code.",
+    message: () =>
+      'To turn your own two-factor sign-in off, give a current code or a recovery code (the Users page, or POST /api/account/two-factor/disable); resetting is for other users.',
+  }),
   SM_ERR_AUTH_TWO_FACTOR_REQUIRED: spec<Record<string, never>>({
     status: 403,
     exit: 77,

@@ -36,6 +36,8 @@ const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/
 const TOKEN_PREFIX = 'smt_'
 const JWT_KEY = 'auth.jwt_key'
 const passwordKey = (username: string) => `auth.password:${username.toLowerCase()}`
+/** The sign-in limiter's key of the codes tried against an account. */
+const codeKey = (username: string) => `code:${username.toLowerCase()}`
 /** The user of that name: user names are unique without regard to case. */
 const named = (users: readonly StoredUser[], username: string) =>
   users.find((u) => u.username.toLowerCase() === username.toLowerCase())
@@ -97,7 +99,9 @@ export function authService(): Service {
       bus.handle('auth:two_factor_disable', async ({ username, code }) =>
         publicUser(await auth.factors.disable(username, code)),
       )
-      bus.handle('auth:two_factor_reset', async ({ username }) => publicUser(await auth.factors.reset(username)))
+      bus.handle('auth:two_factor_reset', async ({ username, by }) =>
+        publicUser(await auth.factors.reset(username, by)),
+      )
     },
   }
 }
@@ -133,12 +137,8 @@ class Auth {
       bus,
       user: (username) => this.#user(username),
       exclusive: (change) => this.#exclusive(change),
-      limit: async (username) => {
-        const max = await this.#setting('auth.login_max_failures')
-        const windowMs = (await this.#setting('auth.login_window_s')) * 1000
-        const refused = this.#limiter.reserve([{ key: `code:${username.toLowerCase()}`, max }], windowMs, Date.now())
-        if (refused) throw new SmError('SM_ERR_AUTH_RATE_LIMITED', { seconds: refused.seconds })
-      },
+      limit: (username) => this.#limitCodes(username),
+      passed: (username) => this.#limiter.clear(codeKey(username)),
     })
   }
 
@@ -172,6 +172,18 @@ class Auth {
     const user = named((await this.state()).users, String(username))
     if (!user) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: String(username) })
     return user
+  }
+
+  /**
+   * Counts a code about to be checked against `username`'s codes (at sign-in, and to turn two-factor
+   * sign-in off), auth.login_max_failures per auth.login_window_s for the account from anywhere;
+   * a code that passes clears it. SM_ERR_AUTH_RATE_LIMITED at the limit.
+   */
+  async #limitCodes(username: string): Promise<void> {
+    const max = await this.#setting('auth.login_max_failures')
+    const windowMs = (await this.#setting('auth.login_window_s')) * 1000
+    const refused = this.#limiter.reserve([{ key: codeKey(username), max }], windowMs, Date.now())
+    if (refused) throw new SmError('SM_ERR_AUTH_RATE_LIMITED', { seconds: refused.seconds })
   }
 
   async #setting(key: string): Promise<number> {
@@ -351,10 +363,14 @@ class Auth {
     }
     if (code !== false && user.twoFactor) {
       if (!code.trim()) throw new SmError('SM_ERR_AUTH_CODE_REQUIRED', {})
+      // Codes have a limit of their own, per account, that the right password does not lift:
+      // else a guessed password would buy a fresh round of code guesses from every client.
+      await this.#limitCodes(user.username)
       if (!(await this.factors.check(user, code))) {
         await this.#bus.emit('auth:sign_in_failed', { username, client, code: true })
         throw new SmError('SM_ERR_AUTH_CODE_INVALID', {})
       }
+      this.#limiter.clear(codeKey(user.username))
     }
     // The password is proven here: this place's failures on the name are forgiven, and the
     // attempt is taken back from the wide limits (others' failures there still count).
@@ -445,7 +461,9 @@ class Auth {
     const user = users.find((u) => u.id === claims.uid)
     if (!user) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'its account no longer exists' })
     if (claims.ep !== user.epoch)
-      throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'the password changed since it was issued' })
+      throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', {
+        reason: 'the password changed, or two-factor sign-in was turned on, since it was issued',
+      })
     if (revoked.has(claims.jti)) throw new SmError('SM_ERR_AUTH_TOKEN_INVALID', { reason: 'it was signed out' })
     return { user, claims }
   }

@@ -117,8 +117,10 @@ export interface FactorDeps {
   readonly bus: BusScope
   user(username: string): Promise<StoredUser>
   exclusive<T>(change: () => Promise<T>): Promise<T>
-  /** Counts a wrong code given to turn a second factor off; throws SM_ERR_AUTH_RATE_LIMITED at the limit. */
+  /** Counts a code about to be checked for `username` (the account's code limit); throws SM_ERR_AUTH_RATE_LIMITED at it. */
   limit(username: string): Promise<void>
+  /** A code of `username`'s passed: its count starts again. */
+  passed(username: string): void
 }
 
 /**
@@ -200,22 +202,30 @@ export class SecondFactors {
     return true
   }
 
-  /** The user turns their own second factor off, proving it with a code (wrong ones count toward the sign-in limit). */
+  /** The user turns their own second factor off, proving it with a code (within the account's code limit). */
   async disable(username: string, code: string): Promise<StoredUser> {
     const user = await this.#deps.user(username)
     if (!user.twoFactor) throw new SmError('SM_ERR_AUTH_TWO_FACTOR_OFF', { username: user.username, pending: false })
     await this.#deps.limit(user.username)
     return this.#deps.exclusive(async () => {
-      if (!(await this.#spend(user, String(code ?? ''))))
+      if (!(await this.#spend(user, String(code ?? '')))) {
+        await this.#deps.bus.emit('auth:sign_in_failed', { username: user.username, code: true })
         throw new SmError('SM_ERR_AUTH_CURRENT_CODE', { action: 'turn two-factor sign-in off' })
+      }
+      this.#deps.passed(user.username)
       return this.#off(user, false)
     })
   }
 
-  /** An admin (or the local CLI) turns `username`'s second factor off. */
-  reset(username: string): Promise<StoredUser> {
+  /**
+   * An admin (`by`, signed in) or the local CLI turns `username`'s second factor off; one's own
+   * goes off only with a code (disable), so a stolen session cannot quietly drop it.
+   */
+  reset(username: string, by?: string): Promise<StoredUser> {
     return this.#deps.exclusive(async () => {
       const user = await this.#deps.user(username)
+      if (by !== undefined && by.toLowerCase() === user.username.toLowerCase())
+        throw new SmError('SM_ERR_AUTH_OWN_TWO_FACTOR', {})
       if (!user.twoFactor) throw new SmError('SM_ERR_AUTH_TWO_FACTOR_OFF', { username: user.username, pending: false })
       return this.#off(user, true)
     })

@@ -37,11 +37,12 @@ function derivedUserId(username: string, created: string): string {
  * Users, API tokens and signed-out sessions as a projection of the auth facts. Password hashes
  * live in the vault. (Version 2 has new tables: `accounts` with ids; the version 1 `users` table
  * is dropped. Version 3 binds tokens to their owner's account id: `account_tokens` replaces
- * `api_tokens`. Version 4 adds `two_factor`: the accounts that sign in with a second factor.)
+ * `api_tokens`. Version 4 adds `two_factor`: the accounts that sign in with a second factor; version 5 ends
+ * an account's sessions when it turns two-factor sign-in on.)
  */
 export const usersProjection: Projection = {
   name: 'users',
-  version: 4,
+  version: 5,
   types: AUTH_FACTS,
   schema: [
     'DROP TABLE IF EXISTS users',
@@ -83,6 +84,8 @@ export const usersProjection: Projection = {
           break
         case 'auth:two_factor_enabled':
           await sql.run('INSERT OR REPLACE INTO two_factor (username) VALUES (?)', [p.username])
+          // Sessions opened with the password alone end: from now on, only a code opens one.
+          await sql.run('UPDATE accounts SET epoch = epoch + 1 WHERE username = ?', [p.username])
           break
         case 'auth:two_factor_disabled':
           await sql.run('DELETE FROM two_factor WHERE username = ?', [p.username])

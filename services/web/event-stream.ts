@@ -65,9 +65,17 @@ export class EventStream {
     const isAuthFact = (type: string) => (AUTH_FACTS as readonly string[]).includes(type)
     // This process's facts are heard as they are recorded (before events:appended), others' on events:appended.
     for (const fact of AUTH_FACTS) bus.on(fact, () => this.#recheck())
+    // Who may use a session follows the auth.* settings too (auth.require_two_factor_admins).
+    const authSetting = (key: unknown) => typeof key === 'string' && key.startsWith('auth.')
+    bus.on('after_setting_update', ({ key }) => {
+      if (authSetting(key)) this.#recheck()
+    })
     bus.on('events:appended', ({ events }) => {
       if (this.#subscribers.size === 0) return
-      if (events.some((event) => isAuthFact(event.type))) this.#recheck()
+      const changesWho = (event: (typeof events)[number]) =>
+        isAuthFact(event.type) ||
+        (event.type === 'after_setting_update' && authSetting((event.payload as { key?: unknown }).key))
+      if (events.some(changesWho)) this.#recheck()
       for (const event of events) {
         const fact = { ...event, payload: withoutSecrets(event.payload) }
         this.publish(`event:${event.type}`, 'fact', fact)
@@ -180,6 +188,7 @@ export class EventStream {
       const user = await this.#bus.request('auth:verify', { token: subscriber.token })
       const above = [...subscriber.topics].find((topic) => !roleAtLeast(user.role, topicAccess(topic) ?? 'admin'))
       if (above) reason = `the topic ${above} now needs a higher role than ${user.role}`
+      if (user.enrolOnly) reason = new SmError('SM_ERR_AUTH_TWO_FACTOR_REQUIRED', {}).message
     } catch (error) {
       // Not verified, for whatever reason: the stream ends (the client may open another).
       reason = error instanceof SmError ? error.message : 'the identity could not be checked'

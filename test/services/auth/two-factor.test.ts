@@ -7,15 +7,21 @@ import { ADMIN_PASSWORD, http, signIn, startWeb, type WebSetup } from '../../hel
 
 const signInWith = (url: string, body: Record<string, unknown>) => http(`${url}/auth/token`, { body })
 
-/** Enrols `token`'s account: the secret's key and the recovery codes. */
-async function enrol(url: string, token: string): Promise<{ key: Buffer; secret: string; recovery: string[] }> {
+/** Enrols `token`'s account (its sessions end) and signs `username` in again with a code: the secret's key, the recovery codes and the new session. */
+async function enrol(
+  url: string,
+  token: string,
+  username: string,
+  password: string,
+): Promise<{ key: Buffer; recovery: string[]; session: string }> {
   const begun = await http(`${url}/api/account/two-factor`, { token, method: 'POST' })
   expect(begun.status, begun.text).to.equal(200)
-  const secret = begun.json.secret as string
-  const key = base32(secret)
+  const key = base32(begun.json.secret)
   const confirmed = await http(`${url}/api/account/two-factor/confirm`, { token, body: { code: totp(key) } })
   expect(confirmed.status, confirmed.text).to.equal(200)
-  return { key, secret, recovery: confirmed.json.recovery_codes }
+  const signed = await signInWith(url, { username, password, code: totp(key, 30) })
+  expect(signed.status, signed.text).to.equal(200)
+  return { key, recovery: confirmed.json.recovery_codes, session: signed.json.access_token }
 }
 
 describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTTP', () => {
@@ -60,12 +66,11 @@ describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTT
     expect(recovery).to.have.length(10)
     for (const code of recovery) expect(code).to.match(/^[a-z2-9]{5}-[a-z2-9]{5}$/)
     expect(new Set(recovery).size).to.equal(10)
-    expect((await http(`${url}/api/account/two-factor`, { token: admin })).json).to.include({
-      enabled: true,
-      recoveryCodesLeft: 10,
-    })
-    // A second enrolment needs the first turned off.
-    expect((await http(`${url}/api/account/two-factor`, { token: admin, method: 'POST' })).status).to.equal(409)
+    // Turning it on ended every session of the account, this one too: one opened with the
+    // password alone must not outlive it.
+    const ended = await http(`${url}/api/account/two-factor`, { token: admin })
+    expect(ended.status).to.equal(401)
+    expect(ended.json.detail?.reason ?? ended.json.message).to.include('two-factor sign-in was turned on')
 
     const alone = await signInWith(url, { username: 'admin', password: ADMIN_PASSWORD })
     expect(alone.status).to.equal(401)
@@ -82,10 +87,21 @@ describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTT
     const code = totp(key, 30)
     const signed = await signInWith(url, { username: 'admin', password: ADMIN_PASSWORD, code })
     expect(signed.status, signed.text).to.equal(200)
-    expect((await http(`${url}/auth/me`, { token: signed.json.access_token })).json.username).to.equal('admin')
+    const session = signed.json.access_token as string
+    expect((await http(`${url}/auth/me`, { token: session })).json.username).to.equal('admin')
     const replayed = await signInWith(url, { username: 'admin', password: ADMIN_PASSWORD, code })
     expect(replayed.status).to.equal(401)
     expect(replayed.json.code).to.equal('SM_ERR_AUTH_CODE_INVALID')
+    expect((await http(`${url}/api/account/two-factor`, { token: session })).json).to.include({
+      enabled: true,
+      recoveryCodesLeft: 10,
+    })
+    // A second enrolment needs the first turned off.
+    expect((await http(`${url}/api/account/two-factor`, { token: session, method: 'POST' })).status).to.equal(409)
+    // One's own goes off with a code, not by an admin's reset.
+    const ownReset = await http(`${url}/api/users/admin/two-factor`, { token: session, method: 'DELETE' })
+    expect(ownReset.status).to.equal(409)
+    expect(ownReset.json.code).to.equal('SM_ERR_AUTH_OWN_TWO_FACTOR')
 
     // A recovery code, typed as people type it, signs in once.
     const typed = ` ${(recovery[3] as string).toUpperCase().replace('-', ' ')} `
@@ -100,10 +116,16 @@ describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTT
     expect(failed.filter((e) => (e.payload as { code?: boolean }).code === true)).to.have.length(3)
 
     // Turning it off needs a code: a recovery code here (every TOTP step in reach is taken).
-    const noCode = await http(`${url}/api/account/two-factor/disable`, { token: admin, body: { code: wrongCode(key) } })
+    const noCode = await http(`${url}/api/account/two-factor/disable`, {
+      token: session,
+      body: { code: wrongCode(key) },
+    })
     expect(noCode.status).to.equal(403)
     expect(noCode.json.code).to.equal('SM_ERR_AUTH_CURRENT_CODE')
-    const disabled = await http(`${url}/api/account/two-factor/disable`, { token: admin, body: { code: recovery[0] } })
+    const disabled = await http(`${url}/api/account/two-factor/disable`, {
+      token: session,
+      body: { code: recovery[0] },
+    })
     expect(disabled.status, disabled.text).to.equal(200)
     expect(disabled.json.user).to.include({ username: 'admin', twoFactor: false })
     expect((await signInWith(url, { username: 'admin', password: ADMIN_PASSWORD })).status).to.equal(200)
@@ -120,7 +142,7 @@ describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTT
     const bob = await web.login('bob', 'user')
     const made = await http(`${url}/api/tokens`, { token: bob, body: { name: 'script', role: 'user' } })
     expect(made.status, made.text).to.equal(201)
-    const { key } = await enrol(url, bob)
+    const { key } = await enrol(url, bob, 'bob', 'bob password')
     const attempt = () => signInWith(url, { username: 'bob', password: 'bob password', code: wrongCode(key) })
     for (let i = 0; i < 3; i++) expect((await attempt()).json.code).to.equal('SM_ERR_AUTH_CODE_INVALID')
     const locked = await signInWith(url, { username: 'bob', password: 'bob password', code: totp(key, 30) })
@@ -133,8 +155,7 @@ describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTT
   it("lets an admin reset a user's second factor from the web and the CLI; only an admin", async () => {
     web = await startWeb()
     const { url, admin } = web
-    const bob = await web.login('bob', 'moderator')
-    await enrol(url, bob)
+    const { session: bob } = await enrol(url, await web.login('bob', 'moderator'), 'bob', 'bob password')
     const listed = await http(`${url}/api/users`, { token: admin })
     expect(listed.json.users.find((u: { username: string }) => u.username === 'bob').twoFactor).to.equal(true)
     const byModerator = await http(`${url}/api/users/bob/two-factor`, { token: bob, method: 'DELETE' })
@@ -148,8 +169,7 @@ describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTT
     expect(facts.map((e) => e.payload)).to.deep.equal([{ username: 'bob', reset: true }])
 
     // The machine's owner, locked out with the phone and the codes gone: the local CLI.
-    const again = await signIn(url, 'bob', 'bob password')
-    await enrol(url, again)
+    await enrol(url, await signIn(url, 'bob', 'bob password'), 'bob', 'bob password')
     const list = await cliIn(web.dataDir, ['user', 'list'])
     expect(list.stdout).to.match(/^bob\s+moderator\s+on\s/m)
     const cli = await cliIn(web.dataDir, ['user', 'reset-two-factor', 'BOB'])
@@ -177,7 +197,7 @@ describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTT
     // Not the admins' API tokens, not other roles.
     expect((await http(`${url}/api/servers`, { token })).status).to.equal(200)
     expect((await http(`${url}/api/servers`, { token: user })).status).to.equal(200)
-    await enrol(url, admin)
-    expect((await http(`${url}/api/servers`, { token: admin })).status).to.equal(200)
+    const { session } = await enrol(url, admin, 'admin', ADMIN_PASSWORD)
+    expect((await http(`${url}/api/servers`, { token: session })).status).to.equal(200)
   })
 })

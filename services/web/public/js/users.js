@@ -167,12 +167,13 @@
     event.preventDefault()
     try {
       const done = await api('POST', '/api/account/two-factor/confirm', { code: formData(confirmForm).code })
-      confirmForm.reset()
+      // Every session of the account ended (this one too): the codes first, then a sign-in with a code.
+      enrol.hidden = true
       codes.hidden = false
       codes.querySelector('.token').textContent = done.recovery_codes.join('\n')
+      status.textContent =
+        'Two-factor sign-in is on, and your sessions ended: copy your recovery codes, then sign in again with a code.'
       toast('Two-factor sign-in is on', 'success')
-      await loadTwoFactor()
-      await loadUsers()
     } catch (error) {
       fail(error)
     }
