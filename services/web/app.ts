@@ -356,6 +356,8 @@ export class WebServer implements WebApp {
       } catch (error) {
         writeError(ctx, error, this.logger)
       }
+      // What the API answers is the caller's own (sessions, secrets shown once, files): never kept by a cache.
+      if (/^\/(api|auth)\//.test(ctx.path) && !ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store')
       // Pages load nothing from outside the machine: scripts, styles, images and connections stay on this origin.
       if (ctx.response.type === 'text/html') {
         ctx.set('Content-Security-Policy', CSP)

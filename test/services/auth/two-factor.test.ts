@@ -1,3 +1,4 @@
+import { request } from 'node:http'
 import { expect } from 'chai'
 import { cliIn } from '../../helpers/cli-in-process'
 import { base32, totp, wrongCode } from '../../helpers/totp'
@@ -50,6 +51,8 @@ describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTT
       `otpauth://totp/server-manager:admin?issuer=server-manager&secret=${begun.json.secret}&algorithm=SHA1&digits=6&period=30`,
     )
     expect(begun.json.qr_svg).to.match(/^<svg [^>]*viewBox="0 0 \d+ \d+"/)
+    // A secret shown once is kept by no cache.
+    expect(begun.headers.get('cache-control')).to.equal('no-store')
     expect((await http(`${url}/api/account/two-factor`, { token: admin })).json.pending).to.equal(true)
     const key = base32(begun.json.secret)
     // Until confirmed, the password alone still signs in.
@@ -136,6 +139,40 @@ describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTT
     expect(facts).to.include('auth:two_factor_enabled').and.to.include('auth:two_factor_disabled')
   })
 
+  it('limits codes per account from any client, however right the password (429)', async () => {
+    web = await startWeb({ settings: { 'auth.login_max_failures': 3 } })
+    const { url } = web
+    const { key } = await enrol(url, await web.login('dave', 'user'), 'dave', 'dave password')
+    // Each guess from another client address (127.0.0.x): the password's limits are per client,
+    // the codes' per account.
+    const guess = (client: number, code: string) =>
+      new Promise<{ status: number; json: { code?: string } }>((resolve, reject) => {
+        const body = JSON.stringify({ username: 'dave', password: 'dave password', code })
+        const req = request(
+          `${url}/auth/token`,
+          {
+            method: 'POST',
+            localAddress: `127.0.0.${client + 1}`,
+            headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+          },
+          (res) => {
+            let text = ''
+            res.on('data', (chunk) => {
+              text += chunk
+            })
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }))
+          },
+        )
+        req.on('error', reject)
+        req.end(body)
+      })
+    for (let client = 1; client <= 3; client++)
+      expect((await guess(client, wrongCode(key))).json.code).to.equal('SM_ERR_AUTH_CODE_INVALID')
+    const fourth = await guess(4, wrongCode(key))
+    expect(fourth.status).to.equal(429)
+    expect(fourth.json.code).to.equal('SM_ERR_AUTH_RATE_LIMITED')
+  })
+
   it('counts wrong codes toward the sign-in limit (429), and leaves API tokens alone', async () => {
     web = await startWeb({ settings: { 'auth.login_max_failures': 3 } })
     const { url } = web
@@ -186,7 +223,17 @@ describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTT
     const { url, admin } = web
     const token = (await http(`${url}/api/tokens`, { token: admin, body: { name: 'ci', role: 'admin' } })).json.token
     const user = await web.login('carol', 'user')
+    // A stream the admin opened before ends when the setting takes it over.
+    const res = await fetch(`${url}/api/events/stream?topics=event:*`, {
+      headers: { Authorization: `Bearer ${admin}`, Accept: 'text/event-stream' },
+    })
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    while (!text.includes('subscribed')) text += decoder.decode((await reader.read()).value ?? new Uint8Array())
     await web.manager.bus.request('settings:set', { key: 'auth.require_two_factor_admins', value: true })
+    for (let read = await reader.read(); !read.done; read = await reader.read()) text += decoder.decode(read.value)
+    expect(text).to.include(': ended: Admins must use two-factor sign-in here')
     const refused = await http(`${url}/api/servers`, { token: admin })
     expect(refused.status).to.equal(403)
     expect(refused.json.code).to.equal('SM_ERR_AUTH_TWO_FACTOR_REQUIRED')
