@@ -125,6 +125,13 @@ export const authErrors = defineErrors('auth', {
     message: () =>
       "No user exists yet, and every API token acts for one. Create the first admin ('server-manager user create <name> --role admin', or the web setup page) first.",
   }),
+  SM_ERR_AUTH_FIRST_ADMIN: spec<{ username: string; role: string }>({
+    status: 409,
+    exit: 65,
+    when: 'The first user of a data directory was to be created with a role other than admin (no one could then manage users, settings or plugins).',
+    message: (p) =>
+      `'${p.username}' would be the first user, and the first user must be an admin (no one could manage accounts or settings otherwise): create an admin first ('server-manager user create <name> --role admin', or leave --role out), then '${p.username}' as ${p.role}.`,
+  }),
   SM_ERR_AUTH_NO_ADMIN: spec<Record<string, never>>({
     status: 409,
     exit: 65,

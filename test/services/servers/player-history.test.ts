@@ -25,6 +25,8 @@ describe('services/servers: the player history (issue 20, item 3)', function () 
   it('keeps joins, time played and who is online across a restart of the server, in the CLI and the API, and a rebuild gives the same', async () => {
     const data = gameDataDir()
     await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir()])
+    // The first account of a data directory is its admin; ursula is a plain user after it.
+    await cliInOk(data, ['user', 'create', 'boss', '--role', 'admin', '--password-stdin'], {}, 'a boss password\n')
     const user = await cliIn(
       data,
       ['user', 'create', 'ursula', '--role', 'user', '--password-stdin'],
