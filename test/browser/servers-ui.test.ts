@@ -67,10 +67,14 @@ describe('the web UI: servers installed, configured, updated and removed from th
       JSON.parse((await cliIn(dataDir, ['server', 'config', 'fresh', key, '--json'])).stdout)
     expect(await read('autostart')).to.equal(true)
     expect(await read('retention.backups')).to.equal(2)
-    // The saved form shows its own values again; emptying one makes it inherit.
+    // The saved form shows its own values again; emptying one makes it inherit. (The same message
+    // again replaces the one shown: this one is closed first, so the next is the second save's.)
+    const saved = page.locator('.toast', { hasText: 'Settings saved.' })
+    await saved.getByRole('button', { name: 'Close' }).click()
+    await saved.waitFor({ state: 'detached' })
     await form.getByLabel('retention.backups', { exact: true }).fill('')
     await form.getByRole('button', { name: 'Save settings' }).click()
-    await page.locator('.toast', { hasText: 'Settings saved.' }).nth(1).waitFor()
+    await saved.waitFor()
     expect(await read('retention.backups')).to.equal(3)
   })
 

@@ -35,23 +35,29 @@
     return data
   }
 
-  // How long a toast stays by itself; an error stays until its close button (it may need reading, or copying).
-  const TOAST_MS = { success: 5000, info: 5000, warning: 10000 }
+  // How long a toast stays by itself (not while pointed at): an error longer, to be read or copied.
+  const TOAST_MS = { success: 5000, info: 5000, warning: 10000, error: 20000 }
+  // Toasts shown at once: an older one goes for a new one, so they never pile up over the page.
+  const MAX_TOASTS = 3
   const toasts = document.getElementById('toasts')
   // The page can always scroll its last controls clear of the toasts: it ends with room as tall as they are.
   new ResizeObserver(() =>
     document.documentElement.style.setProperty('--sm-toasts-height', `${toasts.offsetHeight}px`),
   ).observe(toasts)
 
-  /** A short message in the bottom corner, with a close button; success, info and warning go by themselves (not while pointed at). */
+  /** A short message in the bottom corner, with a close button; it goes by itself (not while pointed at). */
   function toast(message, kind = 'info') {
+    const key = `${kind}:${message}`
+    // The same message again (a retry that fails again) replaces the one shown.
+    for (const shown of [...toasts.children]) if (shown.dataset.key === key) shown.remove()
     const item = el(
       'div',
-      { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+      { class: `toast toast-${kind}`, role: kind === 'error' ? 'alert' : 'status', 'data-key': key },
       el('span', { class: 'toast-text' }, message),
       el('button', { type: 'button', class: 'toast-close', 'aria-label': 'Close', onclick: () => item.remove() }, '×'),
     )
     toasts.append(item)
+    while (toasts.children.length > MAX_TOASTS) toasts.firstElementChild.remove()
     const ms = TOAST_MS[kind]
     if (ms) {
       let timer = setTimeout(() => item.remove(), ms)

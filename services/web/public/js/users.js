@@ -7,6 +7,10 @@
   async function loadUsers() {
     if (!usersBody) return
     const { users } = await api('GET', '/api/users')
+    // The last admin stays one: its role and its Delete are not offered (the server refuses them too).
+    const lastAdmin = users.filter((u) => u.role === 'admin').length === 1
+    const keeps = (u) => lastAdmin && u.role === 'admin'
+    const keptWhy = 'The last admin: make another user admin first'
     usersBody.replaceChildren(
       ...users.map((u) => {
         const roleCell =
@@ -15,6 +19,8 @@
                 'select',
                 {
                   'aria-label': `Role of ${u.username}`,
+                  disabled: keeps(u),
+                  title: keeps(u) ? keptWhy : undefined,
                   onchange: (e) =>
                     api('PUT', `/api/users/${encodeURIComponent(u.username)}/role`, { role: e.target.value }).then(
                       () => toast(`${u.username} is now ${e.target.value}`, 'success'),
@@ -50,6 +56,8 @@
                 'button',
                 {
                   class: 'small outline secondary',
+                  disabled: keeps(u),
+                  title: keeps(u) ? keptWhy : undefined,
                   onclick: () =>
                     confirm(`Delete ${u.username} and their API tokens?`) &&
                     api('DELETE', `/api/users/${encodeURIComponent(u.username)}`).then(loadUsers, fail),

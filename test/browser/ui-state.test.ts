@@ -1,0 +1,58 @@
+import { expect } from 'chai'
+import type { Page } from 'playwright-core'
+import { type BrowserRun, openInBrowser, signInPage, userCommand } from '../helpers/browser'
+import { tempDir } from '../helpers/temp-dir'
+
+/** Issue 34 item 4 in Debian's Chromium: what the panel offers is what can be done, and its messages do not pile up. */
+describe('the panel offers only what can be done (a real browser)', () => {
+  let session: BrowserRun
+  let url: string
+  let page: Page
+
+  before(async () => {
+    session = await openInBrowser(tempDir(), [userCommand('boss', 'admin', 'a good password')])
+    ;({ url, page } = session)
+    await signInPage(page, url, 'boss', 'a good password')
+  })
+
+  after(() => session?.close())
+
+  it('offers the last admin no demotion and no Delete, and an error toast once however often it comes; it goes by itself', async () => {
+    // The page's own clock, moved on by hand: a toast's time passes without waiting for it.
+    await page.clock.install()
+    await page.goto(`${url}/users`)
+    const boss = page.locator('#users tr', { hasText: 'boss' })
+    await boss.getByRole('button', { name: 'Delete' }).waitFor()
+    expect(await boss.getByRole('button', { name: 'Delete' }).isDisabled()).to.equal(true)
+    expect(await boss.getByLabel('Role of boss').isDisabled()).to.equal(true)
+    expect(await boss.getByRole('button', { name: 'Delete' }).getAttribute('title')).to.include('The last admin')
+
+    const form = page.locator('#user-form')
+    const add = async (name: string, role: string) => {
+      await form.getByLabel('User name').fill(name)
+      await form.getByLabel('Password').fill('another good password')
+      await form.getByLabel('Role').selectOption(role)
+      await form.getByRole('button', { name: 'Add user' }).click()
+    }
+    // The same refusal twice: one toast.
+    await add('boss', 'user')
+    const taken = page.locator('.toast-error', { hasText: "A user named 'boss' already exists" })
+    await taken.waitFor()
+    await add('boss', 'user')
+    await page.waitForFunction(() => document.querySelectorAll('#toasts .toast').length === 1)
+    expect(await taken.count()).to.equal(1)
+    await page.clock.runFor(20_000)
+    await taken.waitFor({ state: 'detached' })
+
+    // A second admin: now either may be demoted or deleted.
+    await add('ada', 'admin')
+    const ada = page.locator('#users tr', { hasText: 'ada' })
+    await ada.waitFor()
+    await page.waitForFunction(() => {
+      const select = document.querySelector('select[aria-label="Role of boss"]') as HTMLSelectElement | null
+      return select !== null && !select.disabled
+    })
+    expect(await ada.getByRole('button', { name: 'Delete' }).isDisabled()).to.equal(false)
+    expect(session.errors.filter((e) => !/\b409\b/.test(e))).to.deep.equal([])
+  })
+})
