@@ -60,6 +60,9 @@ describe('services/bridge: one manager per data directory, the CLI as its client
       expect(lines(join(dir, 'pings.txt'))).to.have.length(4)
       const trigger = await cliIn(dir, ['event', 'trigger', 'counter:ping', '--payload', '{"n":2}'])
       expect(trigger.stdout).to.contain('delivered to 1 of 1 listeners')
+      expect(trigger.stdout).to.contain(
+        `The listeners ran in the running manager; what they logged is in ${join(dir, 'logs', 'server-manager.log')} (and on the manager's own output).`,
+      )
       const vetoed = await cli(dir, ['setting', 'set', 'custom.locked', '1'])
       expect(vetoed.stderr).to.contain(
         "SM_ERR_SETTINGS_UPDATE_CANCELLED]: The change to 'custom.locked' was cancelled by 'plugin:counter'",

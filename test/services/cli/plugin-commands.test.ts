@@ -103,7 +103,11 @@ describe('services/cli: plugin commands as a user runs them', function () {
     await cliIn(dir, ['plugin', 'enable', 'listener'])
     const trigger = await cliIn(dir, ['event', 'trigger', 'ns:evt', '--payload', '{"a":1}'])
     expect(trigger.code, trigger.stderr).to.equal(0)
-    expect(trigger.stdout).to.equal("Event 'ns:evt' triggered: delivered to 1 of 1 listeners.\n")
+    // Where what the listener logged went: no manager runs, so this command ran it (issue 34 item 7).
+    expect(trigger.stdout).to.equal(
+      "Event 'ns:evt' triggered: delivered to 1 of 1 listeners.\n" +
+        `The listeners ran in this command; what they logged is in ${join(dir, 'logs', 'server-manager.log')}.\n`,
+    )
     const got = JSON.parse((await cliIn(dir, ['setting', 'get', 'custom.got', '--json'])).stdout)
     expect(got).to.deep.equal({ payload: { a: 1 }, meta: { event: 'ns:evt', sender: 'external_api_trigger' } })
     const json = JSON.parse((await cliIn(dir, ['event', 'trigger', 'ns:evt', '--json'])).stdout)

@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { SmError } from '../../../../kernel/errors'
@@ -6,7 +7,7 @@ import { ManagerCommand } from '../../manager-command'
 export default class EventTrigger extends ManagerCommand {
   static override summary = 'Trigger a custom plugin event, as an external system would'
   static override description =
-    "Enabled plugins listening for the event receive the payload and the sender 'external_api_trigger'. Prints who received it."
+    "Enabled plugins listening for the event receive the payload and the sender 'external_api_trigger'. Prints who received it, and where what the listeners logged went (the log file of the manager that ran them)."
   static override examples = [
     '<%= config.bin %> event trigger pingplugin:ping',
     '<%= config.bin %> event trigger automation:user_arrived_home --payload \'{"user":"alice"}\'',
@@ -38,5 +39,11 @@ export default class EventTrigger extends ManagerCommand {
       `Event '${report.event}' triggered: delivered to ${report.delivered} of ${report.listeners} listeners${skipped}.`,
     )
     for (const failure of report.failed) this.log(`  failed in ${failure.plugin}: ${failure.error}`)
+    if (report.delivered === 0) return
+    // What the listeners logged is not this command's output: say where it went.
+    const where = (await this.target()).kind === 'remote' ? 'the running manager' : 'this command'
+    this.log(
+      `The listeners ran in ${where}; what they logged is in ${join(this.dataDir, 'logs', 'server-manager.log')}${where === 'this command' ? '' : " (and on the manager's own output)"}.`,
+    )
   }
 }
