@@ -23,6 +23,10 @@ describe('services/servers: Minecraft Java Edition (issue 19, build item 2)', fu
     const target = join(tempDir(), 'paper')
     const installed = await cliInOk(data, ['server', 'install', 'paper', '--from', jar, '--dir', target], env)
     expect(installed).to.match(/Server 'paper' installed/)
+    // The EULA comes first, and the command says so (issue 34 item 7).
+    expect(installed).to.include(
+      "Its EULA comes first: read https://aka.ms/MinecraftEULA, then accept it with 'server-manager server eula paper --accept'.",
+    )
     const info = JSON.parse(await cliInOk(data, ['server', 'info', 'paper', '--json']))
     expect(info).to.include({ profile: 'java', command: 'java', dir: target })
     expect(info.args).to.deep.equal(['-jar', 'server.jar', 'nogui'])

@@ -32,8 +32,14 @@ export default class ServerInstall extends ManagerCommand {
       dir: flags.dir === undefined ? undefined : here(flags.dir),
       ...(flags.host ? { host: flags.host } : {}),
     })
-    this.log(
-      `Server '${server.name}' installed in ${server.dir}${server.host ? ` on host '${server.host}'` : ''}. Start it with: ${this.config.bin} server start ${server.name}`,
-    )
+    const where = `Server '${server.name}' installed in ${server.dir}${server.host ? ` on host '${server.host}'` : ''}.`
+    const start = `${this.config.bin} server start ${server.name}`
+    // A game that runs only with its EULA accepted (Java Edition): that comes first, and only the admin may do it.
+    const eula = await this.request('servers:eula', { name: server.name })
+    if (eula.needed && !eula.accepted)
+      return this.log(
+        `${where} Its EULA comes first: read ${eula.url}, then accept it with '${this.config.bin} server eula ${server.name} --accept'. Then start it with: ${start}`,
+      )
+    this.log(`${where} Start it with: ${start}`)
   }
 }
