@@ -17,7 +17,7 @@ const DELAY = 'custom.lifecycle_notifications.delay_s'
  * `plugins.hook_timeout_ms`, which bounds every hook.
  */
 export default class LifecycleNotifications extends PluginBase<LifecycleNotifications> {
-  static version = '1.2.0'
+  static version = '1.2.1'
   static enabledByDefault = true
 
   async beforeServerStop({ serverName, reason }: BeforePayload<'server_stop'>) {
@@ -27,7 +27,7 @@ export default class LifecycleNotifications extends PluginBase<LifecycleNotifica
     if ((await this.#online(serverName)) === 0) return
     const delay = await this.#delay(serverName)
     const what = reason === 'restart' || reason === 'schedule' ? 'restarting' : 'stopping'
-    const message = `Server ${what} in ${delay} seconds.`
+    const message = `Server ${what} in ${delay} second${delay === 1 ? '' : 's'}.`
     // Nobody was warned when it rejects (the console or the game refused it): waiting would only delay the stop.
     const said = await this.api.sendCommand(serverName, profile.sayCommand.replaceAll('{message}', message)).then(
       () => true,

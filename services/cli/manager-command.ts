@@ -74,6 +74,22 @@ export abstract class ManagerCommand extends Command {
   }
 
   /**
+   * Runs `work` (a stop or a restart of `server`) saying on stderr each command that goes to the
+   * server meanwhile, as it is sent: what plugins tell its players first (the shipped
+   * notifications: "say Server stopping in 5 seconds."), which the stop then waits for.
+   */
+  protected async sayingWhatIsSent<T>(server: string, work: () => Promise<T>): Promise<T> {
+    const sent = await this.subscribe('after_command_send', (p) => {
+      if (p.serverName === server) this.logToStderr(`Sent to ${server} first: ${p.command}`)
+    })
+    try {
+      return await work()
+    } finally {
+      sent.dispose()
+    }
+  }
+
+  /**
    * Runs `work` with a progress line on stderr while a server's backup, restore or export runs
    * (on a terminal only: piped output stays clean).
    */

@@ -451,7 +451,10 @@ describe('plugins/default: autostart and lifecycle notifications', function () {
       await waitForLine(manager, /Started 's1' \(autostart\)/, { stream: 'stderr' })
       expect((await statusJson(data, 's1')).status).to.equal('running')
       expect((await statusJson(data, 's2')).status).to.equal('stopped')
-      await cliInOk(data, ['server', 'stop', 's1'], on)
+      const stopped = await cliIn(data, ['server', 'stop', 's1'], on)
+      expect(stopped.code, stopped.stderr).to.equal(0)
+      // The stop says what the players were told, as it is sent (issue 34 item 7).
+      expect(stopped.stderr).to.equal('Stopping s1...\nSent to s1 first: say Server stopping in 0 seconds.\n')
       const log = readFileSync(RunFiles.of(data, 's1').log, 'utf8')
       expect(log).to.match(/\[Server\] Server stopping in 0 seconds\.[\s\S]*Server stop requested\./)
       // Nobody online (its `list` says so): no warning, no wait.

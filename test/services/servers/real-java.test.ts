@@ -119,7 +119,7 @@ describe('services/servers: a real Java Edition server (flying-squid) and client
       0,
       lines.findIndex((line) => line.startsWith('end ')),
     )
-    expect(heard, lines.join('\n')).to.include('chat [Server] Server stopping in 1 seconds.')
+    expect(heard, lines.join('\n')).to.include('chat [Server] Server stopping in 1 second.')
   })
 
   it('keeps the bot connected across kill -9 of the manager and of the supervisor, and the game is adopted', async () => {

@@ -9,7 +9,7 @@ export default class ServerRestart extends ManagerCommand {
   async run(): Promise<void> {
     const { args } = await this.parse(ServerRestart)
     this.logToStderr(`Restarting ${args.name}...`)
-    const reply = await this.request('servers:restart', { name: args.name })
+    const reply = await this.sayingWhatIsSent(args.name, () => this.request('servers:restart', { name: args.name }))
     this.log(`Server '${args.name}' is ${reply.status} (PID ${reply.pid}).`)
   }
 }

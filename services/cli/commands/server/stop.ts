@@ -11,7 +11,7 @@ export default class ServerStop extends ManagerCommand {
   async run(): Promise<void> {
     const { args } = await this.parse(ServerStop)
     this.logToStderr(`Stopping ${args.name}...`)
-    const exit = await this.request('servers:stop', { name: args.name })
+    const exit = await this.sayingWhatIsSent(args.name, () => this.request('servers:stop', { name: args.name }))
     const how = exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.exitCode ?? 'unknown'}`
     this.log(
       `Server '${args.name}' stopped (${how})${exit.escalated ? `; it ignored its stop command, so it got ${exit.escalated}` : ''}.`,
