@@ -104,7 +104,9 @@ export const serversErrors = defineErrors('servers', {
     exit: 75,
     when: 'A stop, restart, kill or console command for a server that is not running.',
     message: (p) =>
-      `The server '${p.server}' is ${p.status}, so it cannot ${p.action}. Start it first ('server start ${p.server}').`,
+      p.action === 'be stopped'
+        ? `The server '${p.server}' is ${p.status}: it is not running, so there is nothing to stop${p.status === 'crashed' ? ` ('server status ${p.server}' says how it ended)` : ''}.`
+        : `The server '${p.server}' is ${p.status}, so it cannot ${p.action}. Start it first ('server start ${p.server}').`,
   }),
   SM_ERR_SERVER_BUSY: spec<{ server: string; action: string; pid: string; since: string }>({
     status: 409,

@@ -68,6 +68,12 @@ describe('services/cli: server status exits with a code per status', function ()
     await cliInOk(data, ['server', 'send', 's1', 'crash'])
     await ended
     expect(await looks(data, 's1')).to.deep.equal({ text: 'crashed', json: 'crashed', codes: [1, 1] })
+    // A stop of the crashed server says it is crashed, not to start it (issue 34 item 7).
+    const noStop = await cliIn(data, ['server', 'stop', 's1'])
+    expect(noStop.code).to.equal(75)
+    expect(noStop.stderr).to.include(
+      "The server 's1' is crashed: it is not running, so there is nothing to stop ('server status s1' says how it ended).",
+    )
     const down = await run(
       '/bin/sh',
       ['-c', `"${process.execPath}" "${CLI}" server status s1 >/dev/null || echo down`],
