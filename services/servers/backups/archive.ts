@@ -156,8 +156,14 @@ export async function writeZip(
       // output ends with the error, so the write below rejects and its .part goes (yazl itself
       // listens to no error of an entry's stream, which would be thrown at the process).
       counted.on('error', (error) => (zip.outputStream as Readable).destroy(error))
-      // Cancelled: a read that waits (a FIFO, a slow disk) hands nothing more to the destroyed archive.
-      signal?.addEventListener('abort', () => stream.destroy(), { once: true })
+      // Cancelled: a read that waits (a FIFO, a slow disk) hands nothing more to the destroyed
+      // archive. Only while this file is read: a listener left per file would pile up on the
+      // signal (Node warns of a leak at the eleventh: MaxListenersExceededWarning).
+      if (signal) {
+        const abort = () => stream.destroy()
+        signal.addEventListener('abort', abort, { once: true })
+        stream.once('close', () => signal.removeEventListener('abort', abort))
+      }
       callback(null, stream.pipe(counted))
     })
   }

@@ -1,6 +1,10 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { expect } from 'chai'
 import { cliIn, cliInOk } from '../../helpers/cli-in-process'
+import { fakeBedrockDir, gameDataDir } from '../../helpers/game'
 import { withManager } from '../../helpers/manager'
+import { cli } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 
 /** Issue 34 item 7: the first hour in the CLI. */
@@ -47,5 +51,17 @@ describe('the first hour in the CLI: the first user, a token with no admin, the 
     const made = await cliIn(dir, ['token', 'create', 'ci', '--role', 'user', '--user', 'alice'])
     expect(made.code, made.stderr).to.equal(0)
     expect(made.stderr).to.include('acting for alice')
+  })
+
+  it('backs up a world of many files without a warning of a listener leak (a real process)', async () => {
+    const data = gameDataDir()
+    const dir = fakeBedrockDir()
+    const db = join(dir, 'worlds', 'Bedrock level', 'db')
+    mkdirSync(db, { recursive: true })
+    for (let i = 0; i < 30; i++) writeFileSync(join(db, `${String(i).padStart(6, '0')}.ldb`), `chunk ${i}\n`)
+    await cliInOk(data, ['server', 'add', 's1', '--dir', dir])
+    const backup = await cli(data, ['server', 'backup', 's1'])
+    expect(backup.code, backup.stderr).to.equal(0)
+    expect(backup.stderr).to.equal('')
   })
 })
