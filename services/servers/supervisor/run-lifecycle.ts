@@ -206,6 +206,17 @@ export class RunLifecycle {
       this.#record.enter(asked ? 'exit-asked' : 'exit-clean', { reason: `${why}: ${how}`, exitCode: code, signal })
       return
     }
+    // A start that never came up (its ready line), started by a user, not by a crash restart:
+    // restarting it would fail alike, so it is an error with its reason, as a failed launch is.
+    if (this.#record.phase === 'starting' && this.#record.state.restarts === 0 && !this.#adopted) {
+      this.#settleWaiters(reply)
+      this.#record.enter('start-failed', {
+        reason: `it ended before it was up (${how}), and is not restarted: it would fail alike`,
+        exitCode: code,
+        signal,
+      })
+      return
+    }
     // A crash. A run longer than the minimum uptime starts a new streak.
     const { restart } = this.#spec
     const { restarts, willRestart } = crashVerdict(

@@ -54,6 +54,11 @@ export const RUN_TRANSITIONS = {
   /** The game ended on its own: a crash, restarted after the delay or left so by the policy. */
   'crash-restart': { from: ['starting', 'running'], to: 'restarting' },
   crash: { from: ['starting', 'running'], to: 'crashed' },
+  /**
+   * A start of its own (not a crash restart) ended before its ready line: it cannot work as it
+   * is (a corrupt jar, a missing library, a port in use), so it is an error, not restarted.
+   */
+  'start-failed': { from: ['starting'], to: 'error' },
 } as const satisfies Record<string, Transition>
 
 /** The status each phase shows (undefined: it keeps the one it has). */

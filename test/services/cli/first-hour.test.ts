@@ -64,4 +64,18 @@ describe('the first hour in the CLI: the first user, a token with no admin, the 
     expect(backup.code, backup.stderr).to.equal(0)
     expect(backup.stderr).to.equal('')
   })
+
+  it('answers a start that ends before the game is up with an error and its last lines, and does not restart it', async () => {
+    const data = gameDataDir()
+    await cliInOk(data, ['server', 'add', 's1', '--dir', fakeBedrockDir({ env: { FAKE_EXIT_BEFORE_READY: '3' } })])
+    const start = await cliIn(data, ['server', 'start', 's1'])
+    expect(start.code).to.equal(70)
+    expect(start.stderr).to.include(
+      "SM_ERR_SERVER_START_FAILED]: The server 's1' did not start: it ended before it was up (exit code 3), and is not restarted: it would fail alike",
+    )
+    expect(start.stderr).to.include('[ERROR] Network port 19132 is already in use.')
+    const status = await cliIn(data, ['server', 'status', 's1', '--json'])
+    expect(status.code).to.equal(2)
+    expect(JSON.parse(status.stdout)).to.include({ status: 'error', restarts: 0 })
+  })
 })
