@@ -69,7 +69,9 @@ export async function performAction<B extends BeforeName, A extends AfterName, T
   // Listeners may veto, never transform: they all see one frozen copy, which fits the action's schema.
   const payload = deepFreeze(structuredClone(spec.payload))
   bus.catalogue.checkEvent(spec.before, payload)
-  const before = await bus.emit(spec.before, payload)
+  // The round ends at the first veto: no later hook acts on what will not happen (the shipped
+  // notifications warn no player of a stop another plugin vetoed).
+  const before = await bus.emit(spec.before, payload, { stopWhen: isVeto })
   const veto = findVeto(before)
   let outcome: ActionOutcome<T>
   if (veto) {

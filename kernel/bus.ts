@@ -42,6 +42,12 @@ export interface ListenOptions {
 export interface EmitOptions {
   readonly actor?: string
   readonly timeoutMs?: number
+  /**
+   * Ends the round at the first listener whose answer this says yes to: the later listeners are
+   * not called (an action's `before_*` stops at its first veto, so no later hook acts on what
+   * will not happen).
+   */
+  readonly stopWhen?: (answer: unknown) => boolean
 }
 
 /** Persists facts before listeners see them (the event log registers one). */
@@ -309,6 +315,7 @@ export class Bus {
         const value = (entry.fn as Listener)(payload, meta)
         if (isThenable(value)) return this.#dispatchAsync(entries, index, value, payload, meta, report, options)
         report.succeeded(index, value)
+        if (options?.stopWhen?.(value)) break
       } catch (error) {
         report.failed(index, listenerError(entry.owner, name, error))
       }
@@ -337,6 +344,7 @@ export class Bus {
           value = await timeBox(value, ms, timeout)
         }
         report.succeeded(index, value)
+        if (options?.stopWhen?.(value)) break
       } catch (error) {
         report.failed(index, listenerError(entry.owner, meta.event, error))
       }

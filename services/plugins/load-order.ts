@@ -11,7 +11,10 @@ export interface LoadPlan {
 /**
  * Orders enabled plugins by `requires`. A plugin whose requirement is not among the loadable
  * ones (missing, disabled, invalid, or itself refused) is refused, and so is every member of a
- * requires cycle; the others keep discovery order among themselves.
+ * requires cycle. The others load the user's own first, then the shipped ones (each group in the
+ * order given): hooks run in load order and a veto ends the round, so the user's plugins decide
+ * before the shipped ones act on what goes ahead (a stop a user's plugin vetoes warns no
+ * player). A plugin still loads after what it requires.
  */
 export function planLoad(enabled: readonly PluginStatics[]): LoadPlan {
   const byName = new Map(enabled.map((d) => [d.candidate.name, d]))
@@ -46,6 +49,7 @@ export function planLoad(enabled: readonly PluginStatics[]): LoadPlan {
     return true
   }
 
-  for (const definition of enabled) visit(definition, [])
+  const own = enabled.filter((d) => d.candidate.source === 'user')
+  for (const definition of [...own, ...enabled.filter((d) => d.candidate.source !== 'user')]) visit(definition, [])
   return { order, refused }
 }

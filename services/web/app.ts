@@ -430,7 +430,7 @@ export class WebServer implements WebApp {
     locals: Record<string, unknown>,
   ) {
     const user = ctx.state.user
-    const pages = user ? nativePages(this.layer.routes(), user.role) : []
+    const pages = user ? pluginPages(this.layer.routes(), user.role) : []
     return {
       title: '',
       head_styles: '',
@@ -460,20 +460,32 @@ export function presentedToken(ctx: { get(field: string): string; cookies: Koa.C
   return { token: bearer ?? cookie, cookie }
 }
 
-/** The native pages (routes tagged `plugin-ui-native`) a role may open, for the sidebar and /api/plugins/pages. */
-export function nativePages(routes: readonly KnownRoute[], role: Identity['role'] | undefined) {
+/**
+ * The plugin pages a role may open, for the sidebar and /api/plugins/pages: native pages (GET
+ * routes tagged `plugin-ui-native`: a tree of components the UI draws at /plugin-page) and EJS
+ * pages (GET routes tagged `plugin-ui-page`, with no path parameter: opened at their own path).
+ */
+export function pluginPages(routes: readonly KnownRoute[], role: Identity['role'] | undefined) {
   return routes
     .filter((route) => route.owner !== 'core' && route.method === 'GET')
-    .filter((route) => specOf(route.layer)?.tags?.includes('plugin-ui-native'))
     .filter((route) => route.access === 'public' || (role !== undefined && roleAtLeast(role, route.access)))
-    .map((route) => {
+    .flatMap((route) => {
       const spec = specOf(route.layer)
-      return {
-        name: spec?.summary ?? spec?.name ?? route.layer.name ?? route.path,
-        path: route.path,
-        type: 'native' as const,
-        plugin: route.owner,
-      }
+      const tags = spec?.tags ?? []
+      const type = tags.includes('plugin-ui-native')
+        ? ('native' as const)
+        : tags.includes('plugin-ui-page') && !route.path.includes(':')
+          ? ('page' as const)
+          : undefined
+      if (!type) return []
+      return [
+        {
+          name: spec?.summary ?? spec?.name ?? route.layer.name ?? route.path,
+          path: route.path,
+          type,
+          plugin: route.owner,
+        },
+      ]
     })
 }
 

@@ -7,7 +7,7 @@ import { defineRoute, Router, z } from 'server-manager/web'
  * that extends the base layout and loads this plugin's stylesheet and script.
  */
 export default class WebExample extends PluginBase<WebExample> {
-  static version = '1.0.0'
+  static version = '1.1.0'
   static author = 'server-manager'
 
   override getRouters() {
@@ -29,14 +29,15 @@ export default class WebExample extends PluginBase<WebExample> {
       },
       (_ctx, { body }) => ({ status: 'success', data: body, message: `Echoed ${body.count} time(s).` }),
     )
-    // An HTML page from this plugin's templates folder.
+    // An HTML page from this plugin's templates folder, linked in the sidebar (its tag) as "Web example".
     defineRoute(
       router,
       {
         method: 'get',
         path: '/web_example/page',
         name: 'web_example_page',
-        summary: 'A page',
+        summary: 'Web example',
+        tags: ['plugin-ui-page'],
         access: 'user',
         produces: 'text/html',
       },

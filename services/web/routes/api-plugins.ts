@@ -1,7 +1,7 @@
 import type Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
-import { nativePages, type WebApp } from '../app'
+import { pluginPages, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
 import { declaredReply, success } from './api-schemas'
 
@@ -16,7 +16,8 @@ export function pluginRoutes(app: WebApp, router: Router): void {
       method: 'get',
       path: '/plugins/pages',
       name: 'plugin_pages',
-      summary: 'Native plugin pages the caller may open',
+      summary:
+        'Plugin pages the caller may open: native (drawn by the UI at /plugin-page?url=<path>) and EJS pages (type page, opened at their path)',
       tags: plugins,
       access: 'user',
       response: success('PluginPages', {
@@ -27,7 +28,7 @@ export function pluginRoutes(app: WebApp, router: Router): void {
     (ctx) => ({
       status: 'success',
       message: null,
-      pages: nativePages(app.layer.routes(), currentUser(ctx).role).map(({ name, path, type }) => ({
+      pages: pluginPages(app.layer.routes(), currentUser(ctx).role).map(({ name, path, type }) => ({
         name,
         path,
         type,

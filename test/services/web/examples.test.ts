@@ -27,6 +27,10 @@ describe('plugins/examples: the web examples', () => {
       data: { message: 'hi', count: 1 },
       message: 'Echoed 1 time(s).',
     })
+    // Its page is in the sidebar (tag plugin-ui-page), opened at its own path.
+    expect((await http(`${web.url}/api/plugins/pages`, { token: web.admin })).json.pages).to.deep.equal([
+      { name: 'Web example', path: '/web_example/page', type: 'page' },
+    ])
     const page = await http(`${web.url}/web_example/page`, { token: web.admin, headers: { Accept: 'text/html' } })
     expect(page.status).to.equal(200)
     expect(page.text).to.contain('<title>Web example · server-manager</title>')

@@ -300,15 +300,34 @@ export default class Borrower extends PluginBase {
     expect(((await refused.json()) as { code: string }).code).to.equal('SM_ERR_WEB_UPLOAD_TOO_LARGE')
   })
 
-  it('lists native pages only to roles that may open them', async () => {
+  it('lists native pages and EJS pages in the sidebar only to roles that may open them', async () => {
     web = await startWeb()
-    routesPlugin(web.dataDir)
+    // An EJS page declared for the sidebar (tag plugin-ui-page), for moderators (issue 34 item 8).
+    routesPlugin(
+      web.dataDir,
+      'routes',
+      `defineRoute(router, { method: 'get', path: '/greeting', name: 'greeting', summary: 'Greeting', tags: ['plugin-ui-page'], access: 'moderator' },
+        async (ctx) => { await ctx.render('greet', { name: 'sidebar' }) })`,
+    )
     await web.manager.bus.request('plugins:reload', {})
     await web.manager.bus.request('plugins:set_enabled', { name: 'routes', enabled: true })
     const user = await web.login('u', 'user')
     const admin = await http(`${web.url}/api/plugins/pages`, { token: web.admin })
-    expect(admin.json.pages).to.deep.equal([{ name: 'My Page', path: '/myplugin/ui', type: 'native' }])
+    expect(admin.json.pages).to.deep.equal([
+      { name: 'My Page', path: '/myplugin/ui', type: 'native' },
+      { name: 'Greeting', path: '/myplugin/greeting', type: 'page' },
+    ])
     expect((await http(`${web.url}/api/plugins/pages`, { token: user })).json.pages).to.deep.equal([])
+    // The sidebar links the EJS page at its own path, the native one through /plugin-page.
+    const dashboard = await http(`${web.url}/`, { token: web.admin, headers: { Accept: 'text/html' } })
+    expect(dashboard.text).to.include('<a href="/myplugin/greeting" title="plugin: routes">Greeting</a>')
+    expect(dashboard.text).to.include('<a href="/plugin-page?url=%2Fmyplugin%2Fui" title="plugin: routes">My Page</a>')
+    const page = await http(`${web.url}/myplugin/greeting`, { token: web.admin, headers: { Accept: 'text/html' } })
+    expect(page.text).to.include('<p class="greet">Hello sidebar</p>')
+    expect(page.text).to.include('<a href="/myplugin/greeting" title="plugin: routes">Greeting</a>')
+    expect((await http(`${web.url}/`, { token: user, headers: { Accept: 'text/html' } })).text).not.to.include(
+      'Greeting',
+    )
     expect((await http(`${web.url}/myplugin/ui`, { token: web.admin })).json).to.deep.equal({
       type: 'Text',
       props: { content: 'hi' },
