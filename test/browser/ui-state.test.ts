@@ -1,7 +1,9 @@
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
 import { type BrowserRun, openInBrowser, signInPage, userCommand } from '../helpers/browser'
-import { tempDir } from '../helpers/temp-dir'
+import { fakeBedrockDir, gameDataDir } from '../helpers/game'
 
 /** Issue 34 item 4 in Debian's Chromium: what the panel offers is what can be done, and its messages do not pile up. */
 describe('the panel offers only what can be done (a real browser)', () => {
@@ -9,8 +11,15 @@ describe('the panel offers only what can be done (a real browser)', () => {
   let url: string
   let page: Page
 
+  let world: string
+
   before(async () => {
-    session = await openInBrowser(tempDir(), [userCommand('boss', 'admin', 'a good password')])
+    const dir = fakeBedrockDir()
+    world = join(dir, 'worlds')
+    session = await openInBrowser(gameDataDir(), [
+      userCommand('boss', 'admin', 'a good password'),
+      ['server', 'add', 'lobby', '--dir', dir],
+    ])
     ;({ url, page } = session)
     await signInPage(page, url, 'boss', 'a good password')
   })
@@ -54,5 +63,14 @@ describe('the panel offers only what can be done (a real browser)', () => {
     })
     expect(await ada.getByRole('button', { name: 'Delete' }).isDisabled()).to.equal(false)
     expect(session.errors.filter((e) => !/\b409\b/.test(e))).to.deep.equal([])
+  })
+
+  it('says a backup that failed failed, never that it is still under way', async () => {
+    await page.goto(`${url}/servers/lobby`)
+    // Its world gone: the backup begins (202), and its task fails.
+    rmSync(world, { recursive: true, force: true })
+    await page.getByRole('button', { name: 'Back up now' }).click()
+    await page.locator('.toast-error', { hasText: 'no world directory' }).waitFor()
+    expect(await page.locator('#backup-status').textContent()).to.match(/^Backup failed: .*no world directory/)
   })
 })

@@ -142,6 +142,10 @@
       // Done, with something to know (a server stopped for its backup, as its profile has no hot backup).
       if (task.result?.warning) toast(task.result.warning, 'warning')
       return task
+    } catch (error) {
+      // Never left saying it is under way: it failed, and says why (the toast too).
+      progressText.textContent = `${label} failed: ${error.message}`
+      throw error
     } finally {
       setTimeout(() => {
         progress.hidden = true
