@@ -65,6 +65,36 @@ describe('the panel offers only what can be done (a real browser)', () => {
     expect(session.errors.filter((e) => !/\b409\b/.test(e))).to.deep.equal([])
   })
 
+  it('offers Send only while the server is up, Remove only while it is down, and Update once a release is chosen', async () => {
+    await page.goto(`${url}/servers/lobby`)
+    const send = page.locator('#send-form').getByRole('button', { name: 'Send' })
+    const remove = page.getByRole('button', { name: 'Remove, keep its files' })
+    const update = page.locator('#update-form').getByRole('button', { name: 'Update' })
+    await page.locator('[data-status]', { hasText: 'stopped' }).waitFor()
+    expect(await send.isDisabled()).to.equal(true)
+    expect(await remove.isDisabled()).to.equal(false)
+    expect(await update.isDisabled()).to.equal(true)
+    await page
+      .getByLabel('Release archive')
+      .setInputFiles({ name: 'release.zip', mimeType: 'application/zip', buffer: Buffer.from('PK') })
+    expect(await update.isDisabled()).to.equal(false)
+
+    await page.getByRole('button', { name: 'Start', exact: true }).click()
+    await page.locator('[data-status]', { hasText: 'running' }).waitFor()
+    await page.waitForFunction(() => {
+      const button = document.querySelector('#send-form button[type="submit"]') as HTMLButtonElement | null
+      return button !== null && !button.disabled
+    })
+    expect(await remove.isDisabled()).to.equal(true)
+    expect(await remove.getAttribute('title')).to.equal('lobby is running: stop it first')
+    await page.getByRole('button', { name: 'Stop', exact: true }).click()
+    await page.locator('[data-status]', { hasText: 'stopped' }).waitFor()
+    await page.waitForFunction(
+      () => (document.querySelector('#send-form button[type="submit"]') as HTMLButtonElement).disabled,
+    )
+    expect(await remove.isDisabled()).to.equal(false)
+  })
+
   it('says a backup that failed failed, never that it is still under way', async () => {
     await page.goto(`${url}/servers/lobby`)
     // Its world gone: the backup begins (202), and its task fails.

@@ -73,6 +73,14 @@
   load().catch(fail)
 
   const update = document.getElementById('update-form')
+  // Update only once a release is chosen.
+  const release = update?.querySelector('input[type="file"]')
+  const updateButton = update?.querySelector('button[type="submit"]')
+  const chosen = () => {
+    if (updateButton) updateButton.disabled = !release?.files?.length
+  }
+  release?.addEventListener('change', chosen)
+  chosen()
   update?.addEventListener('submit', async (event) => {
     event.preventDefault()
     const form = new FormData(update)

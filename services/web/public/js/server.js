@@ -15,6 +15,18 @@
     root.querySelector('[data-pid]').textContent = pid ?? ''
     root.querySelector('[data-pid-label]').hidden = pid === undefined
   }
+  /** What else the status allows (the server refuses the rest anyway): Send while it is up, Remove while it is down. */
+  const allow = (now) => {
+    const send = document.querySelector('#send-form button[type="submit"]')
+    if (send) {
+      send.disabled = !UP.includes(now)
+      send.title = send.disabled ? `${name} is ${now}: start it to send commands` : ''
+    }
+    for (const remove of document.querySelectorAll('#server-remove [data-remove]')) {
+      remove.disabled = [...UP, 'stopping'].includes(now)
+      remove.title = remove.disabled ? `${name} is ${now}: stop it first` : ''
+    }
+  }
   const setStatus = (now, pid) => {
     const was = status
     status = now
@@ -22,12 +34,14 @@
     badge.textContent = now
     badge.className = `status status-${now}`
     power(root.querySelector('.power'), now)
+    allow(now)
     if (!UP.includes(now)) setPid(undefined)
     else if (pid !== undefined) setPid(pid)
     else if (!UP.includes(was) || now === 'running')
       api('GET', `${base}/status`).then((r) => UP.includes(status) && setPid(r.run.pid), fail)
   }
   power(root.querySelector('.power'), status)
+  allow(status)
   const appendLines = (lines) => {
     if (!consoleBox) return
     const atBottom = consoleBox.scrollTop + consoleBox.clientHeight >= consoleBox.scrollHeight - 8
