@@ -95,6 +95,45 @@ describe('the panel offers only what can be done (a real browser)', () => {
     expect(await remove.isDisabled()).to.equal(false)
   })
 
+  it('echoes what is sent in the console, and recalls it with the up and down arrows', async () => {
+    await page.goto(`${url}/servers/lobby`)
+    await page.getByRole('button', { name: 'Start', exact: true }).click()
+    await page.locator('[data-status]', { hasText: 'running' }).waitFor()
+    const box = page.getByLabel('Console command')
+    const send = async (command: string) => {
+      const echoed = page.locator('#console .sent', { hasText: `> ${command}` })
+      const before = await echoed.count()
+      await box.fill(command)
+      await page.locator('#send-form').getByRole('button', { name: 'Send' }).click()
+      await echoed.nth(before).waitFor()
+      // Its answer came: the box is cleared for the next one.
+      await page.waitForFunction(
+        () => (document.querySelector('#send-form input[name="command"]') as HTMLInputElement).value === '',
+      )
+    }
+    await send('list')
+    await send('say hello')
+    await send('say hello')
+    await box.fill('half typed')
+    await box.press('ArrowUp')
+    expect(await box.inputValue()).to.equal('say hello')
+    await box.press('ArrowUp')
+    expect(await box.inputValue()).to.equal('list')
+    await box.press('ArrowUp')
+    expect(await box.inputValue()).to.equal('list')
+    await box.press('ArrowDown')
+    expect(await box.inputValue()).to.equal('say hello')
+    await box.press('ArrowDown')
+    expect(await box.inputValue()).to.equal('half typed')
+    // Across a reload of the page (this tab).
+    await page.reload()
+    await page.locator('[data-status]', { hasText: 'running' }).waitFor()
+    await page.getByLabel('Console command').press('ArrowUp')
+    expect(await page.getByLabel('Console command').inputValue()).to.equal('say hello')
+    await page.getByRole('button', { name: 'Stop', exact: true }).click()
+    await page.locator('[data-status]', { hasText: 'stopped' }).waitFor()
+  })
+
   it('says a backup that failed failed, never that it is still under way', async () => {
     await page.goto(`${url}/servers/lobby`)
     // Its world gone: the backup begins (202), and its task fails.

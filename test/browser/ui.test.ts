@@ -90,7 +90,7 @@ describe('the web UI in a real browser', () => {
     await page.getByLabel('Console command').fill('list')
     release()
     await answered
-    await page.locator('#console .line', { hasText: 'hello from the browser' }).waitFor()
+    await page.locator('#console .line:not(.sent)', { hasText: 'hello from the browser' }).waitFor()
     expect(await page.getByLabel('Console command').inputValue()).to.equal('list')
     await page.getByRole('button', { name: 'Send' }).click()
     await page.locator('#reply', { hasText: 'players online' }).waitFor()

@@ -42,10 +42,10 @@
   }
   power(root.querySelector('.power'), status)
   allow(status)
-  const appendLines = (lines) => {
+  const appendLines = (lines, kind = 'line') => {
     if (!consoleBox) return
     const atBottom = consoleBox.scrollTop + consoleBox.clientHeight >= consoleBox.scrollHeight - 8
-    for (const line of lines) consoleBox.append(el('div', { class: 'line' }, line))
+    for (const line of lines) consoleBox.append(el('div', { class: kind }, line))
     while (consoleBox.childElementCount > MAX_LINES) consoleBox.firstElementChild.remove()
     if (atBottom) consoleBox.scrollTop = consoleBox.scrollHeight
   }
@@ -93,9 +93,40 @@
 
   const sendForm = document.getElementById('send-form')
   const reply = document.getElementById('reply')
+  // What was sent, for ↑ and ↓ in the command box (this tab's, kept across reloads): the last 50,
+  // a repeat of the one before not kept twice.
+  const historyKey = `sm-console-history:${name}`
+  const history = (() => {
+    try {
+      return JSON.parse(sessionStorage.getItem(historyKey) || '[]')
+    } catch {
+      return []
+    }
+  })()
+  let recalled = history.length
+  let draft = ''
+  const commandBox = sendForm.elements.command
+  commandBox.addEventListener('keydown', (event) => {
+    if (event.key !== 'ArrowUp' && event.key !== 'ArrowDown') return
+    if (recalled === history.length) draft = commandBox.value
+    const next = event.key === 'ArrowUp' ? Math.max(0, recalled - 1) : Math.min(history.length, recalled + 1)
+    if (next === recalled) return
+    event.preventDefault()
+    recalled = next
+    commandBox.value = recalled === history.length ? draft : history[recalled]
+  })
   sendForm.addEventListener('submit', async (event) => {
     event.preventDefault()
     const { command } = formData(sendForm)
+    // The console shows what was sent, where the game's answer follows.
+    appendLines([`> ${command}`], 'line sent')
+    if (history[history.length - 1] !== command) history.push(command)
+    history.splice(0, history.length - 50)
+    recalled = history.length
+    draft = ''
+    try {
+      sessionStorage.setItem(historyKey, JSON.stringify(history))
+    } catch {}
     const show = (lines) => {
       reply.hidden = !lines?.length
       reply.textContent = (lines || []).join('\n')
