@@ -36,8 +36,6 @@ const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$/
 const TOKEN_PREFIX = 'smt_'
 const JWT_KEY = 'auth.jwt_key'
 const passwordKey = (username: string) => `auth.password:${username.toLowerCase()}`
-/** The sign-in limiter's key of the codes tried against an account. */
-const codeKey = (username: string) => `code:${username.toLowerCase()}`
 /** The user of that name: user names are unique without regard to case. */
 const named = (users: readonly StoredUser[], username: string) =>
   users.find((u) => u.username.toLowerCase() === username.toLowerCase())
@@ -137,8 +135,6 @@ class Auth {
       bus,
       user: (username) => this.#user(username),
       exclusive: (change) => this.#exclusive(change),
-      limit: (username) => this.#limitCodes(username),
-      passed: (username) => this.#limiter.clear(codeKey(username)),
     })
   }
 
@@ -172,18 +168,6 @@ class Auth {
     const user = named((await this.state()).users, String(username))
     if (!user) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: String(username) })
     return user
-  }
-
-  /**
-   * Counts a code about to be checked against `username`'s codes (at sign-in, and to turn two-factor
-   * sign-in off), auth.login_max_failures per auth.login_window_s for the account from anywhere;
-   * a code that passes clears it. SM_ERR_AUTH_RATE_LIMITED at the limit.
-   */
-  async #limitCodes(username: string): Promise<void> {
-    const max = await this.#setting('auth.login_max_failures')
-    const windowMs = (await this.#setting('auth.login_window_s')) * 1000
-    const refused = this.#limiter.reserve([{ key: codeKey(username), max }], windowMs, Date.now())
-    if (refused) throw new SmError('SM_ERR_AUTH_RATE_LIMITED', { seconds: refused.seconds })
   }
 
   async #setting(key: string): Promise<number> {
@@ -363,14 +347,7 @@ class Auth {
     }
     if (code !== false && user.twoFactor) {
       if (!code.trim()) throw new SmError('SM_ERR_AUTH_CODE_REQUIRED', {})
-      // Codes have a limit of their own, per account, that the right password does not lift:
-      // else a guessed password would buy a fresh round of code guesses from every client.
-      await this.#limitCodes(user.username)
-      if (!(await this.factors.check(user, code))) {
-        await this.#bus.emit('auth:sign_in_failed', { username, client, code: true })
-        throw new SmError('SM_ERR_AUTH_CODE_INVALID', {})
-      }
-      this.#limiter.clear(codeKey(user.username))
+      await this.factors.signIn(user, code, client)
     }
     // The password is proven here: this place's failures on the name are forgiven, and the
     // attempt is taken back from the wide limits (others' failures there still count).

@@ -1,5 +1,6 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
 import { type BusScope, SmError } from '../../kernel'
+import { FailureLimiter } from './rate-limit'
 import type { StoredUser } from './users-projection'
 
 /**
@@ -117,10 +118,6 @@ export interface FactorDeps {
   readonly bus: BusScope
   user(username: string): Promise<StoredUser>
   exclusive<T>(change: () => Promise<T>): Promise<T>
-  /** Counts a code about to be checked for `username` (the account's code limit); throws SM_ERR_AUTH_RATE_LIMITED at it. */
-  limit(username: string): Promise<void>
-  /** A code of `username`'s passed: its count starts again. */
-  passed(username: string): void
 }
 
 /**
@@ -130,9 +127,39 @@ export interface FactorDeps {
  */
 export class SecondFactors {
   readonly #deps: FactorDeps
+  /**
+   * Codes tried against each account, from anywhere (auth.login_max_failures per
+   * auth.login_window_s): the right password does not lift it, else a guessed password would buy
+   * a fresh round of code guesses from every client. A code that passes clears it.
+   */
+  readonly #tries = new FailureLimiter()
 
   constructor(deps: FactorDeps) {
     this.#deps = deps
+  }
+
+  async #setting(key: string): Promise<number> {
+    return Number((await this.#deps.bus.request('settings:get', { key })).value)
+  }
+
+  /** Counts a code about to be checked against `user`'s; SM_ERR_AUTH_RATE_LIMITED at the limit. */
+  async #count(user: StoredUser): Promise<void> {
+    const max = await this.#setting('auth.login_max_failures')
+    const windowMs = (await this.#setting('auth.login_window_s')) * 1000
+    const refused = this.#tries.reserve([{ key: user.id, max }], windowMs)
+    if (refused) throw new SmError('SM_ERR_AUTH_RATE_LIMITED', { seconds: refused.seconds })
+  }
+
+  /**
+   * Spends `code` (run in the account changes' turn, counted first): a wrong one is recorded as
+   * a failed sign-in (`code: true`) and refused with `wrong()`; a right one clears the count.
+   */
+  async #prove(user: StoredUser, code: string, wrong: () => SmError, client?: string): Promise<void> {
+    if (!(await this.#spend(user, code))) {
+      await this.#deps.bus.emit('auth:sign_in_failed', { username: user.username, client, code: true })
+      throw wrong()
+    }
+    this.#tries.clear(user.id)
   }
 
   async #vault(name: string): Promise<string | undefined> {
@@ -181,9 +208,10 @@ export class SecondFactors {
     })
   }
 
-  /** Whether `code` is `user`'s current code or one of its recovery codes; either is spent. */
-  check(user: StoredUser, code: string): Promise<boolean> {
-    return this.#deps.exclusive(() => this.#spend(user, code))
+  /** At sign-in, from `client`: `code` must be `user`'s current code or one of its recovery codes (either is spent), else SM_ERR_AUTH_CODE_INVALID. */
+  async signIn(user: StoredUser, code: string, client: string | undefined): Promise<void> {
+    await this.#count(user)
+    await this.#deps.exclusive(() => this.#prove(user, code, () => new SmError('SM_ERR_AUTH_CODE_INVALID', {}), client))
   }
 
   async #spend(user: StoredUser, code: string): Promise<boolean> {
@@ -206,13 +234,10 @@ export class SecondFactors {
   async disable(username: string, code: string): Promise<StoredUser> {
     const user = await this.#deps.user(username)
     if (!user.twoFactor) throw new SmError('SM_ERR_AUTH_TWO_FACTOR_OFF', { username: user.username, pending: false })
-    await this.#deps.limit(user.username)
+    await this.#count(user)
     return this.#deps.exclusive(async () => {
-      if (!(await this.#spend(user, String(code ?? '')))) {
-        await this.#deps.bus.emit('auth:sign_in_failed', { username: user.username, code: true })
-        throw new SmError('SM_ERR_AUTH_CURRENT_CODE', { action: 'turn two-factor sign-in off' })
-      }
-      this.#deps.passed(user.username)
+      const wrong = () => new SmError('SM_ERR_AUTH_CURRENT_CODE', { action: 'turn two-factor sign-in off' })
+      await this.#prove(user, String(code ?? ''), wrong)
       return this.#off(user, false)
     })
   }

@@ -8,7 +8,8 @@ import mount from 'koa-mount'
 import { type BusScope, type Logger, runInContext, SmError } from '../../kernel'
 import { BoundedMap } from '../../lib/bounded-map'
 import { PACKAGE_ROOT } from '../../lib/package-root'
-import { AUTH_FACTS, type Identity, roleAtLeast } from '../auth/contract'
+import { type Identity, roleAtLeast } from '../auth/contract'
+import { onAuthChange } from './auth-changes'
 import type { PageData } from './contract'
 import { EventStream } from './event-stream'
 import { keepProxyEntries } from './forwarded'
@@ -124,18 +125,7 @@ export class WebServer implements WebApp {
       this.#identities.clear()
       this.#generation++
     }
-    for (const fact of AUTH_FACTS) options.bus.on(fact, forget)
-    // Who must enrol a second factor first follows auth.require_two_factor_admins.
-    const authSetting = (key: unknown) => typeof key === 'string' && key.startsWith('auth.')
-    options.bus.on('after_setting_update', ({ key }) => {
-      if (authSetting(key)) forget()
-    })
-    options.bus.on('events:appended', ({ events }) => {
-      const changes = (e: (typeof events)[number]) =>
-        (AUTH_FACTS as readonly string[]).includes(e.type) ||
-        (e.type === 'after_setting_update' && authSetting((e.payload as { key?: unknown }).key))
-      if (events.some(changes)) forget()
-    })
+    onAuthChange(options.bus, forget)
     // ctx.render, once on Koa's context prototype rather than a closure per request.
     const server = this
     Object.defineProperty(this.koa.context, 'render', {

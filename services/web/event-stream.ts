@@ -3,7 +3,8 @@ import type { Context } from 'koa'
 import { type BusScope, SmError } from '../../kernel'
 import { withoutSecrets } from '../../lib/secrets'
 import { withoutServerSecrets } from '../../lib/server-secrets'
-import { AUTH_FACTS, type Identity, type Role, roleAtLeast } from '../auth/contract'
+import { type Identity, type Role, roleAtLeast } from '../auth/contract'
+import { onAuthChange } from './auth-changes'
 
 /**
  * Topics a client can follow on `GET /api/events/stream?topics=a,b`, and who may:
@@ -62,20 +63,11 @@ export class EventStream {
 
   constructor(bus: BusScope) {
     this.#bus = bus
-    const isAuthFact = (type: string) => (AUTH_FACTS as readonly string[]).includes(type)
-    // This process's facts are heard as they are recorded (before events:appended), others' on events:appended.
-    for (const fact of AUTH_FACTS) bus.on(fact, () => this.#recheck())
-    // Who may use a session follows the auth.* settings too (auth.require_two_factor_admins).
-    const authSetting = (key: unknown) => typeof key === 'string' && key.startsWith('auth.')
-    bus.on('after_setting_update', ({ key }) => {
-      if (authSetting(key)) this.#recheck()
+    onAuthChange(bus, () => {
+      if (this.#subscribers.size > 0) this.#recheck()
     })
     bus.on('events:appended', ({ events }) => {
       if (this.#subscribers.size === 0) return
-      const changesWho = (event: (typeof events)[number]) =>
-        isAuthFact(event.type) ||
-        (event.type === 'after_setting_update' && authSetting((event.payload as { key?: unknown }).key))
-      if (events.some(changesWho)) this.#recheck()
       for (const event of events) {
         const fact = { ...event, payload: withoutSecrets(event.payload) }
         this.publish(`event:${event.type}`, 'fact', fact)
