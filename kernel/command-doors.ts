@@ -17,6 +17,24 @@ export interface CommandDoors {
 export type DoorAccess = 'public' | 'user' | 'moderator' | 'admin'
 
 /**
+ * What an admin may grant an account on one server (issue 34: per-server access). An account
+ * with a grant is held to its grants: on a granted server it may do what its rights there cover,
+ * on any other server nothing; an account with none keeps its role's reach on every server. Any
+ * right includes `view`.
+ */
+export const SERVER_RIGHTS = [
+  'view',
+  'console',
+  'power',
+  'players',
+  'backups',
+  'schedules',
+  'files',
+  'settings',
+] as const
+export type ServerRight = (typeof SERVER_RIGHTS)[number]
+
+/**
  * A thin route: validate, one bus request, answer `{ status: 'success', ... }`. Its payload is
  * the path parameters, then the query (a GET) or the body, then `fixed`.
  */
@@ -29,6 +47,12 @@ export interface HttpDoor {
   readonly summary: string
   readonly tags: readonly string[]
   readonly access: DoorAccess
+  /**
+   * A route on one server (its path's `:name`): the right an account held to its grants needs on
+   * that server instead of `access`'s role (see SERVER_RIGHTS). None on a `/servers/:name` path:
+   * only accounts with every server's reach may call it.
+   */
+  readonly right?: ServerRight
   /** Only a signed-in session, never an API token (account management: see the route's `session`). */
   readonly session?: true
   /**

@@ -29,8 +29,8 @@ export type {
 export { Bus } from './bus'
 export { BusScope } from './bus-scope'
 export { Catalogue } from './catalogue'
-export type { ApiDoor, ApiParam, CommandDoors, DoorAccess, HostRoute, HttpDoor } from './command-doors'
-export { doorMessage, queryFlag } from './command-doors'
+export type { ApiDoor, ApiParam, CommandDoors, DoorAccess, HostRoute, HttpDoor, ServerRight } from './command-doors'
+export { doorMessage, queryFlag, SERVER_RIGHTS } from './command-doors'
 export { type CallContext, Chain, currentContext, runInContext } from './context'
 export {
   type CommandSpec,

@@ -1,5 +1,6 @@
 /** The auth service's contract: users, roles, sessions (JWT) and API tokens. */
 import { z } from 'zod'
+import { SERVER_RIGHTS, type ServerRight } from '../../kernel/command-doors'
 import {
   type CommandsOf,
   command,
@@ -8,6 +9,8 @@ import {
   type EventsOf,
   empty,
 } from '../../kernel/contract-catalogue'
+
+export { SERVER_RIGHTS, type ServerRight }
 
 /** Roles, lowest first: each may do what the ones before it may. */
 export const ROLES = ['user', 'moderator', 'admin'] as const
@@ -23,6 +26,31 @@ export function roleAtLeast(role: Role, required: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(required)
 }
 
+const right = z.enum(SERVER_RIGHTS)
+/** An account's grants: each server it is held to, with its rights there (each list includes `view`). */
+const grants = z.record(z.string(), z.array(right))
+export type Grants = z.output<typeof grants>
+
+/**
+ * Whether an account is held to its grants (issue 34): it was granted rights on a server (even
+ * if they were revoked since) and is not an admin (an admin has every right on every server). Such an account sees only its granted servers, may
+ * do there what its rights cover, and elsewhere only what the `user` role may that names no server.
+ */
+export function heldToGrants(who: { readonly role: Role; readonly servers?: Grants }): boolean {
+  return who.role !== 'admin' && who.servers !== undefined
+}
+
+/** Whether an account may see `server` at all: every server, or, held to grants, a granted one. */
+export function seesServer(who: { readonly role: Role; readonly servers?: Grants }, server: string): boolean {
+  return !heldToGrants(who) || Object.hasOwn(who.servers ?? {}, server)
+}
+
+/** The rights as a grant keeps them: known ones, each once, in SERVER_RIGHTS's order, `view` with any. */
+export function grantOf(rights: readonly ServerRight[]): ServerRight[] {
+  if (rights.length === 0) return []
+  return SERVER_RIGHTS.filter((r) => r === 'view' || rights.includes(r))
+}
+
 /** The facts about users and API tokens (whoever remembers an identity forgets it on any of these). */
 export const AUTH_FACTS = [
   'auth:user_created',
@@ -34,7 +62,15 @@ export const AUTH_FACTS = [
   'auth:session_revoked',
   'auth:two_factor_enabled',
   'auth:two_factor_disabled',
+  'auth:server_access_changed',
+  'auth:server_access_cleared',
 ] as const
+
+/**
+ * What changes who may do what: the auth facts, and a server's removal (its grants go with it).
+ * Whoever remembers an identity forgets it on any of these.
+ */
+export const ACCESS_FACTS = [...AUTH_FACTS, 'servers:removed'] as const
 
 /** Sign-in failures and lockouts: recorded for admins (`server-manager events`), never a password. */
 export const SIGN_IN_FACTS = ['auth:sign_in_failed', 'auth:sign_in_locked', 'auth:recovery_code_used'] as const
@@ -45,6 +81,11 @@ const userRecord = z.object({
   createdAt: z.string(),
   /** Whether signing in also needs a code from an authenticator app (or a recovery code). */
   twoFactor: z.boolean(),
+  /**
+   * Held to grants: the servers it was granted rights on, maybe none (absent: its role's reach on
+   * every server; an admin's are kept but unused).
+   */
+  servers: grants.optional(),
 })
 export type UserRecord = Readonly<z.output<typeof userRecord>>
 
@@ -80,6 +121,8 @@ const identity = z.object({
    * may only enrol (and sign out) until two-factor sign-in is on.
    */
   enrolOnly: z.literal(true).optional(),
+  /** Held to these grants (see heldToGrants): the servers it may see and its rights on each. */
+  servers: grants.optional(),
 })
 export type Identity = Readonly<z.output<typeof identity>>
 
@@ -129,6 +172,21 @@ export const authEvents = defineEvents(
     'auth:two_factor_enabled': z.object({ username: z.string() }),
     /** Two-factor sign-in turned off: by the user (with a code), or reset by an admin (`reset`). */
     'auth:two_factor_disabled': z.object({ username: z.string(), reset: z.boolean() }),
+    /**
+     * An admin set a user's rights on one server (`rights` empty: revoked; `previous`: before).
+     * The first grant holds the account to its grants; revoking them, or a server's removal (its
+     * `servers:removed` fact takes its grants), never gives it back every server's reach: only
+     * `auth:server_access_cleared` does.
+     */
+    'auth:server_access_changed': z.object({
+      username: z.string(),
+      server: z.string(),
+      rights: z.array(right),
+      previous: z.array(right),
+      by: z.string().optional(),
+    }),
+    /** An admin gave a user back their role's reach on every server: every grant of theirs is gone, and they are held to none. */
+    'auth:server_access_cleared': z.object({ username: z.string(), by: z.string().optional() }),
     /** A recovery code signed a user in; it is spent. `remaining`: how many are left. */
     'auth:recovery_code_used': z.object({ username: z.string(), remaining: z.number() }),
     /** A sign-in (or a password check) with a wrong password or an unknown user name, or (`code`) a wrong second-factor code. */
@@ -173,6 +231,16 @@ const twoFactorStatus = z.object({
   pending: z.boolean(),
   /** Recovery codes not spent yet (0 when off). */
   recoveryCodesLeft: z.number(),
+})
+
+const serverAccess = z.object({ username: z.string(), server: z.string(), rights: z.array(right) })
+const serverAccessEntry = z.object({ username: z.string(), role, rights: z.array(right) })
+const userAccess = z.object({
+  username: z.string(),
+  role,
+  /** Held to its grants: only the servers in `servers`, with their rights. */
+  scoped: z.boolean(),
+  servers: grants,
 })
 
 /** What every account route shares: a signed-in session only (a token never widens its own reach), names up to 80. */
@@ -354,6 +422,101 @@ export const authCommands = defineCommands('auth', {
         404: 'No user of that name.',
         409: 'Two-factor sign-in is not on for that user, or that user is you (turn your own off with a code).',
       },
+    },
+  }),
+  /**
+   * Sets a user's rights on one server (replacing what they had there; none revokes it). The
+   * server must exist; an admin has every right already (SM_ERR_AUTH_ADMIN_HAS_ALL). A session's
+   * or a token's reach changes at its next request, and a stream that lost a topic ends.
+   */
+  'auth:set_server_access': command(
+    z.object({ username: z.string(), server: z.string(), rights: z.array(right).max(20), by: z.string().optional() }),
+    serverAccess,
+    {
+      http: [
+        {
+          ...usersDoor,
+          caller: 'by',
+          method: 'put',
+          path: '/users/:username/servers/:server',
+          name: 'set_user_server_access',
+          summary: "Set a user's rights on one server (an empty list revokes them)",
+          access: 'admin',
+          paramMax: { username: 80, server: 200 },
+          input: z.object({ rights: z.array(right).max(20) }),
+          key: 'access',
+          response: 'UserServerAccessSet',
+          errors: {
+            404: 'No user, or no server, of that name.',
+            409: 'That user is an admin: admins have every right on every server.',
+          },
+        },
+        {
+          ...usersDoor,
+          caller: 'by',
+          method: 'delete',
+          path: '/users/:username/servers/:server',
+          name: 'revoke_user_server_access',
+          summary: "Revoke a user's rights on one server",
+          access: 'admin',
+          paramMax: { username: 80, server: 200 },
+          fixed: { rights: [] },
+          key: 'access',
+          response: 'UserServerAccessRevoked',
+          errors: { 404: 'No user, or no server, of that name.', 409: 'That user is an admin.' },
+        },
+      ],
+    },
+  ),
+  /** Gives a user back their role's reach on every server: their grants go, and they are held to none. */
+  'auth:clear_server_access': command(z.object({ username: z.string(), by: z.string().optional() }), userRecord, {
+    http: {
+      ...usersDoor,
+      caller: 'by',
+      method: 'delete',
+      path: '/users/:username/servers',
+      name: 'clear_user_server_access',
+      summary: "Give a user back their role's reach on every server (their grants go)",
+      access: 'admin',
+      key: 'user',
+      response: 'UserServerAccessCleared',
+      errors: { 404: 'No user of that name.' },
+    },
+  }),
+  /** A user's reach: whether held to grants, and the rights on each granted server. */
+  'auth:user_access': command(z.object({ username: z.string() }), userAccess, {
+    http: {
+      ...usersDoor,
+      method: 'get',
+      path: '/users/:username/servers',
+      name: 'user_server_access',
+      summary: "A user's rights on each server granted (none: their role's reach on every server)",
+      access: 'admin',
+      key: 'access',
+      response: 'UserServerAccess',
+      errors: { 404: 'No user of that name.' },
+    },
+    api: {
+      name: 'getUserAccess',
+      aliases: ['get_user_access'],
+      kind: 'read',
+      params: ['username'],
+      description:
+        "A user's reach: `role`, `scoped` (held to grants: only the servers in `servers`, with the rights listed for each) or not (the role's reach on every server)",
+    },
+  }),
+  /** The accounts granted rights on one server, with their rights there. */
+  'auth:server_access': command(z.object({ server: z.string() }), z.array(serverAccessEntry), {
+    http: {
+      ...usersDoor,
+      method: 'get',
+      path: '/servers/:name/access',
+      name: 'server_access',
+      summary: 'The accounts granted rights on this server, with their rights (admins have every right)',
+      access: 'admin',
+      params: { name: 'server' },
+      key: 'access',
+      response: 'ServerAccess',
     },
   }),
   /** Ends a session (a JWT) for good: recorded, so it stays refused after a restart. */

@@ -182,6 +182,27 @@ export const authErrors = defineErrors('auth', {
         ? `No two-factor enrolment was begun for '${p.username}': begin it first (the Users page, or POST /api/account/two-factor).`
         : `Two-factor sign-in is not on for '${p.username}'.`,
   }),
+  SM_ERR_AUTH_ADMIN_HAS_ALL: spec<{ username: string }>({
+    status: 409,
+    exit: 65,
+    when: 'Rights on a server were to be granted to an admin, who has every right on every server.',
+    message: (p) =>
+      `'${p.username}' is an admin and has every right on every server: to hold them to some servers, make them a moderator or a user first.`,
+  }),
+  SM_ERR_AUTH_NO_SERVER_RIGHT: spec<{ server: string; right: string }>({
+    status: 403,
+    exit: 77,
+    when: 'An account held to its server grants asked for something its rights on that server do not cover.',
+    message: (p) =>
+      `Your account may not do this on '${p.server}': it needs the '${p.right}' right there. Ask an admin to grant it (the server's Access section).`,
+  }),
+  SM_ERR_AUTH_HELD_TO_SERVERS: spec<{ required: string }>({
+    status: 403,
+    exit: 77,
+    when: "An account held to its server grants asked for something that needs a role's reach on every server.",
+    message: (p) =>
+      `Your account is held to the servers it was granted, and this needs ${p.required === 'admin' ? 'an admin' : `a ${p.required}`} with every server's reach. Ask an admin.`,
+  }),
   SM_ERR_AUTH_OWN_TWO_FACTOR: spec<Record<string, never>>({
     status: 409,
     exit: 65,

@@ -3,24 +3,36 @@ import { type BusScope, type Service, SmError } from '../../kernel'
 import { BoundedMap } from '../../lib/bounded-map'
 import { PROJECTIONS, type Projections } from '../events/contract'
 import {
+  ACCESS_FACTS,
   type ApiTokenRecord,
   AUTH_FACTS,
   authCommands,
   authEvents,
+  type Grants,
+  heldToGrants,
   type Identity,
   isRole,
   type Role,
   roleAtLeast,
+  type ServerRight,
   type Session,
   SIGN_IN_FACTS,
   type UserRecord,
 } from './contract'
 import { authErrors } from './errors'
+import { handleGrants } from './grants'
 import { decoyHash, hashPassword, verifyPassword } from './passwords'
 import { FailureLimiter } from './rate-limit'
 import { authSettings } from './settings'
 import { SecondFactors } from './two-factor'
-import { type AuthState, readAuthState, type StoredToken, type StoredUser, usersProjection } from './users-projection'
+import {
+  type AuthState,
+  publicUser,
+  readAuthState,
+  type StoredToken,
+  type StoredUser,
+  usersProjection,
+} from './users-projection'
 
 /**
  * jose, loaded on the first session signed or checked: a one-shot command (most never see a
@@ -73,9 +85,11 @@ export function authService(): Service {
       await projections.register(usersProjection)
       await bus.request('events:declare_facts', { types: [...AUTH_FACTS, ...SIGN_IN_FACTS] })
       const auth = new Auth(bus, projections)
-      for (const fact of AUTH_FACTS) bus.on(fact, () => auth.invalidate())
+      // A removed server's grants go with it (the projection folds its fact too).
+      const changes: readonly string[] = ACCESS_FACTS
+      for (const fact of ACCESS_FACTS) bus.on(fact, () => auth.invalidate())
       bus.on('events:appended', ({ events }) => {
-        if (events.some((e) => (AUTH_FACTS as readonly string[]).includes(e.type))) auth.invalidate()
+        if (events.some((e) => changes.includes(e.type))) auth.invalidate()
       })
       bus.handle('auth:setup_needed', async () => (await auth.state()).users.length === 0)
       bus.handle('auth:create_user', async (request) => publicUser(await auth.createUser(request)))
@@ -91,6 +105,11 @@ export function authService(): Service {
       bus.handle('auth:create_token', (request) => auth.createToken(request))
       bus.handle('auth:list_tokens', async () => (await auth.state()).tokens.map(publicToken))
       bus.handle('auth:revoke_token', ({ id }) => auth.revokeToken(id))
+      handleGrants(bus, {
+        user: (username) => auth.user(username),
+        state: () => auth.state(),
+        exclusive: (change) => auth.exclusive(change),
+      })
       bus.handle('auth:two_factor_status', ({ username }) => auth.factors.status(username))
       bus.handle('auth:two_factor_begin', ({ username }) => auth.factors.begin(username))
       bus.handle('auth:two_factor_confirm', ({ username, code }) => auth.factors.confirm(username, code))
@@ -104,12 +123,13 @@ export function authService(): Service {
   }
 }
 
-function publicUser({ username, role, createdAt, twoFactor }: UserRecord): UserRecord {
-  return { username, role, createdAt, twoFactor }
-}
-
 function publicToken({ digest: _digest, ownerId: _ownerId, ...record }: StoredToken): ApiTokenRecord {
   return record
+}
+
+/** An identity's `servers`: the account's grants, when it is held to them (an admin never is). */
+function grantsOf(user: { role: Role; servers?: Grants }): { servers?: Grants } {
+  return heldToGrants(user) ? { servers: user.servers } : {}
 }
 
 function digestOf(secret: string): string {
@@ -158,10 +178,18 @@ class Auth {
    * deleting each other one stays, no token is minted for an account being deleted. Slow work (a
    * password hash) is done before, outside; the state is read inside, after the previous change.
    */
+  exclusive<T>(change: () => Promise<T>): Promise<T> {
+    return this.#exclusive(change)
+  }
+
   #exclusive<T>(change: () => Promise<T>): Promise<T> {
     const run = this.#changing.then(change, change)
     this.#changing = run.catch(() => undefined)
     return run
+  }
+
+  user(username: string): Promise<StoredUser> {
+    return this.#user(username)
   }
 
   async #user(username: string): Promise<StoredUser> {
@@ -396,6 +424,7 @@ class Auth {
       role: user.role,
       via: 'session',
       ...(enrolOnly ? { enrolOnly } : {}),
+      ...grantsOf(user),
       csrf: String(claims.csrf ?? ''),
       sessionId: claims.jti,
       expiresAt: claims.exp === undefined ? undefined : claims.exp * 1000,
@@ -486,6 +515,7 @@ class Auth {
       userId: owner.id,
       role,
       via: 'token',
+      ...grantsOf({ role, servers: owner.servers }),
       tokenId: token.id,
       expiresAt: token.expiresAt ? Date.parse(token.expiresAt) : undefined,
     }

@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto'
 import type { Projection, Sql } from '../events/contract'
-import type { ApiTokenRecord, Role, UserRecord } from './contract'
+import type { ApiTokenRecord, Grants, Role, ServerRight, UserRecord } from './contract'
 
-import { AUTH_FACTS } from './contract'
+import { ACCESS_FACTS } from './contract'
+
+/** An account as it is shown (its id and password epoch stay inside). */
+export function publicUser({ username, role, createdAt, twoFactor, servers }: UserRecord): UserRecord {
+  return { username, role, createdAt, twoFactor, ...(servers ? { servers } : {}) }
+}
 
 /** A stored token: its record and the digest of its secret. */
 export interface StoredToken extends ApiTokenRecord {
@@ -38,12 +43,14 @@ function derivedUserId(username: string, created: string): string {
  * live in the vault. (Version 2 has new tables: `accounts` with ids; the version 1 `users` table
  * is dropped. Version 3 binds tokens to their owner's account id: `account_tokens` replaces
  * `api_tokens`. Version 4 adds `two_factor`: the accounts that sign in with a second factor; version 5 ends
- * an account's sessions when it turns two-factor sign-in on.)
+ * an account's sessions when it turns two-factor sign-in on; version 6 adds `server_access`: each
+ * account's rights on the servers it was granted, gone with the account or the server, and
+ * `held_accounts`: the accounts held to their grants, from the first until cleared.)
  */
 export const usersProjection: Projection = {
   name: 'users',
-  version: 5,
-  types: AUTH_FACTS,
+  version: 6,
+  types: ACCESS_FACTS,
   schema: [
     'DROP TABLE IF EXISTS users',
     `CREATE TABLE IF NOT EXISTS accounts (
@@ -57,6 +64,10 @@ export const usersProjection: Projection = {
      )`,
     'CREATE TABLE IF NOT EXISTS revoked_sessions (id TEXT PRIMARY KEY, expires TEXT NOT NULL)',
     'CREATE TABLE IF NOT EXISTS two_factor (username TEXT PRIMARY KEY COLLATE NOCASE)',
+    'CREATE TABLE IF NOT EXISTS held_accounts (username TEXT PRIMARY KEY COLLATE NOCASE)',
+    `CREATE TABLE IF NOT EXISTS server_access (
+       username TEXT NOT NULL COLLATE NOCASE, server TEXT NOT NULL, rights TEXT NOT NULL, PRIMARY KEY (username, server)
+     )`,
   ],
 
   async apply(sql, events) {
@@ -81,6 +92,30 @@ export const usersProjection: Projection = {
           await sql.run('DELETE FROM accounts WHERE username = ?', [p.username])
           await sql.run('DELETE FROM account_tokens WHERE owner = ? COLLATE NOCASE', [p.username])
           await sql.run('DELETE FROM two_factor WHERE username = ?', [p.username])
+          await sql.run('DELETE FROM server_access WHERE username = ?', [p.username])
+          await sql.run('DELETE FROM held_accounts WHERE username = ?', [p.username])
+          break
+        case 'auth:server_access_cleared':
+          await sql.run('DELETE FROM server_access WHERE username = ?', [p.username])
+          await sql.run('DELETE FROM held_accounts WHERE username = ?', [p.username])
+          break
+        case 'auth:server_access_changed': {
+          const rights = (event.payload as { rights: readonly ServerRight[] }).rights
+          // Held from the first grant on, until cleared: a revocation never widens an account's reach.
+          await sql.run('INSERT OR IGNORE INTO held_accounts (username) VALUES (?)', [p.username])
+          if (rights.length === 0)
+            await sql.run('DELETE FROM server_access WHERE username = ? AND server = ?', [p.username, p.server])
+          else
+            await sql.run('INSERT OR REPLACE INTO server_access (username, server, rights) VALUES (?, ?, ?)', [
+              p.username,
+              p.server,
+              rights.join(','),
+            ])
+          break
+        }
+        case 'servers:removed':
+          // A later server of the same name is another server: no grant carries over to it.
+          await sql.run('DELETE FROM server_access WHERE server = ?', [p.name])
           break
         case 'auth:two_factor_enabled':
           await sql.run('INSERT OR REPLACE INTO two_factor (username) VALUES (?)', [p.username])
@@ -122,6 +157,8 @@ export const usersProjection: Projection = {
     await sql.run('DELETE FROM account_tokens')
     await sql.run('DELETE FROM revoked_sessions')
     await sql.run('DELETE FROM two_factor')
+    await sql.run('DELETE FROM server_access')
+    await sql.run('DELETE FROM held_accounts')
   },
 
   async snapshot(sql) {
@@ -130,15 +167,19 @@ export const usersProjection: Projection = {
       tokens: await sql.all('SELECT * FROM account_tokens ORDER BY id'),
       revoked: await sql.all('SELECT * FROM revoked_sessions ORDER BY id'),
       twoFactor: await sql.all('SELECT * FROM two_factor ORDER BY username'),
+      serverAccess: await sql.all('SELECT * FROM server_access ORDER BY username, server'),
+      held: await sql.all('SELECT * FROM held_accounts ORDER BY username'),
     }
   },
 
   async restore(sql, state) {
-    const { users, tokens, revoked, twoFactor } = state as {
+    const { users, tokens, revoked, twoFactor, serverAccess, held } = state as {
+      held?: Record<string, unknown>[]
       users: Record<string, unknown>[]
       tokens: Record<string, unknown>[]
       revoked?: Record<string, unknown>[]
       twoFactor?: Record<string, unknown>[]
+      serverAccess?: Record<string, unknown>[]
     }
     for (const u of users)
       await sql.run('INSERT OR REPLACE INTO accounts (username, id, role, created, epoch) VALUES (?, ?, ?, ?, ?)', [
@@ -168,6 +209,14 @@ export const usersProjection: Projection = {
       await sql.run('INSERT OR REPLACE INTO revoked_sessions (id, expires) VALUES (?, ?)', [r.id, r.expires])
     for (const t of twoFactor ?? [])
       await sql.run('INSERT OR REPLACE INTO two_factor (username) VALUES (?)', [t.username])
+    for (const h of held ?? [])
+      await sql.run('INSERT OR REPLACE INTO held_accounts (username) VALUES (?)', [h.username])
+    for (const a of serverAccess ?? [])
+      await sql.run('INSERT OR REPLACE INTO server_access (username, server, rights) VALUES (?, ?, ?)', [
+        a.username,
+        a.server,
+        a.rights,
+      ])
   },
 }
 
@@ -201,15 +250,28 @@ export async function readAuthState(sql: Sql): Promise<AuthState> {
   const revoked = await sql.all<{ id: string }>('SELECT id FROM revoked_sessions WHERE expires > ?', [
     new Date().toISOString(),
   ])
+  const granted = new Map<string, Record<string, ServerRight[]>>()
+  for (const h of await sql.all<{ username: string }>('SELECT username FROM held_accounts'))
+    granted.set(h.username.toLowerCase(), {})
+  for (const a of await sql.all<{ username: string; server: string; rights: string }>(
+    'SELECT username, server, rights FROM server_access ORDER BY server',
+  )) {
+    const key = a.username.toLowerCase()
+    granted.set(key, { ...granted.get(key), [a.server]: a.rights.split(',') as ServerRight[] })
+  }
   return {
-    users: users.map((u) => ({
-      username: u.username,
-      id: u.id,
-      role: u.role,
-      createdAt: u.created,
-      epoch: u.epoch,
-      twoFactor: u.two_factor === 1,
-    })),
+    users: users.map((u) => {
+      const servers: Grants | undefined = granted.get(u.username.toLowerCase())
+      return {
+        username: u.username,
+        id: u.id,
+        role: u.role,
+        createdAt: u.created,
+        epoch: u.epoch,
+        twoFactor: u.two_factor === 1,
+        ...(servers ? { servers } : {}),
+      }
+    }),
     tokens: tokens.map((t) => ({
       id: t.id,
       name: t.name,

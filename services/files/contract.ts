@@ -105,6 +105,7 @@ export const filesCommands = defineCommands('files', {
     ...fileDoor({
       method: 'get',
       path: '/servers/:name/files',
+      right: 'files',
       name: 'list_files',
       summary: "A folder of a server's directory: folders first, then files, each by name",
       input: z.object({ path: FILE_PATH.default('') }),
@@ -117,6 +118,7 @@ export const filesCommands = defineCommands('files', {
     ...fileDoor({
       method: 'get',
       path: '/servers/:name/files/text',
+      right: 'files',
       name: 'read_file',
       summary:
         'A text file, with the hash a save sends back (binary files and ones over files.max_text_kb: download them)',
@@ -136,6 +138,7 @@ export const filesCommands = defineCommands('files', {
     fileDoor({
       method: 'put',
       path: '/servers/:name/files/text',
+      right: 'files',
       name: 'write_file',
       summary:
         'Save a text file whole, atomically (its mode kept); expected_hash: the hash it was read with (none: a new file). Allowed while the server runs: a restart applies a config change',
@@ -162,6 +165,7 @@ export const filesCommands = defineCommands('files', {
     fileDoor({
       method: 'post',
       path: '/servers/:name/files/upload',
+      right: 'files',
       name: 'upload_file',
       summary:
         'Upload a file (multipart/form-data: its part named file) to path; an existing one only with overwrite. Written beside it and renamed into place',
@@ -231,6 +235,7 @@ export const filesCommands = defineCommands('files', {
     fileDoor({
       method: 'post',
       path: '/servers/:name/files/rename',
+      right: 'files',
       name: 'rename_file',
       summary: 'Rename or move a file or folder inside the server directory (a link is moved as a link)',
       input: changedPath.extend({ to: FILE_PATH.min(1) }),
@@ -245,6 +250,7 @@ export const filesCommands = defineCommands('files', {
     fileDoor({
       method: 'post',
       path: '/servers/:name/files/mkdir',
+      right: 'files',
       name: 'make_folder',
       summary: 'Make a folder (its parent must exist)',
       input: changedPath,
@@ -260,6 +266,7 @@ export const filesCommands = defineCommands('files', {
     fileDoor({
       method: 'delete',
       path: '/servers/:name/files',
+      right: 'files',
       name: 'delete_file',
       summary: 'Delete a file, a link (never its target) or a folder with everything in it',
       input: changedPath,

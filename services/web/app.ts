@@ -21,6 +21,7 @@ import { type KnownRoute, PluginLayer, routesOf, type StaticMount } from './plug
 import { APP_VIEWS, Renderers } from './render'
 import { checkJsonDepth, deferBody, releaseBody } from './request-body'
 import { hasBody, isWrite, specOf, type WebState } from './route'
+import { reachRole } from './server-access'
 import { serveStatic as serve } from './static-files'
 
 export const APP_PUBLIC = join(PACKAGE_ROOT, 'services', 'web', 'public')
@@ -107,11 +108,11 @@ export class WebServer implements WebApp {
         this.#openApi = undefined
       },
       async (ctx) => {
-        const { user, csrf, path, version, pluginPages } = await this.pageLocals(ctx, {})
+        const { user, reach, csrf, path, version, pluginPages } = await this.pageLocals(ctx, {})
         const mounts = Object.fromEntries([...this.#coreMounts, ...this.layer.mounts()].map((m) => [m.name, m.urlPath]))
         const templates = this.layer.templateFolders()
         return {
-          ...(user ? { user: { ...user } } : {}),
+          ...(user ? { user: { ...user }, reach } : {}),
           csrf,
           path,
           version,
@@ -420,13 +421,16 @@ export class WebServer implements WebApp {
     locals: Record<string, unknown>,
   ) {
     const user = ctx.state.user
-    const pages = user ? pluginPages(this.layer.routes(), user.role) : []
+    // What names no server is offered as far as the user's reach goes (held to grants: a user's).
+    const reach = user ? reachRole(user) : undefined
+    const pages = reach ? pluginPages(this.layer.routes(), reach) : []
     return {
       title: '',
       head_styles: '',
       body_scripts: '',
       ...locals,
       user,
+      reach,
       csrf: user?.csrf ?? '',
       path: ctx.path,
       version: this.version,

@@ -1,17 +1,17 @@
 import type { BusScope } from '../../kernel'
-import { AUTH_FACTS } from '../auth/contract'
+import { ACCESS_FACTS } from '../auth/contract'
 
-const authFact = (type: string) => (AUTH_FACTS as readonly string[]).includes(type)
+const authFact = (type: string) => (ACCESS_FACTS as readonly string[]).includes(type)
 /** An auth.* setting: who may use a session follows them too (auth.require_two_factor_admins). */
 const authSetting = (key: unknown) => typeof key === 'string' && key.startsWith('auth.')
 
 /**
- * Calls `changed` whenever who may do what may have changed: a user, token or session fact, or
- * an auth.* setting, recorded by this process (heard as it is recorded) or another
+ * Calls `changed` whenever who may do what may have changed: a user, token, session or grant
+ * fact, a server's removal (its grants go), or an auth.* setting, recorded by this process (heard as it is recorded) or another
  * (`events:appended`). What remembers identities forgets them then.
  */
 export function onAuthChange(bus: BusScope, changed: () => void): void {
-  for (const fact of AUTH_FACTS) bus.on(fact, changed)
+  for (const fact of ACCESS_FACTS) bus.on(fact, changed)
   bus.on('after_setting_update', ({ key }) => {
     if (authSetting(key)) changed()
   })

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { type CommandsOf, command, defineCommands, empty } from '../../kernel/contract-catalogue'
 import { createToken } from '../../kernel/token'
-import type { Identity, Role } from '../auth/contract'
+import type { Identity, Role, ServerRight } from '../auth/contract'
 
 /** What a plugin hands the web server (its extension methods' results). */
 export interface Contributions {
@@ -63,6 +63,8 @@ export type RouteSpecData = {
   readonly description?: string
   readonly tags?: readonly string[]
   readonly access: Role | 'public'
+  readonly right?: ServerRight
+  readonly serverParam?: string
   readonly session?: boolean
   readonly uploads?: Readonly<Record<string, string>>
   readonly status?: number
@@ -124,6 +126,8 @@ export interface ThreadRoutes {
 /** What a page rendered in a plugin's thread sees besides its own locals (the manager's part of them). */
 export interface PageData {
   readonly user?: Readonly<Record<string, unknown>>
+  /** The role whose reach the user has on what names no server (held to server grants: `user`). */
+  readonly reach?: Role
   readonly csrf: string
   readonly path: string
   readonly version: string

@@ -1,33 +1,73 @@
 import { PassThrough } from 'node:stream'
 import type { Context } from 'koa'
 import { type BusScope, SmError } from '../../kernel'
+import { BoundedMap } from '../../lib/bounded-map'
 import { withoutSecrets } from '../../lib/secrets'
 import { withoutServerSecrets } from '../../lib/server-secrets'
-import { type Identity, type Role, roleAtLeast } from '../auth/contract'
+import { type Identity, type Role, type ServerRight, seesServer } from '../auth/contract'
 import { onAuthChange } from './auth-changes'
+import { admit } from './route'
+import { seesTask } from './server-access'
+
+/** Who may follow a topic: a role, and, for a topic of one server, that server and the right it takes there. */
+export interface TopicAccess {
+  readonly role: Role
+  readonly server?: { readonly name: string; readonly right: ServerRight }
+}
 
 /**
- * Topics a client can follow on `GET /api/events/stream?topics=a,b`, and who may:
+ * Topics a client can follow on `GET /api/events/stream?topics=a,b`, and who may (an account held
+ * to its server grants: a server's topic by its right there, the others as a `user`, each
+ * message of every server's topics only about servers it sees, of the tasks' only its own):
  * - `server_status` (user): every server's status changes;
- * - `players:<server>` (user): a server's players joining and leaving, as they are recorded;
+ * - `players:<server>` (user; right view): a server's players joining and leaving, as they are recorded;
  * - `tasks`, `task:<id>` (user): task progress and results;
- * - `server_log:<server>` (moderator): console lines as the server writes them;
- * - `servers:backup_progress:<server>` (moderator): backup, restore and export progress;
- * - `servers:sampled:<server>`, `servers:sampled` (user): each resource sample of that server, or of every server;
+ * - `server_log:<server>` (moderator; right console): console lines as the server writes them;
+ * - `servers:backup_progress:<server>` (moderator; right backups): backup, restore and export progress;
+ * - `servers:sampled:<server>` (user; right view), `servers:sampled` (user): each resource sample of that server, or of every server;
  * - `metrics:host_sampled` (moderator): each resource sample of the machine;
  * - `event:<type>`, `event:*` (admin): facts as they are recorded (secrets redacted).
  */
-export function topicAccess(topic: string): Role | undefined {
-  if (topic === 'server_status' || topic === 'tasks' || /^(task:[\w-]+|players:[^:\s]+)$/.test(topic)) return 'user'
-  if (topic === 'servers:sampled' || /^servers:sampled:[^:\s]+$/.test(topic)) return 'user'
-  if (topic === 'metrics:host_sampled') return 'moderator'
-  if (/^(server_log|servers:backup_progress):[^:\s]+$/.test(topic)) return 'moderator'
-  if (/^event:[\w*:]+$/.test(topic)) return 'admin'
+export function topicAccess(topic: string): TopicAccess | undefined {
+  if (['server_status', 'tasks', 'servers:sampled'].includes(topic) || /^task:[\w-]+$/.test(topic))
+    return { role: 'user' }
+  if (topic === 'metrics:host_sampled') return { role: 'moderator' }
+  if (/^event:[\w*:]+$/.test(topic)) return { role: 'admin' }
+  for (const [pattern, role, right] of SERVER_TOPICS) {
+    const name = pattern.exec(topic)?.[1]
+    if (name !== undefined) return { role, server: { name, right } }
+  }
   return undefined
+}
+
+/** The topics of one server (its name the pattern's group), with who may follow them. */
+const SERVER_TOPICS: readonly (readonly [RegExp, Role, ServerRight])[] = [
+  [/^(?:players|servers:sampled):([^:\s]+)$/, 'user', 'view'],
+  [/^server_log:([^:\s]+)$/, 'moderator', 'console'],
+  [/^servers:backup_progress:([^:\s]+)$/, 'moderator', 'backups'],
+]
+
+/** Refuses (throws the coded error) when `user` may not follow `topic`. */
+function admitTopic(user: Identity, topic: string): void {
+  const access = topicAccess(topic)
+  if (!access)
+    throw new SmError('SM_ERR_WEB_VALIDATION', {
+      summary: `'${topic}' is not a topic (server_status, tasks, task:<id>, players:<server>, server_log:<server>, servers:backup_progress:<server>, servers:sampled[:<server>], metrics:host_sampled, event:<type>)`,
+      issues: [{ where: 'query', path: 'topics', message: `unknown topic '${topic}'` }],
+    })
+  admit(user, access.role, access.server)
+}
+
+/** What a message is about, for the accounts held to their server grants: a server, or a task (by its id). */
+interface About {
+  readonly server?: string
+  readonly task?: string
 }
 
 interface Subscriber {
   readonly topics: ReadonlySet<string>
+  /** Who opened it, as last verified: what reaches it is narrowed to what this identity may see. */
+  user: Identity
   readonly out: PassThrough
   /** The session or API token it was opened with, verified again on every auth fact. */
   readonly token: string
@@ -60,6 +100,8 @@ export class EventStream {
   #queue: Promise<void> = Promise.resolve()
   /** Identity checks queued and not yet done. */
   #checks = 0
+  /** Who began each recent task (its later messages do not say): an account held to grants gets only its own. */
+  readonly #taskOwners = new BoundedMap<string, string>(1000)
 
   constructor(bus: BusScope) {
     this.#bus = bus
@@ -67,34 +109,40 @@ export class EventStream {
       if (this.#subscribers.size > 0) this.#recheck()
     })
     bus.on('events:appended', ({ events }) => {
+      for (const event of events)
+        if (event.type === 'tasks:started') {
+          const p = event.payload as { id: string; owner: string }
+          this.#taskOwners.set(p.id, p.owner)
+        }
       if (this.#subscribers.size === 0) return
       for (const event of events) {
         const fact = { ...event, payload: withoutSecrets(event.payload) }
         this.publish(`event:${event.type}`, 'fact', fact)
         this.publish('event:*', 'fact', fact)
         const p = event.payload as Record<string, unknown>
-        if (event.type === 'after_server_status_change') this.publish('server_status', 'server_status', p)
+        const server = { server: String(p.serverName) }
+        if (event.type === 'after_server_status_change') this.publish('server_status', 'server_status', p, server)
         if (event.type === 'after_player_join' || event.type === 'after_player_leave')
           this.publish(`players:${String(p.serverName)}`, event.type, p)
         if (event.type === 'tasks:started' || event.type === 'tasks:finished') {
           // A user's topic: a task's result (an install's server record) without its environment's values.
           const data = withoutServerSecrets({ ...p, state: event.type === 'tasks:started' ? 'running' : p.state })
-          this.publish('tasks', event.type, data)
-          this.publish(`task:${String(p.id)}`, event.type, data)
+          this.publish('tasks', event.type, data, { task: String(p.id) })
+          this.publish(`task:${String(p.id)}`, event.type, data, { task: String(p.id) })
         }
       }
     })
     bus.on('servers:console', ({ serverName, line }) => this.publish(`server_log:${serverName}`, 'server_log', line))
     bus.on('tasks:progress', (progress) => {
-      this.publish('tasks', 'tasks:progress', progress)
-      this.publish(`task:${progress.id}`, 'tasks:progress', progress)
+      this.publish('tasks', 'tasks:progress', progress, { task: progress.id })
+      this.publish(`task:${progress.id}`, 'tasks:progress', progress, { task: progress.id })
     })
     bus.on('servers:backup_progress', (progress) =>
       this.publish(`servers:backup_progress:${progress.serverName}`, 'servers:backup_progress', progress),
     )
     bus.on('servers:sampled', (metrics) => {
       this.publish(`servers:sampled:${metrics.serverName}`, 'servers:sampled', metrics)
-      this.publish('servers:sampled', 'servers:sampled', metrics)
+      this.publish('servers:sampled', 'servers:sampled', metrics, { server: metrics.serverName })
     })
     bus.on('metrics:host_sampled', ({ sample }) => this.publish('metrics:host_sampled', 'metrics:host_sampled', sample))
   }
@@ -103,17 +151,9 @@ export class EventStream {
     return this.#subscribers.size
   }
 
-  /** Answers the request with the stream of `topics` (checked against the caller's role, who presented `token`). */
+  /** Answers the request with the stream of `topics` (checked against the caller's reach, who presented `token`). */
   open(ctx: Context, topics: readonly string[], user: Identity, token: string): void {
-    for (const topic of topics) {
-      const required = topicAccess(topic)
-      if (!required)
-        throw new SmError('SM_ERR_WEB_VALIDATION', {
-          summary: `'${topic}' is not a topic (server_status, tasks, task:<id>, players:<server>, server_log:<server>, servers:backup_progress:<server>, servers:sampled[:<server>], metrics:host_sampled, event:<type>)`,
-          issues: [{ where: 'query', path: 'topics', message: `unknown topic '${topic}'` }],
-        })
-      if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
-    }
+    for (const topic of topics) admitTopic(user, topic)
     const out = new PassThrough()
     let expiry: NodeJS.Timeout | undefined
     const end = () => {
@@ -125,7 +165,7 @@ export class EventStream {
         this.#timer = undefined
       }
     }
-    const subscriber: Subscriber = { topics: new Set(topics), out, token, end }
+    const subscriber: Subscriber = { topics: new Set(topics), user, out, token, end }
     this.#subscribers.add(subscriber)
     ctx.req.on('close', end)
     // A session or token that expires ends its stream then (no fact says so). Timers wait at most 2^31-1 ms: re-armed until then.
@@ -150,9 +190,9 @@ export class EventStream {
     }, HEARTBEAT_MS).unref()
   }
 
-  publish(topic: string, type: string, data: unknown): void {
-    if (this.#checks > 0) this.#queue = this.#queue.then(() => this.#deliver(topic, type, data))
-    else this.#deliver(topic, type, data)
+  publish(topic: string, type: string, data: unknown, about: About = {}): void {
+    if (this.#checks > 0) this.#queue = this.#queue.then(() => this.#deliver(topic, type, data, about))
+    else this.#deliver(topic, type, data, about)
   }
 
   /** Checks every stream's identity again (an auth fact was recorded); deliveries wait for it. */
@@ -178,9 +218,14 @@ export class EventStream {
     let reason: string | undefined
     try {
       const user = await this.#bus.request('auth:verify', { token: subscriber.token })
-      const above = [...subscriber.topics].find((topic) => !roleAtLeast(user.role, topicAccess(topic) ?? 'admin'))
-      if (above) reason = `the topic ${above} now needs a higher role than ${user.role}`
+      for (const topic of subscriber.topics)
+        try {
+          admitTopic(user, topic)
+        } catch (error) {
+          reason ??= `the topic ${topic} is no longer open to this caller: ${error instanceof SmError ? error.message : error}`
+        }
       if (user.enrolOnly) reason = new SmError('SM_ERR_AUTH_TWO_FACTOR_REQUIRED', {}).message
+      subscriber.user = user
     } catch (error) {
       // Not verified, for whatever reason: the stream ends (the client may open another).
       reason = error instanceof SmError ? error.message : 'the identity could not be checked'
@@ -190,10 +235,12 @@ export class EventStream {
     subscriber.end()
   }
 
-  #deliver(topic: string, type: string, data: unknown): void {
+  #deliver(topic: string, type: string, data: unknown, about: About): void {
     let frame: string | undefined
     for (const subscriber of this.#subscribers) {
       if (!subscriber.topics.has(topic)) continue
+      if (about.server !== undefined && !seesServer(subscriber.user, about.server)) continue
+      if (about.task !== undefined && !seesTask(subscriber.user, this.#taskOwners.get(about.task))) continue
       frame ??= `data: ${JSON.stringify({ type, topic, data } satisfies StreamMessage)}\n\n`
       subscriber.out.write(frame)
     }

@@ -6,7 +6,7 @@ import type { Middleware } from 'koa'
 import { parse, type Token } from 'path-to-regexp'
 import { z } from 'zod'
 import { SmError } from '../../kernel/errors'
-import { type Identity, type Role, roleAtLeast } from '../auth/contract'
+import { heldToGrants, type Identity, type Role, roleAtLeast, type ServerRight, seesServer } from '../auth/contract'
 import type { UploadedFile } from './multipart'
 import { readBody } from './request-body'
 
@@ -96,6 +96,14 @@ export interface RouteSpec<
   readonly tags?: readonly string[]
   /** Who may call it. Required: every route says who may call it. */
   readonly access: Access
+  /**
+   * A route on one server, named by the path parameter `serverParam` (default `name`, as in
+   * `/servers/:name/...`): an account held to its server grants (issue 34) may call it when its
+   * rights on that server include this one, whatever `access` says; other accounts by `access`.
+   * A `/servers/:name` path without it is for accounts with every server's reach only.
+   */
+  readonly right?: ServerRight
+  readonly serverParam?: string
   /**
    * Only a signed-in session (the JWT from sign-in, by header or cookie), never an API token:
    * account management, so that a token can never widen its own reach (a new password, a new
@@ -217,9 +225,34 @@ export function attachSpec(layer: Layer, spec: RouteSpec): void {
   specs.set(layer, spec)
 }
 
-/** The guards of a route with this access: its role's, then, for a `session` route, the session-only check. */
-export function guardsFor(access: Access, session: boolean): Middleware<WebState>[] {
-  return session ? [GUARDS[access], sessionOnly] : [GUARDS[access]]
+/**
+ * The guards of a route: its access's (on its server, for a route on one), then, for a `session`
+ * route, the session-only check.
+ */
+export function guardsFor(
+  spec: Pick<RouteSpec, 'access' | 'session' | 'path' | 'right' | 'serverParam'>,
+): Middleware<WebState>[] {
+  const scope = serverScope(spec)
+  const first = scope ? guard(spec.access, scope) : GUARDS[spec.access]
+  return spec.session ? [first, sessionOnly] : [first]
+}
+
+/**
+ * The server a route acts on: the parameter its `right` names (`serverParam`, default `name`),
+ * or, with no right declared, a `/servers/:name` path's (only accounts with every server's reach
+ * may call it). A route that declares a right on a parameter its path lacks is a mistake, said at once.
+ */
+function serverScope(spec: Pick<RouteSpec, 'path' | 'right' | 'serverParam'>): ServerScope | undefined {
+  const param = spec.serverParam ?? 'name'
+  const has = pathParamNames(spec.path).some((p) => p.name === param && !p.optional)
+  if (spec.right) {
+    if (!has)
+      throw new Error(
+        `the route ${spec.path} declares the right '${spec.right}' but has no :${param} to name its server`,
+      )
+    return { param, right: spec.right }
+  }
+  return has && /^\/servers\/:name(\/|$)/.test(spec.path) ? { param, right: undefined } : undefined
 }
 
 /** The spec a layer was defined with (undefined for a plain `router.get`). */
@@ -232,13 +265,40 @@ export function accessOf(middleware: unknown): Access | undefined {
   return typeof middleware === 'function' ? (middleware as { [ACCESS]?: Access })[ACCESS] : undefined
 }
 
-function guard(required: Access): Middleware<WebState> {
+/** The server a route acts on: its path parameter, and the right an account held to grants needs there (none: not such an account). */
+interface ServerScope {
+  readonly param: string
+  readonly right: ServerRight | undefined
+}
+
+/**
+ * Whether `user` may call a route of `required` access (on `server`, when it acts on one):
+ * throws the coded refusal. An account held to its server grants is judged by its rights on that
+ * server (a server it was not granted does not exist for it: 404), and elsewhere as a `user`.
+ */
+export function admit(user: Identity, required: Role, server: { name: string; right?: ServerRight } | undefined): void {
+  if (!heldToGrants(user)) {
+    if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
+    return
+  }
+  if (!server) {
+    if (required !== 'user') throw new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required })
+    return
+  }
+  if (!seesServer(user, server.name)) throw new SmError('SM_ERR_SERVER_NOT_FOUND', { server: server.name, hint: '' })
+  if (!server.right) throw new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required })
+  if (!user.servers?.[server.name]?.includes(server.right))
+    throw new SmError('SM_ERR_AUTH_NO_SERVER_RIGHT', { server: server.name, right: server.right })
+}
+
+function guard(required: Access, scope?: ServerScope): Middleware<WebState> {
   // Not async: a refusal still rejects (koa-compose wraps a throw), and a pass adds no promise of its own.
   const middleware: Middleware<WebState> = (ctx, next) => {
     if (required !== 'public') {
       const user = ctx.state.user
       if (!user) throw ctx.state.authError ?? new SmError('SM_ERR_AUTH_REQUIRED', {})
-      if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
+      const name = scope ? ctx.params?.[scope.param] : undefined
+      admit(user, required, scope && typeof name === 'string' ? { name, right: scope.right } : undefined)
     }
     // The route matched and its caller may call it: only now is the request's body read.
     const reading = readBody(ctx)
@@ -333,7 +393,7 @@ export function defineRoute<
     }
   }
   const name = spec.name ?? null
-  const chain = spec.session ? [GUARDS[spec.access], sessionOnly, run] : [GUARDS[spec.access], run]
+  const chain = [...guardsFor(spec), run]
   // A cast at @koa/router's seam: register() takes its own middleware type, which our guards and
   // handler (Koa middleware over WebState) are at run time but not to TypeScript.
   const layer = router.register(spec.path, [spec.method.toUpperCase()], chain as never, { name }) as Layer

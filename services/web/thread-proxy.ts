@@ -58,7 +58,16 @@ export function proxyRouter(
     const layer = router.register(
       route.path,
       [...route.methods],
-      [...guardsFor(route.access, spec?.session === true), forward],
+      [
+        ...guardsFor({
+          access: route.access,
+          session: spec?.session === true,
+          path: route.path,
+          right: spec?.right,
+          serverParam: spec?.serverParam,
+        }),
+        forward,
+      ],
       {
         name: route.name ?? null,
       },

@@ -61,6 +61,7 @@ export const backupsCommands = {
     http: serverDoor({
       method: 'get',
       path: '/servers/:name/backups',
+      right: 'backups',
       name: 'list_backups',
       summary: "A server's backups, newest first",
       access: 'moderator',
@@ -73,6 +74,7 @@ export const backupsCommands = {
     http: serverDoor({
       method: 'delete',
       path: '/servers/:name/backups/:file',
+      right: 'backups',
       name: 'delete_backup',
       summary: 'Delete one backup (a name the list gives)',
       access: 'admin',
@@ -148,6 +150,7 @@ export const backupsCommands = {
       http: serverDoor({
         method: 'post',
         path: '/servers/:name/update',
+        right: 'settings',
         name: 'update_server',
         summary:
           "Update a server from an uploaded release (Bedrock zip, Java jar or zip), keeping its config files and worlds; everything is backed up first. A running server only with stop: 'true' (stopped, updated, started again)",

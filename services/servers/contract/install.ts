@@ -55,6 +55,7 @@ export const installCommands = {
         serverDoor({
           method: 'get',
           path: '/servers/:name/eula',
+          right: 'view',
           name: 'server_eula',
           summary: "Whether the server's game EULA is needed and accepted",
           access: 'user',
@@ -65,6 +66,7 @@ export const installCommands = {
         serverDoor({
           method: 'post',
           path: '/servers/:name/eula',
+          right: 'settings',
           name: 'accept_server_eula',
           summary: "Accept the server's game EULA (an admin's explicit act; server-manager never does it by itself)",
           access: 'admin',

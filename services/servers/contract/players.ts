@@ -80,6 +80,7 @@ export const playersCommands = {
     http: serverDoor({
       method: 'get',
       path: '/servers/:name/players',
+      right: 'view',
       name: 'server_players',
       summary: "Who is online: the game's own list command, asked now",
       access: 'user',
@@ -100,6 +101,7 @@ export const playersCommands = {
     http: serverDoor({
       method: 'get',
       path: '/servers/:name/players/history',
+      right: 'view',
       name: 'server_player_history',
       summary:
         'Everyone who joined the server while a manager followed it: last id, first and last seen, joins, time played, online now',
@@ -116,6 +118,7 @@ export const playersCommands = {
     http: perList((list, files) => ({
       method: 'get',
       path: `/servers/:name/${list}`,
+      right: 'players',
       name: `server_${list}`,
       summary: `The server's ${list}, as its file says (${files})`,
       fixed: { list },
@@ -136,6 +139,7 @@ export const playersCommands = {
         ...perList((list) => ({
           method: 'post',
           path: `/servers/:name/${list}`,
+          right: 'players',
           name: `add_to_${list}`,
           summary: `Add a player to the ${list}: by the console while the server runs, else in its file`,
           input: z.object({ player: z.string().trim().min(1).max(64).meta({ description: "the player's name" }) }),
@@ -146,6 +150,7 @@ export const playersCommands = {
         ...perList((list) => ({
           method: 'delete',
           path: `/servers/:name/${list}/:player`,
+          right: 'players',
           name: `remove_from_${list}`,
           summary: `Remove a player from the ${list}: by the console while the server runs, else in its file`,
           paramMax: { player: 64 },

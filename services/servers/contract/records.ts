@@ -551,6 +551,7 @@ export const recordsCommands = {
       http: serverDoor({
         method: 'put',
         path: '/servers/:name/properties',
+        right: 'settings',
         name: 'set_server_properties',
         summary: 'Change keys of server.properties (comments and order kept)',
         access: 'admin',

@@ -30,6 +30,7 @@ export const runsCommands = {
     http: serverDoor({
       method: 'get',
       path: '/servers/:name/status',
+      right: 'view',
       name: 'server_status',
       summary: "A server's status (checked against the process)",
       access: 'user',
@@ -68,6 +69,7 @@ export const runsCommands = {
           taskDoor({
             method: 'post',
             path: `/servers/:name/${action}`,
+            right: 'power',
             name: `${action}_server`,
             summary: `${action[0]?.toUpperCase()}${action.slice(1)} a server (a task: 202 with its id)`,
             access: 'moderator',
@@ -81,6 +83,7 @@ export const runsCommands = {
         taskDoor({
           method: 'post',
           path: '/servers/:name/backups',
+          right: 'backups',
           name: 'create_backup',
           summary:
             "Back up: a running server hot where its profile can, else stopped and started again (the result's warning says so); a task, progress on servers:backup_progress:<name>",
@@ -100,6 +103,7 @@ export const runsCommands = {
         taskDoor({
           method: 'post',
           path: '/servers/:name/restore',
+          right: 'backups',
           name: 'restore_backup',
           summary: 'Put a backup back (a safety backup first); a running server only with stop: true',
           access: 'admin',
@@ -169,6 +173,7 @@ export const runsCommands = {
       http: serverDoor({
         method: 'get',
         path: '/servers/:name/logs',
+        right: 'console',
         name: 'server_logs',
         summary: "The last lines of a server's console (follow live with the server_log:<name> topic)",
         access: 'moderator',

@@ -46,6 +46,7 @@ export const schedulesCommands = {
       http: serverDoor({
         method: 'post',
         path: '/servers/:name/schedules',
+        right: 'schedules',
         name: 'add_schedule',
         summary: 'Add a schedule (cron: backup, restart or command)',
         access: 'admin',
@@ -70,6 +71,7 @@ export const schedulesCommands = {
     http: serverDoor({
       method: 'get',
       path: '/servers/:name/schedules',
+      right: 'schedules',
       name: 'list_schedules',
       summary: "A server's schedules",
       access: 'moderator',

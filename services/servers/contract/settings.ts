@@ -30,6 +30,7 @@ export const settingsCommands = {
     http: serverDoor({
       method: 'get',
       path: '/servers/:name/config',
+      right: 'settings',
       name: 'server_config',
       summary: "A server's own settings: autostart, restart policy, backup policy, retention, memory, plugin values",
       access: 'moderator',

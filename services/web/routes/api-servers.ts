@@ -10,6 +10,7 @@ import { adminOnlyCommand } from '../admin-commands'
 import type { WebApp } from '../app'
 import { pieceStream } from '../pieces'
 import { currentUser, defineRoute } from '../route'
+import { visibleServers } from '../server-access'
 import { NO_SERVER, RunStatus, success } from './api-schemas'
 
 /**
@@ -33,13 +34,17 @@ export function serverRoutes(app: WebApp, router: Router): void {
       access: 'user',
       response: success('ServerList', { servers: serversCommands['servers:list'].reply }),
     },
-    async () => ({ status: 'success', servers: withoutServerSecrets(await bus.request('servers:list', {})) }),
+    async (ctx) => ({
+      status: 'success',
+      servers: withoutServerSecrets(visibleServers(currentUser(ctx), await bus.request('servers:list', {}))),
+    }),
   )
   defineRoute(
     router,
     {
       method: 'get',
       path: '/servers/:name',
+      right: 'view',
       name: 'server_info',
       summary:
         "One server: its record and status (its environment's values and secret-looking arguments for admins only)",
@@ -62,6 +67,7 @@ export function serverRoutes(app: WebApp, router: Router): void {
     {
       method: 'post',
       path: '/servers/:name/command',
+      right: 'console',
       name: 'send_command',
       summary:
         'Send a console command, answered with its reply lines (commands that stop, reload or save the game, or change who may join or who is an operator: admins only, however they are spelled or wrapped in execute … run)',
@@ -89,6 +95,7 @@ export function serverRoutes(app: WebApp, router: Router): void {
     {
       method: 'get',
       path: '/servers/:name/properties',
+      right: 'settings',
       name: 'server_properties',
       summary: 'server.properties',
       tags: servers,
@@ -116,6 +123,7 @@ export function serverRoutes(app: WebApp, router: Router): void {
     {
       method: 'get',
       path: '/servers/:name/backups/:file',
+      right: 'backups',
       name: 'download_backup',
       summary: 'Download a backup (a zip archive: world_….mcworld or config_….zip)',
       tags: servers,
@@ -148,6 +156,7 @@ export function serverRoutes(app: WebApp, router: Router): void {
     {
       method: 'put',
       path: '/servers/:name/config',
+      right: 'settings',
       name: 'set_server_config',
       summary:
         "Change a server's own settings: key → value, null to inherit the global setting again; all are checked before any is changed",

@@ -1,7 +1,8 @@
 import Router from '@koa/router'
 import { z } from 'zod'
 import type { WebApp } from '../app'
-import { defineRoute } from '../route'
+import { currentUser, defineRoute } from '../route'
+import { visibleServers } from '../server-access'
 import { accountRoutes } from './api-accounts'
 import { eventRoutes } from './api-events'
 import { pluginRoutes } from './api-plugins'
@@ -53,8 +54,8 @@ export function apiRoutes(app: WebApp): Router[] {
         stream_clients: z.number(),
       }),
     },
-    async () => {
-      const servers = await bus.request('servers:list', {})
+    async (ctx) => {
+      const servers = visibleServers(currentUser(ctx), await bus.request('servers:list', {}))
       const plugins = await bus.request('plugins:list', {})
       return {
         status: 'success',

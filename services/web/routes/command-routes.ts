@@ -11,6 +11,7 @@ import {
 import { withoutServerSecrets } from '../../../lib/server-secrets'
 import type { WebApp } from '../app'
 import { currentUser, defineRoute, hasBody, pathParamNames, uploadUnderItsName } from '../route'
+import { narrowReply } from '../server-access'
 import { Accepted } from './api-schemas'
 
 /** One HTTP door a command declares (a command may declare several). */
@@ -71,6 +72,7 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       summary: http.summary,
       tags: http.tags,
       access: http.access,
+      right: http.right,
       session: http.session,
       // Work begun as a task is answered 202 (Accepted), whatever else the door says.
       status: http.task ? 202 : http.status,
@@ -90,7 +92,7 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       // The payload as its command's schema reads it (the route's own input schema answered 422 for
       // what it saw; a field it did not, a path parameter, is SM_ERR_BUS_BAD_PAYLOAD, 400).
       const checked = app.bus.catalogue.checkCommand(command, payload) as CommandPayload<CommandName>
-      const reply = await app.bus.request(command as CommandName, checked)
+      const reply = narrowReply(command, await app.bus.request(command as CommandName, checked), ctx.state.user)
       const answer = http.withoutServerSecrets ? withoutServerSecrets(reply) : reply
       const message = http.message === undefined ? {} : { message: doorMessage(http.message, checked) }
       if (http.task && typeof reply === 'object' && reply !== null && 'taskId' in reply)

@@ -25,6 +25,7 @@ export function fileRoutes(app: WebApp): Router[] {
     {
       method: 'get',
       path: '/servers/:name/files/download',
+      right: 'files',
       name: 'download_file',
       summary: 'Download a file (streamed)',
       tags,
@@ -50,6 +51,7 @@ export function fileRoutes(app: WebApp): Router[] {
     {
       method: 'get',
       path: '/servers/:name/files',
+      right: 'files',
       name: 'page_files',
       summary: "A server's files",
       tags: ['Pages'],

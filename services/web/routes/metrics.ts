@@ -48,6 +48,7 @@ export function metricsRoutes(app: WebApp): Router {
     {
       method: 'get',
       path: '/servers/:name/metrics',
+      right: 'view',
       name: 'servers:sampled',
       summary: "A server's CPU, memory and disk use over a range (its supervisor's samples)",
       tags,

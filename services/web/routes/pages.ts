@@ -1,8 +1,10 @@
 import Router from '@koa/router'
+import { SERVER_RIGHTS } from '../../../kernel/command-doors'
 import { withoutServerSecrets } from '../../../lib/server-secrets'
 import type { WebApp } from '../app'
 import { currentUser, defineRoute, type WebContext } from '../route'
 import { sameOriginPath } from '../same-origin-path'
+import { mayOn, serverPageControls, visibleServers } from '../server-access'
 import { hosts } from './hosts'
 
 const render = (ctx: WebContext, view: string, locals: Record<string, unknown> = {}) => ctx.render(view, locals)
@@ -52,15 +54,19 @@ export function pageRoutes(app: WebApp): Router {
       return undefined
     },
   )
-  page('/', 'dashboard', 'user', async () => ({
-    title: 'Dashboard',
-    servers: withoutServerSecrets(await app.bus.request('servers:list', {})),
-  }))
+  page('/', 'dashboard', 'user', async (ctx) => {
+    const user = currentUser(ctx)
+    const servers = withoutServerSecrets(visibleServers(user, await app.bus.request('servers:list', {})))
+    // The servers whose power buttons this user may press.
+    const power = servers.filter((s) => mayOn(user, s.name, 'power', 'moderator')).map((s) => s.name)
+    return { title: 'Dashboard', servers, power }
+  })
   defineRoute(
     router,
     {
       method: 'get',
       path: '/servers/:name',
+      right: 'view',
       name: 'page_server',
       summary: 'A server',
       tags,
@@ -74,7 +80,8 @@ export function pageRoutes(app: WebApp): Router {
       const run = await app.bus.request('servers:status', { name: params.name })
       const eula = await app.bus.request('servers:eula', { name: params.name })
       const profile = await app.bus.request('servers:profile', { name: params.name })
-      await render(ctx, 'server', { title: server.name, server, run, eula, profile })
+      const can = serverPageControls(currentUser(ctx), server.name)
+      await render(ctx, 'server', { title: server.name, server, run, eula, profile, can, rights: SERVER_RIGHTS })
       return undefined
     },
   )
@@ -89,7 +96,7 @@ export function pageRoutes(app: WebApp): Router {
   }))
   page('/plugin-page', 'native', 'user', (ctx) => ({ title: 'Plugin page', url: String(ctx.query.url ?? '') }))
   page('/settings', 'settings', 'admin', () => ({ title: 'Settings' }))
-  page('/users', 'users', 'user', (ctx) => ({ title: 'Users and tokens', me: currentUser(ctx) }))
+  page('/users', 'users', 'user', (ctx) => ({ title: 'Users and tokens', me: currentUser(ctx), rights: SERVER_RIGHTS }))
   page('/events', 'events', 'admin', () => ({ title: 'Event log' }))
   page('/tasks', 'tasks', 'user', () => ({ title: 'Tasks' }))
   page('/hosts', 'hosts', 'moderator', () => ({ title: 'Hosts' }))

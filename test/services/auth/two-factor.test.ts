@@ -208,7 +208,7 @@ describe('services/auth: two-factor sign-in (TOTP) with recovery codes, over HTT
     // The machine's owner, locked out with the phone and the codes gone: the local CLI.
     await enrol(url, await signIn(url, 'bob', 'bob password'), 'bob', 'bob password')
     const list = await cliIn(web.dataDir, ['user', 'list'])
-    expect(list.stdout).to.match(/^bob\s+moderator\s+on\s/m)
+    expect(list.stdout).to.match(/^bob\s+moderator\s+all\s+on\s/m)
     const cli = await cliIn(web.dataDir, ['user', 'reset-two-factor', 'BOB'])
     expect(cli.code, cli.stderr).to.equal(0)
     expect(cli.stdout).to.include("Two-factor sign-in is off for 'bob'")

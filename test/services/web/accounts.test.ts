@@ -533,7 +533,9 @@ describe('services/web: accounts and sessions hold against a token, parallel gue
       body: { role: 'moderator' },
     })
     expect(role.status).to.equal(200)
-    expect(await demoted.ends()).to.contain('ended: the topic event:* now needs a higher role than moderator')
+    expect(await demoted.ends()).to.contain(
+      "ended: the topic event:* is no longer open to this caller: You do not have permission to access this resource: it needs the role 'admin', and you have 'moderator'.",
+    )
 
     // Password reset by an admin.
     const reset = await open(await web.login('gone4', 'admin'))

@@ -14,7 +14,10 @@ export default class UserList extends ManagerCommand {
     if (flags.json) return this.printJson(users)
     if (users.length === 0)
       return this.log(`No users yet. Create the first admin: ${this.config.bin} user create <name> --role admin`)
-    const rows = users.map((u) => [u.username, u.role, u.twoFactor ? 'on' : 'off', u.createdAt])
-    for (const line of table(['USER', 'ROLE', 'TWO-FACTOR', 'SINCE'], rows)) this.log(line)
+    // Servers: every one (the role's reach), or those the user is held to.
+    const servers = (u: (typeof users)[number]) =>
+      u.role === 'admin' || !u.servers ? 'all' : Object.keys(u.servers).join(', ') || 'none'
+    const rows = users.map((u) => [u.username, u.role, servers(u), u.twoFactor ? 'on' : 'off', u.createdAt])
+    for (const line of table(['USER', 'ROLE', 'SERVERS', 'TWO-FACTOR', 'SINCE'], rows)) this.log(line)
   }
 }

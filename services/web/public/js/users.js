@@ -65,11 +65,46 @@
                 'Delete',
               )
             : ''
+        // Every server, or those granted (each a link to its page's Access), and for admins a way back to every one.
+        const held = u.role !== 'admin' && u.servers
+        const serversCell = held
+          ? Object.keys(u.servers).length === 0
+            ? el('span', { class: 'muted' }, 'none')
+            : el(
+                'span',
+                {},
+                ...Object.entries(u.servers).flatMap(([server, rights], i) => [
+                  i > 0 ? ', ' : '',
+                  el(
+                    'a',
+                    { href: `/servers/${encodeURIComponent(server)}#server-access`, title: rights.join(', ') },
+                    server,
+                  ),
+                ]),
+              )
+          : 'all'
+        const everyServer =
+          role === 'admin' && held
+            ? el(
+                'button',
+                {
+                  class: 'small outline secondary',
+                  title: "Give back the role's reach on every server (the grants go)",
+                  onclick: () =>
+                    api('DELETE', `/api/users/${encodeURIComponent(u.username)}/servers`).then(() => {
+                      toast(`${u.username} has the ${u.role} role's reach on every server again`, 'success')
+                      return loadUsers()
+                    }, fail),
+                },
+                'All servers',
+              )
+            : ''
         return el(
           'tr',
           {},
           el('td', {}, u.username),
           el('td', {}, roleCell),
+          el('td', {}, serversCell, ' ', everyServer),
           el('td', {}, u.twoFactor ? 'on' : 'off'),
           el('td', {}, when(u.createdAt)),
           el('td', { class: 'actions' }, resetTwoFactor, remove),
@@ -120,6 +155,56 @@
       fail(error)
     }
   })
+  // Rights on a server (admins): the users who may be held (not admins), the servers, and the rights
+  // the chosen user has on the chosen server, to change or revoke.
+  const grantForm = document.getElementById('grant-form')
+  if (grantForm) {
+    const { username, server } = grantForm.elements
+    const boxes = () => [...grantForm.querySelectorAll('input[name="rights"]')]
+    let reach = {}
+    const fill = async () => {
+      const [{ users }, { servers }] = await Promise.all([api('GET', '/api/users'), api('GET', '/api/servers')])
+      const keep = [username.value, server.value]
+      username.replaceChildren(
+        el('option', { value: '' }, 'a user…'),
+        ...users
+          .filter((u) => u.role !== 'admin')
+          .map((u) => el('option', { value: u.username }, `${u.username} (${u.role})`)),
+      )
+      server.replaceChildren(el('option', { value: '' }, 'a server…'), ...servers.map((s) => el('option', {}, s.name)))
+      ;[username.value, server.value] = keep
+      reach = Object.fromEntries(users.map((u) => [u.username, u.servers || {}]))
+    }
+    const show = () => {
+      const rights = reach[username.value]?.[server.value] || []
+      for (const box of boxes()) box.checked = rights.includes(box.value)
+    }
+    username.addEventListener('change', show)
+    server.addEventListener('change', show)
+    const send = async (method, body) => {
+      const path = `/api/users/${encodeURIComponent(username.value)}/servers/${encodeURIComponent(server.value)}`
+      try {
+        const { access } = await api(method, path, body)
+        toast(`${access.username} may now on ${access.server}: ${access.rights.join(', ') || 'nothing'}`, 'success')
+        await Promise.all([fill(), loadUsers()])
+        show()
+      } catch (error) {
+        fail(error)
+      }
+    }
+    grantForm.addEventListener('submit', (event) => {
+      event.preventDefault()
+      const rights = boxes()
+        .filter((b) => b.checked)
+        .map((b) => b.value)
+      if (rights.length === 0) return toast('Tick at least one right, or Revoke.', 'warning')
+      send('PUT', { rights })
+    })
+    grantForm.querySelector('[data-revoke]').addEventListener('click', () => {
+      if (grantForm.reportValidity()) send('DELETE')
+    })
+    fill().catch(fail)
+  }
   const tokenForm = document.getElementById('token-form')
   tokenForm?.addEventListener('submit', async (event) => {
     event.preventDefault()
