@@ -14,7 +14,6 @@ import {
   isRole,
   type Role,
   roleAtLeast,
-  type ServerRight,
   type Session,
   SIGN_IN_FACTS,
   type UserRecord,
