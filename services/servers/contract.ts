@@ -68,6 +68,12 @@ export const serversEvents = defineEvents(
     }),
     /** A line a running server wrote to its console (in the manager, live; not recorded). */
     'servers:console': z.object({ serverName: z.string(), line: z.string() }),
+    /**
+     * A stop (or a restart's stop) was asked and its before_server_stop hooks run: players are
+     * being warned, so the panel says stopping and offers no Stop or Restart; `over` once the stop
+     * went on (its status changes follow as facts) or was refused (not recorded).
+     */
+    'servers:stopping': z.object({ serverName: z.string(), over: z.boolean() }),
     /** Progress of a backup, restore or export (at most one per percent; not recorded). */
     'servers:backup_progress': z.object({
       serverName: z.string(),

@@ -231,6 +231,8 @@ export class ServerControl {
   async #stop(server: ServerRecord, reason: 'stop' | 'restart' | 'schedule' | 'manager'): Promise<ExitReply> {
     const refused = powerRefusal(server.name, await this.#actingLook(server), 'stop')
     if (refused) throw refused
+    // Said while the hooks run (a warning to the players may take seconds), and when they are over.
+    await this.#bus.emit('servers:stopping', { serverName: server.name, over: false })
     const outcome = await performAction(this.#bus, {
       before: 'before_server_stop',
       after: 'after_server_stop',
@@ -246,7 +248,7 @@ export class ServerControl {
       },
       message: (exit) =>
         `Server '${server.name}' stopped${exit.escalated ? ` (it did not stop on '${server.stopCommand}', so it got ${exit.escalated})` : ''}.`,
-    })
+    }).finally(() => this.#bus.emit('servers:stopping', { serverName: server.name, over: true }))
     return settled(outcome, server.name, 'The stop of')
   }
 

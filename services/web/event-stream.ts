@@ -19,7 +19,7 @@ export interface TopicAccess {
  * Topics a client can follow on `GET /api/events/stream?topics=a,b`, and who may (an account held
  * to its server grants: a server's topic by its right there, the others as a `user`, each
  * message of every server's topics only about servers it sees, of the tasks' only its own):
- * - `server_status` (user): every server's status changes;
+ * - `server_status` (user): every server's status changes, and `server_stopping` while a stop's hooks run (players warned);
  * - `players:<server>` (user; right view): a server's players joining and leaving, as they are recorded;
  * - `tasks`, `task:<id>` (user): task progress and results;
  * - `server_log:<server>` (moderator; right console): console lines as the server writes them;
@@ -133,6 +133,9 @@ export class EventStream {
       }
     })
     bus.on('servers:console', ({ serverName, line }) => this.publish(`server_log:${serverName}`, 'server_log', line))
+    bus.on('servers:stopping', (stopping) =>
+      this.publish('server_status', 'server_stopping', stopping, { server: stopping.serverName }),
+    )
     bus.on('tasks:progress', (progress) => {
       this.publish('tasks', 'tasks:progress', progress, { task: progress.id })
       this.publish(`task:${progress.id}`, 'tasks:progress', progress, { task: progress.id })

@@ -227,6 +227,7 @@
         if (!ACTIVE.includes(data.status)) show(undefined, null, false)
         return
       }
+      if (type !== 'servers:sampled') return // a stop under way (server_stopping): its status changes follow
       panel.push(data.sample)
       show(data.sample, data.players, true)
     })

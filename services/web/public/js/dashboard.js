@@ -18,9 +18,18 @@
   }
   for (const row of rows.values()) power(row, undefined)
   const asked = catchUp()
-  const source = stream(['server_status'], ({ data }) => {
+  const source = stream(['server_status'], ({ type, data }) => {
     asked.live(data.serverName)
-    show(data.serverName, data.status)
+    if (type !== 'server_stopping') return show(data.serverName, data.status)
+    // A stop was asked and its players are being warned: stopping until its hooks are over; then
+    // the status as it is (stopped, or still running when a plugin refused the stop).
+    if (!data.over) return show(data.serverName, 'stopping')
+    asked
+      .ask(
+        () => api('GET', `/api/servers/${encodeURIComponent(data.serverName)}/status`),
+        (r, fresh) => fresh(data.serverName) && show(data.serverName, r.run.status),
+      )
+      .catch(() => {})
   })
   // What changed before the stream opened (or while it was reconnecting).
   source.onopen = () =>

@@ -59,9 +59,22 @@
   const asked = catchUp()
   let asking = 0
   const source = stream(topics, (message) => {
-    if (message.topic === 'server_status' && message.data.serverName === name) {
+    if (message.type === 'server_status' && message.data.serverName === name) {
       asked.live(name)
       setStatus(message.data.status)
+    }
+    // A stop was asked and its players are being warned: stopping (no Stop or Restart) until its
+    // hooks are over; then the status as it is (still running when a plugin refused the stop).
+    if (message.type === 'server_stopping' && message.data.serverName === name) {
+      asked.live(name)
+      if (!message.data.over) setStatus('stopping')
+      else
+        asked
+          .ask(
+            () => api('GET', `${base}/status`),
+            (r, fresh) => fresh(name) && setStatus(r.run.status, r.run.pid ?? undefined),
+          )
+          .catch(fail)
     }
     if (message.type === 'server_log') appendLines([message.data])
     if (message.type === 'servers:backup_progress') {
