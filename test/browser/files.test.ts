@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
-import { type BrowserRun, openInBrowser, signInPage, userCommand } from '../helpers/browser'
+import { answerDialog, type BrowserRun, openInBrowser, signInPage, userCommand } from '../helpers/browser'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
 
 /** The file manager page in Debian's Chromium against a real manager, as an admin uses it. */
@@ -53,8 +53,8 @@ describe('the file manager in a real browser', () => {
   })
 
   it('makes a folder, uploads into it, downloads and deletes, each with its own control', async () => {
-    page.once('dialog', (dialog) => dialog.accept('mods'))
     await page.getByRole('button', { name: 'New folder' }).click()
+    expect(await answerDialog(page, true, 'mods')).to.equal('Name of the new folder')
     await page.locator('#entries tr[data-name="mods"]').getByRole('link', { name: 'mods/' }).click()
     await page.locator('#crumbs', { hasText: 'mods' }).waitFor()
     await page.locator('#upload-input').setInputFiles({
@@ -70,8 +70,8 @@ describe('the file manager in a real browser', () => {
     const download = await page.request.get(`${url}${await row.locator('a[download]').getAttribute('href')}`)
     expect(download.status()).to.equal(200)
     expect(await download.text()).to.equal('{"pack": 1}\n')
-    page.once('dialog', (dialog) => dialog.accept())
     await row.getByRole('button', { name: 'Delete' }).click()
+    expect(await answerDialog(page, true)).to.equal('Delete mods/pack.json? This cannot be undone.')
     await page.locator('#entries', { hasText: 'This folder is empty.' }).waitFor()
     expect(existsSync(join(dir, 'mods', 'pack.json'))).to.equal(false)
   })

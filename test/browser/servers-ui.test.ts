@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
-import { type BrowserRun, openInBrowser, signInPage, userCommand } from '../helpers/browser'
+import { answerDialog, type BrowserRun, openInBrowser, signInPage, userCommand } from '../helpers/browser'
 import { cliIn } from '../helpers/cli-in-process'
 import { FAKE_BEDROCK, gameDataDir } from '../helpers/game'
 import { tempDir } from '../helpers/temp-dir'
@@ -90,12 +90,8 @@ describe('the web UI: servers installed, configured, updated and removed from th
   })
 
   it('removes it keeping its files, after saying so', async () => {
-    let asked = ''
-    page.once('dialog', async (dialog) => {
-      asked = dialog.message()
-      await dialog.accept()
-    })
     await page.getByRole('button', { name: 'Remove, keep its files' }).click()
+    const asked = await answerDialog(page, true)
     await page.waitForURL(`${url}/`)
     expect(asked).to.equal("Remove 'fresh' from server-manager? Its files stay where they are.")
     expect(existsSync(join(dataDir, 'server-files', 'fresh', 'bedrock_server'))).to.equal(true)

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
-import { type BrowserRun, openInBrowser, signInPage, snap } from '../helpers/browser'
+import { answerDialog, type BrowserRun, openInBrowser, signInPage, snap } from '../helpers/browser'
 import { fakeBedrockDir, gameDataDir } from '../helpers/game'
 import { http } from '../helpers/web'
 import { adminSession, BOSS_PASSWORD } from '../helpers/web-process'
@@ -151,21 +151,15 @@ describe('the web UI: what its users saw first', () => {
     await page.locator('#backup-status', { hasText: 'Backup: done' }).waitFor()
     const restore = page.locator('#backups').getByRole('button', { name: 'Restore' }).first()
     await restore.waitFor()
-    const asked = new Promise<string>((resolve) =>
-      page.once('dialog', (dialog) => {
-        resolve(dialog.message())
-        void dialog.dismiss()
-      }),
-    )
     await restore.click()
-    const question = await asked
+    const question = await answerDialog(page, false)
     expect(question).to.match(/lobby is running/)
     expect(question).to.match(/it will be stopped/)
     expect(question).to.match(/started again/)
     expect(question).to.match(/safety backup/)
 
-    page.once('dialog', (dialog) => void dialog.accept())
     await restore.click()
+    await answerDialog(page, true)
     await page.locator('#backup-status', { hasText: 'Restore: done' }).waitFor()
     await status('running').waitFor()
   })

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { expect } from 'chai'
 import type { Page } from 'playwright-core'
-import { type BrowserRun, chartDrawn, openInBrowser, signInPage, userCommand } from '../helpers/browser'
+import { answerDialog, type BrowserRun, chartDrawn, openInBrowser, signInPage, userCommand } from '../helpers/browser'
 import { FAKE_BEDROCK, fakeJavaDir, gameDataDir } from '../helpers/game'
 import { ROOT } from '../helpers/run'
 import { tempDir } from '../helpers/temp-dir'
@@ -154,12 +154,8 @@ for (const make of [bedrock, java]) {
       await page.goto(`${url}/servers/walk`)
       await page.getByRole('button', { name: 'Back up now' }).click()
       await page.locator('#backup-status', { hasText: 'Backup: done' }).waitFor()
-      let asked = ''
-      page.once('dialog', async (dialog) => {
-        asked = dialog.message()
-        await dialog.accept()
-      })
       await page.locator('#backups').getByRole('button', { name: 'Restore' }).first().click()
+      const asked = await answerDialog(page, true)
       await page.locator('#backup-status', { hasText: 'Restore: done' }).waitFor()
       expect(asked).to.match(/stop/i)
       await page.locator('[data-status]', { hasText: 'running' }).first().waitFor()
@@ -249,8 +245,8 @@ for (const make of [bedrock, java]) {
       await page.locator('#players-online', { hasText: 'the server is stopped' }).waitFor()
       await page.locator('#metrics .metric', { hasText: 'Uptime' }).getByText('not running').waitFor()
       await page.unroute(`${url}/api/servers/walk/status`)
-      page.once('dialog', (dialog) => dialog.accept())
       await page.getByRole('button', { name: 'Remove, keep its files' }).click()
+      await answerDialog(page, true)
       await page.waitForURL(`${url}/`)
       await page.getByText('No server yet.').waitFor()
       expect(readFileSync(join(dir(), 'release-notes.txt'), 'utf8')).to.equal('version 2.0\n')

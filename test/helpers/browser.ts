@@ -155,3 +155,18 @@ export function chartDrawn(page: Page, selector: string) {
     return Boolean(canvas && canvas.width > 0 && canvas.height > 0 && Number(root?.dataset.samples) >= 1)
   }, selector)
 }
+
+/**
+ * Answers the panel's own question (sm.ask, a modal <dialog>) once it is shown: its OK button
+ * (`accept`, typing `text` into its field first) or Cancel. Resolves with the question asked.
+ */
+export async function answerDialog(page: Page, accept: boolean, text?: string): Promise<string> {
+  const dialog = page.locator('dialog.ask[open]')
+  await dialog.waitFor()
+  const question = (await dialog.locator('p').textContent()) ?? ''
+  if (text !== undefined) await dialog.getByRole('textbox').fill(text)
+  if (accept) await dialog.locator('button[type="submit"]').click()
+  else await dialog.getByRole('button', { name: 'Cancel' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  return question
+}

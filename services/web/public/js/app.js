@@ -299,5 +299,41 @@
     })
   }
 
-  window.sm = { api, toast, fail, el, stream, catchUp, followTask, formData, bytes, when, csrf, upload, power }
+  /**
+   * The panel's own question, in a modal <dialog> (the browser's confirm() and prompt() look
+   * like another site's and cannot be styled or read on a phone): resolves with true or false,
+   * or, with `input` ({ label, value }), the text typed (null when cancelled). Escape cancels.
+   */
+  function ask(question, { ok = 'OK', danger = false, input } = {}) {
+    return new Promise((resolve) => {
+      const field =
+        input === undefined
+          ? undefined
+          : el('input', {
+              name: 'answer',
+              value: input.value ?? '',
+              'aria-label': input.label ?? question,
+              required: true,
+            })
+      const cancel = el('button', { type: 'button', class: 'secondary' }, 'Cancel')
+      const yes = el('button', { type: 'submit', class: danger ? 'contrast' : undefined }, ok)
+      const form = el('form', { method: 'dialog' }, el('p', {}, question), field, el('footer', {}, cancel, yes))
+      const dialog = el('dialog', { class: 'ask', 'aria-label': question }, el('article', {}, form))
+      let answer = input === undefined ? false : null
+      cancel.addEventListener('click', () => dialog.close())
+      form.addEventListener('submit', () => {
+        answer = field ? field.value : true
+      })
+      dialog.addEventListener('close', () => {
+        dialog.remove()
+        resolve(answer)
+      })
+      document.body.append(dialog)
+      dialog.showModal()
+      if (field) field.select()
+      else yes.focus()
+    })
+  }
+
+  window.sm = { api, toast, fail, el, stream, catchUp, followTask, formData, bytes, when, csrf, upload, power, ask }
 })()

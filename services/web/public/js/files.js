@@ -1,7 +1,7 @@
 // The file manager page: a server's directory, its text files in an editor, uploads, downloads.
 'use strict'
 ;(() => {
-  const { api, toast, fail, el, bytes, when, upload } = window.sm
+  const { api, toast, fail, el, bytes, when, upload, ask } = window.sm
   const root = document.getElementById('files-page')
   const name = root.dataset.server
   const base = `/api/servers/${encodeURIComponent(name)}/files`
@@ -145,7 +145,10 @@
   }
 
   async function rename(path) {
-    const to = prompt(`New name for ${path} (a path moves it inside the server directory)`, path.split('/').pop())
+    const to = await ask(`New name for ${path} (a path moves it inside the server directory)`, {
+      ok: 'Rename',
+      input: { label: 'New name', value: path.split('/').pop() },
+    })
     if (!to || to === path.split('/').pop()) return
     said(await api('POST', `${base}/rename`, { path, to: to.includes('/') ? to : join(folder, to) }))
     await show(folder)
@@ -158,14 +161,14 @@
         : entry.type === 'link'
           ? `the link ${path} (not what it points to)`
           : path
-    if (!confirm(`Delete ${what}? This cannot be undone.`)) return
+    if (!(await ask(`Delete ${what}? This cannot be undone.`, { ok: 'Delete', danger: true }))) return
     said(await api('DELETE', `${base}?${query(path)}`))
     if (open && (open.path === path || open.path.startsWith(`${path}/`))) close()
     await show(folder)
   }
 
   async function makeFolder() {
-    const folderName = prompt('Name of the new folder')
+    const folderName = await ask('Name of the new folder', { ok: 'Create', input: { label: 'Folder name' } })
     if (!folderName) return
     said(await api('POST', `${base}/mkdir`, { path: join(folder, folderName) }))
     await show(folder)
@@ -193,7 +196,11 @@
         try {
           said(await send(file, path, false))
         } catch (error) {
-          if (error.code !== 'SM_ERR_FILE_EXISTS' || !confirm(`${path} exists. Replace it?`)) throw error
+          if (
+            error.code !== 'SM_ERR_FILE_EXISTS' ||
+            !(await ask(`${path} exists. Replace it?`, { ok: 'Replace', danger: true }))
+          )
+            throw error
           said(await send(file, path, true))
         }
       }

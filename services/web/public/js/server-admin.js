@@ -1,6 +1,6 @@
 'use strict'
 ;(() => {
-  const { api, toast, fail, el, upload } = window.sm
+  const { api, toast, fail, el, upload, ask } = window.sm
   const root = document.getElementById('server-page')
   const name = root.dataset.server
   const base = `/api/servers/${encodeURIComponent(name)}`
@@ -163,7 +163,7 @@
       const question = remove
         ? `Remove '${name}' and DELETE its folder and every file in it? This cannot be undone.`
         : `Remove '${name}' from server-manager? Its files stay where they are.`
-      if (!confirm(question)) return
+      if (!(await ask(question, { ok: remove ? 'Remove and delete' : 'Remove', danger: true }))) return
       try {
         const reply = await api('DELETE', `${base}${remove ? '?delete_files=true' : ''}`)
         toast(reply.message, 'success')

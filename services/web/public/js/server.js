@@ -1,6 +1,6 @@
 'use strict'
 ;(() => {
-  const { api, toast, fail, el, stream, catchUp, followTask, formData, bytes, when, power } = window.sm
+  const { api, toast, fail, el, stream, catchUp, followTask, formData, bytes, when, power, ask } = window.sm
   const root = document.getElementById('server-page')
   const name = root.dataset.server
   // The controls this user may use here (views/server.ejs draws only those): each as its route's guard judges it.
@@ -223,7 +223,8 @@
         runTask({ url: `${base}/backups`, body: { type: 'world' } }, 'Backup').catch(fail),
       )
     async function removeBackup(file) {
-      if (!confirm(`Delete the backup ${file} of ${name}? It cannot be undone.`)) return
+      if (!(await ask(`Delete the backup ${file} of ${name}? It cannot be undone.`, { ok: 'Delete', danger: true })))
+        return
       try {
         const { deleted } = await api('DELETE', `${base}/backups/${encodeURIComponent(file)}`)
         toast(`Deleted ${deleted}.`, 'success')
@@ -237,7 +238,7 @@
       const question = ['starting', 'running', 'stopping'].includes(status)
         ? `${name} is ${status}: it will be stopped, its world replaced by ${file}, and started again. A safety backup of the world as it is now is taken first. Go on?`
         : `Put ${file} back as the world of ${name}? A safety backup of the world as it is now is taken first.`
-      if (!confirm(question)) return
+      if (!(await ask(question, { ok: 'Restore' }))) return
       runTask({ url: `${base}/restore`, body: { file, stop: true } }, 'Restore').catch(fail)
     }
     loadBackups().catch(fail)

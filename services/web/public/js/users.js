@@ -1,6 +1,6 @@
 'use strict'
 ;(() => {
-  const { api, toast, fail, el, formData, when } = window.sm
+  const { api, toast, fail, el, formData, when, ask } = window.sm
   const page = document.getElementById('users-page')
   const role = page.dataset.role
   const usersBody = document.getElementById('users')
@@ -40,12 +40,16 @@
                 {
                   class: 'small outline secondary',
                   title: 'For a user who lost their phone and recovery codes: they sign in with their password again',
-                  onclick: () =>
-                    confirm(`Turn two-factor sign-in off for ${u.username}?`) &&
-                    api('DELETE', `/api/users/${encodeURIComponent(u.username)}/two-factor`).then(() => {
+                  onclick: async () => {
+                    if (
+                      !(await ask(`Turn two-factor sign-in off for ${u.username}?`, { ok: 'Turn off', danger: true }))
+                    )
+                      return
+                    await api('DELETE', `/api/users/${encodeURIComponent(u.username)}/two-factor`).then(() => {
                       toast(`Two-factor sign-in is off for ${u.username}`, 'success')
                       return loadUsers()
-                    }, fail),
+                    }, fail)
+                  },
                 },
                 'Reset 2FA',
               )
@@ -58,9 +62,11 @@
                   class: 'small outline secondary',
                   disabled: keeps(u),
                   title: keeps(u) ? keptWhy : undefined,
-                  onclick: () =>
-                    confirm(`Delete ${u.username} and their API tokens?`) &&
-                    api('DELETE', `/api/users/${encodeURIComponent(u.username)}`).then(loadUsers, fail),
+                  onclick: async () => {
+                    if (!(await ask(`Delete ${u.username} and their API tokens?`, { ok: 'Delete', danger: true })))
+                      return
+                    await api('DELETE', `/api/users/${encodeURIComponent(u.username)}`).then(loadUsers, fail)
+                  },
                 },
                 'Delete',
               )
@@ -132,9 +138,10 @@
               'button',
               {
                 class: 'small outline secondary',
-                onclick: () =>
-                  confirm(`Revoke the token '${t.name}'?`) &&
-                  api('DELETE', `/api/tokens/${t.id}`).then(loadTokens, fail),
+                onclick: async () => {
+                  if (!(await ask(`Revoke the token '${t.name}'?`, { ok: 'Revoke', danger: true }))) return
+                  await api('DELETE', `/api/tokens/${t.id}`).then(loadTokens, fail)
+                },
               },
               'Revoke',
             ),
