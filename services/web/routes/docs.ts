@@ -24,7 +24,11 @@ const INITIALIZER = `window.onload = function () {
 export function docsRoutes(swaggerDist: string): Router {
   const router = new Router()
   const index = readFileSync(join(swaggerDist, 'index.html'), 'utf8')
-    .replace('<title>Swagger UI</title>', '<title>server-manager API</title>')
+    // With a phone's viewport: without one a phone draws the page 980 px wide, shrunk to unreadable.
+    .replace(
+      '<title>Swagger UI</title>',
+      '<meta name="viewport" content="width=device-width, initial-scale=1"><title>server-manager API</title>',
+    )
     .replace(/(href|src)="(?:\.\/)?([^"/:]+)"/g, '$1="/docs/$2"')
   const tags = ['Docs']
   defineRoute(
