@@ -20,7 +20,9 @@ export type DoorAccess = 'public' | 'user' | 'moderator' | 'admin'
  * What an admin may grant an account on one server (issue 34: per-server access). An account
  * with a grant is held to its grants: on a granted server it may do what its rights there cover,
  * on any other server nothing; an account with none keeps its role's reach on every server. Any
- * right includes `view`.
+ * right includes `view`. `files` (writing the server's files, updating its release) changes the
+ * program the server runs, which runs as the manager's own OS user: it is the machine's trust,
+ * whatever server it is granted on.
  */
 export const SERVER_RIGHTS = [
   'view',

@@ -15,6 +15,11 @@ export interface ErrorSpec<P> {
   /** When the error happens, for docs/errors.md. */
   readonly when: string
   readonly message: (params: P) => string
+  /**
+   * The message as the panel and the HTTP API say it, where `message` names a command line
+   * (`server-manager server list`, `--stop`): what to do there instead. None: `message`.
+   */
+  readonly web?: (params: P) => string
 }
 
 /**

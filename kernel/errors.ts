@@ -46,6 +46,21 @@ export class SmError<C extends ErrorCode = ErrorCode> extends Error {
     return new SmError(wire.code as ErrorCode, wire.params as never, { wire })
   }
 
+  /**
+   * The message for the panel and the HTTP API: the catalogue's web text where it has one (its
+   * own message names a command line), else the message. One from another process is composed
+   * again here from its parameters when this process knows the code.
+   */
+  get webMessage(): string {
+    const web = errorSpec(this.code)?.web
+    if (!web || this.params === undefined) return this.message
+    try {
+      return web(this.params)
+    } catch {
+      return this.message
+    }
+  }
+
   toJSON(): { code: C; message: string; status: number } {
     return { code: this.code, message: this.message, status: this.status }
   }

@@ -57,6 +57,8 @@ export const natsErrors = defineErrors('nats', {
     when: 'A server was to be added on a host that has never joined the broker.',
     message: (p) =>
       `No host '${p.host}' has joined this manager (${p.known}). Start its agent first: on that machine, 'server-manager agent start --nats <url> --name ${p.host}'.`,
+    web: (p) =>
+      `No host '${p.host}' has joined this manager (${p.known}). Start its agent on that machine first; the Hosts page shows the hosts that have joined.`,
   }),
 })
 

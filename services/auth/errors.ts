@@ -66,6 +66,7 @@ export const authErrors = defineErrors('auth', {
     exit: 65,
     when: 'First-run setup was asked for when users already exist.',
     message: () => "Setup is already complete: users exist. Sign in, or add users with 'server-manager user create'.",
+    web: () => 'Setup is already complete: users exist. Sign in; an admin adds users on the Users page.',
   }),
   SM_ERR_AUTH_USER_EXISTS: spec<{ username: string }>({
     status: 409,
@@ -78,6 +79,7 @@ export const authErrors = defineErrors('auth', {
     exit: 66,
     when: 'A user name that is not known.',
     message: (p) => `No user is named '${p.username}'. 'server-manager user list' lists them.`,
+    web: (p) => `No user is named '${p.username}'. The Users page lists them.`,
   }),
   SM_ERR_AUTH_BAD_USERNAME: spec<{ username: string }>({
     status: 422,
@@ -104,6 +106,7 @@ export const authErrors = defineErrors('auth', {
     when: 'The last admin was to be deleted or demoted.',
     message: (p) =>
       `'${p.username}' is the last admin: make another user admin first ('server-manager user set-role <name> admin').`,
+    web: (p) => `'${p.username}' is the last admin: make another user admin first (their role, on the Users page).`,
   }),
   SM_ERR_AUTH_ROLE_TOO_HIGH: spec<{ role: string; owner: string; ownerRole: string }>({
     status: 403,
@@ -117,6 +120,7 @@ export const authErrors = defineErrors('auth', {
     exit: 66,
     when: 'An API token id that is not known (or was revoked).',
     message: (p) => `No API token has the id '${p.id}'. 'server-manager token list' lists them.`,
+    web: (p) => `No API token has the id '${p.id}'. The Users page lists your tokens.`,
   }),
   SM_ERR_AUTH_NO_USERS: spec<Record<string, never>>({
     status: 409,
@@ -124,6 +128,7 @@ export const authErrors = defineErrors('auth', {
     when: 'An API token was asked for before any user exists (every token acts for a user).',
     message: () =>
       "No user exists yet, and every API token acts for one. Create the first admin ('server-manager user create <name> --role admin', or the web setup page) first.",
+    web: () => 'No user exists yet, and every API token acts for one. Create the first admin on the setup page first.',
   }),
   SM_ERR_AUTH_FIRST_ADMIN: spec<{ username: string; role: string }>({
     status: 409,

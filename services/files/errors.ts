@@ -83,6 +83,8 @@ export const filesErrors = defineErrors('files', {
     when: "The file manager was asked to delete, rename or replace the server's directory itself.",
     message: (p) =>
       `The directory of '${p.server}' itself cannot be ${p.action} from the file manager. Choose an entry inside it; to delete the whole server use 'server-manager server remove ${p.server} --delete-files'.`,
+    web: (p) =>
+      `The directory of '${p.server}' itself cannot be ${p.action} from the file manager. Choose an entry inside it; to delete the whole server, remove it (with its files) from its page.`,
   }),
   SM_ERR_FILE_ACCESS_DENIED: spec<{ path: string; action: string; reason: string }>({
     status: 403,

@@ -302,8 +302,16 @@ export class FileManager {
     // Done is done: a status that cannot be read now does not turn the change into a failure.
     const status = await this.#bus.request('servers:status', { name: dir.server }).catch(() => undefined)
     const running = status !== undefined && ACTIVE.includes(status.status)
-    const message = running
-      ? `${done} '${dir.server}' is running: a game reads its config files when it starts, so restart it to apply a config change.`
+    // Said only of a change to one of its config files (its profile's): a world, a folder or a
+    // note changes nothing a restart would apply.
+    const config =
+      running &&
+      (await this.#bus
+        .request('servers:profile', { name: dir.server })
+        .then((profile) => profile.configFiles.some((file) => file === path || file.startsWith(`${path}/`)))
+        .catch(() => false))
+    const message = config
+      ? `${done} '${dir.server}' is running: a game reads its config files when it starts, so restart it to apply this change.`
       : done
     const unrecorded = outcome.status === 'success' ? outcome.unrecorded : undefined
     const warning = unrecorded && `Done, but not recorded in the event log; do not repeat it. ${unrecorded}`

@@ -8,6 +8,8 @@ export const pluginsErrors = defineErrors('plugins', {
     when: 'A plugin name that discovery did not find.',
     message: (p) =>
       `No plugin named '${p.plugin}' was found. Run 'server-manager plugin list' to see the plugins, and check the file is in <data dir>/plugins.`,
+    web: (p) =>
+      `No plugin named '${p.plugin}' was found. The Plugins page lists them; a plugin's file goes in the plugins folder of the data directory.`,
   }),
   SM_ERR_PLUGIN_MISSING: spec<{ plugin: string; path: string }>({
     status: 409,
@@ -29,6 +31,8 @@ export const pluginsErrors = defineErrors('plugins', {
     when: "A plugin's folder holds a symbolic link out of it, to nothing or in a loop, or a file that cannot be read.",
     message: (p) =>
       `The plugin '${p.plugin}' cannot be loaded: its file '${p.file}' ${p.reason}. A plugin's links must stay inside its folder: remove the link or copy what it points to into the plugin, then run 'server-manager plugin reload'.`,
+    web: (p) =>
+      `The plugin '${p.plugin}' cannot be loaded: its file '${p.file}' ${p.reason}. A plugin's links must stay inside its folder: remove the link or copy what it points to into the plugin, then reload it on the Plugins page.`,
   }),
   SM_ERR_PLUGIN_DUPLICATE_NAME: spec<{ plugin: string; first: string; second: string }>({
     status: 409,

@@ -7,6 +7,7 @@ export const serversErrors = defineErrors('servers', {
     exit: 66,
     when: 'A server name that is not registered.',
     message: (p) => `No server is named '${p.server}'.${p.hint} 'server-manager server list' shows them.`,
+    web: (p) => `No server is named '${p.server}'.${p.hint} The dashboard lists the servers you may see.`,
   }),
   SM_ERR_SERVER_EXISTS: spec<{ server: string; dir: string }>({
     status: 409,
@@ -34,6 +35,8 @@ export const serversErrors = defineErrors('servers', {
     when: 'A directory with neither bedrock_server nor a server jar was added without --command.',
     message: (p) =>
       `'${p.dir}' holds no bedrock_server and no server jar, so server-manager cannot tell how to start it. Add it with --command <executable> (and --arg, --env, --stop-command, --world-dir, --ready-line as needed).`,
+    web: (p) =>
+      `'${p.dir}' holds no bedrock_server and no server jar, so server-manager cannot tell how to start it. Fill in its Command (and the fields under it as needed), or install a server zip or jar instead.`,
   }),
   SM_ERR_SERVER_EULA_REQUIRED: spec<{ server: string; url: string }>({
     status: 409,
@@ -41,6 +44,8 @@ export const serversErrors = defineErrors('servers', {
     when: 'A server whose game needs its EULA accepted (Minecraft Java Edition) was started before an admin accepted it.',
     message: (p) =>
       `The server '${p.server}' cannot start until its EULA is accepted. Read it at ${p.url}, then accept it with 'server-manager server eula ${p.server} --accept' (or in the web UI); server-manager never accepts it for you.`,
+    web: (p) =>
+      `The server '${p.server}' cannot start until its EULA is accepted. Read it at ${p.url}, then accept it on the server's page; server-manager never accepts it for you.`,
   }),
   SM_ERR_SERVER_JAVA_MISSING: spec<{ server: string; command: string; reason: string }>({
     status: 424,
@@ -48,6 +53,8 @@ export const serversErrors = defineErrors('servers', {
     when: "A Java Edition server was started where '<command> -version' does not run: no Java runtime is installed or on PATH.",
     message: (p) =>
       `The server '${p.server}' needs Java, and '${p.command} -version' did not run (${p.reason}). Install a Java runtime (e.g. 'apt install openjdk-21-jre-headless'; Minecraft 1.20.5 and later need Java 21), or add the server with --command /path/to/java.`,
+    web: (p) =>
+      `The server '${p.server}' needs Java, and '${p.command} -version' did not run (${p.reason}). Install a Java runtime on the manager's machine (e.g. 'apt install openjdk-21-jre-headless'; Minecraft 1.20.5 and later need Java 21), or set its Command to the java to run (How it runs, on its page).`,
   }),
   SM_ERR_SERVER_PROFILE_INVALID: spec<{ server: string; field: string; reason: string }>({
     status: 422,
@@ -98,15 +105,20 @@ export const serversErrors = defineErrors('servers', {
     when: 'A start of a server that is already starting, running or stopping.',
     message: (p) =>
       `The server '${p.server}' is already ${p.status} (PID ${p.pid}). Stop it first, or use 'server restart'.`,
+    web: (p) => `The server '${p.server}' is already ${p.status} (PID ${p.pid}). Stop it first, or restart it.`,
   }),
   SM_ERR_SERVER_NOT_RUNNING: spec<{ server: string; status: string; action: string }>({
     status: 409,
     exit: 75,
     when: 'A stop, restart, kill or console command for a server that is not running.',
     message: (p) =>
-      p.action === 'be stopped'
+      p.action === 'be stopped' || p.action === 'be killed'
         ? `The server '${p.server}' is ${p.status}: it is not running, so there is nothing to stop${p.status === 'crashed' ? ` ('server status ${p.server}' says how it ended)` : ''}.`
         : `The server '${p.server}' is ${p.status}, so it cannot ${p.action}. Start it first ('server start ${p.server}').`,
+    web: (p) =>
+      p.action === 'be stopped' || p.action === 'be killed'
+        ? `The server '${p.server}' is ${p.status}: it is not running, so there is nothing to stop.`
+        : `The server '${p.server}' is ${p.status}, so it cannot ${p.action}. Start it first.`,
   }),
   SM_ERR_SERVER_BUSY: spec<{ server: string; action: string; pid: string; since: string }>({
     status: 409,
@@ -114,6 +126,8 @@ export const serversErrors = defineErrors('servers', {
     when: 'Another process is already starting, stopping or restarting the server (one power action at a time).',
     message: (p) =>
       `The server '${p.server}' is busy: a ${p.action} by PID ${p.pid} has been running since ${p.since}. Wait for it to finish, or use 'server kill' to end the game at once.`,
+    web: (p) =>
+      `The server '${p.server}' is busy: a ${p.action} by PID ${p.pid} has been running since ${p.since}. Wait for it to finish, or kill the game to end it at once.`,
   }),
   SM_ERR_SERVER_START_FAILED: spec<{ server: string; reason: string; log: string }>({
     status: 500,
@@ -184,6 +198,8 @@ export const serversErrors = defineErrors('servers', {
     when: "A server's supervisor was asked for a change its run cannot make now (supervisor/run-machine.ts).",
     message: (p) =>
       `The supervisor of '${p.server}' cannot ${p.event} while its run is ${p.phase}; nothing was changed. Check 'server status ${p.server}' and try again once it allows it.`,
+    web: (p) =>
+      `The supervisor of '${p.server}' cannot ${p.event} while its run is ${p.phase}; nothing was changed. Wait for its status to change on its page, then try again.`,
   }),
   SM_ERR_SERVER_PATH_TOO_LONG: spec<{ path: string }>({
     status: 500,
@@ -198,6 +214,8 @@ export const serversErrors = defineErrors('servers', {
     when: 'Who is online was asked of a server whose profile cannot tell (a generic server: no list command).',
     message: (p) =>
       `The server '${p.server}' (profile ${p.profile}) has no way to list who is online: only the bedrock and java profiles know their game's list command. Ask the game yourself with 'server send ${p.server} <command>'.`,
+    web: (p) =>
+      `The server '${p.server}' (profile ${p.profile}) has no way to list who is online: only the bedrock and java profiles know their game's list command. Ask the game in its console.`,
   }),
   SM_ERR_SERVER_PLAYERS_UNREADABLE: spec<{ server: string; command: string; reply: string }>({
     status: 502,
@@ -212,6 +230,8 @@ export const serversErrors = defineErrors('servers', {
     when: 'An allowlist or operators change or read for a server whose profile knows no such list (a generic server).',
     message: (p) =>
       `The server '${p.server}' (profile ${p.profile}) has no ${p.list} the manager knows: only the bedrock and java profiles know their game's allowlist and operators files. Manage them the game's own way ('server send ${p.server} <command>', or its files).`,
+    web: (p) =>
+      `The server '${p.server}' (profile ${p.profile}) has no ${p.list} the manager knows: only the bedrock and java profiles know their game's allowlist and operators files. Manage them the game's own way, in its console or its files.`,
   }),
   SM_ERR_SERVER_PLAYER_INVALID: spec<{ server: string; player: string; reason: string }>({
     status: 422,
@@ -268,6 +288,7 @@ export const serversErrors = defineErrors('servers', {
     when: 'A restore named a backup the server does not have.',
     message: (p) =>
       `The server '${p.server}' has no backup named '${p.file}'. 'server-manager server backups ${p.server}' lists them.`,
+    web: (p) => `The server '${p.server}' has no backup named '${p.file}'. Its page lists its backups.`,
   }),
   SM_ERR_BACKUP_INVALID: spec<{ file: string; reason: string }>({
     status: 422,
@@ -294,6 +315,8 @@ export const serversErrors = defineErrors('servers', {
     when: 'A restore or import was asked of a running server without permission to stop it.',
     message: (p) =>
       `The server '${p.server}' is running, so ${p.action} would change files under it. Stop it first, or ask for it to be stopped and started again (--stop).`,
+    web: (p) =>
+      `The server '${p.server}' is running, so ${p.action} would change files under it. Stop it first, or ask for it to be stopped for it and started again.`,
   }),
   SM_ERR_BACKUP_FAILED: spec<{ server: string; action: string; reason: string }>({
     status: 500,
@@ -319,6 +342,7 @@ export const serversErrors = defineErrors('servers', {
     exit: 66,
     when: 'A schedule id that is not known.',
     message: (p) => `No schedule has the id '${p.id}'. 'server-manager server schedule list' lists them.`,
+    web: (p) => `No schedule has the id '${p.id}'. The server's page lists its schedules.`,
   }),
   SM_ERR_ARCHIVE_TOO_LARGE: spec<{ file: string; size: string; limitMb: number }>({
     status: 413,
@@ -326,6 +350,8 @@ export const serversErrors = defineErrors('servers', {
     when: 'An archive to install, update from, restore or import unpacks to more than servers.max_unpacked_mb (declared, or counted while it was unpacked).',
     message: (p) =>
       `'${p.file}' was refused: it unpacks to ${p.size}, more than servers.max_unpacked_mb allows (${p.limitMb} MB). Nothing of it was kept. If it is what you meant, raise the setting (server-manager setting set servers.max_unpacked_mb <MB>) and try again.`,
+    web: (p) =>
+      `'${p.file}' was refused: it unpacks to ${p.size}, more than servers.max_unpacked_mb allows (${p.limitMb} MB). Nothing of it was kept. If it is what you meant, raise that setting on the Settings page and try again.`,
   }),
   SM_ERR_ARCHIVE_NO_SPACE: spec<{ file: string; sizeMb: number; freeMb: number; dir: string }>({
     status: 413,

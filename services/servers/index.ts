@@ -136,11 +136,15 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
         players,
         scheduler: new Scheduler(bus, logger, async (schedule) => {
           const server = await find(schedule.server)
-          return context.task(`schedule ${schedule.action} ${schedule.server}`, async (): Promise<unknown> => {
-            if (schedule.action === 'backup') return backups.backup(server, 'world')
-            if (schedule.action === 'restart') return control.restart(server, 'schedule')
-            return control.send(server, schedule.command ?? '')
-          })
+          return context.task(
+            `schedule ${schedule.action} ${schedule.server}`,
+            schedule.server,
+            async (): Promise<unknown> => {
+              if (schedule.action === 'backup') return backups.backup(server, 'world')
+              if (schedule.action === 'restart') return control.restart(server, 'schedule')
+              return control.send(server, schedule.command ?? '')
+            },
+          )
         }),
         setting,
         all,
@@ -149,9 +153,9 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
           dataDir: config.dataDir,
           serversFolder: resolve(config.dataDir, String(await setting('paths.servers'))),
         }),
-        task: (name, work) => tasks.run(name, work).done,
-        begin: (name, work) => {
-          const { id, done } = tasks.run(name, work)
+        task: (name, server, work) => tasks.run(name, work, { server }).done,
+        begin: (name, server, work) => {
+          const { id, done } = tasks.run(name, work, { server })
           done.catch(() => {}) // recorded as tasks:finished, read with tasks:get
           return { taskId: id }
         },

@@ -15,6 +15,8 @@ export const settingsErrors = defineErrors('settings', {
     when: "A setting key that no service declares, outside 'custom.'.",
     message: (p) =>
       `There is no setting '${p.key}'.${p.hint} 'server-manager setting list' shows them all; plugin and script data goes under 'custom.<key>'.`,
+    web: (p) =>
+      `There is no setting '${p.key}'.${p.hint} The Settings page shows them all; plugin and script data goes under 'custom.<key>'.`,
   }),
   SM_ERR_SETTINGS_INVALID_VALUE: spec<{ key: string; reason: string }>({
     status: 422,
@@ -27,6 +29,7 @@ export const settingsErrors = defineErrors('settings', {
     exit: 1,
     when: "A 'custom.' key was read or unset that holds no value.",
     message: (p) => `No value is set for '${p.key}'. Set it with: server-manager setting set ${p.key} <value>`,
+    web: (p) => `No value is set for '${p.key}'. Set it on the Settings page.`,
   }),
   SM_ERR_SETTINGS_UPDATE_CANCELLED: spec<{ key: string; by: string; reason: string }>({
     status: 409,

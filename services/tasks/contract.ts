@@ -12,6 +12,8 @@ const taskRecord = z.object({
   name: z.string(),
   /** Who asked: `cli:<user>`, `plugin:<name>`, `schedule`, ... */
   owner: z.string(),
+  /** The server it is about, if one (an account held to server grants sees only its servers' tasks). */
+  server: z.string().optional(),
   state: taskState,
   percent: z.number().optional(),
   message: z.string().optional(),
@@ -32,7 +34,11 @@ export interface TaskContext {
 /** The task manager as other services reach it through the registry (task-manager.ts implements it). */
 export interface Tasks {
   /** Runs `fn` as a task (queued behind the running ones): its id at once, and its end. */
-  run<T>(name: string, fn: (ctx: TaskContext) => Promise<T>): { id: string; done: Promise<T> }
+  run<T>(
+    name: string,
+    fn: (ctx: TaskContext) => Promise<T>,
+    options?: { readonly server?: string },
+  ): { id: string; done: Promise<T> }
   /** Reports progress for the task the caller runs in (no-op outside a task). */
   progress(percent: number | undefined, message?: string): void
   /** The signal of the task the caller runs in (undefined outside a task): aborted when it is cancelled. */
@@ -61,6 +67,8 @@ export const tasksEvents = defineEvents(
       id: z.string(),
       name: z.string(),
       owner: z.string(),
+      /** The server it is about, if one. */
+      server: z.string().optional(),
       /** The process running it, and its identity (lib/process-identity.ts): a task whose process is gone is interrupted. */
       pid: z.number().optional(),
       identity: z.string().optional(),

@@ -8,6 +8,8 @@ export const tasksErrors = defineErrors('tasks', {
     when: 'A task id that is not known.',
     message: (p) =>
       `No task has the id '${p.id}': the id is wrong, or the task had not started when the manager stopped (queued, or refused by a full disk). 'server-manager tasks' lists the known ones.`,
+    web: (p) =>
+      `No task has the id '${p.id}': the id is wrong, or the task had not started when the manager stopped (queued, or refused by a full disk). The Tasks page lists the known ones.`,
   }),
   SM_ERR_TASK_AMBIGUOUS: spec<{ id: string; candidates: string }>({
     status: 409,

@@ -146,6 +146,7 @@ function fromFacts(events: readonly StoredEvent[], gone: (fact: StartedFact) => 
       id: string
       name: string
       owner?: string
+      server?: string
       state?: TaskRecord['state']
       result?: unknown
       error?: TaskRecord['error']
@@ -157,6 +158,7 @@ function fromFacts(events: readonly StoredEvent[], gone: (fact: StartedFact) => 
         id: p.id,
         name: p.name,
         owner: p.owner ?? event.actor,
+        ...(p.server === undefined ? {} : { server: p.server }),
         state: 'running',
         percent: undefined,
         message: undefined,

@@ -47,8 +47,13 @@ export class TaskManager implements Tasks {
   ) {}
 
   /** Starts `fn` as a task; `done` settles with its result. */
-  run<T>(name: string, fn: (ctx: TaskContext) => Promise<T>): { id: string; done: Promise<T> } {
+  run<T>(
+    name: string,
+    fn: (ctx: TaskContext) => Promise<T>,
+    options: { readonly server?: string } = {},
+  ): { id: string; done: Promise<T> } {
     const id = randomUUID()
+    const about = options.server === undefined ? {} : { server: options.server }
     const owner = currentContext()?.actor ?? 'core'
     let settle!: Live['settle']
     const done = new Promise<T>((resolve, reject) => {
@@ -59,6 +64,7 @@ export class TaskManager implements Tasks {
         id,
         name,
         owner,
+        ...about,
         state: 'queued',
         percent: undefined,
         message: undefined,
@@ -93,7 +99,7 @@ export class TaskManager implements Tasks {
         const aborted = () => live.controller.signal.aborted
         try {
           // Not recorded as started (a full disk): it does not run, and fails with that cause.
-          await this.bus.emit('tasks:started', { id, name, owner, pid: process.pid, identity: OWN_IDENTITY })
+          await this.bus.emit('tasks:started', { id, name, owner, ...about, pid: process.pid, identity: OWN_IDENTITY })
           // Cancelled while it waited: it never runs.
           if (aborted()) throw live.controller.signal.reason
           const value = await fn(ctx)

@@ -18,7 +18,7 @@ export interface TopicAccess {
 /**
  * Topics a client can follow on `GET /api/events/stream?topics=a,b`, and who may (an account held
  * to its server grants: a server's topic by its right there, the others as a `user`, each
- * message of every server's topics only about servers it sees, of the tasks' only its own):
+ * message of every server's topics and of the tasks' only about servers it sees):
  * - `server_status` (user): every server's status changes, and `server_stopping` while a stop's hooks run (players warned);
  * - `players:<server>` (user; right view): a server's players joining and leaving, as they are recorded;
  * - `tasks`, `task:<id>` (user): task progress and results;
@@ -100,8 +100,8 @@ export class EventStream {
   #queue: Promise<void> = Promise.resolve()
   /** Identity checks queued and not yet done. */
   #checks = 0
-  /** Who began each recent task (its later messages do not say): an account held to grants gets only its own. */
-  readonly #taskOwners = new BoundedMap<string, string>(1000)
+  /** The server each recent task is about (its later messages do not say): an account held to grants gets only its servers'. */
+  readonly #taskServers = new BoundedMap<string, string | undefined>(1000)
 
   constructor(bus: BusScope) {
     this.#bus = bus
@@ -111,8 +111,8 @@ export class EventStream {
     bus.on('events:appended', ({ events }) => {
       for (const event of events)
         if (event.type === 'tasks:started') {
-          const p = event.payload as { id: string; owner: string }
-          this.#taskOwners.set(p.id, p.owner)
+          const p = event.payload as { id: string; server?: string }
+          this.#taskServers.set(p.id, p.server)
         }
       if (this.#subscribers.size === 0) return
       for (const event of events) {
@@ -243,7 +243,7 @@ export class EventStream {
     for (const subscriber of this.#subscribers) {
       if (!subscriber.topics.has(topic)) continue
       if (about.server !== undefined && !seesServer(subscriber.user, about.server)) continue
-      if (about.task !== undefined && !seesTask(subscriber.user, this.#taskOwners.get(about.task))) continue
+      if (about.task !== undefined && !seesTask(subscriber.user, this.#taskServers.get(about.task))) continue
       frame ??= `data: ${JSON.stringify({ type, topic, data } satisfies StreamMessage)}\n\n`
       subscriber.out.write(frame)
     }

@@ -36,7 +36,7 @@ export function writeError(ctx: Context, thrown: unknown, logger: Logger): void 
     ctx.redirect(`/login?next=${encodeURIComponent(ctx.originalUrl)}`)
     return
   }
-  const message = error.status >= 500 ? internalMessage(ctx, error, thrown, logger) : error.message
+  const message = error.status >= 500 ? internalMessage(ctx, error, thrown, logger) : error.webMessage
   ctx.status = error.status
   if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer')
   if (error.code === 'SM_ERR_AUTH_RATE_LIMITED')
@@ -141,7 +141,7 @@ export function lastResort(ctx: Context, thrown: unknown, logger: Logger): void 
   }
   for (const name of ctx.res.getHeaderNames()) ctx.res.removeHeader(name)
   const error = toSmError(thrown)
-  const message = error.status >= 500 ? internalMessage(ctx, error, thrown, logger) : error.message
+  const message = error.status >= 500 ? internalMessage(ctx, error, thrown, logger) : error.webMessage
   const body = JSON.stringify(errorBody(error.code, message))
   ctx.res.statusCode = error.status
   ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8')

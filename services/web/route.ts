@@ -239,20 +239,22 @@ export function guardsFor(
 
 /**
  * The server a route acts on: the parameter its `right` names (`serverParam`, default `name`),
- * or, with no right declared, a `/servers/:name` path's (only accounts with every server's reach
- * may call it). A route that declares a right on a parameter its path lacks is a mistake, said at once.
+ * or, with no right declared, the parameter after a `servers/` segment of its path (a core
+ * route's `/servers/:name`, a plugin's `/my_plugin/servers/:name/stats`): only accounts with
+ * every server's reach may call that one. A route that declares a right on a parameter its path
+ * lacks is a mistake, said at once.
  */
 function serverScope(spec: Pick<RouteSpec, 'path' | 'right' | 'serverParam'>): ServerScope | undefined {
-  const param = spec.serverParam ?? 'name'
-  const has = pathParamNames(spec.path).some((p) => p.name === param && !p.optional)
   if (spec.right) {
-    if (!has)
+    const param = spec.serverParam ?? 'name'
+    if (!pathParamNames(spec.path).some((p) => p.name === param && !p.optional))
       throw new Error(
         `the route ${spec.path} declares the right '${spec.right}' but has no :${param} to name its server`,
       )
     return { param, right: spec.right }
   }
-  return has && /^\/servers\/:name(\/|$)/.test(spec.path) ? { param, right: undefined } : undefined
+  const named = /(?:^|\/)servers\/:(\w+)/.exec(spec.path)?.[1]
+  return named === undefined ? undefined : { param: named, right: undefined }
 }
 
 /** The spec a layer was defined with (undefined for a plain `router.get`). */

@@ -1,5 +1,6 @@
 import { SmError } from '../../kernel/errors'
 import { heldToGrants, type Identity, type Role, type ServerRight, seesServer } from '../auth/contract'
+import { adminOnlyCommand } from './admin-commands'
 import { admit } from './route'
 
 /**
@@ -13,26 +14,52 @@ export function visibleServers<T extends { readonly name: string }>(user: Identi
   return heldToGrants(user) ? servers.filter((s) => seesServer(user, s.name)) : [...servers]
 }
 
-/** The actor a web request acts as (app.ts): a task it began is its own. */
-const actorOf = (user: Identity) => `http:${user.username}`
-
 /**
- * A command's reply as a thin route gives it to `user`: tasks are not about one server, so an
- * account held to grants sees only those it began (another's is not found).
+ * A command's reply as a thin route gives it to `user`: an account held to grants sees the tasks
+ * about the servers it sees (another is not found), none about no server (an install of a new one).
  */
 export function narrowReply(command: string, reply: unknown, user: Identity | undefined): unknown {
   if (!user || !heldToGrants(user)) return reply
-  if (command === 'tasks:list') return (reply as { owner: string }[]).filter((t) => t.owner === actorOf(user))
+  if (command === 'tasks:list') return (reply as { server?: string }[]).filter((t) => seesTask(user, t.server))
   if (command === 'tasks:get') {
-    const task = reply as { id: string; owner: string }
-    if (task.owner !== actorOf(user)) throw new SmError('SM_ERR_TASK_NOT_FOUND', { id: task.id })
+    const task = reply as { id: string; server?: string }
+    if (!seesTask(user, task.server)) throw new SmError('SM_ERR_TASK_NOT_FOUND', { id: task.id })
   }
   return reply
 }
 
-/** Whether a task's messages on the stream may reach `user` (its own, for an account held to grants). */
-export function seesTask(user: Identity, owner: string | undefined): boolean {
-  return !heldToGrants(user) || owner === actorOf(user)
+/** Whether a task about `server` (undefined: about none) may reach `user`. */
+export function seesTask(user: Identity, server: string | undefined): boolean {
+  return !heldToGrants(user) || (server !== undefined && seesServer(user, server))
+}
+
+/** What each schedule action does, as the right it takes: a schedule may not do what its maker may not. */
+const SCHEDULED: Readonly<Record<string, ServerRight>> = {
+  backup: 'backups',
+  restart: 'power',
+  start: 'power',
+  stop: 'power',
+  command: 'console',
+}
+
+/**
+ * Refuses what an account held to grants may not ask through a route its right admits: a
+ * schedule whose action another right covers (a restart needs `power`, a command `console` and
+ * no admin-only word), or an action it cannot tell.
+ */
+export function checkRequest(
+  command: string,
+  payload: Readonly<Record<string, unknown>>,
+  user: Identity | undefined,
+): void {
+  if (!user || !heldToGrants(user) || command !== 'servers:schedule_add') return
+  const server = String(payload.name)
+  const needs = SCHEDULED[String(payload.action)]
+  if (!needs) throw new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required: 'admin' })
+  if (!user.servers?.[server]?.includes(needs))
+    throw new SmError('SM_ERR_AUTH_NO_SERVER_RIGHT', { server, right: needs })
+  const blocked = payload.action === 'command' ? adminOnlyCommand(String(payload.command ?? '')) : undefined
+  if (blocked) throw new SmError('SM_ERR_WEB_COMMAND_BLOCKED', { command: blocked })
 }
 
 /** The role whose reach `user` has on what names no server: its own, or, held to grants, a `user`'s. */
@@ -68,10 +95,9 @@ export function serverPageControls(user: Identity, server: string) {
     saveProperties: may('settings', 'admin'),
     schedules: may('schedules', 'moderator'),
     addSchedule: may('schedules', 'admin'),
-    /** DELETE /api/schedules/:id names no server: every server's reach only. */
-    removeSchedule: reachRole(user) === 'admin',
+    removeSchedule: may('schedules', 'admin'),
     config: may('settings', 'moderator'),
-    update: may('settings', 'admin'),
+    update: may('files', 'admin'),
     /** Edit how it runs, remove it, and who has access to it: every server's reach only. */
     admin: may(undefined, 'admin'),
     players: may('players', 'admin'),

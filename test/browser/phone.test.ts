@@ -30,7 +30,12 @@ function phoneProblems(page: Page): Promise<string[]> {
       const field = ['INPUT', 'SELECT', 'TEXTAREA'].includes(control.tagName)
       const isBox = ['checkbox', 'radio', 'file'].includes((control as HTMLInputElement).type)
       if (field && !isBox && box.width < 60) problems.push(`${name(control)} is crushed to ${Math.round(box.width)} px`)
-      if (control.scrollWidth > control.clientWidth + 2 && control.tagName !== 'SELECT' && control.tagName !== 'INPUT' && control.tagName !== 'TEXTAREA')
+      if (
+        control.scrollWidth > control.clientWidth + 2 &&
+        control.tagName !== 'SELECT' &&
+        control.tagName !== 'INPUT' &&
+        control.tagName !== 'TEXTAREA'
+      )
         problems.push(`${name(control)} cuts its text (${control.scrollWidth} > ${control.clientWidth})`)
     }
     return problems

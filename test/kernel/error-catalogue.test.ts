@@ -48,6 +48,14 @@ function renderDoc(): string {
     lines.push(`| \`${code}\` | ${owner} | ${spec.status} | ${spec.exit} | ${spec.when} |`)
   lines.push('', '## Messages', '', 'The message templates, with their parameters in angle brackets:', '')
   for (const { code, spec } of entries) lines.push(`- \`${code}\`: ${spec.message(placeholder)}`)
+  lines.push(
+    '',
+    '## In the panel',
+    '',
+    'Where a message names a command line, the panel and the HTTP API say what to do there instead:',
+    '',
+  )
+  for (const { code, spec } of entries) if (spec.web) lines.push(`- \`${code}\`: ${spec.web(placeholder)}`)
   return `${lines.join('\n')}\n`
 }
 
@@ -68,6 +76,32 @@ describe('kernel/error-catalogue', () => {
       const message = spec.message(new Proxy({}, { get: (_t, key) => `<${String(key)}>` }))
       expect(message, code).to.match(/[.)>]$/)
     }
+  })
+
+  it('says what to do in the panel wherever a message a panel user may meet names a command line (issue 34, item 5)', () => {
+    const placeholder = new Proxy({}, { get: (_t, key) => `<${String(key)}>` })
+    // A command line: 'server-manager …', a subcommand in quotes, or a --flag.
+    const commandLine =
+      /'server-manager [a-z]|server-manager (setting|user|token|server|plugin|agent) |\s\(?--[a-z]|'(server|user|token|plugin|setting|tasks|events) [a-z]/
+    // Met only at a command line (the CLI, the bridge, an agent, the first user, a download), or a
+    // host name the panel cannot be reached by: their message is for the terminal.
+    const terminalOnly = new Set([
+      'SM_ERR_MANAGER_NOT_RUNNING',
+      'SM_ERR_BRIDGE_BAD_MESSAGE',
+      'SM_ERR_NATS_CONFIG',
+      'SM_ERR_WEB_HOST_REFUSED',
+      'SM_ERR_AUTH_FIRST_ADMIN',
+      'SM_ERR_AUTH_NO_ADMIN',
+      'SM_ERR_SERVER_AGENT_RUNNING',
+      'SM_ERR_INSTALL_SOURCE_UNSUPPORTED',
+    ])
+    const missing: string[] = []
+    for (const { code, owner, spec } of errorCatalogue()) {
+      if (spec.web) expect(spec.web(placeholder), code).not.to.match(commandLine)
+      if (spec.status >= 500 || owner === 'cli' || terminalOnly.has(code) || spec.web) continue
+      if (commandLine.test(spec.message(placeholder))) missing.push(code)
+    }
+    expect(missing, 'give these a web text (ErrorSpec.web)').to.deep.equal([])
   })
 
   it('renders every message from its parameters as given: a template that computes on one (NaN s) is caught here', () => {

@@ -150,6 +150,8 @@ export async function writeZip(
       })
       counted.on('end', () => {
         done++
+        // Counted once it is read whole: the last report says every file.
+        onProgress?.({ bytes, totalBytes, files: done, totalFiles: files.length })
       })
       stream.on('error', (error) => counted.destroy(error))
       // A file that cannot be read (gone, a directory, an I/O error) fails the archive: the zip's
@@ -340,6 +342,8 @@ export async function extractZip(
         if (modes) chmodSync(target, mode)
         files++
         inFlight.delete(job)
+        // Counted once it is whole: the last report says every file, an empty one counts too.
+        onProgress?.({ bytes, totalBytes, files, totalFiles: entries.length })
       })
       job.catch(() => {}) // awaited below; a failure stops the extraction there
       inFlight.add(job)

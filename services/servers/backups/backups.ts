@@ -574,10 +574,14 @@ export class Backups {
   /** Progress as `servers:backup_progress` events, at most one per percent. */
   #progress(server: ServerRecord, operation: 'backup' | 'restore' | 'export', file: string) {
     let last = -1
+    let whole = false
     return (p: Progress) => {
       const percent = p.totalBytes ? Math.floor((p.bytes / p.totalBytes) * 100) : 100
-      if (percent === last) return
+      // One per percent, and the one that counts every file (the bytes reach 100% before the last file is whole).
+      const done = p.files === p.totalFiles
+      if (percent === last && (!done || whole)) return
       last = percent
+      whole = done
       this.report(percent, `${operation} ${file}`)
       void this.bus.emit('servers:backup_progress', { serverName: server.name, operation, file, ...p, percent })
     }

@@ -150,7 +150,8 @@ export const backupsCommands = {
       http: serverDoor({
         method: 'post',
         path: '/servers/:name/update',
-        right: 'settings',
+        // It replaces the game's files, as a file write does: the files right's trust.
+        right: 'files',
         name: 'update_server',
         summary:
           "Update a server from an uploaded release (Bedrock zip, Java jar or zip), keeping its config files and worlds; everything is backed up first. A running server only with stop: 'true' (stopped, updated, started again)",

@@ -79,17 +79,31 @@ export const schedulesCommands = {
       response: 'ScheduleList',
     }),
   }),
-  'servers:schedule_remove': command(z.object({ id: z.string() }), schedule, {
-    http: {
-      method: 'delete',
-      path: '/schedules/:id',
-      name: 'remove_schedule',
-      summary: 'Remove a schedule',
-      tags: ['Servers'],
-      access: 'admin',
-      key: 'schedule',
-      response: 'ScheduleRemoved',
-      errors: { 404: 'No schedule with that id.' },
-    },
+  /** Removes a schedule; `name`: only if it is that server's. */
+  'servers:schedule_remove': command(z.object({ id: z.string(), name: z.string().optional() }), schedule, {
+    http: [
+      {
+        method: 'delete',
+        path: '/schedules/:id',
+        name: 'remove_schedule',
+        summary: 'Remove a schedule',
+        tags: ['Servers'],
+        access: 'admin',
+        key: 'schedule',
+        response: 'ScheduleRemoved',
+        errors: { 404: 'No schedule with that id.' },
+      },
+      serverDoor({
+        method: 'delete',
+        path: '/servers/:name/schedules/:id',
+        right: 'schedules',
+        name: 'remove_server_schedule',
+        summary: "Remove one of a server's schedules",
+        access: 'admin',
+        key: 'schedule',
+        response: 'ScheduleRemoved',
+        errors: { 404: 'That server has no schedule with that id.' },
+      }),
+    ],
   }),
 }

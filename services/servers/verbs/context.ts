@@ -49,10 +49,10 @@ export interface ServersContext {
   /** The server named so, or SM_ERR_SERVER_NOT_FOUND naming the nearest name. */
   find(name: string): Promise<ServerRecord>
   places(): Promise<Places>
-  /** Runs long work as a task (listed by `tasks`, recorded as facts); resolves to its result. */
-  task<T>(name: string, work: () => Promise<T>): Promise<T>
-  /** Begins long work as a task and answers its id at once (its result is read with tasks:get). */
-  begin(name: string, work: () => Promise<unknown>): { taskId: string }
+  /** Runs long work on `server` as a task (listed by `tasks`, recorded as facts); resolves to its result. */
+  task<T>(name: string, server: string, work: () => Promise<T>): Promise<T>
+  /** Begins long work on `server` as a task and answers its id at once (its result is read with tasks:get). */
+  begin(name: string, server: string, work: () => Promise<unknown>): { taskId: string }
   /** The player history of a server (the `player_history` projection). */
   history(server: string): Promise<PlayerRecord[]>
   /** Every stored schedule (the `schedules` projection). */

@@ -27,7 +27,7 @@ export const installVerbs = {
       after: 'after_server_install',
       payload: { serverName: name, source: source.description, mode: 'install' },
       perform: () =>
-        ctx.task(`install ${name}`, async () => {
+        ctx.task(`install ${name}`, name, async () => {
           const staging = await stageRelease(source, target)
           rmSync(target, { recursive: true, force: true })
           renameSync(staging, target)
@@ -54,7 +54,7 @@ export const installVerbs = {
       after: 'after_server_install',
       payload: { serverName: name, source: source.description, mode: 'update' },
       perform: () =>
-        ctx.task(`update ${name}`, () => {
+        ctx.task(`update ${name}`, name, () => {
           const update = async () => {
             // Unpacked and checked first: a release of another game changes nothing.
             const staging = await stageRelease(source, server.dir)

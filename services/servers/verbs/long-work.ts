@@ -38,7 +38,7 @@ export function asTask<V extends LongVerb>(verb: V): Verb<`servers:${V}`> {
   const work: VerbWork<V> = LONG_WORK[verb]
   return async (ctx, payload) => {
     const server = await ctx.find(payload.name)
-    return ctx.task(`${verb} ${payload.name}`, () => work(ctx, server, payload))
+    return ctx.task(`${verb} ${payload.name}`, server.name, () => work(ctx, server, payload))
   }
 }
 
@@ -59,6 +59,6 @@ export const longWorkVerbs = {
     // So is a restore of a backup the server does not have (404).
     if (request.action === 'restore' && !(await ctx.backups.list(server)).some((b) => b.file === request.file))
       throw new SmError('SM_ERR_BACKUP_NOT_FOUND', { server: request.name, file: request.file })
-    return ctx.begin(`${request.action} ${request.name}`, () => work(ctx, server, request))
+    return ctx.begin(`${request.action} ${request.name}`, server.name, () => work(ctx, server, request))
   },
 } satisfies { 'servers:begin': Verb<'servers:begin'> }

@@ -15,8 +15,9 @@ export const scheduleVerbs = {
     if (name !== undefined) await ctx.find(name)
     return (await ctx.schedules()).filter((s) => name === undefined || s.server === name).map(listed)
   },
-  'servers:schedule_remove': async (ctx, { id }) => {
-    const schedule = (await ctx.schedules()).find((s) => s.id === id)
+  'servers:schedule_remove': async (ctx, { id, name }) => {
+    // Named by its server too (its page's door): one of another server is not found there.
+    const schedule = (await ctx.schedules()).find((s) => s.id === id && (name === undefined || s.server === name))
     if (!schedule) throw new SmError('SM_ERR_SCHEDULE_NOT_FOUND', { id: String(id) })
     await ctx.bus.emit('servers:schedule_removed', { id: schedule.id, server: schedule.server })
     await resync(ctx)

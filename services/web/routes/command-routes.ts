@@ -11,7 +11,7 @@ import {
 import { withoutServerSecrets } from '../../../lib/server-secrets'
 import type { WebApp } from '../app'
 import { currentUser, defineRoute, hasBody, pathParamNames, uploadUnderItsName } from '../route'
-import { narrowReply } from '../server-access'
+import { checkRequest, narrowReply } from '../server-access'
 import { Accepted } from './api-schemas'
 
 /** One HTTP door a command declares (a command may declare several). */
@@ -92,6 +92,7 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       // The payload as its command's schema reads it (the route's own input schema answered 422 for
       // what it saw; a field it did not, a path parameter, is SM_ERR_BUS_BAD_PAYLOAD, 400).
       const checked = app.bus.catalogue.checkCommand(command, payload) as CommandPayload<CommandName>
+      checkRequest(command, checked as Record<string, unknown>, ctx.state.user)
       const reply = narrowReply(command, await app.bus.request(command as CommandName, checked), ctx.state.user)
       const answer = http.withoutServerSecrets ? withoutServerSecrets(reply) : reply
       const message = http.message === undefined ? {} : { message: doorMessage(http.message, checked) }

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import Router from '@koa/router'
 import { SERVER_RIGHTS } from '../../../kernel/command-doors'
 import { withoutServerSecrets } from '../../../lib/server-secrets'
-import type { WebApp } from '../app'
+import { APP_PUBLIC, type WebApp } from '../app'
 import { currentUser, defineRoute, type WebContext } from '../route'
 import { sameOriginPath } from '../same-origin-path'
 import { mayOn, serverPageControls, visibleServers } from '../server-access'
@@ -29,6 +31,26 @@ export function pageRoutes(app: WebApp): Router {
       },
     )
 
+  // What a browser asks for by itself (a JSON answer, the API docs): the panel's icon, not a 404.
+  const icon = readFileSync(join(APP_PUBLIC, 'favicon.svg'))
+  defineRoute(
+    router,
+    {
+      method: 'get',
+      path: '/favicon.ico',
+      name: 'favicon',
+      summary: "The panel's icon (SVG)",
+      tags,
+      access: 'public',
+      produces: 'image/svg+xml',
+    },
+    (ctx) => {
+      ctx.type = 'image/svg+xml'
+      ctx.set('Cache-Control', 'public, max-age=86400')
+      ctx.body = icon
+      return undefined
+    },
+  )
   page('/login', 'login', 'public', (ctx) => ({
     title: 'Sign in',
     next: sameOriginPath(ctx.query.next, `${ctx.protocol}://${ctx.host}`),

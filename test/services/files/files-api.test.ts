@@ -282,7 +282,7 @@ describe("services/files: a server's files over HTTP, for admins", function () {
     expect(admin.text).to.contain('href="/servers/alpha/files"')
   })
 
-  it("edits a running server's config and says a restart applies it", async () => {
+  it("edits a running server's config and says a restart applies it, and only of a config file", async () => {
     afterItsUser(() => killServers(web.dataDir))
     await web.manager.bus.request('servers:start', { name: 'alpha' })
     const read = await api('/text?path=server.properties')
@@ -293,6 +293,10 @@ describe("services/files: a server's files over HTTP, for admins", function () {
     expect(saved.status, saved.text).to.equal(200)
     expect(saved.json.running).to.equal(true)
     expect(saved.json.message).to.contain('restart it to apply')
+    // A file that is none of its config files: nothing a restart would apply (issue 34, item 5).
+    const note = await api('/text', { method: 'PUT', body: { path: 'notes.txt', text: 'hello\n' } })
+    expect(note.json.running).to.equal(true)
+    expect(note.json.message).to.not.contain('restart')
     await web.manager.bus.request('servers:stop', { name: 'alpha' })
   })
 

@@ -45,7 +45,7 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
     await web?.manager.stop()
   })
 
-  it('every route in the OpenAPI document but sign-in, setup and the docs answers 401 without credentials and 403 below its role', async () => {
+  it('every route in the OpenAPI document but sign-in, setup, the docs and the icon answers 401 without credentials and 403 below its role', async () => {
     web = await startWeb()
     const document = (await http(`${web.url}/api/openapi.json`)).json
     expect(document.openapi).to.equal('3.1.0')
@@ -55,7 +55,8 @@ describe('services/web: the API, its OpenAPI document and trigger_event', () => 
     expect(
       // GET /auth/logout is public only to answer 405: signing out needs POST.
       publicOps.every(
-        (op) => /\/(auth\/token|setup|docs|openapi\.json|api\/info|login)/.test(op) || op === 'GET /auth/logout',
+        (op) =>
+          /\/(auth\/token|setup|docs|openapi\.json|api\/info|login|favicon\.ico)/.test(op) || op === 'GET /auth/logout',
       ),
       publicOps.join(', '),
     ).to.equal(true)

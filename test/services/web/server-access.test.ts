@@ -127,6 +127,45 @@ describe('services/web: per-server access, granted by admins, held at every door
     expect(admin2).to.be.a('string')
   })
 
+  it("holds a schedule to its maker's rights, lets a held account remove its server's schedules, and shows tasks by their server", async () => {
+    const ann = await web.login('ann', 'user')
+    await grant('ann', 's1', ['schedules', 'console'])
+    const add = (body: Record<string, string>) => http(api('/servers/s1/schedules'), { token: ann, body })
+    const restart = await add({ cron: '0 4 * * *', action: 'restart' })
+    expect([restart.status, restart.json.code, restart.json.message]).to.deep.equal([
+      403,
+      'SM_ERR_AUTH_NO_SERVER_RIGHT',
+      "Your account may not do this on 's1': it needs the 'power' right there. Ask an admin to grant it (the server's Access section).",
+    ])
+    expect((await add({ cron: '0 4 * * *', action: 'backup' })).json.code).to.equal('SM_ERR_AUTH_NO_SERVER_RIGHT')
+    expect((await add({ cron: '0 4 * * *', action: 'command', command: 'stop' })).json.code).to.equal(
+      'SM_ERR_WEB_COMMAND_BLOCKED',
+    )
+    const said = await add({ cron: '0 4 * * *', action: 'command', command: 'say hello' })
+    expect(said.status, said.text).to.equal(201)
+    // Its own server's schedule it may remove; another server's is not found there.
+    const other = await http(api('/servers/s2/schedules'), {
+      token: web.admin,
+      body: { cron: '0 5 * * *', action: 'backup' },
+    })
+    expect(
+      (await http(api(`/servers/s1/schedules/${other.json.schedule.id}`), { method: 'DELETE', token: web.admin })).json
+        .code,
+    ).to.equal('SM_ERR_SCHEDULE_NOT_FOUND')
+    const removed = await http(api(`/servers/s1/schedules/${said.json.schedule.id}`), { method: 'DELETE', token: ann })
+    expect(removed.status, removed.text).to.equal(200)
+
+    // Tasks by the server they are about, whoever began them.
+    const { taskId } = await web.manager.bus.request('servers:begin', { action: 'backup', name: 's1', type: 'config' })
+    const hidden = await web.manager.bus.request('servers:begin', { action: 'backup', name: 's2', type: 'config' })
+    const tasks = await http(api('/tasks'), { token: ann })
+    expect(tasks.json.tasks.map((t: { server?: string }) => t.server))
+      .to.include('s1')
+      .and.not.include('s2')
+    expect((await http(api(`/tasks/${taskId}`), { token: ann })).status).to.equal(200)
+    expect((await http(api(`/tasks/${hidden.taskId}`), { token: ann })).json.code).to.equal('SM_ERR_TASK_NOT_FOUND')
+  })
+
   it("streams: a server's topics by the right there, the others narrowed; a stream whose right is revoked ends", async () => {
     const ann = await web.login('ann', 'user')
     await grant('ann', 's1', ['console'])
@@ -180,6 +219,10 @@ export default class Stats extends PluginBase {
   static version = '1.0.0'
   getRouters() {
     const router = new Router()
+    // A plain route naming a server, with no right: for accounts with every server's reach only.
+    router.get('/stats/plain/servers/:name', (ctx) => {
+      ctx.body = { status: 'success', server: ctx.params.name }
+    })
     defineRoute(
       router,
       { method: 'get', path: '/stats/servers/:name', name: 'stats_of', access: 'moderator', right: 'view' },
@@ -212,6 +255,11 @@ describe("services/web: a plugin's route on one server is held to the caller's r
         reach: { username: 'ann', role: 'user', scoped: true, servers: { s1: ['view'] } },
       })
       expect((await http(`${web.url}/stats/servers/s2`, { token: ann })).status).to.equal(404)
+      expect((await http(`${web.url}/stats/plain/servers/s2`, { token: ann })).status).to.equal(404)
+      expect((await http(`${web.url}/stats/plain/servers/s1`, { token: ann })).json.code).to.equal(
+        'SM_ERR_AUTH_HELD_TO_SERVERS',
+      )
+      expect((await http(`${web.url}/stats/plain/servers/s2`, { token: bob })).status).to.equal(200)
       // Not held: the route's role, as before.
       expect((await http(`${web.url}/stats/servers/s1`, { token: bob })).json.code).to.equal('SM_ERR_AUTH_FORBIDDEN')
       expect((await http(`${web.url}/stats/servers/s2`, { token: web.admin })).json.reach).to.include({

@@ -14,7 +14,7 @@ export default class UserGrant extends ManagerCommand {
   static override summary =
     'Grant a web user rights on one server: from the first grant on, they see only the servers they were granted'
   static override description =
-    `Rights: ${SERVER_RIGHTS.join(', ')} (any right includes view). They add to what the user has on that server. An admin has every right everywhere and cannot be granted; a moderator or user who is granted is held to their grants until 'user clear-access'.`
+    `Rights: ${SERVER_RIGHTS.join(', ')} (any right includes view). They add to what the user has on that server. files (writing the server's files, updating its release) changes the program it runs, as the manager's own OS user: grant it only to someone you would trust with this machine. An admin has every right everywhere and cannot be granted; a moderator or user who is granted is held to their grants until 'user clear-access'.`
   static override examples = [
     '<%= config.bin %> user grant alice survival --rights console,power',
     '<%= config.bin %> user grant bob creative -r view',

@@ -5,72 +5,74 @@
   const name = root.dataset.server
   const base = `/api/servers/${encodeURIComponent(name)}`
   const body = document.getElementById('config')
-  if (!body) return
-
-  // Each setting as the type its value has; empty (or "inherit") gives it back to the global one.
-  const input = (setting) => {
-    const attrs = { name: setting.key, 'aria-label': setting.key, 'data-own': setting.own ? '1' : '' }
-    if (setting.kind === 'boolean') {
-      const select = el(
-        'select',
-        attrs,
-        el('option', { value: '' }, setting.inherits ? 'inherit' : 'default'),
-        el('option', { value: 'true' }, 'yes'),
-        el('option', { value: 'false' }, 'no'),
-      )
-      select.value = setting.own ? String(setting.value) : ''
-      return select
+  // The server's own settings, drawn for those who may change them.
+  const settingsSection = () => {
+    // Each setting as the type its value has; empty (or "inherit") gives it back to the global one.
+    const input = (setting) => {
+      const attrs = { name: setting.key, 'aria-label': setting.key, 'data-own': setting.own ? '1' : '' }
+      if (setting.kind === 'boolean') {
+        const select = el(
+          'select',
+          attrs,
+          el('option', { value: '' }, setting.inherits ? 'inherit' : 'default'),
+          el('option', { value: 'true' }, 'yes'),
+          el('option', { value: 'false' }, 'no'),
+        )
+        select.value = setting.own ? String(setting.value) : ''
+        return select
+      }
+      if (setting.kind === 'json')
+        return el('input', { ...attrs, value: JSON.stringify(setting.value), 'data-json': '1' })
+      return el('input', {
+        ...attrs,
+        type: 'number',
+        min: 0,
+        value: setting.own ? setting.value : '',
+        placeholder:
+          setting.value === undefined ? 'unset' : `${setting.value} (${setting.inherits ? 'inherited' : 'default'})`,
+      })
     }
-    if (setting.kind === 'json')
-      return el('input', { ...attrs, value: JSON.stringify(setting.value), 'data-json': '1' })
-    return el('input', {
-      ...attrs,
-      type: 'number',
-      min: 0,
-      value: setting.own ? setting.value : '',
-      placeholder:
-        setting.value === undefined ? 'unset' : `${setting.value} (${setting.inherits ? 'inherited' : 'default'})`,
-    })
-  }
-  async function load() {
-    const { settings } = await api('GET', `${base}/config`)
-    body.replaceChildren(
-      ...settings.map((s) =>
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'row' }, el('code', {}, s.key), el('br'), el('small', { class: 'muted' }, s.summary)),
-          el('td', {}, input(s)),
+    async function load() {
+      const { settings } = await api('GET', `${base}/config`)
+      body.replaceChildren(
+        ...settings.map((s) =>
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'row' }, el('code', {}, s.key), el('br'), el('small', { class: 'muted' }, s.summary)),
+            el('td', {}, input(s)),
+          ),
         ),
-      ),
-    )
+      )
+    }
+    document.getElementById('config-form').addEventListener('submit', async (event) => {
+      event.preventDefault()
+      const settings = {}
+      for (const field of body.querySelectorAll('[name]')) {
+        const text = field.value.trim()
+        const value =
+          text === ''
+            ? null
+            : field.dataset.json
+              ? JSON.parse(text)
+              : field.tagName === 'SELECT'
+                ? text === 'true'
+                : Number(text)
+        // Only what changes: a field left as it was (own, or inherited) is not sent.
+        if (value === null && !field.dataset.own) continue
+        settings[field.name] = value
+      }
+      try {
+        await api('PUT', `${base}/config`, { settings })
+        toast('Settings saved.', 'success')
+        await load()
+      } catch (error) {
+        fail(error)
+      }
+    })
+    load().catch(fail)
   }
-  document.getElementById('config-form').addEventListener('submit', async (event) => {
-    event.preventDefault()
-    const settings = {}
-    for (const field of body.querySelectorAll('[name]')) {
-      const text = field.value.trim()
-      const value =
-        text === ''
-          ? null
-          : field.dataset.json
-            ? JSON.parse(text)
-            : field.tagName === 'SELECT'
-              ? text === 'true'
-              : Number(text)
-      // Only what changes: a field left as it was (own, or inherited) is not sent.
-      if (value === null && !field.dataset.own) continue
-      settings[field.name] = value
-    }
-    try {
-      await api('PUT', `${base}/config`, { settings })
-      toast('Settings saved.', 'success')
-      await load()
-    } catch (error) {
-      fail(error)
-    }
-  })
-  load().catch(fail)
+  if (body) settingsSection()
 
   const update = document.getElementById('update-form')
   // Update only once a release is chosen.

@@ -319,7 +319,7 @@
         schedulesBody.append(el('tr', {}, el('td', { colspan: 4, class: 'muted' }, 'No schedules.')))
     }
     async function removeSchedule(id) {
-      await api('DELETE', `/api/schedules/${encodeURIComponent(id)}`).then(loadSchedules, fail)
+      await api('DELETE', `${base}/schedules/${encodeURIComponent(id)}`).then(loadSchedules, fail)
     }
     const scheduleForm = document.getElementById('schedule-form')
     scheduleForm?.addEventListener('submit', async (event) => {
