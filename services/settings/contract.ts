@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf } from '../../kernel'
+import { type CommandsOf, command, defineCommands, defineEvents, type EventsOf, empty } from '../../kernel'
 
 /** A setting key made secret (by an admin, or a plugin declaring its keys): a fact, kept for good. */
 export interface SettingMarkedSecret {
@@ -73,6 +73,36 @@ export const settingsCommands = defineCommands('settings', {
   'settings:get': command(
     z.object({ key: z.string(), redact: redaction.optional() }),
     z.object({ found: z.boolean(), value: z.unknown().optional(), secret: z.boolean().optional() }),
+  ),
+  /**
+   * What each declared setting is, as its service declared it: its summary, its default (a
+   * secret's redacted), its unit (read from its name: `_s` seconds, `_mb` MB…) and who declared it.
+   */
+  'settings:describe': command(
+    empty,
+    z.array(
+      z.object({
+        key: z.string(),
+        summary: z.string(),
+        default: z.unknown(),
+        unit: z.string().optional(),
+        secret: z.boolean(),
+        owner: z.string(),
+      }),
+    ),
+    {
+      http: {
+        method: 'get',
+        path: '/settings/described',
+        name: 'describe_settings',
+        summary:
+          'What each global setting is: its summary, default (secrets redacted), unit and the service that declared it',
+        tags: ['Settings'],
+        access: 'admin',
+        key: 'settings',
+        response: 'SettingDescriptions',
+      },
+    },
   ),
   /** Every setting, defaults merged with what is stored; with `redact`, secrets hidden. */
   'settings:get_all': command(z.object({ redact: redaction.optional() }), z.record(z.string(), z.unknown()), {

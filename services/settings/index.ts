@@ -10,7 +10,7 @@ import {
   SmError,
   unchangedOnFullDisk,
 } from '../../kernel'
-import { isSecretKey, withoutSecretSettings, withoutSecrets } from '../../lib/secrets'
+import { isSecretKey, REDACTED, withoutSecretSettings, withoutSecrets } from '../../lib/secrets'
 import { PROJECTIONS, type Projections, type Sql } from '../events/contract'
 import { settingsActions } from './actions'
 import type { SettingChange, SettingMode } from './contract'
@@ -82,6 +82,21 @@ export function settingsService(): Service {
         const all = deepMerge(declared.defaults, await read(readAll)) as Tree
         return redact ? (withoutSecretSettings(all, '', redact) as Tree) : all
       })
+      bus.handle('settings:describe', () =>
+        bus.catalogue.settings().map(({ key, owner, spec }) => {
+          const unit = unitOf(key)
+          const secret = spec.secret === true || isSecretKey(key)
+          const value = declared.defaultAt(key.split('.'))
+          return {
+            key,
+            summary: spec.summary,
+            default: secret && value !== '' && value !== undefined ? REDACTED : value,
+            ...(unit ? { unit } : {}),
+            secret,
+            owner,
+          }
+        }),
+      )
       bus.handle('settings:mark_secret', async ({ keys }) => ({ marked: await markSecret(keys) }))
       bus.handle('settings:set', async ({ key, value, mode, secret }) => {
         if (secret === true) await markSecret([key])
@@ -165,4 +180,22 @@ async function loadSecrets(
       markSecretKey(key)
     },
   }
+}
+
+/** A setting's unit, as its name says it (`web.max_body_kb`: KB); none when it says none. */
+function unitOf(key: string): string | undefined {
+  const suffix = /_(ms|s|minutes|hours|days|kb|mb|gb|percent)$/.exec(key)?.[1]
+  return suffix === undefined
+    ? undefined
+    : {
+        ms: 'milliseconds',
+        s: 'seconds',
+        minutes: 'minutes',
+        hours: 'hours',
+        days: 'days',
+        kb: 'KB',
+        mb: 'MB',
+        gb: 'GB',
+        percent: '%',
+      }[suffix]
 }

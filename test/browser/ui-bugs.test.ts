@@ -66,6 +66,13 @@ describe('the web UI: what its users saw first', () => {
     const input = page.locator('#settings tr[data-key="auth.password_min_length"] input')
     await input.waitFor()
     expect(await input.inputValue()).to.equal('8')
+    // What it is and its default, from the catalogue (issue 34, item 6); a unit where its name says one.
+    expect(
+      await page.locator('#settings tr[data-key="auth.password_min_length"] .setting-about').textContent(),
+    ).to.equal('the shortest password accepted for a new or reset passwordDefault: 8')
+    await page.getByLabel('Filter settings').fill('auth.login_window_s')
+    await page.locator('#settings tr[data-key="auth.login_window_s"] .setting-about', { hasText: 'seconds' }).waitFor()
+    await page.getByLabel('Filter settings').fill('auth.password_min_length')
     await input.fill('10')
     await page
       .locator('#settings tr[data-key="auth.password_min_length"]')

@@ -10,7 +10,24 @@
         : [[`${prefix}${key}`, value]],
     )
   async function load() {
-    const { settings } = await api('GET', '/api/settings')
+    const [{ settings }, described] = await Promise.all([
+      api('GET', '/api/settings'),
+      api('GET', '/api/settings/described'),
+    ])
+    // What each declared setting is: its summary, its default and its unit, under its name.
+    const about = new Map(described.settings.map((d) => [d.key, d]))
+    const explained = (key) => {
+      const d = about.get(key)
+      if (!d) return ''
+      const unit = d.unit ? ` ${d.unit}` : ''
+      return el(
+        'small',
+        { class: 'muted setting-about' },
+        d.summary,
+        el('br'),
+        `Default: ${JSON.stringify(d.default)}${unit}`,
+      )
+    }
     body.replaceChildren(
       ...flatten(settings).map(([key, value]) => {
         const input = el('input', { value: JSON.stringify(value), 'aria-label': key })
@@ -31,7 +48,7 @@
         return el(
           'tr',
           { 'data-key': key },
-          el('th', { scope: 'row' }, el('code', {}, key)),
+          el('th', { scope: 'row' }, el('code', {}, key), el('br'), explained(key)),
           el('td', {}, input),
           el('td', {}, el('button', { class: 'small', onclick: save }, 'Save')),
         )
@@ -40,7 +57,8 @@
   }
   filter.addEventListener('input', () => {
     const text = filter.value.toLowerCase()
-    for (const row of body.children) row.hidden = !row.dataset.key.toLowerCase().includes(text)
+    // By name or by what it is.
+    for (const row of body.children) row.hidden = !row.textContent.toLowerCase().includes(text)
   })
   load().catch(fail)
 })()
