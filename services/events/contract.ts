@@ -46,6 +46,12 @@ const moment = z.union([z.string(), z.number()])
 export const eventQuery = z.object({
   /** Only events with a sequence number greater than this. */
   afterSeq: z.number().int().optional(),
+  /** Only events with a sequence number smaller than this (the page before, newest first). */
+  beforeSeq: z.number().int().optional(),
+  /** Only events whose actor contains this (`alice`, `http:`, `plugin:backup`), any case. */
+  actor: z.string().max(200).optional(),
+  /** Only events about this server (its `serverName`, `server`, or a server fact's `name`). */
+  server: z.string().max(200).optional(),
   /** Event types; a trailing `*` matches a prefix (`after_*`); `a,b` is both. */
   types: z.array(z.string()).readonly().optional(),
   /** Only events at or after this time: ISO 8601, epoch ms, or a duration back from now (`15m`, `2h`, `7d`). */
@@ -139,7 +145,7 @@ export const eventsCommands = defineCommands('events', {
       method: 'get',
       path: '/events',
       name: 'list_events',
-      summary: 'The event log (facts), oldest first; filter by type (prefix*), time and sequence',
+      summary: 'The event log (facts), oldest first; filter by type (prefix*), actor, server, time and sequence',
       tags: ['Events'],
       access: 'admin',
       // The query's strings, read as the query's fields: one `types` string (the log splits it at commas).
@@ -150,12 +156,15 @@ export const eventsCommands = defineCommands('events', {
           .meta({ description: 'comma-separated; a trailing * matches a prefix' })
           .transform((types) => (types ? [types] : undefined)),
         after: z.coerce.number().int().min(0).optional(),
+        before: z.coerce.number().int().min(1).optional(),
+        actor: z.string().max(200).optional().meta({ description: 'only events whose actor contains this' }),
+        server: z.string().max(200).optional().meta({ description: 'only events about this server' }),
         since: z.string().optional(),
         until: z.string().optional(),
         limit: z.coerce.number().int().min(1).max(10_000).default(100),
         tail: queryFlag(),
       }),
-      rename: { after: 'afterSeq' },
+      rename: { after: 'afterSeq', before: 'beforeSeq' },
       key: 'events',
       response: 'EventList',
     },

@@ -28,6 +28,24 @@ export function queryToSql(query: EventQuery): { text: string; params: unknown[]
     where.push('seq > ?')
     params.push(query.afterSeq)
   }
+  if (query.beforeSeq !== undefined) {
+    if (!Number.isInteger(query.beforeSeq) || query.beforeSeq < 1) invalid('beforeSeq must be a whole number ≥ 1')
+    where.push('seq < ?')
+    params.push(query.beforeSeq)
+  }
+  if (query.actor) {
+    where.push("actor LIKE ? ESCAPE '\\'")
+    params.push(`%${escapeLike(query.actor)}%`)
+  }
+  if (query.server) {
+    // Where facts name their server: `serverName` (actions), `server` (schedules, grants), an added
+    // server's record, a schedule's, or a server fact's `name`.
+    const paths = ['$.serverName', '$.server', '$.server.name', '$.schedule.server']
+    where.push(
+      `(${paths.map((path) => `json_extract(payload, '${path}') = ?`).join(' OR ')} OR (type LIKE 'servers:%' AND json_extract(payload, '$.name') = ?))`,
+    )
+    params.push(...paths.map(() => query.server), query.server)
+  }
   // 'a,b' is both (no event type holds a comma): what the web filter and `--type 'a,b'` send.
   const types = query.types?.flatMap((type) =>
     typeof type === 'string' && type.includes(',')
@@ -44,7 +62,7 @@ export function queryToSql(query: EventQuery): { text: string; params: unknown[]
         params.push(type)
         return 'type = ?'
       }
-      params.push(`${type.slice(0, -1).replace(/[\\%_]/g, '\\$&')}%`)
+      params.push(`${escapeLike(type.slice(0, -1))}%`)
       return "type LIKE ? ESCAPE '\\'"
     })
     where.push(`(${clauses.join(' OR ')})`)
@@ -63,6 +81,11 @@ export function queryToSql(query: EventQuery): { text: string; params: unknown[]
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : ''
   const order = query.tail ? 'DESC' : 'ASC'
   return { text: `SELECT * FROM events ${clause} ORDER BY seq ${order} LIMIT ?`, params, reverse: Boolean(query.tail) }
+}
+
+/** `text` matched as it is in a LIKE pattern (its %, _ and \\ taken literally). */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, '\\$&')
 }
 
 function invalid(reason: string): never {

@@ -119,7 +119,10 @@ export function pageRoutes(app: WebApp): Router {
   page('/plugin-page', 'native', 'user', (ctx) => ({ title: 'Plugin page', url: String(ctx.query.url ?? '') }))
   page('/settings', 'settings', 'admin', () => ({ title: 'Settings' }))
   page('/users', 'users', 'user', (ctx) => ({ title: 'Users and tokens', me: currentUser(ctx), rights: SERVER_RIGHTS }))
-  page('/events', 'events', 'admin', () => ({ title: 'Event log' }))
+  page('/events', 'events', 'admin', async () => ({
+    title: 'Event log',
+    servers: await app.bus.request('servers:list', {}),
+  }))
   page('/tasks', 'tasks', 'user', () => ({ title: 'Tasks' }))
   page('/hosts', 'hosts', 'moderator', () => ({ title: 'Hosts' }))
   return router
