@@ -46,6 +46,8 @@ export const serversEvents = defineEvents(
     'servers:setting_changed': z.object({ name: z.string(), key: z.string(), value: z.unknown().optional() }),
     'servers:schedule_added': z.object({ schedule }),
     'servers:schedule_removed': z.object({ id: z.string(), server: z.string() }),
+    /** A schedule was changed in place (same id): what it is now, and what it was. */
+    'servers:schedule_changed': z.object({ schedule, previous: schedule }),
     /** A schedule ran (in the manager), with how it went. */
     'servers:schedule_ran': z.object({
       id: z.string(),

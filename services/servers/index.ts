@@ -76,6 +76,7 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
           'servers:backup_deleted',
           'servers:eula_accepted',
           'servers:schedule_added',
+          'servers:schedule_changed',
           'servers:schedule_removed',
           'servers:schedule_ran',
         ],

@@ -7,15 +7,18 @@ import { commandProblem } from './control-checks'
 
 export type { Schedule } from './contract'
 
-/** Schedules as a projection of `servers:schedule_added` / `servers:schedule_removed` facts (a removed server takes its schedules). */
+/**
+ * Schedules as a projection of `servers:schedule_added` / `_changed` / `_removed` facts (a removed
+ * server takes its schedules). Version 2 folds `servers:schedule_changed`.
+ */
 export const schedulesProjection: Projection = {
   name: 'schedules',
-  version: 1,
-  types: ['servers:schedule_added', 'servers:schedule_removed', 'servers:removed'],
+  version: 2,
+  types: ['servers:schedule_added', 'servers:schedule_changed', 'servers:schedule_removed', 'servers:removed'],
   schema: ['CREATE TABLE IF NOT EXISTS schedules (id TEXT PRIMARY KEY, server TEXT NOT NULL, record TEXT NOT NULL)'],
   async apply(sql, events) {
     for (const event of events) {
-      if (event.type === 'servers:schedule_added') {
+      if (event.type === 'servers:schedule_added' || event.type === 'servers:schedule_changed') {
         const { schedule } = event.payload as { schedule: Schedule }
         await sql.run('INSERT OR REPLACE INTO schedules (id, server, record) VALUES (?, ?, ?)', [
           schedule.id,
@@ -57,10 +60,12 @@ export function describeSchedule(request: {
   action: string
   command?: string
   timezone?: string
+  /** An existing schedule's, changed in place (else a new one). */
+  id?: string
 }): Schedule {
   const { server, cron, action, command, timezone } = request
   const schedule: Schedule = {
-    id: randomUUID().slice(0, 8),
+    id: request.id ?? randomUUID().slice(0, 8),
     server,
     cron,
     action: action as ScheduleAction,

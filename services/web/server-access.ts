@@ -52,8 +52,15 @@ export function checkRequest(
   payload: Readonly<Record<string, unknown>>,
   user: Identity | undefined,
 ): void {
-  if (!user || !heldToGrants(user) || command !== 'servers:schedule_add') return
+  if (!user || !heldToGrants(user)) return
+  if (command !== 'servers:schedule_add' && command !== 'servers:schedule_edit') return
   const server = String(payload.name)
+  // What it will do is judged: an edit by such an account names its action (the page sends the one it shows).
+  if (payload.action === undefined)
+    throw new SmError('SM_ERR_WEB_VALIDATION', {
+      summary: "body 'action': name the schedule's action (backup, restart, command…)",
+      issues: [{ where: 'body', path: 'action', message: 'required for an account held to its server grants' }],
+    })
   const needs = SCHEDULED[String(payload.action)]
   if (!needs) throw new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required: 'admin' })
   if (!user.servers?.[server]?.includes(needs))

@@ -134,6 +134,23 @@ describe('the panel offers only what can be done (a real browser)', () => {
     await page.locator('[data-status]', { hasText: 'stopped' }).waitFor()
   })
 
+  it('edits a schedule in place from the server page (issue 34, item 6)', async () => {
+    await page.goto(`${url}/servers/lobby`)
+    const form = page.locator('#schedule-form')
+    await form.getByLabel('Cron expression').fill('0 4 * * *')
+    await form.getByLabel('Action').selectOption('backup')
+    await form.getByRole('button', { name: 'Add' }).click()
+    const row = page.locator('#schedules tr', { hasText: '0 4 * * *' })
+    await row.waitFor()
+    await row.getByRole('button', { name: 'Edit' }).click()
+    expect(await form.getByLabel('Cron expression').inputValue()).to.equal('0 4 * * *')
+    await form.getByLabel('Cron expression').fill('15 3 * * *')
+    await form.getByRole('button', { name: 'Save' }).click()
+    await page.locator('#schedules tr', { hasText: '15 3 * * *' }).waitFor()
+    expect(await page.locator('#schedules tr').count()).to.equal(1)
+    await form.getByRole('button', { name: 'Add' }).waitFor()
+  })
+
   it('says a backup that failed failed, never that it is still under way', async () => {
     await page.goto(`${url}/servers/lobby`)
     // Its world gone: the backup begins (202), and its task fails.

@@ -79,6 +79,40 @@ export const schedulesCommands = {
       response: 'ScheduleList',
     }),
   }),
+  /**
+   * Changes a schedule of the server in place (its id kept): the fields given replace its own,
+   * checked whole as an added one is (an action other than `command` drops its command).
+   */
+  'servers:schedule_edit': command(
+    z.object({
+      name: z.string(),
+      id: z.string(),
+      cron: z.string().optional(),
+      action: z.string().optional(),
+      command: z.string().optional(),
+      timezone: z.string().optional(),
+    }),
+    listedSchedule,
+    {
+      http: serverDoor({
+        method: 'put',
+        path: '/servers/:name/schedules/:id',
+        right: 'schedules',
+        name: 'edit_schedule',
+        summary: "Change one of a server's schedules (its id kept): cron, action, command, time zone",
+        access: 'admin',
+        input: z.object({
+          cron: z.string().min(1).max(200).optional(),
+          action: z.string().min(1).max(40).optional(),
+          command: z.string().max(1000).optional(),
+          timezone: z.string().max(100).optional(),
+        }),
+        key: 'schedule',
+        response: 'ScheduleChanged',
+        errors: { 404: 'That server has no schedule with that id.', 422: 'The changed schedule could not run.' },
+      }),
+    },
+  ),
   /** Removes a schedule; `name`: only if it is that server's. */
   'servers:schedule_remove': command(z.object({ id: z.string(), name: z.string().optional() }), schedule, {
     http: [

@@ -130,7 +130,8 @@ async function hostOf(ctx: ServersContext, payload: unknown): Promise<string | u
 async function onHost(ctx: ServersContext, host: string, command: string, payload: unknown, actor: string) {
   const hosts = ctx.hosts() as HostsLink
   const { host: _named, ...rest } = payload as Record<string, unknown>
-  if (command === 'servers:schedule_remove') rest.id = parseHostTaskId(String(rest.id))?.id
+  if (command === 'servers:schedule_remove' || command === 'servers:schedule_edit')
+    rest.id = parseHostTaskId(String(rest.id))?.id
   const adds = command === 'servers:add' || command === 'servers:install'
   if (adds) {
     // A name is one server's on every host.
@@ -163,7 +164,11 @@ async function onHost(ctx: ServersContext, host: string, command: string, payloa
   if (command === 'servers:begin') return { taskId: hostTaskId(host, (reply as { taskId: string }).taskId) }
   // Its schedules, by the ids the manager's schedule_remove routes with.
   if (command === 'servers:schedule_list') return hostScheduleIds(host, reply as ListedSchedule[])
-  if (command === 'servers:schedule_add' || command === 'servers:schedule_remove')
+  if (
+    command === 'servers:schedule_add' ||
+    command === 'servers:schedule_edit' ||
+    command === 'servers:schedule_remove'
+  )
     return hostScheduleIds(host, [reply as ListedSchedule])[0]
   return reply
 }

@@ -11,6 +11,27 @@ export const scheduleVerbs = {
     await resync(ctx)
     return listed(schedule)
   },
+  'servers:schedule_edit': async (ctx, { name, id, ...changes }) => {
+    const server = await ctx.find(name)
+    const previous = (await ctx.schedules()).find((s) => s.id === id && s.server === server.name)
+    if (!previous) throw new SmError('SM_ERR_SCHEDULE_NOT_FOUND', { id: String(id) })
+    const action = changes.action ?? previous.action
+    const schedule = {
+      ...describeSchedule({
+        id: previous.id,
+        server: server.name,
+        cron: changes.cron ?? previous.cron,
+        action,
+        // A command stays with the command action; another action has none.
+        command: action === 'command' ? (changes.command ?? previous.command) : undefined,
+        timezone: changes.timezone ?? previous.timezone,
+      }),
+      addedAt: previous.addedAt,
+    }
+    await ctx.bus.emit('servers:schedule_changed', { schedule, previous })
+    await resync(ctx)
+    return listed(schedule)
+  },
   'servers:schedule_list': async (ctx, { name }) => {
     if (name !== undefined) await ctx.find(name)
     return (await ctx.schedules()).filter((s) => name === undefined || s.server === name).map(listed)

@@ -41,6 +41,7 @@
     'servers:eula_accepted': (p) => `accepted the EULA of ${p.name}`,
     'servers:backup_deleted': (p) => `deleted the backup ${p.file}`,
     'servers:schedule_added': (p) => `added a schedule: ${p.schedule?.action} at ${p.schedule?.cron}`,
+    'servers:schedule_changed': (p) => `changed a schedule to ${p.schedule?.action} at ${p.schedule?.cron}`,
     'servers:schedule_removed': () => 'removed a schedule',
     'servers:schedule_ran': (p) => `ran the schedule ${p.action ?? ''}`.trim(),
     after_server_start: () => 'started it',

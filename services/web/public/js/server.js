@@ -307,7 +307,8 @@
             el('td', {}, s.invalid ? `cannot run: ${s.invalid}` : when(s.nextRun)),
             el(
               'td',
-              {},
+              { class: 'actions' },
+              can.addSchedule ? el('button', { class: 'small outline', onclick: () => editSchedule(s) }, 'Edit') : '',
               can.removeSchedule
                 ? el('button', { class: 'small outline secondary', onclick: () => removeSchedule(s.id) }, 'Remove')
                 : '',
@@ -322,13 +323,33 @@
       await api('DELETE', `${base}/schedules/${encodeURIComponent(id)}`).then(loadSchedules, fail)
     }
     const scheduleForm = document.getElementById('schedule-form')
+    const cancel = document.getElementById('schedule-cancel')
+    /** The schedule the form changes (Edit), or none: the form adds one. */
+    let editing
+    const adding = () => {
+      editing = undefined
+      scheduleForm.reset()
+      scheduleForm.querySelector('button[type="submit"]').textContent = 'Add'
+      cancel.hidden = true
+    }
+    function editSchedule(s) {
+      editing = s.id
+      scheduleForm.elements.cron.value = s.cron
+      scheduleForm.elements.action.value = s.action
+      scheduleForm.elements.command.value = s.command ?? ''
+      scheduleForm.querySelector('button[type="submit"]').textContent = 'Save'
+      cancel.hidden = false
+      scheduleForm.elements.cron.focus()
+    }
+    cancel?.addEventListener('click', adding)
     scheduleForm?.addEventListener('submit', async (event) => {
       event.preventDefault()
       const data = formData(scheduleForm)
       if (!data.command) delete data.command
       try {
-        await api('POST', `${base}/schedules`, data)
-        scheduleForm.reset()
+        if (editing) await api('PUT', `${base}/schedules/${encodeURIComponent(editing)}`, data)
+        else await api('POST', `${base}/schedules`, data)
+        adding()
         await loadSchedules()
       } catch (error) {
         fail(error)

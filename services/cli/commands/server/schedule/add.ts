@@ -2,6 +2,16 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { ManagerCommand } from '../../../manager-command'
 
+/** What a schedule is, as flags: `schedule add` requires when and what, `schedule edit` changes those given. */
+export const scheduleFlags = (required: boolean) =>
+  ({
+    cron: Flags.string({ description: 'when, as a cron expression', required }),
+    action: Flags.string({ description: 'what to do', options: ['backup', 'restart', 'command'], required }),
+    command: Flags.string({ description: 'the console command (with --action command)' }),
+    timezone: Flags.string({ description: 'an IANA time zone, e.g. Europe/Berlin' }),
+    json: Flags.boolean({ description: 'print the schedule as JSON' }),
+  }) as const
+
 export default class ScheduleAdd extends ManagerCommand {
   protected override loadsPlugins = false
   static override summary = 'Add a recurring backup, restart or console command to a server'
@@ -13,20 +23,15 @@ export default class ScheduleAdd extends ManagerCommand {
     "<%= config.bin %> server schedule add survival --cron '55 3 * * *' --action command --command 'say Restart in 5 minutes'",
   ]
   static override args = { name: Args.string({ description: 'the server name', required: true }) }
-  static override flags = {
-    cron: Flags.string({ description: 'when, as a cron expression', required: true }),
-    action: Flags.string({ description: 'what to do', options: ['backup', 'restart', 'command'], required: true }),
-    command: Flags.string({ description: 'the console command (with --action command)' }),
-    timezone: Flags.string({ description: 'an IANA time zone, e.g. Europe/Berlin' }),
-    json: Flags.boolean({ description: 'print the schedule as JSON' }),
-  }
+  static override flags = scheduleFlags(true)
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ScheduleAdd)
     const schedule = await this.request('servers:schedule_add', {
       name: args.name,
-      cron: flags.cron,
-      action: flags.action,
+      // Required flags (oclif refused the command without them).
+      cron: String(flags.cron),
+      action: String(flags.action),
       command: flags.command,
       timezone: flags.timezone,
     })
