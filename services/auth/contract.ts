@@ -498,7 +498,6 @@ export const authCommands = defineCommands('auth', {
     },
     api: {
       name: 'getUserAccess',
-      aliases: ['get_user_access'],
       kind: 'read',
       params: ['username'],
       description:

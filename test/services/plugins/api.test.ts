@@ -52,6 +52,7 @@ const CALLS: Record<string, unknown[]> = {
   listBackups: ['nosuch'],
   pruneBackups: ['nosuch', 2],
   runTask: ['probe', async () => 1],
+  getUserAccess: ['nobody'],
 }
 
 /** What a call came to: `ok`, or the code it rejected with. */
@@ -81,7 +82,12 @@ describe('services/plugins: this.api, declared once in its table', () => {
       const serverOps = table.filter((op) => op.parameters[0]?.name === 'serverName').map((op) => op.name)
       expect(serverOps).to.have.length(14)
       for (const op of table) {
-        const expected = serverOps.includes(op.name) ? 'SM_ERR_SERVER_NOT_FOUND' : 'ok'
+        // On a server or a user that does not exist: the service itself answers.
+        const expected = serverOps.includes(op.name)
+          ? 'SM_ERR_SERVER_NOT_FOUND'
+          : op.name === 'getUserAccess'
+            ? 'SM_ERR_AUTH_USER_NOT_FOUND'
+            : 'ok'
         expect(outcomes[op.name], op.name).to.equal(expected)
         for (const alias of op.aliases) expect(outcomes[alias], alias).to.equal(expected)
       }

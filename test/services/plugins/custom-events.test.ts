@@ -264,6 +264,7 @@ describe('services/plugins: this.api', () => {
           'getServerProfile',
           'getServerRunningStatus',
           'getServerSetting',
+          'getUserAccess',
           'listAvailableApis',
           'listBackups',
           'listenForEvent',
