@@ -1,13 +1,14 @@
 import { expect } from 'chai'
 import { type BrowserRun, openInBrowser, pageErrors, signInPage, snap, userCommand } from '../helpers/browser'
-import { fakeBedrockDir, gameDataDir } from '../helpers/game'
+import { fakeBedrockDir, gameDataDir, killServers } from '../helpers/game'
 
 /** Issue 34 item 1 in Debian's Chromium: an admin grants a user one server from its page; the user's panel shows only that. */
 describe('per-server access in a real browser', () => {
   let session: BrowserRun
+  const dataDir = gameDataDir()
 
   before(async () => {
-    session = await openInBrowser(gameDataDir(), [
+    session = await openInBrowser(dataDir, [
       userCommand('admin', 'admin', 'a good password'),
       userCommand('ann', 'user', 'anns password'),
       ['server', 'add', 's1', '--dir', fakeBedrockDir()],
@@ -15,7 +16,10 @@ describe('per-server access in a real browser', () => {
     ])
   })
 
-  after(() => session?.close())
+  after(async () => {
+    await session?.close()
+    killServers(dataDir)
+  })
 
   it('grants console on one server from its Access section; the user sees only it, with its console and no power', async () => {
     const { page, url } = session
@@ -68,6 +72,39 @@ describe('per-server access in a real browser', () => {
 
     expect(annErrors.filter((e) => !e.endsWith('/servers/s2'))).to.deep.equal([])
     expect(session.errors).to.deep.equal([])
+    await ann.close()
+  })
+
+  it('a user granted console and power starts the server and commands it; a revocation ends that at once', async () => {
+    const { page, url } = session
+    await page.goto(`${url}/servers/s1`)
+    const access = page.locator('#server-access')
+    await access.getByLabel('User to grant rights').selectOption('ann')
+    await access.getByLabel('console').check()
+    await access.getByLabel('power').check()
+    await access.getByRole('button', { name: 'Grant' }).click()
+    await page.locator('.toast', { hasText: 'ann may now on s1: view, console, power' }).waitFor()
+
+    const ann = await session.browser.newPage()
+    const annErrors = pageErrors(ann)
+    await signInPage(ann, url, 'ann', 'anns password')
+    expect(await ann.locator('table.servers tbody tr').count()).to.equal(1)
+    await ann.goto(`${url}/servers/s1`)
+    await ann.locator('.power').getByRole('button', { name: 'Start', exact: true }).click()
+    await ann.locator('[data-status]', { hasText: 'running' }).waitFor()
+    await ann.getByLabel('Console command').fill('list')
+    await ann.locator('#send-form').getByRole('button', { name: 'Send' }).click()
+    await ann.locator('#reply', { hasText: 'players online' }).waitFor()
+
+    // Revoked while her page is open: her next command is refused, as if the server were not there.
+    await access.locator('tr', { hasText: 'ann' }).getByRole('button', { name: 'Revoke' }).click()
+    await page.locator('.toast', { hasText: 'ann may no longer see s1' }).waitFor()
+    await ann.getByLabel('Console command').fill('list')
+    await ann.locator('#send-form').getByRole('button', { name: 'Send' }).click()
+    await ann.locator('.toast-error', { hasText: "No server is named 's1'" }).waitFor()
+    await page.locator('.power').getByRole('button', { name: 'Stop', exact: true }).click()
+    await page.locator('[data-status]', { hasText: 'stopped' }).waitFor()
+    expect(annErrors.filter((e) => !/ 404 /.test(` ${e} `) && !e.includes('/command'))).to.deep.equal([])
     await ann.close()
   })
 })

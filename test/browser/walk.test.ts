@@ -70,6 +70,15 @@ async function screenshot(page: Page, name: string, width: number, height: numbe
   await page.setViewportSize({ width: 1280, height: 800 })
 }
 
+/** With SM_WRITE_DOCS=1, one part of the page goes to docs/screenshots/<name>.png (for the README). */
+async function sectionShot(part: import('playwright-core').Locator, name: string) {
+  if (process.env.SM_WRITE_DOCS !== '1') return
+  await part.evaluate(() => {
+    for (const toast of document.querySelectorAll('.toast')) toast.remove()
+  })
+  await part.screenshot({ path: join(ROOT, 'docs', 'screenshots', `${name}.png`) })
+}
+
 /**
  * What issue 20 asks a panel to do from the web alone, in Debian's Chromium against a real
  * manager: an admin installs a server from an uploaded archive, configures it, starts it, sees a
@@ -207,7 +216,30 @@ for (const make of [bedrock, java]) {
       expect(refused.map((r) => r.status())).to.deep.equal([403, 403, 403, 403, 403])
     })
 
+    it('grants the moderator rights on it alone from its Access section, and begins two-factor enrolment (once, for the README)', async () => {
+      if (game.title !== 'Bedrock') return
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      await page.waitForURL(/\/login/)
+      await signInPage(page, url, 'admin', 'an admin password')
+      await page.goto(`${url}/servers/walk`)
+      const access = page.locator('#server-access')
+      await access.getByLabel('User to grant rights').selectOption('mod')
+      for (const right of ['console', 'power', 'backups']) await access.getByLabel(right, { exact: true }).check()
+      await access.getByRole('button', { name: 'Grant' }).click()
+      await access
+        .locator('tr', { hasText: 'mod' })
+        .getByRole('cell', { name: 'view, console, power, backups' })
+        .waitFor()
+      await sectionShot(access, 'server-access')
+      await page.goto(`${url}/users`)
+      await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click()
+      await page.getByRole('img', { name: 'QR code of the secret for your authenticator app' }).waitFor()
+      await sectionShot(page.locator('#two-factor'), 'two-factor')
+      await sectionShot(page.locator('#users').locator('xpath=ancestor::article'), 'users')
+    })
+
     it('stops it while the page still asks its status (late answers do not undo the stop), and removes it as an admin, its files kept', async () => {
+      if (!(await page.getByRole('button', { name: 'Sign out' }).isVisible())) await page.goto(`${url}/`)
       await page.getByRole('button', { name: 'Sign out' }).click()
       await page.waitForURL(/\/login/)
       await signInPage(page, url, 'admin', 'an admin password')
