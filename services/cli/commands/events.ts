@@ -16,6 +16,7 @@ export default class Events extends ManagerCommand {
     '<%= config.bin %> events',
     '<%= config.bin %> events --type after_setting_update --since 2h',
     "<%= config.bin %> events --type 'after_*' --follow --json",
+    '<%= config.bin %> events --server survival --actor alice',
   ]
   static override flags = {
     type: Flags.string({
@@ -26,6 +27,8 @@ export default class Events extends ManagerCommand {
       description: 'only events at or after: an ISO date or a duration back from now (15m, 2h, 7d)',
     }),
     until: Flags.string({ description: 'only events before: an ISO date or a duration back from now' }),
+    server: Flags.string({ description: 'only events about this server' }),
+    actor: Flags.string({ description: 'only events whose actor contains this (alice, http:, plugin:backup)' }),
     after: Flags.integer({ description: 'only events with a sequence number greater than this', min: 0 }),
     limit: Flags.integer({ description: 'at most this many events', default: 50, min: 1, max: 10_000 }),
     follow: Flags.boolean({ char: 'f', description: 'keep printing new events until interrupted' }),
@@ -36,7 +39,13 @@ export default class Events extends ManagerCommand {
     const { flags } = await this.parse(Events)
     // Listen for Ctrl-C from the start, so an early one still ends the command cleanly.
     const stop = flags.follow ? waitForSignal() : undefined
-    const filter: EventQuery = { types: flags.type, since: flags.since, until: flags.until }
+    const filter: EventQuery = {
+      types: flags.type,
+      since: flags.since,
+      until: flags.until,
+      server: flags.server,
+      actor: flags.actor,
+    }
     const head = (await this.request('events:head', {})).seq
     const tail = flags.after === undefined
     const backlog = await this.request('events:read', { ...filter, afterSeq: flags.after, limit: flags.limit, tail })

@@ -46,6 +46,10 @@ describe('server schedule edit: a schedule changed in place', () => {
     const elsewhere = await cliIn(data, ['server', 'schedule', 'edit', 'other', added.id, '--cron', '0 1 * * *'])
     expect([elsewhere.code, elsewhere.stderr.includes('SM_ERR_SCHEDULE_NOT_FOUND')]).to.deep.equal([66, true])
 
+    // The log by server and by who (issue 34 item 6's filters, from the command line too).
+    const aboutOther = JSON.parse(await cliInOk(data, ['events', '--server', 'other', '--json']))
+    expect(aboutOther.map((e: { type: string }) => e.type)).to.deep.equal(['servers:added'])
+    expect(JSON.parse(await cliInOk(data, ['events', '--actor', 'nobody-here', '--json']))).to.deep.equal([])
     const facts = JSON.parse(await cliInOk(data, ['events', '--type', 'servers:schedule_changed', '--json']))
     expect(facts.map((e: { payload: { schedule: { cron: string } } }) => e.payload.schedule.cron)).to.deep.equal([
       '30 5 * * *',
