@@ -123,6 +123,11 @@ const identity = z.object({
   enrolOnly: z.literal(true).optional(),
   /** Held to these grants (see heldToGrants): the servers it may see and its rights on each. */
   servers: grants.optional(),
+  /**
+   * An API token made with a lower role than its owner's: held to that role on every route too,
+   * so a grant never lets it do more than its role (a held moderator's `user` token is a `user`'s).
+   */
+  capped: z.literal(true).optional(),
 })
 export type Identity = Readonly<z.output<typeof identity>>
 

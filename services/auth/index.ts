@@ -514,7 +514,8 @@ class Auth {
       userId: owner.id,
       role,
       via: 'token',
-      ...grantsOf({ role, servers: owner.servers }),
+      ...grantsOf({ role: owner.role, servers: owner.servers }),
+      ...(role !== owner.role ? { capped: true as const } : {}),
       tokenId: token.id,
       expiresAt: token.expiresAt ? Date.parse(token.expiresAt) : undefined,
     }

@@ -149,6 +149,8 @@ function nextRun(schedule: Schedule): string | undefined {
  */
 export class Scheduler {
   readonly #jobs = new Map<string, Cron>()
+  /** The schedule each timer was armed with: one changed in place is armed again. */
+  readonly #armed = new Map<string, Schedule>()
   /** Stored schedules that cannot run, warned about once. */
   readonly #skipped = new Set<string>()
   #running = false
@@ -172,10 +174,12 @@ export class Scheduler {
 
   sync(schedules: readonly Schedule[]): void {
     const wanted = new Map(schedules.map((s) => [s.id, s]))
+    // One gone, or changed in place (an edit keeps its id): its timer stops; a changed one is armed again below.
     for (const [id, job] of this.#jobs)
-      if (!wanted.has(id)) {
+      if (JSON.stringify(wanted.get(id)) !== JSON.stringify(this.#armed.get(id))) {
         job.stop()
         this.#jobs.delete(id)
+        this.#armed.delete(id)
       }
     for (const schedule of schedules) {
       if (this.#jobs.has(schedule.id)) continue
@@ -189,6 +193,7 @@ export class Scheduler {
       }
       const job = new Cron(schedule.cron, { timezone: schedule.timezone, protect: true }, () => this.#run(schedule))
       this.#jobs.set(schedule.id, job)
+      this.#armed.set(schedule.id, schedule)
     }
   }
 
@@ -224,6 +229,7 @@ export class Scheduler {
     this.#running = false
     for (const job of this.#jobs.values()) job.stop()
     this.#jobs.clear()
+    this.#armed.clear()
   }
 }
 

@@ -225,7 +225,7 @@ export class EventStream {
         try {
           admitTopic(user, topic)
         } catch (error) {
-          reason ??= `the topic ${topic} is no longer open to this caller: ${error instanceof SmError ? error.message : error}`
+          reason ??= `the topic ${topic} is no longer open to this caller: ${error instanceof SmError ? error.webMessage : error}`
         }
       if (user.enrolOnly) reason = new SmError('SM_ERR_AUTH_TWO_FACTOR_REQUIRED', {}).message
       subscriber.user = user

@@ -283,6 +283,9 @@ export function admit(user: Identity, required: Role, server: { name: string; ri
     if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
     return
   }
+  // A token below its owner's role: its role bounds it, grants or not.
+  if (user.capped && !roleAtLeast(user.role, required))
+    throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
   if (!server) {
     if (required !== 'user') throw new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required })
     return

@@ -18,12 +18,18 @@ export function visibleServers<T extends { readonly name: string }>(user: Identi
  * A command's reply as a thin route gives it to `user`: an account held to grants sees the tasks
  * about the servers it sees (another is not found), none about no server (an install of a new one).
  */
-export function narrowReply(command: string, reply: unknown, user: Identity | undefined): unknown {
+export function narrowReply(
+  command: string,
+  payload: Readonly<Record<string, unknown>>,
+  reply: unknown,
+  user: Identity | undefined,
+): unknown {
   if (!user || !heldToGrants(user)) return reply
   if (command === 'tasks:list') return (reply as { server?: string }[]).filter((t) => seesTask(user, t.server))
   if (command === 'tasks:get') {
-    const task = reply as { id: string; server?: string }
-    if (!seesTask(user, task.server)) throw new SmError('SM_ERR_TASK_NOT_FOUND', { id: task.id })
+    const task = reply as { server?: string }
+    // Not found by the id asked for: the task's own whole id would tell it exists.
+    if (!seesTask(user, task.server)) throw new SmError('SM_ERR_TASK_NOT_FOUND', { id: String(payload.id) })
   }
   return reply
 }
@@ -32,6 +38,9 @@ export function narrowReply(command: string, reply: unknown, user: Identity | un
 export function seesTask(user: Identity, server: string | undefined): boolean {
   return !heldToGrants(user) || (server !== undefined && seesServer(user, server))
 }
+
+/** A whole task id (a host's: `<host>/<id>`). */
+const TASK_ID = /^([\w.-]+\/)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** What each schedule action does, as the right it takes: a schedule may not do what its maker may not. */
 const SCHEDULED: Readonly<Record<string, ServerRight>> = {
@@ -53,6 +62,10 @@ export function checkRequest(
   user: Identity | undefined,
 ): void {
   if (!user || !heldToGrants(user)) return
+  // A task by its whole id only: the start of one is matched against every task, the hidden ones
+  // too, and an answer that several fit (or one) would name them.
+  if (command === 'tasks:get' && !TASK_ID.test(String(payload.id)))
+    throw new SmError('SM_ERR_TASK_NOT_FOUND', { id: String(payload.id) })
   if (command !== 'servers:schedule_add' && command !== 'servers:schedule_edit') return
   const server = String(payload.name)
   // What it will do is judged: an edit by such an account names its action (the page sends the one it shows).
@@ -60,6 +73,12 @@ export function checkRequest(
     throw new SmError('SM_ERR_WEB_VALIDATION', {
       summary: "body 'action': name the schedule's action (backup, restart, command…)",
       issues: [{ where: 'body', path: 'action', message: 'required for an account held to its server grants' }],
+    })
+  // And the command it will send, not one kept from before: an edit to `command` names it.
+  if (payload.action === 'command' && payload.command === undefined)
+    throw new SmError('SM_ERR_WEB_VALIDATION', {
+      summary: "body 'command': name the console command the schedule sends",
+      issues: [{ where: 'body', path: 'command', message: 'required for an account held to its server grants' }],
     })
   const needs = SCHEDULED[String(payload.action)]
   if (!needs) throw new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required: 'admin' })

@@ -62,7 +62,8 @@ export function proxyRouter(
         ...guardsFor({
           access: route.access,
           session: spec?.session === true,
-          path: route.path,
+          // The whole path, its router's prefix too: a prefix may name the server (`/x/servers/:name`).
+          path: `${described.prefix ?? ''}${route.path}`,
           right: spec?.right,
           serverParam: spec?.serverParam,
         }),

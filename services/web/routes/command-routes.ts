@@ -93,7 +93,12 @@ function commandRoute(router: Router, app: WebApp, { command, spec, http }: Http
       // what it saw; a field it did not, a path parameter, is SM_ERR_BUS_BAD_PAYLOAD, 400).
       const checked = app.bus.catalogue.checkCommand(command, payload) as CommandPayload<CommandName>
       checkRequest(command, checked as Record<string, unknown>, ctx.state.user)
-      const reply = narrowReply(command, await app.bus.request(command as CommandName, checked), ctx.state.user)
+      const reply = narrowReply(
+        command,
+        checked as Record<string, unknown>,
+        await app.bus.request(command as CommandName, checked),
+        ctx.state.user,
+      )
       const answer = http.withoutServerSecrets ? withoutServerSecrets(reply) : reply
       const message = http.message === undefined ? {} : { message: doorMessage(http.message, checked) }
       if (http.task && typeof reply === 'object' && reply !== null && 'taskId' in reply)

@@ -223,6 +223,11 @@ export default class Stats extends PluginBase {
     router.get('/stats/plain/servers/:name', (ctx) => {
       ctx.body = { status: 'success', server: ctx.params.name }
     })
+    // So is one whose router's prefix names it.
+    const prefixed = new Router({ prefix: '/stats/pfx/servers/:name' })
+    prefixed.get('/x', (ctx) => {
+      ctx.body = { status: 'success', server: ctx.params.name }
+    })
     defineRoute(
       router,
       { method: 'get', path: '/stats/servers/:name', name: 'stats_of', access: 'moderator', right: 'view' },
@@ -233,7 +238,7 @@ export default class Stats extends PluginBase {
         reach: await this.api.getUserAccess(ctx.state.user.username),
       }),
     )
-    return [router]
+    return [router, prefixed]
   }
 }
 `
@@ -260,12 +265,63 @@ describe("services/web: a plugin's route on one server is held to the caller's r
         'SM_ERR_AUTH_HELD_TO_SERVERS',
       )
       expect((await http(`${web.url}/stats/plain/servers/s2`, { token: bob })).status).to.equal(200)
+      expect((await http(`${web.url}/stats/pfx/servers/s2/x`, { token: ann })).status).to.equal(404)
+      expect((await http(`${web.url}/stats/pfx/servers/s2/x`, { token: bob })).status).to.equal(200)
       // Not held: the route's role, as before.
       expect((await http(`${web.url}/stats/servers/s1`, { token: bob })).json.code).to.equal('SM_ERR_AUTH_FORBIDDEN')
       expect((await http(`${web.url}/stats/servers/s2`, { token: web.admin })).json.reach).to.include({
         role: 'admin',
         scoped: false,
       })
+    } finally {
+      await web.manager.stop()
+    }
+  })
+})
+
+/** What a second attack probe found, mended: each stays mended. */
+describe('services/web: per-server access, the second probe (issue 34, item 1)', function () {
+  this.timeout(60_000)
+  it("holds a schedule edit to the command it will send, a task to its whole id, and a held moderator's user token to a user's role", async () => {
+    const web = await startWeb()
+    try {
+      const api = (path: string) => `${web.url}/api${path}`
+      for (const name of ['s1', 's2']) await web.manager.bus.request('servers:add', { name, dir: fakeBedrockDir() })
+      const ann = await web.login('ann', 'user')
+      await web.manager.bus.request('auth:set_server_access', {
+        username: 'ann',
+        server: 's1',
+        rights: ['console', 'schedules'],
+      })
+      const op = await web.manager.bus.request('servers:schedule_add', {
+        name: 's1',
+        cron: '0 3 * * *',
+        action: 'command',
+        command: 'op bob',
+      })
+      const edit = (body: Record<string, string>) =>
+        http(api(`/servers/s1/schedules/${op.id}`), { method: 'PUT', token: ann, body })
+      const kept = await edit({ action: 'command', cron: '* * * * *' })
+      expect([kept.status, kept.json.code]).to.deep.equal([422, 'SM_ERR_WEB_VALIDATION'])
+      expect((await edit({ action: 'command', command: 'op bob' })).json.code).to.equal('SM_ERR_WEB_COMMAND_BLOCKED')
+      expect((await edit({ action: 'command', command: 'say hi' })).status).to.equal(200)
+
+      // A task of a hidden server is not found by the start of its id, nor named.
+      const hidden = await web.manager.bus.request('servers:begin', { action: 'backup', name: 's2', type: 'config' })
+      for (const start of [hidden.taskId.slice(0, 1), hidden.taskId.slice(0, 8)]) {
+        const found = await http(api(`/tasks/${start}`), { token: ann })
+        expect([found.status, found.json.code], start).to.deep.equal([404, 'SM_ERR_TASK_NOT_FOUND'])
+        expect(found.text).to.not.include(hidden.taskId).and.not.include('s2')
+      }
+
+      // A held moderator's token made as a user is a user's, grants or not.
+      await web.login('mod', 'moderator')
+      await web.manager.bus.request('auth:set_server_access', { username: 'mod', server: 's1', rights: ['console'] })
+      const { token } = await web.manager.bus.request('auth:create_token', { name: 'ro', role: 'user', owner: 'mod' })
+      const command = await http(api('/servers/s1/command'), { token, body: { command: 'say x' } })
+      expect([command.status, command.json.code]).to.deep.equal([403, 'SM_ERR_AUTH_FORBIDDEN'])
+      expect((await http(api('/servers/s1/status'), { token })).status).to.equal(200)
+      expect((await http(api('/servers/s2/status'), { token })).status).to.equal(404)
     } finally {
       await web.manager.stop()
     }
