@@ -69,8 +69,9 @@ export async function performAction<B extends BeforeName, A extends AfterName, T
   // Listeners may veto, never transform: they all see one frozen copy, which fits the action's schema.
   const payload = deepFreeze(structuredClone(spec.payload))
   bus.catalogue.checkEvent(spec.before, payload)
-  // The round ends at the first veto: no later hook acts on what will not happen (the shipped
-  // notifications warn no player of a stop another plugin vetoed).
+  // The round ends at the first veto: no hook after it acts on what will not happen (user plugins
+  // are loaded before the shipped ones, so a user plugin's veto comes before the shipped
+  // notifications warn players of a stop; a hook that ran before the veto did run).
   const before = await bus.emit(spec.before, payload, { stopWhen: isVeto })
   const veto = findVeto(before)
   let outcome: ActionOutcome<T>

@@ -72,6 +72,9 @@ export const AUTH_FACTS = [
  */
 export const ACCESS_FACTS = [...AUTH_FACTS, 'servers:removed'] as const
 
+/** Whether a fact of this type changes who may do what (one of ACCESS_FACTS). */
+export const isAccessFact = (type: string): boolean => (ACCESS_FACTS as readonly string[]).includes(type)
+
 /** Sign-in failures and lockouts: recorded for admins (`server-manager events`), never a password. */
 export const SIGN_IN_FACTS = ['auth:sign_in_failed', 'auth:sign_in_locked', 'auth:recovery_code_used'] as const
 

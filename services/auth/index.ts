@@ -11,6 +11,7 @@ import {
   type Grants,
   heldToGrants,
   type Identity,
+  isAccessFact,
   isRole,
   type Role,
   roleAtLeast,
@@ -85,10 +86,9 @@ export function authService(): Service {
       await bus.request('events:declare_facts', { types: [...AUTH_FACTS, ...SIGN_IN_FACTS] })
       const auth = new Auth(bus, projections)
       // A removed server's grants go with it (the projection folds its fact too).
-      const changes: readonly string[] = ACCESS_FACTS
       for (const fact of ACCESS_FACTS) bus.on(fact, () => auth.invalidate())
       bus.on('events:appended', ({ events }) => {
-        if (events.some((e) => changes.includes(e.type))) auth.invalidate()
+        if (events.some((e) => isAccessFact(e.type))) auth.invalidate()
       })
       bus.handle('auth:setup_needed', async () => (await auth.state()).users.length === 0)
       bus.handle('auth:create_user', async (request) => publicUser(await auth.createUser(request)))
@@ -104,11 +104,7 @@ export function authService(): Service {
       bus.handle('auth:create_token', (request) => auth.createToken(request))
       bus.handle('auth:list_tokens', async () => (await auth.state()).tokens.map(publicToken))
       bus.handle('auth:revoke_token', ({ id }) => auth.revokeToken(id))
-      handleGrants(bus, {
-        user: (username) => auth.user(username),
-        state: () => auth.state(),
-        exclusive: (change) => auth.exclusive(change),
-      })
+      handleGrants(bus, auth)
       bus.handle('auth:two_factor_status', ({ username }) => auth.factors.status(username))
       bus.handle('auth:two_factor_begin', ({ username }) => auth.factors.begin(username))
       bus.handle('auth:two_factor_confirm', ({ username, code }) => auth.factors.confirm(username, code))
@@ -152,8 +148,8 @@ class Auth {
     this.#projections = projections
     this.factors = new SecondFactors({
       bus,
-      user: (username) => this.#user(username),
-      exclusive: (change) => this.#exclusive(change),
+      user: (username) => this.user(username),
+      exclusive: (change) => this.exclusive(change),
     })
   }
 
@@ -178,20 +174,12 @@ class Auth {
    * password hash) is done before, outside; the state is read inside, after the previous change.
    */
   exclusive<T>(change: () => Promise<T>): Promise<T> {
-    return this.#exclusive(change)
-  }
-
-  #exclusive<T>(change: () => Promise<T>): Promise<T> {
     const run = this.#changing.then(change, change)
     this.#changing = run.catch(() => undefined)
     return run
   }
 
-  user(username: string): Promise<StoredUser> {
-    return this.#user(username)
-  }
-
-  async #user(username: string): Promise<StoredUser> {
+  async user(username: string): Promise<StoredUser> {
     const user = named((await this.state()).users, String(username))
     if (!user) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: String(username) })
     return user
@@ -228,13 +216,13 @@ class Auth {
     const early = refusal((await this.state()).users)
     if (early) throw early
     const hash = await hashPassword(password)
-    return this.#exclusive(async () => {
+    return this.exclusive(async () => {
       const late = refusal((await this.state()).users)
       if (late) throw late
       // The hash first: a crash between the two leaves an unused vault entry, never a user without a password.
       await this.#bus.request('events:vault_set', { name: passwordKey(username), value: hash })
       await this.#bus.emit('auth:user_created', { username, role, id: randomUUID() })
-      return this.#user(username)
+      return this.user(username)
     })
   }
 
@@ -249,12 +237,12 @@ class Auth {
 
   async setRole(username: string, role: Role): Promise<UserRecord> {
     if (!isRole(role)) throw new SmError('SM_ERR_AUTH_BAD_ROLE', { role: String(role) })
-    return this.#exclusive(async () => {
-      const user = await this.#user(username)
+    return this.exclusive(async () => {
+      const user = await this.user(username)
       if (user.role === role) return publicUser(user)
       if (user.role === 'admin') await this.#keepAnAdmin(user)
       await this.#bus.emit('auth:user_role_changed', { username: user.username, role, previous: user.role })
-      return publicUser(await this.#user(username))
+      return publicUser(await this.user(username))
     })
   }
 
@@ -264,7 +252,7 @@ class Auth {
     password: string
     client?: string
   }): Promise<UserRecord> {
-    const user = await this.#user(request.username)
+    const user = await this.user(request.username)
     await this.#checkPassword(request.password)
     if (!(await this.#attempt(user.username, String(request.current ?? ''), request.client, false)))
       throw new SmError('SM_ERR_AUTH_CURRENT_PASSWORD', {})
@@ -272,9 +260,9 @@ class Auth {
   }
 
   async resetPassword(username: string, password: string): Promise<UserRecord> {
-    const asked = await this.#user(username)
+    const asked = await this.user(username)
     const hash = await hashPassword(await this.#checkPassword(password))
-    return this.#exclusive(async () => {
+    return this.exclusive(async () => {
       // The very account asked for: not one of its name created while the hash ran.
       const user = (await this.state()).users.find((u) => u.id === asked.id)
       if (!user) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: asked.username })
@@ -290,8 +278,8 @@ class Auth {
   }
 
   deleteUser(username: string): Promise<UserRecord> {
-    return this.#exclusive(async () => {
-      const user = await this.#user(username)
+    return this.exclusive(async () => {
+      const user = await this.user(username)
       if (user.role === 'admin') await this.#keepAnAdmin(user)
       await this.#bus.emit('auth:user_deleted', { username: user.username })
       await this.#bus.request('events:vault_set', { name: passwordKey(user.username), value: undefined })
@@ -532,7 +520,7 @@ class Auth {
     if (name.length === 0 || name.length > 80) throw new SmError('SM_ERR_AUTH_BAD_TOKEN_NAME', { name })
     if (!isRole(request.role)) throw new SmError('SM_ERR_AUTH_BAD_ROLE', { role: String(request.role) })
     // One step with the owner's check: an account being deleted gets no token that outlives it.
-    return this.#exclusive(() => this.#mintToken(name, request))
+    return this.exclusive(() => this.#mintToken(name, request))
   }
 
   async #mintToken(
@@ -547,7 +535,7 @@ class Auth {
       request.ownerId !== undefined
         ? users.find((u) => u.id === request.ownerId)
         : request.owner
-          ? await this.#user(request.owner)
+          ? await this.user(request.owner)
           : users.find((u) => u.role === 'admin')
     if (!owner && request.ownerId === undefined && !request.owner) throw new SmError('SM_ERR_AUTH_NO_ADMIN', {})
     if (!owner) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: String(request.owner ?? request.ownerId) })
@@ -577,7 +565,7 @@ class Auth {
   }
 
   revokeToken(id: string): Promise<ApiTokenRecord> {
-    return this.#exclusive(async () => {
+    return this.exclusive(async () => {
       const token = (await this.state()).tokens.find((t) => t.id === String(id))
       if (!token) throw new SmError('SM_ERR_AUTH_TOKEN_NOT_FOUND', { id: String(id) })
       await this.#bus.emit('auth:token_revoked', { id: token.id, name: token.name })

@@ -256,8 +256,9 @@ export async function readAuthState(sql: Sql): Promise<AuthState> {
   for (const a of await sql.all<{ username: string; server: string; rights: string }>(
     'SELECT username, server, rights FROM server_access ORDER BY server',
   )) {
-    const key = a.username.toLowerCase()
-    granted.set(key, { ...granted.get(key), [a.server]: a.rights.split(',') as ServerRight[] })
+    // Every account with a grant is held (held_accounts, read above): its map is there.
+    const held = granted.get(a.username.toLowerCase())
+    if (held) held[a.server] = a.rights.split(',') as ServerRight[]
   }
   return {
     users: users.map((u) => {

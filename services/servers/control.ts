@@ -248,7 +248,12 @@ export class ServerControl {
       },
       message: (exit) =>
         `Server '${server.name}' stopped${exit.escalated ? ` (it did not stop on '${server.stopCommand}', so it got ${exit.escalated})` : ''}.`,
-    }).finally(() => this.#bus.emit('servers:stopping', { serverName: server.name, over: true }))
+    }).finally(() =>
+      // Only says so: a live event that cannot be delivered never turns a stop that was done into a failure.
+      this.#bus
+        .emit('servers:stopping', { serverName: server.name, over: true })
+        .catch((error: unknown) => this.#logger.debug(`servers:stopping was not delivered: ${reasonOf(error)}`)),
+    )
     return settled(outcome, server.name, 'The stop of')
   }
 

@@ -60,8 +60,9 @@ export function describeSchedule(request: {
   action: string
   command?: string
   timezone?: string
-  /** An existing schedule's, changed in place (else a new one). */
+  /** An existing schedule's, changed in place (else a new one, added now). */
   id?: string
+  addedAt?: string
 }): Schedule {
   const { server, cron, action, command, timezone } = request
   const schedule: Schedule = {
@@ -71,7 +72,7 @@ export function describeSchedule(request: {
     action: action as ScheduleAction,
     command: action === 'command' ? command : undefined,
     timezone,
-    addedAt: new Date().toISOString(),
+    addedAt: request.addedAt ?? new Date().toISOString(),
   }
   // Checked whole before anything is stored: what is stored must be able to run.
   const problem = scheduleProblem(schedule)
@@ -148,9 +149,8 @@ function nextRun(schedule: Schedule): string | undefined {
  * A run still going when the next is due is skipped (croner's `protect`), not stacked.
  */
 export class Scheduler {
-  readonly #jobs = new Map<string, Cron>()
-  /** The schedule each timer was armed with: one changed in place is armed again. */
-  readonly #armed = new Map<string, Schedule>()
+  /** Each timer, with the schedule it was armed with: one changed in place is armed again. */
+  readonly #jobs = new Map<string, { readonly job: Cron; readonly schedule: Schedule }>()
   /** Stored schedules that cannot run, warned about once. */
   readonly #skipped = new Set<string>()
   #running = false
@@ -175,11 +175,10 @@ export class Scheduler {
   sync(schedules: readonly Schedule[]): void {
     const wanted = new Map(schedules.map((s) => [s.id, s]))
     // One gone, or changed in place (an edit keeps its id): its timer stops; a changed one is armed again below.
-    for (const [id, job] of this.#jobs)
-      if (JSON.stringify(wanted.get(id)) !== JSON.stringify(this.#armed.get(id))) {
+    for (const [id, { job, schedule }] of this.#jobs)
+      if (JSON.stringify(wanted.get(id)) !== JSON.stringify(schedule)) {
         job.stop()
         this.#jobs.delete(id)
-        this.#armed.delete(id)
       }
     for (const schedule of schedules) {
       if (this.#jobs.has(schedule.id)) continue
@@ -192,8 +191,7 @@ export class Scheduler {
         continue
       }
       const job = new Cron(schedule.cron, { timezone: schedule.timezone, protect: true }, () => this.#run(schedule))
-      this.#jobs.set(schedule.id, job)
-      this.#armed.set(schedule.id, schedule)
+      this.#jobs.set(schedule.id, { job, schedule })
     }
   }
 
@@ -227,9 +225,8 @@ export class Scheduler {
 
   stop(): void {
     this.#running = false
-    for (const job of this.#jobs.values()) job.stop()
+    for (const { job } of this.#jobs.values()) job.stop()
     this.#jobs.clear()
-    this.#armed.clear()
   }
 }
 

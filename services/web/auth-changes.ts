@@ -1,7 +1,6 @@
 import type { BusScope } from '../../kernel'
-import { ACCESS_FACTS } from '../auth/contract'
+import { ACCESS_FACTS, isAccessFact } from '../auth/contract'
 
-const authFact = (type: string) => (ACCESS_FACTS as readonly string[]).includes(type)
 /** An auth.* setting: who may use a session follows them too (auth.require_two_factor_admins). */
 const authSetting = (key: unknown) => typeof key === 'string' && key.startsWith('auth.')
 
@@ -17,7 +16,7 @@ export function onAuthChange(bus: BusScope, changed: () => void): void {
   })
   bus.on('events:appended', ({ events }) => {
     const changes = (e: (typeof events)[number]) =>
-      authFact(e.type) || (e.type === 'after_setting_update' && authSetting((e.payload as { key?: unknown }).key))
+      isAccessFact(e.type) || (e.type === 'after_setting_update' && authSetting((e.payload as { key?: unknown }).key))
     if (events.some(changes)) changed()
   })
 }

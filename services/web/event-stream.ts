@@ -120,8 +120,8 @@ export class EventStream {
         this.publish(`event:${event.type}`, 'fact', fact)
         this.publish('event:*', 'fact', fact)
         const p = event.payload as Record<string, unknown>
-        const server = { server: String(p.serverName) }
-        if (event.type === 'after_server_status_change') this.publish('server_status', 'server_status', p, server)
+        if (event.type === 'after_server_status_change')
+          this.publish('server_status', 'server_status', p, { server: String(p.serverName) })
         if (event.type === 'after_player_join' || event.type === 'after_player_leave')
           this.publish(`players:${String(p.serverName)}`, event.type, p)
         if (event.type === 'tasks:started' || event.type === 'tasks:finished') {

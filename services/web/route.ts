@@ -279,21 +279,27 @@ interface ServerScope {
  * server (a server it was not granted does not exist for it: 404), and elsewhere as a `user`.
  */
 export function admit(user: Identity, required: Role, server: { name: string; right?: ServerRight } | undefined): void {
-  if (!heldToGrants(user)) {
-    if (!roleAtLeast(user.role, required)) throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
-    return
-  }
+  const refused = refusal(user, required, server)
+  if (refused) throw refused
+}
+
+/** Why `user` may not call such a route (what `admit` throws), or undefined when it may. */
+export function refusal(
+  user: Identity,
+  required: Role,
+  server: { name: string; right?: ServerRight } | undefined,
+): SmError | undefined {
+  const below = !roleAtLeast(user.role, required)
+  if (!heldToGrants(user))
+    return below ? new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required }) : undefined
   // A token below its owner's role: its role bounds it, grants or not.
-  if (user.capped && !roleAtLeast(user.role, required))
-    throw new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
-  if (!server) {
-    if (required !== 'user') throw new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required })
-    return
-  }
-  if (!seesServer(user, server.name)) throw new SmError('SM_ERR_SERVER_NOT_FOUND', { server: server.name, hint: '' })
-  if (!server.right) throw new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required })
+  if (user.capped && below) return new SmError('SM_ERR_AUTH_FORBIDDEN', { role: user.role, required })
+  if (!server) return required !== 'user' ? new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required }) : undefined
+  if (!seesServer(user, server.name)) return new SmError('SM_ERR_SERVER_NOT_FOUND', { server: server.name, hint: '' })
+  if (!server.right) return new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required })
   if (!user.servers?.[server.name]?.includes(server.right))
-    throw new SmError('SM_ERR_AUTH_NO_SERVER_RIGHT', { server: server.name, right: server.right })
+    return new SmError('SM_ERR_AUTH_NO_SERVER_RIGHT', { server: server.name, right: server.right })
+  return undefined
 }
 
 function guard(required: Access, scope?: ServerScope): Middleware<WebState> {

@@ -1,7 +1,8 @@
+import type { Layer } from '@koa/router'
 import { SmError } from '../../kernel/errors'
 import { heldToGrants, type Identity, type Role, type ServerRight, seesServer } from '../auth/contract'
 import { adminOnlyCommand } from './admin-commands'
-import { admit } from './route'
+import { admit, type RouteSpec, refusal, specOf } from './route'
 
 /**
  * What an account held to its server grants (issue 34) gets of answers that are not about one
@@ -46,8 +47,6 @@ const TASK_ID = /^([\w.-]+\/)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 const SCHEDULED: Readonly<Record<string, ServerRight>> = {
   backup: 'backups',
   restart: 'power',
-  start: 'power',
-  stop: 'power',
   command: 'console',
 }
 
@@ -82,8 +81,7 @@ export function checkRequest(
     })
   const needs = SCHEDULED[String(payload.action)]
   if (!needs) throw new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required: 'admin' })
-  if (!user.servers?.[server]?.includes(needs))
-    throw new SmError('SM_ERR_AUTH_NO_SERVER_RIGHT', { server, right: needs })
+  admit(user, 'user', { name: server, right: needs })
   const blocked = payload.action === 'command' ? adminOnlyCommand(String(payload.command ?? '')) : undefined
   if (blocked) throw new SmError('SM_ERR_WEB_COMMAND_BLOCKED', { command: blocked })
 }
@@ -93,39 +91,58 @@ export function reachRole(user: Identity): Role {
   return heldToGrants(user) ? 'user' : user.role
 }
 
-/**
- * Whether `user` may call a route of `role` on `server` that takes `right` there (no right: only
- * with every server's reach), exactly as the route's guard judges it: for pages, which controls to offer.
- */
-export function mayOn(user: Identity, server: string, right: ServerRight | undefined, role: Role): boolean {
-  try {
-    admit(user, role, { name: server, right })
-    return true
-  } catch {
-    return false
-  }
-}
+/** Each control of the server page, as the route it calls: it is offered to whom that route's guard admits. */
+const CONTROL_ROUTES = {
+  files: 'page_files',
+  eula: 'accept_server_eula',
+  power: 'start_server',
+  console: 'send_command',
+  backups: 'list_backups',
+  /** Restore and delete backups. */
+  restore: 'restore_backup',
+  properties: 'server_properties',
+  saveProperties: 'set_server_properties',
+  schedules: 'list_schedules',
+  addSchedule: 'add_schedule',
+  removeSchedule: 'remove_server_schedule',
+  config: 'server_config',
+  update: 'update_server',
+  /** Edit how it runs, remove it, and who has access to it: every server's reach only. */
+  admin: 'remove_server',
+  players: 'add_to_allowlist',
+} as const
 
-/** The server page's controls `user` may use on `server`, each as its route's guard would judge it. */
-export function serverPageControls(user: Identity, server: string) {
-  const may = (right: ServerRight | undefined, role: Role) => mayOn(user, server, right, role)
-  return {
-    files: may('files', 'admin'),
-    eula: may('settings', 'admin'),
-    power: may('power', 'moderator'),
-    console: may('console', 'moderator'),
-    backups: may('backups', 'moderator'),
-    /** Restore and delete backups. */
-    restore: may('backups', 'admin'),
-    properties: may('settings', 'moderator'),
-    saveProperties: may('settings', 'admin'),
-    schedules: may('schedules', 'moderator'),
-    addSchedule: may('schedules', 'admin'),
-    removeSchedule: may('schedules', 'admin'),
-    config: may('settings', 'moderator'),
-    update: may('files', 'admin'),
-    /** Edit how it runs, remove it, and who has access to it: every server's reach only. */
-    admin: may(undefined, 'admin'),
-    players: may('players', 'admin'),
+export type ServerControls = { readonly [K in keyof typeof CONTROL_ROUTES]: boolean }
+
+/**
+ * Whether a user may call a route on a server, judged from the route's own declaration (its
+ * access and right, looked up by name among the core's routes) by its guard's `admit`: for pages,
+ * which controls to offer, never a second table of who may do what.
+ */
+export class RouteJudge {
+  readonly #layers: () => readonly Layer[]
+  #specs: Map<string, RouteSpec> | undefined
+
+  constructor(layers: () => readonly Layer[]) {
+    this.#layers = layers
+  }
+
+  may(user: Identity, server: string, route: string): boolean {
+    // Read once, on first use: the core's routes are all registered by then and do not change.
+    this.#specs ??= new Map(
+      this.#layers()
+        .map(specOf)
+        .flatMap((spec) => (spec?.name ? [[spec.name, spec] as const] : [])),
+    )
+    const spec = this.#specs.get(route)
+    if (!spec) throw new Error(`a page offers the route '${route}', which no core route is named`)
+    return spec.access === 'public' || !refusal(user, spec.access, { name: server, right: spec.right })
+  }
+
+  /** The server page's controls `user` may use on `server`. */
+  serverControls(user: Identity, server: string): ServerControls {
+    return Object.fromEntries(
+      Object.entries(CONTROL_ROUTES).map(([control, route]) => [control, this.may(user, server, route)]),
+    ) as { [K in keyof typeof CONTROL_ROUTES]: boolean }
   }
 }

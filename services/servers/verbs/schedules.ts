@@ -16,18 +16,16 @@ export const scheduleVerbs = {
     const previous = (await ctx.schedules()).find((s) => s.id === id && s.server === server.name)
     if (!previous) throw new SmError('SM_ERR_SCHEDULE_NOT_FOUND', { id: String(id) })
     const action = changes.action ?? previous.action
-    const schedule = {
-      ...describeSchedule({
-        id: previous.id,
-        server: server.name,
-        cron: changes.cron ?? previous.cron,
-        action,
-        // A command stays with the command action; another action has none.
-        command: action === 'command' ? (changes.command ?? previous.command) : undefined,
-        timezone: changes.timezone ?? previous.timezone,
-      }),
+    const schedule = describeSchedule({
+      id: previous.id,
       addedAt: previous.addedAt,
-    }
+      server: server.name,
+      cron: changes.cron ?? previous.cron,
+      action,
+      // A command stays with the command action; another action has none.
+      command: action === 'command' ? (changes.command ?? previous.command) : undefined,
+      timezone: changes.timezone ?? previous.timezone,
+    })
     await ctx.bus.emit('servers:schedule_changed', { schedule, previous })
     await resync(ctx)
     return listed(schedule)

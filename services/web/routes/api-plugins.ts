@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { SmError } from '../../../kernel'
 import { pluginPages, type WebApp } from '../app'
 import { currentUser, defineRoute } from '../route'
+import { reachRole } from '../server-access'
 import { declaredReply, success } from './api-schemas'
 
 /** The plugin management routes (compatible with the original's endpoints) that reshape a reply or call several commands (a reload, a custom event triggered and one plugin's info are derived from their commands' doors). */
@@ -28,7 +29,8 @@ export function pluginRoutes(app: WebApp, router: Router): void {
     (ctx) => ({
       status: 'success',
       message: null,
-      pages: pluginPages(app.layer.routes(), currentUser(ctx).role).map(({ name, path, type }) => ({
+      // As far as the caller's reach goes, as the sidebar lists them (held to server grants: a user's).
+      pages: pluginPages(app.layer.routes(), reachRole(currentUser(ctx))).map(({ name, path, type }) => ({
         name,
         path,
         type,

@@ -6,7 +6,7 @@ import { withoutServerSecrets } from '../../../lib/server-secrets'
 import { APP_PUBLIC, type WebApp } from '../app'
 import { currentUser, defineRoute, type WebContext } from '../route'
 import { sameOriginPath } from '../same-origin-path'
-import { mayOn, serverPageControls, visibleServers } from '../server-access'
+import { RouteJudge, visibleServers } from '../server-access'
 import { hosts } from './hosts'
 
 const render = (ctx: WebContext, view: string, locals: Record<string, unknown> = {}) => ctx.render(view, locals)
@@ -14,6 +14,8 @@ const render = (ctx: WebContext, view: string, locals: Record<string, unknown> =
 /** The server-rendered pages: each draws its frame and first data, and its script keeps it live. */
 export function pageRoutes(app: WebApp): Router {
   const router = new Router()
+  // Who may use each control a page offers: the routes' own declarations, judged as their guards judge them.
+  const judge = new RouteJudge(() => app.routes().flatMap((route) => (route.owner === 'core' ? [route.layer] : [])))
   const tags = ['Pages']
   const page = (
     path: string,
@@ -80,7 +82,7 @@ export function pageRoutes(app: WebApp): Router {
     const user = currentUser(ctx)
     const servers = withoutServerSecrets(visibleServers(user, await app.bus.request('servers:list', {})))
     // The servers whose power buttons this user may press.
-    const power = servers.filter((s) => mayOn(user, s.name, 'power', 'moderator')).map((s) => s.name)
+    const power = servers.filter((s) => judge.may(user, s.name, 'start_server')).map((s) => s.name)
     return { title: 'Dashboard', servers, power }
   })
   defineRoute(
@@ -102,7 +104,7 @@ export function pageRoutes(app: WebApp): Router {
       const run = await app.bus.request('servers:status', { name: params.name })
       const eula = await app.bus.request('servers:eula', { name: params.name })
       const profile = await app.bus.request('servers:profile', { name: params.name })
-      const can = serverPageControls(currentUser(ctx), server.name)
+      const can = judge.serverControls(currentUser(ctx), server.name)
       await render(ctx, 'server', { title: server.name, server, run, eula, profile, can, rights: SERVER_RIGHTS })
       return undefined
     },

@@ -7,6 +7,8 @@
   const PAGE = 100
   let source
   let oldest
+  /** The query the list shows: Older pages on with it, whatever the form says now. */
+  let shown
 
   /** Who did it, as people say it. */
   const who = (actor) => {
@@ -132,7 +134,7 @@
     )
   }
 
-  /** The filters as the log's query (kind and types both narrow the types: the kind's first). */
+  /** The filters as the log's query (a kind chosen stands for its types; else those typed). */
   const query = () => {
     const data = new FormData(form)
     const typed = String(data.get('types') || '')
@@ -167,6 +169,7 @@
     source?.close()
     list.replaceChildren()
     const q = query()
+    shown = q
     await page(new URLSearchParams(q))
     if (list.childElementCount === 0) list.append(el('li', { class: 'muted empty' }, 'Nothing recorded matches.'))
     if (!form.follow.checked) return
@@ -177,7 +180,7 @@
       while (list.childElementCount > 1000) list.lastElementChild.remove()
     })
   }
-  older.addEventListener('click', () => page(query(), oldest).catch(fail))
+  older.addEventListener('click', () => page(new URLSearchParams(shown), oldest).catch(fail))
   form.addEventListener('submit', (event) => {
     event.preventDefault()
     load().catch(fail)
