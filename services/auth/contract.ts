@@ -438,7 +438,14 @@ export const authCommands = defineCommands('auth', {
    * or a token's reach changes at its next request, and a stream that lost a topic ends.
    */
   'auth:set_server_access': command(
-    z.object({ username: z.string(), server: z.string(), rights: z.array(right).max(20), by: z.string().optional() }),
+    z.object({
+      username: z.string(),
+      server: z.string(),
+      rights: z.array(right).max(20),
+      /** `set` (the default): these are the rights; `add`: these join the ones held; `remove`: these go (`view`: all). */
+      mode: z.enum(['set', 'add', 'remove']).optional(),
+      by: z.string().optional(),
+    }),
     serverAccess,
     {
       http: [

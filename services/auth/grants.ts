@@ -39,15 +39,31 @@ export function handleGrants(bus: BusScope, auth: GrantsHost): void {
 function setServerAccess(
   bus: BusScope,
   auth: GrantsHost,
-  request: { username: string; server: string; rights: readonly ServerRight[]; by?: string },
+  request: {
+    username: string
+    server: string
+    rights: readonly ServerRight[]
+    mode?: 'set' | 'add' | 'remove'
+    by?: string
+  },
 ): Promise<{ username: string; server: string; rights: ServerRight[] }> {
-  const rights = grantOf(request.rights)
   return auth.exclusive(async () => {
     const user = await auth.user(request.username)
     if (user.role === 'admin') throw new SmError('SM_ERR_AUTH_ADMIN_HAS_ALL', { username: user.username })
     const server = (await bus.request('servers:list', {})).find((s) => s.name === request.server)?.name
     if (server === undefined) throw new SmError('SM_ERR_SERVER_NOT_FOUND', { server: String(request.server), hint: '' })
     const previous = [...(user.servers?.[server] ?? [])]
+    // Merged with what is held inside the change's own step: two changes at once both count.
+    const asked = request.rights
+    const rights = grantOf(
+      request.mode === 'add'
+        ? [...previous, ...asked]
+        : request.mode === 'remove'
+          ? asked.includes('view')
+            ? []
+            : previous.filter((r) => !asked.includes(r))
+          : asked,
+    )
     if (previous.join() !== rights.join())
       await bus.emit('auth:server_access_changed', {
         username: user.username,

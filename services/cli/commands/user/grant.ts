@@ -28,10 +28,14 @@ export default class UserGrant extends ManagerCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(UserGrant)
+    // Asked first only to say when this grant is the one that holds the account.
     const before = await this.request('auth:user_access', { username: args.username })
-    const had: readonly ServerRight[] = before.servers[args.server] ?? []
-    const rights = [...new Set([...had, ...(flags.rights as ServerRight[])])]
-    const set = await this.request('auth:set_server_access', { username: before.username, server: args.server, rights })
+    const set = await this.request('auth:set_server_access', {
+      username: before.username,
+      server: args.server,
+      rights: flags.rights as ServerRight[],
+      mode: 'add',
+    })
     this.log(`'${set.username}' may now on '${set.server}': ${rightsText(set.rights)}.`)
     if (!before.scoped)
       this.log(

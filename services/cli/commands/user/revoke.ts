@@ -19,11 +19,14 @@ export default class UserRevoke extends ManagerCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(UserRevoke)
-    const before = await this.request('auth:user_access', { username: args.username })
-    const had: readonly ServerRight[] = before.servers[args.server] ?? []
     const dropped = (flags.rights ?? []) as ServerRight[]
-    const rights = dropped.length === 0 || dropped.includes('view') ? [] : had.filter((r) => !dropped.includes(r))
-    const set = await this.request('auth:set_server_access', { username: before.username, server: args.server, rights })
+    // None named: all of them. The server takes them off what is held, in one step.
+    const set = await this.request(
+      'auth:set_server_access',
+      dropped.length === 0
+        ? { username: args.username, server: args.server, rights: [] }
+        : { username: args.username, server: args.server, rights: dropped, mode: 'remove' },
+    )
     this.log(`'${set.username}' may now on '${set.server}': ${rightsText(set.rights)}.`)
   }
 }
