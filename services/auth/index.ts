@@ -146,11 +146,7 @@ class Auth {
   constructor(bus: BusScope, projections: Projections) {
     this.#bus = bus
     this.#projections = projections
-    this.factors = new SecondFactors({
-      bus,
-      user: (username) => this.user(username),
-      exclusive: (change) => this.exclusive(change),
-    })
+    this.factors = new SecondFactors(bus, this)
   }
 
   invalidate(): void {
@@ -183,6 +179,14 @@ class Auth {
     const user = named((await this.state()).users, String(username))
     if (!user) throw new SmError('SM_ERR_AUTH_USER_NOT_FOUND', { username: String(username) })
     return user
+  }
+
+  /** How many failed sign-ins (or codes) a key may have per window (auth.login_max_failures, auth.login_window_s). */
+  async signInLimit(): Promise<{ max: number; windowMs: number }> {
+    return {
+      max: await this.#setting('auth.login_max_failures'),
+      windowMs: (await this.#setting('auth.login_window_s')) * 1000,
+    }
   }
 
   async #setting(key: string): Promise<number> {
@@ -332,8 +336,7 @@ class Auth {
     client: string | undefined,
     code: string | false,
   ): Promise<StoredUser | undefined> {
-    const max = await this.#setting('auth.login_max_failures')
-    const windowMs = (await this.#setting('auth.login_window_s')) * 1000
+    const { max, windowMs } = await this.signInLimit()
     const name = username.toLowerCase()
     const limits = [
       { key: `pair:${client ?? ''}\n${name}`, max, limit: 'user_at_client' as const },

@@ -113,11 +113,11 @@ export function readFactor(text: string | undefined): SecondFactor | undefined {
 const vaultKey = (username: string) => `auth.totp:${username.toLowerCase()}`
 const pendingKey = (username: string) => `auth.totp_pending:${username.toLowerCase()}`
 
-/** What the second factors need of the auth service: the bus, an account by name, and its one-at-a-time account changes. */
+/** What the second factors need of the auth service: an account by name, its one-at-a-time account changes, and its sign-in limit. */
 export interface FactorDeps {
-  readonly bus: BusScope
   user(username: string): Promise<StoredUser>
   exclusive<T>(change: () => Promise<T>): Promise<T>
+  signInLimit(): Promise<{ max: number; windowMs: number }>
 }
 
 /**
@@ -127,6 +127,7 @@ export interface FactorDeps {
  */
 export class SecondFactors {
   readonly #deps: FactorDeps
+  readonly #bus: BusScope
   /**
    * Codes tried against each account, from anywhere (auth.login_max_failures per
    * auth.login_window_s): the right password does not lift it, else a guessed password would buy
@@ -134,18 +135,14 @@ export class SecondFactors {
    */
   readonly #tries = new FailureLimiter()
 
-  constructor(deps: FactorDeps) {
+  constructor(bus: BusScope, deps: FactorDeps) {
+    this.#bus = bus
     this.#deps = deps
-  }
-
-  async #setting(key: string): Promise<number> {
-    return Number((await this.#deps.bus.request('settings:get', { key })).value)
   }
 
   /** Counts a code about to be checked against `user`'s; SM_ERR_AUTH_RATE_LIMITED at the limit. */
   async #count(user: StoredUser): Promise<void> {
-    const max = await this.#setting('auth.login_max_failures')
-    const windowMs = (await this.#setting('auth.login_window_s')) * 1000
+    const { max, windowMs } = await this.#deps.signInLimit()
     const refused = this.#tries.reserve([{ key: user.id, max }], windowMs)
     if (refused) throw new SmError('SM_ERR_AUTH_RATE_LIMITED', { seconds: refused.seconds })
   }
@@ -156,18 +153,18 @@ export class SecondFactors {
    */
   async #prove(user: StoredUser, code: string, wrong: () => SmError, client?: string): Promise<void> {
     if (!(await this.#spend(user, code))) {
-      await this.#deps.bus.emit('auth:sign_in_failed', { username: user.username, client, code: true })
+      await this.#bus.emit('auth:sign_in_failed', { username: user.username, client, code: true })
       throw wrong()
     }
     this.#tries.clear(user.id)
   }
 
   async #vault(name: string): Promise<string | undefined> {
-    return this.#deps.bus.request('events:vault_get', { name })
+    return this.#bus.request('events:vault_get', { name })
   }
 
   async #store(name: string, value: string | undefined): Promise<void> {
-    await this.#deps.bus.request('events:vault_set', { name, value })
+    await this.#bus.request('events:vault_set', { name, value })
   }
 
   async status(username: string): Promise<{ enabled: boolean; pending: boolean; recoveryCodesLeft: number }> {
@@ -203,7 +200,7 @@ export class SecondFactors {
       // The secret first: a crash before the fact leaves it unused (two-factor stays off), never on without a secret.
       await this.#store(vaultKey(user.username), storedFactor({ secret, recovery: digests, lastStep: step }))
       await this.#store(pendingKey(user.username), undefined)
-      await this.#deps.bus.emit('auth:two_factor_enabled', { username: user.username })
+      await this.#bus.emit('auth:two_factor_enabled', { username: user.username })
       return { recoveryCodes: codes }
     })
   }
@@ -226,7 +223,7 @@ export class SecondFactors {
     if (index < 0) return false
     const recovery = factor.recovery.filter((_, i) => i !== index)
     await this.#store(vaultKey(user.username), storedFactor({ ...factor, recovery }))
-    await this.#deps.bus.emit('auth:recovery_code_used', { username: user.username, remaining: recovery.length })
+    await this.#bus.emit('auth:recovery_code_used', { username: user.username, remaining: recovery.length })
     return true
   }
 
@@ -258,7 +255,7 @@ export class SecondFactors {
 
   async #off(user: StoredUser, reset: boolean): Promise<StoredUser> {
     // The fact first: a crash before the secret goes leaves it unused (the fact says off).
-    await this.#deps.bus.emit('auth:two_factor_disabled', { username: user.username, reset })
+    await this.#bus.emit('auth:two_factor_disabled', { username: user.username, reset })
     await this.forget(user.username)
     return this.#deps.user(user.username)
   }
