@@ -26,7 +26,6 @@
  * }
  * ```
  */
-import { join } from 'node:path'
 import * as Args from '@oclif/core/args'
 import { Command as OclifCommand } from '@oclif/core/command'
 import * as Errors from '@oclif/core/errors'
@@ -34,6 +33,7 @@ import * as Flags from '@oclif/core/flags'
 import { knowErrors } from './kernel/error-catalogue'
 import { errorLine, SmError, toSmError } from './kernel/errors'
 import type { Logger } from './kernel/logger'
+import { logFile } from './lib/data-dir'
 import { natsErrors } from './lib/nats-errors'
 import { BridgeClient } from './services/bridge/client'
 import { bridgeErrors } from './services/bridge/errors'
@@ -71,7 +71,7 @@ wireCli({
         const { createLogger, isLogLevel } = require('./services/log/logger') as typeof import('./services/log/logger')
         const level = process.env.SM_LOG_LEVEL
         cliLogger ??= createLogger({
-          file: join(dataDir, 'logs', 'server-manager.log'),
+          file: logFile(dataDir),
           consoleLevel: isLogLevel(level) ? level : 'warn',
         })
         return cliLogger

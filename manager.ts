@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as sdk from './index'
 import { createKernel, type Kernel, type Logger, type Service } from './kernel'
-import { openDataDir, resolveDataDir } from './lib/data-dir'
+import { logFile, openDataDir, resolveDataDir } from './lib/data-dir'
 import { authService } from './services/auth'
 import { bridgeDeclarations, bridgeService, type HostOptions, natsDeclarations, natsService } from './services/bridge'
 import { eventsService } from './services/events'
@@ -132,7 +132,7 @@ export function createManager(options: ManagerOptions = {}): Kernel {
   let logger = options.logger
   if (!logger) {
     const root = createLogger({
-      file: join(dataDir, 'logs', 'server-manager.log'),
+      file: logFile(dataDir),
       consoleLevel: envLevel ?? options.consoleLevel ?? 'info',
       fileLevel: envLevel === 'debug' ? 'debug' : 'info',
     })

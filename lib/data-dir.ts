@@ -11,6 +11,11 @@ import { reasonOf, SmError } from '../kernel/errors'
  */
 export const PRIVATE_UMASK = 0o077
 
+/** The log file of a data directory: every process of it writes there (and the manager's console). */
+export function logFile(dataDir: string): string {
+  return join(dataDir, 'logs', 'server-manager.log')
+}
+
 /** The data directory: `$SM_DATA_DIR`, else `~/.server-manager/`. Not created here (first use creates it). */
 export function resolveDataDir(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.SM_DATA_DIR?.trim()

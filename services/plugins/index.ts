@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { LoggerToken, reasonOf, type Service, SmError } from '../../kernel'
+import { logFile } from '../../lib/data-dir'
 import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { WEB_CONTRIBUTIONS } from '../web/contract'
@@ -136,7 +137,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
         watchdog = new LoopWatcher({
           blockedMs: limitMs,
           error: { code, message },
-          record: { blockedFile, logFile: join(config.dataDir, 'logs', 'server-manager.log') },
+          record: { blockedFile, logFile: logFile(config.dataDir) },
           onError: (error) => logger.error('the loop watchdog thread failed: plugins run unwatched', { error }),
         })
       }

@@ -1,7 +1,7 @@
-import { join } from 'node:path'
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { SmError } from '../../../../kernel/errors'
+import { logFile } from '../../../../lib/data-dir'
 import { ManagerCommand } from '../../manager-command'
 
 export default class EventTrigger extends ManagerCommand {
@@ -43,7 +43,7 @@ export default class EventTrigger extends ManagerCommand {
     // What the listeners logged is not this command's output: say where it went.
     const where = (await this.target()).kind === 'remote' ? 'the running manager' : 'this command'
     this.log(
-      `The listeners ran in ${where}; what they logged is in ${join(this.dataDir, 'logs', 'server-manager.log')}${where === 'this command' ? '' : " (and on the manager's own output)"}.`,
+      `The listeners ran in ${where}; what they logged is in ${logFile(this.dataDir)}${where === 'this command' ? '' : " (and on the manager's own output)"}.`,
     )
   }
 }
