@@ -335,5 +335,37 @@
     })
   }
 
-  window.sm = { api, toast, fail, el, stream, catchUp, followTask, formData, bytes, when, csrf, upload, power, ask }
+  /**
+   * A `server_stopping` message (the dashboard's and the server page's): a stop was asked and its
+   * players are being warned, so `show('stopping')` until its hooks are over; then the status as
+   * it is (still running when a plugin refused the stop), read through `asked` (sm.catchUp).
+   */
+  function followStopping({ serverName, over }, asked, show) {
+    asked.live(serverName)
+    if (!over) return show('stopping')
+    asked
+      .ask(
+        () => api('GET', `/api/servers/${encodeURIComponent(serverName)}/status`),
+        (r, fresh) => fresh(serverName) && show(r.run.status, r.run.pid ?? undefined),
+      )
+      .catch(fail)
+  }
+
+  window.sm = {
+    api,
+    toast,
+    fail,
+    el,
+    stream,
+    catchUp,
+    followTask,
+    formData,
+    bytes,
+    when,
+    csrf,
+    upload,
+    power,
+    ask,
+    followStopping,
+  }
 })()

@@ -1,6 +1,6 @@
 'use strict'
 ;(() => {
-  const { api, stream, catchUp, power } = window.sm
+  const { api, stream, catchUp, power, followStopping } = window.sm
   const rows = new Map([...document.querySelectorAll('tr[data-server]')].map((row) => [row.dataset.server, row]))
   const count = () => {
     const running = [...document.querySelectorAll('[data-status]')].filter((s) => s.textContent === 'running').length
@@ -19,17 +19,9 @@
   for (const row of rows.values()) power(row, undefined)
   const asked = catchUp()
   const source = stream(['server_status'], ({ type, data }) => {
+    if (type === 'server_stopping') return followStopping(data, asked, (status) => show(data.serverName, status))
     asked.live(data.serverName)
-    if (type !== 'server_stopping') return show(data.serverName, data.status)
-    // A stop was asked and its players are being warned: stopping until its hooks are over; then
-    // the status as it is (stopped, or still running when a plugin refused the stop).
-    if (!data.over) return show(data.serverName, 'stopping')
-    asked
-      .ask(
-        () => api('GET', `/api/servers/${encodeURIComponent(data.serverName)}/status`),
-        (r, fresh) => fresh(data.serverName) && show(data.serverName, r.run.status),
-      )
-      .catch(() => {})
+    show(data.serverName, data.status)
   })
   // What changed before the stream opened (or while it was reconnecting).
   source.onopen = () =>

@@ -1,6 +1,7 @@
 'use strict'
 ;(() => {
-  const { api, toast, fail, el, stream, catchUp, followTask, formData, bytes, when, power, ask } = window.sm
+  const { api, toast, fail, el, stream, catchUp, followTask, formData, bytes, when, power, ask, followStopping } =
+    window.sm
   const root = document.getElementById('server-page')
   const name = root.dataset.server
   // The controls this user may use here (views/server.ejs draws only those): each as its route's guard judges it.
@@ -63,19 +64,8 @@
       asked.live(name)
       setStatus(message.data.status)
     }
-    // A stop was asked and its players are being warned: stopping (no Stop or Restart) until its
-    // hooks are over; then the status as it is (still running when a plugin refused the stop).
-    if (message.type === 'server_stopping' && message.data.serverName === name) {
-      asked.live(name)
-      if (!message.data.over) setStatus('stopping')
-      else
-        asked
-          .ask(
-            () => api('GET', `${base}/status`),
-            (r, fresh) => fresh(name) && setStatus(r.run.status, r.run.pid ?? undefined),
-          )
-          .catch(fail)
-    }
+    if (message.type === 'server_stopping' && message.data.serverName === name)
+      followStopping(message.data, asked, setStatus)
     if (message.type === 'server_log') appendLines([message.data])
     if (message.type === 'servers:backup_progress') {
       progress.hidden = false
