@@ -8,7 +8,7 @@ import { TASKS } from '../tasks/contract'
 import { WEB_CONTRIBUTIONS } from '../web/contract'
 import { pluginsActions } from './actions'
 import { builtinCli, checkCliConflicts, cliCacheFile, writeCliCache } from './cli-contributions'
-import { type CliContribution, pluginsCommands, pluginsEvents, WATCHDOG_GRACE_MS } from './contract'
+import { type CliContribution, loopLimitMs, pluginsCommands, pluginsEvents } from './contract'
 import { CrashGuard } from './crash-guard'
 import { sendCustomEvent } from './custom-events'
 import type { SearchPath } from './discovery'
@@ -127,7 +127,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
       // watchdog thread is started (plugins.isolation is read at start; a change takes a restart).
       const inProcess = !options.threadEntry || String(await setting('plugins.isolation')) === 'none'
       if (options.watchdog && inProcess) {
-        const limitMs = hookTimeoutMs + WATCHDOG_GRACE_MS
+        const limitMs = loopLimitMs(hookTimeoutMs)
         // The plugin and the hook are the watcher's to fill in: the code last entered when it acts.
         const { code, message } = new SmError('SM_ERR_PLUGIN_BLOCKED_LOOP', {
           plugin: '{plugin}',

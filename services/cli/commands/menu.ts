@@ -1,6 +1,6 @@
 import * as Errors from '@oclif/core/errors'
 import { errorLine, SmError, toSmError } from '../../../kernel/errors'
-import { WATCHDOG_GRACE_MS } from '../../plugins/contract'
+import { loopLimitMs } from '../../plugins/contract'
 import { ACTIVE } from '../../servers/contract'
 import { ManagerCommand } from '../manager-command'
 import { ask, invoker, menuContext } from '../menu-context'
@@ -192,7 +192,7 @@ export default class Menu extends ManagerCommand {
     if (!item) throw failed('the plugin no longer supplies this item')
     const { value } = await this.request('settings:get', { key: 'plugins.hook_timeout_ms' })
     // No longer than a hook may hold the manager's loop.
-    const blockedMs = Number(value) + WATCHDOG_GRACE_MS
+    const blockedMs = loopLimitMs(Number(value))
     try {
       // It waits on the user as long as it likes, but its code must not hold the event loop.
       await wiring()

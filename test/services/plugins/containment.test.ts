@@ -95,11 +95,11 @@ describe('services/plugins: plugin code cannot make a command lie, hang or crash
     const manager = await spawnManager(dir)
     try {
       await waitForLine(manager, /^ready in/)
-      // Stopped for longer than the watchdog's limit (the 2 s hook timeout + 5 s), every
+      // Stopped for longer than the watchdog's limit (twice the 2 s hook timeout), every
       // thread of it: the watcher sees its own tick come late, and counts none of that time.
       process.kill(manager.pid as number, 'SIGSTOP')
       try {
-        await sleep(8_000)
+        await sleep(5_000)
       } finally {
         process.kill(manager.pid as number, 'SIGCONT')
       }
