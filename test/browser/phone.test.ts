@@ -60,7 +60,7 @@ describe('every page on a phone (390x844, a real browser)', function () {
       ['server', 'schedule', 'add', 'lobby', '--cron', '0 4 * * *', '--action', 'backup'],
       ['server', 'backup', 'lobby'],
     ])
-    phone = await session.browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
+    phone = await session.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
     await signInPage(phone, session.url, 'admin', 'a good password')
   })
 
@@ -90,7 +90,7 @@ describe('every page on a phone (390x844, a real browser)', function () {
     })
 
   it('the sign-in page, and no page logged an error', async () => {
-    const other = await session.browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true })
+    const other = await session.newPage({ viewport: { width: 390, height: 844 }, isMobile: true })
     await other.goto(`${session.url}/login`)
     await other.getByLabel('User name').waitFor()
     expect(await phoneProblems(other)).to.deep.equal([])

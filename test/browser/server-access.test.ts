@@ -36,7 +36,7 @@ describe('per-server access in a real browser', () => {
     await page.locator('#users tr', { hasText: 'ann' }).getByRole('link', { name: 's1' }).waitFor()
 
     // Ann, in a browser of her own.
-    const ann = await session.browser.newPage()
+    const ann = await session.newPage()
     const annErrors = pageErrors(ann)
     await signInPage(ann, url, 'ann', 'anns password')
     expect(await ann.locator('table.servers tbody tr').allTextContents()).to.have.length(1)
@@ -85,7 +85,7 @@ describe('per-server access in a real browser', () => {
     await access.getByRole('button', { name: 'Grant' }).click()
     await page.locator('.toast', { hasText: 'ann may now on s1: view, console, power' }).waitFor()
 
-    const ann = await session.browser.newPage()
+    const ann = await session.newPage()
     const annErrors = pageErrors(ann)
     await signInPage(ann, url, 'ann', 'anns password')
     expect(await ann.locator('table.servers tbody tr').count()).to.equal(1)

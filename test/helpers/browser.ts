@@ -1,9 +1,10 @@
 import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { expect } from 'chai'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core'
 import { cliIn } from './cli-in-process'
+import { keepAcrossFiles } from './leaks'
 import { spawnManager, stop, waitForLine } from './run'
 import { webUrl } from './web-process'
 
@@ -35,6 +36,37 @@ export async function launchBrowser(): Promise<Browser> {
       '--no-first-run',
     ],
   })
+}
+
+let shared: Promise<Browser> | undefined
+
+/**
+ * One Chromium for every browser test of this process (each worker of the parallel run), launched
+ * at the first: a launch costs about two CPU-seconds, a context (a fresh profile: its own cookies,
+ * storage and cache) next to nothing. The leak check leaves it running between files; it ends
+ * with the process.
+ */
+function sharedBrowser(): Promise<Browser> {
+  shared ??= launchBrowser().then(
+    (browser) => {
+      // The browser (Playwright's pipe in its arguments), and its crash handlers, which leave it
+      // to run on their own.
+      keepAcrossFiles(
+        (argv, ppid) =>
+          (ppid === process.pid && argv.includes('--remote-debugging-pipe')) ||
+          basename(argv[0] ?? '') === 'chrome_crashpad_handler',
+      )
+      browser.on('disconnected', () => {
+        shared = undefined
+      })
+      return browser
+    },
+    (error: unknown) => {
+      shared = undefined
+      throw error
+    },
+  )
+  return shared
 }
 
 /** Records every request the page makes that leaves `origin` (nothing may). */
@@ -69,13 +101,14 @@ export interface BrowserRun {
   readonly manager: ChildProcess
   /** `http://127.0.0.1:<port>`. */
   readonly url: string
-  readonly browser: Browser
+  /** A page in a context of its own (another user, a phone's viewport), closed with the run. */
+  newPage(options?: BrowserContextOptions): Promise<Page>
   readonly page: Page
   /** Requests the page made outside the manager (`outsideRequests`). */
   readonly outside: string[]
   /** What the page's scripts threw or logged, and missing or failed responses (`pageErrors`). */
   readonly errors: string[]
-  /** Closes the browser, then stops the manager (also when the browser fails to close). */
+  /** Closes its browser contexts, then stops the manager (also when a context fails to close). */
   close(): Promise<void>
 }
 
@@ -109,18 +142,24 @@ export async function openInBrowser(
   try {
     // Ready: its CLI bridge serves too, so a test's commands go to it.
     const [url] = await Promise.all([webUrl(manager), waitForLine(manager, /^ready in/)])
-    const browser = await launchBrowser()
-    const page = await browser.newPage()
+    const browser = await sharedBrowser()
+    const contexts: BrowserContext[] = []
+    const newPage = async (options?: BrowserContextOptions) => {
+      const context = await browser.newContext(options)
+      contexts.push(context)
+      return context.newPage()
+    }
+    const page = await newPage()
     return {
       manager,
       url,
-      browser,
+      newPage,
       page,
       outside: outsideRequests(page, url),
       errors: pageErrors(page),
       async close() {
         try {
-          await browser.close()
+          await Promise.all(contexts.map((context) => context.close()))
         } finally {
           await stop(manager)
         }

@@ -29,6 +29,17 @@ export function findLeaks(dirs: readonly string[], marker: string): Leak[] {
     const proc = readProc(pid)
     if (proc && proc.state !== 'Z') procs.set(proc.pid, proc)
   }
+  // What the run keeps from file to file (keepAcrossFiles), with all it started, is no leak.
+  for (const proc of procs.values()) {
+    const seen = new Set<number>()
+    for (let up: Proc | undefined = proc; up && !seen.has(up.pid); up = procs.get(up.ppid)) {
+      seen.add(up.pid)
+      if (kept.has(up.pid) && up.starttime === kept.get(up.pid)) {
+        procs.delete(proc.pid)
+        break
+      }
+    }
+  }
   const reasons = new Map<number, string>()
   for (const proc of procs.values()) {
     if (proc.pid === process.pid) continue
@@ -49,6 +60,30 @@ export function findLeaks(dirs: readonly string[], marker: string): Leak[] {
     }
   }
   return [...reasons].map(([pid, because]) => ({ pid, command: commandOf(pid), because }))
+}
+
+/** Processes kept from one test file to the next, by PID, with their start time (a PID is reused). */
+const kept = new Map<number, string>()
+
+/**
+ * Keeps the processes of this run that `keeps` picks by command line and parent (at the time of
+ * the call) out of the leak check, with everything they start: one Chromium for all the browser
+ * tests of a test process (test/helpers/browser.ts). They end with this process: Chromium ends
+ * when its pipe to Playwright closes, also when this process is killed.
+ */
+export function keepAcrossFiles(keeps: (argv: readonly string[], ppid: number) => boolean): void {
+  const marker = `SM_TEST_RUN=${process.env.SM_TEST_RUN}`
+  for (const pid of livePids()) {
+    const proc = readProc(pid)
+    const argv = readText(`/proc/${pid}/cmdline`)?.split('\0') ?? []
+    if (
+      proc &&
+      proc.state !== 'Z' &&
+      keeps(argv, proc.ppid) &&
+      readText(`/proc/${pid}/environ`)?.split('\0').includes(marker)
+    )
+      kept.set(pid, proc.starttime)
+  }
 }
 
 /**
