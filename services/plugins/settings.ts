@@ -10,7 +10,7 @@ export const pluginsSettings = defineSettings('plugins', {
   'plugins.hook_timeout_ms': {
     default: 10_000,
     summary:
-      "how long a plugin's hook, listener, onLoad or onUnload may run before it is cut off; twice that, at most 5 s more, how long plugin code may hold the event loop (a hook, a CLI menu item) before its process is ended",
+      "how long a plugin's hook, listener, onLoad or onUnload may run before it is cut off; twice that (at least 2 s, at most 5 s more), how long plugin code may hold the event loop (a hook, a CLI menu item) before its process is ended",
     rule: wholeNumber(1, 600_000),
   },
   'plugins.import_timeout_s': {

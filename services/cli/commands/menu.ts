@@ -198,7 +198,7 @@ export default class Menu extends ManagerCommand {
       await wiring()
         .plugins()
         .guard(
-          () => new SmError('SM_ERR_CLI_PLUGIN_BLOCKED', { plugin, item: name, seconds: blockedMs / 1000 }),
+          () => new SmError('SM_ERR_CLI_PLUGIN_BLOCKED', { plugin, item: name, seconds: Math.round(blockedMs / 1000) }),
           { blockedMs },
           async () =>
             item.handler(menuContext(plugin, hosted.api, this.session, this.config, (line) => this.log(line))),
