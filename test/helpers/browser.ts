@@ -4,8 +4,9 @@ import { basename, join } from 'node:path'
 import { expect } from 'chai'
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core'
 import { cliIn } from './cli-in-process'
-import { keepAcrossFiles } from './leaks'
+import { keepWhatStarts } from './leaks'
 import { spawnManager, stop, waitForLine } from './run'
+import { atProcessEnd } from './run-end'
 import { webUrl } from './web-process'
 
 const CANDIDATES = [
@@ -42,23 +43,24 @@ let shared: Promise<Browser> | undefined
 
 /**
  * One Chromium for every browser test of this process (each worker of the parallel run), launched
- * at the first: a launch costs about two CPU-seconds, a context (a fresh profile: its own cookies,
- * storage and cache) next to nothing. The leak check leaves it running between files; it ends
- * with the process.
+ * at the first: a launch costs seconds of CPU, a context (a fresh profile: its own cookies,
+ * storage and cache) next to nothing. The leak check leaves it and its crash handlers (which
+ * leave it to run on their own) running between files; it ends with a worker, and is closed at
+ * the end of a serial run. One that crashed is launched again by the next file.
  */
 function sharedBrowser(): Promise<Browser> {
-  shared ??= launchBrowser().then(
-    (browser) => {
-      // The browser (Playwright's pipe in its arguments), and its crash handlers, which leave it
-      // to run on their own.
-      keepAcrossFiles(
-        (argv, ppid) =>
-          (ppid === process.pid && argv.includes('--remote-debugging-pipe')) ||
-          basename(argv[0] ?? '') === 'chrome_crashpad_handler',
-      )
+  shared ??= keepWhatStarts(
+    (argv, ppid) =>
+      (ppid === process.pid && argv.includes('--remote-debugging-pipe')) ||
+      basename(argv[0] ?? '') === 'chrome_crashpad_handler',
+    launchBrowser,
+  ).then(
+    ({ value: browser, release }) => {
       browser.on('disconnected', () => {
         shared = undefined
+        release()
       })
+      atProcessEnd(() => browser.close())
       return browser
     },
     (error: unknown) => {
@@ -149,7 +151,10 @@ export async function openInBrowser(
       contexts.push(context)
       return context.newPage()
     }
-    const page = await newPage()
+    const page = await newPage().catch(async (error: unknown) => {
+      await Promise.all(contexts.map((context) => context.close()))
+      throw error
+    })
     return {
       manager,
       url,

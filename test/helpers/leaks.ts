@@ -66,23 +66,38 @@ export function findLeaks(dirs: readonly string[], marker: string): Leak[] {
 const kept = new Map<number, string>()
 
 /**
- * Keeps the processes of this run that `keeps` picks by command line and parent (at the time of
- * the call) out of the leak check, with everything they start: one Chromium for all the browser
- * tests of a test process (test/helpers/browser.ts). They end with this process: Chromium ends
- * when its pipe to Playwright closes, also when this process is killed.
+ * Runs `start`, and keeps the processes of this run that it started and `keeps` picks (by
+ * command line and parent) out of the leak check, with everything they start: one Chromium for
+ * all the browser tests of a test process (test/helpers/browser.ts), which ends with the process
+ * (Chromium ends when its pipe to Playwright closes, also when this process is killed). Only what
+ * appeared during `start` is kept, never a process that was already there. `release` hands them
+ * back to the check (a browser that crashed: what it left behind is a leak again).
  */
-export function keepAcrossFiles(keeps: (argv: readonly string[], ppid: number) => boolean): void {
+export async function keepWhatStarts<T>(
+  keeps: (argv: readonly string[], ppid: number) => boolean,
+  start: () => Promise<T>,
+): Promise<{ readonly value: T; release(): void }> {
   const marker = `SM_TEST_RUN=${process.env.SM_TEST_RUN}`
-  for (const pid of livePids()) {
-    const proc = readProc(pid)
-    const argv = readText(`/proc/${pid}/cmdline`)?.split('\0') ?? []
-    if (
-      proc &&
-      proc.state !== 'Z' &&
-      keeps(argv, proc.ppid) &&
-      readText(`/proc/${pid}/environ`)?.split('\0').includes(marker)
-    )
-      kept.set(pid, proc.starttime)
+  const matching = () => {
+    const found = new Map<number, string>()
+    for (const pid of livePids()) {
+      const proc = readProc(pid)
+      if (!proc || proc.state === 'Z') continue
+      const argv = readText(`/proc/${pid}/cmdline`)?.split('\0') ?? []
+      if (keeps(argv, proc.ppid) && readText(`/proc/${pid}/environ`)?.split('\0').includes(marker))
+        found.set(pid, proc.starttime)
+    }
+    return found
+  }
+  const before = matching()
+  const value = await start()
+  const mine = [...matching()].filter(([pid, starttime]) => before.get(pid) !== starttime)
+  for (const [pid, starttime] of mine) kept.set(pid, starttime)
+  return {
+    value,
+    release() {
+      for (const [pid, starttime] of mine) if (kept.get(pid) === starttime) kept.delete(pid)
+    },
   }
 }
 

@@ -37,6 +37,17 @@ export function afterItsUser(cleanup: Cleanup): void {
   ofRun.push(once)
 }
 
+const ofProcess: Cleanup[] = []
+
+/**
+ * Runs `cleanup` when this process is done with tests, before the check that nothing is left:
+ * at the end of a serial run. A worker of mocha's parallel mode runs many files and is ended
+ * when the run is over; what it keeps for all of them (the shared Chromium) ends with it.
+ */
+export function atProcessEnd(cleanup: Cleanup): void {
+  ofProcess.push(cleanup)
+}
+
 async function runAll(cleanups: Cleanup[], problems: string[]): Promise<void> {
   for (const cleanup of cleanups.splice(0).reverse())
     try {
@@ -81,6 +92,8 @@ export const rootHooks = {
     this.timeout(60_000)
     const problems: string[] = []
     await runAll(ofRun, problems)
+    // Not a worker of the parallel run (mocha sets MOCHA_WORKER_ID there): this is the run's end.
+    if (process.env.MOCHA_WORKER_ID === undefined) await runAll(ofProcess, problems)
     if (process.platform === 'linux') {
       // Again after killing: a leaked manager may have started a supervisor in the meantime.
       const leaks: Leak[] = []
