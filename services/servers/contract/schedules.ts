@@ -31,37 +31,39 @@ export const listedSchedule = scheduleFields
   .readonly()
 export type ListedSchedule = z.output<typeof listedSchedule>
 
+/** What a request says of a schedule: an add gives it all, an edit what it changes (the service checks it whole). */
+const scheduleRequest = z.object({
+  cron: z.string(),
+  action: z.string(),
+  command: z.string().optional(),
+  timezone: z.string().optional(),
+})
+
+/** The same over HTTP, bounded. */
+const scheduleInput = z.object({
+  cron: z.string().min(1).max(200),
+  action: z.string().min(1).max(40),
+  command: z.string().max(1000).optional(),
+  timezone: z.string().max(100).optional(),
+})
+
 /** The commands of this area, declared with the others in services/servers/contract.ts. */
 export const schedulesCommands = {
   /** Adds a schedule (run by the manager while it runs). */
-  'servers:schedule_add': command(
-    named.extend({
-      cron: z.string(),
-      action: z.string(),
-      command: z.string().optional(),
-      timezone: z.string().optional(),
+  'servers:schedule_add': command(named.extend(scheduleRequest.shape), listedSchedule, {
+    http: serverDoor({
+      method: 'post',
+      path: '/servers/:name/schedules',
+      right: 'schedules',
+      name: 'add_schedule',
+      summary: 'Add a schedule (cron: backup, restart or command)',
+      access: 'admin',
+      input: scheduleInput,
+      status: 201,
+      key: 'schedule',
+      response: 'ScheduleAdded',
     }),
-    listedSchedule,
-    {
-      http: serverDoor({
-        method: 'post',
-        path: '/servers/:name/schedules',
-        right: 'schedules',
-        name: 'add_schedule',
-        summary: 'Add a schedule (cron: backup, restart or command)',
-        access: 'admin',
-        input: z.object({
-          cron: z.string().min(1).max(200),
-          action: z.string().min(1).max(40),
-          command: z.string().max(1000).optional(),
-          timezone: z.string().max(100).optional(),
-        }),
-        status: 201,
-        key: 'schedule',
-        response: 'ScheduleAdded',
-      }),
-    },
-  ),
+  }),
   /**
    * The schedules (of one server, or all), each with its next run, or, for a stored one that
    * cannot run, `invalid`: why (it is skipped).
@@ -84,14 +86,7 @@ export const schedulesCommands = {
    * checked whole as an added one is (an action other than `command` drops its command).
    */
   'servers:schedule_edit': command(
-    z.object({
-      name: z.string(),
-      id: z.string(),
-      cron: z.string().optional(),
-      action: z.string().optional(),
-      command: z.string().optional(),
-      timezone: z.string().optional(),
-    }),
+    named.extend({ id: z.string(), ...scheduleRequest.partial().shape }),
     listedSchedule,
     {
       http: serverDoor({
@@ -101,12 +96,7 @@ export const schedulesCommands = {
         name: 'edit_schedule',
         summary: "Change one of a server's schedules (its id kept): cron, action, command, time zone",
         access: 'admin',
-        input: z.object({
-          cron: z.string().min(1).max(200).optional(),
-          action: z.string().min(1).max(40).optional(),
-          command: z.string().max(1000).optional(),
-          timezone: z.string().max(100).optional(),
-        }),
+        input: scheduleInput.partial(),
         key: 'schedule',
         response: 'ScheduleChanged',
         errors: { 404: 'That server has no schedule with that id.', 422: 'The changed schedule could not run.' },
