@@ -3,6 +3,7 @@ import { Cron } from 'croner'
 import { type BusScope, type Logger, reasonOf, runInContext, SmError } from '../../kernel'
 import type { Projection, Sql } from '../events/contract'
 import type { ListedSchedule, Schedule, ScheduleAction } from './contract'
+import { scheduleAction } from './contract/schedules'
 import { commandProblem } from './control-checks'
 
 export type { Schedule } from './contract'
@@ -89,7 +90,7 @@ export function describeSchedule(request: {
  */
 function scheduleProblem(schedule: Schedule): string | undefined {
   const { action, command, cron, timezone } = schedule
-  if (!['backup', 'restart', 'command'].includes(action))
+  if (!scheduleAction.safeParse(action).success)
     return `'${String(action)}' is not a schedule action (backup, restart or command)`
   if (action === 'command') {
     const problem = commandProblem(command)

@@ -1,6 +1,7 @@
 import type { Layer } from '@koa/router'
 import { SmError } from '../../kernel/errors'
 import { heldToGrants, type Identity, type Role, type ServerRight, seesServer } from '../auth/contract'
+import type { ScheduleAction } from '../servers/contract'
 import { adminOnlyCommand } from './admin-commands'
 import { admit, type RouteSpec, refusal, specOf } from './route'
 
@@ -48,7 +49,7 @@ const SCHEDULED: Readonly<Record<string, ServerRight>> = {
   backup: 'backups',
   restart: 'power',
   command: 'console',
-}
+} satisfies Record<ScheduleAction, ServerRight>
 
 /**
  * Refuses what an account held to grants may not ask through a route its right admits: a
@@ -79,7 +80,8 @@ export function checkRequest(
       summary: "body 'command': name the console command the schedule sends",
       issues: [{ where: 'body', path: 'command', message: 'required for an account held to its server grants' }],
     })
-  const needs = SCHEDULED[String(payload.action)]
+  const action = String(payload.action)
+  const needs = Object.hasOwn(SCHEDULED, action) ? SCHEDULED[action] : undefined
   if (!needs) throw new SmError('SM_ERR_AUTH_HELD_TO_SERVERS', { required: 'admin' })
   admit(user, 'user', { name: server, right: needs })
   const blocked = payload.action === 'command' ? adminOnlyCommand(String(payload.command ?? '')) : undefined

@@ -123,6 +123,9 @@ async function hostOf(ctx: ServersContext, payload: unknown): Promise<string | u
   return (await ctx.all()).find((server) => server.name === name)?.host
 }
 
+/** The schedule commands that name a schedule by the id the manager gave it (`<host>/<id>`). */
+const SCHEDULE_BY_ID = new Set(['servers:schedule_edit', 'servers:schedule_remove'])
+
 /**
  * Sends a command to the host's agent, then takes in the facts it recorded doing it before
  * answering, so what the caller reads next (list, status, events) already shows it.
@@ -130,8 +133,7 @@ async function hostOf(ctx: ServersContext, payload: unknown): Promise<string | u
 async function onHost(ctx: ServersContext, host: string, command: string, payload: unknown, actor: string) {
   const hosts = ctx.hosts() as HostsLink
   const { host: _named, ...rest } = payload as Record<string, unknown>
-  if (command === 'servers:schedule_remove' || command === 'servers:schedule_edit')
-    rest.id = parseHostTaskId(String(rest.id))?.id
+  if (SCHEDULE_BY_ID.has(command)) rest.id = parseHostTaskId(String(rest.id))?.id
   const adds = command === 'servers:add' || command === 'servers:install'
   if (adds) {
     // A name is one server's on every host.
@@ -164,11 +166,7 @@ async function onHost(ctx: ServersContext, host: string, command: string, payloa
   if (command === 'servers:begin') return { taskId: hostTaskId(host, (reply as { taskId: string }).taskId) }
   // Its schedules, by the ids the manager's schedule_remove routes with.
   if (command === 'servers:schedule_list') return hostScheduleIds(host, reply as ListedSchedule[])
-  if (
-    command === 'servers:schedule_add' ||
-    command === 'servers:schedule_edit' ||
-    command === 'servers:schedule_remove'
-  )
+  if (SCHEDULE_BY_ID.has(command) || command === 'servers:schedule_add')
     return hostScheduleIds(host, [reply as ListedSchedule])[0]
   return reply
 }
