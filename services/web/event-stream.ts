@@ -227,11 +227,11 @@ export class EventStream {
         } catch (error) {
           reason ??= `the topic ${topic} is no longer open to this caller: ${error instanceof SmError ? error.webMessage : error}`
         }
-      if (user.enrolOnly) reason = new SmError('SM_ERR_AUTH_TWO_FACTOR_REQUIRED', {}).message
+      if (user.enrolOnly) reason = new SmError('SM_ERR_AUTH_TWO_FACTOR_REQUIRED', {}).webMessage
       subscriber.user = user
     } catch (error) {
       // Not verified, for whatever reason: the stream ends (the client may open another).
-      reason = error instanceof SmError ? error.message : 'the identity could not be checked'
+      reason = error instanceof SmError ? error.webMessage : 'the identity could not be checked'
     }
     if (reason === undefined || !this.#subscribers.has(subscriber)) return
     subscriber.out.write(`: ended: ${reason.replace(/\s+/g, ' ')}\n\n`)
