@@ -1,5 +1,5 @@
 import { type StdioOptions, spawn } from 'node:child_process'
-import { closeSync, openSync } from 'node:fs'
+import { closeSync, existsSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import { SmError } from '../../../kernel/errors'
 import { Connection, connectOrCode } from '../../../lib/json-lines'
@@ -51,6 +51,8 @@ export class SupervisorClient {
 
   /** A client, or undefined when no supervisor answers (none runs, or a stale socket file). */
   static async connect(files: RunFiles, server: string): Promise<SupervisorClient | undefined> {
+    // No socket file: no supervisor (the usual case of a stopped server), and nothing to wait for.
+    if (!existsSync(files.socket)) return undefined
     // A supervisor killed a moment ago may still accept on its socket, and never answer.
     await untilNotDying(files.readState()?.supervisor)
     const socket = await connectOrCode(files.socket)

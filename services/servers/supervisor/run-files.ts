@@ -363,7 +363,9 @@ export class RunFiles {
   }
 }
 
+/** The file's JSON, or undefined when it is missing or unreadable (a missing one is asked first: a throw costs an error with its stack, and a look at a never-started server reads several). */
 function readJson<T>(path: string): T | undefined {
+  if (!existsSync(path)) return undefined
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as T
   } catch {
