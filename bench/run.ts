@@ -18,10 +18,10 @@ import {
 import { replayBench } from './replay.bench'
 import { consoleRoundTripBench, serverListBench, worldArchiveBench } from './servers.bench'
 import { supervisionMemoryBench } from './supervision.bench'
-import { dashboardBench, type LoadResult, webThroughputBench } from './web.bench'
+import { dashboardBench, type LoadResult, serversApiBench, webThroughputBench } from './web.bench'
 
 /**
- * `npm run bench [-- dispatch|append|help|hooks|threads|loop|load|replay|client|bridge|set|backup|list|console|sampling|supervision|nats|web|oneshot|dashboard] [--events N] [--world-mb N] [--quick]`:
+ * `npm run bench [-- dispatch|append|help|hooks|threads|loop|load|replay|client|bridge|set|backup|list|console|sampling|supervision|nats|web|servers-api|oneshot|dashboard] [--events N] [--world-mb N] [--quick]`:
  * every figure is a ratio against a baseline measured in the same run, because these machines
  * are shared and noisy. Each benchmark runs even when one before it threw; the run exits 1 if
  * any threw or missed its goal.
@@ -355,6 +355,25 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
     const r = await oneShotActionBench(dir, quick ? 2 : 30, quick)
     print(r)
     console.log(`  goal: at most 1.2x → ${r.ratio.toFixed(2)}x, ${verdict(r.ratio <= 1.2)}\n`)
+  },
+  async 'servers-api'({ dir, quick, verdict }) {
+    const r = await serversApiBench(dir, quick ? 3 : 50, 8, quick)
+    for (const [side, l] of Object.entries({ bare: r.bare, ours: r.ours }))
+      if (l.errors || l.non2xx) throw new Error(`${side}: ${l.errors} errors, ${l.non2xx} non-2xx answers`)
+    console.log(
+      `GET /api/servers with ${r.servers} registered servers (${r.bytes} bytes), 50 connections (autocannon in its own process${quick ? ', 50 requests each' : ', 8 s each, after a 2 s warm-up'})`,
+    )
+    for (const [name, l] of [
+      ['bare Koa in its own process, the same JSON', r.bare],
+      ['ours: JWT, the list from memory, statuses', r.ours],
+    ] as const)
+      console.log(
+        `  ${name.padEnd(46)} ${Math.round(l.rps).toLocaleString('en').padStart(7)} req/s  p50 ${l.p50Ms} ms  p99 ${l.p99Ms} ms`,
+      )
+    const ratio = r.ours.rps / r.bare.rps
+    console.log(
+      `  ours / bare: ${ratio.toFixed(2)}x; goal at least 0.5x and p99 under 15 ms → ${verdict(ratio >= 0.5 && r.ours.p99Ms < 15)}\n`,
+    )
   },
   async dashboard({ dir, quick }) {
     const [servers, requests, renders] = quick ? [2, 2, 1] : [50, 20, 10]

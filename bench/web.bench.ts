@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process'
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { createServer, get, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -203,6 +203,50 @@ export async function webThroughputBench(dir: string, seconds = 8, quick = false
     }
   } finally {
     bare.server.close()
+    await ours.manager.stop()
+  }
+}
+
+/**
+ * `GET /api/servers` with 50 (`servers`) registered servers, signed in as an admin, at 50
+ * connections, against a bare Koa in a process of its own answering the very same JSON (captured
+ * from ours first): the list is read from memory (the projections' views) and each server's status
+ * from its run files, never from a supervisor that is not there.
+ */
+export async function serversApiBench(dir: string, servers = 50, seconds = 8, quick = false) {
+  const amount = quick ? CONNECTIONS : undefined
+  const ours = await ourManager(dir, servers)
+  const bodyFile = join(dir, `servers-api-${Date.now()}.json`)
+  let bare: ChildProcess | undefined
+  try {
+    const url = `${ours.url}/api/servers`
+    const reply = await fetch(url, { headers: { authorization: `Bearer ${ours.token}` } })
+    if (reply.status !== 200) throw new Error(`GET /api/servers answered ${reply.status}: ${await reply.text()}`)
+    const body = (await reply.json()) as { servers: unknown[] }
+    if (body.servers.length !== servers)
+      throw new Error(`GET /api/servers listed ${body.servers.length} servers, not ${servers}`)
+    writeFileSync(bodyFile, JSON.stringify(body))
+    // On this process's core (hasTaskset pinned it), as the manager is: autocannon has the other.
+    const command = [process.execPath, join(__dirname, 'bare-koa-process.js'), bodyFile, '/api/servers']
+    const pinned = hasTaskset() ? ['taskset', ['-c', '0', ...command]] : [command[0], command.slice(1)]
+    bare = spawn(pinned[0] as string, pinned[1] as string[], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const bareUrl = await new Promise<string>((resolve, reject) => {
+      bare?.stdout?.once('data', (chunk: Buffer) => resolve(`${String(chunk).trim()}/api/servers`))
+      bare?.once('exit', (code) => reject(new Error(`the bare Koa process exited ${code} before it listened`)))
+    })
+    const get = { token: ours.token, amount }
+    if (!quick) {
+      await load(bareUrl, { ...get, seconds: 2 })
+      await load(url, { ...get, seconds: 2 })
+    }
+    return {
+      servers,
+      bytes: JSON.stringify(body).length,
+      bare: await load(bareUrl, { ...get, seconds }),
+      ours: await load(url, { ...get, seconds }),
+    }
+  } finally {
+    bare?.kill('SIGTERM')
     await ours.manager.stop()
   }
 }

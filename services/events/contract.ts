@@ -119,6 +119,12 @@ export interface Projections {
   register(projection: Projection): Promise<{ rebuilt: boolean }>
   /** Runs `read` on the projection's tables, in a consistent snapshot of them. */
   read<T>(projection: string, read: (sql: Sql) => Promise<T>): Promise<T>
+  /**
+   * As read(), answered from memory while the database has not changed since `read` (the same
+   * function: a module's own, not a closure made per call) last ran; the answer is frozen and
+   * shared by every caller. For the reads that answer lists and statuses.
+   */
+  view<T>(projection: string, read: (sql: Sql) => Promise<T>): Promise<Readonly<T>>
 }
 
 export const PROJECTIONS = createToken<Projections>('events:projections')

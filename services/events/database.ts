@@ -29,6 +29,8 @@ export class SqliteDatabase {
   readonly #prepared = new Map<string, Promise<sqlite3.Statement>>()
   /** Opened in exclusive locking mode because the disk was full at open (see `open`). */
   #fullAtOpen: boolean
+  /** How many times the connection was opened again (#reopen): a new one counts data_version afresh. */
+  #connection = 0
 
   private constructor(db: Database, options: DatabaseOptions, fullAtOpen = false) {
     this.#db = db
@@ -113,6 +115,7 @@ export class SqliteDatabase {
     }
     this.#db = db
     this.#sql = this.#sqlOf(db)
+    this.#connection++
   }
 
   /**
@@ -145,6 +148,18 @@ export class SqliteDatabase {
    */
   statement<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     return this.read(fn)
+  }
+
+  /**
+   * As read(), with what stands for the commits of every other connection so far (SQLite's
+   * `data_version`, and which connection this is): it differs once another process has committed
+   * or this one was reopened. This connection's own commits leave it as it was.
+   */
+  readVersioned<T>(fn: (sql: Sql, version: string) => Promise<T>): Promise<T> {
+    return this.read(async (sql) => {
+      const row = await sql.get<{ data_version: number }>('PRAGMA data_version')
+      return fn(sql, `${this.#connection}:${row?.data_version}`)
+    })
   }
 
   /** Runs read statements outside a transaction (they see only committed data). */

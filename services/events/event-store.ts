@@ -40,6 +40,10 @@ export class EventStore {
   readonly #followed = new Set<string>()
   #committing = false
   #committed: (events: readonly StoredEvent[]) => void = () => {}
+  /** Per projection, how many times this process has changed its tables (applied facts, rebuilt). */
+  readonly #changes = new Map<string, number>()
+  /** Per projection, what each view reader last answered, while nothing has changed it since. */
+  readonly #views = new Map<string, WeakMap<object, { changes: number; version: string; value: unknown }>>()
 
   /** The log's own name, made with it (read once: it never changes). */
   readonly logId: string
@@ -297,6 +301,30 @@ export class EventStore {
     return this.#db.read(read)
   }
 
+  /**
+   * What `read` answers of a projection, from memory while neither this process (a fact it
+   * folds, a rebuild) nor another connection (SQLite's data_version) has changed the database
+   * since `read` last ran; else read again. The answer is frozen: every caller shares it.
+   */
+  viewProjection(name: string, read: (sql: Sql) => Promise<unknown>): Promise<unknown> {
+    if (!this.#projections.has(name)) throw new SmError('SM_ERR_EVENTS_UNKNOWN_PROJECTION', { projection: name })
+    return this.#db.readVersioned(async (sql, version) => {
+      // Inside the database's queue: no commit can come between this count and the read.
+      const changes = this.#changes.get(name) ?? 0
+      let views = this.#views.get(name)
+      if (!views) this.#views.set(name, (views = new WeakMap()))
+      const held = views.get(read)
+      if (held && held.changes === changes && held.version === version) return held.value
+      const value = deepFreeze(await read(sql))
+      views.set(read, { changes, version, value })
+      return value
+    })
+  }
+
+  #changed(projection: Projection): void {
+    this.#changes.set(projection.name, (this.#changes.get(projection.name) ?? 0) + 1)
+  }
+
   /** Replays the log into fresh projections, starting from the newest snapshot. */
   rebuild(): Promise<RebuildResult> {
     return this.#db.transaction((sql) => this.#rebuild(sql, [...this.#projections.values()]))
@@ -358,7 +386,12 @@ export class EventStore {
   }
 
   async #applyAll(sql: Sql, events: readonly StoredEvent[]): Promise<void> {
-    for (const projection of this.#projections.values()) await applyTo(sql, projection, events)
+    // Counted before the change: a transaction that then rolls back only costs a view a read.
+    for (const projection of this.#projections.values())
+      if (relevantTo(projection, events).length > 0) {
+        this.#changed(projection)
+        await applyTo(sql, projection, events)
+      }
   }
 
   async #rebuild(sql: Sql, projections: readonly Projection[]): Promise<RebuildResult> {
@@ -368,6 +401,7 @@ export class EventStore {
     )
     const state = snapshot ? (JSON.parse(snapshot.state) as Record<string, unknown>) : {}
     for (const projection of projections) {
+      this.#changed(projection)
       await projection.reset(sql)
       if (snapshot && projection.name in state) await projection.restore(sql, state[projection.name])
     }
@@ -406,11 +440,23 @@ export function isIngested(event: StoredEvent): boolean {
 
 const HEAD = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS seq"
 
-async function applyTo(sql: Sql, projection: Projection, events: readonly StoredEvent[]): Promise<void> {
-  // Another host's facts (events:ingest) fold only into the projections that describe every host.
-  const relevant = events.filter(
+/** The events `projection` folds: of its types, and another host's (events:ingest) only into the projections that describe every host. */
+function relevantTo(projection: Projection, events: readonly StoredEvent[]): StoredEvent[] {
+  return events.filter(
     (event) => projection.types.includes(event.type) && (projection.remote === true || !isIngested(event)),
   )
+}
+
+/** A value no caller can change (a view shared by every reader). */
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value
+  Object.freeze(value)
+  for (const item of Object.values(value)) deepFreeze(item)
+  return value
+}
+
+async function applyTo(sql: Sql, projection: Projection, events: readonly StoredEvent[]): Promise<void> {
+  const relevant = relevantTo(projection, events)
   if (relevant.length === 0) return
   try {
     await projection.apply(sql, relevant)

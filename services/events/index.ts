@@ -47,6 +47,7 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
       registry.provide(PROJECTIONS, {
         register: async (projection) => ({ rebuilt: await opened.register(projection) }),
         read: async (projection, read) => opened.readProjection(projection, read),
+        view: async (projection, read) => opened.viewProjection(projection, read),
       })
 
       bus.handle('events:append', ({ events }) => opened.append(events))

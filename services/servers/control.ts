@@ -76,6 +76,8 @@ export class ServerControl {
    * watched is recorded and dealt with), and this waits for it unless asked from inside it.
    */
   async status(server: ServerRecord): Promise<RunStatus> {
+    // Never started on this machine: no run directory, so no supervisor, state or journal to ask.
+    if (!this.files(server.name).exists()) return filesView(undefined)
     await this.#ingest.catchUp(server, 'look')
     return this.#read(server)
   }

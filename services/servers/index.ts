@@ -83,7 +83,7 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
       })
       const tasks = registry.resolve(TASKS)
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
-      const all = () => projections.read(serversProjection.name, readServers)
+      const all = () => projections.view(serversProjection.name, readServers)
       const find = async (name: string): Promise<ServerRecord> => {
         const servers = await all()
         const server = servers.find((s) => s.name === name)
@@ -165,7 +165,7 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
         listPlayers: (server) => askPlayers(server, (command) => control.ask(server, command, 'tell who is online')),
         online: (name, status) => (status === 'running' || status === 'stopping' ? players.now(name) : undefined),
         hosts: () => (registry.has(HOSTS) ? registry.resolve(HOSTS) : undefined),
-        statuses: () => projections.read(statusProjection.name, readStatuses),
+        statuses: () => projections.view(statusProjection.name, readStatuses),
       }
       ctx = context
       for (const table of VERBS) registerVerbs(bus, context, table)
@@ -231,7 +231,7 @@ async function startAutostarts(ctx: ServersContext, servers: readonly ServerReco
 }
 
 /** The servers of this machine (the others are their host agents' to follow and supervise). */
-async function here(all: () => Promise<ServerRecord[]>): Promise<ServerRecord[]> {
+async function here(all: () => Promise<readonly ServerRecord[]>): Promise<ServerRecord[]> {
   return (await all()).filter((server) => server.host === undefined)
 }
 

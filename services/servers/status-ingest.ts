@@ -109,7 +109,7 @@ export class StatusIngest {
   async recordPending(servers: readonly ServerRecord[]): Promise<void> {
     // A hook of a fact being recorded that reads the log: what is being recorded is enough.
     if (insideCatchUp()) return
-    const recorded = await this.#projections.read(statusProjection.name, readStatuses)
+    const recorded = await this.#projections.view(statusProjection.name, readStatuses)
     const seen = new Map(recorded.map((s) => [s.name, s.journalSeq]))
     for (const server of servers) {
       const behind = this.#files(server.name).lastJournalSeq() > (seen.get(server.name) ?? 0)

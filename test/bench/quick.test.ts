@@ -35,6 +35,7 @@ describe('npm run bench, quick mode', function () {
       'memory sampling adds to the host agent, at its busiest',
       'supervision memory of running servers',
       'HTTP at 50 connections',
+      'GET /api/servers with 3 registered servers',
       'cold `server-manager --help`',
       'cold `setting set`, no manager',
       'the dashboard page with 2 registered servers (2 rows drawn)',

@@ -45,7 +45,7 @@ export interface ServersContext {
   /** A setting's value in effect (`settings:get`). */
   setting(key: string): Promise<unknown>
   /** Every registered server (the `servers` projection). */
-  all(): Promise<ServerRecord[]>
+  all(): Promise<readonly ServerRecord[]>
   /** The server named so, or SM_ERR_SERVER_NOT_FOUND naming the nearest name. */
   find(name: string): Promise<ServerRecord>
   places(): Promise<Places>
@@ -64,7 +64,7 @@ export interface ServersContext {
   /** The host agents on the NATS broker, in a manager that is on one (services/bridge: HOSTS). */
   hosts(): HostsLink | undefined
   /** Each server's last recorded status (the `server_status` projection), the host agents' servers too. */
-  statuses(): Promise<RecordedStatus[]>
+  statuses(): Promise<readonly RecordedStatus[]>
 }
 
 /** The commands of the servers service. */

@@ -294,6 +294,48 @@ describe('services/events: the event log', () => {
       }
     })
 
+    it("answers a projection's view from memory until this process or another one changes the database, frozen", async () => {
+      const path = databasePath(tempDir())
+      const here = await EventStore.create(await SqliteDatabase.open({ path }))
+      const there = await EventStore.create(await SqliteDatabase.open({ path }))
+      try {
+        await here.register(counter())
+        await there.register(counter())
+        let reads = 0
+        const counts = async (sql: import('../../../services/events').Sql) => {
+          reads++
+          return (await counter().snapshot(sql)) as Record<string, number>
+        }
+        const view = () => here.viewProjection('counter', counts) as Promise<Record<string, number>>
+        await here.append([event('test_a')])
+        expect(await view()).to.deep.equal({ test_a: 1 })
+        expect(await view()).to.equal(await view())
+        expect(reads).to.equal(1)
+        // Shared by every caller: nobody can change it under the others.
+        const shared = await view()
+        expect(() => {
+          shared.test_a = 9
+        }).to.throw(TypeError)
+        // A fact this process folds; a fact no projection folds leaves the view as it was.
+        await here.append([event('test_b')])
+        expect(await view()).to.deep.equal({ test_a: 1, test_b: 1 })
+        await here.append([event('test_other')])
+        await view()
+        expect(reads).to.equal(2)
+        // Another process's commit (another connection to the same file).
+        await there.append([event('test_a')])
+        expect(await view()).to.deep.equal({ test_a: 2, test_b: 1 })
+        expect(reads).to.equal(3)
+        // A rebuild.
+        await here.rebuild()
+        await view()
+        expect(reads).to.equal(4)
+      } finally {
+        await here.close()
+        await there.close()
+      }
+    })
+
     it("hands this process's commits to the follower without reading them back, even when woken mid-commit", async () => {
       const store = await EventStore.create(await SqliteDatabase.open({ path: databasePath(tempDir()) }))
       const bus = new BusScope(new Bus(), 'events', 'events')
