@@ -311,8 +311,8 @@ export class EventStore {
     return this.#db.readVersioned(async (sql, version) => {
       // Inside the database's queue: no commit can come between this count and the read.
       const changes = this.#changes.get(name) ?? 0
-      let views = this.#views.get(name)
-      if (!views) this.#views.set(name, (views = new WeakMap()))
+      const views = this.#views.get(name) ?? new WeakMap()
+      this.#views.set(name, views)
       const held = views.get(read)
       if (held && held.changes === changes && held.version === version) return held.value
       const value = deepFreeze(await read(sql))
