@@ -1,25 +1,34 @@
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { bodyParser } from '@koa/bodyparser'
 import Router from '@koa/router'
 import Koa from 'koa'
 
 /**
- * A bare Koa with @koa/router in a process of its own (a baseline that shares no event loop with
- * the manager it is measured against): `node bare-koa-process.js <json file> <path>` answers
- * GET <path> with that JSON (serialised per request, as any Koa body is), and prints its URL.
+ * The web benchmarks' baseline: a bare Koa with @koa/router and the same body parser, in a process
+ * of its own (it shares no event loop with the manager it is measured against), answering what
+ * the benchmarks ask with the same handlers and nothing else. `node bare-koa-process.js
+ * [<json file> <path>]` also answers GET <path> with that JSON (serialised per request, as any
+ * Koa body is). It prints its URL once it listens.
  */
 const [bodyFile, path] = process.argv.slice(2)
-if (!bodyFile || !path) {
-  console.error('usage: bare-koa-process <json file> <path>')
-  process.exit(2)
-}
-const body: unknown = JSON.parse(readFileSync(bodyFile, 'utf8'))
 const app = new Koa()
 const router = new Router()
-router.get(path, (ctx) => {
-  ctx.body = body
+app.use(bodyParser())
+router.post('/api/plugins/trigger_event', (ctx) => {
+  const body = ctx.request.body as { event_name: string }
+  ctx.body = { status: 'success', message: `Event '${body.event_name}' triggered.`, details: null }
 })
+router.get('/benchplugin/json', (ctx) => {
+  ctx.body = { status: 'success', data: { servers: ['lobby', 'survival'], uptime: 12345, ok: true } }
+})
+if (bodyFile && path) {
+  const body: unknown = JSON.parse(readFileSync(bodyFile, 'utf8'))
+  router.get(path, (ctx) => {
+    ctx.body = body
+  })
+}
 app.use(router.routes())
 const server = createServer(app.callback())
 server.listen(0, '127.0.0.1', () => {

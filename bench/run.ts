@@ -325,14 +325,14 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
         ? `HTTP at 50 connections (autocannon in its own process, 50 requests each)`
         : `HTTP at 50 connections (autocannon in its own process, 8 s each, after a 2 s warm-up)`,
     )
-    line('bare Koa + router: parse the JSON body', r.trigger.bare)
+    line('bare Koa (own process): parse the JSON body', r.trigger.bare)
     line('ours: trigger_event, JWT, listener, fact', r.trigger.ours)
     const trigger = r.trigger.ours.rps / r.trigger.bare.rps
     console.log(`  (${r.facts.toLocaleString('en')} facts in the log after the trigger runs)`)
     console.log(
       `  trigger_event / bare: ${trigger.toFixed(2)}x; goal at least 0.7x → ${verdict(trigger >= 0.7 && clean(r.trigger.ours))}`,
     )
-    line('bare Koa + router: the JSON handler', r.route.bare)
+    line('bare Koa (own process): the JSON handler', r.route.bare)
     line("ours: a plugin's JSON GET route, in its thread", r.route.ours)
     line('ours: the same, plugin in the manager thread', r.route.inProcess)
     const route = r.route.ours.rps / r.route.bare.rps

@@ -1,12 +1,8 @@
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process'
+import { execFile, execFileSync, spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { createServer, get, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { get } from 'node:http'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { bodyParser } from '@koa/bodyparser'
-import Router from '@koa/router'
-import Koa from 'koa'
 import { createManager, type Kernel, silentLogger } from '../manager'
 import { median } from './harness'
 import { fakeServer } from './servers.bench'
@@ -93,22 +89,25 @@ function hasTaskset(): boolean {
   return taskset
 }
 
-/** The bare baseline: Koa with @koa/router and the same body parser, the same handlers, nothing else. */
-async function bareKoa(): Promise<{ url: string; server: Server }> {
-  const app = new Koa()
-  const router = new Router()
-  app.use(bodyParser())
-  router.post('/api/plugins/trigger_event', (ctx) => {
-    const body = ctx.request.body as { event_name: string }
-    ctx.body = { status: 'success', message: `Event '${body.event_name}' triggered.`, details: null }
+/**
+ * The bare baseline (bench/bare-koa-process.ts) in a process of its own, pinned to this process's
+ * core (hasTaskset pinned it; the manager under test runs here, autocannon on the other core):
+ * the same handlers, and `json` (a path and its body) answered by a GET route too.
+ */
+async function bareKoa(dir: string, json?: { path: string; body: unknown }): Promise<{ url: string; close(): void }> {
+  const args = [join(__dirname, 'bare-koa-process.js')]
+  if (json) {
+    const file = join(dir, `bare-koa-${Date.now()}.json`)
+    writeFileSync(file, JSON.stringify(json.body))
+    args.push(file, json.path)
+  }
+  const pinned = hasTaskset() ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args]
+  const child = spawn(pinned[0] as string, pinned[1] as string[], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.once('data', (chunk: Buffer) => resolve(String(chunk).trim()))
+    child.once('exit', (code) => reject(new Error(`the bare Koa process exited ${code} before it listened`)))
   })
-  router.get('/benchplugin/json', (ctx) => {
-    ctx.body = { status: 'success', data: { servers: ['lobby', 'survival'], uptime: 12345, ok: true } }
-  })
-  app.use(router.routes())
-  const server = createServer(app.callback())
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
+  return { url, close: () => child.kill('SIGTERM') }
 }
 
 async function ourManager(
@@ -165,7 +164,7 @@ export async function signedInManager(
  */
 export async function webThroughputBench(dir: string, seconds = 8, quick = false) {
   const amount = quick ? CONNECTIONS : undefined
-  const bare = await bareKoa()
+  const bare = await bareKoa(dir)
   const ours = await ourManager(dir)
   try {
     const triggerOurs = `${ours.url}/api/plugins/trigger_event`
@@ -202,7 +201,7 @@ export async function webThroughputBench(dir: string, seconds = 8, quick = false
       await inProcess.manager.stop()
     }
   } finally {
-    bare.server.close()
+    bare.close()
     await ours.manager.stop()
   }
 }
@@ -216,8 +215,7 @@ export async function webThroughputBench(dir: string, seconds = 8, quick = false
 export async function serversApiBench(dir: string, servers = 50, seconds = 8, quick = false) {
   const amount = quick ? CONNECTIONS : undefined
   const ours = await ourManager(dir, servers)
-  const bodyFile = join(dir, `servers-api-${Date.now()}.json`)
-  let bare: ChildProcess | undefined
+  let bare: { url: string; close(): void } | undefined
   try {
     const url = `${ours.url}/api/servers`
     const reply = await fetch(url, { headers: { authorization: `Bearer ${ours.token}` } })
@@ -225,15 +223,8 @@ export async function serversApiBench(dir: string, servers = 50, seconds = 8, qu
     const body = (await reply.json()) as { servers: unknown[] }
     if (body.servers.length !== servers)
       throw new Error(`GET /api/servers listed ${body.servers.length} servers, not ${servers}`)
-    writeFileSync(bodyFile, JSON.stringify(body))
-    // On this process's core (hasTaskset pinned it), as the manager is: autocannon has the other.
-    const command = [process.execPath, join(__dirname, 'bare-koa-process.js'), bodyFile, '/api/servers']
-    const pinned = hasTaskset() ? ['taskset', ['-c', '0', ...command]] : [command[0], command.slice(1)]
-    bare = spawn(pinned[0] as string, pinned[1] as string[], { stdio: ['ignore', 'pipe', 'inherit'] })
-    const bareUrl = await new Promise<string>((resolve, reject) => {
-      bare?.stdout?.once('data', (chunk: Buffer) => resolve(`${String(chunk).trim()}/api/servers`))
-      bare?.once('exit', (code) => reject(new Error(`the bare Koa process exited ${code} before it listened`)))
-    })
+    bare = await bareKoa(dir, { path: '/api/servers', body })
+    const bareUrl = `${bare.url}/api/servers`
     const get = { token: ours.token, amount }
     if (!quick) {
       await load(bareUrl, { ...get, seconds: 2 })
@@ -246,7 +237,7 @@ export async function serversApiBench(dir: string, servers = 50, seconds = 8, qu
       ours: await load(url, { ...get, seconds }),
     }
   } finally {
-    bare?.kill('SIGTERM')
+    bare?.close()
     await ours.manager.stop()
   }
 }
@@ -356,7 +347,7 @@ export async function __profile(dir: string, mode: string) {
   const ours = await ourManager(dir)
   try {
     if (mode === 'ab') {
-      const bare = await bareKoa()
+      const bare = await bareKoa(dir)
       const out: Record<string, number> = {}
       for (const [name, url, token] of [
         ['bare', `${bare.url}/benchplugin/json`, undefined],
@@ -369,7 +360,7 @@ export async function __profile(dir: string, mode: string) {
         await load(url, { token, seconds: 1 })
         out[name] = Math.round((await load(url, { token, seconds: 4 })).rps)
       }
-      bare.server.close()
+      bare.close()
       return out
     }
     if (mode === 'work') {
