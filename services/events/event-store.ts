@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { reasonOf, SmError } from '../../kernel'
+import { deepFreeze, reasonOf, SmError } from '../../kernel'
 import type {
   CheckResult,
   EventQuery,
@@ -445,14 +445,6 @@ function relevantTo(projection: Projection, events: readonly StoredEvent[]): Sto
   return events.filter(
     (event) => projection.types.includes(event.type) && (projection.remote === true || !isIngested(event)),
   )
-}
-
-/** A value no caller can change (a view shared by every reader). */
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value
-  Object.freeze(value)
-  for (const item of Object.values(value)) deepFreeze(item)
-  return value
 }
 
 async function applyTo(sql: Sql, projection: Projection, events: readonly StoredEvent[]): Promise<void> {
