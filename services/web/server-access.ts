@@ -1,6 +1,7 @@
 import type { Layer } from '@koa/router'
 import { SmError } from '../../kernel/errors'
 import { heldToGrants, type Identity, type Role, type ServerRight, seesServer } from '../auth/contract'
+import { parseHostTaskId } from '../bridge/contract'
 import type { ScheduleAction } from '../servers/contract'
 import { adminOnlyCommand } from './admin-commands'
 import { admit, type RouteSpec, refusal, specOf } from './route'
@@ -41,8 +42,13 @@ export function seesTask(user: Identity, server: string | undefined): boolean {
   return !heldToGrants(user) || (server !== undefined && seesServer(user, server))
 }
 
-/** A whole task id (a host's: `<host>/<id>`). */
-const TASK_ID = /^([\w.-]+\/)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+/** A task id as the task manager makes it (randomUUID). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** A whole task id: this machine's, or a host's (`<host>/<id>`, split as the bridge splits it). */
+function wholeTaskId(id: string): boolean {
+  return UUID.test(parseHostTaskId(id)?.id ?? id)
+}
 
 /** What each schedule action does, as the right it takes: a schedule may not do what its maker may not. */
 const SCHEDULED: Readonly<Record<string, ServerRight>> = {
@@ -64,7 +70,7 @@ export function checkRequest(
   if (!user || !heldToGrants(user)) return
   // A task by its whole id only: the start of one is matched against every task, the hidden ones
   // too, and an answer that several fit (or one) would name them.
-  if (command === 'tasks:get' && !TASK_ID.test(String(payload.id)))
+  if (command === 'tasks:get' && !wholeTaskId(String(payload.id)))
     throw new SmError('SM_ERR_TASK_NOT_FOUND', { id: String(payload.id) })
   if (command !== 'servers:schedule_add' && command !== 'servers:schedule_edit') return
   const server = String(payload.name)
