@@ -150,7 +150,7 @@ export class PluginManager {
    * Discovers plugins and records what changed on disk (and a plugin the watchdog stopped), loading
    * none; resolves to the registry after.
    */
-  discoverOnly(): Promise<StoredRecord[]> {
+  discoverOnly(): Promise<readonly StoredRecord[]> {
     return this.#queue.run(async () => {
       await this.#discovery.recordBlocked()
       await this.#discovery.sync()
@@ -264,7 +264,7 @@ export class PluginManager {
     return this.#registry.record(name)
   }
 
-  records(): Promise<StoredRecord[]> {
+  records(): Promise<readonly StoredRecord[]> {
     return this.#registry.records()
   }
 
@@ -285,7 +285,7 @@ export class PluginManager {
     return this.#reconciler.loaded.get(name)
   }
 
-  async #timed(work: () => Promise<StoredRecord[]>): Promise<ReloadReport> {
+  async #timed(work: () => Promise<readonly StoredRecord[]>): Promise<ReloadReport> {
     const began = performance.now()
     const records = await work()
     return {

@@ -58,7 +58,7 @@ export class Reconciler {
   }
 
   /** Loads and unloads until the loaded plugins match the registry; resolves to the registry after. */
-  async reconcile(retry: Retry): Promise<StoredRecord[]> {
+  async reconcile(retry: Retry): Promise<readonly StoredRecord[]> {
     const records = await this.#registry.records()
     const byName = new Map(records.map((r) => [r.name, r]))
     const wanted: PluginStatics[] = []

@@ -38,8 +38,9 @@ export class RegistryFacts {
     this.#file = file
   }
 
-  records(): Promise<StoredRecord[]> {
-    return this.#projections.read(registryProjection.name, readAllRecords)
+  /** Every plugin's record: a view (from memory until a plugin fact or another process changes them), frozen. */
+  records(): Promise<readonly StoredRecord[]> {
+    return this.#projections.view(registryProjection.name, readAllRecords)
   }
 
   /** A known plugin (also one whose files are gone: it can still be inspected and disabled), or SM_ERR_PLUGIN_NOT_FOUND. */
