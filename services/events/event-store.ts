@@ -311,8 +311,11 @@ export class EventStore {
     return this.#db.readVersioned(async (sql, version) => {
       // Inside the database's queue: no commit can come between this count and the read.
       const changes = this.#changes.get(name) ?? 0
-      const views = this.#views.get(name) ?? new WeakMap()
-      this.#views.set(name, views)
+      let views = this.#views.get(name)
+      if (!views) {
+        views = new WeakMap()
+        this.#views.set(name, views)
+      }
       const held = views.get(read)
       if (held && held.changes === changes && held.version === version) return held.value
       const value = deepFreeze(await read(sql))
@@ -387,11 +390,12 @@ export class EventStore {
 
   async #applyAll(sql: Sql, events: readonly StoredEvent[]): Promise<void> {
     // Counted before the change: a transaction that then rolls back only costs a view a read.
-    for (const projection of this.#projections.values())
-      if (relevantTo(projection, events).length > 0) {
-        this.#changed(projection)
-        await applyTo(sql, projection, events)
-      }
+    for (const projection of this.#projections.values()) {
+      const relevant = relevantTo(projection, events)
+      if (relevant.length === 0) continue
+      this.#changed(projection)
+      await applyTo(sql, projection, relevant)
+    }
   }
 
   async #rebuild(sql: Sql, projections: readonly Projection[]): Promise<RebuildResult> {
@@ -413,7 +417,10 @@ export class EventStore {
       ])
       if (rows.length === 0) break
       const events = rows.map((row) => toStored(row))
-      for (const projection of projections) await applyTo(sql, projection, events)
+      for (const projection of projections) {
+        const relevant = relevantTo(projection, events)
+        if (relevant.length > 0) await applyTo(sql, projection, relevant)
+      }
       replayed += rows.length
       after = rows[rows.length - 1]?.seq ?? after
     }
@@ -447,9 +454,8 @@ function relevantTo(projection: Projection, events: readonly StoredEvent[]): Sto
   )
 }
 
-async function applyTo(sql: Sql, projection: Projection, events: readonly StoredEvent[]): Promise<void> {
-  const relevant = relevantTo(projection, events)
-  if (relevant.length === 0) return
+/** Folds `relevant` (relevantTo's, never empty) into `projection`; a failure names the projection and the events. */
+async function applyTo(sql: Sql, projection: Projection, relevant: readonly StoredEvent[]): Promise<void> {
   try {
     await projection.apply(sql, relevant)
   } catch (error) {
