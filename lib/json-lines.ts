@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 
 /**
@@ -99,13 +98,8 @@ export class LineDecoder {
   }
 }
 
-/**
- * A connected socket, or the error code that stopped the connection (`ENOENT`, `ECONNREFUSED`, ...).
- * No socket file is `ENOENT` at once, as connect() would say it, without a socket and an error
- * with its stack: a look at many stopped servers (`GET /api/servers`) asks one per server.
- */
+/** A connected socket, or the error code that stopped the connection (`ENOENT`, `ECONNREFUSED`, ...). */
 export function connectOrCode(path: string): Promise<Socket | string> {
-  if (!existsSync(path)) return Promise.resolve('ENOENT')
   return new Promise((resolve) => {
     const socket = connect(path)
     socket.once('connect', () => {
