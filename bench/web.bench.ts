@@ -58,8 +58,8 @@ async function load(
   if (options.body) args.push('-b', options.body, '-H', 'content-type=application/json')
   if (options.token) args.push('-H', `authorization=Bearer ${options.token}`)
   args.push(url)
-  const pinned = hasTaskset() ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args]
-  const { stdout } = await exec(pinned[0] as string, pinned[1] as string[], { maxBuffer: 64 * 1024 * 1024 })
+  const [file, argv] = onCore(1, args)
+  const { stdout } = await exec(file, argv, { maxBuffer: 64 * 1024 * 1024 })
   const r = JSON.parse(stdout) as {
     requests: { average: number; total: number }
     latency: { p99: number; p50: number }
@@ -74,6 +74,11 @@ async function load(
     errors: r.errors,
     non2xx: r.non2xx,
   }
+}
+
+/** `node <args>` as a file and its arguments, pinned to `core` where taskset exists. */
+function onCore(core: number, args: readonly string[]): [string, string[]] {
+  return hasTaskset() ? ['taskset', ['-c', String(core), process.execPath, ...args]] : [process.execPath, [...args]]
 }
 
 let taskset: boolean | undefined
@@ -94,20 +99,30 @@ function hasTaskset(): boolean {
  * core (hasTaskset pinned it; the manager under test runs here, autocannon on the other core):
  * the same handlers, and `json` (a path and its body) answered by a GET route too.
  */
-async function bareKoa(dir: string, json?: { path: string; body: unknown }): Promise<{ url: string; close(): void }> {
+async function bareKoa(
+  dir: string,
+  json?: { path: string; body: unknown },
+): Promise<{ url: string; close(): Promise<void> }> {
   const args = [join(__dirname, 'bare-koa-process.js')]
   if (json) {
     const file = join(dir, `bare-koa-${Date.now()}.json`)
     writeFileSync(file, JSON.stringify(json.body))
     args.push(file, json.path)
   }
-  const pinned = hasTaskset() ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args]
-  const child = spawn(pinned[0] as string, pinned[1] as string[], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(...onCore(0, args), { stdio: ['ignore', 'pipe', 'inherit'] })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.once('data', (chunk: Buffer) => resolve(String(chunk).trim()))
     child.once('exit', (code) => reject(new Error(`the bare Koa process exited ${code} before it listened`)))
   })
-  return { url, close: () => child.kill('SIGTERM') }
+  return {
+    url,
+    // Gone before the next benchmark starts (its load, its port).
+    async close() {
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
 }
 
 async function ourManager(
@@ -164,8 +179,11 @@ export async function signedInManager(
  */
 export async function webThroughputBench(dir: string, seconds = 8, quick = false) {
   const amount = quick ? CONNECTIONS : undefined
-  const bare = await bareKoa(dir)
   const ours = await ourManager(dir)
+  const bare = await bareKoa(dir).catch(async (error: unknown) => {
+    await ours.manager.stop()
+    throw error
+  })
   try {
     const triggerOurs = `${ours.url}/api/plugins/trigger_event`
     const triggerBare = `${bare.url}/api/plugins/trigger_event`
@@ -201,7 +219,7 @@ export async function webThroughputBench(dir: string, seconds = 8, quick = false
       await inProcess.manager.stop()
     }
   } finally {
-    bare.close()
+    await bare.close()
     await ours.manager.stop()
   }
 }
@@ -215,7 +233,7 @@ export async function webThroughputBench(dir: string, seconds = 8, quick = false
 export async function serversApiBench(dir: string, servers = 50, seconds = 8, quick = false) {
   const amount = quick ? CONNECTIONS : undefined
   const ours = await ourManager(dir, servers)
-  let bare: { url: string; close(): void } | undefined
+  let bare: { url: string; close(): Promise<void> } | undefined
   try {
     const url = `${ours.url}/api/servers`
     const reply = await fetch(url, { headers: { authorization: `Bearer ${ours.token}` } })
@@ -237,7 +255,7 @@ export async function serversApiBench(dir: string, servers = 50, seconds = 8, qu
       ours: await load(url, { ...get, seconds }),
     }
   } finally {
-    bare?.close()
+    await bare?.close()
     await ours.manager.stop()
   }
 }
@@ -360,7 +378,7 @@ export async function __profile(dir: string, mode: string) {
         await load(url, { token, seconds: 1 })
         out[name] = Math.round((await load(url, { token, seconds: 4 })).rps)
       }
-      bare.close()
+      await bare.close()
       return out
     }
     if (mode === 'work') {
