@@ -29,17 +29,17 @@ export function findLeaks(dirs: readonly string[], marker: string): Leak[] {
     const proc = readProc(pid)
     if (proc && proc.state !== 'Z') procs.set(proc.pid, proc)
   }
-  // What the run keeps from file to file (keepAcrossFiles), with all it started, is no leak.
-  for (const proc of procs.values()) {
+  // What the run keeps from file to file (keepWhatStarts), with all it started, is no leak. Judged
+  // on the whole table first: deleting while walking would hide a kept parent from its children.
+  const keptHere = [...procs.values()].filter((proc) => {
     const seen = new Set<number>()
     for (let up: Proc | undefined = proc; up && !seen.has(up.pid); up = procs.get(up.ppid)) {
       seen.add(up.pid)
-      if (kept.has(up.pid) && up.starttime === kept.get(up.pid)) {
-        procs.delete(proc.pid)
-        break
-      }
+      if (kept.get(up.pid) === up.starttime) return true
     }
-  }
+    return false
+  })
+  for (const proc of keptHere) procs.delete(proc.pid)
   const reasons = new Map<number, string>()
   for (const proc of procs.values()) {
     if (proc.pid === process.pid) continue
