@@ -1,5 +1,5 @@
 /**
- * The entry of a plugin's worker thread, or of the inspector that imports plugin modules for
+ * The entry of a plugin thread (one or several plugins), or of the inspector that imports plugin modules for
  * discovery (docs/architecture.md, "Plugins in threads"): a
  * composition root like manager.ts. It hands the plugins service's thread runtime what the
  * plugin's `import … from 'server-manager'` (and `/web`, `/cli`) resolve to, and the web
@@ -10,7 +10,8 @@ import * as sdk from './index'
 import { knowErrors } from './kernel/error-catalogue'
 import { authErrors } from './services/auth/errors'
 import { pluginsErrors } from './services/plugins/errors'
-import { runInspectorThread, runPluginThread } from './services/plugins/thread/runtime'
+import { runHostThread } from './services/plugins/thread/host-thread'
+import { runInspectorThread } from './services/plugins/thread/runtime'
 import type { ThreadWeb } from './services/web/contract'
 import { webErrors } from './services/web/errors'
 
@@ -19,10 +20,6 @@ import { webErrors } from './services/web/errors'
 knowErrors(authErrors, pluginsErrors, webErrors)
 
 const modules = { sdk, web: () => require('./web'), cli: () => require('./cli') }
-// An inspector imports plugin modules for discovery; any other thread runs one plugin.
+// An inspector imports plugin modules for discovery; any other thread runs the plugins it is given.
 if ((workerData as { inspect?: unknown }).inspect === true) runInspectorThread(modules)
-else
-  void runPluginThread({
-    ...modules,
-    threadWeb: () => require('./services/web/thread-routes') as ThreadWeb,
-  })
+else runHostThread({ ...modules, threadWeb: () => require('./services/web/thread-routes') as ThreadWeb })

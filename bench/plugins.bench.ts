@@ -7,6 +7,7 @@ import { discover } from '../services/plugins/discovery'
 import { eventIdentifier } from '../services/plugins/identity'
 import { LoadedPlugin, type RunningPlugin } from '../services/plugins/loaded-plugin'
 import { type PluginDefinition, PluginImporter } from '../services/plugins/plugin-module'
+import { HostPool } from '../services/plugins/thread/plugin-host'
 import { ThreadedPlugin } from '../services/plugins/thread/threaded-plugin'
 import { type Comparison, compare, median, p99 } from './harness'
 import { signedInManager } from './web.bench'
@@ -148,7 +149,8 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
     }
     const threads = {
       ...options,
-      entry: join(__dirname, '..', 'plugin-thread.js'),
+      hosts: new HostPool(join(__dirname, '..', 'plugin-thread.js')),
+      ownThread: false,
       maxMemoryMb: 256,
       maxExternalMb: 256,
       importMs: 60_000,
@@ -156,6 +158,9 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
       cacheDir,
       onFault: (_plugin: unknown, error: Error) => {
         throw error
+      },
+      onDisplaced: () => {
+        throw new Error('a plugin thread of the benchmark ended')
       },
     }
     const plugins: RunningPlugin[] = await Promise.all(

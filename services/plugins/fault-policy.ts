@@ -96,34 +96,44 @@ export class FaultPolicy {
 
   /** A plugin's thread ended by a fault (its hooks and listeners are gone already): a strike, then a restart or quarantine. */
   faulted(plugin: RunningPlugin, fault: SmError): void {
+    this.#dropped(plugin, `handling plugin '${plugin.name}''s fault`, async (name) => {
+      const { max, windowMs, firstDelayS } = (await this.#options.threads?.strikes()) ?? {
+        max: 3,
+        windowMs: 600_000,
+        firstDelayS: 1,
+      }
+      const now = Date.now()
+      const strikes = [...(this.#strikes.get(name) ?? []).filter((at) => now - at < windowMs), now]
+      this.#strikes.set(name, strikes)
+      if (strikes.length >= max) return this.#quarantine(name, fault, strikes.length, windowMs, now)
+      const seconds = Math.min(firstDelayS * 2 ** (strikes.length - 1), Math.max(MAX_BACKOFF_S, firstDelayS))
+      if (plugin instanceof ThreadedPlugin) plugin.restarting(seconds)
+      this.#options.logger.warn(`plugin '${name}' is started again in ${seconds} s`, { code: fault.code })
+      await this.#registry.fact('plugins:failed', {
+        name,
+        invalid: false,
+        error: { code: fault.code, message: fault.message },
+      })
+      this.#restartIn(name, seconds)
+    })
+  }
+
+  /** A plugin's thread ended by another plugin's fault: it is started again at once, without a strike or a fact. */
+  displaced(plugin: RunningPlugin): void {
+    this.#dropped(plugin, `starting plugin '${plugin.name}' again`, (name) => this.#startAgain(name))
+  }
+
+  /** In the manager's queue: forgets the ended `plugin` (if it is still the one loaded), then does `work`. */
+  #dropped(plugin: RunningPlugin, what: string, work: (name: string) => Promise<void>): void {
     const name = plugin.name
     const host = this.#host
     void host
       .run(async () => {
         if (host.stopped() || host.loaded(name) !== plugin) return
         host.dropFaulted(name)
-        const { max, windowMs, firstDelayS } = (await this.#options.threads?.strikes()) ?? {
-          max: 3,
-          windowMs: 600_000,
-          firstDelayS: 1,
-        }
-        const now = Date.now()
-        const strikes = [...(this.#strikes.get(name) ?? []).filter((at) => now - at < windowMs), now]
-        this.#strikes.set(name, strikes)
-        if (strikes.length >= max) return this.#quarantine(name, fault, strikes.length, windowMs, now)
-        const seconds = Math.min(firstDelayS * 2 ** (strikes.length - 1), Math.max(MAX_BACKOFF_S, firstDelayS))
-        if (plugin instanceof ThreadedPlugin) plugin.restarting(seconds)
-        this.#options.logger.warn(`plugin '${name}' is started again in ${seconds} s`, { code: fault.code })
-        await this.#registry.fact('plugins:failed', {
-          name,
-          invalid: false,
-          error: { code: fault.code, message: fault.message },
-        })
-        this.#restartIn(name, seconds)
+        await work(name)
       })
-      .catch((failure: unknown) =>
-        this.#options.logger.error(`handling plugin '${name}''s fault failed`, { error: failure }),
-      )
+      .catch((failure: unknown) => this.#options.logger.error(`${what} failed`, { error: failure }))
   }
 
   async #quarantine(name: string, fault: SmError, strikes: number, windowMs: number, now: number): Promise<void> {
@@ -149,6 +159,14 @@ export class FaultPolicy {
     await this.#registry.writeFile()
   }
 
+  async #startAgain(name: string): Promise<void> {
+    const host = this.#host
+    const back = await host.startAgain(name)
+    // Not back (its onLoad failed, it was disabled meanwhile): its routes go, no longer "restarting".
+    if (!back) await host.withdraw(name)
+    else if (host.managerStarted()) await back.call('onManagerStartup')
+  }
+
   #restartIn(name: string, seconds: number): void {
     const host = this.#host
     clearTimeout(this.#restarts.get(name))
@@ -157,10 +175,7 @@ export class FaultPolicy {
       void host
         .run(async () => {
           if (host.stopped()) return
-          const back = await host.startAgain(name)
-          // Not back (its onLoad failed, it was disabled meanwhile): its routes go, no longer "restarting".
-          if (!back) await host.withdraw(name)
-          else if (host.managerStarted()) await back.call('onManagerStartup')
+          await this.#startAgain(name)
         })
         .catch((failure: unknown) =>
           this.#options.logger.error(`starting plugin '${name}' again failed`, { error: failure }),

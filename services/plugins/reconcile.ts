@@ -7,7 +7,8 @@ import type { ManagerOptions } from './plugin-manager'
 import type { PluginDefinition, PluginStatics } from './plugin-module'
 import type { RegistryFacts } from './registry-facts'
 import { mayLoad, type StoredRecord } from './registry-projection'
-import { ThreadedPlugin } from './thread/threaded-plugin'
+import { HostPool } from './thread/plugin-host'
+import { isDisplacement, ThreadedPlugin } from './thread/threaded-plugin'
 
 /** Whether a reconcile runs a plugin whose own code failed again: all (start, reload), the named (enable), none. */
 export type Retry = (plugin: string) => boolean
@@ -49,6 +50,8 @@ export class Reconciler {
   readonly #registry: RegistryFacts
   readonly #discovery: DiscoverySync
   readonly #faults: () => FaultPolicy
+  /** Where plugin threads come from, made on the first load in threads. */
+  #hosts: HostPool | undefined
 
   constructor(options: ManagerOptions, registry: RegistryFacts, discovery: DiscoverySync, faults: () => FaultPolicy) {
     this.#options = options
@@ -121,7 +124,10 @@ export class Reconciler {
   /** What starts a plugin's thread, where plugins run in threads (plugins.isolation 'thread'). */
   async #threadStarter(options: Omit<LoadOptions, 'onEnter'>): Promise<StartThread | undefined> {
     const threads = this.#options.threads
-    if (!threads || (await threads.isolation()) === 'none') return undefined
+    const isolation = await threads?.isolation()
+    if (!threads || isolation === 'none') return undefined
+    this.#hosts ??= new HostPool(threads.entry)
+    const hosts = this.#hosts
     const importMs = await threads.importMs()
     const guard = this.#options.crashGuard
     return (definition) => {
@@ -130,13 +136,15 @@ export class Reconciler {
       const starting = (async () =>
         ThreadedPlugin.start(definition, {
           ...options,
-          entry: threads.entry,
+          hosts,
+          ownThread: isolation === 'thread',
           cacheDir: threads.cacheDir,
           logLevel: threads.logLevel,
           maxMemoryMb: await threads.memoryMb(name),
           maxExternalMb: await threads.externalMb(),
           importMs,
           onFault: (faulted, error) => this.#faults().faulted(faulted, error),
+          onDisplaced: (displaced) => this.#faults().displaced(displaced),
         }))()
       starting.then(
         () => guard?.running(name),
@@ -177,11 +185,12 @@ export class Reconciler {
         }
         let plugin: RunningPlugin
         guard?.loading(name)
-        if (starting) {
-          const threadedPlugin = await starting
-          guard?.loading(name)
-          await threadedPlugin.activate()
-          plugin = threadedPlugin
+        if (starting && startThread) {
+          plugin = await activated(
+            starting,
+            () => startThread(definition),
+            () => guard?.loading(name),
+          )
         } else {
           // Its statics may come from an inspector thread: its class is imported here now.
           const imported =
@@ -235,5 +244,30 @@ export class Reconciler {
     await this.#options
       .withdraw?.(name)
       .catch((error: unknown) => this.#options.logger.error(`taking back what '${name}' contributed failed`, { error }))
+  }
+}
+
+/** How many times a start is tried again when another plugin's fault ended the thread it was starting in. */
+const DISPLACED_TRIES = 3
+
+/**
+ * Activates the started plugin; when another plugin in its thread ended that thread meanwhile
+ * (it was displaced, not at fault), starts it again in a new one, a few times.
+ */
+async function activated(
+  starting: Promise<ThreadedPlugin>,
+  startAgain: () => Promise<ThreadedPlugin>,
+  loading: () => void,
+): Promise<ThreadedPlugin> {
+  for (let tries = 1; ; tries++) {
+    try {
+      const plugin = await starting
+      loading()
+      await plugin.activate()
+      return plugin
+    } catch (error) {
+      if (!isDisplacement(error) || tries >= DISPLACED_TRIES) throw error
+      starting = startAgain()
+    }
   }
 }

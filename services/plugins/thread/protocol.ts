@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads'
 import type { ActionSummary, LogFields } from '../../../kernel'
 import type { WireError } from '../../../kernel/errors'
 import type { ForwardedRequest } from '../../web/contract'
@@ -17,10 +18,32 @@ import type { HookCall } from '../hook-binding'
  */
 export type ThreadAction = ActionSummary
 
-/** What a plugin's thread is started with (workerData). */
-export interface ThreadData {
+/** What a plugin thread (host-thread.ts) is started with (workerData). */
+export interface HostData {
+  readonly host: true
   /** Where the thread reports its memory outside the heap (memory-watch.ts). */
   readonly memory: Int32Array
+  /** Which plugin to blame when the thread ends, by its slot (from 1; 0: none), at the indexes of BLAME. */
+  readonly blame: Int32Array
+}
+
+/** The slots of a plugin thread's blame array (host-thread.ts). */
+export const BLAME = {
+  /** The plugin whose code the thread last entered. */
+  current: 0,
+  /** The plugin that called process.exit. */
+  exited: 1,
+  /** The plugin an uncaught error came from. */
+  crashed: 2,
+} as const
+
+/** Manager → a plugin thread, on its own port: run this plugin (on the port it is given), or forget it. */
+export type HostDown =
+  | { readonly t: 'seat'; readonly slot: number; readonly port: MessagePort; readonly data: ThreadData }
+  | { readonly t: 'drop'; readonly slot: number }
+
+/** What one plugin in a plugin thread is seated with. */
+export interface ThreadData {
   readonly plugin: string
   readonly candidate: Candidate
   /** jiti's transpile cache (false: none). */

@@ -14,7 +14,6 @@ import type { PluginBase } from '../plugin-base'
 import { importFailure, PluginImporter, staticsOf } from '../plugin-module'
 import { registerPluginRoot } from '../process-guard'
 import { Channel, Streamed } from './channel'
-import { reportMemory } from './memory-watch'
 import {
   type ApiName,
   type Ask,
@@ -49,24 +48,35 @@ export function runInspectorThread(sdk: { sdk: object; web: () => object; cli: (
   port.on('message', (message: unknown) => channel.receive(message))
 }
 
-/**
- * A plugin's thread (docs/architecture.md, "Plugins in threads"): imports the plugin, makes its
- * instance with a `this.api` and a `this.logger` that reach the manager over the thread's port,
- * and answers the manager's calls (hooks, listeners, lifecycle, tasks, routes). The plugin's code
- * runs here only; what crosses is plain data.
- */
-export async function runPluginThread(modules: {
-  sdk: object
-  web: () => object
-  cli: () => object
+/** What a host thread gives each plugin it runs. */
+export interface Seat {
+  /** The plugin's own port to the manager (its channel and its messages). */
+  readonly port: MessagePort
+  readonly data: ThreadData
+  /** Runs `fn` as this plugin's code: its slot marked for blame, its timers its own (host.ts). */
+  readonly enter: <T>(fn: () => T) => T
+}
+
+/** The modules a plugin's code is handed: the SDK, and the web service's part in the thread. */
+export interface ThreadModules {
+  readonly sdk: object
+  readonly web: () => object
+  readonly cli: () => object
   /** The web service's part in the thread, loaded when the plugin has routers. */
-  threadWeb: () => ThreadWeb
-}): Promise<void> {
+  readonly threadWeb: () => ThreadWeb
+}
+
+/**
+ * One plugin in a plugin thread (docs/architecture.md, "Plugins in threads"): imports the
+ * plugin, makes its instance with a `this.api` and a `this.logger` that reach the manager over
+ * its port, and answers the manager's calls (hooks, listeners, lifecycle, tasks, routes). The
+ * plugin's code runs here only; what crosses is plain data. Returns what forgets it once the
+ * manager has unloaded it (its host thread may run others on).
+ */
+export function runPlugin(modules: ThreadModules, seat: Seat): () => void {
   const sdk = { sdk: modules.sdk, web: modules.web, cli: modules.cli }
-  const port = parentPort as MessagePort
-  const data = workerData as ThreadData
+  const { port, data } = seat
   const plugin = data.plugin
-  reportMemory(data.memory)
   const post = (message: Up) => port.postMessage(message)
   // The call the plugin's code is running, so that what it asks carries its causal chain.
   const running = new AsyncLocalStorage<number>()
@@ -127,40 +137,20 @@ export async function runPluginThread(modules: {
   })
 
   registerPluginRoot(data.candidate.root, plugin)
-  const importer = new PluginImporter(sdk, data.cacheDir)
-  let instance: PluginBase
-  try {
-    const definition = await importer.import(data.candidate)
-    post({ t: 'imported' })
-    try {
-      instance = new definition.cls({ name: plugin, version: definition.version, logger, api })
-    } catch (error) {
-      throw new SmError(
-        'SM_ERR_PLUGIN_LOAD_FAILED',
-        { plugin, phase: 'its constructor', reason: reasonOf(error) },
-        { cause: error },
-      )
-    }
-  } catch (error) {
-    post({ t: 'failed', error: toThreadError(importFailure(plugin, error)) })
-    return
-  }
-  // The hooks a plugin may override are the manager's services' actions, as it handed them over.
-  const hookMethods = hookMethodsOf(instance, data.actions)
-  const warnings = hookWarnings(instance, data.actions)
+  let instance: PluginBase | undefined
   let routes: RouteRunner | undefined
   let routers: readonly unknown[] = []
   let templatePaths: readonly unknown[] = []
 
   const run = (call: Call): unknown => {
+    const made = instance
+    if (!made) throw new Error('the plugin is not made yet')
     switch (call.kind) {
       case 'hook': {
         // What the manager sends is a copy: frozen, as the bus's payloads are, so a change throws as it would there.
         const payload = deepFreeze(call.payload)
         const { hook } = call
-        return hook.any
-          ? callMethod(instance, 'onAnyEvent', hook.event, payload)
-          : callMethod(instance, hook.method, payload)
+        return hook.any ? callMethod(made, 'onAnyEvent', hook.event, payload) : callMethod(made, hook.method, payload)
       }
       case 'listener': {
         const listener = listeners.get(call.listener)
@@ -170,7 +160,7 @@ export async function runPluginThread(modules: {
         })
       }
       case 'lifecycle':
-        return callMethod(instance, call.hook)
+        return callMethod(made, call.hook)
       case 'task': {
         const task = tasks.get(call.task)
         if (!task) throw new Error('the task is not known in the plugin thread')
@@ -182,7 +172,7 @@ export async function runPluginThread(modules: {
         return Promise.resolve(task.fn(ctx)).finally(() => tasks.delete(call.task))
       }
       case 'describe':
-        return contributionsOf(plugin, data.candidate, (method) => extensionOf(instance, plugin, method)).then(
+        return contributionsOf(plugin, data.candidate, (method) => extensionOf(made, plugin, method)).then(
           ({ cli, web }) => {
             // Its routers stay here, for its routes; the manager gets what they are.
             routers = web.routers
@@ -207,8 +197,37 @@ export async function runPluginThread(modules: {
     }
   }
 
-  port.on('message', (message: unknown) => channel.receive(message))
-  post({ t: 'ready', methods: hookMethods, any: typeof Reflect.get(instance, 'onAnyEvent') === 'function', warnings })
+  const receive = (message: unknown) => seat.enter(() => channel.receive(message))
+  port.on('message', receive)
+  void seat.enter(async () => {
+    try {
+      const definition = await new PluginImporter(sdk, data.cacheDir).import(data.candidate)
+      post({ t: 'imported' })
+      try {
+        instance = new definition.cls({ name: plugin, version: definition.version, logger, api })
+      } catch (error) {
+        throw new SmError(
+          'SM_ERR_PLUGIN_LOAD_FAILED',
+          { plugin, phase: 'its constructor', reason: reasonOf(error) },
+          { cause: error },
+        )
+      }
+    } catch (error) {
+      post({ t: 'failed', error: toThreadError(importFailure(plugin, error)) })
+      return
+    }
+    // The hooks a plugin may override are the manager's services' actions, as it handed them over.
+    const methods = hookMethodsOf(instance, data.actions)
+    const warnings = hookWarnings(instance, data.actions)
+    post({ t: 'ready', methods, any: typeof Reflect.get(instance, 'onAnyEvent') === 'function', warnings })
+  })
+  return () => {
+    revoked = true
+    listeners.clear()
+    tasks.clear()
+    port.off('message', receive)
+    port.close()
+  }
 }
 
 /** `this.logger` in a plugin's thread: each line goes to the manager's log, as `plugin:<name>`. */

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream'
-import type { Worker } from 'node:worker_threads'
 import {
   type BusScope,
   type Chain,
@@ -18,7 +17,7 @@ import { type LoadOptions, type PluginContributions, type RunningPlugin, recordS
 import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from '../plugin-gateway'
 import type { PluginStatics } from '../plugin-module'
 import { Channel } from './channel'
-import { memoryReport, watchMemory } from './memory-watch'
+import type { HostPool, Place, Tenant } from './plugin-host'
 import {
   type ApiName,
   type Ask,
@@ -30,11 +29,12 @@ import {
   type Up,
 } from './protocol'
 import { fromThreadError } from './wire'
-import { startPluginWorker, workerFault } from './worker'
 
 export interface ThreadOptions extends LoadOptions {
-  /** The thread's entry file (the composition root `plugin-thread.js`). */
-  readonly entry: string
+  /** Where its thread comes from (plugin-host.ts). */
+  readonly hosts: HostPool
+  /** A thread of its own (plugins.isolation 'thread'), not one shared with other plugins. */
+  readonly ownThread: boolean
   /** The plugin's heap limit (V8's old generation), from plugins.max_memory_mb. */
   readonly maxMemoryMb: number
   /** What it may hold outside its heap (`Buffer`s), from plugins.max_external_mb. */
@@ -50,6 +50,8 @@ export interface ThreadOptions extends LoadOptions {
    * uncaught error): by then its hooks and listeners are gone and its calls have failed.
    */
   readonly onFault: (plugin: RunningPlugin, fault: SmError) => void
+  /** Told once when its thread ended by another plugin's fault: by then it is ended, and is to be started again. */
+  readonly onDisplaced: (plugin: RunningPlugin) => void
 }
 
 /** The start under way (its import, then its constructor): what it is, and how it fails. */
@@ -64,6 +66,14 @@ interface CallMeta {
   readonly what: string
   /** A route call's page data, when the page it renders asks. */
   readonly page?: () => Promise<PageData>
+}
+
+/** The errors a displaced plugin's calls and start failed with (isDisplacement). */
+const displacements = new WeakSet<object>()
+
+/** Whether `error` is that of a plugin ended by another's fault in its thread (it is started again, not at fault). */
+export function isDisplacement(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && displacements.has(error)
 }
 
 /** No timer of the caller's own: the thread's call has the timeout. */
@@ -83,7 +93,7 @@ const PING_MS = 1000
  * A call that does not return within the hook timeout (a `while (true) {}` included), running
  * out of memory, `process.exit` or an uncaught error end the thread, and only it.
  */
-export class ThreadedPlugin implements RunningPlugin {
+export class ThreadedPlugin implements RunningPlugin, Tenant {
   readonly threaded = true
   readonly name: string
   readonly definition: PluginStatics
@@ -91,7 +101,8 @@ export class ThreadedPlugin implements RunningPlugin {
   readonly #options: ThreadOptions
   readonly #scope: BusScope
   readonly #logger: Logger
-  readonly #worker: Worker
+  /** Its place in a plugin thread: its own port there. */
+  readonly #place: Place
   /** Calls, their results and streamed answers, and pings, both ways (channel.ts). */
   readonly #channel: Channel<Call, AskCall, Down, Up, CallMeta>
   /** The start under way (its import, then its constructor): what it is, and how it fails. */
@@ -114,8 +125,8 @@ export class ThreadedPlugin implements RunningPlugin {
   /** The causal chains of its latest calls, by call id (what they started unawaited still carries them). */
   readonly #chains = new Map<number, Chain>()
   #onDrained: (() => void) | undefined
-  /** Stops watching its memory outside the heap (memory-watch.ts). */
-  readonly #unwatch: () => void
+  /** Unloaded, it waits only for what it asked the manager: it no longer keeps the process alive. */
+  #draining = false
 
   private constructor(definition: PluginStatics, options: ThreadOptions, ownSecrets: readonly string[]) {
     this.name = definition.candidate.name
@@ -135,9 +146,7 @@ export class ThreadedPlugin implements RunningPlugin {
       ownSecrets,
       commands: this.#scope.catalogue.commands(),
     })
-    const report = memoryReport()
     const data: ThreadData = {
-      memory: report,
       plugin: this.name,
       candidate: definition.candidate,
       cacheDir: options.cacheDir,
@@ -150,10 +159,13 @@ export class ThreadedPlugin implements RunningPlugin {
       })),
       api: apiNames(this.#gateway.operations),
     }
-    this.#worker = startPluginWorker(options.entry, `plugin:${this.name}`, data, options.maxMemoryMb)
-    const worker = this.#worker
+    const limits = { memoryMb: options.maxMemoryMb, externalMb: options.maxExternalMb }
+    // Plugins in one thread share its memory: one that keeps secrets of its own keeps them in a thread of its own.
+    const own = options.ownThread || ownSecrets.length > 0
+    this.#place = options.hosts.host(this.name, limits, own).seat(this, data)
+    const port = this.#place.port
     this.#channel = new Channel<Call, AskCall, Down, Up, CallMeta>({
-      post: (message) => worker.postMessage(message),
+      post: (message) => port.postMessage(message),
       worker: false,
       serve: ({ in: within, ask }) => this.#answer(within, ask),
       onMessage: (message) => this.#take(message),
@@ -163,7 +175,7 @@ export class ThreadedPlugin implements RunningPlugin {
         this.#fault(
           new SmError('SM_ERR_PLUGIN_CRASHED', {
             plugin: this.name,
-            where: this.#where(),
+            where: this.where(),
             reason: `it posted a message the manager cannot take (${reasonOf(error)})`,
           }),
         ),
@@ -171,27 +183,7 @@ export class ThreadedPlugin implements RunningPlugin {
       unsendableCall: ({ what }, error) =>
         new SmError('SM_ERR_PLUGIN_CRASHED', { plugin: this.name, where: what, reason: reasonOf(error) }),
     })
-    this.#worker.on('message', (message: unknown) => this.#channel.receive(message))
-    this.#worker.on('error', (error: Error & { code?: string }) =>
-      this.#fault(workerFault(error, this.name, this.#where(), options.maxMemoryMb)),
-    )
-    this.#worker.on('exit', (code) => {
-      if (this.#ended) return
-      this.#fault(new SmError('SM_ERR_PLUGIN_EXITED', { plugin: this.name, where: this.#where(), code }))
-    })
-    this.#unwatch = watchMemory({
-      report,
-      externalMb: options.maxExternalMb,
-      heapMb: options.maxMemoryMb,
-      outgrew: async (mb) => {
-        const exited = new Promise((resolve) => this.#worker.once('exit', resolve))
-        const where = this.#where()
-        this.#fault(
-          new SmError('SM_ERR_PLUGIN_EXTERNAL_MEMORY', { plugin: this.name, where, mb, limit: options.maxExternalMb }),
-        )
-        if (this.#worker.threadId >= 0) await exited
-      },
-    })
+    port.on('message', (message: unknown) => this.#channel.receive(message))
   }
 
   /**
@@ -220,6 +212,10 @@ export class ThreadedPlugin implements RunningPlugin {
       plugin.#ready = await plugin.#constructed()
       return plugin
     } catch (error) {
+      // Its import or constructor timed out: a thread that answers no ping holds its loop there.
+      if (error instanceof SmError && error.code === 'SM_ERR_PLUGIN_LOAD_TIMEOUT' && !plugin.#ended)
+        if (!(await plugin.#channel.ping(PING_MS)))
+          plugin.#place.host.stuck(plugin, Number(error.params.ms), String(error.params.phase))
       await plugin.#end('unloaded')
       throw error
     }
@@ -420,11 +416,7 @@ export class ThreadedPlugin implements RunningPlugin {
       this.#probing = false
       if (answered)
         this.#logger.warn(`${what} did not return within ${ms} ms and was cut off; its thread answers, so it lives on`)
-      else
-        this.#fault(
-          new SmError('SM_ERR_PLUGIN_TIMEOUT', { plugin: this.name, where: what, ms }),
-          ' Its thread did not answer either (a loop), so it was ended; the action went on without it.',
-        )
+      else this.#place.host.stuck(this, ms, what)
     })
   }
 
@@ -524,8 +516,30 @@ export class ThreadedPlugin implements RunningPlugin {
     return arg
   }
 
+  /** Whether it keeps the process alive (not once it is only draining). */
+  get holds(): boolean {
+    return !this.#draining
+  }
+
+  /** Its thread ended by this plugin's fault. */
+  faulted(error: SmError, said = ''): void {
+    this.#onDrained?.()
+    this.#fault(error, said)
+  }
+
+  /** Its thread ended by another plugin's fault: it ends, and the manager starts it again at once. */
+  displaced(by: string): void {
+    this.#onDrained?.()
+    if (this.#ended) return
+    this.#retryAfter = 1
+    this.#logger.warn(`plugin '${this.name}' is started again: '${by}', in the same thread, ended that thread`)
+    const error = new SmError('SM_ERR_PLUGIN_RESTARTING', { plugin: this.name, seconds: 1 })
+    displacements.add(error)
+    void this.#end(error).then(() => this.#options.onDisplaced(this))
+  }
+
   /** What the thread was running, for a fault's message: the latest call still waiting. */
-  #where(): string {
+  where(): string {
     return (
       this.#channel.waiting().at(-1)?.what ??
       this.#starting?.what ??
@@ -549,22 +563,22 @@ export class ThreadedPlugin implements RunningPlugin {
   async #end(why: SmError | 'unloaded', drainMs = 0): Promise<void> {
     if (this.#ended) return
     this.#ended = why
-    this.#unwatch()
     const error = why === 'unloaded' ? new SmError('SM_ERR_PLUGIN_REVOKED', { plugin: this.name, call: 'a call' }) : why
     this.#startFailed(error)
-    // A thread that has exited already (threadId -1) has nothing left to wait for.
-    const draining = drainMs > 0 && this.#worker.threadId >= 0
+    // A thread that has ended already has nothing left to wait for.
+    const draining = drainMs > 0 && this.#place.host.open
     // Unloaded, the thread is still answered until it has what it waited for.
     this.#channel.close(error, draining)
     this.#gateway.revoke()
     this.#callbacks.clear()
     this.#scope.dispose()
     if (draining) {
-      this.#worker.unref()
+      this.#draining = true
+      this.#place.host.hold()
       void this.#drain(drainMs)
       return
     }
-    await this.#worker.terminate()
+    await this.#place.leave()
   }
 
   async #drain(drainMs: number): Promise<void> {
@@ -578,11 +592,10 @@ export class ThreadedPlugin implements RunningPlugin {
         timer = setTimeout(resolve, drainMs)
         timer.unref()
       }),
-      new Promise<void>((resolve) => this.#worker.once('exit', () => resolve())),
     ])
     clearTimeout(timer)
     this.#channel.stopAnswering()
-    await this.#worker.terminate()
+    await this.#place.leave()
   }
 }
 

@@ -223,13 +223,20 @@ export default class Hog extends PluginBase {
       const left = JSON.parse(await cliInOk(dir, ['event', 'trigger', 'leaver:go', '--json']))
       expect(left).to.include({ listeners: 1, delivered: 0 })
       expect((await cliIn(dir, ['status'])).code).to.equal(0)
+      const leaver = await until(dir, 'leaver', (r) => r.error?.code === 'SM_ERR_PLUGIN_EXITED')
+      expect(leaver.error?.message).to.contain('in leaver:go')
+      // Stayer shared leaver's thread (plugins.isolation 'shared'): it is started again at once, with no strike.
+      const listening = async () =>
+        (JSON.parse(await cliInOk(dir, ['plugin', 'info', 'stayer', '--json'])) as { listeners: number }).listeners
+      while ((await listening()) !== 1) await sleep(100)
+      const stayer = await pluginRecord(dir, 'stayer')
+      expect(stayer.state).to.equal('loaded')
+      expect(stayer.error).to.equal(undefined)
       const stayed = JSON.parse(
         await cliInOk(dir, ['event', 'trigger', 'stayer:ping', '--json', '--payload', '{"n":1}']),
       )
       expect(stayed).to.include({ listeners: 1, delivered: 1 })
       expect(traced()).to.deep.equal([{ n: 1 }])
-      const leaver = await until(dir, 'leaver', (r) => r.error?.code === 'SM_ERR_PLUGIN_EXITED')
-      expect(leaver.error?.message).to.contain('in leaver:go')
     } finally {
       expect(await stop(manager)).to.equal(0)
     }
@@ -284,15 +291,26 @@ export default class Hog extends PluginBase {
   })
 
   it("holds a plugin's thread to what this.api may do, whatever it posts: other commands and others' secrets are refused", async () => {
+    // Its own port to the manager is out of its reach, but not out of its code's: it takes it
+    // from the next message its this.api posts.
+    const capture = `const { MessagePort } = require('node:worker_threads')
+    const post = MessagePort.prototype.postMessage
+    let port: any
+    MessagePort.prototype.postMessage = function (this: any, ...args: any[]) {
+      port = this
+      MessagePort.prototype.postMessage = post
+      return post.apply(this, args as never)
+    }
+    await this.api.getGlobalSetting('web.port')`
     const raw = (ask: string) => `await new Promise((resolve) => {
-      const { parentPort } = require('node:worker_threads')
       const id = 1e9 + Math.floor(Math.random() * 1e6)
-      parentPort.on('message', (m: any) => { if (m.t === 'result' && m.id === id) resolve(${trace('m.ok ? { ok: true } : m.error.coded.code')}) })
-      parentPort.postMessage({ t: 'call', id, body: { in: undefined, ask: ${ask} } })
+      port.on('message', (m: any) => { if (m.t === 'result' && m.id === id) resolve(${trace('m.ok ? { ok: true } : m.error.coded.code')}) })
+      port.postMessage({ t: 'call', id, body: { in: undefined, ask: ${ask} } })
     })`
     const forger = plugin(
       'Forger',
       `override async onLoad() {
+    ${capture}
     ${raw("{ op: 'request', name: 'auth:list_users', payload: {} }")}
     ${raw("{ op: 'api', name: 'constructor', args: [] }")}
     ${raw("{ op: 'api', name: 'getGlobalSetting', args: ['nats.password'] }")}

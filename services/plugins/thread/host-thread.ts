@@ -1,0 +1,181 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { promisify } from 'node:util'
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
+import { pluginOnStack } from '../process-guard'
+import { reportMemory } from './memory-watch'
+import { BLAME, type HostData, type HostDown } from './protocol'
+import { runPlugin, type ThreadModules } from './runtime'
+
+/** One plugin the host runs: its slot (what blame names) and the timers its code set. */
+interface Occupant {
+  readonly slot: number
+  readonly plugin: string
+  readonly timers: Set<NodeJS.Timeout | NodeJS.Immediate>
+  forget?: () => void
+}
+
+const OWNER = Symbol('sm.occupant')
+
+/**
+ * A plugin thread (docs/architecture.md, "Plugins in threads"): runs each plugin the manager
+ * seats in it (`seat`, with a port of the plugin's own) until the manager drops it. One thread
+ * may run several plugins (plugins.isolation 'shared') or one ('thread'). What this thread does
+ * for the manager to tell which plugin ended it, when one does, is kept in the shared `blame`
+ * array, written synchronously before the thread can die:
+ *
+ * - the plugin whose code this thread last entered (a call from the manager on its port, or a
+ *   timer it set): who is blamed for a loop, a heap run out, or memory held outside the heap;
+ * - the plugin that called `process.exit` (by its file on the stack, else the code running);
+ * - the plugin an uncaught error or rejection came from (the same way).
+ *
+ * A dropped plugin's timers are cleared, so its forgotten `setInterval` does not run on beside
+ * the others. What else it left (a socket, a server) lives until the thread ends.
+ */
+export function runHostThread(modules: ThreadModules): void {
+  const port = parentPort as MessagePort
+  const { memory, blame } = workerData as HostData
+  reportMemory(memory)
+  const occupants = new Map<number, Occupant>()
+  const byName = new Map<string, Occupant>()
+  const current = new AsyncLocalStorage<Occupant>()
+  const mark = (occupant: Occupant) => Atomics.store(blame, BLAME.current, occupant.slot)
+  const enter = <T>(occupant: Occupant, fn: () => T): T =>
+    current.run(occupant, () => {
+      mark(occupant)
+      return fn()
+    })
+  /** Whose code threw or exits: its file on the stack, else the plugin whose code runs. */
+  const culprit = (stack: string | undefined): Occupant | undefined => {
+    const plugin = pluginOnStack(stack)
+    return (plugin === undefined ? undefined : byName.get(plugin)) ?? current.getStore()
+  }
+  trackTimers(current, mark)
+  const exit = process.exit.bind(process)
+  process.exit = ((code?: number | string | null) => {
+    const occupant = culprit(new Error().stack)
+    if (occupant) Atomics.store(blame, BLAME.exited, occupant.slot)
+    return exit(code)
+  }) as typeof process.exit
+  process.on('uncaughtExceptionMonitor', (error) => {
+    const occupant = culprit((error as Error | null)?.stack)
+    if (occupant) Atomics.store(blame, BLAME.crashed, occupant.slot)
+  })
+  port.on('message', (message: HostDown) => {
+    switch (message.t) {
+      case 'seat': {
+        const occupant: Occupant = { slot: message.slot, plugin: message.data.plugin, timers: new Set() }
+        occupants.set(message.slot, occupant)
+        byName.set(occupant.plugin, occupant)
+        occupant.forget = runPlugin(modules, {
+          port: message.port,
+          data: message.data,
+          enter: (fn) => enter(occupant, fn),
+        })
+        return
+      }
+      case 'drop': {
+        const occupant = occupants.get(message.slot)
+        if (!occupant) return
+        occupants.delete(message.slot)
+        if (byName.get(occupant.plugin) === occupant) byName.delete(occupant.plugin)
+        occupant.forget?.()
+        for (const timer of occupant.timers) clearTimer(timer)
+        occupant.timers.clear()
+        return
+      }
+    }
+  })
+}
+
+const real = {
+  setTimeout: globalThis.setTimeout,
+  setInterval: globalThis.setInterval,
+  setImmediate: globalThis.setImmediate,
+  clearTimeout: globalThis.clearTimeout,
+  clearInterval: globalThis.clearInterval,
+  clearImmediate: globalThis.clearImmediate,
+}
+
+function clearTimer(timer: NodeJS.Timeout | NodeJS.Immediate): void {
+  // An Immediate has its callback as `_onImmediate`; a Timeout (an interval's too) as `_onTimeout`.
+  if ('_onImmediate' in timer) real.clearImmediate(timer)
+  else real.clearTimeout(timer)
+}
+
+/**
+ * Makes the global timer functions remember which plugin set each timer (the plugin whose code
+ * runs then), mark it as the code entered when its timer fires, and keep it among that plugin's
+ * timers until it fires or is cleared. Timers set outside any plugin's code are left as they are.
+ */
+function trackTimers(current: AsyncLocalStorage<Occupant>, mark: (occupant: Occupant) => void): void {
+  type Timer = (NodeJS.Timeout | NodeJS.Immediate) & { [OWNER]?: Occupant }
+  const own = (timer: Timer, occupant: Occupant): Timer => {
+    timer[OWNER] = occupant
+    occupant.timers.add(timer)
+    return timer
+  }
+  const release = (timer: unknown) => {
+    if (timer && typeof timer === 'object') (timer as Timer)[OWNER]?.timers.delete(timer as Timer)
+  }
+  const wrap = <F extends (...args: never[]) => unknown>(fn: F, wrapped: F): F => {
+    const custom: unknown = Reflect.get(fn, promisify.custom)
+    if (custom) Object.defineProperty(wrapped, promisify.custom, { value: custom })
+    return wrapped
+  }
+  Reflect.set(
+    globalThis,
+    'setTimeout',
+    wrap(real.setTimeout, ((callback: unknown, ms?: number, ...args: unknown[]) => {
+      const occupant = current.getStore()
+      if (!occupant || typeof callback !== 'function') return real.setTimeout(callback as () => void, ms, ...args)
+      const timer: Timer = real.setTimeout(() => {
+        occupant.timers.delete(timer)
+        mark(occupant)
+        callback(...args)
+      }, ms)
+      return own(timer, occupant)
+    }) as typeof setTimeout),
+  )
+  Reflect.set(
+    globalThis,
+    'setInterval',
+    wrap(real.setInterval, ((callback: unknown, ms?: number, ...args: unknown[]) => {
+      const occupant = current.getStore()
+      if (!occupant || typeof callback !== 'function') return real.setInterval(callback as () => void, ms, ...args)
+      return own(
+        real.setInterval(() => {
+          mark(occupant)
+          callback(...args)
+        }, ms),
+        occupant,
+      )
+    }) as typeof setInterval),
+  )
+  Reflect.set(
+    globalThis,
+    'setImmediate',
+    wrap(real.setImmediate, ((callback: unknown, ...args: unknown[]) => {
+      const occupant = current.getStore()
+      if (!occupant || typeof callback !== 'function')
+        return (real.setImmediate as (fn: unknown, ...rest: unknown[]) => NodeJS.Immediate)(callback, ...args)
+      const timer: Timer = real.setImmediate(() => {
+        occupant.timers.delete(timer)
+        mark(occupant)
+        callback(...args)
+      })
+      return own(timer, occupant)
+    }) as typeof setImmediate),
+  )
+  Reflect.set(globalThis, 'clearTimeout', (timer: unknown) => {
+    release(timer)
+    real.clearTimeout(timer as NodeJS.Timeout)
+  })
+  Reflect.set(globalThis, 'clearInterval', (timer: unknown) => {
+    release(timer)
+    real.clearInterval(timer as NodeJS.Timeout)
+  })
+  Reflect.set(globalThis, 'clearImmediate', (timer: unknown) => {
+    release(timer)
+    real.clearImmediate(timer as NodeJS.Immediate)
+  })
+}

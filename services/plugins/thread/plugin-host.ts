@@ -1,0 +1,183 @@
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads'
+import { reasonOf, SmError } from '../../../kernel'
+import { memoryReport, watchMemory } from './memory-watch'
+import { BLAME, type HostData, type HostDown, type ThreadData } from './protocol'
+import { startPluginWorker, workerFault } from './worker'
+
+/** A plugin seated in a plugin thread, as that thread's host sees it (ThreadedPlugin). */
+export interface Tenant {
+  readonly name: string
+  /** Whether it keeps the process alive (false once it is only draining). */
+  readonly holds: boolean
+  /** What its code was running, for a fault's message. */
+  where(): string
+  /** The thread ended by this plugin's fault: it ends with `error`, a strike. */
+  faulted(error: SmError, said?: string): void
+  /** The thread ended by another plugin's fault (`by`): it ends, and is started again without a strike. */
+  displaced(by: string): void
+}
+
+/** A tenant's place in its thread: its own port, and how it leaves. */
+export interface Place {
+  readonly port: MessagePort
+  readonly host: PluginHost
+  /** Leaves the thread (unloaded); the thread ends once no plugin is left in it. */
+  leave(): Promise<void>
+}
+
+type Fault = (plugin: string, where: string) => SmError
+
+/**
+ * A plugin thread in the manager (docs/architecture.md, "Plugins in threads"): the worker, and
+ * the plugins seated in it, each with a port of its own. When the thread ends by a fault (a loop
+ * that answers no ping, its heap or its memory outside the heap outgrown, process.exit, an
+ * uncaught error, a message on the thread's own port), the plugin the thread blames
+ * (host-thread.ts) takes the fault, a strike; every other plugin in it is ended and started
+ * again, without one. A thread with one plugin is what plugins.isolation 'thread' gives each.
+ */
+export class PluginHost {
+  readonly #worker: Worker
+  readonly #blame = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT))
+  readonly #tenants = new Map<number, Tenant>()
+  readonly #unwatch: () => void
+  readonly memoryMb: number
+  #nextSlot = 1
+  #ended = false
+
+  constructor(entry: string, name: string, limits: { memoryMb: number; externalMb: number }) {
+    this.memoryMb = limits.memoryMb
+    const report = memoryReport()
+    const data: HostData = { host: true, memory: report, blame: this.#blame }
+    const worker = startPluginWorker(entry, name, data, limits.memoryMb)
+    this.#worker = worker
+    // Nothing of ours is posted on the thread's own port: only a plugin's code can have.
+    worker.on('message', (message: unknown) =>
+      this.#end(BLAME.current, (plugin, where) => {
+        const what = reasonOf((message as { t?: unknown } | null)?.t ?? message)
+        return new SmError('SM_ERR_PLUGIN_CRASHED', {
+          plugin,
+          where,
+          reason: `it posted a message the manager cannot take on its thread's own port (${what})`,
+        })
+      }),
+    )
+    worker.on('error', (error: Error & { code?: string }) =>
+      this.#end(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? BLAME.current : BLAME.crashed, (plugin, where) =>
+        workerFault(error, plugin, where, limits.memoryMb),
+      ),
+    )
+    worker.on('exit', (code) =>
+      this.#end(BLAME.exited, (plugin, where) => new SmError('SM_ERR_PLUGIN_EXITED', { plugin, where, code })),
+    )
+    this.#unwatch = watchMemory({
+      report,
+      externalMb: limits.externalMb,
+      heapMb: limits.memoryMb,
+      outgrew: async (mb) => {
+        const exited = new Promise((resolve) => worker.once('exit', resolve))
+        this.#end(
+          BLAME.current,
+          (plugin, where) =>
+            new SmError('SM_ERR_PLUGIN_EXTERNAL_MEMORY', { plugin, where, mb, limit: limits.externalMb }),
+        )
+        await exited
+      },
+    })
+  }
+
+  /** Whether plugins may still be seated here (it has not ended). */
+  get open(): boolean {
+    return !this.#ended
+  }
+
+  /** Seats a plugin: its code runs here from now, over the port returned. */
+  seat(tenant: Tenant, data: ThreadData): Place {
+    const slot = this.#nextSlot++
+    const { port1, port2 } = new MessageChannel()
+    this.#tenants.set(slot, tenant)
+    const message: HostDown = { t: 'seat', slot, port: port2, data }
+    this.#worker.postMessage(message, [port2])
+    // The thread keeps the process alive (hold), not each port.
+    port1.unref()
+    this.hold()
+    return { port: port1, host: this, leave: () => this.#leave(slot) }
+  }
+
+  /** Keeps the process alive while a plugin here is not only draining. */
+  hold(): void {
+    if (this.#ended) return
+    if ([...this.#tenants.values()].some((tenant) => tenant.holds)) this.#worker.ref()
+    else this.#worker.unref()
+  }
+
+  /**
+   * A call of `prober` (`what`) timed out and the thread answers no ping: it holds its loop. It is
+   * ended, blaming the plugin whose code it last entered (else `prober`).
+   */
+  stuck(prober: Tenant, ms: number, what: string): void {
+    this.#end(
+      BLAME.current,
+      (plugin, where) =>
+        new SmError('SM_ERR_PLUGIN_TIMEOUT', { plugin, where: plugin === prober.name ? what : where, ms }),
+      ' Its thread did not answer either (a loop), so it was ended; the action went on without it.',
+      prober,
+    )
+  }
+
+  async #leave(slot: number): Promise<void> {
+    if (!this.#tenants.delete(slot) || this.#ended) return
+    if (this.#tenants.size > 0) {
+      const message: HostDown = { t: 'drop', slot }
+      this.#worker.postMessage(message)
+      this.hold()
+      return
+    }
+    this.#ended = true
+    this.#unwatch()
+    await this.#worker.terminate()
+  }
+
+  /**
+   * The thread ended by a fault (once): the tenant it blames (by `slot`, else the code it last
+   * entered, else `fallback`, else the only one) takes the fault; the others are displaced. With
+   * no one to blame among several, each takes it.
+   */
+  #end(slot: number, fault: Fault, said = '', fallback?: Tenant): void {
+    if (this.#ended) return
+    this.#ended = true
+    this.#unwatch()
+    const tenants = new Map(this.#tenants)
+    this.#tenants.clear()
+    const blamed = (Atomics.load(this.#blame, slot) || Atomics.load(this.#blame, BLAME.current)) as number
+    const only = tenants.size === 1 ? [...tenants.values()][0] : undefined
+    const guilty = tenants.get(blamed) ?? (fallback && [...tenants.values()].includes(fallback) ? fallback : only)
+    void this.#worker.terminate()
+    for (const tenant of tenants.values()) {
+      if (guilty && tenant !== guilty) tenant.displaced(guilty.name)
+      else tenant.faulted(fault(tenant.name, tenant.where()), said)
+    }
+  }
+}
+
+/**
+ * Where plugins' threads come from: with plugins.isolation 'shared', one thread for every plugin
+ * with the same heap limit (a new one once it ended); with 'thread', or for a plugin that declares
+ * secret settings (plugins in one thread share its memory), a thread of its own.
+ */
+export class HostPool {
+  readonly #entry: string
+  readonly #shared = new Map<number, PluginHost>()
+
+  constructor(entry: string) {
+    this.#entry = entry
+  }
+
+  host(plugin: string, limits: { memoryMb: number; externalMb: number }, own: boolean): PluginHost {
+    if (own) return new PluginHost(this.#entry, `plugin:${plugin}`, limits)
+    const current = this.#shared.get(limits.memoryMb)
+    if (current?.open) return current
+    const host = new PluginHost(this.#entry, 'plugins', limits)
+    this.#shared.set(limits.memoryMb, host)
+    return host
+  }
+}
