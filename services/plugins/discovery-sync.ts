@@ -232,7 +232,15 @@ export class DiscoverySync {
     if (candidates.length === 0) return new Map()
     const threads = this.#options.threads
     if (threads && (await threads.isolation()) !== 'none') {
+      // A module whose import ended its thread last time is imported alone at once (else twice:
+      // among others, then alone, to be sure it was its own doing).
+      const faulted = new Set(
+        (await this.#registry.records())
+          .filter((record) => record.state === 'invalid' && THREAD_FAULTS.has(record.error?.code ?? ''))
+          .map((record) => record.name),
+      )
       return inspectInThread(candidates, {
+        alone: (name) => faulted.has(name),
         entry: threads.entry,
         cacheDir: threads.cacheDir,
         maxMemoryMb: threads.memoryMb,
@@ -248,6 +256,14 @@ export class DiscoverySync {
     return results
   }
 }
+
+/** The codes of an import that ended its thread. */
+const THREAD_FAULTS: ReadonlySet<string> = new Set([
+  'SM_ERR_PLUGIN_LOAD_TIMEOUT',
+  'SM_ERR_PLUGIN_EXITED',
+  'SM_ERR_PLUGIN_CRASHED',
+  'SM_ERR_PLUGIN_OUT_OF_MEMORY',
+])
 
 /** Why a candidate has no statics: its import's error (every candidate imported is answered for). */
 function failureOf(candidate: Candidate, answer: SmError | undefined): SmError {

@@ -36,6 +36,10 @@ import { toThreadError } from './wire'
 export function runInspectorThread(sdk: { sdk: object; web: () => object; cli: () => object }): void {
   const port = parentPort as MessagePort
   const data = workerData as InspectorData
+  // What a module's code throws or rejects after its import answered (a timer, a forgotten
+  // promise) is not an import's result: the next module's import goes on.
+  process.on('uncaughtException', () => {})
+  process.on('unhandledRejection', () => {})
   const importer = new PluginImporter(sdk, data.cacheDir)
   const channel = new Channel<never, Inspect>({
     post: (message) => port.postMessage(message),
