@@ -189,8 +189,9 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
   const pairs = (on: Bus) => ({
     run: async (n: number) => {
       for (let i = 0; i < n; i++) {
+        // As an action emits them (kernel/action.ts): before_* in turn, after_* side by side.
         await on.emit('before_setting_update', before)
-        await on.emit('after_setting_update', after)
+        await on.emit('after_setting_update', after, { parallel: true })
       }
     },
   })

@@ -3,6 +3,7 @@ import { deepFreeze } from './deep-freeze'
 import type { DispatchReport } from './dispatch-report'
 import { isDiskFull, isSmError, reasonOf } from './errors'
 import type { EventName, PayloadOf } from './maps'
+import { isVeto } from './veto'
 
 /** The `result` every `after_*` event carries. */
 export interface ActionResult {
@@ -11,17 +12,7 @@ export interface ActionResult {
   readonly [field: string]: unknown
 }
 
-/** What a `before_*` listener returns to stop the action. */
-export interface Veto {
-  readonly cancel: true
-  readonly reason?: string
-  /** Who vetoed, when the listener passes on another's veto (a host agent, the manager's plugin's). */
-  readonly by?: string
-}
-
-export function isVeto(value: unknown): value is Veto {
-  return (value as Veto | null)?.cancel === true
-}
+export { isVeto, type Veto } from './veto'
 
 export type ActionOutcome<T> =
   | {
@@ -56,8 +47,9 @@ export interface ActionSpec<B extends BeforeName, A extends AfterName, T> {
 /**
  * Runs one action under the hook protocol: check the payload against the action's schema (one
  * that does not fit is SM_ERR_BUS_BAD_PAYLOAD, and nothing runs), emit `before_*` (any listener may veto with
- * `{ cancel: true, reason }`), perform it unless vetoed, then emit `after_*` with the payload and
- * a `result` whatever happened (success, error, cancelled). The `after_*` emit is where a fact is
+ * `{ cancel: true, reason }`; in turn, in load order), perform it unless vetoed, then emit
+ * `after_*` with the payload and a `result` whatever happened (success, error, cancelled), to its
+ * listeners side by side (none can veto). The `after_*` emit is where a fact is
  * recorded, so the outcome is in the event log before any after-listener runs. Work that was
  * done but whose fact a full disk kept from the log is still a success, with `unrecorded` saying
  * why; where the fact is the work (`factIsTheWork`), a fact that was not recorded rejects.
@@ -72,7 +64,7 @@ export async function performAction<B extends BeforeName, A extends AfterName, T
   // The round ends at the first veto: no hook after it acts on what will not happen (user plugins
   // are loaded before the shipped ones, so a user plugin's veto comes before the shipped
   // notifications warn players of a stop; a hook that ran before the veto did run).
-  const before = await bus.emit(spec.before, payload, { stopWhen: isVeto })
+  const before = await bus.emit(spec.before, payload, { untilVeto: true })
   const veto = findVeto(before)
   let outcome: ActionOutcome<T>
   if (veto) {
@@ -94,7 +86,9 @@ export async function performAction<B extends BeforeName, A extends AfterName, T
     }
   }
   try {
-    await bus.emit(spec.after, deepFreeze({ ...(payload as object), result: outcome.result }) as PayloadOf<A>)
+    await bus.emit(spec.after, deepFreeze({ ...(payload as object), result: outcome.result }) as PayloadOf<A>, {
+      parallel: true,
+    })
   } catch (error) {
     // Work that was done stays done: a failure here would invite a retry that does it twice.
     // Where the fact is the work, nothing was done: the failure is the answer.
@@ -116,13 +110,11 @@ export async function reportObserved<B extends BeforeName, A extends AfterName>(
 ): Promise<{ vetoedBy: string | undefined }> {
   const payload = deepFreeze(structuredClone(spec.payload))
   bus.catalogue.checkEvent(spec.before, payload)
-  const options = { actor: spec.actor }
-  const veto = findVeto(await bus.emit(spec.before, payload, options))
-  await bus.emit(
-    spec.after,
-    deepFreeze({ ...(payload as object), result: { status: 'success' } }) as PayloadOf<A>,
-    options,
-  )
+  const veto = findVeto(await bus.emit(spec.before, payload, { actor: spec.actor }))
+  await bus.emit(spec.after, deepFreeze({ ...(payload as object), result: { status: 'success' } }) as PayloadOf<A>, {
+    actor: spec.actor,
+    parallel: true,
+  })
   return { vetoedBy: veto?.by }
 }
 

@@ -1,4 +1,14 @@
-import type { Bus, CommandHandler, EmitOptions, Identifier, Listener, Preparer, Recorder, RequestOptions } from './bus'
+import type {
+  Bus,
+  CommandHandler,
+  EmitOptions,
+  Identifier,
+  Listener,
+  ListenOptions,
+  Preparer,
+  Recorder,
+  RequestOptions,
+} from './bus'
 import type { Catalogue } from './catalogue'
 import type { DispatchReport } from './dispatch-report'
 import { type Disposable, DisposableStack } from './disposable'
@@ -51,17 +61,9 @@ export class BusScope implements Disposable {
     return this.#disposed
   }
 
-  on<K extends EventName>(
-    name: K,
-    listener: Listener<PayloadOf<K>>,
-    options?: { timeoutMs?: number; guarded?: boolean },
-  ): Disposable
-  on(
-    name: CustomEventName | '*' | '**',
-    listener: Listener,
-    options?: { timeoutMs?: number; guarded?: boolean },
-  ): Disposable
-  on(name: string, listener: Listener<never>, options?: { timeoutMs?: number; guarded?: boolean }): Disposable {
+  on<K extends EventName>(name: K, listener: Listener<PayloadOf<K>>, options?: Omit<ListenOptions, 'owner'>): Disposable
+  on(name: CustomEventName | '*' | '**', listener: Listener, options?: Omit<ListenOptions, 'owner'>): Disposable
+  on(name: string, listener: Listener<never>, options?: Omit<ListenOptions, 'owner'>): Disposable {
     this.#assertLive()
     const listenOptions = { owner: this.owner, ...options }
     return this.#registrations.add(this.#bus.on(name as CustomEventName, listener as Listener, listenOptions))

@@ -7,6 +7,7 @@ import { SmError, toSmError } from './errors'
 import { listenerError } from './listener-error'
 import type { CommandName, CommandPayload, CommandReply, CustomEventName, EventName, PayloadOf } from './maps'
 import { isThenable, timeBox } from './time-box'
+import { isVeto } from './veto'
 
 /** What a listener learns about the event besides its payload. */
 export interface EventMeta {
@@ -37,17 +38,56 @@ export interface ListenOptions {
    * tracking the causal chain.
    */
   readonly guarded?: boolean
+  /** Its batch, if it can be called together with its neighbours of the same batch (ListenerBatch). */
+  readonly batch?: BatchMember
+}
+
+/** What one call of a batch answers for each of its listeners: its answer, or why it failed. */
+export type BatchOutcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: unknown }
+
+/**
+ * How a batch runs its listeners: in turn, in turn until the first veto (the rest not called),
+ * or all at once (a round side by side).
+ */
+export type BatchOrder = 'in-turn' | 'until-veto' | 'together'
+
+/**
+ * Listeners that one call can run together (plugins in one worker thread: one crossing instead
+ * of one each). Neighbouring listeners of one batch in a round are handed to `run` together,
+ * which runs each as its listener would, in `order`; the outcomes come back in the members'
+ * order (none for those it did not reach).
+ */
+export interface ListenerBatch {
+  run(
+    members: readonly unknown[],
+    payload: unknown,
+    meta: EventMeta,
+    order: BatchOrder,
+  ): Promise<readonly BatchOutcome[]>
+}
+
+/** A listener's place in a batch: the batch, and what the batch knows it by. */
+export interface BatchMember {
+  readonly batch: ListenerBatch
+  readonly member: unknown
 }
 
 export interface EmitOptions {
   readonly actor?: string
   readonly timeoutMs?: number
   /**
-   * Ends the round at the first listener whose answer this says yes to: the later listeners are
-   * not called (an action's `before_*` stops at its first veto, so no later hook acts on what
-   * will not happen).
+   * Ends the round at the first veto (`{ cancel: true }`): the later listeners are not called (an
+   * action's `before_*` stops at its first veto, so no later hook acts on what will not happen).
    */
-  readonly stopWhen?: (answer: unknown) => boolean
+  readonly untilVeto?: boolean
+  /**
+   * Calls every listener at once, in registration order, and then waits for them all (each under
+   * its timeout): for hooks that cannot veto (`after_*`, custom events), so that listeners in
+   * other threads work side by side. Synchronous listeners run exactly as in turn.
+   */
+  readonly parallel?: boolean
 }
 
 /** Persists facts before listeners see them (the event log registers one). */
@@ -85,6 +125,7 @@ interface Entry {
   readonly timeoutMs: number | undefined
   readonly guarded: boolean
   readonly fn: Listener<never>
+  readonly batch: BatchMember | undefined
 }
 
 interface HandlerEntry {
@@ -146,6 +187,7 @@ export class Bus {
       timeoutMs: options.timeoutMs,
       guarded: options.guarded ?? false,
       fn: listener,
+      batch: options.batch,
     })
     this.#events.on(name, token)
     this.#table.clear()
@@ -309,24 +351,63 @@ export class Bus {
     options?: EmitOptions,
   ): Promise<DispatchReport> {
     const report = new DispatchReport(name, meta.seq, owners)
+    let waiting: Promise<void>[] | undefined
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index] as Entry
+      const end = entry.batch ? batchEnd(entries, index) : index + 1
+      if (end > index + 1 && options?.parallel) {
+        waiting ??= []
+        waiting.push(this.#runBatch(entries, index, end, payload, meta, report, 'together').then(() => {}))
+        index = end - 1
+        continue
+      }
+      if (end > index + 1) return this.#dispatchAsync(entries, index, undefined, payload, meta, report, options)
       try {
         const value = (entry.fn as Listener)(payload, meta)
+        if (isThenable(value) && options?.parallel) {
+          waiting ??= []
+          waiting.push(this.#settle(entry, index, value, meta, report, options))
+          continue
+        }
         if (isThenable(value)) return this.#dispatchAsync(entries, index, value, payload, meta, report, options)
         report.succeeded(index, value)
-        if (options?.stopWhen?.(value)) break
+        if (options?.untilVeto && isVeto(value)) break
       } catch (error) {
         report.failed(index, listenerError(entry.owner, name, error))
       }
     }
-    return Promise.resolve(report)
+    return waiting ? Promise.all(waiting).then(() => report) : Promise.resolve(report)
   }
 
+  /** Waits for one listener's answer under its timeout, into the report. */
+  async #settle(
+    entry: Entry,
+    index: number,
+    pending: PromiseLike<unknown>,
+    meta: EventMeta,
+    report: DispatchReport,
+    options: EmitOptions,
+  ): Promise<void> {
+    const ms = entry.timeoutMs ?? options.timeoutMs ?? this.#timeoutMs
+    try {
+      report.succeeded(
+        index,
+        await timeBox(
+          pending,
+          ms,
+          () => new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', { owner: entry.owner, event: meta.event, ms }),
+        ),
+      )
+    } catch (error) {
+      report.failed(index, listenerError(entry.owner, meta.event, error))
+    }
+  }
+
+  /** Goes on from listener `from` (whose answer is `pending`, or, undefined, which is yet to be called), in turn. */
   async #dispatchAsync(
     entries: readonly Entry[],
     from: number,
-    pending: PromiseLike<unknown>,
+    pending: PromiseLike<unknown> | undefined,
     payload: unknown,
     meta: EventMeta,
     report: DispatchReport,
@@ -335,8 +416,16 @@ export class Bus {
     let value: unknown = pending
     for (let index = from; index < entries.length; index++) {
       const entry = entries[index] as Entry
+      const called = index === from && pending !== undefined
+      const end = !called && entry.batch ? batchEnd(entries, index) : index + 1
+      if (end > index + 1) {
+        const order = options?.untilVeto ? 'until-veto' : 'in-turn'
+        if (await this.#runBatch(entries, index, end, payload, meta, report, order)) break
+        index = end - 1
+        continue
+      }
       try {
-        if (index > from) value = (entry.fn as Listener)(payload, meta)
+        if (!called) value = (entry.fn as Listener)(payload, meta)
         if (isThenable(value)) {
           const ms = entry.timeoutMs ?? options?.timeoutMs ?? this.#timeoutMs
           const timeout = () =>
@@ -344,12 +433,46 @@ export class Bus {
           value = await timeBox(value, ms, timeout)
         }
         report.succeeded(index, value)
-        if (options?.stopWhen?.(value)) break
+        if (options?.untilVeto && isVeto(value)) break
       } catch (error) {
         report.failed(index, listenerError(entry.owner, meta.event, error))
       }
     }
     return report
+  }
+
+  /** Runs listeners `from` to `end` (one batch's) in one call of it; resolves to whether the round ends (a veto). */
+  async #runBatch(
+    entries: readonly Entry[],
+    from: number,
+    end: number,
+    payload: unknown,
+    meta: EventMeta,
+    report: DispatchReport,
+    order: BatchOrder,
+  ): Promise<boolean> {
+    const run = entries.slice(from, end)
+    let outcomes: readonly BatchOutcome[]
+    try {
+      const { batch } = (run[0] as Entry).batch as BatchMember
+      outcomes = await batch.run(
+        run.map((entry) => entry.batch?.member),
+        payload,
+        meta,
+        order,
+      )
+    } catch (error) {
+      outcomes = run.map(() => ({ ok: false, error }))
+    }
+    for (const [offset, outcome] of outcomes.entries()) {
+      const entry = run[offset] as Entry
+      if (!outcome.ok) report.failed(from + offset, listenerError(entry.owner, meta.event, outcome.error))
+      else {
+        report.succeeded(from + offset, outcome.value)
+        if (order === 'until-veto' && isVeto(outcome.value)) return true
+      }
+    }
+    return false
   }
 
   /** Sends a command to its one handler and resolves to the reply. Handler errors reject as SmError. */
@@ -398,4 +521,12 @@ export class Bus {
     const token = this.#commands.listeners(name)[0] as Token | undefined
     return token ? this.#handlers.get(token) : undefined
   }
+}
+
+/** Where the batch that listener `from` belongs to ends: the first later listener not of it. */
+function batchEnd(entries: readonly Entry[], from: number): number {
+  const batch = entries[from]?.batch?.batch
+  let end = from + 1
+  while (end < entries.length && entries[end]?.batch?.batch === batch) end++
+  return end
 }

@@ -58,6 +58,8 @@ export class DispatchReport {
   failed(index: number, error: SmError): void {
     this.#failures ??= []
     this.#failures.push({ index, owner: this.#owners[index] ?? '?', error })
+    // In listener order, whichever failed first (listeners called at once settle in any order).
+    if (this.#failures.length > 1) this.#failures.sort((a, b) => a.index - b.index)
   }
 
   toJSON(): {

@@ -15,11 +15,15 @@ export {
   defineActions,
 } from './action-catalogue'
 export type {
+  BatchMember,
+  BatchOrder,
+  BatchOutcome,
   CommandHandler,
   EmitOptions,
   EventMeta,
   Identifier,
   Listener,
+  ListenerBatch,
   ListenOptions,
   Preparer,
   Recorder,

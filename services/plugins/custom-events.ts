@@ -47,7 +47,8 @@ export async function sendCustomEvent(
   } catch (error) {
     throw new SmError('SM_ERR_PLUGIN_INVALID_PAYLOAD', { event: name, reason: reasonOf(error) }, { cause: error })
   }
-  return toDeliveryReport(name, await scope.emit(channelOf(name), copy, options))
+  // Listeners cannot veto: they hear it side by side.
+  return toDeliveryReport(name, await scope.emit(channelOf(name), copy, { ...options, parallel: true }))
 }
 
 export function toDeliveryReport(event: string, report: DispatchReport): DeliveryReport {

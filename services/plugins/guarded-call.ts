@@ -34,19 +34,11 @@ export function guardedListener<P>(
   options: CallOptions,
   call: (payload: P, meta: EventMeta) => unknown,
 ): (payload: P, meta: EventMeta) => unknown {
-  const { plugin, logger, timeoutMs, onFailure, enter } = options
+  const { plugin, timeoutMs, enter } = options
   const owner = `plugin:${plugin}`
-  const fail = (cause: unknown): SmError => {
-    const error = listenerError(owner, event, cause)
-    logger.error(error.message, { event, code: error.code })
-    onFailure(event, error)
-    return error
-  }
+  const fail = (cause: unknown): SmError => hookFailed(options, event, cause)
   return (payload, meta) => {
-    if (meta.reentrant) {
-      logger.info(`skipped '${meta.event}': it is already being dispatched in this chain (loop guard)`)
-      return SKIPPED
-    }
+    if (meta.reentrant) return skipped(options, meta)
     let result: unknown
     enter?.(event)
     try {
@@ -60,4 +52,18 @@ export function guardedListener<P>(
       throw fail(cause)
     })
   }
+}
+
+/** A plugin's hook failed (threw, timed out): logged, counted against the plugin, and the error the bus reports. */
+export function hookFailed(options: CallOptions, event: string, cause: unknown): SmError {
+  const error = listenerError(`plugin:${options.plugin}`, event, cause)
+  options.logger.error(error.message, { event, code: error.code })
+  options.onFailure(event, error)
+  return error
+}
+
+/** A plugin's hook skipped by the loop guard (the event re-enters its own dispatch): said, not silent. */
+export function skipped(options: CallOptions, meta: EventMeta): typeof SKIPPED {
+  options.logger.info(`skipped '${meta.event}': it is already being dispatched in this chain (loop guard)`)
+  return SKIPPED
 }

@@ -1,4 +1,4 @@
-import type { BusScope } from '../../kernel'
+import type { BatchMember, BusScope } from '../../kernel'
 import { withoutSecrets } from '../../lib/secrets'
 import { type CallOptions, guardedListener } from './guarded-call'
 import { hookEvents } from './hook-catalogue'
@@ -9,7 +9,7 @@ import type { PluginBase } from './plugin-base'
 const views = new WeakMap<object, unknown>()
 
 /** What plugins see of a standard event's payload: secret values (a password setting's value) redacted. */
-function pluginView(payload: unknown): unknown {
+export function pluginView(payload: unknown): unknown {
   if (payload === null || typeof payload !== 'object') return payload
   let view = views.get(payload)
   if (view === undefined) {
@@ -57,6 +57,8 @@ export function bindHookCalls(
   options: CallOptions,
   wanted: { readonly methods: readonly string[]; readonly any: boolean },
   callFor: (hook: HookCall) => (payload: unknown) => unknown,
+  /** The batch a hook's call may go in with its neighbours' (plugins in one thread), if any. */
+  batchFor?: (hook: HookCall) => BatchMember,
 ): string[] {
   const methods = new Set(wanted.methods)
   const hooked = new Set<string>()
@@ -66,7 +68,7 @@ export function bindHookCalls(
   const bind = (event: string, hook: HookCall) => {
     const call = callFor(hook)
     const listener = guardedListener(event, options, (payload) => call(pluginView(payload)))
-    scope.on(event as 'before_setting_update', listener, { timeoutMs: 0, guarded: true })
+    scope.on(event as 'before_setting_update', listener, { timeoutMs: 0, guarded: true, batch: batchFor?.(hook) })
   }
   for (const [i, { event, method }] of events.entries()) {
     if (methods.has(method)) {

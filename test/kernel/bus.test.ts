@@ -1,5 +1,13 @@
 import { expect } from 'chai'
-import { Bus, type EventMeta, runInContext, SmError } from '../../kernel'
+import {
+  type BatchOrder,
+  type BatchOutcome,
+  Bus,
+  type EventMeta,
+  type ListenerBatch,
+  runInContext,
+  SmError,
+} from '../../kernel'
 
 declare module '../../kernel/maps' {
   interface CommandMap {
@@ -128,6 +136,97 @@ describe('kernel/bus', () => {
       const error = await bus.emit('test:fact', {}).catch((e: unknown) => e)
       expect((error as SmError).code).to.equal('SM_ERR_DB_READONLY')
       expect(ran).to.equal(false)
+    })
+  })
+
+  describe('batches (listeners one call runs together: plugins in one thread)', () => {
+    /** A batch that records each call it gets and answers for its members by their names. */
+    const recording = (answers: Record<string, unknown>) => {
+      const calls: { members: unknown[]; order: BatchOrder }[] = []
+      const batch: ListenerBatch = {
+        run: async (members, _payload, _meta, order) => {
+          calls.push({ members: [...members], order })
+          const outcomes: BatchOutcome[] = []
+          for (const member of members) {
+            const answer = answers[String(member)]
+            outcomes.push(answer instanceof Error ? { ok: false, error: answer } : { ok: true, value: answer })
+            if (order === 'until-veto' && (answer as { cancel?: boolean })?.cancel) break
+          }
+          return outcomes
+        },
+      }
+      return { calls, batch }
+    }
+
+    it('hands neighbouring members of one batch to one call, in order, and no other listener', async () => {
+      const bus = new Bus()
+      const { calls, batch } = recording({ a: 1, b: new Error('b broke'), d: 4 })
+      const seen: string[] = []
+      bus.on('test:x', () => 'a alone', { owner: 'a', batch: { batch, member: 'a' } })
+      bus.on('test:x', () => 'b alone', { owner: 'b', batch: { batch, member: 'b' } })
+      bus.on('test:x', () => seen.push('c'), { owner: 'c' })
+      bus.on('test:x', () => 'd alone', { owner: 'd', batch: { batch, member: 'd' } })
+      const report = await bus.emit('test:x', {})
+      // d has no neighbour of its batch: it is called as a listener, on its own.
+      expect(calls).to.deep.equal([{ members: ['a', 'b'], order: 'in-turn' }])
+      expect(seen).to.deep.equal(['c'])
+      expect(report.successes.map(({ owner, value }) => [owner, value])).to.deep.equal([
+        ['a', 1],
+        ['c', 1],
+        ['d', 'd alone'],
+      ])
+      expect(report.failures.map(({ owner, error }) => [owner, error.message])).to.deep.equal([
+        [
+          'b',
+          "'b' failed while handling 'test:x': b broke. Other listeners and the action carried on; fix the listener.",
+        ],
+      ])
+    })
+
+    it('ends the round at a veto inside a batch: no later listener is called', async () => {
+      const bus = new Bus()
+      const { calls, batch } = recording({ a: { cancel: true, reason: 'no' }, b: 2 })
+      let later = false
+      bus.on('test:x', () => undefined, { owner: 'a', batch: { batch, member: 'a' } })
+      bus.on('test:x', () => undefined, { owner: 'b', batch: { batch, member: 'b' } })
+      bus.on(
+        'test:x',
+        () => {
+          later = true
+        },
+        { owner: 'c' },
+      )
+      const report = await bus.emit('test:x', {}, { untilVeto: true })
+      expect(calls).to.deep.equal([{ members: ['a', 'b'], order: 'until-veto' }])
+      expect(later).to.equal(false)
+      expect(report.successes[0]).to.deep.equal({ owner: 'a', value: { cancel: true, reason: 'no' } })
+    })
+
+    it('runs a batch together in a round side by side, beside the other listeners', async () => {
+      const bus = new Bus()
+      const { calls, batch } = recording({ a: 1, b: 2 })
+      let release: () => void = () => {}
+      const slow = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      bus.on('test:x', () => slow, { owner: 'z' })
+      bus.on('test:x', () => undefined, { owner: 'a', batch: { batch, member: 'a' } })
+      bus.on('test:x', () => undefined, { owner: 'b', batch: { batch, member: 'b' } })
+      const emitted = bus.emit('test:x', {}, { parallel: true })
+      // The batch was called while the first listener still waits.
+      expect(calls).to.deep.equal([{ members: ['a', 'b'], order: 'together' }])
+      release()
+      const report = await emitted
+      expect(report.successes.map(({ owner }) => owner)).to.deep.equal(['z', 'a', 'b'])
+    })
+
+    it('fails every member of a batch whose call fails, each by its owner', async () => {
+      const bus = new Bus()
+      const batch: ListenerBatch = { run: () => Promise.reject(new Error('the thread ended')) }
+      bus.on('test:x', () => undefined, { owner: 'a', batch: { batch, member: 'a' } })
+      bus.on('test:x', () => undefined, { owner: 'b', batch: { batch, member: 'b' } })
+      const report = await bus.emit('test:x', {})
+      expect(report.failures.map(({ owner }) => owner)).to.deep.equal(['a', 'b'])
     })
   })
 

@@ -1,20 +1,27 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { promisify } from 'node:util'
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
+import { deepFreeze } from '../../../kernel/deep-freeze'
+import { SmError } from '../../../kernel/errors'
+import { isThenable } from '../../../kernel/time-box'
+import { isVeto } from '../../../kernel/veto'
 import { pluginOnStack } from '../process-guard'
 import { reportMemory } from './memory-watch'
-import { BLAME, type HostData, type HostDown } from './protocol'
-import { runPlugin, type ThreadModules } from './runtime'
+import { type BatchAnswer, BLAME, type Call, type HostData, type HostDown } from './protocol'
+import { runPlugin, type Seated, type ThreadModules } from './runtime'
+import { toThreadError } from './wire'
 
 /** One plugin the host runs: its slot (what blame names) and the timers its code set. */
 interface Occupant {
   readonly slot: number
   readonly plugin: string
   readonly timers: Set<NodeJS.Timeout | NodeJS.Immediate>
-  forget?: () => void
+  seated?: Seated
 }
 
 const OWNER = Symbol('sm.occupant')
+
+type BatchCall = Extract<Call, { kind: 'batch' }>
 
 /**
  * A plugin thread (docs/architecture.md, "Plugins in threads"): runs each plugin the manager
@@ -60,16 +67,57 @@ export function runHostThread(modules: ThreadModules): void {
     const occupant = culprit((error as Error | null)?.stack)
     if (occupant) Atomics.store(blame, BLAME.crashed, occupant.slot)
   })
+  /** Hooks of several plugins here, each as its own code, under the hook timeout, in the order asked. */
+  const batch = async ({ calls, payload, order, timeoutMs }: BatchCall): Promise<BatchAnswer[]> => {
+    const frozen = deepFreeze(payload)
+    const start = ({ slot, hook }: BatchCall['calls'][number]): unknown => {
+      const occupant = occupants.get(slot)
+      const { seated } = occupant ?? {}
+      if (!occupant || !seated) throw new Error('the plugin is no longer in its thread')
+      const returned = enter(occupant, () => seated.hook(hook, frozen))
+      if (!isThenable(returned)) return returned
+      return within(returned, timeoutMs, () => {
+        const owner = `plugin:${occupant.plugin}`
+        return new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', { owner, event: hook.event, ms: timeoutMs })
+      })
+    }
+    // A hook's answer, at once when it is not a promise: an await costs a synchronous hook ten times its own time.
+    const settle = (call: BatchCall['calls'][number]): BatchAnswer | Promise<BatchAnswer> => {
+      try {
+        const value = start(call)
+        if (!isThenable(value)) return { ok: true, value }
+        return Promise.resolve(value).then(
+          (settled): BatchAnswer => ({ ok: true, value: settled }),
+          (error: unknown): BatchAnswer => ({ ok: false, error: toThreadError(error) }),
+        )
+      } catch (error) {
+        return { ok: false, error: toThreadError(error) }
+      }
+    }
+    if (order === 'together') {
+      const settled = calls.map(settle)
+      return settled.some(isThenable) ? Promise.all(settled) : (settled as BatchAnswer[])
+    }
+    const answers: BatchAnswer[] = []
+    for (const call of calls) {
+      const settled = settle(call)
+      const done = isThenable(settled) ? await settled : settled
+      answers.push(done)
+      if (order === 'until-veto' && done.ok && isVeto(done.value)) break
+    }
+    return answers
+  }
   port.on('message', (message: HostDown) => {
     switch (message.t) {
       case 'seat': {
         const occupant: Occupant = { slot: message.slot, plugin: message.data.plugin, timers: new Set() }
         occupants.set(message.slot, occupant)
         byName.set(occupant.plugin, occupant)
-        occupant.forget = runPlugin(modules, {
+        occupant.seated = runPlugin(modules, {
           port: message.port,
           data: message.data,
           enter: (fn) => enter(occupant, fn),
+          batch,
         })
         return
       }
@@ -78,7 +126,7 @@ export function runHostThread(modules: ThreadModules): void {
         if (!occupant) return
         occupants.delete(message.slot)
         if (byName.get(occupant.plugin) === occupant) byName.delete(occupant.plugin)
-        occupant.forget?.()
+        occupant.seated?.forget()
         for (const timer of occupant.timers) clearTimer(timer)
         occupant.timers.clear()
         return
@@ -177,5 +225,23 @@ function trackTimers(current: AsyncLocalStorage<Occupant>, mark: (occupant: Occu
   Reflect.set(globalThis, 'clearImmediate', (timer: unknown) => {
     release(timer)
     real.clearImmediate(timer as NodeJS.Immediate)
+  })
+}
+
+/** `value`, or its promise's value within `ms`, else the error `timedOut` makes (timed by this thread's own timers). */
+function within(value: PromiseLike<unknown>, ms: number, timedOut: () => Error): PromiseLike<unknown> {
+  if (ms <= 0) return value
+  return new Promise((resolve, reject) => {
+    const timer = real.setTimeout(() => reject(timedOut()), ms)
+    value.then(
+      (settled) => {
+        real.clearTimeout(timer)
+        resolve(settled)
+      },
+      (error: unknown) => {
+        real.clearTimeout(timer)
+        reject(error)
+      },
+    )
   })
 }

@@ -20,6 +20,8 @@ export interface Tenant {
 /** A tenant's place in its thread: its own port, and how it leaves. */
 export interface Place {
   readonly port: MessagePort
+  /** What the thread knows the plugin by. */
+  readonly slot: number
   readonly host: PluginHost
   /** Leaves the thread (unloaded); the thread ends once no plugin is left in it. */
   leave(): Promise<void>
@@ -100,7 +102,7 @@ export class PluginHost {
     // The thread keeps the process alive (hold), not each port.
     port1.unref()
     this.hold()
-    return { port: port1, host: this, leave: () => this.#leave(slot) }
+    return { port: port1, slot, host: this, leave: () => this.#leave(slot) }
   }
 
   /** Keeps the process alive while a plugin here is not only draining. */
@@ -152,10 +154,10 @@ export class PluginHost {
     const only = tenants.size === 1 ? [...tenants.values()][0] : undefined
     const guilty = tenants.get(blamed) ?? (fallback && [...tenants.values()].includes(fallback) ? fallback : only)
     void this.#worker.terminate()
-    for (const tenant of tenants.values()) {
-      if (guilty && tenant !== guilty) tenant.displaced(guilty.name)
-      else tenant.faulted(fault(tenant.name, tenant.where()), said)
-    }
+    // The others first: they are started again before the fault is handled (and recorded), so
+    // whoever learns of the fault finds them back.
+    if (guilty) for (const tenant of tenants.values()) if (tenant !== guilty) tenant.displaced(guilty.name)
+    for (const tenant of guilty ? [guilty] : tenants.values()) tenant.faulted(fault(tenant.name, tenant.where()), said)
   }
 }
 

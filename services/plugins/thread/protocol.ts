@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads'
-import type { ActionSummary, LogFields } from '../../../kernel'
+import type { ActionSummary, BatchOrder, LogFields } from '../../../kernel'
 import type { WireError } from '../../../kernel/errors'
 import type { ForwardedRequest } from '../../web/contract'
 import type { Candidate } from '../discovery'
@@ -73,11 +73,27 @@ export interface Inspect {
 /** What the manager asks of the plugin's code: a call of the channel (channel.ts), answered by one result. */
 export type Call =
   | { readonly kind: 'hook'; readonly hook: HookCall; readonly payload: unknown }
+  /**
+   * Hooks of several plugins in this thread (their slots, in the bus's order), each under
+   * `timeoutMs`, in `order` (the bus's BatchOrder). Answered by a BatchAnswer per hook it reached.
+   */
+  | {
+      readonly kind: 'batch'
+      readonly calls: readonly { readonly slot: number; readonly hook: HookCall }[]
+      readonly payload: unknown
+      readonly order: BatchOrder
+      readonly timeoutMs: number
+    }
   | { readonly kind: 'listener'; readonly listener: number; readonly payload: unknown; readonly sender: string }
   | { readonly kind: 'lifecycle'; readonly hook: 'onLoad' | 'onUnload' | 'onManagerStartup' }
   | { readonly kind: 'task'; readonly task: number; readonly taskId: string }
   | { readonly kind: 'describe' }
   | { readonly kind: 'route'; readonly request: ForwardedRequest }
+
+/** What one hook of a batch call did. */
+export type BatchAnswer =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: ThreadError }
 
 /** One name of `this.api` (an operation or an alias), and which function argument it keeps in the thread. */
 export interface ApiName {

@@ -7,6 +7,7 @@ import { reasonOf, SmError } from '../../../kernel/errors'
 import type { TaskContext } from '../../tasks/contract'
 import type { PageData, RouteRunner, ThreadWeb } from '../../web/contract'
 import { contributionsOf, extensionOf } from '../extension'
+import type { HookCall } from '../hook-binding'
 import { callMethod, hookMethodsOf, hookWarnings } from '../hook-methods'
 import type { PluginContributions } from '../loaded-plugin'
 import type { CustomEventListener, PluginApi } from '../plugin-api'
@@ -18,6 +19,7 @@ import {
   type ApiName,
   type Ask,
   type AskCall,
+  type BatchAnswer,
   type Call,
   type Down,
   type Inspect,
@@ -57,8 +59,17 @@ export interface Seat {
   /** The plugin's own port to the manager (its channel and its messages). */
   readonly port: MessagePort
   readonly data: ThreadData
-  /** Runs `fn` as this plugin's code: its slot marked for blame, its timers its own (host.ts). */
+  /** Runs `fn` as this plugin's code: its slot marked for blame, its timers its own (host-thread.ts). */
   readonly enter: <T>(fn: () => T) => T
+  /** Runs a batch of hooks of plugins in this thread (host-thread.ts). */
+  readonly batch: (call: Extract<Call, { kind: 'batch' }>) => Promise<readonly BatchAnswer[]>
+}
+
+/** A plugin as its host thread keeps it: how to run one of its hooks, and how to forget it. */
+export interface Seated {
+  /** Runs one of its hooks with a payload that is frozen already (a batch's, shared). */
+  readonly hook: (hook: HookCall, payload: unknown) => unknown
+  readonly forget: () => void
 }
 
 /** The modules a plugin's code is handed: the SDK, and the web service's part in the thread. */
@@ -77,7 +88,7 @@ export interface ThreadModules {
  * plugin's code runs here only; what crosses is plain data. Returns what forgets it once the
  * manager has unloaded it (its host thread may run others on).
  */
-export function runPlugin(modules: ThreadModules, seat: Seat): () => void {
+export function runPlugin(modules: ThreadModules, seat: Seat): Seated {
   const sdk = { sdk: modules.sdk, web: modules.web, cli: modules.cli }
   const { port, data } = seat
   const plugin = data.plugin
@@ -146,16 +157,21 @@ export function runPlugin(modules: ThreadModules, seat: Seat): () => void {
   let routers: readonly unknown[] = []
   let templatePaths: readonly unknown[] = []
 
+  const hook = (hook: HookCall, payload: unknown): unknown => {
+    if (!instance) throw new Error('the plugin is not made yet')
+    return hook.any
+      ? callMethod(instance, 'onAnyEvent', hook.event, payload)
+      : callMethod(instance, hook.method, payload)
+  }
   const run = (call: Call): unknown => {
     const made = instance
     if (!made) throw new Error('the plugin is not made yet')
     switch (call.kind) {
-      case 'hook': {
-        // What the manager sends is a copy: frozen, as the bus's payloads are, so a change throws as it would there.
-        const payload = deepFreeze(call.payload)
-        const { hook } = call
-        return hook.any ? callMethod(made, 'onAnyEvent', hook.event, payload) : callMethod(made, hook.method, payload)
-      }
+      // What the manager sends is a copy: frozen, as the bus's payloads are, so a change throws as it would there.
+      case 'hook':
+        return hook(call.hook, deepFreeze(call.payload))
+      case 'batch':
+        return seat.batch(call)
       case 'listener': {
         const listener = listeners.get(call.listener)
         return listener?.fn(deepFreeze(call.payload) as Record<string, unknown>, {
@@ -225,12 +241,15 @@ export function runPlugin(modules: ThreadModules, seat: Seat): () => void {
     const warnings = hookWarnings(instance, data.actions)
     post({ t: 'ready', methods, any: typeof Reflect.get(instance, 'onAnyEvent') === 'function', warnings })
   })
-  return () => {
-    revoked = true
-    listeners.clear()
-    tasks.clear()
-    port.off('message', receive)
-    port.close()
+  return {
+    hook,
+    forget: () => {
+      revoked = true
+      listeners.clear()
+      tasks.clear()
+      port.off('message', receive)
+      port.close()
+    },
   }
 }
 

@@ -1,8 +1,12 @@
 import type { Readable } from 'node:stream'
 import {
+  type BatchOrder,
+  type BatchOutcome,
   type BusScope,
   type Chain,
   currentContext,
+  type EventMeta,
+  type ListenerBatch,
   type Logger,
   reasonOf,
   runInContext,
@@ -11,17 +15,18 @@ import {
 import type { TaskContext } from '../../tasks/contract'
 import type { ForwardedRequest, ForwardedResponse, PageData } from '../../web/contract'
 import type { Operation } from '../api-operation'
-import type { CallOptions } from '../guarded-call'
-import { bindHookCalls } from '../hook-binding'
+import { type CallOptions, hookFailed, skipped } from '../guarded-call'
+import { bindHookCalls, type HookCall, pluginView } from '../hook-binding'
 import { type LoadOptions, type PluginContributions, type RunningPlugin, recordSecrets } from '../loaded-plugin'
 import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from '../plugin-gateway'
 import type { PluginStatics } from '../plugin-module'
 import { Channel } from './channel'
-import type { HostPool, Place, Tenant } from './plugin-host'
+import type { HostPool, Place, PluginHost, Tenant } from './plugin-host'
 import {
   type ApiName,
   type Ask,
   type AskCall,
+  type BatchAnswer,
   type Call,
   type Down,
   THREAD_LOG_LEVELS,
@@ -67,6 +72,15 @@ interface CallMeta {
   /** A route call's page data, when the page it renders asks. */
   readonly page?: () => Promise<PageData>
 }
+
+/** A plugin's hook as a member of its thread's batch. */
+interface HookMember {
+  readonly plugin: ThreadedPlugin
+  readonly hook: HookCall
+}
+
+/** Each plugin thread's batch (ThreadedPlugin.#batchOf). */
+const batches = new WeakMap<PluginHost, ListenerBatch>()
 
 /** The errors a displaced plugin's calls and start failed with (isDisplacement). */
 const displacements = new WeakSet<object>()
@@ -127,6 +141,10 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
   #onDrained: (() => void) | undefined
   /** Unloaded, it waits only for what it asked the manager: it no longer keeps the process alive. */
   #draining = false
+  /** How its hooks are called (their timeout, who hears of a failure): set when they are bound. */
+  #hookOptions: CallOptions | undefined
+  /** The event of the batch its hook is in, while the batch runs (what it was doing, for a fault). */
+  #batching: string | undefined
 
   private constructor(definition: PluginStatics, options: ThreadOptions, ownSecrets: readonly string[]) {
     this.name = definition.candidate.name
@@ -237,10 +255,18 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
         timeoutMs: NO_TIMEOUT,
         onFailure: (event, error) => this.#options.onHookFailure(this.name, event, error),
       }
-      this.hooks = bindHookCalls(this.#scope, options, { methods: ready.methods, any: ready.any }, (hook) => {
-        const what = hook.any ? `onAnyEvent (${hook.event})` : hook.event
-        return (payload) => this.#call({ kind: 'hook', hook, payload }, what)
-      })
+      this.#hookOptions = options
+      const batch = ThreadedPlugin.#batchOf(this.#place.host)
+      this.hooks = bindHookCalls(
+        this.#scope,
+        options,
+        { methods: ready.methods, any: ready.any },
+        (hook) => {
+          const what = hook.any ? `onAnyEvent (${hook.event})` : hook.event
+          return (payload) => this.#call({ kind: 'hook', hook, payload }, what)
+        },
+        (hook) => ({ batch, member: { plugin: this, hook } satisfies HookMember }),
+      )
       const failure = await this.call('onLoad')
       if (failure) throw failure
     } catch (error) {
@@ -538,10 +564,68 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
     void this.#end(error).then(() => this.#options.onDisplaced(this))
   }
 
+  /** The batch of the plugins of `host`: neighbouring hooks of a round in turn, in one crossing. */
+  static #batchOf(host: PluginHost): ListenerBatch {
+    let batch = batches.get(host)
+    if (!batch) {
+      batch = {
+        run: (members, payload, meta, order) =>
+          ThreadedPlugin.#runBatch(members as readonly HookMember[], payload, meta, order),
+      }
+      batches.set(host, batch)
+    }
+    return batch
+  }
+
+  /**
+   * Runs the hooks of `members` (plugins of one thread) in their thread, in `order`, with one call
+   * of the first one's: each hook under the hook timeout there, as its own code. The manager cuts
+   * none off; a thread that stops answering pings meanwhile is stuck, and ended.
+   */
+  static async #runBatch(
+    members: readonly HookMember[],
+    payload: unknown,
+    meta: EventMeta,
+    order: BatchOrder,
+  ): Promise<BatchOutcome[]> {
+    const optionsOf = (plugin: ThreadedPlugin) => plugin.#hookOptions as CallOptions
+    if (meta.reentrant) return members.map(({ plugin }) => ({ ok: true, value: skipped(optionsOf(plugin), meta) }))
+    const first = (members[0] as HookMember).plugin
+    const event = meta.event
+    const ms = first.#options.timeoutMs
+    for (const { plugin } of members) plugin.#batching = event
+    const watch = setInterval(() => {
+      void first.#channel.ping(PING_MS).then((answered) => {
+        if (!answered) first.#place.host.stuck(first, ms, event)
+      })
+    }, ms)
+    watch.unref()
+    try {
+      const calls = members.map(({ plugin, hook }) => ({ slot: plugin.#place.slot, hook }))
+      const call: Call = { kind: 'batch', calls, payload: pluginView(payload), order, timeoutMs: ms }
+      const answers = (await first.#call(call, event, NO_TIMEOUT)) as readonly BatchAnswer[]
+      return answers.map((answer, i) => {
+        if (answer.ok) return answer
+        const plugin = (members[i] as HookMember).plugin
+        return { ok: false, error: hookFailed(optionsOf(plugin), event, fromThreadError(answer.error)) }
+      })
+    } catch (error) {
+      // The thread ended (or the first plugin did): each fails with its own reason, where it has one.
+      return members.map(({ plugin }) => ({
+        ok: false,
+        error: hookFailed(optionsOf(plugin), event, plugin.#ended instanceof SmError ? plugin.#ended : error),
+      }))
+    } finally {
+      clearInterval(watch)
+      for (const { plugin } of members) plugin.#batching = undefined
+    }
+  }
+
   /** What the thread was running, for a fault's message: the latest call still waiting. */
   where(): string {
     return (
       this.#channel.waiting().at(-1)?.what ??
+      this.#batching ??
       this.#starting?.what ??
       'its own code (a timer or a promise, outside any hook)'
     )

@@ -9,7 +9,7 @@ import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
 import { adminSession, webUrl } from '../../helpers/web-process'
 
-const received = () => traced()
+const received = <T = unknown>() => traced<T>()
 const listener = (className: string, event: string, body = '') =>
   plugin(
     className,
@@ -32,7 +32,9 @@ describe('services/plugins: custom events', () => {
           { event: 'ns:evt', payload: { a: 1 } },
           { actor: 'cli:alice' },
         )
-        expect(received()).to.deep.equal([
+        // Listeners hear it side by side: in no set order.
+        const byPlugin = received<{ plugin: string }>().sort((a, b) => a.plugin.localeCompare(b.plugin))
+        expect(byPlugin).to.deep.equal([
           { plugin: 'one', payload: { a: 1 }, meta: { event: 'ns:evt', sender: 'external_api_trigger' } },
           { plugin: 'two', payload: { a: 1 }, meta: { event: 'ns:evt', sender: 'external_api_trigger' } },
         ])

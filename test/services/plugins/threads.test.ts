@@ -351,6 +351,89 @@ export default class Hog extends PluginBase {
     )
   })
 
+  it('in a thread shared with others, ends only the plugin whose hook loops: its neighbours in the batch start again at once, with no strike', async () => {
+    const spin = plugin(
+      'Spin',
+      `beforeSettingUpdate(p: { key: string }) {
+    if (p.key === 'custom.spin') while (true) {}
+  }`,
+    )
+    const stayer = plugin(
+      'Stayer',
+      `override onLoad() { ${trace("'stayer loaded'")} }
+  beforeSettingUpdate(p: { key: string }) { ${trace('p.key')} }`,
+    )
+    await withPlugins(
+      { 'spin.ts': spin, 'stayer.ts': stayer },
+      { settings: { 'plugins.hook_timeout_ms': 1_000, 'plugins.restart_delay_s': 3600 }, enable: ['spin', 'stayer'] },
+      async ({ manager }) => {
+        const info = (name: string) => manager.bus.request('plugins:info', { name })
+        // Both hooks went to their shared thread in one batch; spin's loop held it.
+        await manager.bus.request('settings:set', { key: 'custom.spin', value: 1 })
+        for (;;) if ((await info('spin')).error?.code === 'SM_ERR_PLUGIN_TIMEOUT') break
+        expect((await info('spin')).error?.message).to.contain(
+          "The plugin 'spin' did not return from before_setting_update within 1000 ms.",
+        )
+        while ((await info('stayer')).hooks.length === 0) await sleep(50)
+        const back = await info('stayer')
+        expect(back.state).to.equal('loaded')
+        expect(back.error).to.equal(undefined)
+        await manager.bus.request('settings:set', { key: 'custom.after', value: 1 })
+        expect(traced()).to.deep.equal(['stayer loaded', 'stayer loaded', 'custom.after'])
+      },
+    )
+  })
+
+  for (const isolation of ['shared', 'thread'] as const)
+    it(`plugins.isolation '${isolation}': a plugin that exits ends ${isolation === 'shared' ? 'its thread, whose other plugins start again' : 'only its own thread'}`, async () => {
+      await withPlugins(
+        {
+          'leaver.ts': plugin(
+            'Leaver',
+            "override async onLoad() { await this.api.listenForEvent('leaver:go', () => process.exit(1)) }",
+          ),
+          'stayer.ts': plugin('Stayer', `override onLoad() { ${trace("'stayer loaded'")} }`),
+        },
+        { settings: { 'plugins.isolation': isolation, 'plugins.restart_delay_s': 3600 }, enable: ['leaver', 'stayer'] },
+        async ({ manager }) => {
+          const { delivered } = await manager.bus.request('plugins:trigger_event', { event: 'leaver:go', payload: {} })
+          expect(delivered).to.equal(0)
+          for (;;)
+            if ((await manager.bus.request('plugins:info', { name: 'leaver' })).error?.code === 'SM_ERR_PLUGIN_EXITED')
+              break
+          if (isolation === 'shared') while (traced().length < 2) await sleep(50)
+          expect(traced()).to.deep.equal(
+            isolation === 'shared' ? ['stayer loaded', 'stayer loaded'] : ['stayer loaded'],
+          )
+          expect((await manager.bus.request('plugins:info', { name: 'stayer' })).state).to.equal('loaded')
+        },
+      )
+    })
+
+  it('blames process.exit on the plugin whose code calls it, not on the one whose code was entered', async () => {
+    await withPlugins(
+      {
+        // Hands out a function of its own that exits; another plugin's listener calls it.
+        'armer.ts': plugin('Armer', 'override onLoad() { (globalThis as any).__quit = () => process.exit(1) }'),
+        'caller.ts': plugin(
+          'Caller',
+          `override async onLoad() {
+    ${trace("'caller loaded'")}
+    await this.api.listenForEvent('caller:go', () => (globalThis as any).__quit())
+  }`,
+        ),
+      },
+      { settings: { 'plugins.restart_delay_s': 3600 }, enable: ['armer', 'caller'] },
+      async ({ manager }) => {
+        await manager.bus.request('plugins:trigger_event', { event: 'caller:go', payload: {} })
+        const info = (name: string) => manager.bus.request('plugins:info', { name })
+        for (;;) if ((await info('armer')).error?.code === 'SM_ERR_PLUGIN_EXITED') break
+        expect((await info('caller')).error).to.equal(undefined)
+        expect(traced()).to.deep.equal(['caller loaded', 'caller loaded'])
+      },
+    )
+  })
+
   it('ends only the thread of a plugin that posts a message the manager cannot take', async () => {
     const garbler = plugin(
       'Garbler',
