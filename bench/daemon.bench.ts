@@ -134,7 +134,7 @@ export function bareOclifCli(dir: string): string {
 }
 
 /** `server-manager start` on any free port (the default one may be taken by a manager already running here). */
-function startManagerProcess(dataDir: string): Promise<ChildProcess> {
+export function startManagerProcess(dataDir: string): Promise<ChildProcess> {
   const env = { ...process.env, SM_DATA_DIR: dataDir }
   const port = spawnSync(process.execPath, [CLI, 'setting', 'set', 'web.port', '0'], { env, encoding: 'utf8' })
   if (port.status !== 0) throw new Error(`setting set web.port 0 failed: ${port.stderr}`)
@@ -152,7 +152,7 @@ function startManagerProcess(dataDir: string): Promise<ChildProcess> {
   })
 }
 
-function stopProcess(child: ChildProcess): Promise<void> {
+export function stopProcess(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     child.removeAllListeners('exit')
     child.once('exit', () => resolve())

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { get } from 'node:http'
 import { join } from 'node:path'
 import { EventEmitter2 } from 'eventemitter2'
@@ -9,6 +9,7 @@ import { LoadedPlugin, type RunningPlugin } from '../services/plugins/loaded-plu
 import { type PluginDefinition, PluginImporter } from '../services/plugins/plugin-module'
 import { HostPool } from '../services/plugins/thread/plugin-host'
 import { ThreadedPlugin } from '../services/plugins/thread/threaded-plugin'
+import { startManagerProcess, stopProcess } from './daemon.bench'
 import { type Comparison, compare, median, p99 } from './harness'
 import { signedInManager } from './web.bench'
 
@@ -233,10 +234,10 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
       await (async () => {
         inThreads = await loaded(true)
         return compare(
-          `before/after pair to ${count} plugins, each in a thread of its own`,
+          `before/after pair to ${count} plugins in a shared plugin thread`,
           {
             baseline: [`Bus.emit ×2 to ${count} plugin hooks in the manager's thread`, ours],
-            candidate: [`Bus.emit ×2 to ${count} plugin hooks in their threads`, pairs(inThreads.bus)],
+            candidate: [`Bus.emit ×2 to ${count} plugin hooks in their thread`, pairs(inThreads.bus)],
           },
           { perRound: 100, quick },
         )
@@ -373,4 +374,56 @@ export default class Spin extends PluginBase {
   } finally {
     await manager.stop()
   }
+}
+
+export interface PluginCost {
+  readonly plugins: number
+  /** From the spawn of `start` to its `ready in` line (ms, median), with no plugin of the user's and with `plugins`. */
+  readonly readyMs: { readonly none: number; readonly many: number }
+  /** The manager process's resident memory once ready (MB, median), likewise. */
+  readonly rssMb: { readonly none: number; readonly many: number }
+}
+
+/**
+ * What enabled plugins cost a manager (`server-manager start`, a process of its own): two data
+ * directories, one with `count` generated TypeScript plugins enabled (their transpiled code
+ * cached by a first start) and one with none, started in alternating rounds; the time until it
+ * says it is ready, and its RSS then (VmRSS of /proc, a fifth of a second after ready).
+ */
+export async function pluginCostBench(dir: string, count = 30, rounds = 5): Promise<PluginCost> {
+  const none = join(dir, 'cost-none')
+  const many = join(dir, 'cost-many')
+  mkdirSync(join(many, 'plugins'), { recursive: true })
+  mkdirSync(none, { recursive: true })
+  for (let i = 0; i < count; i++) writeFileSync(join(many, 'plugins', `generated_${i}.ts`), source(i))
+  const manager = createManager({ dataDir: many, logger: silentLogger, web: false })
+  await manager.start()
+  try {
+    for (let i = 0; i < count; i++)
+      await manager.bus.request('plugins:set_enabled', { name: `generated_${i}`, enabled: true })
+  } finally {
+    await manager.stop()
+  }
+  const once = async (dataDir: string) => {
+    const began = performance.now()
+    const child = await startManagerProcess(dataDir)
+    const readyMs = performance.now() - began
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+    await stopProcess(child)
+    return { readyMs, rssMb: Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024 }
+  }
+  // Each once first (caches filled, the plugins' state recorded), then the rounds.
+  await once(none)
+  await once(many)
+  const results = { none: [] as { readyMs: number; rssMb: number }[], many: [] as { readyMs: number; rssMb: number }[] }
+  for (let round = 0; round < rounds; round++) {
+    results.none.push(await once(none))
+    results.many.push(await once(many))
+  }
+  const of = (key: 'readyMs' | 'rssMb') => ({
+    none: median(results.none.map((r) => r[key])),
+    many: median(results.many.map((r) => r[key])),
+  })
+  return { plugins: count, readyMs: of('readyMs'), rssMb: of('rssMb') }
 }

@@ -12,6 +12,7 @@ import {
   hookPairBench,
   loadBench,
   loopResponsivenessBench,
+  pluginCostBench,
   type ThreadMemoryPoint,
   threadMemoryBench,
 } from './plugins.bench'
@@ -21,7 +22,7 @@ import { supervisionMemoryBench } from './supervision.bench'
 import { dashboardBench, type LoadResult, serversApiBench, webThroughputBench } from './web.bench'
 
 /**
- * `npm run bench [-- dispatch|append|help|hooks|threads|loop|load|replay|client|bridge|set|backup|list|console|sampling|supervision|nats|web|servers-api|oneshot|dashboard] [--events N] [--world-mb N] [--quick]`:
+ * `npm run bench [-- dispatch|append|help|hooks|cost|threads|loop|load|replay|client|bridge|set|backup|list|console|sampling|supervision|nats|web|servers-api|oneshot|dashboard] [--events N] [--world-mb N] [--quick]`:
  * every figure is a ratio against a baseline measured in the same run, because these machines
  * are shared and noisy. Each benchmark runs even when one before it threw; the run exits 1 if
  * any threw or missed its goal.
@@ -111,10 +112,21 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
         `  goal: at most 2x → ${(result as Comparison).ratio.toFixed(2)}x, ${verdict((result as Comparison).ratio <= 2)}\n`,
       )
     }
-    // Reported, no goal: what a thread per plugin costs a hook pair (each hook a round trip to its thread).
-    print(threads as Comparison)
+    // Against the same pair in the manager's thread, reported; the goal is its own time.
+    const shared = threads as Comparison
+    print(shared)
+    const ms = shared.candidateNs / 1e6
+    console.log(`  goal: a pair in the shared thread in at most 2 ms → ${ms.toFixed(2)} ms, ${verdict(ms <= 2)}\n`)
+  },
+  async cost({ dir, quick, verdict }) {
+    const r = await pluginCostBench(dir, quick ? 3 : 30, quick ? 1 : 5)
+    console.log(`a manager process (server-manager start) with ${r.plugins} enabled plugins and with none (medians)`)
+    const ratio = r.readyMs.many / r.readyMs.none
     console.log(
-      `  (reported: each plugin in a thread of its own costs ${(threads as Comparison).ratio.toFixed(1)}x the in-process pair)\n`,
+      `  ready in ${r.readyMs.many.toFixed(0)} ms against ${r.readyMs.none.toFixed(0)} ms: ${ratio.toFixed(2)}x; goal at most 1.5x → ${verdict(ratio <= 1.5)}`,
+    )
+    console.log(
+      `  RSS ${r.rssMb.many.toFixed(1)} MB against ${r.rssMb.none.toFixed(1)} MB; goal at most 200 MB → ${verdict(r.rssMb.many <= 200)}\n`,
     )
   },
   async threads({ dir, quick, verdict }) {

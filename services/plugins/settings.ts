@@ -22,7 +22,7 @@ export const pluginsSettings = defineSettings('plugins', {
   'plugins.isolation': {
     default: 'shared',
     summary:
-      "where plugins run: `shared` (in worker threads shared by plugins: a loop, a leak or an exit ends only the plugin at fault, and the others in its thread start again at once; a plugin that declares secret settings, or has a heap limit of its own, gets a thread of its own or one with its kind), `thread` (each in a worker thread of its own: a fault costs only its plugin, at about 12 MB and 50 ms of start each) or `none` (in the manager's thread, for debugging; a loop there stalls the manager until the watchdog ends it)",
+      "where plugins run: `shared` (in worker threads shared by plugins: a loop, a leak or an exit ends only the plugin at fault, and the others in its thread start again at once; a plugin that declares secret settings gets a thread of its own, and one with a heap limit of its own shares only with plugins of that limit), `thread` (each in a worker thread of its own: a fault costs only its plugin, at about 12 MB and 50 ms of start each) or `none` (in the manager's thread, for debugging; a loop there stalls the manager until the watchdog ends it)",
     rule: (value) =>
       value === 'shared' || value === 'thread' || value === 'none'
         ? undefined
