@@ -42,6 +42,44 @@ export async function clientColdStartBench(dir: string, quick = false): Promise<
   }
 }
 
+/**
+ * Reads as cold processes with no manager running (each boots one in-process, issue 36 item 3):
+ * `setting get`, `server list` and `events` against the bare oclif CLI, spawned in alternating
+ * rounds. One comparison per command.
+ */
+export async function coldReadsBench(dir: string, quick = false): Promise<Comparison[]> {
+  const bare = bareOclifCli(join(dir, 'bare-cli-reads'))
+  const dataDir = join(dir, 'reads-data')
+  const env = { ...process.env, SM_DATA_DIR: dataDir }
+  const ok = spawnSync(process.execPath, [CLI, 'setting', 'set', 'custom.x', '1'], { env })
+  if (ok.status !== 0) throw new Error(`setting set failed: ${ok.stderr}`)
+  const runs = (args: string[]) => ({
+    run: (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const result = spawnSync(process.execPath, args, { env })
+        if (result.status !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`)
+      }
+    },
+  })
+  const results: Comparison[] = []
+  for (const args of [
+    ['setting', 'get', 'custom.x'],
+    ['server', 'list'],
+    ['events', '--limit', '50'],
+  ])
+    results.push(
+      await compare(
+        'cold process, no manager running: a read',
+        {
+          baseline: ['bare oclif CLI, one command, a constant', runs([join(bare, 'run.js'), 'hello'])],
+          candidate: [`server-manager ${args.join(' ')}`, runs([CLI, ...args])],
+        },
+        { rounds: 7, perRound: 2, warmup: 1, quick },
+      ),
+    )
+  return results
+}
+
 /** One `settings:get` over the bus bridge (a local socket round trip) and the same request in-process: per-request medians. */
 export async function bridgeRoundTripBench(
   dir: string,

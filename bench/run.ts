@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { appendBench } from './append.bench'
 import { helpColdStartBench, oneShotActionBench } from './cli.bench'
-import { bridgeRoundTripBench, clientColdStartBench, settingSetBench } from './daemon.bench'
+import { bridgeRoundTripBench, clientColdStartBench, coldReadsBench, settingSetBench } from './daemon.bench'
 import { dispatchBench } from './dispatch.bench'
 import { type Comparison, formatNs } from './harness'
 import { samplingMemoryBench } from './metrics.bench'
@@ -22,7 +22,7 @@ import { supervisionMemoryBench } from './supervision.bench'
 import { dashboardBench, type LoadResult, serversApiBench, webThroughputBench } from './web.bench'
 
 /**
- * `npm run bench [-- dispatch|append|help|hooks|cost|threads|loop|load|replay|client|bridge|set|backup|list|console|sampling|supervision|nats|web|servers-api|oneshot|dashboard] [--events N] [--world-mb N] [--quick]`:
+ * `npm run bench [-- dispatch|append|help|hooks|cost|threads|loop|load|replay|client|reads|bridge|set|backup|list|console|sampling|supervision|nats|web|servers-api|oneshot|dashboard] [--events N] [--world-mb N] [--quick]`:
  * every figure is a ratio against a baseline measured in the same run, because these machines
  * are shared and noisy. Each benchmark runs even when one before it threw; the run exits 1 if
  * any threw or missed its goal.
@@ -174,6 +174,12 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
     const result = await clientColdStartBench(dir, quick)
     print(result)
     console.log(`  goal: at most 1.3x → ${result.ratio.toFixed(2)}x, ${verdict(result.ratio <= 1.3)}\n`)
+  },
+  async reads({ dir, quick, verdict }) {
+    for (const result of await coldReadsBench(dir, quick)) {
+      print(result)
+      console.log(`  goal: at most 1.5x → ${result.ratio.toFixed(2)}x, ${verdict(result.ratio <= 1.5)}\n`)
+    }
   },
   async bridge({ dir, quick, verdict }) {
     const requests = quick ? 50 : 5_000
