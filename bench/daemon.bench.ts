@@ -18,17 +18,7 @@ export async function clientColdStartBench(dir: string, quick = false): Promise<
   const dataDir = join(dir, 'client-data')
   const manager = await startManagerProcess(dataDir)
   try {
-    const env = { ...process.env, SM_DATA_DIR: dataDir }
-    const ok = spawnSync(process.execPath, [CLI, 'setting', 'set', 'custom.x', '1'], { env })
-    if (ok.status !== 0) throw new Error(`setting set failed: ${ok.stderr}`)
-    const runs = (args: string[]) => ({
-      run: (n: number) => {
-        for (let i = 0; i < n; i++) {
-          const result = spawnSync(process.execPath, args, { env })
-          if (result.status !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`)
-        }
-      },
-    })
+    const runs = coldRuns(dataDir)
     return await compare(
       'cold process: a command answered by the running manager',
       {
@@ -50,17 +40,7 @@ export async function clientColdStartBench(dir: string, quick = false): Promise<
 export async function coldReadsBench(dir: string, quick = false): Promise<Comparison[]> {
   const bare = bareOclifCli(join(dir, 'bare-cli-reads'))
   const dataDir = join(dir, 'reads-data')
-  const env = { ...process.env, SM_DATA_DIR: dataDir }
-  const ok = spawnSync(process.execPath, [CLI, 'setting', 'set', 'custom.x', '1'], { env })
-  if (ok.status !== 0) throw new Error(`setting set failed: ${ok.stderr}`)
-  const runs = (args: string[]) => ({
-    run: (n: number) => {
-      for (let i = 0; i < n; i++) {
-        const result = spawnSync(process.execPath, args, { env })
-        if (result.status !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`)
-      }
-    },
-  })
+  const runs = coldRuns(dataDir)
   const results: Comparison[] = []
   for (const args of [
     ['setting', 'get', 'custom.x'],
@@ -150,6 +130,24 @@ async function started(dataDir: string): Promise<Kernel> {
   const kernel = createManager({ dataDir, logger: silentLogger })
   await kernel.start()
   return kernel
+}
+
+/**
+ * For `dataDir` (custom.x set there first): what runs a command as `n` cold processes one after
+ * another, each of which must succeed.
+ */
+function coldRuns(dataDir: string): (args: string[]) => { run: (n: number) => void } {
+  const env = { ...process.env, SM_DATA_DIR: dataDir }
+  const ok = spawnSync(process.execPath, [CLI, 'setting', 'set', 'custom.x', '1'], { env })
+  if (ok.status !== 0) throw new Error(`setting set failed: ${ok.stderr}`)
+  return (args) => ({
+    run: (n) => {
+      for (let i = 0; i < n; i++) {
+        const result = spawnSync(process.execPath, args, { env })
+        if (result.status !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`)
+      }
+    },
+  })
 }
 
 /** A minimal oclif CLI: its own package.json, one command printing a constant, the project's @oclif/core. */
