@@ -119,7 +119,7 @@ const BENCHMARKS: Record<string, (run: Run) => Promise<void>> = {
     console.log(`  goal: a pair in the shared thread in at most 2 ms → ${ms.toFixed(2)} ms, ${verdict(ms <= 2)}\n`)
   },
   async cost({ dir, quick, verdict }) {
-    const r = await pluginCostBench(dir, quick ? 3 : 30, quick ? 1 : 5)
+    const r = await pluginCostBench(dir, quick ? 3 : 30, quick ? 1 : 5, quick)
     console.log(`a manager process (server-manager start) with ${r.plugins} enabled plugins and with none (medians)`)
     const ratio = r.readyMs.many / r.readyMs.none
     console.log(

@@ -23,6 +23,8 @@ describe('npm run bench, quick mode', function () {
       'emit to 50 listeners',
       'append in batches of',
       'before/after pair to 3 plugins',
+      'a manager process (server-manager start) with 3 enabled plugins and with none',
+      'cold process, no manager running: a read',
       'answers while a plugin hook loops forever in its thread',
       'load of 3 generated TypeScript plugins',
       'cold process: a command answered by the running manager',
