@@ -163,6 +163,7 @@ export async function hookPairBench(dir: string, count = 50, quick = false): Pro
       onDisplaced: () => {
         throw new Error('a plugin thread of the benchmark ended')
       },
+      successor: async () => undefined,
     }
     const plugins: RunningPlugin[] = await Promise.all(
       definitions.map((definition) =>

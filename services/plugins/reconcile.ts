@@ -52,6 +52,8 @@ export class Reconciler {
   readonly #faults: () => FaultPolicy
   /** Where plugin threads come from, made on the first load in threads. */
   #hosts: HostPool | undefined
+  /** Who waits for a plugin to be loaded again (ThreadOptions.successor), by name. */
+  readonly #arrivals = new Map<string, Set<(plugin: RunningPlugin) => void>>()
 
   constructor(options: ManagerOptions, registry: RegistryFacts, discovery: DiscoverySync, faults: () => FaultPolicy) {
     this.#options = options
@@ -145,6 +147,10 @@ export class Reconciler {
           importMs,
           onFault: (faulted, error) => this.#faults().faulted(faulted, error),
           onDisplaced: (displaced) => this.#faults().displaced(displaced),
+          successor: async (name) => {
+            const next = await this.#arrival(name, options.timeoutMs)
+            return next instanceof ThreadedPlugin ? next : undefined
+          },
         }))()
       starting.then(
         () => guard?.running(name),
@@ -206,6 +212,8 @@ export class Reconciler {
           throw error
         }
         this.loaded.set(name, plugin)
+        for (const arrived of this.#arrivals.get(name) ?? []) arrived(plugin)
+        this.#arrivals.delete(name)
         guard?.running(name)
         if (byName.get(name)?.state !== 'loaded')
           await this.#registry.fact('plugins:loaded', { name, version: definition.version })
@@ -221,6 +229,22 @@ export class Reconciler {
         )
       }
     }
+  }
+
+  /** The plugin loaded next under `name`, if one is within `ms`. */
+  #arrival(name: string, ms: number): Promise<RunningPlugin | undefined> {
+    return new Promise((resolve) => {
+      const waiting = this.#arrivals.get(name) ?? new Set()
+      this.#arrivals.set(name, waiting)
+      const arrived = (plugin: RunningPlugin | undefined) => {
+        clearTimeout(timer)
+        waiting.delete(arrived)
+        resolve(plugin)
+      }
+      const timer = setTimeout(() => arrived(undefined), ms)
+      timer.unref()
+      waiting.add(arrived)
+    })
   }
 
   async unload(name: string): Promise<void> {

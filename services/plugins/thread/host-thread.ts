@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
+import { AsyncLocalStorage, createHook } from 'node:async_hooks'
 import { promisify } from 'node:util'
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
 import { deepFreeze } from '../../../kernel/deep-freeze'
@@ -19,7 +19,12 @@ interface Occupant {
   seated?: Seated
 }
 
+// The module object itself (an `import *` would be a copy): what a plugin's `require('node:timers')` gets.
+import timersModule = require('node:timers')
+
 const OWNER = Symbol('sm.occupant')
+/** How often the thread beats while its loop is free (the manager's watchdog reads it). */
+const BEAT_MS = 50
 
 type BatchCall = Extract<Call, { kind: 'batch' }>
 
@@ -45,7 +50,23 @@ export function runHostThread(modules: ThreadModules): void {
   const occupants = new Map<number, Occupant>()
   const byName = new Map<string, Occupant>()
   const current = new AsyncLocalStorage<Occupant>()
-  const mark = (occupant: Occupant) => Atomics.store(blame, BLAME.current, occupant.slot)
+  // Each entry into a plugin's code is counted (the manager's watchdog tells a thread that
+  // works through many plugins' hooks from one held by one), and the thread beats while its
+  // loop is free.
+  const mark = (occupant: Occupant) => {
+    Atomics.store(blame, BLAME.current, occupant.slot)
+    Atomics.add(blame, BLAME.entries, 1)
+  }
+  real.setInterval(() => Atomics.add(blame, BLAME.beat, 1), BEAT_MS).unref()
+  // Whatever runs later in a plugin's async context (a timer's callback, a promise's
+  // continuation, an I/O callback) marks that plugin as the code entered.
+  createHook({
+    before() {
+      const occupant = current.getStore()
+      if (occupant) mark(occupant)
+    },
+  }).enable()
+  const importing = (delta: number) => Atomics.add(blame, BLAME.importing, delta)
   const enter = <T>(occupant: Occupant, fn: () => T): T =>
     current.run(occupant, () => {
       mark(occupant)
@@ -56,7 +77,7 @@ export function runHostThread(modules: ThreadModules): void {
     const plugin = pluginOnStack(stack)
     return (plugin === undefined ? undefined : byName.get(plugin)) ?? current.getStore()
   }
-  trackTimers(current, mark)
+  trackTimers(current)
   const exit = process.exit.bind(process)
   process.exit = ((code?: number | string | null) => {
     const occupant = culprit(new Error().stack)
@@ -117,6 +138,7 @@ export function runHostThread(modules: ThreadModules): void {
           port: message.port,
           data: message.data,
           enter: (fn) => enter(occupant, fn),
+          importing,
           batch,
         })
         return
@@ -151,11 +173,13 @@ function clearTimer(timer: NodeJS.Timeout | NodeJS.Immediate): void {
 }
 
 /**
- * Makes the global timer functions remember which plugin set each timer (the plugin whose code
- * runs then), mark it as the code entered when its timer fires, and keep it among that plugin's
- * timers until it fires or is cleared. Timers set outside any plugin's code are left as they are.
+ * Makes the timer functions (the globals, and `node:timers`'s) remember which plugin set each
+ * timer (the plugin whose code runs then) and keep it among that plugin's timers until it fires
+ * or is cleared, so that a dropped plugin's timers can be cleared. Timers set outside any
+ * plugin's code are left as they are. (`timers/promises` is not tracked: a plugin's sleep ends on
+ * its own.)
  */
-function trackTimers(current: AsyncLocalStorage<Occupant>, mark: (occupant: Occupant) => void): void {
+function trackTimers(current: AsyncLocalStorage<Occupant>): void {
   type Timer = (NodeJS.Timeout | NodeJS.Immediate) & { [OWNER]?: Occupant }
   const own = (timer: Timer, occupant: Occupant): Timer => {
     timer[OWNER] = occupant
@@ -170,62 +194,51 @@ function trackTimers(current: AsyncLocalStorage<Occupant>, mark: (occupant: Occu
     if (custom) Object.defineProperty(wrapped, promisify.custom, { value: custom })
     return wrapped
   }
-  Reflect.set(
-    globalThis,
-    'setTimeout',
-    wrap(real.setTimeout, ((callback: unknown, ms?: number, ...args: unknown[]) => {
+  const tracked = {
+    setTimeout: wrap(real.setTimeout, ((callback: unknown, ms?: number, ...args: unknown[]) => {
       const occupant = current.getStore()
       if (!occupant || typeof callback !== 'function') return real.setTimeout(callback as () => void, ms, ...args)
       const timer: Timer = real.setTimeout(() => {
         occupant.timers.delete(timer)
-        mark(occupant)
         callback(...args)
       }, ms)
       return own(timer, occupant)
     }) as typeof setTimeout),
-  )
-  Reflect.set(
-    globalThis,
-    'setInterval',
-    wrap(real.setInterval, ((callback: unknown, ms?: number, ...args: unknown[]) => {
+    setInterval: wrap(real.setInterval, ((callback: unknown, ms?: number, ...args: unknown[]) => {
       const occupant = current.getStore()
       if (!occupant || typeof callback !== 'function') return real.setInterval(callback as () => void, ms, ...args)
       return own(
-        real.setInterval(() => {
-          mark(occupant)
-          callback(...args)
-        }, ms),
+        real.setInterval(() => callback(...args), ms),
         occupant,
       )
     }) as typeof setInterval),
-  )
-  Reflect.set(
-    globalThis,
-    'setImmediate',
-    wrap(real.setImmediate, ((callback: unknown, ...args: unknown[]) => {
+    setImmediate: wrap(real.setImmediate, ((callback: unknown, ...args: unknown[]) => {
       const occupant = current.getStore()
       if (!occupant || typeof callback !== 'function')
         return (real.setImmediate as (fn: unknown, ...rest: unknown[]) => NodeJS.Immediate)(callback, ...args)
       const timer: Timer = real.setImmediate(() => {
         occupant.timers.delete(timer)
-        mark(occupant)
         callback(...args)
       })
       return own(timer, occupant)
     }) as typeof setImmediate),
-  )
-  Reflect.set(globalThis, 'clearTimeout', (timer: unknown) => {
-    release(timer)
-    real.clearTimeout(timer as NodeJS.Timeout)
-  })
-  Reflect.set(globalThis, 'clearInterval', (timer: unknown) => {
-    release(timer)
-    real.clearInterval(timer as NodeJS.Timeout)
-  })
-  Reflect.set(globalThis, 'clearImmediate', (timer: unknown) => {
-    release(timer)
-    real.clearImmediate(timer as NodeJS.Immediate)
-  })
+    clearTimeout: (timer: unknown) => {
+      release(timer)
+      real.clearTimeout(timer as NodeJS.Timeout)
+    },
+    clearInterval: (timer: unknown) => {
+      release(timer)
+      real.clearInterval(timer as NodeJS.Timeout)
+    },
+    clearImmediate: (timer: unknown) => {
+      release(timer)
+      real.clearImmediate(timer as NodeJS.Immediate)
+    },
+  }
+  for (const [name, fn] of Object.entries(tracked)) {
+    Reflect.set(globalThis, name, fn)
+    Reflect.set(timersModule, name, fn)
+  }
 }
 
 /** `value`, or its promise's value within `ms`, else the error `timedOut` makes (timed by this thread's own timers). */

@@ -1,7 +1,7 @@
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads'
 import { reasonOf, SmError } from '../../../kernel'
 import { memoryReport, watchMemory } from './memory-watch'
-import { BLAME, type HostData, type HostDown, type ThreadData } from './protocol'
+import { BLAME, BLAME_SLOTS, type HostData, type HostDown, type ThreadData } from './protocol'
 import { startPluginWorker, workerFault } from './worker'
 
 /** A plugin seated in a plugin thread, as that thread's host sees it (ThreadedPlugin). */
@@ -29,6 +29,19 @@ export interface Place {
 
 type Fault = (plugin: string, where: string) => SmError
 
+/** What the log adds to the timeout of a plugin whose code held its thread. */
+const HELD = ' It held its thread (a loop), so the thread was ended; the plugins beside it there start again.'
+
+/** What bounds a plugin thread: its heap, its memory outside the heap, how long code may hold it. */
+export interface HostLimits {
+  readonly memoryMb: number
+  readonly externalMb: number
+  /** plugins.hook_timeout_ms: the longest one piece of plugin code may hold the thread. */
+  readonly hookMs: number
+  /** plugins.import_timeout_s, in ms: the same while a plugin is imported. */
+  readonly importMs: number
+}
+
 /**
  * A plugin thread in the manager (docs/architecture.md, "Plugins in threads"): the worker, and
  * the plugins seated in it, each with a port of its own. When the thread ends by a fault (a loop
@@ -39,14 +52,15 @@ type Fault = (plugin: string, where: string) => SmError
  */
 export class PluginHost {
   readonly #worker: Worker
-  readonly #blame = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT))
+  readonly #blame = new Int32Array(new SharedArrayBuffer(BLAME_SLOTS * Int32Array.BYTES_PER_ELEMENT))
   readonly #tenants = new Map<number, Tenant>()
   readonly #unwatch: () => void
+  readonly #watchdog: NodeJS.Timeout
   readonly memoryMb: number
   #nextSlot = 1
   #ended = false
 
-  constructor(entry: string, name: string, limits: { memoryMb: number; externalMb: number }) {
+  constructor(entry: string, name: string, limits: HostLimits) {
     this.memoryMb = limits.memoryMb
     const report = memoryReport()
     const data: HostData = { host: true, memory: report, blame: this.#blame }
@@ -85,6 +99,40 @@ export class PluginHost {
         await exited
       },
     })
+    this.#watchdog = this.#watch(limits)
+  }
+
+  /**
+   * Ends the thread when one piece of plugin code holds it longer than the hook timeout (or, while
+   * a plugin is imported, the import's): no beat of its free loop and no entry into plugin code
+   * for that long, counted in this thread's own ticks (a pause of the whole process is one tick).
+   * A thread that works through many plugins' hooks, each within the timeout, is not held.
+   */
+  #watch(limits: HostLimits): NodeJS.Timeout {
+    const tick = Math.max(25, Math.min(250, Math.floor(limits.hookMs / 4)))
+    let last = this.progress()
+    let stalled = 0
+    const timer = setInterval(() => {
+      const now = this.progress()
+      // Not started yet (it beats once its own code runs), or moving on.
+      if (now === 0 || now !== last) {
+        last = now
+        stalled = 0
+        return
+      }
+      stalled++
+      const importing = Atomics.load(this.#blame, BLAME.importing) > 0
+      const ms = importing ? limits.importMs : limits.hookMs
+      if (stalled * tick < ms) return
+      this.#end(BLAME.current, (plugin, where) => new SmError('SM_ERR_PLUGIN_TIMEOUT', { plugin, where, ms }), HELD)
+    }, tick)
+    timer.unref()
+    return timer
+  }
+
+  /** A count that moves while the thread's loop is free or it enters plugin code (unchanged: held by one piece of code). */
+  progress(): number {
+    return Atomics.load(this.#blame, BLAME.beat) + Atomics.load(this.#blame, BLAME.entries)
   }
 
   /** Whether plugins may still be seated here (it has not ended). */
@@ -121,7 +169,7 @@ export class PluginHost {
       BLAME.current,
       (plugin, where) =>
         new SmError('SM_ERR_PLUGIN_TIMEOUT', { plugin, where: plugin === prober.name ? what : where, ms }),
-      ' Its thread did not answer either (a loop), so it was ended; the action went on without it.',
+      HELD,
       prober,
     )
   }
@@ -136,6 +184,7 @@ export class PluginHost {
     }
     this.#ended = true
     this.#unwatch()
+    clearInterval(this.#watchdog)
     await this.#worker.terminate()
   }
 
@@ -148,6 +197,7 @@ export class PluginHost {
     if (this.#ended) return
     this.#ended = true
     this.#unwatch()
+    clearInterval(this.#watchdog)
     const tenants = new Map(this.#tenants)
     this.#tenants.clear()
     const blamed = (Atomics.load(this.#blame, slot) || Atomics.load(this.#blame, BLAME.current)) as number
@@ -174,7 +224,7 @@ export class HostPool {
     this.#entry = entry
   }
 
-  host(plugin: string, limits: { memoryMb: number; externalMb: number }, own: boolean): PluginHost {
+  host(plugin: string, limits: HostLimits, own: boolean): PluginHost {
     if (own) return new PluginHost(this.#entry, `plugin:${plugin}`, limits)
     const current = this.#shared.get(limits.memoryMb)
     if (current?.open) return current

@@ -23,7 +23,7 @@ export interface HostData {
   readonly host: true
   /** Where the thread reports its memory outside the heap (memory-watch.ts). */
   readonly memory: Int32Array
-  /** Which plugin to blame when the thread ends, by its slot (from 1; 0: none), at the indexes of BLAME. */
+  /** Which plugin to blame when the thread ends, by its slot (from 1; 0: none), and how it is doing: the indexes of BLAME. */
   readonly blame: Int32Array
 }
 
@@ -35,7 +35,16 @@ export const BLAME = {
   exited: 1,
   /** The plugin an uncaught error came from. */
   crashed: 2,
+  /** How many times plugin code was entered (a count). */
+  entries: 3,
+  /** The thread's beat while its loop is free (a count). */
+  beat: 4,
+  /** How many plugins are being imported and constructed (their import has its own, longer limit). */
+  importing: 5,
 } as const
+
+/** How many slots a blame array has. */
+export const BLAME_SLOTS = 6
 
 /** Manager → a plugin thread, on its own port: run this plugin (on the port it is given), or forget it. */
 export type HostDown =

@@ -61,6 +61,8 @@ export interface Seat {
   readonly data: ThreadData
   /** Runs `fn` as this plugin's code: its slot marked for blame, its timers its own (host-thread.ts). */
   readonly enter: <T>(fn: () => T) => T
+  /** Says a plugin's import and construction began (+1) or ended (-1): the watchdog allows it the import's time. */
+  readonly importing: (delta: 1 | -1) => void
   /** Runs a batch of hooks of plugins in this thread (host-thread.ts). */
   readonly batch: (call: Extract<Call, { kind: 'batch' }>) => Promise<readonly BatchAnswer[]>
 }
@@ -220,6 +222,7 @@ export function runPlugin(modules: ThreadModules, seat: Seat): Seated {
   const receive = (message: unknown) => seat.enter(() => channel.receive(message))
   port.on('message', receive)
   void seat.enter(async () => {
+    seat.importing(1)
     try {
       const definition = await new PluginImporter(sdk, data.cacheDir).import(data.candidate)
       post({ t: 'imported' })
@@ -235,6 +238,8 @@ export function runPlugin(modules: ThreadModules, seat: Seat): Seated {
     } catch (error) {
       post({ t: 'failed', error: toThreadError(importFailure(plugin, error)) })
       return
+    } finally {
+      seat.importing(-1)
     }
     // The hooks a plugin may override are the manager's services' actions, as it handed them over.
     const methods = hookMethodsOf(instance, data.actions)

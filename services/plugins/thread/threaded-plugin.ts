@@ -12,6 +12,7 @@ import {
   runInContext,
   SmError,
 } from '../../../kernel'
+import { isVeto } from '../../../kernel/veto'
 import type { TaskContext } from '../../tasks/contract'
 import type { ForwardedRequest, ForwardedResponse, PageData } from '../../web/contract'
 import type { Operation } from '../api-operation'
@@ -57,6 +58,8 @@ export interface ThreadOptions extends LoadOptions {
   readonly onFault: (plugin: RunningPlugin, fault: SmError) => void
   /** Told once when its thread ended by another plugin's fault: by then it is ended, and is to be started again. */
   readonly onDisplaced: (plugin: RunningPlugin) => void
+  /** The plugin started again under `name` after it was displaced, once loaded (within the hook timeout), else undefined. */
+  readonly successor: (name: string) => Promise<ThreadedPlugin | undefined>
 }
 
 /** The start under way (its import, then its constructor): what it is, and how it fails. */
@@ -145,6 +148,8 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
   #hookOptions: CallOptions | undefined
   /** The event of the batch its hook is in, while the batch runs (what it was doing, for a fault). */
   #batching: string | undefined
+  /** A call that was cut off at its timeout, until its thread is found free again (what held it, for a fault). */
+  #cutOff: string | undefined
 
   private constructor(definition: PluginStatics, options: ThreadOptions, ownSecrets: readonly string[]) {
     this.name = definition.candidate.name
@@ -177,7 +182,12 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
       })),
       api: apiNames(this.#gateway.operations),
     }
-    const limits = { memoryMb: options.maxMemoryMb, externalMb: options.maxExternalMb }
+    const limits = {
+      memoryMb: options.maxMemoryMb,
+      externalMb: options.maxExternalMb,
+      hookMs: options.timeoutMs,
+      importMs: options.importMs,
+    }
     // Plugins in one thread share its memory: one that keeps secrets of its own keeps them in a thread of its own.
     const own = options.ownThread || ownSecrets.length > 0
     this.#place = options.hosts.host(this.name, limits, own).seat(this, data)
@@ -232,8 +242,7 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
     } catch (error) {
       // Its import or constructor timed out: a thread that answers no ping holds its loop there.
       if (error instanceof SmError && error.code === 'SM_ERR_PLUGIN_LOAD_TIMEOUT' && !plugin.#ended)
-        if (!(await plugin.#channel.ping(PING_MS)))
-          plugin.#place.host.stuck(plugin, Number(error.params.ms), String(error.params.phase))
+        await plugin.#stuckYet(Number(error.params.ms), String(error.params.phase))
       await plugin.#end('unloaded')
       throw error
     }
@@ -418,6 +427,7 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
       streamed: page !== undefined,
       timedOut: () => {
         // Whether the thread is stuck (a loop) or only waiting (on a slow server start) is asked next.
+        this.#cutOff = what
         this.#probe(what, timeoutMs)
         // Cut off, as in the manager's thread (a hook or listener as a listener timeout).
         return call.kind === 'hook' || call.kind === 'listener'
@@ -438,12 +448,25 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
   #probe(what: string, ms: number): void {
     if (this.#ended || this.#probing) return
     this.#probing = true
-    void this.#channel.ping(PING_MS).then((answered) => {
+    void this.#stuckYet(ms, what).then((stuck) => {
       this.#probing = false
-      if (answered)
+      if (!stuck) this.#cutOff = undefined
+      if (!stuck)
         this.#logger.warn(`${what} did not return within ${ms} ms and was cut off; its thread answers, so it lives on`)
-      else this.#place.host.stuck(this, ms, what)
     })
+  }
+
+  /**
+   * Whether its thread holds its loop (asked once `what` ran past `ms`): it answers no ping, and
+   * entered no plugin code meanwhile (one busy with other plugins' hooks is not held). A held
+   * thread is ended, a fault.
+   */
+  async #stuckYet(ms: number, what: string): Promise<boolean> {
+    const host = this.#place.host
+    const progress = host.progress()
+    if ((await this.#channel.ping(PING_MS)) || host.progress() !== progress) return false
+    host.stuck(this, ms, what)
+    return true
   }
 
   /** One of the thread's own messages (not the channel's). */
@@ -580,7 +603,7 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
   /**
    * Runs the hooks of `members` (plugins of one thread) in their thread, in `order`, with one call
    * of the first one's: each hook under the hook timeout there, as its own code. The manager cuts
-   * none off; a thread that stops answering pings meanwhile is stuck, and ended.
+   * none off: a hook that holds the thread past the timeout is its watchdog's (plugin-host.ts).
    */
   static async #runBatch(
     members: readonly HookMember[],
@@ -594,12 +617,6 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
     const event = meta.event
     const ms = first.#options.timeoutMs
     for (const { plugin } of members) plugin.#batching = event
-    const watch = setInterval(() => {
-      void first.#channel.ping(PING_MS).then((answered) => {
-        if (!answered) first.#place.host.stuck(first, ms, event)
-      })
-    }, ms)
-    watch.unref()
     try {
       const calls = members.map(({ plugin, hook }) => ({ slot: plugin.#place.slot, hook }))
       const call: Call = { kind: 'batch', calls, payload: pluginView(payload), order, timeoutMs: ms }
@@ -610,15 +627,51 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
         return { ok: false, error: hookFailed(optionsOf(plugin), event, fromThreadError(answer.error)) }
       })
     } catch (error) {
-      // The thread ended (or the first plugin did): each fails with its own reason, where it has one.
-      return members.map(({ plugin }) => ({
-        ok: false,
-        error: hookFailed(optionsOf(plugin), event, plugin.#ended instanceof SmError ? plugin.#ended : error),
-      }))
+      return ThreadedPlugin.#afterThreadEnded(members, payload, event, order, error)
     } finally {
-      clearInterval(watch)
       for (const { plugin } of members) plugin.#batching = undefined
     }
+  }
+
+  /**
+   * The batch's thread ended under it. When one of its members is the plugin at fault, those
+   * before it ran (in their order; had one vetoed, the batch would have ended there), it failed,
+   * and those after it never began: each of those is called again on its plugin started anew (a
+   * veto among them counts), within the hook timeout, else it fails. Otherwise (the fault was
+   * another's, or the thread was ended) none can be told to have run: each fails.
+   */
+  static async #afterThreadEnded(
+    members: readonly HookMember[],
+    payload: unknown,
+    event: string,
+    order: BatchOrder,
+    error: unknown,
+  ): Promise<BatchOutcome[]> {
+    const optionsOf = (plugin: ThreadedPlugin) => plugin.#hookOptions as CallOptions
+    const failed = (plugin: ThreadedPlugin, cause: unknown): BatchOutcome => ({
+      ok: false,
+      error: hookFailed(optionsOf(plugin), event, cause),
+    })
+    const ownEnd = (plugin: ThreadedPlugin) => (plugin.#ended instanceof SmError ? plugin.#ended : error)
+    const guilty = members.findIndex(({ plugin }) => plugin.#ended instanceof SmError && !isDisplacement(plugin.#ended))
+    if (guilty < 0) return members.map(({ plugin }) => failed(plugin, ownEnd(plugin)))
+    const outcomes: BatchOutcome[] = members.slice(0, guilty).map((): BatchOutcome => ({ ok: true, value: undefined }))
+    outcomes.push(failed((members[guilty] as HookMember).plugin, ownEnd((members[guilty] as HookMember).plugin)))
+    for (const { plugin, hook } of members.slice(guilty + 1)) {
+      const next = isDisplacement(plugin.#ended) ? await plugin.#options.successor(plugin.name) : undefined
+      if (!next) {
+        outcomes.push(failed(plugin, ownEnd(plugin)))
+        continue
+      }
+      try {
+        const value = await next.#call({ kind: 'hook', hook, payload: pluginView(payload) }, event)
+        outcomes.push({ ok: true, value })
+        if (order === 'until-veto' && isVeto(value)) break
+      } catch (cause) {
+        outcomes.push(failed(next, cause))
+      }
+    }
+    return outcomes
   }
 
   /** What the thread was running, for a fault's message: the latest call still waiting. */
@@ -626,6 +679,7 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
     return (
       this.#channel.waiting().at(-1)?.what ??
       this.#batching ??
+      this.#cutOff ??
       this.#starting?.what ??
       'its own code (a timer or a promise, outside any hook)'
     )

@@ -6,6 +6,7 @@ import type { PluginRecord } from '../../../manager'
 import { cliIn, cliInOk } from '../../helpers/cli-in-process'
 import { factsOf } from '../../helpers/facts'
 import { plugin, pluginRecord, trace, traced, useTrace, withPlugins, writePlugins } from '../../helpers/plugins'
+import { rejection } from '../../helpers/rejection'
 import { cli, spawnManager, stop, waitForLine } from '../../helpers/run'
 import { tempDir } from '../../helpers/temp-dir'
 import { http } from '../../helpers/web'
@@ -105,7 +106,7 @@ describe('services/plugins: each plugin in a thread of its own (issue 23, must h
       expect(answered.status, 'status answers while the hook looped').to.be.at.least(2)
       expect(await cliInOk(dir, ['setting', 'get', 'custom.spin'])).to.equal('1\n')
       // The hook was cut off at the timeout; its thread, which answers no ping, is ended a moment later.
-      const ended = 'Its thread did not answer either (a loop), so it was ended; the action went on without it.'
+      const ended = 'It held its thread (a loop), so the thread was ended; the plugins beside it there start again.'
       let log = ''
       while (!log.includes(ended)) {
         log = readFileSync(join(dir, 'logs', 'server-manager.log'), 'utf8')
@@ -351,7 +352,7 @@ export default class Hog extends PluginBase {
     )
   })
 
-  it('in a thread shared with others, ends only the plugin whose hook loops: its neighbours in the batch start again at once, with no strike', async () => {
+  it('in a thread shared with others, ends only the plugin whose hook loops: its neighbours start again at once, with no strike, and those after it in the round hear it', async () => {
     const spin = plugin(
       'Spin',
       `beforeSettingUpdate(p: { key: string }) {
@@ -379,7 +380,114 @@ export default class Hog extends PluginBase {
         expect(back.state).to.equal('loaded')
         expect(back.error).to.equal(undefined)
         await manager.bus.request('settings:set', { key: 'custom.after', value: 1 })
-        expect(traced()).to.deep.equal(['stayer loaded', 'stayer loaded', 'custom.after'])
+        // Stayer's hook comes after spin's in the round: it never began, so its new start hears it.
+        expect(traced()).to.deep.equal(['stayer loaded', 'stayer loaded', 'custom.spin', 'custom.after'])
+      },
+    )
+  })
+
+  it('in a shared thread, still hears the veto of a plugin after one whose hook loops, and refuses the change', async () => {
+    const veto = plugin(
+      'Pc',
+      `beforeSettingUpdate(p: { key: string }) {
+    if (p.key === 'custom.guarded') return { cancel: true, reason: 'guarded' }
+  }`,
+    )
+    await withPlugins(
+      {
+        'pa.ts': plugin('Pa', `beforeSettingUpdate(p: { key: string }) { ${trace('`pa:${p.key}`')} }`),
+        'pb.ts': plugin(
+          'Pb',
+          "beforeSettingUpdate(p: { key: string }) { if (p.key === 'custom.guarded') while (true) {} }",
+        ),
+        'pc.ts': veto,
+      },
+      { settings: { 'plugins.hook_timeout_ms': 1_000, 'plugins.restart_delay_s': 3600 }, enable: ['pa', 'pb', 'pc'] },
+      async ({ manager }) => {
+        const refused = await rejection(manager.bus.request('settings:set', { key: 'custom.guarded', value: 1 }))
+        expect(refused.code).to.equal('SM_ERR_SETTINGS_UPDATE_CANCELLED')
+        expect(refused.message).to.contain('guarded')
+        expect((await manager.bus.request('settings:get', { key: 'custom.guarded' })).value).to.equal(undefined)
+        // Pa ran before the loop: once, not again on its new start.
+        expect(traced()).to.deep.equal(['pa:custom.guarded'])
+        // Its fault is recorded once the plugins beside it are back.
+        for (;;)
+          if ((await manager.bus.request('plugins:info', { name: 'pb' })).error?.code === 'SM_ERR_PLUGIN_TIMEOUT') break
+      },
+    )
+  })
+
+  it('in a shared thread, lets hooks that each keep within the timeout hold it longer together', async () => {
+    const busy = (name: string) =>
+      plugin(name, 'beforeSettingUpdate() { const until = Date.now() + 600; while (Date.now() < until) {} }')
+    await withPlugins(
+      { 'wa.ts': busy('Wa'), 'wb.ts': busy('Wb'), 'wc.ts': busy('Wc') },
+      { settings: { 'plugins.hook_timeout_ms': 1_000 }, enable: ['wa', 'wb', 'wc'] },
+      async ({ manager }) => {
+        await manager.bus.request('settings:set', { key: 'custom.busy', value: 1 })
+        for (const name of ['wa', 'wb', 'wc']) {
+          const info = await manager.bus.request('plugins:info', { name })
+          expect(info.state, name).to.equal('loaded')
+          expect(info.error, name).to.equal(undefined)
+          expect(info.hookFailures, name).to.equal(0)
+        }
+      },
+    )
+  })
+
+  for (const how of ['a timer', 'a sleep of timers/promises', 'a file read'] as const)
+    it(`in a shared thread, ends a plugin whose code loops from ${how}, with no call to notice it, and blames it`, async () => {
+      const start = {
+        'a timer': 'setTimeout(() => { while (true) {} }, 100)',
+        'a sleep of timers/promises':
+          "void (async () => { await require('node:timers/promises').setTimeout(100); while (true) {} })()",
+        'a file read': "require('node:fs').readFile(__filename, () => { while (true) {} })",
+      }[how]
+      await withPlugins(
+        {
+          'ticker.ts': plugin('Ticker', 'override onLoad() { setInterval(() => {}, 5) }'),
+          'looper.ts': plugin('Looper', `override onLoad() { ${start} }`),
+          'stayer.ts': plugin('Stayer', `override onLoad() { ${trace("'stayer loaded'")} }`),
+        },
+        {
+          settings: { 'plugins.hook_timeout_ms': 1_000, 'plugins.restart_delay_s': 3600 },
+          // The looper last: the others are loaded before its loop begins.
+          enable: ['ticker', 'stayer', 'looper'],
+        },
+        async ({ manager }) => {
+          const info = (name: string) => manager.bus.request('plugins:info', { name })
+          for (;;) if ((await info('looper')).error?.code === 'SM_ERR_PLUGIN_TIMEOUT') break
+          expect((await info('looper')).error?.message).to.contain('its own code')
+          for (const name of ['ticker', 'stayer']) expect((await info(name)).error, name).to.equal(undefined)
+          expect(traced()).to.deep.equal(['stayer loaded', 'stayer loaded'])
+        },
+      )
+    })
+
+  it("clears a disabled plugin's timers in its shared thread, those of node:timers too", async () => {
+    const ticking = (name: string, fn: string) =>
+      plugin(name, `override onLoad() { ${fn}(() => { ${trace(`'${name.toLowerCase()}'`)} }, 20) }`)
+    await withPlugins(
+      {
+        'globe.ts': ticking('Globe', 'setInterval'),
+        'moduled.ts': ticking('Moduled', "require('node:timers').setInterval"),
+        'stayer.ts': ticking('Stayer', 'setInterval'),
+      },
+      { enable: ['globe', 'moduled', 'stayer'] },
+      async ({ manager }) => {
+        while (!['globe', 'moduled'].every((name) => traced().includes(name))) await sleep(20)
+        await manager.bus.request('plugins:set_enabled', { name: 'globe', enabled: false })
+        await manager.bus.request('plugins:set_enabled', { name: 'moduled', enabled: false })
+        // They leave the thread once what they asked is answered (a moment after the disable);
+        // the stayer's own interval ticks on meanwhile, then twenty more times alone.
+        const ticks = async (n: number) => {
+          const from = traced().length
+          while (traced().length < from + n) await sleep(20)
+          return from
+        }
+        await ticks(20)
+        const after = await ticks(20)
+        expect(traced().slice(after)).to.satisfy((lines: string[]) => lines.every((line) => line === 'stayer'))
       },
     )
   })
