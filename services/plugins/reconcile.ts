@@ -7,8 +7,8 @@ import type { ManagerOptions } from './plugin-manager'
 import type { PluginDefinition, PluginStatics } from './plugin-module'
 import type { RegistryFacts } from './registry-facts'
 import { mayLoad, type StoredRecord } from './registry-projection'
-import { HostPool } from './thread/plugin-host'
-import { isDisplacement, ThreadedPlugin } from './thread/threaded-plugin'
+import { HostPool, isDisplacement } from './thread/plugin-host'
+import { ThreadedPlugin } from './thread/threaded-plugin'
 
 /** Whether a reconcile runs a plugin whose own code failed again: all (start, reload), the named (enable), none. */
 export type Retry = (plugin: string) => boolean

@@ -29,6 +29,20 @@ export interface Place {
 
 type Fault = (plugin: string, where: string) => SmError
 
+/** The errors a displaced plugin's calls and start failed with (isDisplacement). */
+const displacements = new WeakSet<object>()
+
+/** Marks `error` as what a plugin displaced by another's fault ended with. */
+export function markDisplacement(error: SmError): SmError {
+  displacements.add(error)
+  return error
+}
+
+/** Whether `error` is that of a plugin ended by another's fault in its thread (it is started again, not at fault). */
+export function isDisplacement(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && displacements.has(error)
+}
+
 /** What the log adds to the timeout of a plugin whose code held its thread. */
 const HELD = ' It held its thread (a loop), so the thread was ended; the plugins beside it there start again.'
 

@@ -1,66 +1,27 @@
 import type { Readable } from 'node:stream'
 import {
-  type BatchOrder,
-  type BatchOutcome,
   type BusScope,
   type Chain,
   currentContext,
-  type EventMeta,
-  type ListenerBatch,
   type Logger,
   reasonOf,
   runInContext,
   SmError,
 } from '../../../kernel'
-import { isVeto } from '../../../kernel/veto'
 import type { TaskContext } from '../../tasks/contract'
 import type { ForwardedRequest, ForwardedResponse, PageData } from '../../web/contract'
-import type { Operation } from '../api-operation'
-import { type CallOptions, hookFailed, skipped } from '../guarded-call'
-import { bindHookCalls, type HookCall, pluginView } from '../hook-binding'
-import { type LoadOptions, type PluginContributions, type RunningPlugin, recordSecrets } from '../loaded-plugin'
+import type { CallOptions } from '../guarded-call'
+import { bindHookCalls } from '../hook-binding'
+import { type PluginContributions, type RunningPlugin, recordSecrets } from '../loaded-plugin'
 import { createPluginGateway, declaredSecretKeys, type PluginGateway, scopeLink } from '../plugin-gateway'
 import type { PluginStatics } from '../plugin-module'
+import { ThreadApiAnswers } from './api-answers'
 import { Channel } from './channel'
-import type { HostPool, Place, PluginHost, Tenant } from './plugin-host'
-import {
-  type ApiName,
-  type Ask,
-  type AskCall,
-  type BatchAnswer,
-  type Call,
-  type Down,
-  THREAD_LOG_LEVELS,
-  type ThreadData,
-  type Up,
-} from './protocol'
+import { type BatchSide, batchOf, type HookMember } from './hook-batch'
+import { markDisplacement, type Place, type Tenant } from './plugin-host'
+import { type Ask, type AskCall, type Call, type Down, THREAD_LOG_LEVELS, type ThreadData, type Up } from './protocol'
+import { apiNames, type ThreadOptions } from './thread-options'
 import { fromThreadError } from './wire'
-
-export interface ThreadOptions extends LoadOptions {
-  /** Where its thread comes from (plugin-host.ts). */
-  readonly hosts: HostPool
-  /** A thread of its own (plugins.isolation 'thread'), not one shared with other plugins. */
-  readonly ownThread: boolean
-  /** The plugin's heap limit (V8's old generation), from plugins.max_memory_mb. */
-  readonly maxMemoryMb: number
-  /** What it may hold outside its heap (`Buffer`s), from plugins.max_external_mb. */
-  readonly maxExternalMb: number
-  /** How long its module may take to import (plugins.import_timeout_s). */
-  readonly importMs: number
-  /** What the manager logs at, so the thread does not post lines that would be dropped. */
-  readonly logLevel: string
-  /** jiti's transpile cache, shared with the manager's importer (false: none). */
-  readonly cacheDir: string | false
-  /**
-   * Told once when the thread ends by a fault (a timeout, out of memory, process.exit, an
-   * uncaught error): by then its hooks and listeners are gone and its calls have failed.
-   */
-  readonly onFault: (plugin: RunningPlugin, fault: SmError) => void
-  /** Told once when its thread ended by another plugin's fault: by then it is ended, and is to be started again. */
-  readonly onDisplaced: (plugin: RunningPlugin) => void
-  /** The plugin started again under `name` after it was displaced, once loaded (within the hook timeout), else undefined. */
-  readonly successor: (name: string) => Promise<ThreadedPlugin | undefined>
-}
 
 /** The start under way (its import, then its constructor): what it is, and how it fails. */
 interface Starting {
@@ -74,23 +35,6 @@ interface CallMeta {
   readonly what: string
   /** A route call's page data, when the page it renders asks. */
   readonly page?: () => Promise<PageData>
-}
-
-/** A plugin's hook as a member of its thread's batch. */
-interface HookMember {
-  readonly plugin: ThreadedPlugin
-  readonly hook: HookCall
-}
-
-/** Each plugin thread's batch (ThreadedPlugin.#batchOf). */
-const batches = new WeakMap<PluginHost, ListenerBatch>()
-
-/** The errors a displaced plugin's calls and start failed with (isDisplacement). */
-const displacements = new WeakSet<object>()
-
-/** Whether `error` is that of a plugin ended by another's fault in its thread (it is started again, not at fault). */
-export function isDisplacement(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && displacements.has(error)
 }
 
 /** No timer of the caller's own: the thread's call has the timeout. */
@@ -126,9 +70,8 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
   #starting: Starting | undefined
   /** Its `this.api`, run here for the thread (the same gateway a plugin in the manager's thread has). */
   readonly #gateway: PluginGateway
-  /** Functions `this.api` answered the thread with (stop listening), by id. */
-  readonly #callbacks = new Map<number, (...args: unknown[]) => unknown>()
-  #nextCallback = 1
+  /** What the thread asks of `this.api`, answered here (and the functions it was answered with). */
+  readonly #answers: ThreadApiAnswers
   readonly #tasks = new Map<number, TaskContext>()
   /** Seconds until the manager starts the plugin again, once it ended by a fault. */
   #retryAfter: number | undefined
@@ -169,6 +112,7 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
       ownSecrets,
       commands: this.#scope.catalogue.commands(),
     })
+    this.#answers = new ThreadApiAnswers(this.name, this.#gateway.api)
     const data: ThreadData = {
       plugin: this.name,
       candidate: definition.candidate,
@@ -265,7 +209,7 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
         onFailure: (event, error) => this.#options.onHookFailure(this.name, event, error),
       }
       this.#hookOptions = options
-      const batch = ThreadedPlugin.#batchOf(this.#place.host)
+      const batch = batchOf(this.#place.host)
       this.hooks = bindHookCalls(
         this.#scope,
         options,
@@ -502,28 +446,10 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
     const chain = within === undefined ? undefined : this.#chains.get(within)
     const work = async (): Promise<unknown> => {
       switch (ask.op) {
-        case 'api': {
-          // The operation runs here, the table's own code (its argument checks, its rules on
-          // secrets and settings), whatever the thread posted.
-          const operation: unknown = Reflect.get(this.#gateway.api, ask.name)
-          if (typeof operation !== 'function' || !Object.hasOwn(this.#gateway.api, ask.name))
-            throw new SmError('SM_ERR_PLUGIN_FORBIDDEN', { plugin: this.name, what: `call this.api.${ask.name}` })
-          const what = typeof ask.args[0] === 'string' ? ask.args[0] : ask.name
-          const value = await operation(...ask.args.map((arg) => this.#fromThread(arg, what)))
-          if (typeof value !== 'function') return value
-          const back = this.#nextCallback++
-          this.#callbacks.set(back, value as (...args: unknown[]) => unknown)
-          return { __fn: back }
-        }
-        case 'callback': {
-          const callback = this.#callbacks.get(ask.fn)
-          if (!callback)
-            throw new SmError('SM_ERR_PLUGIN_FORBIDDEN', {
-              plugin: this.name,
-              what: 'call back a function it was not given',
-            })
-          return callback(...ask.args)
-        }
+        case 'api':
+          return this.#answers.operation(ask.name, ask.args, (arg, what) => this.#fromThread(arg, what))
+        case 'callback':
+          return this.#answers.callback(ask.fn, ask.args)
         case 'page': {
           const page = within === undefined ? undefined : this.#channel.meta(within)?.page
           if (!page) throw new Error('a page is rendered only while its route runs')
@@ -583,95 +509,23 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
     this.#retryAfter = 1
     this.#logger.warn(`plugin '${this.name}' is started again: '${by}', in the same thread, ended that thread`)
     const error = new SmError('SM_ERR_PLUGIN_RESTARTING', { plugin: this.name, seconds: 1 })
-    displacements.add(error)
+    markDisplacement(error)
     void this.#end(error).then(() => this.#options.onDisplaced(this))
   }
 
-  /** The batch of the plugins of `host`: neighbouring hooks of a round in turn, in one crossing. */
-  static #batchOf(host: PluginHost): ListenerBatch {
-    let batch = batches.get(host)
-    if (!batch) {
-      batch = {
-        run: (members, payload, meta, order) =>
-          ThreadedPlugin.#runBatch(members as readonly HookMember[], payload, meta, order),
-      }
-      batches.set(host, batch)
+  /** What its thread's batch (hook-batch.ts) needs of it. */
+  get batchSide(): BatchSide {
+    return {
+      slot: this.#place.slot,
+      hookOptions: this.#hookOptions as CallOptions,
+      timeoutMs: this.#options.timeoutMs,
+      ended: this.#ended,
+      batching: (event) => {
+        this.#batching = event
+      },
+      call: (call, what, timeoutMs) => this.#call(call, what, timeoutMs),
+      successor: () => this.#options.successor(this.name),
     }
-    return batch
-  }
-
-  /**
-   * Runs the hooks of `members` (plugins of one thread) in their thread, in `order`, with one call
-   * of the first one's: each hook under the hook timeout there, as its own code. The manager cuts
-   * none off: a hook that holds the thread past the timeout is its watchdog's (plugin-host.ts).
-   */
-  static async #runBatch(
-    members: readonly HookMember[],
-    payload: unknown,
-    meta: EventMeta,
-    order: BatchOrder,
-  ): Promise<BatchOutcome[]> {
-    const optionsOf = (plugin: ThreadedPlugin) => plugin.#hookOptions as CallOptions
-    if (meta.reentrant) return members.map(({ plugin }) => ({ ok: true, value: skipped(optionsOf(plugin), meta) }))
-    const first = (members[0] as HookMember).plugin
-    const event = meta.event
-    const ms = first.#options.timeoutMs
-    for (const { plugin } of members) plugin.#batching = event
-    try {
-      const calls = members.map(({ plugin, hook }) => ({ slot: plugin.#place.slot, hook }))
-      const call: Call = { kind: 'batch', calls, payload: pluginView(payload), order, timeoutMs: ms }
-      const answers = (await first.#call(call, event, NO_TIMEOUT)) as readonly BatchAnswer[]
-      return answers.map((answer, i) => {
-        if (answer.ok) return answer
-        const plugin = (members[i] as HookMember).plugin
-        return { ok: false, error: hookFailed(optionsOf(plugin), event, fromThreadError(answer.error)) }
-      })
-    } catch (error) {
-      return ThreadedPlugin.#afterThreadEnded(members, payload, event, order, error)
-    } finally {
-      for (const { plugin } of members) plugin.#batching = undefined
-    }
-  }
-
-  /**
-   * The batch's thread ended under it. When one of its members is the plugin at fault, those
-   * before it ran (in their order; had one vetoed, the batch would have ended there), it failed,
-   * and those after it never began: each of those is called again on its plugin started anew (a
-   * veto among them counts), within the hook timeout, else it fails. Otherwise (the fault was
-   * another's, or the thread was ended) none can be told to have run: each fails.
-   */
-  static async #afterThreadEnded(
-    members: readonly HookMember[],
-    payload: unknown,
-    event: string,
-    order: BatchOrder,
-    error: unknown,
-  ): Promise<BatchOutcome[]> {
-    const optionsOf = (plugin: ThreadedPlugin) => plugin.#hookOptions as CallOptions
-    const failed = (plugin: ThreadedPlugin, cause: unknown): BatchOutcome => ({
-      ok: false,
-      error: hookFailed(optionsOf(plugin), event, cause),
-    })
-    const ownEnd = (plugin: ThreadedPlugin) => (plugin.#ended instanceof SmError ? plugin.#ended : error)
-    const guilty = members.findIndex(({ plugin }) => plugin.#ended instanceof SmError && !isDisplacement(plugin.#ended))
-    if (guilty < 0) return members.map(({ plugin }) => failed(plugin, ownEnd(plugin)))
-    const outcomes: BatchOutcome[] = members.slice(0, guilty).map((): BatchOutcome => ({ ok: true, value: undefined }))
-    outcomes.push(failed((members[guilty] as HookMember).plugin, ownEnd((members[guilty] as HookMember).plugin)))
-    for (const { plugin, hook } of members.slice(guilty + 1)) {
-      const next = isDisplacement(plugin.#ended) ? await plugin.#options.successor(plugin.name) : undefined
-      if (!next) {
-        outcomes.push(failed(plugin, ownEnd(plugin)))
-        continue
-      }
-      try {
-        const value = await next.#call({ kind: 'hook', hook, payload: pluginView(payload) }, event)
-        outcomes.push({ ok: true, value })
-        if (order === 'until-veto' && isVeto(value)) break
-      } catch (cause) {
-        outcomes.push(failed(next, cause))
-      }
-    }
-    return outcomes
   }
 
   /** What the thread was running, for a fault's message: the latest call still waiting. */
@@ -708,7 +562,7 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
     // Unloaded, the thread is still answered until it has what it waited for.
     this.#channel.close(error, draining)
     this.#gateway.revoke()
-    this.#callbacks.clear()
+    this.#answers.clear()
     this.#scope.dispose()
     if (draining) {
       this.#draining = true
@@ -735,12 +589,4 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
     this.#channel.stopAnswering()
     await this.#place.leave()
   }
-}
-
-/** The names of `this.api` a thread offers: each operation and its aliases, with the function it keeps there. */
-function apiNames(operations: Readonly<Record<string, Operation>>): ApiName[] {
-  return Object.entries(operations).flatMap(([name, operation]) => {
-    const takes = name === 'listenForEvent' ? 'listener' : name === 'runTask' ? 'task' : undefined
-    return [name, ...operation.aliases].map((as) => (takes ? { name: as, takes } : { name: as }))
-  })
 }
