@@ -162,7 +162,7 @@ export const pluginsErrors = defineErrors('plugins', {
   SM_ERR_PLUGIN_RESTARTING: spec<{ plugin: string; seconds: number }>({
     status: 503,
     exit: 75,
-    when: 'A request reached a plugin whose thread is being restarted after a fault.',
+    when: "A request reached a plugin that is being started again after a fault: its own, or another's in the thread they shared.",
     message: (p) => `The plugin '${p.plugin}' is restarting after a fault; try again in ${p.seconds} s.`,
   }),
   SM_ERR_PLUGIN_REVOKED: spec<{ plugin: string; call: string }>({
