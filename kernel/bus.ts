@@ -388,19 +388,17 @@ export class Bus {
     report: DispatchReport,
     options: EmitOptions,
   ): Promise<void> {
-    const ms = entry.timeoutMs ?? options.timeoutMs ?? this.#timeoutMs
     try {
-      report.succeeded(
-        index,
-        await timeBox(
-          pending,
-          ms,
-          () => new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', { owner: entry.owner, event: meta.event, ms }),
-        ),
-      )
+      report.succeeded(index, await this.#timed(entry, pending, meta.event, options))
     } catch (error) {
       report.failed(index, listenerError(entry.owner, meta.event, error))
     }
+  }
+
+  /** A listener's answer to come, under its timeout (its own, the emit's, the bus's). */
+  #timed(entry: Entry, pending: PromiseLike<unknown>, event: string, options?: EmitOptions): Promise<unknown> {
+    const ms = entry.timeoutMs ?? options?.timeoutMs ?? this.#timeoutMs
+    return timeBox(pending, ms, () => new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', { owner: entry.owner, event, ms }))
   }
 
   /** Goes on from listener `from` (whose answer is `pending`, or, undefined, which is yet to be called), in turn. */
@@ -426,12 +424,7 @@ export class Bus {
       }
       try {
         if (!called) value = (entry.fn as Listener)(payload, meta)
-        if (isThenable(value)) {
-          const ms = entry.timeoutMs ?? options?.timeoutMs ?? this.#timeoutMs
-          const timeout = () =>
-            new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', { owner: entry.owner, event: meta.event, ms })
-          value = await timeBox(value, ms, timeout)
-        }
+        if (isThenable(value)) value = await this.#timed(entry, value, meta.event, options)
         report.succeeded(index, value)
         if (options?.untilVeto && isVeto(value)) break
       } catch (error) {

@@ -123,7 +123,7 @@ export class Reconciler {
     return after
   }
 
-  /** What starts a plugin's thread, where plugins run in threads (plugins.isolation 'thread'). */
+  /** What starts a plugin in a thread, where plugins run in threads (plugins.isolation 'shared' or 'thread'). */
   async #threadStarter(options: Omit<LoadOptions, 'onEnter'>): Promise<StartThread | undefined> {
     const threads = this.#options.threads
     const isolation = await threads?.isolation()

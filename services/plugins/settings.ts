@@ -30,7 +30,8 @@ export const pluginsSettings = defineSettings('plugins', {
   },
   'plugins.max_memory_mb': {
     default: 256,
-    summary: "the heap a plugin's thread may use (MB); past it the thread ends with SM_ERR_PLUGIN_OUT_OF_MEMORY",
+    summary:
+      'the heap a plugin thread may use (MB; shared by the plugins in it); past it the thread ends with SM_ERR_PLUGIN_OUT_OF_MEMORY, blamed on the plugin whose code ran',
     rule: wholeNumber(16, 65_536),
   },
   'plugins.max_memory_mb_by_plugin': {
@@ -47,7 +48,7 @@ export const pluginsSettings = defineSettings('plugins', {
   'plugins.max_external_mb': {
     default: 256,
     summary:
-      "the memory a plugin's thread may hold outside its heap (MB: Buffers, ArrayBuffers); past it the thread ends with SM_ERR_PLUGIN_EXTERNAL_MEMORY",
+      'the memory a plugin thread may hold outside its heap (MB: Buffers, ArrayBuffers; shared by the plugins in it); past it the thread ends with SM_ERR_PLUGIN_EXTERNAL_MEMORY',
     rule: wholeNumber(16, 65_536),
   },
   'plugins.max_strikes': {

@@ -3,8 +3,9 @@ import { promisify } from 'node:util'
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
 import { deepFreeze } from '../../../kernel/deep-freeze'
 import { SmError } from '../../../kernel/errors'
-import { isThenable } from '../../../kernel/time-box'
+import { isThenable, timeBox } from '../../../kernel/time-box'
 import { isVeto } from '../../../kernel/veto'
+import { PluginImporter } from '../plugin-module'
 import { pluginOnStack } from '../process-guard'
 import { reportMemory } from './memory-watch'
 import { type BatchAnswer, BLAME, type Call, type HostData, type HostDown } from './protocol'
@@ -35,13 +36,16 @@ type BatchCall = Extract<Call, { kind: 'batch' }>
  * for the manager to tell which plugin ended it, when one does, is kept in the shared `blame`
  * array, written synchronously before the thread can die:
  *
- * - the plugin whose code this thread last entered (a call from the manager on its port, or a
- *   timer it set): who is blamed for a loop, a heap run out, or memory held outside the heap;
+ * - the plugin whose code this thread last entered (a call from the manager on its port, or
+ *   anything that runs later in that plugin's async context: a timer, a promise's continuation,
+ *   an I/O callback): who is blamed for a loop, a heap run out, or memory held outside the heap;
  * - the plugin that called `process.exit` (by its file on the stack, else the code running);
  * - the plugin an uncaught error or rejection came from (the same way).
  *
- * A dropped plugin's timers are cleared, so its forgotten `setInterval` does not run on beside
- * the others. What else it left (a socket, a server) lives until the thread ends.
+ * The same array counts entries into plugin code and beats while the loop is free, for the
+ * manager's watchdog (plugin-host.ts). The plugins share one importer (one jiti per transpile
+ * cache). A dropped plugin's timers are cleared, so its forgotten `setInterval` does not run on
+ * beside the others. What else it left (a socket, a server) lives until the thread ends.
  */
 export function runHostThread(modules: ThreadModules): void {
   const port = parentPort as MessagePort
@@ -67,6 +71,15 @@ export function runHostThread(modules: ThreadModules): void {
     },
   }).enable()
   const importing = (delta: number) => Atomics.add(blame, BLAME.importing, delta)
+  const importers = new Map<string | false, PluginImporter>()
+  const importer = (cacheDir: string | false) => {
+    let made = importers.get(cacheDir)
+    if (!made) {
+      made = new PluginImporter({ sdk: modules.sdk, web: modules.web, cli: modules.cli }, cacheDir)
+      importers.set(cacheDir, made)
+    }
+    return made
+  }
   const enter = <T>(occupant: Occupant, fn: () => T): T =>
     current.run(occupant, () => {
       mark(occupant)
@@ -97,10 +110,10 @@ export function runHostThread(modules: ThreadModules): void {
       if (!occupant || !seated) throw new Error('the plugin is no longer in its thread')
       const returned = enter(occupant, () => seated.hook(hook, frozen))
       if (!isThenable(returned)) return returned
-      return within(returned, timeoutMs, () => {
-        const owner = `plugin:${occupant.plugin}`
-        return new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', { owner, event: hook.event, ms: timeoutMs })
-      })
+      // Its timer is no plugin's: set outside any plugin's context, it marks none when it fires.
+      const owner = `plugin:${occupant.plugin}`
+      const timedOut = () => new SmError('SM_ERR_KERNEL_LISTENER_TIMEOUT', { owner, event: hook.event, ms: timeoutMs })
+      return current.exit(() => timeBox(returned, timeoutMs, timedOut))
     }
     // A hook's answer, at once when it is not a promise: an await costs a synchronous hook ten times its own time.
     const settle = (call: BatchCall['calls'][number]): BatchAnswer | Promise<BatchAnswer> => {
@@ -138,6 +151,7 @@ export function runHostThread(modules: ThreadModules): void {
           port: message.port,
           data: message.data,
           enter: (fn) => enter(occupant, fn),
+          importer,
           importing,
           batch,
         })
@@ -239,22 +253,4 @@ function trackTimers(current: AsyncLocalStorage<Occupant>): void {
     Reflect.set(globalThis, name, fn)
     Reflect.set(timersModule, name, fn)
   }
-}
-
-/** `value`, or its promise's value within `ms`, else the error `timedOut` makes (timed by this thread's own timers). */
-function within(value: PromiseLike<unknown>, ms: number, timedOut: () => Error): PromiseLike<unknown> {
-  if (ms <= 0) return value
-  return new Promise((resolve, reject) => {
-    const timer = real.setTimeout(() => reject(timedOut()), ms)
-    value.then(
-      (settled) => {
-        real.clearTimeout(timer)
-        resolve(settled)
-      },
-      (error: unknown) => {
-        real.clearTimeout(timer)
-        reject(error)
-      },
-    )
-  })
 }

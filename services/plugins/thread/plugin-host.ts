@@ -58,9 +58,10 @@ export interface HostLimits {
 
 /**
  * A plugin thread in the manager (docs/architecture.md, "Plugins in threads"): the worker, and
- * the plugins seated in it, each with a port of its own. When the thread ends by a fault (a loop
- * that answers no ping, its heap or its memory outside the heap outgrown, process.exit, an
- * uncaught error, a message on the thread's own port), the plugin the thread blames
+ * the plugins seated in it, each with a port of its own. When the thread ends by a fault (a loop:
+ * one piece of plugin code holding it past the hook timeout, found by its watchdog or by a call
+ * that timed out; its heap or its memory outside the heap outgrown, process.exit, an uncaught
+ * error, a message on the thread's own port), the plugin the thread blames
  * (host-thread.ts) takes the fault, a strike; every other plugin in it is ended and started
  * again, without one. A thread with one plugin is what plugins.isolation 'thread' gives each.
  */
@@ -70,12 +71,10 @@ export class PluginHost {
   readonly #tenants = new Map<number, Tenant>()
   readonly #unwatch: () => void
   readonly #watchdog: NodeJS.Timeout
-  readonly memoryMb: number
   #nextSlot = 1
   #ended = false
 
   constructor(entry: string, name: string, limits: HostLimits) {
-    this.memoryMb = limits.memoryMb
     const report = memoryReport()
     const data: HostData = { host: true, memory: report, blame: this.#blame }
     const worker = startPluginWorker(entry, name, data, limits.memoryMb)
@@ -214,7 +213,7 @@ export class PluginHost {
     clearInterval(this.#watchdog)
     const tenants = new Map(this.#tenants)
     this.#tenants.clear()
-    const blamed = (Atomics.load(this.#blame, slot) || Atomics.load(this.#blame, BLAME.current)) as number
+    const blamed = Atomics.load(this.#blame, slot) || Atomics.load(this.#blame, BLAME.current)
     const only = tenants.size === 1 ? [...tenants.values()][0] : undefined
     const guilty = tenants.get(blamed) ?? (fallback && [...tenants.values()].includes(fallback) ? fallback : only)
     void this.#worker.terminate()

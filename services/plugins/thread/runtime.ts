@@ -61,6 +61,8 @@ export interface Seat {
   readonly data: ThreadData
   /** Runs `fn` as this plugin's code: its slot marked for blame, its timers its own (host-thread.ts). */
   readonly enter: <T>(fn: () => T) => T
+  /** The thread's importer for a transpile cache (one for every plugin in it). */
+  readonly importer: (cacheDir: string | false) => PluginImporter
   /** Says a plugin's import and construction began (+1) or ended (-1): the watchdog allows it the import's time. */
   readonly importing: (delta: 1 | -1) => void
   /** Runs a batch of hooks of plugins in this thread (host-thread.ts). */
@@ -91,7 +93,6 @@ export interface ThreadModules {
  * manager has unloaded it (its host thread may run others on).
  */
 export function runPlugin(modules: ThreadModules, seat: Seat): Seated {
-  const sdk = { sdk: modules.sdk, web: modules.web, cli: modules.cli }
   const { port, data } = seat
   const plugin = data.plugin
   const post = (message: Up) => port.postMessage(message)
@@ -224,7 +225,7 @@ export function runPlugin(modules: ThreadModules, seat: Seat): Seated {
   void seat.enter(async () => {
     seat.importing(1)
     try {
-      const definition = await new PluginImporter(sdk, data.cacheDir).import(data.candidate)
+      const definition = await seat.importer(data.cacheDir).import(data.candidate)
       post({ t: 'imported' })
       try {
         instance = new definition.cls({ name: plugin, version: definition.version, logger, api })

@@ -48,11 +48,12 @@ const LOG_LEVELS: ReadonlySet<string> = new Set(THREAD_LOG_LEVELS)
 const PING_MS = 1000
 
 /**
- * A plugin running in a worker thread of its own, as the manager sees it: its hooks and
- * listeners are registered on its bus scope here and run there; what its `this.api` asks comes
- * here as messages and runs as `plugin:<name>`, in the causal chain of the call it came from.
- * A call that does not return within the hook timeout (a `while (true) {}` included), running
- * out of memory, `process.exit` or an uncaught error end the thread, and only it.
+ * A plugin running in a plugin thread (its own, or one it shares: plugin-host.ts), as the
+ * manager sees it: its hooks and listeners are registered on its bus scope here and run there;
+ * what its `this.api` asks comes here as messages and runs as `plugin:<name>`, in the causal
+ * chain of the call it came from. A call that does not return within the hook timeout is cut
+ * off; a thread held by a loop, running out of memory, `process.exit` or an uncaught error end
+ * the thread: the plugin at fault takes the strike, the others in it start again.
  */
 export class ThreadedPlugin implements RunningPlugin, Tenant {
   readonly threaded = true
@@ -87,8 +88,13 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
   #onDrained: (() => void) | undefined
   /** Unloaded, it waits only for what it asked the manager: it no longer keeps the process alive. */
   #draining = false
-  /** How its hooks are called (their timeout, who hears of a failure): set when they are bound. */
-  #hookOptions: CallOptions | undefined
+  /**
+   * How its hooks, listeners and `this.api` calls are made here: no timer of the gateway's (its
+   * thread's own call timeout bounds them), failures told to the manager.
+   */
+  readonly #callOptions: CallOptions
+  /** What its thread's batch (hook-batch.ts) needs of it. */
+  readonly batchSide: BatchSide
   /** The event of the batch its hook is in, while the batch runs (what it was doing, for a fault). */
   #batching: string | undefined
   /** A call that was cut off at its timeout, until its thread is found free again (what held it, for a fault). */
@@ -107,6 +113,7 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
       timeoutMs: NO_TIMEOUT,
       onFailure: (event, error) => options.onHookFailure(this.name, event, error),
     }
+    this.#callOptions = callOptions
     this.#gateway = createPluginGateway(this.name, scopeLink(this.#scope, callOptions, options.runTask), {
       logger: this.#logger,
       ownSecrets,
@@ -136,6 +143,20 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
     const own = options.ownThread || ownSecrets.length > 0
     this.#place = options.hosts.host(this.name, limits, own).seat(this, data)
     const port = this.#place.port
+    const plugin = this
+    this.batchSide = {
+      slot: this.#place.slot,
+      hookOptions: callOptions,
+      timeoutMs: options.timeoutMs,
+      get ended() {
+        return plugin.#ended
+      },
+      batching: (event) => {
+        this.#batching = event
+      },
+      call: (call, what, timeoutMs) => this.#call(call, what, timeoutMs),
+      successor: () => options.successor(this.name),
+    }
     this.#channel = new Channel<Call, AskCall, Down, Up, CallMeta>({
       post: (message) => port.postMessage(message),
       worker: false,
@@ -202,17 +223,10 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
         : this.#ended
     try {
       for (const warning of ready.warnings) this.#logger.warn(warning)
-      const options: CallOptions = {
-        plugin: this.name,
-        logger: this.#logger,
-        timeoutMs: NO_TIMEOUT,
-        onFailure: (event, error) => this.#options.onHookFailure(this.name, event, error),
-      }
-      this.#hookOptions = options
       const batch = batchOf(this.#place.host)
       this.hooks = bindHookCalls(
         this.#scope,
-        options,
+        this.#callOptions,
         { methods: ready.methods, any: ready.any },
         (hook) => {
           const what = hook.any ? `onAnyEvent (${hook.event})` : hook.event
@@ -394,9 +408,9 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
     this.#probing = true
     void this.#stuckYet(ms, what).then((stuck) => {
       this.#probing = false
-      if (!stuck) this.#cutOff = undefined
-      if (!stuck)
-        this.#logger.warn(`${what} did not return within ${ms} ms and was cut off; its thread answers, so it lives on`)
+      if (stuck) return
+      this.#cutOff = undefined
+      this.#logger.warn(`${what} did not return within ${ms} ms and was cut off; its thread answers, so it lives on`)
     })
   }
 
@@ -511,21 +525,6 @@ export class ThreadedPlugin implements RunningPlugin, Tenant {
     const error = new SmError('SM_ERR_PLUGIN_RESTARTING', { plugin: this.name, seconds: 1 })
     markDisplacement(error)
     void this.#end(error).then(() => this.#options.onDisplaced(this))
-  }
-
-  /** What its thread's batch (hook-batch.ts) needs of it. */
-  get batchSide(): BatchSide {
-    return {
-      slot: this.#place.slot,
-      hookOptions: this.#hookOptions as CallOptions,
-      timeoutMs: this.#options.timeoutMs,
-      ended: this.#ended,
-      batching: (event) => {
-        this.#batching = event
-      },
-      call: (call, what, timeoutMs) => this.#call(call, what, timeoutMs),
-      successor: () => this.#options.successor(this.name),
-    }
   }
 
   /** What the thread was running, for a fault's message: the latest call still waiting. */
