@@ -150,9 +150,11 @@ export async function signedInManager(
   dataDir: string,
   setUp: (bus: Kernel['bus']) => Promise<void>,
 ): Promise<{ manager: Kernel; url: string; token: string }> {
+  // The manager `npm start` runs (its bridge, and from manager:started its live follow of servers).
   const manager = createManager({
     dataDir,
     logger: silentLogger,
+    daemon: true,
     web: { host: '127.0.0.1', port: 0 },
     defaultPlugins: false,
   })

@@ -1,3 +1,5 @@
+import { deepFreeze } from '../kernel/deep-freeze'
+import { setOwnProperty } from './own-property'
 import { isSecretName, REDACTED, withoutSecrets, withoutUrlSecrets } from './secrets'
 
 /**
@@ -12,6 +14,26 @@ export function withoutServerSecrets<T>(value: T): T {
   return strip(withoutSecrets(value), 0) as T
 }
 
+/** What withoutServerSecretsEach made of each frozen item it was given. */
+const stripped = new WeakMap<object, unknown>()
+
+/**
+ * withoutServerSecrets of each item of a list; a frozen item's is kept while the item lives (a
+ * list from memory hands out the same frozen entries while nothing changed: servers/server-list.ts),
+ * and is frozen itself, since every reader of that item shares it.
+ */
+export function withoutServerSecretsEach<T extends object>(items: readonly T[]): T[] {
+  return items.map((item) => {
+    if (!Object.isFrozen(item)) return withoutServerSecrets(item)
+    let shown = stripped.get(item) as T | undefined
+    if (!shown) {
+      shown = deepFreeze(withoutServerSecrets(item))
+      stripped.set(item, shown)
+    }
+    return shown
+  })
+}
+
 const MAX_DEPTH = 50
 
 function strip(value: unknown, depth: number): unknown {
@@ -24,7 +46,7 @@ function strip(value: unknown, depth: number): unknown {
     else if (field === 'args' && Array.isArray(item) && item.every((arg) => typeof arg === 'string'))
       shown = withoutSecretArgs(item)
     else shown = strip(item, depth + 1)
-    Object.defineProperty(out, field, { value: shown, enumerable: true, writable: true, configurable: true })
+    setOwnProperty(out, field, shown)
   }
   return out
 }

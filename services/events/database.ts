@@ -156,10 +156,13 @@ export class SqliteDatabase {
    * or this one was reopened. This connection's own commits leave it as it was.
    */
   readVersioned<T>(fn: (sql: Sql, version: string) => Promise<T>): Promise<T> {
-    return this.read(async (sql) => {
-      const row = await sql.get<{ data_version: number }>('PRAGMA data_version')
-      return fn(sql, `${this.#connection}:${row?.data_version}`)
-    })
+    return this.read(async (sql) => fn(sql, await this.version(sql)))
+  }
+
+  /** What readVersioned gives its function, asked inside a read (`sql` is the read's). */
+  async version(sql: Sql): Promise<string> {
+    const row = await sql.get<{ data_version: number }>('PRAGMA data_version')
+    return `${this.#connection}:${row?.data_version}`
   }
 
   /** Runs read statements outside a transaction (they see only committed data). */

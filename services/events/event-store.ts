@@ -28,6 +28,12 @@ const INSERT =
   'INSERT INTO events (time, type, actor, payload) SELECT ?1, value->>0, value->>1, value->>2 FROM json_each(?2) ORDER BY key'
 const REPLAY_PAGE = 5_000
 
+/** A question for the database's version (EventStore#now). */
+interface Asked {
+  begun: boolean
+  readonly answer: Promise<{ version: string; changes: ReadonlyMap<string, number> }>
+}
+
 /**
  * The event log and the projections derived from it, over one SQLite database. Appends are
  * batched into multi-row inserts and fold into every projection inside the same transaction.
@@ -43,6 +49,8 @@ export class EventStore {
   /** Per projection, how many times this process has changed its tables (applied facts, rebuilt). */
   readonly #changes = new Map<string, number>()
   /** Per projection, what each view reader last answered, while nothing has changed it since. */
+  /** The question `#now` has put, and whether its turn in the database's queue has come. */
+  #asked?: Asked
   readonly #views = new Map<string, WeakMap<object, { changes: number; version: string; value: unknown }>>()
 
   /** The log's own name, made with it (read once: it never changes). */
@@ -308,6 +316,16 @@ export class EventStore {
    */
   viewProjection(name: string, read: (sql: Sql) => Promise<unknown>): Promise<unknown> {
     if (!this.#projections.has(name)) throw new SmError('SM_ERR_EVENTS_UNKNOWN_PROJECTION', { projection: name })
+    const held = this.#views.get(name)?.get(read)
+    if (!held) return this.#readView(name, read)
+    return this.#now().then((now) =>
+      held.changes === (now.changes.get(name) ?? 0) && held.version === now.version
+        ? held.value
+        : this.#readView(name, read),
+    )
+  }
+
+  #readView(name: string, read: (sql: Sql) => Promise<unknown>): Promise<unknown> {
     return this.#db.readVersioned(async (sql, version) => {
       // Inside the database's queue: no commit can come between this count and the read.
       const changes = this.#changes.get(name) ?? 0
@@ -316,12 +334,31 @@ export class EventStore {
         views = new WeakMap()
         this.#views.set(name, views)
       }
-      const held = views.get(read)
-      if (held && held.changes === changes && held.version === version) return held.value
       const value = deepFreeze(await read(sql))
       views.set(read, { changes, version, value })
       return value
     })
+  }
+
+  /**
+   * The database's version and this process's changes to each projection, now: one question in
+   * the database's queue for every view asked before that question's turn came (many readers at
+   * once cost one query, and none is answered from a question put before it asked).
+   */
+  #now(): Asked['answer'] {
+    const asked = this.#asked
+    if (asked && !asked.begun) return asked.answer
+    // The queue runs the job on a later turn, once `next` is made.
+    const next: Asked = {
+      begun: false,
+      answer: this.#db.read(async (sql) => {
+        next.begun = true
+        const changes = new Map(this.#changes)
+        return { version: await this.#db.version(sql), changes }
+      }),
+    }
+    this.#asked = next
+    return next.answer
   }
 
   #changed(projection: Projection): void {

@@ -34,6 +34,10 @@ export class ServerControl {
   readonly #logger: Logger
   readonly #ingest: StatusIngest
   readonly #follow: LiveFollow
+  /** Per server, how often something may have changed its run (server-list.ts holds a status until it moves). */
+  readonly #moves = new Map<string, number>()
+  /** Per server, how many of this process's power actions are under way. */
+  readonly #acting = new Map<string, number>()
 
   /** `listener`: what the manager's live follow tells (a resource sample, a follow resumed). */
   constructor(
@@ -60,7 +64,11 @@ export class ServerControl {
       bus,
       logger,
       files,
-      { status: (server) => this.status(server), adopt: (server) => this.#supervisor(server, 'be adopted') },
+      {
+        status: (server) => this.status(server),
+        adopt: (server) => this.#supervisor(server, 'be adopted'),
+        moved: (name) => this.moved(name),
+      },
       this.#ingest,
       listener,
     )
@@ -80,6 +88,45 @@ export class ServerControl {
     if (!this.files(server.name).exists()) return filesView(undefined)
     await this.#ingest.catchUp(server, 'look')
     return this.#read(server)
+  }
+
+  /** How often something may have changed the server's run: a status read before is stale once this moves. */
+  moves(name: string): number {
+    return this.#moves.get(name) ?? 0
+  }
+
+  /** Something may have changed the server's run (a status recorded, its supervisor's word). */
+  moved(name: string): void {
+    this.#moves.set(name, this.moves(name) + 1)
+  }
+
+  /**
+   * Whether `now`, just read, stays true until `moves(name)` moves: the manager follows the
+   * server's supervisor, which tells it every change; or no run is under way and no power action
+   * of this process is, and only one of those starts a run while the manager runs.
+   */
+  holds(name: string, now: RunStatus): boolean {
+    if (!this.#follow.active || this.#acting.has(name)) return false
+    return this.#follow.watching(name) || !runUnderWay(now)
+  }
+
+  /** Runs a power action under the server's power lock (power-lock.ts). */
+  #locked<T>(files: RunFiles, name: string, action: string, fn: () => Promise<T>): Promise<T> {
+    return this.#act(name, () => withPowerLock(files.powerLock, name, action, fn))
+  }
+
+  /** Runs a power action on the server: its run is not held (holds) until the action is over. */
+  async #act<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    this.#acting.set(name, (this.#acting.get(name) ?? 0) + 1)
+    this.moved(name)
+    try {
+      return await fn()
+    } finally {
+      const left = (this.#acting.get(name) ?? 1) - 1
+      if (left) this.#acting.set(name, left)
+      else this.#acting.delete(name)
+      this.moved(name)
+    }
   }
 
   /** Records, for every server, what its journal holds and the log does not (before a read of the log). */
@@ -175,7 +222,7 @@ export class ServerControl {
       })
     const files = this.files(server.name)
     files.ensureDir()
-    return withPowerLock(files.powerLock, server.name, 'start', () => this.#start(server, mode))
+    return this.#locked(files, server.name, 'start', () => this.#start(server, mode))
   }
 
   /**
@@ -217,17 +264,19 @@ export class ServerControl {
   }
 
   /** Starts a supervisor, whose first watch then reads its lines from the start. */
-  async #spawn(files: RunFiles, name: string, purpose: 'run' | 'adopt' = 'run'): ReturnType<typeof spawnSupervisor> {
-    this.#follow.spawning(name)
-    const announced = await spawnSupervisor(files, name, purpose)
-    if (!announced.ok && announced.error.code !== 'SM_ERR_SERVER_SUPERVISED') this.#follow.notSpawned(name)
-    return announced
+  #spawn(files: RunFiles, name: string, purpose: 'run' | 'adopt' = 'run'): ReturnType<typeof spawnSupervisor> {
+    return this.#act(name, async () => {
+      this.#follow.spawning(name)
+      const announced = await spawnSupervisor(files, name, purpose)
+      if (!announced.ok && announced.error.code !== 'SM_ERR_SERVER_SUPERVISED') this.#follow.notSpawned(name)
+      return announced
+    })
   }
 
   async stop(server: ServerRecord, reason: 'stop' | 'schedule' | 'manager' = 'stop'): Promise<ExitReply> {
     const files = this.files(server.name)
     files.ensureDir()
-    return withPowerLock(files.powerLock, server.name, 'stop', () => this.#stop(server, reason))
+    return this.#locked(files, server.name, 'stop', () => this.#stop(server, reason))
   }
 
   async #stop(server: ServerRecord, reason: 'stop' | 'restart' | 'schedule' | 'manager'): Promise<ExitReply> {
@@ -262,7 +311,7 @@ export class ServerControl {
   async restart(server: ServerRecord, reason: 'restart' | 'schedule' = 'restart'): Promise<StartReply> {
     const files = this.files(server.name)
     files.ensureDir()
-    return withPowerLock(files.powerLock, server.name, 'restart', async () => {
+    return this.#locked(files, server.name, 'restart', async () => {
       const now = await this.#actingLook(server)
       if (runUnderWay(now)) await this.#stop(server, reason)
       return this.#start(server, now.mode ?? 'detached')
@@ -313,7 +362,7 @@ export class ServerControl {
     const intent = files.readIntent()
     if (!intent || isSameProcess(intent.holder.pid, intent.holder.identity)) return
     try {
-      await withPowerLock(files.powerLock, server.name, 'start', async () => {
+      await this.#locked(files, server.name, 'start', async () => {
         const left = files.readIntent()
         if (!left || isSameProcess(left.holder.pid, left.holder.identity)) return
         files.writeIntent({ ...left, holder: ownProcess() })
@@ -339,7 +388,11 @@ export class ServerControl {
   }
 
   /** SIGKILL at once, bypassing any power action in progress (its identity is checked first). */
-  async kill(server: ServerRecord): Promise<ExitReply> {
+  kill(server: ServerRecord): Promise<ExitReply> {
+    return this.#act(server.name, () => this.#kill(server))
+  }
+
+  async #kill(server: ServerRecord): Promise<ExitReply> {
     const files = this.files(server.name)
     const client = await SupervisorClient.connect(files, server.name)
     if (client) {

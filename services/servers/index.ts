@@ -17,6 +17,7 @@ import { PlayerTracker } from './player-tracker'
 import { gameProfile } from './profiles'
 import { readServers, serversProjection } from './registry-projection'
 import { readSchedules, Scheduler, schedulesProjection } from './schedules'
+import { ServerList } from './server-list'
 import { serversSettings } from './settings'
 import { readStatuses, statusProjection } from './status-projection'
 import { agentVerbs } from './verbs/agent'
@@ -135,6 +136,7 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
         backups,
         access: new AccessLists(bus, control, history),
         players,
+        serverList: new ServerList(),
         scheduler: new Scheduler(bus, logger, async (schedule) => {
           const server = await find(schedule.server)
           return context.task(
@@ -172,7 +174,10 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
 
       // The manager's player tracker reads every followed console, and hears when a game ends.
       bus.on('servers:console', ({ serverName, line }) => players.line(serverName, line))
-      bus.on('after_server_status_change', (change) => players.statusChanged(change))
+      bus.on('after_server_status_change', (change) => {
+        control.moved(change.serverName)
+        return players.statusChanged(change)
+      })
       bus.on('servers:added', ({ server }) => players.forget(server.name))
       bus.on('servers:removed', ({ name }) => players.forget(name))
 

@@ -21,6 +21,8 @@ export interface FollowedControl {
   status(server: ServerRecord): Promise<RunStatus>
   /** A connection to the server's supervisor, a new one adopting a game that outlived its own. */
   adopt(server: ServerRecord): Promise<SupervisorClient>
+  /** What the server's supervisor says may have changed (its status, a sample, the follow itself). */
+  moved(name: string): void
 }
 
 /**
@@ -65,6 +67,11 @@ export class LiveFollow {
   /** Whether this process follows its servers (the manager, from its start to its stop). */
   get active(): boolean {
     return this.#active
+  }
+
+  /** Whether a live connection to the server's supervisor is followed: it tells every change of its run. */
+  watching(name: string): boolean {
+    return this.#watches.has(name)
   }
 
   /** A supervisor of the server is being started by this process: its watch reads it from its first line. */
@@ -112,6 +119,7 @@ export class LiveFollow {
     )
     if (!client) return
     this.#watches.set(server.name, client)
+    this.#control.moved(server.name)
     // A supervisor this process started: every line it read, in order, before the ones that follow.
     const fresh = this.#fresh.delete(server.name)
     const emit = (line: string) => void this.#bus.emit('servers:console', { serverName: server.name, line })
@@ -119,6 +127,7 @@ export class LiveFollow {
     client.onClose(() => {
       if (this.#watches.get(server.name) !== client) return
       this.#watches.delete(server.name)
+      this.#control.moved(server.name)
       if (!this.#active) return
       // The run ended, or its supervisor died: record it, and adopt a game that lives on.
       void this.reconcile([server]).catch(() => {})
@@ -127,8 +136,14 @@ export class LiveFollow {
       const { tail } = await client.subscribe(
         fresh ? 'run' : 0,
         (line) => (early ? early.push(line) : emit(line)),
-        () => void this.#ingest.catchUp(server, 'journal'),
-        (sample) => this.#listener.sample?.(server.name, sample),
+        () => {
+          this.#control.moved(server.name)
+          void this.#ingest.catchUp(server, 'journal')
+        },
+        (sample) => {
+          this.#control.moved(server.name)
+          this.#listener.sample?.(server.name, sample)
+        },
       )
       for (const line of [...tail, ...(early ?? [])]) emit(line)
       early = undefined
@@ -144,6 +159,7 @@ export class LiveFollow {
     const client = this.#watches.get(name)
     if (!client) return
     this.#watches.delete(name)
+    this.#control.moved(name)
     client.close()
   }
 

@@ -493,7 +493,7 @@ export const recordsCommands = {
       }),
     },
   ),
-  'servers:list': command(empty, z.array(serverSummary), { host: { here: true } }),
+  'servers:list': command(empty, z.array(serverSummary).readonly(), { host: { here: true } }),
   'servers:info': command(named, serverInfo, { host: { reads: true } }),
   /** The game profile in effect for the server: its profile's fields, the server's own over them (plain data). */
   'servers:profile': command(named, gameProfile, {

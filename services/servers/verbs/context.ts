@@ -19,6 +19,7 @@ import type { PlayerRecord } from '../player-history'
 import type { PlayerList } from '../player-list'
 import type { PlayerTracker } from '../player-tracker'
 import type { Schedule, Scheduler } from '../schedules'
+import type { ServerList } from '../server-list'
 import type { RecordedStatus } from '../status-projection'
 import type { ServerStatus } from '../supervisor/run-files'
 
@@ -42,6 +43,8 @@ export interface ServersContext {
   readonly access: AccessLists
   readonly players: PlayerTracker
   readonly scheduler: Scheduler
+  /** `servers:list`'s answer, kept in memory while nothing changed it. */
+  readonly serverList: ServerList
   /** A setting's value in effect (`settings:get`). */
   setting(key: string): Promise<unknown>
   /** Every registered server (the `servers` projection). */

@@ -8,7 +8,6 @@ import { describeServer, editServer } from '../describe-server'
 import { acceptEula, EULA_URL, eulaState } from '../eula'
 import { gameProfile } from '../profiles'
 import { isInside } from '../server-dir'
-import type { RecordedStatus } from '../status-projection'
 import { worldOf } from '../world'
 import type { ServersContext, VerbTable } from './context'
 import { resync } from './schedules'
@@ -25,23 +24,7 @@ export const registryVerbs = {
     await ctx.bus.emit('servers:edited', { name: record.name, changes })
     return { server: await ctx.find(record.name), changed: Object.keys(changes) }
   },
-  'servers:list': async (ctx) => {
-    const recorded = new Map((await ctx.statuses()).map((s) => [s.name, s]))
-    return Promise.all(
-      (await ctx.all()).map(async (server) => {
-        if (server.host !== undefined) return onHost(ctx, server, recorded.get(server.name))
-        const run = await ctx.control.status(server)
-        const count = ctx.online(server.name, run.status)?.online
-        return {
-          ...server,
-          status: run.status,
-          pid: run.pid,
-          ...(count === undefined ? {} : { players: count }),
-          ...(run.metrics ? { metrics: run.metrics } : {}),
-        }
-      }),
-    )
-  },
+  'servers:list': (ctx) => ctx.serverList.list(ctx),
   'servers:info': async (ctx, { name }) => {
     const server = await ctx.find(name)
     return { ...server, world: worldOf(server), dirExists: existsSync(server.dir) }
@@ -81,23 +64,6 @@ export const registryVerbs = {
     return { needed, ...eulaState(server), url: EULA_URL }
   },
 } satisfies VerbTable
-
-/**
- * A server on another host, as the log knows it: its last recorded status (its host's facts come
- * in as they are recorded), or `unknown` since its host went offline.
- */
-function onHost(ctx: ServersContext, server: ServerRecord, recorded: RecordedStatus | undefined) {
-  const host = ctx.hosts()?.state(server.host as string)
-  if (!host?.online) return { ...server, status: 'unknown' as const, since: host?.since ?? server.addedAt }
-  // Its status as recorded here; its game's PID (there) and who is on, as its host's last beat said.
-  const beat = host.servers.find((s) => s.server === server.name)
-  return {
-    ...server,
-    status: recorded?.status ?? ('stopped' as const),
-    ...(beat?.pid === undefined ? {} : { pid: beat.pid }),
-    ...(beat?.players === undefined ? {} : { players: beat.players }),
-  }
-}
 
 /**
  * Removes a server of another host from this manager only (`server remove --forget`): for a host

@@ -4,7 +4,7 @@ import type Router from '@koa/router'
 import { z } from 'zod'
 import { SmError } from '../../../kernel'
 import { isSecretName, REDACTED } from '../../../lib/secrets'
-import { withoutServerSecrets } from '../../../lib/server-secrets'
+import { withoutServerSecrets, withoutServerSecretsEach } from '../../../lib/server-secrets'
 import { serversCommands } from '../../servers/contract'
 import { adminOnlyCommand } from '../admin-commands'
 import type { WebApp } from '../app'
@@ -36,7 +36,7 @@ export function serverRoutes(app: WebApp, router: Router): void {
     },
     async (ctx) => ({
       status: 'success',
-      servers: withoutServerSecrets(visibleServers(currentUser(ctx), await bus.request('servers:list', {}))),
+      servers: withoutServerSecretsEach(visibleServers(currentUser(ctx), await bus.request('servers:list', {}))),
     }),
   )
   defineRoute(

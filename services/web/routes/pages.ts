@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Router from '@koa/router'
 import { SERVER_RIGHTS } from '../../../kernel/command-doors'
-import { withoutServerSecrets } from '../../../lib/server-secrets'
+import { withoutServerSecrets, withoutServerSecretsEach } from '../../../lib/server-secrets'
 import { APP_PUBLIC, type WebApp } from '../app'
 import { currentUser, defineRoute, type WebContext } from '../route'
 import { sameOriginPath } from '../same-origin-path'
@@ -80,7 +80,7 @@ export function pageRoutes(app: WebApp): Router {
   )
   page('/', 'dashboard', 'user', async (ctx) => {
     const user = currentUser(ctx)
-    const servers = withoutServerSecrets(visibleServers(user, await app.bus.request('servers:list', {})))
+    const servers = withoutServerSecretsEach(visibleServers(user, await app.bus.request('servers:list', {})))
     // The servers whose power buttons this user may press.
     const power = servers.filter((s) => judge.may(user, s.name, 'start_server')).map((s) => s.name)
     return { title: 'Dashboard', servers, power }

@@ -336,6 +336,60 @@ describe('services/events: the event log', () => {
       }
     })
 
+    it('asks the database once for views asked together, and never answers one from a question put before its turn', async () => {
+      const path = databasePath(tempDir())
+      const here = await EventStore.create(await SqliteDatabase.open({ path }))
+      const there = await EventStore.create(await SqliteDatabase.open({ path }))
+      try {
+        await here.register(counter())
+        await there.register(counter())
+        const counts = async (sql: import('../../../services/events').Sql) =>
+          (await counter().snapshot(sql)) as Record<string, number>
+        const view = () => here.viewProjection('counter', counts) as Promise<Record<string, number>>
+        await here.append([event('test_a')])
+        await view()
+        // Every question for the version, its answer held until `hold` lets it go on.
+        let asked = 0
+        let hold: Promise<void> = Promise.resolve()
+        let turn: () => void = () => {}
+        const version = here.database.version.bind(here.database)
+        here.database.version = async (sql) => {
+          asked++
+          const answer = await version(sql)
+          turn()
+          await hold
+          return answer
+        }
+        const together = await Promise.all(Array.from({ length: 10 }, view))
+        expect(asked).to.equal(1)
+        expect(new Set(together).size).to.equal(1)
+
+        // A question whose turn has come: another process commits meanwhile, and a view asked
+        // after that commit is not answered by it.
+        let release: () => void = () => {}
+        hold = new Promise((resolve) => {
+          release = resolve
+        })
+        const turned = new Promise<void>((resolve) => {
+          turn = resolve
+        })
+        const before = view()
+        await turned
+        await there.append([event('test_a')])
+        hold = Promise.resolve()
+        const after = view()
+        release()
+        // Asked before the commit, answered as of before it; asked after, a question of its own.
+        expect((await before).test_a).to.equal(1)
+        expect((await after).test_a).to.equal(2)
+        // The questions, and the read of the changed view (which asks the version with it).
+        expect(asked).to.equal(4)
+      } finally {
+        await here.close()
+        await there.close()
+      }
+    })
+
     it("hands this process's commits to the follower without reading them back, even when woken mid-commit", async () => {
       const store = await EventStore.create(await SqliteDatabase.open({ path: databasePath(tempDir()) }))
       const bus = new BusScope(new Bus(), 'events', 'events')

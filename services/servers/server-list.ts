@@ -1,0 +1,95 @@
+import { deepFreeze } from '../../kernel'
+import type { ServerRecord, ServerSummary } from './contract'
+import type { RecordedStatus } from './status-projection'
+import type { RunStatus } from './supervisor/protocol'
+import type { ServersContext } from './verbs/context'
+
+interface Held {
+  readonly record: ServerRecord
+  /** The server's `moves` when `run` was read. */
+  readonly moves: number
+  readonly run: RunStatus
+  entry: ServerSummary
+}
+
+/**
+ * `servers:list` from memory (issue 36 item 4). Each server of this machine is listed with its
+ * run status as last read, while nothing can have changed it since: its record is the registry's
+ * same (a view, itself current with the log: events/event-store.ts) and its run has not moved
+ * (`ServerControl.moves`: its supervisor's word as the manager follows it, a power action of this
+ * process). A run only the files can tell about (a one-shot command, a game under way that the
+ * manager does not follow) is read every time, as before. Who is online is the player tracker's
+ * at each list; a server of another host is its host's last beat and its recorded status. An
+ * unchanged list is the same frozen array, its entries the same objects, so what a reader makes
+ * of one (a list without secrets: withoutServerSecretsEach) can be kept too.
+ */
+export class ServerList {
+  readonly #held = new Map<string, Held>()
+  #last: readonly ServerSummary[] = Object.freeze([])
+
+  async list(ctx: ServersContext): Promise<readonly ServerSummary[]> {
+    const records = await ctx.all()
+    const remote = records.some((server) => server.host !== undefined)
+    const recorded = remote ? new Map((await ctx.statuses()).map((s) => [s.name, s])) : undefined
+    // What is held is taken as it is: a promise per server would cost more than the list.
+    const made = records.map((server) =>
+      server.host === undefined ? this.#local(ctx, server) : onHost(ctx, server, recorded?.get(server.name)),
+    )
+    const entries = made.some((entry) => entry instanceof Promise) ? await Promise.all(made) : (made as ServerSummary[])
+    if (entries.length === this.#last.length && entries.every((entry, i) => entry === this.#last[i])) return this.#last
+    if (this.#held.size > records.length) {
+      const names = new Set(records.map((server) => server.name))
+      for (const name of this.#held.keys()) if (!names.has(name)) this.#held.delete(name)
+    }
+    this.#last = Object.freeze(entries)
+    return this.#last
+  }
+
+  #local(ctx: ServersContext, server: ServerRecord): ServerSummary | Promise<ServerSummary> {
+    const held = this.#held.get(server.name)
+    if (!held || held.record !== server || held.moves !== ctx.control.moves(server.name)) return this.#read(ctx, server)
+    // Who is online moves with the console, not the run: the entry is made again when it did.
+    if (ctx.online(server.name, held.run.status)?.online !== held.entry.players)
+      held.entry = summary(ctx, server, held.run)
+    return held.entry
+  }
+
+  /** Reads the server's run, and holds it while ServerControl.holds says nothing can change it unseen. */
+  async #read(ctx: ServersContext, server: ServerRecord): Promise<ServerSummary> {
+    const { control } = ctx
+    const moves = control.moves(server.name)
+    const run = await control.status(server)
+    const entry = summary(ctx, server, run)
+    if (control.moves(server.name) === moves && control.holds(server.name, run))
+      this.#held.set(server.name, { record: server, moves, run, entry })
+    return entry
+  }
+}
+
+function summary(ctx: ServersContext, server: ServerRecord, run: RunStatus): ServerSummary {
+  const count = ctx.online(server.name, run.status)?.online
+  return deepFreeze({
+    ...server,
+    status: run.status,
+    pid: run.pid,
+    ...(count === undefined ? {} : { players: count }),
+    ...(run.metrics ? { metrics: run.metrics } : {}),
+  })
+}
+
+/**
+ * A server on another host, as the log knows it: its last recorded status (its host's facts come
+ * in as they are recorded), or `unknown` since its host went offline.
+ */
+function onHost(ctx: ServersContext, server: ServerRecord, recorded: RecordedStatus | undefined): ServerSummary {
+  const host = ctx.hosts()?.state(server.host as string)
+  if (!host?.online) return { ...server, status: 'unknown' as const, since: host?.since ?? server.addedAt }
+  // Its status as recorded here; its game's PID (there) and who is on, as its host's last beat said.
+  const beat = host.servers.find((s) => s.server === server.name)
+  return {
+    ...server,
+    status: recorded?.status ?? ('stopped' as const),
+    ...(beat?.pid === undefined ? {} : { pid: beat.pid }),
+    ...(beat?.players === undefined ? {} : { players: beat.players }),
+  }
+}

@@ -1,0 +1,89 @@
+import { expect } from 'chai'
+import { createManager, type Kernel, silentLogger } from '../../../manager'
+import { fakeBedrockDir, gameDataDir, untilGone } from '../../helpers/game'
+
+/** Resolves with the next `after_server_status_change` of `server` to `status`, as the manager's bus carries it. */
+function nextStatus(manager: Kernel, server: string, status: string): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = manager.bus.on(
+      'after_server_status_change',
+      (change) => {
+        if (change.serverName !== server || change.status !== status) return
+        listener.dispose()
+        resolve()
+      },
+      { owner: 'test' },
+    )
+  })
+}
+
+/** Resolves with the next player's join on `server`. */
+function nextJoin(manager: Kernel, server: string): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = manager.bus.on(
+      'after_player_join',
+      (join) => {
+        if (join.serverName !== server) return
+        listener.dispose()
+        resolve()
+      },
+      { owner: 'test' },
+    )
+  })
+}
+
+describe('services/servers: the servers list from memory in the manager (issue 36 item 4)', function () {
+  this.timeout(60_000)
+
+  it('is held while nothing changes, and shows at once what the supervisors, the consoles and power actions change', async () => {
+    const dataDir = gameDataDir()
+    // The manager `npm start` runs: it follows its servers' supervisors from manager:started.
+    const manager = createManager({ dataDir, logger: silentLogger, daemon: true, defaultPlugins: false })
+    await manager.start()
+    try {
+      const { bus } = manager
+      const list = async () => Object.fromEntries((await bus.request('servers:list', {})).map((s) => [s.name, s]))
+      await bus.request('servers:add', { name: 's1', dir: fakeBedrockDir() })
+      await bus.request('servers:add', { name: 'never', dir: fakeBedrockDir() })
+      await bus.request('settings:set', { key: 'servers.restart.delay_ms', value: 0 })
+
+      const first = await bus.request('servers:list', {})
+      expect(first.map((s) => [s.name, s.status])).to.deep.equal([
+        ['never', 'stopped'],
+        ['s1', 'stopped'],
+      ])
+      // Nothing changed: the very same answer, frozen, since every caller shares it.
+      expect(await bus.request('servers:list', {})).to.equal(first)
+      expect(Object.isFrozen(first[0])).to.equal(true)
+
+      // A power action of this process.
+      await bus.request('servers:start', { name: 's1' })
+      const running = await list()
+      expect(running.s1?.status).to.equal('running')
+      const pid = running.s1?.pid as number
+      expect(pid).to.be.a('number')
+      expect(running.never).to.equal(first[0], 'a server nothing happened to keeps its entry')
+
+      // Who is online moves with the console, not the run.
+      const joined = nextJoin(manager, 's1')
+      await bus.request('servers:send', { name: 's1', command: 'fakejoin Steve 2535416409672151' })
+      await joined
+      expect((await list()).s1?.players).to.equal(1)
+
+      // What only the supervisor sees: the game killed from outside, and started again by it.
+      const restarted = nextStatus(manager, 's1', 'running')
+      process.kill(pid, 'SIGKILL')
+      await untilGone(pid)
+      await restarted
+      const again = await list()
+      expect(again.s1?.status).to.equal('running')
+      expect(again.s1?.pid).to.be.a('number').and.not.equal(pid)
+      expect(again.s1?.players).to.equal(0, 'the players left with the crash')
+
+      await bus.request('servers:stop', { name: 's1' })
+      expect((await list()).s1?.status).to.equal('stopped')
+    } finally {
+      await manager.stop()
+    }
+  })
+})
