@@ -6,36 +6,53 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as sdk from './index'
-import { createKernel, type Kernel, type Logger, type Service } from './kernel'
+import { createKernel, type Kernel, type Logger, type Service, type ServiceDeclaration } from './kernel'
 import { logFile, openDataDir, resolveDataDir } from './lib/data-dir'
-import { authService } from './services/auth'
+import { authDeclaration } from './services/auth/declarations'
 import { bridgeDeclarations, bridgeService, type HostOptions, natsDeclarations, natsService } from './services/bridge'
-import { eventsService } from './services/events'
-import { filesService } from './services/files'
+import { eventsDeclaration } from './services/events/declarations'
+import { filesDeclaration } from './services/files/declarations'
 import { createLogger, isLogLevel, type LogLevel, logService } from './services/log'
-import { metricsService } from './services/metrics'
-import { pluginsService } from './services/plugins'
-import { serversService } from './services/servers'
-import { settingsService } from './services/settings'
-import { tasksService } from './services/tasks'
+import { metricsDeclaration } from './services/metrics/declarations'
+import { pluginsDeclaration } from './services/plugins/declarations'
+import { serversDeclaration } from './services/servers/declarations'
+import { settingsDeclaration } from './services/settings/declarations'
+import { tasksDeclaration } from './services/tasks/declarations'
 import { webDeclarations, webService } from './services/web'
 
 export * from './kernel'
 export { resolveDataDir } from './lib/data-dir'
-export { authService } from './services/auth'
 export { bridgeService, natsService } from './services/bridge'
-export { eventsService } from './services/events'
-export { filesService } from './services/files'
 export type * from './services/files/contract'
 export { createLogger, type LogLevel, logService, type RootLogger } from './services/log'
-export { metricsService } from './services/metrics'
 export type * from './services/metrics/contract'
-export { pluginsService } from './services/plugins'
 export type * from './services/plugins/contract'
-export { serversService } from './services/servers'
 export type * from './services/servers/contract'
-export { settingsService } from './services/settings'
 export { webService } from './services/web'
+
+// The built-in services' implementations load when one is made (a one-shot command that runs
+// only some of them never loads the others: createManager's `only`).
+type Auth = typeof import('./services/auth')
+type Events = typeof import('./services/events')
+type Files = typeof import('./services/files')
+type Metrics = typeof import('./services/metrics')
+type Plugins = typeof import('./services/plugins')
+type Servers = typeof import('./services/servers')
+type Settings = typeof import('./services/settings')
+type Tasks = typeof import('./services/tasks')
+export const authService = later(() => (require('./services/auth') as Auth).authService)
+export const eventsService = later(() => (require('./services/events') as Events).eventsService)
+export const filesService = later(() => (require('./services/files') as Files).filesService)
+export const metricsService = later(() => (require('./services/metrics') as Metrics).metricsService)
+export const pluginsService = later(() => (require('./services/plugins') as Plugins).pluginsService)
+export const serversService = later(() => (require('./services/servers') as Servers).serversService)
+export const settingsService = later(() => (require('./services/settings') as Settings).settingsService)
+export const tasksService = later(() => (require('./services/tasks') as Tasks).tasksService)
+
+/** A function whose module loads at its first call. */
+function later<A extends unknown[], R>(load: () => (...args: A) => R): (...args: A) => R {
+  return (...args) => load()(...args)
+}
 
 export interface ManagerOptions {
   /** Defaults to `$SM_DATA_DIR`, else `~/.server-manager/`. */
@@ -81,45 +98,88 @@ export interface ManagerOptions {
    * embedding program, or a test that wants an event log with only its own facts).
    */
   readonly defaultPlugins?: boolean
+  /**
+   * Run only these built-in services (by name) and those they depend on; the others are only
+   * declared (their commands, codes and settings known, their commands not answered). A one-shot
+   * command that names what it uses (ManagerCommand's `services`). Default: all.
+   */
+  readonly only?: readonly string[]
 }
 
 /** This package's version. */
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version
 
-/** The built-in services, in the order they are registered. */
-export function builtinServices(
-  options: {
-    loadPlugins?: boolean | 'on-demand'
-    oneShot?: boolean
-    watchdog?: boolean
-    defaultPlugins?: boolean
-    /** Start the servers set to autostart (a host agent: it loads no plugins, the autostart plugin's home). */
-    autostart?: boolean
-  } = {},
-): Service[] {
-  const load = options.loadPlugins ?? true
-  return [
-    eventsService(),
-    settingsService(),
-    authService(),
-    tasksService(),
-    metricsService(),
-    serversService({ autostart: options.autostart }),
-    filesService(),
-    pluginsService({
-      sdk,
-      webSdk: () => require('./web'),
-      cliSdk: () => require('./cli'),
-      load,
-      retryFailed: !options.oneShot,
-      watchdog: load !== false && options.watchdog,
-      crashGuard: load !== false && options.watchdog && !options.oneShot,
-      defaults: options.defaultPlugins ?? process.env.SM_DEFAULT_PLUGINS !== 'off',
-      // Each plugin in a worker thread of its own (plugins.isolation), started from this root's sibling.
-      threadEntry: join(__dirname, 'plugin-thread.js'),
-      logLevel: process.env.SM_LOG_LEVEL === 'debug' ? 'debug' : 'info',
-    }),
-  ]
+/** How the built-in services are made (createManager passes its own options through). */
+export interface BuiltinOptions {
+  loadPlugins?: boolean | 'on-demand'
+  oneShot?: boolean
+  watchdog?: boolean
+  defaultPlugins?: boolean
+  /** Start the servers set to autostart (a host agent: it loads no plugins, the autostart plugin's home). */
+  autostart?: boolean
+  /**
+   * Run only these (by name) and those they depend on; the others are only declared: their
+   * commands, codes and settings are known, their commands not answered. Default: all.
+   */
+  only?: readonly string[]
+}
+
+/** Each built-in service: what it declares, and how it is made (its implementation loaded then). */
+const BUILTINS: readonly { readonly declaration: ServiceDeclaration; make(options: BuiltinOptions): Service }[] = [
+  { declaration: eventsDeclaration, make: () => eventsService() },
+  { declaration: settingsDeclaration, make: () => settingsService() },
+  { declaration: authDeclaration, make: () => authService() },
+  { declaration: tasksDeclaration, make: () => tasksService() },
+  { declaration: metricsDeclaration, make: () => metricsService() },
+  { declaration: serversDeclaration, make: (options) => serversService({ autostart: options.autostart }) },
+  { declaration: filesDeclaration, make: () => filesService() },
+  {
+    declaration: pluginsDeclaration,
+    make(options) {
+      const load = options.loadPlugins ?? true
+      return pluginsService({
+        sdk,
+        webSdk: () => require('./web'),
+        cliSdk: () => require('./cli'),
+        load,
+        retryFailed: !options.oneShot,
+        watchdog: load !== false && options.watchdog,
+        crashGuard: load !== false && options.watchdog && !options.oneShot,
+        defaults: options.defaultPlugins ?? process.env.SM_DEFAULT_PLUGINS !== 'off',
+        // Each plugin in a worker thread of its own (plugins.isolation), started from this root's sibling.
+        threadEntry: join(__dirname, 'plugin-thread.js'),
+        logLevel: process.env.SM_LOG_LEVEL === 'debug' ? 'debug' : 'info',
+      })
+    },
+  },
+]
+
+/** The built-in services, in the order they are registered (with `only`: those it needs). */
+export function builtinServices(options: BuiltinOptions = {}): Service[] {
+  const run = needed(options.only)
+  return BUILTINS.filter((b) => run.has(b.declaration.name)).map((b) => b.make(options))
+}
+
+/** The built-in services `only` leaves out, as they are declared. */
+function leftOut(only: readonly string[] | undefined): ServiceDeclaration[] {
+  const run = needed(only)
+  return BUILTINS.map((b) => b.declaration).filter((d) => !run.has(d.name))
+}
+
+/** The names of the built-in services that run: `only` (every one without it) and what they depend on. */
+function needed(only: readonly string[] | undefined): Set<string> {
+  const all = BUILTINS.map((b) => b.declaration)
+  if (!only) return new Set(all.map((d) => d.name))
+  const run = new Set<string>()
+  const add = (name: string) => {
+    if (run.has(name)) return
+    const declaration = all.find((d) => d.name === name)
+    if (!declaration) return // not a built-in one (bridge, web, an embedder's own): theirs to add
+    run.add(name)
+    for (const dependency of declaration.dependsOn ?? []) add(dependency)
+  }
+  for (const name of only) add(name)
+  return run
 }
 
 /** A kernel with the built-in services registered (not started). */
@@ -152,6 +212,8 @@ export function createManager(options: ManagerOptions = {}): Kernel {
   // and its commands named from any process of the data directory.
   if (!options.daemon) kernel.declare([...bridgeDeclarations, ...natsDeclarations], 'the manager (its bridge)')
   if (!web) kernel.declare(webDeclarations, 'the manager (its web server)')
+  for (const declaration of leftOut(options.only))
+    kernel.declare(declaration.declares ?? [], `the manager (its ${declaration.name} service)`)
   return kernel.use(
     ...services,
     ...builtinServices({ ...options, autostart: options.host !== undefined }),

@@ -18,6 +18,10 @@ if (!existsSync(join(__dirname, '..', 'dist', 'services', 'cli', 'commands'))) {
   exit(70)
 }
 
+// zod's translations of its messages load when first used, not with zod (lib/lazy-zod-locales.ts):
+// before anything loads zod.
+require('../dist/lib/lazy-zod-locales').lazyZodLocales()
+
 // Output that cannot be written (a full disk under a background manager's output file, a closed
 // pipe or terminal) is dropped, never the end of the process; it resumes once writing works.
 const output = require('../dist/services/log/guarded-output')

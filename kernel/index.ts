@@ -96,7 +96,7 @@ export type {
   PayloadOf,
 } from './maps'
 export { Registry } from './registry'
-export type { Service, ServiceContext, ServiceReport } from './service'
+export type { Service, ServiceContext, ServiceDeclaration, ServiceReport } from './service'
 export {
   defaultOf,
   defineSettings,

@@ -52,6 +52,13 @@ export interface Service {
   stop?(ctx: ServiceContext): void | Promise<void>
 }
 
+/**
+ * What a service is without its implementation: its name, where it starts, and what it
+ * declares. A process that does not run the service declares it from this alone
+ * (`kernel.declare`), so its commands, codes and settings are still known there.
+ */
+export type ServiceDeclaration = Pick<Service, 'name' | 'namespace' | 'dependsOn' | 'after' | 'relays' | 'declares'>
+
 export interface ServiceContext {
   /** The bus, scoped to this service: registrations are attributed to it and released on stop. */
   readonly bus: BusScope

@@ -6,8 +6,6 @@ import {
   ACCESS_FACTS,
   type ApiTokenRecord,
   AUTH_FACTS,
-  authCommands,
-  authEvents,
   type Grants,
   heldToGrants,
   type Identity,
@@ -19,11 +17,10 @@ import {
   SIGN_IN_FACTS,
   type UserRecord,
 } from './contract'
-import { authErrors } from './errors'
+import { authDeclaration } from './declarations'
 import { handleGrants } from './grants'
 import { decoyHash, hashPassword, verifyPassword } from './passwords'
 import { FailureLimiter } from './rate-limit'
-import { authSettings } from './settings'
 import { SecondFactors } from './two-factor'
 import {
   type AuthState,
@@ -77,9 +74,7 @@ interface Claims {
  */
 export function authService(): Service {
   return {
-    name: 'auth',
-    declares: [authCommands, authEvents, authErrors, authSettings],
-    dependsOn: ['events', 'settings'],
+    ...authDeclaration,
     async start({ bus, registry }) {
       const projections = registry.resolve(PROJECTIONS)
       await projections.register(usersProjection)

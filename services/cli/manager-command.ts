@@ -23,6 +23,12 @@ export abstract class ManagerCommand extends Command {
    * listeners receive events). Read-only commands discover plugins but run none.
    */
   protected loadsPlugins = true
+  /**
+   * The built-in services the command uses when it runs in-process (with those they depend on:
+   * manager.ts, `only`); the others are only declared. A read names its own (issue 36 item 3).
+   * Default: all.
+   */
+  protected services?: readonly string[]
   #session: CliSession | undefined
 
   protected get actor(): string {
@@ -36,7 +42,8 @@ export abstract class ManagerCommand extends Command {
   /** The menu's session, or this command's own (made on first use). */
   protected get session(): CliSession {
     this.#session ??=
-      CliSession.shared ?? new CliSession({ consoleLevel: this.consoleLevel, loadsPlugins: this.loadsPlugins })
+      CliSession.shared ??
+      new CliSession({ consoleLevel: this.consoleLevel, loadsPlugins: this.loadsPlugins, services: this.services })
     return this.#session
   }
 

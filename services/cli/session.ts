@@ -30,6 +30,11 @@ export interface SessionOptions {
   readonly loadsPlugins?: boolean
   /** Always an in-process manager, even while one runs (a plugin command marked `static local = true`). */
   readonly local?: boolean
+  /**
+   * The built-in services a one-shot command uses (with those they depend on): an in-process
+   * manager runs only them, and only declares the others. Default: all.
+   */
+  readonly services?: readonly string[]
 }
 
 /**
@@ -127,6 +132,7 @@ export class CliSession {
       host: options.host,
       ...(options.host ? { web: false, loadPlugins: false, defaultPlugins: false } : {}),
       oneShot: !options.daemon,
+      ...(options.daemon || options.host ? {} : { only: this.#options.services }),
       watchdog: CliSession.ownsProcess,
     })
     this.bootReport = await kernel.start()

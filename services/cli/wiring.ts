@@ -24,6 +24,8 @@ export interface LocalManagerOptions {
   readonly web?: boolean
   readonly defaultPlugins?: boolean
   readonly oneShot: boolean
+  /** Run only these built-in services and what they depend on (a one-shot command's `services`). */
+  readonly only?: readonly string[]
   readonly watchdog: boolean
 }
 

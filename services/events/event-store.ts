@@ -357,6 +357,10 @@ export class EventStore {
         return { version: await this.#db.version(sql), changes }
       }),
     }
+    // A question that failed before its turn (the database could not be reopened) is shared no more.
+    next.answer.catch(() => {
+      next.begun = true
+    })
     this.#asked = next
     return next.answer
   }

@@ -2,13 +2,12 @@ import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { reasonOf, type Service, type ServiceContext, SmError, toSmError } from '../../kernel'
 import { withoutSecrets } from '../../lib/secrets'
-import { eventsCommands, eventsEvents, PROJECTIONS } from './contract'
+import { PROJECTIONS } from './contract'
 import { SqliteDatabase } from './database'
-import { eventsErrors } from './errors'
+import { eventsDeclaration } from './declarations'
 import { EventStore } from './event-store'
 import { Follower } from './follower'
 import { applyRetention, type RetentionOptions, scheduleRetention } from './retention'
-import { eventsSettings } from './settings'
 
 export type * from './contract'
 
@@ -29,12 +28,7 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
   let stopWatch: (() => void) | undefined
 
   return {
-    name: 'events',
-    declares: [eventsCommands, eventsEvents, eventsErrors, eventsSettings],
-    // The log file's owner stops last; the bridge holds the data directory's lock first.
-    after: ['log', 'bridge'],
-    // Another host's facts it takes in (events:ingest) reach this bus's listeners from here.
-    relays: true,
+    ...eventsDeclaration,
     async start({ bus, config, logger, registry }: ServiceContext) {
       const path = databasePath(config.dataDir)
       ensureDirectory(config.dataDir)

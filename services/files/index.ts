@@ -1,11 +1,9 @@
 import { statSync } from 'node:fs'
 import { type CommandName, type CommandPayload, type CommandReply, type Service, SmError } from '../../kernel'
 import { HOSTS, type HostsLink } from '../bridge/contract'
-import { filesActions } from './actions'
 import { filesCommands } from './contract'
-import { filesErrors } from './errors'
+import { filesDeclaration } from './declarations'
 import { FileManager } from './file-manager'
-import { filesSettings } from './settings'
 import { Stager } from './stage'
 
 export type * from './contract'
@@ -22,9 +20,7 @@ type FilesCommand = Extract<CommandName, `files:${string}`>
 export function filesService(): Service {
   let stager: Stager | undefined
   return {
-    name: 'files',
-    declares: [filesCommands, filesActions, filesErrors, filesSettings],
-    dependsOn: ['events', 'settings', 'servers'],
+    ...filesDeclaration,
     async start({ bus, logger, registry, config }) {
       const files = new FileManager(bus)
       const received = new Stager(config.dataDir, logger)

@@ -2,9 +2,9 @@ import { reasonOf, type Service } from '../../kernel'
 import { SerialQueue } from '../../lib/serial-queue'
 import { querySeries } from '../../lib/series-query'
 import type { SamplingSpec } from './contract'
-import { HOST_FIELDS, HOST_PEAKS, metricsCommands, metricsEvents } from './contract'
+import { HOST_FIELDS, HOST_PEAKS } from './contract'
+import { metricsDeclaration } from './declarations'
 import { HostSampler, hostSeriesPath } from './host-sampler'
-import { metricsSettings } from './settings'
 
 export type * from './contract'
 
@@ -18,9 +18,7 @@ export type * from './contract'
 export function metricsService(): Service {
   let sampler: HostSampler | undefined
   return {
-    name: 'metrics',
-    declares: [metricsCommands, metricsEvents, metricsSettings],
-    dependsOn: ['settings'],
+    ...metricsDeclaration,
     async start({ bus, config, logger }) {
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const sampling = async (): Promise<SamplingSpec | undefined> => {

@@ -6,20 +6,18 @@ import { logFile } from '../../lib/data-dir'
 import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { WEB_CONTRIBUTIONS } from '../web/contract'
-import { pluginsActions } from './actions'
 import { builtinCli, checkCliConflicts, cliCacheFile, writeCliCache } from './cli-contributions'
-import { type CliContribution, loopLimitMs, pluginsCommands, pluginsEvents } from './contract'
+import { type CliContribution, loopLimitMs } from './contract'
 import { CrashGuard } from './crash-guard'
 import { sendCustomEvent } from './custom-events'
+import { pluginsDeclaration } from './declarations'
 import type { SearchPath } from './discovery'
-import { pluginsErrors } from './errors'
 import { eventIdentifier } from './identity'
 import { LoopWatcher } from './loop-watchdog'
 import { eventsNeedingPlugins, loadOnFirstNeed, type PluginsOnDemand } from './on-demand'
 import { PluginManager } from './plugin-manager'
 import { PluginImporter } from './plugin-module'
 import { PLUGIN_FACTS, registryProjection } from './registry-projection'
-import { pluginsSettings } from './settings'
 import { shippedPaths } from './shipped'
 import { ThreadedPlugin } from './thread/threaded-plugin'
 
@@ -96,12 +94,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
   }
 
   return {
-    name: 'plugins',
-    declares: [pluginsCommands, pluginsEvents, pluginsActions, pluginsErrors, pluginsSettings],
-    // Plugins call servers and run tasks from their first hook; their routes go live where a web
-    // server runs in this process (the manager), and are simply not served where none does.
-    dependsOn: ['events', 'settings', 'tasks', 'servers'],
-    after: ['web'],
+    ...pluginsDeclaration,
     // Loading is bounded plugin by plugin (import, constructor, onLoad), and may add up past the
     // kernel's 30 s: a few slow plugins must not stop the manager from starting.
     startTimeoutMs: START_TIMEOUT_MS,

@@ -12,6 +12,7 @@ import { type FollowListener, LiveFollow, runUnderWay } from './live-follow'
 import { powerLockHeld, withPowerLock } from './power-lock'
 import { type GameProfile, gameProfile, refusalIn } from './profiles'
 import { type Get, restartPolicy, runSpecOf } from './run-spec'
+import { RunWatch } from './run-watch'
 import { awaitUp } from './start-wait'
 import { endedUnseen, type Recovery, StatusIngest } from './status-ingest'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
@@ -36,6 +37,10 @@ export class ServerControl {
   readonly #follow: LiveFollow
   /** Per server, how often something may have changed its run (server-list.ts holds a status until it moves). */
   readonly #moves = new Map<string, number>()
+  /** How often something may have changed every server's run (the run watch lost its sight). */
+  #movesAll = 0
+  /** The run files' changes by any process (run-watch.ts), while the manager follows its servers. */
+  readonly #runWatch: RunWatch
   /** Per server, how many of this process's power actions are under way. */
   readonly #acting = new Map<string, number>()
 
@@ -60,6 +65,7 @@ export class ServerControl {
       relaunch: (server, crashed) => this.#relaunch(server, crashed),
     }
     this.#ingest = new StatusIngest(bus, projections, logger, files, recovery)
+    this.#runWatch = new RunWatch(dataDir, (name) => this.moved(name))
     this.#follow = new LiveFollow(
       bus,
       logger,
@@ -92,22 +98,30 @@ export class ServerControl {
 
   /** How often something may have changed the server's run: a status read before is stale once this moves. */
   moves(name: string): number {
-    return this.#moves.get(name) ?? 0
+    return (this.#moves.get(name) ?? 0) + this.#movesAll
   }
 
-  /** Something may have changed the server's run (a status recorded, its supervisor's word). */
-  moved(name: string): void {
-    this.#moves.set(name, this.moves(name) + 1)
+  /** Something may have changed the server's run (a status recorded, its supervisor's word); no name: every server's. */
+  moved(name?: string): void {
+    if (name === undefined) this.#movesAll++
+    else this.#moves.set(name, (this.#moves.get(name) ?? 0) + 1)
+  }
+
+  /** The server was removed: what was counted for it goes (a new one of that name is another record). */
+  forget(name: string): void {
+    this.#moves.delete(name)
+    this.#movesAll++
   }
 
   /**
    * Whether `now`, just read, stays true until `moves(name)` moves: the manager follows the
-   * server's supervisor, which tells it every change; or no run is under way and no power action
-   * of this process is, and only one of those starts a run while the manager runs.
+   * server's supervisor, which tells it every change; or no run is under way, no power action of
+   * this process is, and the run watch tells any change of its run files (a start by another
+   * process of the data directory writes them first).
    */
   holds(name: string, now: RunStatus): boolean {
     if (!this.#follow.active || this.#acting.has(name)) return false
-    return this.#follow.watching(name) || !runUnderWay(now)
+    return this.#follow.watching(name) || (!runUnderWay(now) && this.#runWatch.watched(name))
   }
 
   /** Runs a power action under the server's power lock (power-lock.ts). */
@@ -546,17 +560,20 @@ export class ServerControl {
    * happened while no manager ran, and follows each running server from now on (live-follow.ts).
    */
   reconcile(servers: readonly ServerRecord[]): Promise<void> {
+    // Watched first: a change of the run files while the follow looks is told.
+    this.#runWatch.start()
     return this.#follow.reconcile(servers)
   }
 
   /** Stops following (the manager is stopping); the servers and their supervisors run on. */
   stopFollowing(): void {
     this.#follow.close()
+    this.#runWatch.close()
   }
 
   /** Stops following, and waits for the catch-ups under way (the service is stopping). */
   async close(): Promise<void> {
-    this.#follow.close()
+    this.stopFollowing()
     await this.#ingest.close()
   }
 }

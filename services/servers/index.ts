@@ -5,12 +5,10 @@ import { HOSTS } from '../bridge/contract'
 import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { AccessLists } from './access-lists'
-import { serversActions } from './actions'
 import { Backups } from './backups/backups'
 import type { ServerRecord } from './contract'
-import { serversCommands, serversEvents } from './contract'
 import { ServerControl } from './control'
-import { serversErrors } from './errors'
+import { serversDeclaration } from './declarations'
 import { playerHistoryProjection, readPlayerHistory } from './player-history'
 import { askPlayers } from './player-list'
 import { PlayerTracker } from './player-tracker'
@@ -18,7 +16,6 @@ import { gameProfile } from './profiles'
 import { readServers, serversProjection } from './registry-projection'
 import { readSchedules, Scheduler, schedulesProjection } from './schedules'
 import { ServerList } from './server-list'
-import { serversSettings } from './settings'
 import { readStatuses, statusProjection } from './status-projection'
 import { agentVerbs } from './verbs/agent'
 import { backupVerbs } from './verbs/backups'
@@ -61,9 +58,7 @@ const VERBS = [
 export function serversService(options: { autostart?: boolean } = {}): Service {
   let ctx: ServersContext | undefined
   return {
-    name: 'servers',
-    declares: [serversCommands, serversEvents, serversActions, serversErrors, serversSettings],
-    dependsOn: ['events', 'settings', 'tasks', 'metrics'],
+    ...serversDeclaration,
     async start({ bus, config, logger, registry }) {
       const projections = registry.resolve(PROJECTIONS)
       for (const projection of [serversProjection, statusProjection, schedulesProjection, playerHistoryProjection])
@@ -179,7 +174,10 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
         return players.statusChanged(change)
       })
       bus.on('servers:added', ({ server }) => players.forget(server.name))
-      bus.on('servers:removed', ({ name }) => players.forget(name))
+      bus.on('servers:removed', ({ name }) => {
+        players.forget(name)
+        control.forget(name)
+      })
 
       // A read of the log shows what supervisors saw while nobody recorded it (events, the API, --follow).
       bus.on('events:reading', async () => control.recordPending(await here(all)))

@@ -26,6 +26,8 @@ interface Held {
 export class ServerList {
   readonly #held = new Map<string, Held>()
   #last: readonly ServerSummary[] = Object.freeze([])
+  /** The registry's list the held entries were last pruned against. */
+  #records: readonly ServerRecord[] = []
 
   async list(ctx: ServersContext): Promise<readonly ServerSummary[]> {
     const records = await ctx.all()
@@ -37,9 +39,11 @@ export class ServerList {
     )
     const entries = made.some((entry) => entry instanceof Promise) ? await Promise.all(made) : (made as ServerSummary[])
     if (entries.length === this.#last.length && entries.every((entry, i) => entry === this.#last[i])) return this.#last
-    if (this.#held.size > records.length) {
+    if (records !== this.#records) {
+      // The registry changed: what is held of a server it no longer has goes.
       const names = new Set(records.map((server) => server.name))
       for (const name of this.#held.keys()) if (!names.has(name)) this.#held.delete(name)
+      this.#records = records
     }
     this.#last = Object.freeze(entries)
     return this.#last

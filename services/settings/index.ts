@@ -12,12 +12,10 @@ import {
 } from '../../kernel'
 import { isSecretKey, REDACTED, withoutSecretSettings, withoutSecrets } from '../../lib/secrets'
 import { PROJECTIONS, type Projections, type Sql } from '../events/contract'
-import { settingsActions } from './actions'
 import type { SettingChange, SettingMode } from './contract'
-import { settingsCommands, settingsEvents } from './contract'
+import { settingsDeclaration } from './declarations'
 import { DeclaredSettings } from './declared'
 import { deepMerge, parseKey, type Tree } from './dot-path'
-import { settingsErrors } from './errors'
 import { markedSecretKeys, secretsProjection } from './secrets-projection'
 import { readAll, readStored, settingsProjection, storedKeys } from './settings-projection'
 import { validateSetting } from './validate'
@@ -34,9 +32,7 @@ type Read = <T>(fn: (sql: Sql) => Promise<T>) => Promise<T>
  */
 export function settingsService(): Service {
   return {
-    name: 'settings',
-    declares: [settingsCommands, settingsEvents, settingsActions, settingsErrors],
-    dependsOn: ['events'],
+    ...settingsDeclaration,
     async start({ bus, config, registry }) {
       const declared = new DeclaredSettings({ dataDir: config.dataDir }, bus.catalogue.settings())
       const projections = registry.resolve(PROJECTIONS)

@@ -1,10 +1,9 @@
 import { currentContext, reasonOf, type Service, SmError } from '../../kernel'
 import { HOSTS, hostTaskId, parseHostTaskId } from '../bridge/contract'
 import type { StoredEvent } from '../events/contract'
-import { TASKS, type TaskRecord, tasksCommands, tasksEvents } from './contract'
-import { tasksErrors } from './errors'
+import { TASKS, type TaskRecord } from './contract'
+import { tasksDeclaration } from './declarations'
 import { ownerGoneCheck, processName, type StartedFact, unfinished } from './interrupted'
-import { tasksSettings } from './settings'
 import { TaskManager } from './task-manager'
 
 export type * from './contract'
@@ -22,9 +21,7 @@ export { TASKS } from './contract'
  */
 export function tasksService(): Service {
   return {
-    name: 'tasks',
-    declares: [tasksCommands, tasksEvents, tasksErrors, tasksSettings],
-    dependsOn: ['events', 'settings'],
+    ...tasksDeclaration,
     async start({ bus, registry, logger, config }) {
       await bus.request('events:declare_facts', { types: ['tasks:started', 'tasks:finished'] })
       const tasks = new TaskManager(

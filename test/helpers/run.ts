@@ -2,6 +2,7 @@ import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'n
 import { readFileSync, writeFileSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
+import { STAND_IN } from '../../lib/lazy-zod-locales'
 import { afterItsUser } from './run-end'
 
 /** The project root (tests run from dist/test/...). */
@@ -296,10 +297,11 @@ export async function loadedModules(
   const tracer = join(dataDir, 'tracer.js')
   writeFileSync(
     tracer,
-    "process.on('exit', () => require('node:fs').writeFileSync(process.env.TRACE, Object.keys(require.cache).join('\\n')))\n",
+    // Files read and run: not the stand-in for zod's translations (lib/lazy-zod-locales.ts).
+    "process.on('exit', () => require('node:fs').writeFileSync(process.env.TRACE, Object.values(require.cache).filter((m) => !m.id.endsWith(process.env.STAND_IN)).map((m) => m.filename).join('\\n')))\n",
   )
   const result = await run(process.execPath, ['--require', tracer, CLI, ...args], {
-    env: { SM_DATA_DIR: dataDir, TRACE: trace },
+    env: { SM_DATA_DIR: dataDir, TRACE: trace, STAND_IN },
   })
   return { ...result, loaded: readFileSync(trace, 'utf8').split('\n') }
 }

@@ -11,6 +11,11 @@ process.env.SM_CHECK_BUS = '1'
 // checks the product's own cost).
 process.env.SM_TEST_PASSWORD_COST = '10'
 
+import { lazyZodLocales } from '../../lib/lazy-zod-locales'
+
+// As bin/run.js does, before anything loads zod.
+lazyZodLocales()
+
 import { rootHooks } from './run-end'
 import { removeAtRunEnd } from './temp-dir'
 

@@ -384,6 +384,21 @@ describe('services/events: the event log', () => {
         expect((await after).test_a).to.equal(2)
         // The questions, and the read of the changed view (which asks the version with it).
         expect(asked).to.equal(4)
+
+        // A question that fails before its turn (the database could not be reopened) answers no later view.
+        const read = here.database.read.bind(here.database)
+        let failing = true
+        here.database.read = <T>(fn: (sql: import('../../../services/events').Sql) => Promise<T>): Promise<T> => {
+          if (!failing) return read(fn)
+          failing = false
+          return Promise.reject(new Error('the database could not be reopened'))
+        }
+        const failed = await view().then(
+          () => undefined,
+          (error: Error) => error.message,
+        )
+        expect(failed).to.equal('the database could not be reopened')
+        expect((await view()).test_a).to.equal(2)
       } finally {
         await here.close()
         await there.close()

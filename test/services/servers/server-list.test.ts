@@ -1,6 +1,8 @@
 import { expect } from 'chai'
 import { createManager, type Kernel, silentLogger } from '../../../manager'
-import { fakeBedrockDir, gameDataDir, untilGone } from '../../helpers/game'
+import { spawnSupervisor } from '../../../services/servers/supervisor/client'
+import { RunFiles } from '../../../services/servers/supervisor/run-files'
+import { fakeBedrockDir, gameDataDir, runState, untilGone, untilStatus } from '../../helpers/game'
 
 /** Resolves with the next `after_server_status_change` of `server` to `status`, as the manager's bus carries it. */
 function nextStatus(manager: Kernel, server: string, status: string): Promise<void> {
@@ -82,6 +84,33 @@ describe('services/servers: the servers list from memory in the manager (issue 3
 
       await bus.request('servers:stop', { name: 's1' })
       expect((await list()).s1?.status).to.equal('stopped')
+    } finally {
+      await manager.stop()
+    }
+  })
+
+  it("shows a run another process of the data directory started, which nothing on the manager's bus told of", async () => {
+    const dataDir = gameDataDir()
+    const manager = createManager({ dataDir, logger: silentLogger, daemon: true, defaultPlugins: false })
+    await manager.start()
+    try {
+      const { bus } = manager
+      const list = async () => (await bus.request('servers:list', {})).find((s) => s.name === 's1')
+      await bus.request('servers:add', { name: 's1', dir: fakeBedrockDir() })
+      // Started and stopped once by the manager: its run directory holds the spec a supervisor reads.
+      await bus.request('servers:start', { name: 's1' })
+      await bus.request('servers:stop', { name: 's1' })
+      expect((await list())?.status).to.equal('stopped')
+      expect((await list())?.status).to.equal('stopped', 'held, not read again')
+
+      // What another process's start does before it records anything (or if it dies first): a
+      // supervisor is started for the run directory. No fact, no request reaches this manager.
+      const announced = await spawnSupervisor(RunFiles.of(dataDir, 's1'), 's1')
+      expect(announced.ok).to.equal(true)
+      await untilStatus(dataDir, 's1', (entry) => entry.status === 'running')
+      const seen = await list()
+      expect(seen?.status).to.equal('running')
+      expect(seen?.pid).to.equal(runState(dataDir, 's1')?.game?.pid)
     } finally {
       await manager.stop()
     }
