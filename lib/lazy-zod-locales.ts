@@ -1,19 +1,20 @@
 import Module from 'node:module'
 
+/** What the stand-in's module id ends in. */
+export const STAND_IN = '(a stand-in until first used)'
+
 /**
  * Makes zod's translations of its messages load when first used, not with zod. zod's index takes
  * every one of them (`z.locales`: 64 modules, about 40 ms of a process's start here, a tenth of a
  * cold command), while its messages are in English (`en`, which it loads itself, apart). Called
- * by each entry point before anything loads zod: bin/run.js, the plugin thread, the tests' setup.
+ * by the CLI's entry point (bin/run.js: every command, the manager included) and the tests'
+ * setup, before anything loads zod; a plugin thread loads zod only for the web SDK, and keeps it.
  *
  * It puts in Node's module cache, under the file zod requires for them, a module whose exports
  * stand for the real ones: the first look at one (`z.locales.de()`, listing them) loads the real
  * module, and every look after that is answered from it. Where zod's files are not where it
  * looks (another version, another layout), it does nothing and zod loads as before.
  */
-/** What the stand-in's module id ends in. */
-export const STAND_IN = '(a stand-in until first used)'
-
 export function lazyZodLocales(): void {
   let path: string
   try {

@@ -7,6 +7,7 @@ import type { CommandName, CommandPayload, CommandReply, EventName, PayloadOf } 
 import { cliError } from './cli-error'
 import { formatSize } from './format'
 import { type BootOptions, CliSession, type LogLevel, type ManagerClient, type Target } from './session'
+import type { BuiltinService } from './wiring'
 
 /**
  * The base of every built-in command. When a manager runs on the data directory, the command
@@ -28,7 +29,7 @@ export abstract class ManagerCommand extends Command {
    * manager.ts, `only`); the others are only declared. A read names its own (issue 36 item 3).
    * Default: all.
    */
-  protected services?: readonly string[]
+  protected services?: readonly BuiltinService[]
   #session: CliSession | undefined
 
   protected get actor(): string {

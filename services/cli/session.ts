@@ -6,7 +6,7 @@ import type { CommandName, CommandPayload, CommandReply } from '../../kernel/map
 import { openDataDir, resolveDataDir } from '../../lib/data-dir'
 import type { HostOptions } from '../bridge/contract'
 import type { TaskContext } from '../tasks/contract'
-import { type LogLevel, type ManagerClient, wiring } from './wiring'
+import { type BuiltinService, type LogLevel, type ManagerClient, wiring } from './wiring'
 
 export type { LogLevel, ManagerClient }
 
@@ -34,7 +34,7 @@ export interface SessionOptions {
    * The built-in services a one-shot command uses (with those they depend on): an in-process
    * manager runs only them, and only declares the others. Default: all.
    */
-  readonly services?: readonly string[]
+  readonly services?: readonly BuiltinService[]
 }
 
 /**

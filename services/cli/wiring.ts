@@ -5,6 +5,9 @@ import type { HostOptions } from '../bridge/contract'
 import type { CliPluginRuntime } from '../plugins/contract'
 import type { HeldRun, RunHandlers } from '../servers/contract'
 
+/** The manager's built-in services (manager.ts), as a command names those it uses. */
+export type BuiltinService = 'events' | 'settings' | 'auth' | 'tasks' | 'metrics' | 'servers' | 'files' | 'plugins'
+
 /** A console log level, as the log service names them. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 
@@ -25,7 +28,7 @@ export interface LocalManagerOptions {
   readonly defaultPlugins?: boolean
   readonly oneShot: boolean
   /** Run only these built-in services and what they depend on (a one-shot command's `services`). */
-  readonly only?: readonly string[]
+  readonly only?: readonly BuiltinService[]
   readonly watchdog: boolean
 }
 

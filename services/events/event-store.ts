@@ -48,9 +48,9 @@ export class EventStore {
   #committed: (events: readonly StoredEvent[]) => void = () => {}
   /** Per projection, how many times this process has changed its tables (applied facts, rebuilt). */
   readonly #changes = new Map<string, number>()
-  /** Per projection, what each view reader last answered, while nothing has changed it since. */
   /** The question `#now` has put, and whether its turn in the database's queue has come. */
   #asked?: Asked
+  /** Per projection, what each view reader last answered, while nothing has changed it since. */
   readonly #views = new Map<string, WeakMap<object, { changes: number; version: string; value: unknown }>>()
 
   /** The log's own name, made with it (read once: it never changes). */

@@ -11,8 +11,8 @@ import { withHold } from './hold-console'
 import { type FollowListener, LiveFollow, runUnderWay } from './live-follow'
 import { powerLockHeld, withPowerLock } from './power-lock'
 import { type GameProfile, gameProfile, refusalIn } from './profiles'
+import { RunMoves } from './run-moves'
 import { type Get, restartPolicy, runSpecOf } from './run-spec'
-import { RunWatch } from './run-watch'
 import { awaitUp } from './start-wait'
 import { endedUnseen, type Recovery, StatusIngest } from './status-ingest'
 import { SupervisorClient, spawnSupervisor } from './supervisor/client'
@@ -35,14 +35,8 @@ export class ServerControl {
   readonly #logger: Logger
   readonly #ingest: StatusIngest
   readonly #follow: LiveFollow
-  /** Per server, how often something may have changed its run (server-list.ts holds a status until it moves). */
-  readonly #moves = new Map<string, number>()
-  /** How often something may have changed every server's run (the run watch lost its sight). */
-  #movesAll = 0
-  /** The run files' changes by any process (run-watch.ts), while the manager follows its servers. */
-  readonly #runWatch: RunWatch
-  /** Per server, how many of this process's power actions are under way. */
-  readonly #acting = new Map<string, number>()
+  /** When a server's run may have changed, for the servers list (run-moves.ts). */
+  readonly moves: RunMoves
 
   /** `listener`: what the manager's live follow tells (a resource sample, a follow resumed). */
   constructor(
@@ -65,7 +59,6 @@ export class ServerControl {
       relaunch: (server, crashed) => this.#relaunch(server, crashed),
     }
     this.#ingest = new StatusIngest(bus, projections, logger, files, recovery)
-    this.#runWatch = new RunWatch(dataDir, (name) => this.moved(name))
     this.#follow = new LiveFollow(
       bus,
       logger,
@@ -73,11 +66,12 @@ export class ServerControl {
       {
         status: (server) => this.status(server),
         adopt: (server) => this.#supervisor(server, 'be adopted'),
-        moved: (name) => this.moved(name),
+        moved: (name) => this.moves.moved(name),
       },
       this.#ingest,
       listener,
     )
+    this.moves = new RunMoves(dataDir, this.#follow, logger)
   }
 
   files(name: string): RunFiles {
@@ -96,51 +90,9 @@ export class ServerControl {
     return this.#read(server)
   }
 
-  /** How often something may have changed the server's run: a status read before is stale once this moves. */
-  moves(name: string): number {
-    return (this.#moves.get(name) ?? 0) + this.#movesAll
-  }
-
-  /** Something may have changed the server's run (a status recorded, its supervisor's word); no name: every server's. */
-  moved(name?: string): void {
-    if (name === undefined) this.#movesAll++
-    else this.#moves.set(name, (this.#moves.get(name) ?? 0) + 1)
-  }
-
-  /** The server was removed: what was counted for it goes (a new one of that name is another record). */
-  forget(name: string): void {
-    this.#moves.delete(name)
-    this.#movesAll++
-  }
-
-  /**
-   * Whether `now`, just read, stays true until `moves(name)` moves: the manager follows the
-   * server's supervisor, which tells it every change; or no run is under way, no power action of
-   * this process is, and the run watch tells any change of its run files (a start by another
-   * process of the data directory writes them first).
-   */
-  holds(name: string, now: RunStatus): boolean {
-    if (!this.#follow.active || this.#acting.has(name)) return false
-    return this.#follow.watching(name) || (!runUnderWay(now) && this.#runWatch.watched(name))
-  }
-
   /** Runs a power action under the server's power lock (power-lock.ts). */
   #locked<T>(files: RunFiles, name: string, action: string, fn: () => Promise<T>): Promise<T> {
-    return this.#act(name, () => withPowerLock(files.powerLock, name, action, fn))
-  }
-
-  /** Runs a power action on the server: its run is not held (holds) until the action is over. */
-  async #act<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    this.#acting.set(name, (this.#acting.get(name) ?? 0) + 1)
-    this.moved(name)
-    try {
-      return await fn()
-    } finally {
-      const left = (this.#acting.get(name) ?? 1) - 1
-      if (left) this.#acting.set(name, left)
-      else this.#acting.delete(name)
-      this.moved(name)
-    }
+    return this.moves.acting(name, () => withPowerLock(files.powerLock, name, action, fn))
   }
 
   /** Records, for every server, what its journal holds and the log does not (before a read of the log). */
@@ -279,7 +231,7 @@ export class ServerControl {
 
   /** Starts a supervisor, whose first watch then reads its lines from the start. */
   #spawn(files: RunFiles, name: string, purpose: 'run' | 'adopt' = 'run'): ReturnType<typeof spawnSupervisor> {
-    return this.#act(name, async () => {
+    return this.moves.acting(name, async () => {
       this.#follow.spawning(name)
       const announced = await spawnSupervisor(files, name, purpose)
       if (!announced.ok && announced.error.code !== 'SM_ERR_SERVER_SUPERVISED') this.#follow.notSpawned(name)
@@ -403,7 +355,7 @@ export class ServerControl {
 
   /** SIGKILL at once, bypassing any power action in progress (its identity is checked first). */
   kill(server: ServerRecord): Promise<ExitReply> {
-    return this.#act(server.name, () => this.#kill(server))
+    return this.moves.acting(server.name, () => this.#kill(server))
   }
 
   async #kill(server: ServerRecord): Promise<ExitReply> {
@@ -559,16 +511,17 @@ export class ServerControl {
    * In the manager: adopts every server whose game runs without a supervisor, records what
    * happened while no manager ran, and follows each running server from now on (live-follow.ts).
    */
-  reconcile(servers: readonly ServerRecord[]): Promise<void> {
-    // Watched first: a change of the run files while the follow looks is told.
-    this.#runWatch.start()
-    return this.#follow.reconcile(servers)
+  async reconcile(servers: readonly ServerRecord[]): Promise<void> {
+    // Watched first: a change of the run files while the follow looks is told. Not at all once
+    // the manager has begun stopping (it stopped before its start got here).
+    if (!this.moves.start()) return
+    await this.#follow.reconcile(servers)
   }
 
   /** Stops following (the manager is stopping); the servers and their supervisors run on. */
   stopFollowing(): void {
     this.#follow.close()
-    this.#runWatch.close()
+    this.moves.close()
   }
 
   /** Stops following, and waits for the catch-ups under way (the service is stopping). */

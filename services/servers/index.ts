@@ -170,13 +170,13 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
       // The manager's player tracker reads every followed console, and hears when a game ends.
       bus.on('servers:console', ({ serverName, line }) => players.line(serverName, line))
       bus.on('after_server_status_change', (change) => {
-        control.moved(change.serverName)
+        control.moves.moved(change.serverName)
         return players.statusChanged(change)
       })
       bus.on('servers:added', ({ server }) => players.forget(server.name))
       bus.on('servers:removed', ({ name }) => {
         players.forget(name)
-        control.forget(name)
+        control.moves.forget(name)
       })
 
       // A read of the log shows what supervisors saw while nobody recorded it (events, the API, --follow).

@@ -10,7 +10,7 @@ const JOURNAL_POLL_MS = 1_000
 export default class Events extends ManagerCommand {
   protected override loadsPlugins = false
   // The servers service takes in what its servers' supervisors journaled before a read (events:reading).
-  protected override services = ['events', 'servers']
+  protected override services = ['events', 'servers'] as const
   static override summary = 'Read the event log'
   static override description =
     'Prints the newest events in the order they were recorded (by sequence number). A status change or crash a server\'s supervisor saw while no manager ran is recorded when the log is read next, with the time it happened: the line then says "(happened <time>)" before its payload. With --follow, keeps printing new events from any process until interrupted.'

@@ -4,7 +4,7 @@ import { ManagerCommand } from '../../manager-command'
 
 export default class ServerInfo extends ManagerCommand {
   protected override loadsPlugins = false
-  protected override services = ['servers']
+  protected override services = ['servers'] as const
   static override summary = "Show a server's record: directory, profile, how it starts, its world"
   static override examples = ['<%= config.bin %> server info survival', '<%= config.bin %> server info survival --json']
   static override args = { name: Args.string({ description: 'the server name', required: true }) }

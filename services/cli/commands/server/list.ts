@@ -5,7 +5,7 @@ import { ManagerCommand } from '../../manager-command'
 
 export default class ServerList extends ManagerCommand {
   protected override loadsPlugins = false
-  protected override services = ['servers']
+  protected override services = ['servers'] as const
   static override summary = 'List the registered servers with their status'
   static override description =
     "PLAYERS is how many are online, shown while a manager runs and knows it for some server ('-' for the others; 'server players' asks a game itself). HOST is the host agent a server lives on ('-': this machine), shown when some server lives on one; a server whose host is offline is 'unknown', with since when."

@@ -7,7 +7,7 @@ import { SERVER_STATUS_EXIT, serverStatusExitText } from '../../server-status-ex
 
 export default class ServerStatus extends ManagerCommand {
   protected override loadsPlugins = false
-  protected override services = ['servers']
+  protected override services = ['servers'] as const
   static override summary = "Show a server's status: stopped, starting, running, stopping, crashed or error"
   static override description =
     `The status comes from its supervisor, or, when none runs, from its state file checked against the process itself (PID, start time and boot id), so a reused PID is never taken for the server. While a manager runs and follows the server, it also shows who is online (from the game's join, leave and list lines); without a manager it does not ask the game: 'server players' does. The exit code tells the status, with or without --json, so that \`server status <name> && …\` means the server is up: ${serverStatusExitText()}. A status that cannot be read (no such server) exits with its error's code (docs/errors.md).`

@@ -6,7 +6,7 @@ import { formatValue } from '../../setting-value'
 
 export default class SettingGet extends ManagerCommand {
   protected override loadsPlugins = false
-  protected override services = ['settings']
+  protected override services = ['settings'] as const
   static override summary = 'Print a global setting'
   static override description =
     'Prints the stored value, or the default when none is stored. Exits 1 when the key has neither. A secret (a key declared or marked secret, or named like one: password, token, pw, pin, api_key, webhook...) prints as [redacted], also inside an object; --reveal prints it as it is.'

@@ -3,7 +3,7 @@ import { ManagerCommand } from '../../manager-command'
 
 export default class SettingList extends ManagerCommand {
   protected override loadsPlugins = false
-  protected override services = ['settings']
+  protected override services = ['settings'] as const
   static override summary = 'Print every global setting (defaults merged with stored values; secrets as [redacted])'
   static override examples = ['<%= config.bin %> setting list', '<%= config.bin %> setting list --json']
   static override flags = { json: Flags.boolean({ description: 'print compact JSON' }) }

@@ -3,7 +3,7 @@ import { ManagerCommand } from '../../manager-command'
 
 export default class Tasks extends ManagerCommand {
   protected override loadsPlugins = false
-  protected override services = ['tasks']
+  protected override services = ['tasks'] as const
   static override summary = 'List recent tasks (starts, stops, backups, restores, plugin jobs), newest first'
   static override description =
     'With a manager running, its live tasks show their progress; tasks of other processes come from the event log (tasks:started, tasks:finished); one whose process ended before it finished is shown (and recorded) as failed, SM_ERR_TASK_INTERRUPTED.'

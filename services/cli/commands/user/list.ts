@@ -7,7 +7,7 @@ export default class UserList extends ManagerCommand {
   static override examples = ['<%= config.bin %> user list', '<%= config.bin %> user list --json']
   static override flags = { json: Flags.boolean({ description: 'print the users as JSON' }) }
   protected override loadsPlugins = false
-  protected override services = ['auth']
+  protected override services = ['auth'] as const
 
   async run(): Promise<void> {
     const { flags } = await this.parse(UserList)
