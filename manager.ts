@@ -212,8 +212,11 @@ export function createManager(options: ManagerOptions = {}): Kernel {
   // and its commands named from any process of the data directory.
   if (!options.daemon) kernel.declare([...bridgeDeclarations, ...natsDeclarations], 'the manager (its bridge)')
   if (!web) kernel.declare(webDeclarations, 'the manager (its web server)')
+  // Left out, a service is known by its codes and settings; in a process that runs plugins, whole
+  // (a plugin's hooks are checked against every action, whichever service performs it).
+  const whole = needed(options.only).has('plugins')
   for (const declaration of leftOut(options.only))
-    kernel.declare(declaration.declares ?? [], `the manager (its ${declaration.name} service)`)
+    kernel.declare(whole ? declaration.declares() : declaration.known, `the manager (its ${declaration.name} service)`)
   return kernel.use(
     ...services,
     ...builtinServices({ ...options, autostart: options.host !== undefined }),

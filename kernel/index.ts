@@ -96,7 +96,13 @@ export type {
   PayloadOf,
 } from './maps'
 export { Registry } from './registry'
-export type { Service, ServiceContext, ServiceDeclaration, ServiceReport } from './service'
+export {
+  declaredService,
+  type Service,
+  type ServiceContext,
+  type ServiceDeclaration,
+  type ServiceReport,
+} from './service'
 export {
   defaultOf,
   defineSettings,

@@ -53,11 +53,23 @@ export interface Service {
 }
 
 /**
- * What a service is without its implementation: its name, where it starts, and what it
- * declares. A process that does not run the service declares it from this alone
- * (`kernel.declare`), so its commands, codes and settings are still known there.
+ * What a service is without its implementation: its name, where it starts, what a process that
+ * does not run it must still know (`known`: its codes and settings, so a setting keeps its
+ * default and its rule and a code its message there), and everything it declares (`declares`:
+ * its contract too, loaded at the call).
  */
-export type ServiceDeclaration = Pick<Service, 'name' | 'namespace' | 'dependsOn' | 'after' | 'relays' | 'declares'>
+export interface ServiceDeclaration extends Pick<Service, 'name' | 'namespace' | 'dependsOn' | 'after' | 'relays'> {
+  readonly known: readonly object[]
+  declares(): readonly object[]
+}
+
+/** A service's fields from its declaration; its `start` and `stop` are its implementation's. */
+export function declaredService(
+  declaration: ServiceDeclaration,
+): Pick<Service, 'name' | 'namespace' | 'dependsOn' | 'after' | 'relays' | 'declares'> {
+  const { known: _known, declares, ...fields } = declaration
+  return { ...fields, declares: declares() }
+}
 
 export interface ServiceContext {
   /** The bus, scoped to this service: registrations are attributed to it and released on stop. */

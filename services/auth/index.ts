@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
-import { type BusScope, type Service, SmError } from '../../kernel'
+import { type BusScope, declaredService, type Service, SmError } from '../../kernel'
 import { BoundedMap } from '../../lib/bounded-map'
 import { PROJECTIONS, type Projections } from '../events/contract'
 import {
@@ -74,7 +74,7 @@ interface Claims {
  */
 export function authService(): Service {
   return {
-    ...authDeclaration,
+    ...declaredService(authDeclaration),
     async start({ bus, registry }) {
       const projections = registry.resolve(PROJECTIONS)
       await projections.register(usersProjection)

@@ -1,6 +1,6 @@
 import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { reasonOf, type Service, type ServiceContext, SmError, toSmError } from '../../kernel'
+import { declaredService, reasonOf, type Service, type ServiceContext, SmError, toSmError } from '../../kernel'
 import { withoutSecrets } from '../../lib/secrets'
 import { PROJECTIONS } from './contract'
 import { SqliteDatabase } from './database'
@@ -28,7 +28,7 @@ export function eventsService(options: { retention?: RetentionOptions } = {}): S
   let stopWatch: (() => void) | undefined
 
   return {
-    ...eventsDeclaration,
+    ...declaredService(eventsDeclaration),
     async start({ bus, config, logger, registry }: ServiceContext) {
       const path = databasePath(config.dataDir)
       ensureDirectory(config.dataDir)

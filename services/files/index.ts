@@ -1,5 +1,12 @@
 import { statSync } from 'node:fs'
-import { type CommandName, type CommandPayload, type CommandReply, type Service, SmError } from '../../kernel'
+import {
+  type CommandName,
+  type CommandPayload,
+  type CommandReply,
+  declaredService,
+  type Service,
+  SmError,
+} from '../../kernel'
 import { HOSTS, type HostsLink } from '../bridge/contract'
 import { filesCommands } from './contract'
 import { filesDeclaration } from './declarations'
@@ -20,7 +27,7 @@ type FilesCommand = Extract<CommandName, `files:${string}`>
 export function filesService(): Service {
   let stager: Stager | undefined
   return {
-    ...filesDeclaration,
+    ...declaredService(filesDeclaration),
     async start({ bus, logger, registry, config }) {
       const files = new FileManager(bus)
       const received = new Stager(config.dataDir, logger)

@@ -1,4 +1,4 @@
-import { reasonOf, type Service } from '../../kernel'
+import { declaredService, reasonOf, type Service } from '../../kernel'
 import { SerialQueue } from '../../lib/serial-queue'
 import { querySeries } from '../../lib/series-query'
 import type { SamplingSpec } from './contract'
@@ -18,7 +18,7 @@ export type * from './contract'
 export function metricsService(): Service {
   let sampler: HostSampler | undefined
   return {
-    ...metricsDeclaration,
+    ...declaredService(metricsDeclaration),
     async start({ bus, config, logger }) {
       const setting = async (key: string) => (await bus.request('settings:get', { key })).value
       const sampling = async (): Promise<SamplingSpec | undefined> => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-import { LoggerToken, reasonOf, type Service, SmError } from '../../kernel'
+import { declaredService, LoggerToken, reasonOf, type Service, SmError } from '../../kernel'
 import { logFile } from '../../lib/data-dir'
 import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
@@ -94,7 +94,7 @@ export function pluginsService(options: PluginsServiceOptions): Service {
   }
 
   return {
-    ...pluginsDeclaration,
+    ...declaredService(pluginsDeclaration),
     // Loading is bounded plugin by plugin (import, constructor, onLoad), and may add up past the
     // kernel's 30 s: a few slow plugins must not stop the manager from starting.
     startTimeoutMs: START_TIMEOUT_MS,

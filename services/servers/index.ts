@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { isSmError, reasonOf, type Service, SmError, toSmError } from '../../kernel'
+import { declaredService, isSmError, reasonOf, type Service, SmError, toSmError } from '../../kernel'
 import { closest } from '../../lib/closest'
 import { HOSTS } from '../bridge/contract'
 import { PROJECTIONS } from '../events/contract'
@@ -58,7 +58,7 @@ const VERBS = [
 export function serversService(options: { autostart?: boolean } = {}): Service {
   let ctx: ServersContext | undefined
   return {
-    ...serversDeclaration,
+    ...declaredService(serversDeclaration),
     async start({ bus, config, logger, registry }) {
       const projections = registry.resolve(PROJECTIONS)
       for (const projection of [serversProjection, statusProjection, schedulesProjection, playerHistoryProjection])

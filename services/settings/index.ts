@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path'
 import {
   type BusScope,
   currentContext,
+  declaredService,
   markSecretKey,
   performAction,
   reasonOf,
@@ -32,7 +33,7 @@ type Read = <T>(fn: (sql: Sql) => Promise<T>) => Promise<T>
  */
 export function settingsService(): Service {
   return {
-    ...settingsDeclaration,
+    ...declaredService(settingsDeclaration),
     async start({ bus, config, registry }) {
       const declared = new DeclaredSettings({ dataDir: config.dataDir }, bus.catalogue.settings())
       const projections = registry.resolve(PROJECTIONS)

@@ -1,4 +1,4 @@
-import { currentContext, reasonOf, type Service, SmError } from '../../kernel'
+import { currentContext, declaredService, reasonOf, type Service, SmError } from '../../kernel'
 import { HOSTS, hostTaskId, parseHostTaskId } from '../bridge/contract'
 import type { StoredEvent } from '../events/contract'
 import { TASKS, type TaskRecord } from './contract'
@@ -21,7 +21,7 @@ export { TASKS } from './contract'
  */
 export function tasksService(): Service {
   return {
-    ...tasksDeclaration,
+    ...declaredService(tasksDeclaration),
     async start({ bus, registry, logger, config }) {
       await bus.request('events:declare_facts', { types: ['tasks:started', 'tasks:finished'] })
       const tasks = new TaskManager(
