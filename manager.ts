@@ -160,12 +160,6 @@ export function builtinServices(options: BuiltinOptions = {}): Service[] {
   return BUILTINS.filter((b) => run.has(b.declaration.name)).map((b) => b.make(options))
 }
 
-/** The built-in services `only` leaves out, as they are declared. */
-function leftOut(only: readonly string[] | undefined): ServiceDeclaration[] {
-  const run = needed(only)
-  return BUILTINS.map((b) => b.declaration).filter((d) => !run.has(d.name))
-}
-
 /** The names of the built-in services that run: `only` (every one without it) and what they depend on. */
 function needed(only: readonly string[] | undefined): Set<string> {
   const all = BUILTINS.map((b) => b.declaration)
@@ -214,9 +208,13 @@ export function createManager(options: ManagerOptions = {}): Kernel {
   if (!web) kernel.declare(webDeclarations, 'the manager (its web server)')
   // Left out, a service is known by its codes and settings; in a process that runs plugins, whole
   // (a plugin's hooks are checked against every action, whichever service performs it).
-  const whole = needed(options.only).has('plugins')
-  for (const declaration of leftOut(options.only))
-    kernel.declare(whole ? declaration.declares() : declaration.known, `the manager (its ${declaration.name} service)`)
+  const run = needed(options.only)
+  for (const { declaration } of BUILTINS)
+    if (!run.has(declaration.name))
+      kernel.declare(
+        run.has('plugins') ? declaration.declares() : declaration.known,
+        `the manager (its ${declaration.name} service)`,
+      )
   return kernel.use(
     ...services,
     ...builtinServices({ ...options, autostart: options.host !== undefined }),

@@ -6,7 +6,7 @@ import { PROJECTIONS } from '../events/contract'
 import { TASKS } from '../tasks/contract'
 import { AccessLists } from './access-lists'
 import { Backups } from './backups/backups'
-import type { ServerRecord } from './contract'
+import type { ServerRecord, ServerStatus } from './contract'
 import { ServerControl } from './control'
 import { serversDeclaration } from './declarations'
 import { playerHistoryProjection, readPlayerHistory } from './player-history'
@@ -160,7 +160,8 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
         history,
         schedules: () => projections.read(schedulesProjection.name, readSchedules),
         listPlayers: (server) => askPlayers(server, (command) => control.ask(server, command, 'tell who is online')),
-        online: (name, status) => (status === 'running' || status === 'stopping' ? players.now(name) : undefined),
+        online: (name, status) => (tracked(status) ? players.now(name) : undefined),
+        onlineCount: (name, status) => (tracked(status) ? players.count(name) : undefined),
         hosts: () => (registry.has(HOSTS) ? registry.resolve(HOSTS) : undefined),
         statuses: () => projections.view(statusProjection.name, readStatuses),
       }
@@ -193,6 +194,11 @@ export function serversService(options: { autostart?: boolean } = {}): Service {
       await ctx.control.close()
     },
   }
+}
+
+/** Whether the player tracker counts who is online on a server in this status: its game runs. */
+function tracked(status: ServerStatus): boolean {
+  return status === 'running' || status === 'stopping'
 }
 
 /** In the manager: runs the schedules, follows every server, and cleans up after interrupted work. */

@@ -113,6 +113,12 @@ export class PlayerTracker {
     return { online: session.online.size + session.unnamed, max: session.max, names: [...session.online.keys()] }
   }
 
+  /** How many are online on a server, when the tracker knows: what `now` says, without making the list of names. */
+  count(serverName: string): number | undefined {
+    const session = this.#sessions.get(serverName)
+    return session?.online ? session.online.size + session.unnamed : undefined
+  }
+
   /** One line of a followed server's console. */
   line(serverName: string, line: string): void {
     void this.#with(serverName, (session) => {

@@ -47,7 +47,7 @@ export class ServerList {
     const made = records.map((server) =>
       server.host === undefined ? this.#local(ctx, server) : onHost(ctx, server, recorded?.get(server.name)),
     )
-    const entries = made.some((entry) => entry instanceof Promise) ? await Promise.all(made) : made.filter(isEntry)
+    const entries = made.every(isEntry) ? made : await Promise.all(made)
     if (entries.length === this.#last.length && entries.every((entry, i) => entry === this.#last[i])) return this.#last
     if (records !== this.#records) {
       // The registry changed: what is held of a server it no longer has goes.
@@ -65,7 +65,7 @@ export class ServerList {
     if (!held || held.record !== server || held.moves !== moves.count(server.name) || performance.now() > held.until)
       return this.#read(ctx, server)
     // Who is online moves with the console, not the run: the entry is made again when it did.
-    if (ctx.online(server.name, held.run.status)?.online !== held.entry.players)
+    if (ctx.onlineCount(server.name, held.run.status) !== held.entry.players)
       held.entry = summary(ctx, server, held.run)
     return held.entry
   }
@@ -91,7 +91,7 @@ function isEntry(entry: ServerSummary | Promise<ServerSummary>): entry is Server
 }
 
 function summary(ctx: ServersContext, server: ServerRecord, run: RunStatus): ServerSummary {
-  const count = ctx.online(server.name, run.status)?.online
+  const count = ctx.onlineCount(server.name, run.status)
   return deepFreeze({
     ...server,
     status: run.status,

@@ -64,6 +64,8 @@ export interface ServersContext {
   listPlayers(server: ServerRecord): Promise<PlayerList>
   /** Who is online, while the manager follows the server running and its tracker knows. */
   online(server: string, status: ServerStatus): PlayerList | undefined
+  /** How many `online` would say are online, without their names (the servers list, on every read). */
+  onlineCount(server: string, status: ServerStatus): number | undefined
   /** The host agents on the NATS broker, in a manager that is on one (services/bridge: HOSTS). */
   hosts(): HostsLink | undefined
   /** Each server's last recorded status (the `server_status` projection), the host agents' servers too. */

@@ -295,12 +295,7 @@ describe('services/events: the event log', () => {
     })
 
     it("answers a projection's view from memory until this process or another one changes the database, frozen", async () => {
-      const path = databasePath(tempDir())
-      const here = await EventStore.create(await SqliteDatabase.open({ path }))
-      const there = await EventStore.create(await SqliteDatabase.open({ path }))
-      try {
-        await here.register(counter())
-        await there.register(counter())
+      await withTwoProcesses(async (here, there) => {
         let reads = 0
         const counts = async (sql: import('../../../services/events').Sql) => {
           reads++
@@ -330,19 +325,11 @@ describe('services/events: the event log', () => {
         await here.rebuild()
         await view()
         expect(reads).to.equal(4)
-      } finally {
-        await here.close()
-        await there.close()
-      }
+      })
     })
 
     it('asks the database once for views asked together, and never answers one from a question put before its turn', async () => {
-      const path = databasePath(tempDir())
-      const here = await EventStore.create(await SqliteDatabase.open({ path }))
-      const there = await EventStore.create(await SqliteDatabase.open({ path }))
-      try {
-        await here.register(counter())
-        await there.register(counter())
+      await withTwoProcesses(async (here, there) => {
         const counts = async (sql: import('../../../services/events').Sql) =>
           (await counter().snapshot(sql)) as Record<string, number>
         const view = () => here.viewProjection('counter', counts) as Promise<Record<string, number>>
@@ -399,10 +386,7 @@ describe('services/events: the event log', () => {
         )
         expect(failed).to.equal('the database could not be reopened')
         expect((await view()).test_a).to.equal(2)
-      } finally {
-        await here.close()
-        await there.close()
-      }
+      })
     })
 
     it("hands this process's commits to the follower without reading them back, even when woken mid-commit", async () => {
@@ -485,3 +469,21 @@ describe('services/events: the event log', () => {
     })
   })
 })
+
+/**
+ * Runs `fn` with two stores on one fresh database, each with the counter projection: what this
+ * process and another one (another connection to the same file) see; both closed after.
+ */
+async function withTwoProcesses(fn: (here: EventStore, there: EventStore) => Promise<void>): Promise<void> {
+  const path = databasePath(tempDir())
+  const here = await EventStore.create(await SqliteDatabase.open({ path }))
+  const there = await EventStore.create(await SqliteDatabase.open({ path }))
+  try {
+    await here.register(counter())
+    await there.register(counter())
+    await fn(here, there)
+  } finally {
+    await here.close()
+    await there.close()
+  }
+}

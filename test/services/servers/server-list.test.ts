@@ -4,6 +4,18 @@ import { spawnSupervisor } from '../../../services/servers/supervisor/client'
 import { RunFiles } from '../../../services/servers/supervisor/run-files'
 import { fakeBedrockDir, gameDataDir, runState, untilGone, untilStatus } from '../../helpers/game'
 
+/** Runs `fn` against the manager `npm start` runs (it follows its servers' supervisors from manager:started) on a fresh data directory. */
+async function withDaemon(fn: (manager: Kernel, dataDir: string) => Promise<void>): Promise<void> {
+  const dataDir = gameDataDir()
+  const manager = createManager({ dataDir, logger: silentLogger, daemon: true, defaultPlugins: false })
+  await manager.start()
+  try {
+    await fn(manager, dataDir)
+  } finally {
+    await manager.stop()
+  }
+}
+
 /** Resolves with the next `after_server_status_change` of `server` to `status`, as the manager's bus carries it. */
 function nextStatus(manager: Kernel, server: string, status: string): Promise<void> {
   return new Promise((resolve) => {
@@ -38,11 +50,7 @@ describe('services/servers: the servers list from memory in the manager (issue 3
   this.timeout(60_000)
 
   it('is held while nothing changes, and shows at once what the supervisors, the consoles and power actions change', async () => {
-    const dataDir = gameDataDir()
-    // The manager `npm start` runs: it follows its servers' supervisors from manager:started.
-    const manager = createManager({ dataDir, logger: silentLogger, daemon: true, defaultPlugins: false })
-    await manager.start()
-    try {
+    await withDaemon(async (manager) => {
       const { bus } = manager
       const list = async () => Object.fromEntries((await bus.request('servers:list', {})).map((s) => [s.name, s]))
       await bus.request('servers:add', { name: 's1', dir: fakeBedrockDir() })
@@ -84,16 +92,11 @@ describe('services/servers: the servers list from memory in the manager (issue 3
 
       await bus.request('servers:stop', { name: 's1' })
       expect((await list()).s1?.status).to.equal('stopped')
-    } finally {
-      await manager.stop()
-    }
+    })
   })
 
   it("shows a run another process of the data directory started, which nothing on the manager's bus told of", async () => {
-    const dataDir = gameDataDir()
-    const manager = createManager({ dataDir, logger: silentLogger, daemon: true, defaultPlugins: false })
-    await manager.start()
-    try {
+    await withDaemon(async (manager, dataDir) => {
       const { bus } = manager
       const list = async () => (await bus.request('servers:list', {})).find((s) => s.name === 's1')
       await bus.request('servers:add', { name: 's1', dir: fakeBedrockDir() })
@@ -111,8 +114,6 @@ describe('services/servers: the servers list from memory in the manager (issue 3
       const seen = await list()
       expect(seen?.status).to.equal('running')
       expect(seen?.pid).to.equal(runState(dataDir, 's1')?.game?.pid)
-    } finally {
-      await manager.stop()
-    }
+    })
   })
 })
